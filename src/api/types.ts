@@ -1,0 +1,423 @@
+// The contract between the API layer and everything above it. The zod schemas in
+// schemas.ts parse the wire into these shapes; every layer above codes against them.
+// No `vscode` import here or anywhere under src/api.
+
+/** Normalised container state. Unknown wire values become 'unknown'; null becomes 'provisioning'. */
+export type InstanceState =
+  | 'provisioning' // actual_status null or 'created'
+  | 'loading'
+  | 'running'
+  | 'stopped' // user stop: intended_status 'stopped' (actual 'exited' or 'stopped')
+  | 'exited' // crashed while intended running: terminal failure
+  | 'unknown' // no heartbeat, or any unrecognised value: terminal failure while intended running
+  | 'offline' // host disconnected: terminal failure
+  | 'frozen'
+  | 'rebooting';
+
+export interface PricingDetails {
+  gpuCostPerHour?: number;
+  diskHour?: number;
+  totalHour?: number;
+  discountTotalHour?: number;
+  discountedTotalPerHour?: number;
+}
+
+/**
+ * An instance as the service returns it, tolerantly parsed. Every spec field is present
+ * as optional (the service omits or nulls fields freely); unknown fields are kept in `extra`.
+ */
+export interface Instance {
+  id: number;
+  /** Raw wire value of actual_status (null while provisioning). */
+  actual_status: string | null;
+  /** Derived from actual_status + intended_status, see InstanceState. */
+  state: InstanceState;
+  intended_status?: string | null;
+  cur_state?: string | null;
+  next_state?: string | null;
+  label?: string | null;
+  template_id?: number | null;
+  template_hash_id?: string | null;
+  template_name?: string | null;
+  image_uuid?: string | null;
+  image_args?: string[] | null;
+  image_runtype?: string | null;
+  /** Normalised to [name, value] pairs (the wire has "NAME=value" strings or pairs). */
+  extra_env?: Array<[string, string]> | null;
+  onstart?: string | null;
+  /** Secret: never log or display. */
+  jupyter_token?: string | null;
+  status_msg?: string | null;
+  local_ipaddrs?: string | null;
+  ssh_host?: string | null;
+  ssh_idx?: string | null;
+  ssh_port?: number | null;
+  machine_dir_ssh_port?: number | null;
+  machine_id?: number | null;
+  bundle_id?: number | null;
+  start_date?: number | null;
+  end_date?: number | null;
+  uptime_mins?: number | null;
+  duration?: number | null;
+  cpu_arch?: string | null;
+  cpu_cores?: number | null;
+  cpu_cores_effective?: number | null;
+  cpu_name?: string | null;
+  cpu_ram?: number | null;
+  cpu_util?: number | null;
+  mem_limit?: number | null;
+  mem_usage?: number | null;
+  vmem_usage?: number | null;
+  gpu_name?: string | null;
+  gpu_arch?: string | null;
+  gpu_totalram?: number | null;
+  gpu_ram?: number | null;
+  gpu_util?: number | null;
+  gpu_temp?: number | null;
+  gpu_frac?: number | null;
+  gpu_lanes?: number | null;
+  gpu_mem_bw?: number | null;
+  bw_nvlink?: number | null;
+  disk_name?: string | null;
+  disk_space?: number | null;
+  disk_bw?: number | null;
+  disk_util?: number | null;
+  disk_usage?: number | null;
+  direct_port_count?: number | null;
+  direct_port_start?: number | null;
+  direct_port_end?: number | null;
+  /** Normalised: container port -> host port (from either the integer-array or Docker shape). */
+  ports?: Array<{ container: string; hostPort: number; hostIp?: string }> | null;
+  static_ip?: boolean | null;
+  public_ipaddr?: string | null;
+  geolocation?: string | null;
+  verification?: string | null;
+  rentable?: boolean | null;
+  host_id?: number | null;
+  hosting_type?: number | null;
+  min_bid?: number | null;
+  is_bid?: boolean | null;
+  dph_base?: number | null;
+  dph_total?: number | null;
+  dlperf?: number | null;
+  dlperf_per_dphtotal?: number | null;
+  flops_per_dphtotal?: number | null;
+  total_flops?: number | null;
+  score?: number | null;
+  reliability2?: number | null;
+  os_version?: string | null;
+  mobo_name?: string | null;
+  pci_gen?: number | null;
+  pcie_bw?: number | null;
+  num_gpus?: number | null;
+  logo?: string | null;
+  webpage?: string | null;
+  search?: PricingDetails | null;
+  instance?: PricingDetails | null;
+  storage_cost?: number | null;
+  storage_total_cost?: number | null;
+  vram_costperhour?: number | null;
+  credit_balance?: number | null;
+  credit_discount?: number | null;
+  credit_discount_max?: number | null;
+  client_run_time?: number | null;
+  host_run_time?: number | null;
+  external?: boolean | null;
+  time_remaining?: string | null;
+  time_remaining_isbid?: string | null;
+}
+
+export interface InstanceList {
+  instances_found: number;
+  instances: Instance[];
+}
+
+/** An offer (search result). Unknown fields are ignored. */
+export interface Offer {
+  id: number;
+  num_gpus: number;
+  gpu_name: string;
+  dph_total: number;
+  gpu_ram?: number | null; // MB
+  gpu_totalram?: number | null; // MB
+  reliability?: number | null; // fraction (reliability2 on the wire in some places)
+  verified?: boolean | null;
+  verification?: string | null;
+  rentable?: boolean | null;
+  direct_port_count?: number | null;
+  geolocation?: string | null;
+  dlperf?: number | null;
+  dlperf_per_dphtotal?: number | null;
+  score?: number | null;
+  min_bid?: number | null;
+  is_bid?: boolean | null;
+  cpu_cores_effective?: number | null;
+  cpu_name?: string | null;
+  cpu_ram?: number | null;
+  disk_space?: number | null;
+  inet_down?: number | null;
+  inet_up?: number | null;
+  cuda_max_good?: number | null;
+  machine_id?: number | null;
+  host_id?: number | null;
+  storage_cost?: number | null;
+}
+
+export type SortField = string;
+
+/**
+ * Offer search as callers think of it. GPU memory is in GB here; the client sends MB (×1000).
+ * Numeric ranges use the spec's operators; the client builds the wire filter object.
+ */
+export interface OfferQuery {
+  gpuNames?: string[]; // one -> {eq}, several -> {in}
+  numGpus?: number; // exact
+  minNumGpus?: number; // gte
+  minGpuRamGb?: number;
+  minReliability?: number; // fraction 0..1
+  verified?: boolean; // default true
+  rentable?: boolean; // default true
+  minDirectPorts?: number;
+  maxDphTotal?: number; // lte on dph_total
+  type?: 'on-demand' | 'bid'; // default on-demand
+  order?: Array<[SortField, 'asc' | 'desc']>; // default [['score','desc']]
+  limit?: number;
+}
+
+export type Runtype = 'ssh' | 'ssh_direct' | 'ssh_proxy' | 'jupyter' | 'jupyter_direct' | 'jupyter_proxy' | 'args';
+
+export interface VolumeInfo {
+  volume_id: number;
+  mount_path: string;
+}
+
+/** The creation body (PUT /api/v0/asks/{offer_id}/), every field of the spec's creation table. */
+export interface CreateInstanceRequest {
+  image?: string;
+  template_hash_id?: string;
+  label?: string;
+  disk?: number;
+  runtype?: Runtype;
+  target_state?: 'running' | 'stopped';
+  price?: number;
+  env?: Record<string, string>;
+  onstart?: string;
+  args_str?: string;
+  use_jupyter_lab?: boolean;
+  jupyter_dir?: string;
+  python_utf8?: boolean;
+  lang_utf8?: boolean;
+  image_login?: string;
+  cancel_unavail?: boolean;
+  vm?: boolean;
+  volume_info?: VolumeInfo;
+}
+
+export interface CreateInstanceResult {
+  success: boolean;
+  new_contract: number;
+  /** Secret: never log or display. */
+  instance_api_key?: string;
+}
+
+export interface User {
+  id: number;
+  email?: string | null;
+  credit?: number | null;
+  ssh_key?: string | null;
+  full_name?: string | null;
+  tfa_status?: 'enabled' | 'disabled' | 'legacy' | string | null;
+  email_verified_at?: number | string | null;
+}
+
+export type TfaMethodType = 'sms' | 'totp';
+export type TfaVerifyMethod = 'sms' | 'totp' | 'email';
+
+export interface TfaMethod {
+  id: number;
+  user_id?: number;
+  method: TfaMethodType | string;
+  label?: string | null;
+  phone_number?: string | null;
+  is_primary?: boolean;
+  fail_count?: number;
+  locked_until?: number | null;
+  created_at?: number | null;
+  last_used?: number | null;
+}
+
+export interface TfaStatus {
+  success?: boolean;
+  tfa_enabled: boolean;
+  methods: TfaMethod[];
+  backup_codes_remaining: number;
+  new_method_authorized: boolean;
+}
+
+/** How a 2FA step is verified: by a method's code, or by a backup code. */
+export interface TfaVerification {
+  tfa_method?: TfaVerifyMethod;
+  code?: string;
+  secret?: string;
+  tfa_method_id?: number;
+  backup_code?: string;
+}
+
+export interface TfaLoginRequest extends TfaVerification {
+  admin?: boolean;
+}
+export interface TfaLoginResult extends User {
+  /** Secret: never log or display. */
+  session_key?: string;
+  backup_codes_remaining?: number;
+  legacy_tfa_user?: boolean;
+}
+
+export interface TfaRemoveRequest extends TfaVerification {
+  target_id?: number;
+}
+export interface TfaRemoveResult {
+  msg: string;
+  remaining_methods?: number;
+}
+
+export interface TfaSendResult {
+  success?: boolean;
+  msg?: string;
+  /** The challenge id (tfa_secret) to pass back on the completing call. */
+  secret: string;
+}
+
+export interface TfaSmsRequest {
+  phone_number?: string;
+  tfa_method_id?: number;
+  secret?: string;
+}
+
+export interface TotpSetupResult {
+  /** Secret: never log. */
+  secret: string;
+  provisioning_uri: string;
+}
+
+export interface AuthorizeNewMethodRequest {
+  tfa_method?: TfaVerifyMethod;
+  tfa_method_id?: number;
+  backup_code?: string;
+}
+export interface AuthorizeNewMethodResult {
+  success: boolean;
+  secret?: string;
+  msg?: string;
+}
+
+export interface ConfirmNewMethodRequest {
+  tfa_method: TfaMethodType;
+  code: string;
+  secret: string;
+  phone_number?: string;
+  label?: string;
+}
+export interface ConfirmNewMethodResult {
+  success: boolean;
+  msg: string;
+  /** Secret: shown to the user once, never logged or stored. */
+  backup_codes?: string[];
+}
+
+export interface TfaUpdateRequest {
+  tfa_method_id?: number;
+  tfa_method?: TfaMethodType;
+  label?: string;
+  is_primary?: boolean;
+}
+export interface TfaUpdateResult {
+  success: boolean;
+  msg: string;
+  method?: Partial<TfaMethod> | null;
+}
+
+export interface RegenBackupCodesResult {
+  msg: string;
+  backup_codes: string[];
+}
+
+export interface SimpleResult {
+  success?: boolean;
+  msg?: string;
+}
+
+/** Per-call options: every call can be cancelled and has a timeout. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Milliseconds; defaults to the client's timeout. */
+  timeoutMs?: number;
+}
+
+/**
+ * Where the bearer token comes from. The extension backs this with SecretStorage
+ * (API key, optionally a 2FA session key that takes precedence).
+ */
+export interface Credentials {
+  /** The bearer token to send now, or undefined when signed out. */
+  token(): string | undefined;
+  /**
+   * Called on a 401/403 auth_error. Returns true when the provider switched to other
+   * credentials (for example dropped an expired 2FA session key and fell back to the
+   * API key) so the request may be sent once more. Never called twice for one request.
+   */
+  onAuthFailure?(): boolean | Promise<boolean>;
+}
+
+/** Log sink. Every line the API layer writes goes through redact() first. */
+export interface Logger {
+  trace(msg: string): void;
+  debug(msg: string): void;
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+/** The whole service, one method per endpoint of the spec. */
+export interface ServiceApi {
+  listInstances(o?: CallOptions): Promise<InstanceList>;
+  showInstance(id: number, o?: CallOptions): Promise<Instance>;
+  /** PUT /instances/{id}/ {state}. */
+  setInstanceState(id: number, state: 'running' | 'stopped', o?: CallOptions): Promise<SimpleResult>;
+  /** PUT /instances/{id}/ {label}. */
+  setInstanceLabel(id: number, label: string, o?: CallOptions): Promise<SimpleResult>;
+  destroyInstance(id: number, o?: CallOptions): Promise<SimpleResult>;
+  searchOffers(q: OfferQuery, o?: CallOptions): Promise<Offer[]>;
+  /** Never retried. An ambiguous failure throws ApiError with kind 'ambiguous'. */
+  createInstance(offerId: number, req: CreateInstanceRequest, o?: CallOptions): Promise<CreateInstanceResult>;
+  currentUser(o?: CallOptions): Promise<User>;
+
+  tfaStatus(o?: CallOptions): Promise<TfaStatus>;
+  tfaLogin(req: TfaLoginRequest, o?: CallOptions): Promise<TfaLoginResult>;
+  tfaRemove(req: TfaRemoveRequest, o?: CallOptions): Promise<TfaRemoveResult>;
+  tfaSendEmail(req: { secret?: string }, o?: CallOptions): Promise<TfaSendResult>;
+  tfaSendSms(req: TfaSmsRequest, o?: CallOptions): Promise<TfaSendResult>;
+  tfaResendSms(req: TfaSmsRequest, o?: CallOptions): Promise<TfaSendResult>;
+  tfaTotpSetup(o?: CallOptions): Promise<TotpSetupResult>;
+  tfaAuthorizeNewMethod(req: AuthorizeNewMethodRequest, o?: CallOptions): Promise<AuthorizeNewMethodResult>;
+  tfaAuthorizeNewMethodConfirm(req: { code: string; secret: string }, o?: CallOptions): Promise<SimpleResult>;
+  tfaConfirmNew(req: ConfirmNewMethodRequest, o?: CallOptions): Promise<ConfirmNewMethodResult>;
+  tfaUpdate(req: TfaUpdateRequest, o?: CallOptions): Promise<TfaUpdateResult>;
+  tfaRegenBackupCodes(req: TfaVerification, o?: CallOptions): Promise<RegenBackupCodesResult>;
+  /** Deprecated paths, still active on the service. */
+  tfaTestDeprecated(req: TfaSmsRequest, o?: CallOptions): Promise<TfaSendResult>;
+  tfaTestSubmitDeprecated(req: ConfirmNewMethodRequest, o?: CallOptions): Promise<ConfirmNewMethodResult>;
+  tfaResendDeprecated(req: TfaSmsRequest, o?: CallOptions): Promise<TfaSendResult>;
+}
+
+/** What kind of failure an ApiError is. */
+export type ApiErrorKind =
+  | 'http' // the server answered with an error status
+  | 'rate_limited' // 429
+  | 'auth' // 401/403 auth_error (or missing key)
+  | 'network' // connection refused/reset before any response, DNS, TLS
+  | 'timeout'
+  | 'aborted' // the caller cancelled
+  | 'malformed' // the response did not match the schema / was not JSON
+  | 'invalid_request' // rejected by validation before sending
+  | 'ambiguous'; // creation outcome unknown (timeout/reset after sending)

@@ -1,0 +1,26 @@
+// Wires the extension together; nothing else lives here.
+import type * as vscode from 'vscode';
+import { createServices } from './views/services';
+import { registerSidebar } from './views/sidebar';
+import { registerTemplates } from './commands/templates';
+import { registerSsh } from './commands/ssh';
+import { registerAccount } from './views/account';
+import type { Services } from './model/services';
+
+export interface ExtensionApi {
+  /** For integration tests and scripts. */
+  readonly services: Services;
+}
+
+export function activate(context: vscode.ExtensionContext): ExtensionApi {
+  const services = createServices(context);
+  registerSidebar(context, services);
+  registerTemplates(context, services);
+  registerSsh(context, services);
+  registerAccount(context, services);
+  return { services };
+}
+
+export function deactivate(): void {
+  // disposables are owned by context.subscriptions
+}
