@@ -1,0 +1,54 @@
+// Smoke tests: the extension activates in a real VS Code, contributes what package.json
+// promises, and the workbench shows its sidebar (UI steps driven by runner.mjs).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { describe, it, getExtensionApi, EXTENSION_ID, uiCheckpoint, log } from './framework';
+
+interface Contributes {
+  commands?: Array<{ command: string }>;
+  viewsContainers?: Record<string, Array<{ id: string }>>;
+  views?: Record<string, Array<{ id: string }>>;
+}
+
+function contributes(): Contributes {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} is not installed`);
+  return (ext.packageJSON as { contributes?: Contributes }).contributes ?? {};
+}
+
+describe('smoke', () => {
+  it('activates and returns its services', async () => {
+    const api = await getExtensionApi();
+    assert.ok(api && api.services, 'activate() returned no { services }');
+    assert.equal(typeof api.services.api, 'function');
+    assert.equal(vscode.extensions.getExtension(EXTENSION_ID)?.isActive, true);
+    log(`VS Code ${vscode.version} (${vscode.env.appName}, remote: ${vscode.env.remoteName ?? 'none'})`);
+  });
+
+  it('registers every command package.json contributes', async () => {
+    await getExtensionApi();
+    const declared = (contributes().commands ?? []).map((c) => c.command);
+    assert.ok(declared.length > 0, 'package.json contributes no commands');
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = declared.filter((c) => !registered.has(c));
+    assert.deepEqual(missing, [], `declared but not registered: ${missing.join(', ')}`);
+  });
+
+  it('contributes the gpuRental sidebar with instances, offers and account views', async () => {
+    const c = contributes();
+    const containers = (c.viewsContainers?.activitybar ?? []).map((v) => v.id);
+    assert.ok(containers.includes('gpuRental'), `activity bar containers: [${containers.join(', ')}]`);
+    const views = (c.views?.gpuRental ?? []).map((v) => v.id);
+    for (const id of ['gpuRental.instances', 'gpuRental.offers', 'gpuRental.account']) {
+      assert.ok(views.includes(id), `view ${id} missing from [${views.join(', ')}]`);
+    }
+    // VS Code registers `<view>.focus` for every view it actually loaded.
+    const registered = new Set(await vscode.commands.getCommands(true));
+    for (const id of views) assert.ok(registered.has(`${id}.focus`), `VS Code did not load view ${id}`);
+  });
+
+  it('shows the sign-in welcome in the sidebar when no API key is set (UI)', async () => {
+    const verdict = await uiCheckpoint('signed-out');
+    assert.ok(verdict === 'ok' || verdict === 'skipped', verdict);
+  }, { timeoutMs: 90_000 });
+});
