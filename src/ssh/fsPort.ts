@@ -1,0 +1,116 @@
+// File-system access for the SSH layer, injectable so unit tests run on a temporary HOME
+// (and could run on a fake). Atomic writes and the cross-window lock live here.
+import * as nodeFs from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, basename, join } from 'node:path';
+
+export interface FileStat {
+  isSymbolicLink(): boolean;
+  isFile(): boolean;
+  mode: number;
+  mtimeMs: number;
+}
+
+/** The subset of node:fs/promises the SSH layer uses. */
+export interface FsPort {
+  readFile(path: string): Promise<Buffer>;
+  writeFile(path: string, data: Buffer | string, opts: { mode?: number; flag?: string }): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  mkdir(path: string, opts: { recursive: true; mode?: number }): Promise<unknown>;
+  chmod(path: string, mode: number): Promise<void>;
+  lstat(path: string): Promise<FileStat>;
+  stat(path: string): Promise<FileStat>;
+  unlink(path: string): Promise<void>;
+}
+
+export const nodeFsPort: FsPort = nodeFs as unknown as FsPort;
+
+export function errCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
+}
+
+/** Reads a file, or undefined when it does not exist. */
+export async function readIfExists(fs: FsPort, path: string): Promise<Buffer | undefined> {
+  try {
+    return await fs.readFile(path);
+  } catch (e) {
+    if (errCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** Creates a directory (and parents) with mode 0700; tightens it if it already exists. */
+export async function ensurePrivateDir(fs: FsPort, dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  if (process.platform !== 'win32') await fs.chmod(dir, 0o700);
+}
+
+/**
+ * Replaces `path` atomically: a temp file in the same directory, then rename, so a reader
+ * (ssh, another window) sees either the old or the new content, never half of it.
+ */
+export async function writeAtomic(fs: FsPort, path: string, data: Buffer | string, mode = 0o600): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await fs.writeFile(tmp, data, { mode, flag: 'wx' });
+    if (process.platform !== 'win32') await fs.chmod(tmp, mode); // umask may have narrowed it
+    await fs.rename(tmp, path);
+  } catch (e) {
+    await fs.unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+}
+
+export interface LockOptions {
+  /** Give up after this long (ms). */
+  timeoutMs?: number;
+  /** A lock file older than this (ms) is left over from a crashed window and is taken over. */
+  staleMs?: number;
+}
+
+export class LockTimeoutError extends Error {
+  constructor(readonly lockPath: string) {
+    super(`Another VS Code window is still updating the GPU Rental SSH config (lock ${lockPath}). Try again; if this persists, delete that lock file.`);
+    this.name = 'LockTimeoutError';
+  }
+}
+
+/**
+ * Runs `fn` while holding `lockPath` (created with O_EXCL), so two windows updating the same
+ * file re-read, merge and write one after the other instead of losing each other's entries.
+ */
+export async function withFileLock<T>(fs: FsPort, lockPath: string, fn: () => Promise<T>, o: LockOptions = {}): Promise<T> {
+  const timeoutMs = o.timeoutMs ?? 5000;
+  const staleMs = o.staleMs ?? 15000;
+  const deadline = Date.now() + timeoutMs;
+  let delay = 5;
+  for (;;) {
+    try {
+      await fs.writeFile(lockPath, `${process.pid} ${Date.now()}\n`, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (e) {
+      if (errCode(e) !== 'EEXIST') throw e;
+    }
+    try {
+      const st = await fs.stat(lockPath);
+      if (Date.now() - st.mtimeMs > staleMs) {
+        // Move it aside first: rename is atomic, so only one contender removes the stale lock.
+        const aside = `${lockPath}.stale.${process.pid}.${randomBytes(3).toString('hex')}`;
+        await fs.rename(lockPath, aside);
+        await fs.unlink(aside).catch(() => undefined);
+        continue;
+      }
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') continue; // released meanwhile
+      throw e;
+    }
+    if (Date.now() >= deadline) throw new LockTimeoutError(lockPath);
+    await new Promise((r) => setTimeout(r, delay + Math.floor(Math.random() * delay)));
+    delay = Math.min(delay * 2, 100);
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.unlink(lockPath).catch(() => undefined);
+  }
+}

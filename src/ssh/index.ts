@@ -1,0 +1,5 @@
+// The SSH layer's public surface.
+export * from './types';
+export { SshConfigWriter, SshConfigError, aliasFor, slug, type SshConfigWriterOptions, type SshEntry, type LocalForward } from './sshConfigWriter';
+export { type IncludeStatus, INCLUDE_MARKER } from './userConfig';
+export { removeKnownHosts, knownHostsName } from './knownHosts';

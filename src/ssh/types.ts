@@ -1,0 +1,26 @@
+// The SSH layer's contract. Plain TypeScript: the create flow, the commands and the tests
+// all code against these shapes.
+import type { Instance } from '../api/types';
+
+/** Per-instance SSH choices, usually from the workspace template the instance was created from. */
+export interface SshOptions {
+  /** Remote user; default `root`. */
+  user?: string;
+  /** Private key; overrides the `gpuRental.ssh.identityFile` setting for this instance. */
+  identityFile?: string;
+  /** Folder to open on connect (absolute path on the instance). */
+  remoteFolder?: string;
+  localForwards?: Array<{ localPort: number; remoteHost?: string; remotePort: number }>;
+}
+
+/**
+ * The port the create flow calls once an instance exists: writes (or rewrites) the instance's
+ * Remote-SSH host entry and returns its alias (`ssh <alias>`).
+ */
+export interface SshEntryWriter {
+  writeEntry(instance: Instance, ssh: SshOptions): Promise<string>;
+}
+
+/** globalState key: a record instance id (as string) -> SshOptions, written by the create flow. */
+export const SSH_OPTIONS_STATE_KEY = 'gpuRental.sshOptions';
+export type SshOptionsByInstance = Record<string, SshOptions>;

@@ -1,0 +1,123 @@
+// The one marked `Include` line that pulls the extension's own config file into the user's
+// SSH config. Pure functions over the file's bytes; the writer does the I/O.
+
+/** The comment line directly above our Include line. Stable: it is how we find our line again. */
+export const INCLUDE_MARKER = '# gpu-rental: the GPU Rental extension keeps its Remote-SSH hosts in the file below (delete both lines to undo)';
+const MARKER_RE = /^\s*#\s*gpu-rental:/;
+
+export type IncludeRefusal = 'symlink' | 'readonly' | 'unparsable' | 'malformed-marker' | 'not-a-file' | 'write-failed';
+
+export type IncludeStatus =
+  | { state: 'present'; userConfig: string }
+  | { state: 'absent'; userConfig: string }
+  | {
+      state: 'refused';
+      userConfig: string;
+      reason: IncludeRefusal;
+      /** The one line the user should add at the very top of their config themselves. */
+      line: string;
+      /** What happened and what to do next. */
+      message: string;
+    };
+
+/** Quotes an ssh_config argument when it needs it. */
+export function sshQuote(v: string): string {
+  return /[\s#]/.test(v) ? `"${v}"` : v;
+}
+
+/** Paths in ssh_config: forward slashes work with OpenSSH on every platform. */
+export function sshPath(p: string): string {
+  return p.replace(/\\/g, '/');
+}
+
+export function includeLineFor(managedConfigPath: string): string {
+  return `Include ${sshQuote(sshPath(managedConfigPath))}`;
+}
+
+/** Splits an ssh_config line into keyword and arguments (double quotes group). Undefined when the quotes do not balance. */
+export function tokenize(line: string): string[] | undefined {
+  const s = line.trim().replace(/^([A-Za-z]+)\s*=\s*/, '$1 ');
+  const out: string[] = [];
+  let cur = '';
+  let inTok = false;
+  let quoted = false;
+  for (const ch of s) {
+    if (ch === '"') {
+      quoted = !quoted;
+      inTok = true;
+    } else if (!quoted && /\s/.test(ch)) {
+      if (inTok) out.push(cur);
+      cur = '';
+      inTok = false;
+    } else {
+      cur += ch;
+      inTok = true;
+    }
+  }
+  if (quoted) return undefined;
+  if (inTok) out.push(cur);
+  return out;
+}
+
+export interface ParsedUserConfig {
+  ok: true;
+  bom: boolean;
+  eol: '\n' | '\r\n';
+  /** Our marker+Include pair is there (or the user added our Include line by hand). */
+  present: boolean;
+}
+export interface UnparsableUserConfig {
+  ok: false;
+  reason: 'unparsable' | 'malformed-marker';
+  detail: string;
+}
+
+/**
+ * Reads the user's config just enough to decide whether our Include is there and whether it
+ * is safe to prepend it. `targets` are the spellings of our managed file's path to recognise.
+ */
+export function analyseUserConfig(bytes: Buffer, targets: string[]): ParsedUserConfig | UnparsableUserConfig {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, reason: 'unparsable', detail: 'it is not valid UTF-8 text' };
+  }
+  if (text.includes('\0')) return { ok: false, reason: 'unparsable', detail: 'it contains binary data' };
+  const bom = text.startsWith('\uFEFF');
+  if (bom) text = text.slice(1);
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const lines = text.split(/\r?\n/);
+  const norm = new Set(targets.map((t) => sshPath(t)));
+  const isOurInclude = (line: string | undefined): boolean => {
+    const t = line === undefined ? undefined : tokenize(line);
+    return !!t && t.length >= 2 && t[0]!.toLowerCase() === 'include' && t.slice(1).some((a) => norm.has(sshPath(a)));
+  };
+  let markers = 0;
+  let present = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (MARKER_RE.test(line)) {
+      markers++;
+      if (!isOurInclude(lines[i + 1])) {
+        return { ok: false, reason: 'malformed-marker', detail: `the gpu-rental marker on line ${i + 1} is not followed by its Include line` };
+      }
+      present = true;
+      continue;
+    }
+    const t = tokenize(line.trim().startsWith('#') ? '' : line);
+    if (t === undefined) return { ok: false, reason: 'unparsable', detail: `line ${i + 1} has an unbalanced quote` };
+    if (isOurInclude(line)) present = true;
+  }
+  if (markers > 1) return { ok: false, reason: 'malformed-marker', detail: `the gpu-rental marker appears ${markers} times` };
+  return { ok: true, bom, eol, present };
+}
+
+/** The user's bytes with our two lines prepended; everything of theirs is kept byte for byte. */
+export function prependInclude(original: Buffer | undefined, includeLine: string, a: Pick<ParsedUserConfig, 'bom' | 'eol'>): Buffer {
+  const head = `${INCLUDE_MARKER}${a.eol}${includeLine}${a.eol}`;
+  if (!original || original.length === 0) return Buffer.from(head, 'utf8');
+  const bomBytes = a.bom ? original.subarray(0, 3) : Buffer.alloc(0);
+  const rest = a.bom ? original.subarray(3) : original;
+  return Buffer.concat([bomBytes, Buffer.from(head + a.eol, 'utf8'), rest]);
+}
