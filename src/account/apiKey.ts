@@ -1,0 +1,101 @@
+// API key handling: validate with GET /users/current/ before anything is saved, and find
+// the official CLI's key for a one-click import. Plain TypeScript (unit-tested).
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger, User } from '../api/types';
+import { createApiClient } from '../api/client';
+import type { SecretStore } from '../model/services';
+import { describeError, errorKind } from '../model/errors';
+
+export const API_KEY_SECRET = 'apiKey';
+
+/** Trim whitespace and surrounding quotes; undefined when nothing usable is left. */
+export function normalizeApiKey(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let k = raw.trim();
+  if ((k.startsWith('"') && k.endsWith('"')) || (k.startsWith("'") && k.endsWith("'"))) k = k.slice(1, -1).trim();
+  return k.length > 0 ? k : undefined;
+}
+
+/** A reason the text cannot be an API key (without echoing it), or undefined. */
+export function apiKeyProblem(key: string): string | undefined {
+  if (/\s/.test(key)) return 'An API key has no spaces or line breaks. Copy the key again from your account page.';
+  if (key.length < 8) return 'That is too short to be an API key. Copy the whole key from your account page.';
+  if (key.length > 512) return 'That is too long to be an API key. Copy only the key from your account page.';
+  return undefined;
+}
+
+export type KeyValidator = (key: string) => Promise<User>;
+
+/** Checks a key against `baseUrl` with GET /api/v0/users/current/. */
+export function keyValidator(baseUrl: string, log: Logger): KeyValidator {
+  return (key) => createApiClient({ baseUrl, credentials: { token: () => key }, log }).currentUser();
+}
+
+export type SaveResult = { ok: true; user: User } | { ok: false; message: string; rejected: boolean };
+
+/** Validates first; stores the key only when the service accepted it. */
+export async function validateAndSaveApiKey(raw: string | undefined, secrets: SecretStore, validate: KeyValidator): Promise<SaveResult> {
+  const key = normalizeApiKey(raw);
+  if (!key) return { ok: false, rejected: false, message: 'No API key was given, so nothing was saved. Paste the key from your account page.' };
+  const problem = apiKeyProblem(key);
+  if (problem) return { ok: false, rejected: true, message: `${problem} Nothing was saved.` };
+  let user: User;
+  try {
+    user = await validate(key);
+  } catch (e) {
+    if (errorKind(e) === 'auth') {
+      return {
+        ok: false,
+        rejected: true,
+        message: 'The service rejected this API key (it is wrong, revoked or expired), so it was not saved. Create or copy a key on your account page and try again.',
+      };
+    }
+    return { ok: false, rejected: false, message: `Could not check the API key, so it was not saved: ${describeError(e)}` };
+  }
+  await secrets.store(API_KEY_SECRET, key);
+  return { ok: true, user };
+}
+
+export async function clearApiKey(secrets: SecretStore): Promise<void> {
+  await secrets.delete(API_KEY_SECRET);
+}
+
+export interface CliKeyFound {
+  key: string;
+  /** Where it came from, for the confirmation prompt (never the key itself). */
+  source: string;
+}
+
+export interface CliKeyEnv {
+  env?: Record<string, string | undefined>;
+  home?: string;
+  readText?: (path: string) => Promise<string>;
+}
+
+/** The paths the official CLI uses, newest first. */
+export function cliKeyPaths(env: Record<string, string | undefined>, home: string): string[] {
+  const xdg = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.trim() ? env.XDG_CONFIG_HOME : join(home, '.config');
+  return [join(xdg, 'vastai', 'vast_api_key'), join(home, '.vast_api_key')];
+}
+
+/** VAST_API_KEY first (as the CLI does), then its key files. */
+export async function findCliKey(opts: CliKeyEnv = {}): Promise<CliKeyFound | undefined> {
+  const env = opts.env ?? process.env;
+  const home = opts.home ?? homedir();
+  const readText = opts.readText ?? ((p: string) => readFile(p, 'utf8'));
+  const fromEnv = normalizeApiKey(env.VAST_API_KEY);
+  if (fromEnv) return { key: fromEnv, source: 'the VAST_API_KEY environment variable' };
+  for (const p of cliKeyPaths(env, home)) {
+    let text: string;
+    try {
+      text = await readText(p);
+    } catch {
+      continue;
+    }
+    const key = normalizeApiKey(text.split(/\r?\n/).find((l) => l.trim().length > 0));
+    if (key) return { key, source: p };
+  }
+  return undefined;
+}

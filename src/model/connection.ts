@@ -1,0 +1,154 @@
+// Which service we talk to and with which bearer token. Plain TypeScript so the
+// precedence rules (session key > API key > loopback-only demo key) are unit-testable.
+import type { Credentials } from '../api/types';
+import type { ConnectionInfo } from './services';
+import { Emitter } from './events';
+
+export const DEFAULT_BASE_URL = 'https://console.vast.ai';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    return LOOPBACK_HOSTS.has(new URL(url).hostname.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+export type BaseUrlCheck = { ok: true; url: string } | { ok: false; message: string };
+
+/** https anywhere; http only on loopback (the simulator, a local proxy). Trailing slashes removed. */
+export function checkBaseUrl(raw: string | undefined): BaseUrlCheck {
+  const text = (raw ?? '').trim() || DEFAULT_BASE_URL;
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    return {
+      ok: false,
+      message: `The setting gpuRental.apiBaseUrl ("${text}") is not a valid URL. Fix it or reset it to ${DEFAULT_BASE_URL}.`,
+    };
+  }
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname.toLowerCase()))) {
+    return {
+      ok: false,
+      message: `The setting gpuRental.apiBaseUrl must use https (plain http is only allowed for 127.0.0.1, localhost or ::1), so your API key is not sent in clear text. Change it to an https URL such as ${DEFAULT_BASE_URL}.`,
+    };
+  }
+  if (u.username || u.password) {
+    return { ok: false, message: 'The setting gpuRental.apiBaseUrl must not contain a user name or password. Remove them from the URL.' };
+  }
+  return { ok: true, url: u.origin + u.pathname.replace(/\/+$/, '') };
+}
+
+export interface DemoEndpoint {
+  url: string;
+  apiKey: string;
+}
+
+/**
+ * The live connection. `generation` changes whenever the token or the URL changes, so
+ * callers can drop responses that belong to an older connection.
+ */
+export class ConnectionState implements Credentials {
+  private baseUrlSetting: string | undefined;
+  private apiKey: string | undefined;
+  private sessionKey: string | undefined;
+  private envKey: string | undefined;
+  private demoEndpoint: DemoEndpoint | undefined;
+  private gen = 0;
+  private readonly changed = new Emitter<ConnectionInfo>();
+  readonly onDidChange = this.changed.event;
+  /** Fired once when an expired 2FA session key was dropped in favour of the API key. */
+  private readonly sessionDropped = new Emitter<void>();
+  readonly onDidDropSession = this.sessionDropped.event;
+
+  constructor(init: { baseUrl?: string; apiKey?: string; sessionKey?: string; envDemoKey?: string } = {}) {
+    this.baseUrlSetting = init.baseUrl;
+    this.apiKey = init.apiKey || undefined;
+    this.sessionKey = init.sessionKey || undefined;
+    this.envKey = init.envDemoKey || undefined;
+  }
+
+  get generation(): number {
+    return this.gen;
+  }
+
+  /** The base URL check for the current setting (demo mode always uses the loopback simulator). */
+  baseUrl(): BaseUrlCheck {
+    if (this.demoEndpoint) return { ok: true, url: this.demoEndpoint.url };
+    return checkBaseUrl(this.baseUrlSetting);
+  }
+
+  /** The API key in effect (stored key first; the demo env key only against loopback). */
+  private effectiveApiKey(): string | undefined {
+    if (this.demoEndpoint) return this.demoEndpoint.apiKey;
+    if (this.apiKey) return this.apiKey;
+    const b = this.baseUrl();
+    if (this.envKey && b.ok && isLoopbackUrl(b.url)) return this.envKey;
+    return undefined;
+  }
+
+  token(): string | undefined {
+    if (!this.baseUrl().ok) return undefined;
+    if (!this.demoEndpoint && this.sessionKey) return this.sessionKey;
+    return this.effectiveApiKey();
+  }
+
+  onAuthFailure(): boolean {
+    if (this.demoEndpoint || !this.sessionKey) return false;
+    this.sessionKey = undefined;
+    this.bump();
+    this.sessionDropped.fire();
+    return this.effectiveApiKey() !== undefined;
+  }
+
+  info(): ConnectionInfo {
+    const b = this.baseUrl();
+    return {
+      baseUrl: b.ok ? b.url : (this.baseUrlSetting ?? DEFAULT_BASE_URL),
+      signedIn: this.token() !== undefined,
+      demo: this.demoEndpoint !== undefined,
+      session: !this.demoEndpoint && !!this.sessionKey && b.ok,
+    };
+  }
+
+  hasStoredApiKey(): boolean {
+    return !!this.apiKey;
+  }
+
+  isDemo(): boolean {
+    return this.demoEndpoint !== undefined;
+  }
+
+  setBaseUrl(url: string | undefined): void {
+    if (url === this.baseUrlSetting) return;
+    this.baseUrlSetting = url;
+    this.bump();
+  }
+  setApiKey(key: string | undefined): void {
+    if ((key || undefined) === this.apiKey) return;
+    this.apiKey = key || undefined;
+    this.bump();
+  }
+  setSessionKey(key: string | undefined): void {
+    if ((key || undefined) === this.sessionKey) return;
+    this.sessionKey = key || undefined;
+    this.bump();
+  }
+  setDemo(d: DemoEndpoint | undefined): void {
+    this.demoEndpoint = d;
+    this.bump();
+  }
+
+  private bump(): void {
+    this.gen++;
+    this.changed.fire(this.info());
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.sessionDropped.dispose();
+  }
+}

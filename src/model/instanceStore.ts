@@ -1,0 +1,159 @@
+// The instance list every view shows, refreshed by one Poller (one list request per
+// interval for all instances, never one per instance).
+import type { Instance, InstanceState, ServiceApi } from '../api/types';
+import { Emitter } from './events';
+import type { InstanceStore } from './services';
+import { Poller, type PollerConfig, type Timers } from './poller';
+
+const TRANSITIONAL: ReadonlySet<InstanceState> = new Set(['provisioning', 'loading', 'rebooting']);
+const SETTLED: ReadonlySet<InstanceState> = new Set(['running', 'stopped', 'exited', 'unknown', 'offline', 'frozen']);
+
+/** True while an instance is on its way somewhere (poll fast until it arrives). */
+export function isTransitional(i: Instance): boolean {
+  if (TRANSITIONAL.has(i.state)) return true;
+  const intended = i.intended_status ?? undefined;
+  if (intended === 'running' && i.state === 'stopped') return true;
+  if (intended === 'stopped' && (i.state === 'running' || i.state === 'loading')) return true;
+  return false;
+}
+
+export interface StoreError {
+  /** What happened and what to do next; never contains a secret. */
+  message: string;
+  failures: number;
+  retryInMs: number;
+}
+
+export interface PolledInstanceStoreDeps {
+  api(): Promise<ServiceApi>;
+  isSignedIn(): boolean;
+  generation(): number;
+  config(): PollerConfig;
+  describeError(e: unknown): string;
+  timers?: Timers;
+  random?: () => number;
+}
+
+export class PolledInstanceStore implements InstanceStore {
+  private list: Instance[] = [];
+  private readonly byId = new Map<number, Instance>();
+  private readonly watched = new Set<number>();
+  private readonly pendingLabels = new Map<number, string>();
+  private lastError: StoreError | undefined;
+  private loadedOnce = false;
+  private readonly changed = new Emitter<readonly Instance[]>();
+  private readonly statusChanged = new Emitter<void>();
+  readonly onDidChange = this.changed.event;
+  /** Error row, first load, or "Stopping…" labels changed. */
+  readonly onDidChangeStatus = this.statusChanged.event;
+  readonly poller: Poller<Instance[]>;
+
+  constructor(private readonly deps: PolledInstanceStoreDeps) {
+    this.poller = new Poller<Instance[]>({
+      fetch: async () => (await (await deps.api()).listInstances()).instances,
+      onResult: (list) => this.setAll(list),
+      onError: (e, failures, retryInMs) => {
+        this.lastError = { message: deps.describeError(e), failures, retryInMs };
+        this.statusChanged.fire();
+      },
+      isSignedIn: deps.isSignedIn,
+      generation: deps.generation,
+      isTransitional: () => this.anyTransitional(),
+      config: deps.config,
+      timers: deps.timers,
+      random: deps.random,
+    });
+  }
+
+  get instances(): readonly Instance[] {
+    return this.list;
+  }
+  get error(): StoreError | undefined {
+    return this.lastError;
+  }
+  /** True once a list has arrived for the current connection. */
+  get loaded(): boolean {
+    return this.loadedOnce;
+  }
+
+  get(id: number): Instance | undefined {
+    return this.byId.get(id);
+  }
+
+  refresh(): Promise<void> {
+    return this.poller.refresh();
+  }
+
+  upsert(instance: Instance): void {
+    const idx = this.list.findIndex((i) => i.id === instance.id);
+    const next = [...this.list];
+    if (idx >= 0) next[idx] = instance;
+    else next.push(instance);
+    this.apply(next);
+  }
+
+  watch(id: number): void {
+    this.watched.add(id);
+    this.poller.nudge();
+  }
+
+  remove(id: number): void {
+    this.watched.delete(id);
+    this.pendingLabels.delete(id);
+    if (!this.byId.has(id)) return;
+    this.apply(this.list.filter((i) => i.id !== id));
+  }
+
+  /** "Stopping…" while an action runs; undefined clears it. */
+  setPending(id: number, label: string | undefined): void {
+    if (label) this.pendingLabels.set(id, label);
+    else this.pendingLabels.delete(id);
+    this.statusChanged.fire();
+  }
+  pending(id: number): string | undefined {
+    return this.pendingLabels.get(id);
+  }
+
+  /** The connection changed: forget everything of the old one and fetch anew. */
+  reset(): void {
+    this.list = [];
+    this.byId.clear();
+    this.watched.clear();
+    this.pendingLabels.clear();
+    this.lastError = undefined;
+    this.loadedOnce = false;
+    this.changed.fire(this.list);
+    this.statusChanged.fire();
+    this.poller.connectionChanged();
+  }
+
+  private setAll(list: Instance[]): void {
+    const hadError = this.lastError !== undefined || !this.loadedOnce;
+    this.lastError = undefined;
+    this.loadedOnce = true;
+    this.apply(list);
+    if (hadError) this.statusChanged.fire();
+  }
+
+  private apply(list: Instance[]): void {
+    const sorted = [...list].sort((a, b) => a.id - b.id);
+    this.list = sorted;
+    this.byId.clear();
+    for (const i of sorted) this.byId.set(i.id, i);
+    for (const id of [...this.watched]) {
+      const i = this.byId.get(id);
+      if (!i || (SETTLED.has(i.state) && !isTransitional(i))) this.watched.delete(id);
+    }
+    this.changed.fire(sorted);
+  }
+
+  private anyTransitional(): boolean {
+    return this.watched.size > 0 || this.list.some(isTransitional);
+  }
+
+  dispose(): void {
+    this.poller.dispose();
+    this.changed.dispose();
+    this.statusChanged.dispose();
+  }
+}

@@ -1,0 +1,256 @@
+// Instance and offer rows as plain data (label, description, tooltip Markdown, icon and
+// colour ids, contextValue), so the rules are unit-tested without VS Code.
+import type { Instance, Offer } from '../api/types';
+import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from './costs';
+
+export type StateCategory = 'running' | 'loading' | 'stopped' | 'failed' | 'unknown';
+
+export interface RowModel {
+  /** Stable tree id (never contains changing values such as uptime). */
+  id: string;
+  label: string;
+  description: string;
+  /** Markdown. */
+  tooltip: string;
+  /** Codicon id. */
+  icon: string;
+  /** Theme colour id, or undefined for the default. */
+  color: string | undefined;
+  contextValue: string;
+}
+
+export function stateCategory(i: Instance): StateCategory {
+  switch (i.state) {
+    case 'running':
+      return 'running';
+    case 'provisioning':
+    case 'loading':
+    case 'rebooting':
+      return 'loading';
+    case 'stopped':
+      return 'stopped';
+    case 'exited':
+    case 'unknown':
+    case 'offline':
+      return 'failed';
+    default:
+      return 'unknown';
+  }
+}
+
+const STATE_TEXT: Record<string, string> = {
+  provisioning: 'provisioning',
+  loading: 'loading',
+  running: 'running',
+  stopped: 'stopped',
+  exited: 'failed (exited)',
+  unknown: 'failed (no heartbeat)',
+  offline: 'failed (host offline)',
+  frozen: 'frozen',
+  rebooting: 'rebooting',
+};
+
+export function stateText(i: Instance): string {
+  return STATE_TEXT[i.state] ?? i.state;
+}
+
+const ICONS: Record<StateCategory, { icon: string; color: string | undefined }> = {
+  running: { icon: 'vm-running', color: 'testing.iconPassed' },
+  loading: { icon: 'loading~spin', color: 'charts.yellow' },
+  stopped: { icon: 'vm-outline', color: 'disabledForeground' },
+  failed: { icon: 'error', color: 'errorForeground' },
+  unknown: { icon: 'question', color: 'charts.orange' },
+};
+
+export function isJupyter(i: Instance): boolean {
+  return /jupyter/i.test(i.image_runtype ?? '');
+}
+
+/** `instance.<state>[.jupyter]`; menus match with /^instance\.running\b/ etc. */
+export function instanceContextValue(i: Instance): string {
+  return `instance.${stateCategory(i)}${isJupyter(i) ? '.jupyter' : ''}`;
+}
+
+export function instanceName(i: Instance): string {
+  const l = (i.label ?? '').trim();
+  return l ? l : `#${i.id}`;
+}
+
+export function gpuText(g: { num_gpus?: number | null; gpu_name?: string | null }): string {
+  const name = g.gpu_name || 'GPU';
+  return g.num_gpus ? `${g.num_gpus}× ${name}` : name;
+}
+
+/** Escape text for a Markdown tooltip (labels and messages come from users and hosts). */
+export function md(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+}
+
+function gb(mb: number | null | undefined): string | undefined {
+  return typeof mb === 'number' && mb > 0 ? `${(mb / 1000).toFixed(mb % 1000 === 0 ? 0 : 1)} GB` : undefined;
+}
+
+function pct(f: number | null | undefined): string | undefined {
+  return typeof f === 'number' ? `${(f * 100).toFixed(1)}%` : undefined;
+}
+
+function uptime(mins: number | null | undefined): string | undefined {
+  if (typeof mins !== 'number' || mins < 0) return undefined;
+  if (mins < 60) return `${Math.round(mins)} min`;
+  if (mins < 48 * 60) return `${(mins / 60).toFixed(1)} h`;
+  return `${(mins / 1440).toFixed(1)} days`;
+}
+
+export function sshCommand(i: Instance): string | undefined {
+  if (!i.ssh_host || !i.ssh_port || i.ssh_port <= 0) return undefined;
+  return `ssh -p ${i.ssh_port} root@${i.ssh_host}`;
+}
+
+/** The host port mapped to a container port (e.g. 8080), from either ports shape. */
+export function mappedPort(i: Instance, containerPort: number): number | undefined {
+  const p = (i.ports ?? []).find((x) => x.container === String(containerPort) || x.container.startsWith(`${containerPort}/`));
+  return p && p.hostPort > 0 ? p.hostPort : undefined;
+}
+
+/** http://public_ipaddr:<host port of 8080>/?token=… for jupyter_direct; contains a secret. */
+export function jupyterUrl(i: Instance): string | undefined {
+  const port = mappedPort(i, 8080);
+  const ip = (i.public_ipaddr ?? '').trim();
+  if (!port || !ip || !i.jupyter_token) return undefined;
+  const host = ip.includes(':') ? `[${ip}]` : ip;
+  return `http://${host}:${port}/?token=${encodeURIComponent(i.jupyter_token)}`;
+}
+
+export function instanceTooltip(i: Instance): string {
+  const lines: string[] = [`**${md(instanceName(i))}** · ${md(gpuText(i))} · ${md(stateText(i))}`, ''];
+  const add = (k: string, v: string | undefined): void => {
+    if (v !== undefined && v !== '') lines.push(`- ${k}: ${md(v)}`);
+  };
+  if (i.status_msg) add('Status', i.status_msg);
+  add('GPU RAM', gb(i.gpu_ram ?? i.gpu_totalram));
+  add('CPU', [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') || undefined);
+  add('Disk', typeof i.disk_space === 'number' ? `${i.disk_space.toFixed(0)} GB` : undefined);
+  add('Location', i.geolocation ?? undefined);
+  add('Reliability', pct(i.reliability2));
+  add('Uptime', i.state === 'running' ? uptime(i.uptime_mins) : undefined);
+  add('SSH', i.ssh_host && i.ssh_port ? `${i.ssh_host}:${i.ssh_port}` : undefined);
+  add('Image', i.image_uuid ?? undefined);
+  const compute = computeRate(i);
+  const storage = storageRate(i);
+  lines.push(
+    `- Cost: compute ${formatRate(compute)}, storage ${formatRate(storage)}, total ${formatRate(currentRate(i))}` +
+      (isBilledForCompute(i) ? '' : ' (stopped: storage only)'),
+  );
+  return lines.join('\n');
+}
+
+export function instanceRow(i: Instance, pending?: string): RowModel {
+  const cat = stateCategory(i);
+  const look = pending ? { icon: 'loading~spin', color: 'charts.yellow' } : ICONS[cat];
+  const rate = formatRate(currentRate(i));
+  return {
+    id: `instance:${i.id}`,
+    label: instanceName(i),
+    description: pending ? `${pending} · ${rate}` : `${gpuText(i)} · ${stateText(i)} · ${rate}`,
+    tooltip: instanceTooltip(i),
+    icon: look.icon,
+    color: look.color,
+    contextValue: instanceContextValue(i),
+  };
+}
+
+export interface DetailModel {
+  key: string;
+  label: string;
+  value: string;
+  /** The value is a secret: shown masked, with a copy action only. */
+  secret?: boolean;
+}
+
+/** Every field of the spec's Instance table, in its order. */
+const DETAIL_FIELDS: ReadonlyArray<keyof Instance> = [
+  'id', 'actual_status', 'intended_status', 'cur_state', 'next_state', 'label', 'template_id', 'template_hash_id',
+  'template_name', 'image_uuid', 'image_args', 'image_runtype', 'extra_env', 'onstart', 'jupyter_token', 'status_msg',
+  'local_ipaddrs', 'ssh_host', 'ssh_idx', 'ssh_port', 'machine_dir_ssh_port', 'machine_id', 'bundle_id', 'start_date',
+  'end_date', 'uptime_mins', 'duration', 'cpu_arch', 'cpu_cores', 'cpu_cores_effective', 'cpu_name', 'cpu_ram',
+  'cpu_util', 'mem_limit', 'mem_usage', 'vmem_usage', 'gpu_name', 'gpu_arch', 'gpu_totalram', 'gpu_ram', 'gpu_util',
+  'gpu_temp', 'gpu_frac', 'gpu_lanes', 'gpu_mem_bw', 'bw_nvlink', 'disk_name', 'disk_space', 'disk_bw', 'disk_util',
+  'disk_usage', 'direct_port_count', 'direct_port_start', 'direct_port_end', 'ports', 'static_ip', 'public_ipaddr',
+  'geolocation', 'verification', 'rentable', 'host_id', 'hosting_type', 'min_bid', 'is_bid', 'dph_base', 'dph_total',
+  'dlperf', 'dlperf_per_dphtotal', 'flops_per_dphtotal', 'total_flops', 'score', 'reliability2', 'os_version',
+  'mobo_name', 'pci_gen', 'pcie_bw', 'num_gpus', 'logo', 'webpage', 'search', 'instance', 'storage_cost',
+  'storage_total_cost', 'vram_costperhour', 'credit_balance', 'credit_discount', 'credit_discount_max',
+  'client_run_time', 'host_run_time', 'external', 'time_remaining', 'time_remaining_isbid',
+];
+
+function fmtValue(key: string, v: unknown): string {
+  if (key === 'start_date' || key === 'end_date') {
+    return typeof v === 'number' && v > 0 ? new Date(v * 1000).toISOString().replace('.000Z', 'Z') : String(v);
+  }
+  if (key === 'extra_env' && Array.isArray(v)) {
+    // Values may be template secrets: names only.
+    return (v as Array<[string, string]>).map(([n]) => `${n}=…`).join(' ');
+  }
+  if (key === 'ports' && Array.isArray(v)) {
+    return (v as Array<{ container: string; hostPort: number }>).map((p) => `${p.container}→${p.hostPort}`).join(', ');
+  }
+  if (Array.isArray(v)) return v.map((x) => String(x)).join(' ');
+  if (typeof v === 'object' && v !== null) {
+    return Object.entries(v)
+      .filter(([, x]) => x !== undefined && x !== null)
+      .map(([k, x]) => `${k}: ${typeof x === 'number' ? Number(x.toFixed(4)) : String(x)}`)
+      .join(', ');
+  }
+  if (typeof v === 'number') return String(Number(v.toFixed(4)));
+  return String(v);
+}
+
+export function instanceDetails(i: Instance): DetailModel[] {
+  const out: DetailModel[] = [];
+  for (const key of DETAIL_FIELDS) {
+    const v = i[key];
+    if (v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
+    if (key === 'jupyter_token') {
+      out.push({ key, label: key, value: '•••••••• (use Copy)', secret: true });
+      continue;
+    }
+    out.push({ key, label: key, value: fmtValue(key, v) });
+  }
+  return out;
+}
+
+export function offerRow(o: Offer): RowModel {
+  const ramGb = gb(o.gpu_ram ?? o.gpu_totalram);
+  const rel = pct(o.reliability);
+  const verified = o.verified === true || o.verification === 'verified';
+  const perDollar = typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(1)} dlperf/$` : undefined;
+  const desc = [formatRate(o.dph_total), ramGb, rel, o.geolocation ?? undefined].filter(Boolean).join(' · ');
+  const tip = [
+    `**${md(gpuText(o))}** · ${md(formatRate(o.dph_total))}`,
+    '',
+    ...(
+      [
+        ['GPU RAM', ramGb],
+        ['Reliability', rel],
+        ['Location', o.geolocation ?? undefined],
+        ['Verified', verified ? 'yes' : 'no'],
+        ['DLPerf per $/h', perDollar],
+        ['CPU', o.cpu_name ?? undefined],
+        ['Disk', typeof o.disk_space === 'number' ? `${o.disk_space.toFixed(0)} GB` : undefined],
+        ['Direct ports', typeof o.direct_port_count === 'number' ? String(o.direct_port_count) : undefined],
+        ['Offer id', String(o.id)],
+      ] as Array<[string, string | undefined]>
+    )
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `- ${k}: ${md(v as string)}`),
+  ].join('\n');
+  return {
+    id: `offer:${o.id}`,
+    label: gpuText(o),
+    description: desc + (verified ? ' · verified' : '') + (perDollar ? ` · ${perDollar}` : ''),
+    tooltip: tip,
+    icon: verified ? 'verified' : 'server',
+    color: undefined,
+    contextValue: 'offer',
+  };
+}
