@@ -1,0 +1,39 @@
+// Starts the service simulator (dist/sim.js, built by scripts/build.mjs) as a child process
+// on a free loopback port and returns { url, port, pid, stop() }.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { root, killTree } from './code-server.mjs';
+
+export async function startSimulatorProcess({ testControl = false, args = [], timeoutMs = 15_000 } = {}) {
+  const script = process.env.GPU_RENTAL_SIM_SCRIPT || join(root, 'dist', 'sim.js');
+  if (!existsSync(script)) throw new Error('dist/sim.js is missing: run `node scripts/build.mjs` first (the simulator lives in src/sim/)');
+  const child = spawn(process.execPath, [script, '--port', '0', ...(testControl ? ['--test-control'] : []), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const stop = () => killTree(child.pid, 'SIGTERM');
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the simulator printed no "listening on" line within ${timeoutMs} ms\n${stderr}`)), timeoutMs);
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m) resolve(m[1].replace(/\/+$/, ''));
+      else reject(new Error(`unexpected first line from the simulator: ${line.slice(0, 200)}`));
+      child.stdout.resume(); // keep draining so the simulator never blocks on a full pipe
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the simulator exited with code ${code} before listening\n${stderr}`));
+    });
+  }).catch((e) => {
+    stop();
+    throw e;
+  });
+  return { url, port: Number(new URL(url).port), pid: child.pid, child, stop };
+}

@@ -1,0 +1,276 @@
+// Runs the integration suite (out/vscode/index.js) inside a real VS Code: code-server
+// 4.100.3 (VS Code 1.100.3) on loopback, opened by headless Chromium, with the simulator
+// (test control on) as the service. Prints every result, the VS Code version, and a closing
+// `N passed, N failed` line; exits non-zero on any failure, on zero tests or on a hang.
+//
+//   npm run test:vscode                 (builds first)
+//   GPU_RENTAL_TEST_GREP=smoke …        only tests whose name contains the text
+//   GPU_RENTAL_TEST_TIMEOUT_S=480       overall timeout (default 8 minutes)
+//
+// UI steps: a test calls uiCheckpoint(name) (suite/framework.ts); this runner then runs
+// uiSteps[name] with Playwright on the real workbench, counts it as a test, and writes
+// `<results>.<name>.done` so the suite continues.
+import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { root, startCodeServer, launchChromium, workbenchUrl } from '../../scripts/code-server.mjs';
+import { startSimulatorProcess } from '../../scripts/sim-process.mjs';
+
+const OVERALL_MS = Number(process.env.GPU_RENTAL_TEST_TIMEOUT_S || 480) * 1000;
+const START_MS = 120_000; // page open → suite's first record
+const screenshotDir = join(root, 'screenshots');
+const resultsDir = join(root, 'test-results');
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const cleanups = [];
+let finished = false;
+
+async function cleanup() {
+  while (cleanups.length) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch {
+      /* keep cleaning */
+    }
+  }
+}
+
+function fail(message, code = 1) {
+  if (finished) return;
+  finished = true;
+  process.stdout.write(`\nERROR: ${message}\n`);
+  cleanup().finally(() => process.exit(code));
+}
+
+process.on('SIGINT', () => fail('interrupted', 130));
+process.on('SIGTERM', () => fail('terminated', 143));
+process.on('unhandledRejection', (e) => fail(`unexpected error: ${e?.stack ?? e}`));
+const overall = setTimeout(() => fail(`timed out after ${OVERALL_MS / 1000} s (hang?)`), OVERALL_MS);
+
+// ---------------------------------------------------------------- UI steps (Playwright)
+
+const ui = { page: undefined, results: [] };
+
+function containerTitle() {
+  const c = (pkg.contributes?.viewsContainers?.activitybar ?? []).find((v) => v.id === 'gpuRental');
+  return c?.title ?? 'GPU Rental';
+}
+
+function welcomeTexts() {
+  // First words of each viewsWelcome entry, without markdown links' targets.
+  return (pkg.contributes?.viewsWelcome ?? [])
+    .filter((w) => String(w.view).startsWith('gpuRental.'))
+    .map((w) => String(w.contents).split('\n')[0].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').trim().slice(0, 40))
+    .filter(Boolean);
+}
+
+async function shot(name) {
+  mkdirSync(screenshotDir, { recursive: true });
+  const file = join(screenshotDir, `${name}.png`);
+  await ui.page.screenshot({ path: file });
+  return file;
+}
+
+/** Clicks the GPU Rental activity-bar item like a user (only if its sidebar is not already open). */
+async function openSidebar() {
+  const page = ui.page;
+  const title = containerTitle();
+  const item = page.locator(`.activitybar .action-item a[aria-label^="${title}"], .activitybar .action-item .action-label[aria-label^="${title}"]`).first();
+  await item.waitFor({ state: 'visible', timeout: 20_000 });
+  const open = await page.locator(`.sidebar .composite.title h2, .sidebar .title-label h2`).first().textContent({ timeout: 2000 }).catch(() => '');
+  if (!String(open).toLowerCase().includes(title.toLowerCase())) await item.click();
+  await page.locator('.sidebar .pane-header').first().waitFor({ state: 'visible', timeout: 10_000 });
+}
+
+/** Expands a collapsed view pane by its title so its content is visible. */
+async function expandPane(title) {
+  const header = ui.page.locator(`.sidebar .pane-header[aria-label^="${title}"]`).first();
+  if ((await header.count()) === 0) return;
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+}
+
+const uiSteps = {
+  /** Signed out: the sidebar shows the sign-in welcome. */
+  'signed-out': async () => {
+    await openSidebar();
+    const expected = welcomeTexts();
+    if (!expected.length) throw new Error('package.json has no viewsWelcome for the gpuRental views');
+    const welcome = ui.page.locator('.sidebar .welcome-view-content');
+    await welcome.first().waitFor({ state: 'visible', timeout: 20_000 });
+    const text = (await welcome.allInnerTexts()).join('\n');
+    await shot('signed-out');
+    if (!expected.some((t) => text.includes(t.slice(0, 20)))) {
+      throw new Error(`welcome view shows "${text.slice(0, 200)}", expected one of: ${expected.map((t) => `"${t}"`).join(', ')}`);
+    }
+  },
+  /** Signed in with the simulator key: instance and offer rows appear. */
+  'signed-in': async () => {
+    await openSidebar();
+    for (const view of pkg.contributes?.views?.gpuRental ?? []) await expandPane(view.name);
+    const deadline = Date.now() + 30_000;
+    let n = 0;
+    while (Date.now() < deadline) {
+      n = await ui.page.locator('.sidebar .pane-body .monaco-list-row').count();
+      if (n >= 2) break;
+      await ui.page.waitForTimeout(250);
+    }
+    await shot('signed-in');
+    if (n < 2) throw new Error(`expected instance and offer rows in the sidebar, saw ${n} row(s)`);
+  },
+};
+
+async function runUiStep(name, resultsFile) {
+  const t0 = Date.now();
+  let verdict = 'ok';
+  const step = uiSteps[name];
+  try {
+    if (!step) throw new Error(`no UI step named "${name}" in runner.mjs`);
+    await step();
+  } catch (e) {
+    verdict = String(e?.message ?? e).split('\n')[0];
+    try {
+      await shot(`failed-${name}`);
+    } catch {}
+  }
+  const rec = { name: `ui › ${name}`, status: verdict === 'ok' ? 'passed' : 'failed', durationMs: Date.now() - t0, error: verdict === 'ok' ? undefined : verdict };
+  ui.results.push(rec);
+  printTest(rec);
+  writeFileSync(`${resultsFile}.${name}.done`, verdict);
+}
+
+// ---------------------------------------------------------------- output
+
+function printTest(r) {
+  const mark = r.status === 'passed' ? '✓' : r.status === 'skipped' ? '-' : '✗';
+  const extra = r.status === 'skipped' ? ` (skipped: ${r.reason})` : ` (${r.durationMs} ms)`;
+  process.stdout.write(`  ${mark} ${r.name}${extra}\n`);
+  if (r.status === 'failed' && r.error) process.stdout.write(String(r.error).replace(/^/gm, '      ') + '\n');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const t0 = Date.now();
+  const testsIndex = join(root, 'out', 'vscode', 'index.js');
+  if (!existsSync(join(root, pkg.main ?? 'dist/extension.js'))) throw new Error('dist/extension.js is missing: run `node scripts/build.mjs` first');
+  if (!existsSync(testsIndex)) throw new Error('out/vscode/index.js is missing: run `node scripts/build.mjs` first');
+
+  const work = mkdtempSync(join(tmpdir(), 'gpu-rental-vscode-test-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  const resultsFile = join(work, 'results.jsonl');
+  const workspace = join(work, 'workspace');
+  cpSync(join(root, 'test', 'vscode', 'workspace'), workspace, { recursive: true });
+
+  const sim = await startSimulatorProcess({ testControl: true });
+  cleanups.push(() => sim.stop());
+  process.stdout.write(`simulator: ${sim.url} (test control on)\n`);
+
+  mkdirSync(screenshotDir, { recursive: true });
+  const cs = await startCodeServer({
+    env: {
+      GPU_RENTAL_TEST_SIM_URL: sim.url,
+      GPU_RENTAL_TEST_RESULTS: resultsFile,
+      GPU_RENTAL_TEST_SCREENSHOT_DIR: screenshotDir,
+      GPU_RENTAL_TEST_UI: '1',
+      ...(process.env.GPU_RENTAL_TEST_GREP ? { GPU_RENTAL_TEST_GREP: process.env.GPU_RENTAL_TEST_GREP } : {}),
+    },
+    settings: { 'gpuRental.apiBaseUrl': sim.url },
+    logFile: join(work, 'code-server.log'),
+  });
+  cleanups.push(() => cs.stop());
+  process.stdout.write(`code-server: ${cs.url} (pid ${cs.pid})\n`);
+
+  const chrome = await launchChromium();
+  cleanups.push(() => chrome.close());
+  const page = await chrome.browser.newPage({ viewport: { width: 1400, height: 900 } });
+  ui.page = page;
+  const consoleLines = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleLines.push(m.text().slice(0, 300));
+  });
+  const url = workbenchUrl(cs.url, cs.port, { folder: workspace, extensionDevelopmentPath: root, extensionTestsPath: testsIndex });
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
+
+  // Follow the results file.
+  let offset = 0;
+  let started = false;
+  let end;
+  const tests = [];
+  const metrics = [];
+  const openedAt = Date.now();
+  const stepsRunning = [];
+  while (!end) {
+    if (finished) return;
+    let text = '';
+    try {
+      text = readFileSync(resultsFile, 'utf8');
+    } catch {
+      /* not yet */
+    }
+    const complete = text.slice(offset, text.lastIndexOf('\n') + 1);
+    offset += complete.length;
+    for (const line of complete.split('\n').filter(Boolean)) {
+      let rec;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (rec.type === 'start') {
+        started = true;
+        process.stdout.write(`\nVS Code ${rec.vscodeVersion} (${rec.appName}, ${rec.uiKind}, remote: ${rec.remoteName}) — ${rec.tests} test(s), suite started ${Date.now() - openedAt} ms after page open\n`);
+      } else if (rec.type === 'test') {
+        tests.push(rec);
+        printTest(rec);
+      } else if (rec.type === 'metric') {
+        metrics.push(rec);
+        process.stdout.write(`    metric ${rec.name} = ${rec.value} ${rec.unit ?? ''}\n`);
+      } else if (rec.type === 'log') {
+        process.stdout.write(`    · ${rec.message}\n`);
+      } else if (rec.type === 'checkpoint') {
+        stepsRunning.push(runUiStep(rec.name, resultsFile));
+        await stepsRunning[stepsRunning.length - 1];
+      } else if (rec.type === 'end') {
+        end = rec;
+      }
+    }
+    if (!started && Date.now() - openedAt > START_MS) {
+      const log = readFileSync(cs.logFile, 'utf8').split('\n').slice(-25).join('\n');
+      await shot('failed-start').catch(() => {});
+      throw new Error(
+        `the suite did not start within ${START_MS / 1000} s of opening the workbench (extension host or test bundle failed?)\n` +
+          `code-server log tail:\n${log}\nbrowser console errors:\n${consoleLines.slice(-10).join('\n')}`,
+      );
+    }
+    if (!end) await new Promise((r) => setTimeout(r, 200));
+  }
+
+  await page.waitForTimeout(500);
+  const final = await shot('workbench');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'vscode-results.jsonl'), readFileSync(resultsFile, 'utf8'));
+  writeFileSync(join(resultsDir, 'vscode-metrics.json'), JSON.stringify(Object.fromEntries(metrics.map((m) => [m.name, m.value])), null, 2) + '\n');
+
+  const all = [...tests, ...ui.results];
+  const passed = all.filter((t) => t.status === 'passed').length;
+  const failed = all.filter((t) => t.status === 'failed').length;
+  process.stdout.write(`\nscreenshot: ${final}\nresults: ${join(resultsDir, 'vscode-results.jsonl')} (${Math.round((Date.now() - t0) / 1000)} s)\n`);
+  if (passed + failed === 0) {
+    process.stdout.write('0 passed, 0 failed\n');
+    throw new Error('no tests ran');
+  }
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  return failed === 0;
+}
+
+main().then(
+  async (ok) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(overall);
+    await cleanup();
+    process.exit(ok ? 0 : 1);
+  },
+  (e) => fail(e?.stack ?? String(e)),
+);
