@@ -354,6 +354,16 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** Options of createInstance. */
+export interface CreateCallOptions extends CallOptions {
+  /**
+   * Whether the offer is rented as interruptible (bid). When given, the request is validated
+   * against it (price required for bid, forbidden for on-demand); when absent, a request with
+   * `price` counts as interruptible.
+   */
+  interruptible?: boolean;
+}
+
 /**
  * Where the bearer token comes from. The extension backs this with SecretStorage
  * (API key, optionally a 2FA session key that takes precedence).
@@ -389,7 +399,7 @@ export interface ServiceApi {
   destroyInstance(id: number, o?: CallOptions): Promise<SimpleResult>;
   searchOffers(q: OfferQuery, o?: CallOptions): Promise<Offer[]>;
   /** Never retried. An ambiguous failure throws ApiError with kind 'ambiguous'. */
-  createInstance(offerId: number, req: CreateInstanceRequest, o?: CallOptions): Promise<CreateInstanceResult>;
+  createInstance(offerId: number, req: CreateInstanceRequest, o?: CreateCallOptions): Promise<CreateInstanceResult>;
   currentUser(o?: CallOptions): Promise<User>;
 
   tfaStatus(o?: CallOptions): Promise<TfaStatus>;

@@ -1,0 +1,394 @@
+// The HTTP client: one method per endpoint of the spec. Validates requests before sending,
+// parses responses tolerantly, retries only safe requests, and never logs bodies or secrets.
+import * as z from 'zod/mini';
+import type {
+  CallOptions,
+  Credentials,
+  Logger,
+  ServiceApi,
+  OfferQuery,
+  CreateInstanceRequest,
+  Instance,
+  TfaSmsRequest,
+  TfaSendResult,
+  ConfirmNewMethodRequest,
+  ConfirmNewMethodResult,
+} from './types';
+import type { Transport, TransportRequest, TransportResponse } from './transport';
+import { ApiError, errorFromResponse, isApiError, parseErrorBody } from './errors';
+import { SecretRegistry, createRedactingLogger } from './redact';
+import * as s from './schemas';
+
+export interface RetryOptions {
+  /** Extra attempts after the first (safe requests only). */
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface ApiClientOptions {
+  /** Default 'https://console.vast.ai'. */
+  baseUrl?: string;
+  credentials: Credentials;
+  log: Logger;
+  /** Per-attempt timeout, default 30000 ms. */
+  timeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  userAgent?: string;
+  /** Injected transport (tests); by default undici, loaded on the first request. */
+  transport?: Transport;
+  /** Jitter source, default Math.random (tests make backoff deterministic). */
+  random?: () => number;
+}
+
+export const DEFAULT_BASE_URL = 'https://console.vast.ai';
+const DEFAULT_RETRY: RetryOptions = { retries: 4, baseDelayMs: 500, maxDelayMs: 8000 };
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+
+let defaultTransport: Promise<Transport> | undefined;
+
+/** The undici transport, imported on first use (a separate bundle, dist/transport.js). */
+function loadTransport(): Promise<Transport> {
+  defaultTransport ??= import('./transport').then(
+    (m) => ({ request: m.request, close: m.close }),
+    (e: unknown) => {
+      defaultTransport = undefined;
+      throw e;
+    },
+  );
+  return defaultTransport;
+}
+
+/** Closes the shared keep-alive connections (extension deactivation, end of tests). */
+export async function closeApiTransport(): Promise<void> {
+  if (!defaultTransport) return;
+  const t = await defaultTransport.catch(() => undefined);
+  await t?.close?.();
+}
+
+interface TransportFailure {
+  name: 'TransportError';
+  kind: 'network' | 'timeout' | 'aborted';
+  sent: boolean;
+  message: string;
+}
+function isTransportFailure(e: unknown): e is TransportFailure {
+  return !!e && typeof e === 'object' && (e as { name?: unknown }).name === 'TransportError';
+}
+
+interface Endpoint<T> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  body?: unknown;
+  schema: z.ZodMiniType<T>;
+  /** Instance creation: never retried, ambiguous failures reported as such. */
+  creation?: boolean;
+  /** An empty 2xx body counts as `{}` (simple success answers). */
+  emptyOk?: boolean;
+}
+
+function abortError(method: string, path: string): ApiError {
+  return new ApiError({ kind: 'aborted', method, path, message: `${method} ${path} was cancelled` });
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined, onAbort: () => ApiError): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(onAbort());
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(t);
+      reject(onAbort());
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}
+
+function invalid(endpoint: string, problems: string[]): ApiError {
+  return new ApiError({
+    kind: 'invalid_request',
+    problems,
+    message: `${endpoint}: request not sent: ${problems.join('; ')}`,
+  });
+}
+
+function positiveId(id: number, what: string): void {
+  if (!Number.isInteger(id) || id <= 0) throw invalid(what, [`id: must be a positive whole number, got ${String(id)}`]);
+}
+
+export function createApiClient(opts: ApiClientOptions): ServiceApi {
+  const baseUrl = (opts.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const retry: RetryOptions = { ...DEFAULT_RETRY, ...opts.retry };
+  const defaultTimeout = opts.timeoutMs ?? 30_000;
+  const random = opts.random ?? Math.random;
+  const userAgent = opts.userAgent ?? 'gpu-rental-vscode';
+  const secrets = new SecretRegistry();
+  const log = createRedactingLogger(opts.log, () => [opts.credentials.token(), ...secrets.list()]);
+  const transport = (): Promise<Transport> => (opts.transport ? Promise.resolve(opts.transport) : loadTransport());
+
+  function validate(endpoint: string, schema: z.ZodMiniType, body: unknown): void {
+    const problems = s.validateWith(schema, body);
+    if (problems.length) throw invalid(endpoint, problems);
+  }
+
+  /** Remembers secret values of a request so no later log line can show them. */
+  function noteRequestSecrets(body: unknown): void {
+    if (!body || typeof body !== 'object') return;
+    const b = body as Record<string, unknown>;
+    for (const k of ['code', 'secret', 'backup_code', 'image_login']) if (typeof b[k] === 'string') secrets.add(b[k] as string);
+  }
+
+  function noteInstanceSecrets(i: Instance): void {
+    secrets.add(i.jupyter_token);
+  }
+
+  async function send<T>(ep: Endpoint<T>, o: CallOptions | undefined): Promise<T> {
+    const { method, path } = ep;
+    const signal = o?.signal;
+    const timeoutMs = o?.timeoutMs ?? defaultTimeout;
+    const safe = method === 'GET' && !ep.creation;
+    const wire = ep.body === undefined ? undefined : JSON.stringify(s.stripNulls(ep.body));
+    noteRequestSecrets(ep.body);
+
+    let authRetried = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (signal?.aborted) throw abortError(method, path);
+        const token = opts.credentials.token();
+        if (!token)
+          throw new ApiError({ kind: 'auth', method, path, message: `${method} ${path}: not signed in (no API key)` });
+        const t = await transport();
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          'user-agent': userAgent,
+        };
+        if (wire !== undefined) headers['content-type'] = 'application/json';
+        const req: TransportRequest = { baseUrl, method, path, headers, timeoutMs, ...(wire !== undefined ? { body: wire } : {}), ...(signal ? { signal } : {}) };
+        const started = Date.now();
+        let res: TransportResponse;
+        try {
+          res = await t.request(req);
+        } catch (e) {
+          throw transportToApiError(e, ep, timeoutMs);
+        }
+        const ms = Date.now() - started;
+        log.debug(`${method} ${path} -> ${res.status} (${ms} ms)`);
+
+        if (res.status >= 200 && res.status < 300) return parse(ep, res);
+
+        const err = httpError(ep, res);
+        if (err.kind === 'auth' && !authRetried && opts.credentials.onAuthFailure) {
+          authRetried = true;
+          const switched = await opts.credentials.onAuthFailure();
+          if (switched) {
+            log.info(`${method} ${path}: credentials were rejected; sending once more with the fallback credentials`);
+            attempt--; // the auth resend does not use up a retry
+            continue;
+          }
+        }
+        throw err;
+      } catch (e) {
+        const err = isApiError(e) ? e : new ApiError({ kind: 'network', method, path, message: `${method} ${path} failed: ${e instanceof Error ? e.message : String(e)}` });
+        if (!safe || attempt >= retry.retries || !retryable(err) || signal?.aborted) {
+          if (err.kind !== 'aborted' && err.kind !== 'invalid_request') log.warn(`${method} ${path} failed: ${err.kind}${err.status ? ` ${err.status}` : ''}${err.code ? ` ${err.code}` : ''}`);
+          throw err;
+        }
+        const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
+        const delay = Math.floor(random() * cap); // full jitter
+        log.info(`${method} ${path}: ${err.kind}${err.status ? ` ${err.status}` : ''}, retry ${attempt + 1}/${retry.retries} in ${delay} ms`);
+        await sleep(delay, signal, () => abortError(method, path));
+      }
+    }
+  }
+
+  function retryable(e: ApiError): boolean {
+    if (e.kind === 'network') return true;
+    return e.status !== undefined && RETRY_STATUSES.has(e.status);
+  }
+
+  function transportToApiError(e: unknown, ep: Endpoint<unknown>, timeoutMs: number): ApiError {
+    const { method, path } = ep;
+    if (!isTransportFailure(e))
+      return new ApiError({ kind: 'network', method, path, message: `${method} ${path}: the HTTP component failed (${e instanceof Error ? e.message : String(e)}); reinstall the extension if this persists` });
+    if (ep.creation && e.sent)
+      return new ApiError({
+        kind: 'ambiguous',
+        cause: e.kind,
+        method,
+        path,
+        message: `${method} ${path}: the outcome is unknown (${e.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : e.kind === 'aborted' ? 'cancelled after sending' : e.message}); the instance may have been created, so the instance list will be checked before anything else`,
+      });
+    if (e.kind === 'aborted') return abortError(method, path);
+    if (e.kind === 'timeout')
+      return new ApiError({ kind: 'timeout', method, path, message: `${method} ${path}: no answer within ${timeoutMs} ms` });
+    return new ApiError({ kind: 'network', method, path, message: `${method} ${path}: ${e.message}` });
+  }
+
+  function httpError(ep: Endpoint<unknown>, res: TransportResponse): ApiError {
+    const { method, path } = ep;
+    const retryAfter = Number(res.headers['retry-after']);
+    const err = errorFromResponse(method, path, res.status, res.text, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+    // A 5xx without a structured error body does not prove the service rejected the creation.
+    if (ep.creation && res.status >= 500 && !parseErrorBody(res.text).structured)
+      return new ApiError({
+        kind: 'ambiguous',
+        cause: 'http',
+        status: res.status,
+        method,
+        path,
+        message: `${method} ${path}: HTTP ${res.status} without an explanation, so the outcome is unknown; the instance list will be checked before anything else`,
+      });
+    return err;
+  }
+
+  function parse<T>(ep: Endpoint<T>, res: TransportResponse): T {
+    const { method, path } = ep;
+    const malformed = (why: string) =>
+      new ApiError({ kind: 'malformed', status: res.status, method, path, message: `${method} ${path}: unexpected answer from the service (${why})` });
+    const ct = (res.headers['content-type'] ?? '').toLowerCase();
+    const text = res.text.trim();
+    let json: unknown;
+    if (text === '' && ep.emptyOk) json = {};
+    else {
+      if (ct && !/^application\/([\w.-]+\+)?json\b/.test(ct)) throw malformed(`content type ${ct.split(';')[0]} instead of JSON`);
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw malformed('the body is not JSON');
+      }
+    }
+    if (json && typeof json === 'object' && !Array.isArray(json)) {
+      const j = json as Record<string, unknown>;
+      if (j.success === false && typeof j.error === 'string') throw errorFromResponse(method, path, res.status, text);
+    }
+    const r = z.safeParse(ep.schema, json);
+    if (!r.success) {
+      const fields = [...new Set(r.error.issues.map((i) => i.path.map(String).join('.') || '(root)'))].slice(0, 5);
+      throw malformed(`fields ${fields.join(', ')} do not match`);
+    }
+    return r.data;
+  }
+
+  /** The SMS send/resend endpoints (current and deprecated paths) share body and answer. */
+  async function sendCode(name: string, path: string, req: TfaSmsRequest, o: CallOptions | undefined): Promise<TfaSendResult> {
+    validate(name, s.tfaSmsRequestSchema, req);
+    const r = await send({ method: 'POST', path, body: req, schema: s.tfaSendResultSchema }, o);
+    secrets.add(r.secret);
+    return r;
+  }
+
+  /** confirm-new and its deprecated twin test-submit. */
+  async function confirmNew(name: string, path: string, req: ConfirmNewMethodRequest, o: CallOptions | undefined): Promise<ConfirmNewMethodResult> {
+    validate(name, s.confirmNewRequestSchema, req);
+    const r = await send({ method: 'POST', path, body: req, schema: s.confirmNewResultSchema }, o);
+    secrets.add(...(r.backup_codes ?? []));
+    return r;
+  }
+
+  const I = '/api/v0/instances/';
+  const T = '/api/v0/tfa/';
+
+  const api: ServiceApi = {
+    async listInstances(o) {
+      const r = await send({ method: 'GET', path: I, schema: s.instanceListSchema }, o);
+      r.instances.forEach(noteInstanceSecrets);
+      return r;
+    },
+    async showInstance(id, o) {
+      positiveId(id, 'showInstance');
+      const r = await send({ method: 'GET', path: `${I}${id}/`, schema: s.showInstanceSchema }, o);
+      if (r === null) {
+        // The service answers an unknown (e.g. destroyed) id with an empty object.
+        throw new ApiError({ kind: 'http', status: 404, code: 'no_such_instance', method: 'GET', path: `${I}${id}/`, message: `GET ${I}${id}/: instance ${id} does not exist` });
+      }
+      noteInstanceSecrets(r);
+      return r;
+    },
+    setInstanceState(id, state, o) {
+      positiveId(id, 'setInstanceState');
+      if (state !== 'running' && state !== 'stopped') throw invalid('setInstanceState', ["state: must be 'running' or 'stopped'"]);
+      return send({ method: 'PUT', path: `${I}${id}/`, body: { state }, schema: s.simpleResultSchema, emptyOk: true }, o);
+    },
+    setInstanceLabel(id, label, o) {
+      positiveId(id, 'setInstanceLabel');
+      if (typeof label !== 'string') throw invalid('setInstanceLabel', ['label: must be a string']);
+      return send({ method: 'PUT', path: `${I}${id}/`, body: { label }, schema: s.simpleResultSchema, emptyOk: true }, o);
+    },
+    destroyInstance(id, o) {
+      positiveId(id, 'destroyInstance');
+      return send({ method: 'DELETE', path: `${I}${id}/`, schema: s.simpleResultSchema, emptyOk: true }, o);
+    },
+    async searchOffers(q: OfferQuery, o) {
+      const problems = s.validateOfferQuery(q);
+      if (problems.length) throw invalid('searchOffers', problems);
+      return send({ method: 'POST', path: '/api/v0/bundles/', body: s.offerQueryToWire(q), schema: s.offerListSchema }, o);
+    },
+    async createInstance(offerId: number, req: CreateInstanceRequest, o) {
+      positiveId(offerId, 'createInstance');
+      const interruptible = o?.interruptible ?? (req.price !== undefined && req.price !== null);
+      const problems = s.validateCreateRequest(req, { interruptible });
+      if (problems.length) throw invalid('createInstance', problems);
+      const r = await send({ method: 'PUT', path: `/api/v0/asks/${offerId}/`, body: req, schema: s.createResultSchema, creation: true }, o);
+      secrets.add(r.instance_api_key);
+      return r;
+    },
+    currentUser(o) {
+      return send({ method: 'GET', path: '/api/v0/users/current/', schema: s.userSchema }, o);
+    },
+
+    tfaStatus(o) {
+      return send({ method: 'GET', path: `${T}status/`, schema: s.tfaStatusSchema }, o);
+    },
+    async tfaLogin(req, o) {
+      validate('tfaLogin', s.tfaLoginRequestSchema, req);
+      const r = await send({ method: 'POST', path: T, body: req, schema: s.tfaLoginResultSchema }, o);
+      secrets.add(r.session_key);
+      return r;
+    },
+    tfaRemove(req, o) {
+      validate('tfaRemove', s.tfaRemoveRequestSchema, req);
+      return send({ method: 'DELETE', path: T, body: req, schema: s.tfaRemoveResultSchema }, o);
+    },
+    async tfaSendEmail(req, o) {
+      validate('tfaSendEmail', s.tfaEmailRequestSchema, req ?? {});
+      const r = await send({ method: 'POST', path: `${T}email/`, body: req ?? {}, schema: s.tfaSendResultSchema }, o);
+      secrets.add(r.secret);
+      return r;
+    },
+    tfaSendSms: (req, o) => sendCode('tfaSendSms', `${T}sms/`, req, o),
+    tfaResendSms: (req, o) => sendCode('tfaResendSms', `${T}sms/resend/`, req, o),
+    async tfaTotpSetup(o) {
+      const r = await send({ method: 'POST', path: `${T}totp-setup/`, schema: s.totpSetupSchema }, o);
+      secrets.add(r.secret, r.provisioning_uri);
+      return r;
+    },
+    async tfaAuthorizeNewMethod(req, o) {
+      validate('tfaAuthorizeNewMethod', s.authorizeNewMethodRequestSchema, req);
+      const r = await send({ method: 'POST', path: `${T}authorize-new-method/`, body: req, schema: s.authorizeNewMethodResultSchema }, o);
+      secrets.add(r.secret);
+      return r;
+    },
+    tfaAuthorizeNewMethodConfirm(req, o) {
+      validate('tfaAuthorizeNewMethodConfirm', s.authorizeConfirmRequestSchema, req);
+      return send({ method: 'PUT', path: `${T}authorize-new-method/`, body: req, schema: s.simpleResultSchema }, o);
+    },
+    tfaConfirmNew: (req, o) => confirmNew('tfaConfirmNew', `${T}confirm-new/`, req, o),
+    tfaUpdate(req, o) {
+      validate('tfaUpdate', s.tfaUpdateRequestSchema, req);
+      return send({ method: 'PUT', path: `${T}update/`, body: req, schema: s.tfaUpdateResultSchema }, o);
+    },
+    async tfaRegenBackupCodes(req, o) {
+      validate('tfaRegenBackupCodes', s.tfaVerificationSchema, req);
+      const r = await send({ method: 'PUT', path: `${T}regen-backup-codes/`, body: req, schema: s.regenBackupCodesSchema }, o);
+      secrets.add(...r.backup_codes);
+      return r;
+    },
+    tfaTestDeprecated: (req, o) => sendCode('tfaTestDeprecated', `${T}test/`, req, o),
+    tfaTestSubmitDeprecated: (req, o) => confirmNew('tfaTestSubmitDeprecated', `${T}test-submit/`, req, o),
+    tfaResendDeprecated: (req, o) => sendCode('tfaResendDeprecated', `${T}resend/`, req, o),
+  };
+  return api;
+}

@@ -1,0 +1,259 @@
+// ApiError: every failure of the API layer, with a sentence a user can act on.
+import type { ApiErrorKind } from './types';
+import { redact } from './redact';
+
+export interface ApiErrorInit {
+  kind: ApiErrorKind;
+  /** Developer-facing summary; never contains request bodies or headers. */
+  message: string;
+  status?: number;
+  /** The service's `error` code. */
+  code?: string;
+  /** The service's `msg` (or 429 `detail`, or plain-text body), redacted. */
+  msg?: string;
+  failCount?: number;
+  /** Epoch seconds. */
+  lockedUntil?: number | null;
+  method?: string;
+  path?: string;
+  /** Seconds the caller should wait before retrying, when known. */
+  retryAfterSec?: number;
+  /** Validation problems (kind 'invalid_request'), each prefixed with its field path. */
+  problems?: string[];
+  /** Underlying cause kind for 'ambiguous' errors: 'timeout' | 'network' | 'aborted' | 'http'. */
+  cause?: string;
+}
+
+function clock(epochSec: number): string {
+  const d = new Date(epochSec * 1000);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+/** Local HH:MM of an epoch-seconds time, as userMessage() shows it (exported for tests and UI). */
+export const formatLocalTime = clock;
+
+function lockSentence(lockedUntil: number | null | undefined, now: Date): string | undefined {
+  if (typeof lockedUntil !== 'number' || !Number.isFinite(lockedUntil)) return undefined;
+  if (lockedUntil * 1000 <= now.getTime()) return undefined;
+  return `This method is locked after too many wrong codes until ${clock(lockedUntil)} (local time). Use another method or a backup code, or wait.`;
+}
+
+function waitPhrase(sec: number | undefined, fallback: string): string {
+  if (sec === undefined || !Number.isFinite(sec) || sec <= 0) return fallback;
+  if (sec < 90) return `Wait ${Math.ceil(sec)} seconds and try again.`;
+  return `Wait about ${Math.ceil(sec / 60)} minutes and try again.`;
+}
+
+/** One human sentence per error code of the spec's 2FA table (plus no_such_ask). */
+const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
+  bad_request: (e) =>
+    `The service rejected the request as invalid${e.msg ? ` (${e.msg})` : ''}. Check the values you entered and try again.`,
+  auth_error: () =>
+    'The service did not accept your credentials (the API key is invalid or revoked, or the 2FA session expired). Sign in again with a valid API key.',
+  invalid_tfa_method: () =>
+    'That 2FA method is not supported. Choose SMS, an authenticator app (TOTP) or e-mail and try again.',
+  missing_auth_value: () => 'A verification code or a backup code is required. Enter one and try again.',
+  missing_params: () => 'The code or its challenge is missing. Send a new code, then enter it.',
+  email_not_verified: () =>
+    'Your account e-mail address is not verified yet, and 2FA codes can only be sent after it is. Open the verification link the service e-mailed you (or request a new one in the web console), then try again.',
+  '2fa_expired': () =>
+    'The code has expired (codes are valid for 10 minutes). Send a new code and enter it.',
+  challenge_not_found: () => 'No pending code request matches this one. Send a new code and try again.',
+  tfa_challenge_exists: () =>
+    'A code was sent recently and is still valid. Use "Resend code" instead of requesting a new one.',
+  authorization_required: () =>
+    'Adding a 2FA method needs a fresh authorization (valid for 30 minutes). Verify with an existing method or a backup code first, then add the method.',
+  no_pending_authorization: () =>
+    'There is no pending authorization to confirm. Start adding the method again to get a new code.',
+  invalid_backup_code: () =>
+    'That backup code is invalid or was already used. Enter another unused backup code, or use a 2FA method.',
+  untracked_2fa_found: () =>
+    'Your account uses legacy 2FA, which this step cannot update. Regenerate your backup codes first, then set up the method again.',
+  duplicate_tfa_method: () =>
+    'A 2FA method of this type is already configured. Update or remove the existing one instead of adding another.',
+  sms_provider_error: () =>
+    'The SMS could not be delivered. Check the phone number and try again in a minute, or use another method.',
+  preauth_phone_cap: () =>
+    'This phone number was used in too many authorization attempts. Use another method or number, or try again later.',
+  sms_rate_limited: (e) =>
+    `Too many SMS codes were requested. ${waitPhrase(e.retryAfterSec, 'Wait a few minutes before requesting another, or use another method.')}`,
+  tfa_locked: (e, now) =>
+    lockSentence(e.lockedUntil, now) ??
+    'This method is locked for 15 minutes after too many wrong codes. Use another method or a backup code, or wait.',
+  service_unavailable: () => 'The service is temporarily unavailable. Wait a moment and retry.',
+  no_challenge_found: () => 'No active code request was found. Send a new code and try again.',
+  phone_number_mismatch: () =>
+    'The phone number differs from the one the code was sent to. Use the same number, or start again with the new one.',
+  '2fa_login_failed': () =>
+    'The 2FA verification failed (wrong or expired code, or no phone number on the method). Check the code and try again, or send a new one.',
+  '2fa_verification_failed': (e, now) => {
+    const lock = lockSentence(e.lockedUntil, now);
+    if (lock) return `The code is wrong. ${lock}`;
+    const count = typeof e.failCount === 'number' ? ` (${e.failCount} failed attempt${e.failCount === 1 ? '' : 's'} so far)` : '';
+    return `The code is wrong${count}. Check it and try again; too many wrong codes lock the method for 15 minutes.`;
+  },
+  team_user_forbidden: () =>
+    '2FA cannot be managed from a team context. Switch to your personal account context and try again.',
+  missing_email: () =>
+    'Your account has no e-mail address, which this step needs. Add and verify one in the web console, then try again.',
+  missing_phone_number: () =>
+    'A phone number is needed. Enter it in international format (for example +14155550123) and try again.',
+  not_found: () =>
+    'That 2FA method no longer exists. Refresh the 2FA status and choose an existing method.',
+  tfa_method_not_configured: () =>
+    'Your authenticator-app method is broken (its secret is missing). Reconfigure 2FA: remove it using another method or a backup code and set it up again.',
+  challenge_creation_failed: () => 'The service could not start the verification. Wait a moment and retry.',
+  sms_blocked_number: () =>
+    'SMS cannot be sent to this number (it is blocked as a high fraud risk). Use another number or an authenticator app.',
+  sms_fraud_detected: () =>
+    'SMS sending is disabled on this account after a fraud check. Use an authenticator app or e-mail instead, or contact support.',
+  sms_provider_rate_limited: (e) =>
+    `The SMS provider is rate-limiting requests. ${waitPhrase(e.retryAfterSec, 'Wait a few minutes and retry.')}`,
+  no_such_instance: () =>
+    'The instance no longer exists (it may have been destroyed). Refresh the instance list.',
+  no_such_ask: () =>
+    'The offer was just rented by someone else (it is no longer available). Pick another offer and try again.',
+};
+
+/** Error codes with a dedicated sentence (for tests and callers that branch on them). */
+export const KNOWN_ERROR_CODES: readonly string[] = Object.keys(CODE_MESSAGES);
+
+export class ApiError extends Error {
+  readonly kind: ApiErrorKind;
+  readonly status?: number;
+  readonly code?: string;
+  readonly msg?: string;
+  readonly failCount?: number;
+  readonly lockedUntil?: number | null;
+  readonly method?: string;
+  readonly path?: string;
+  readonly retryAfterSec?: number;
+  readonly problems?: string[];
+  readonly causeKind?: string;
+
+  constructor(init: ApiErrorInit) {
+    super(redact(init.message));
+    this.name = 'ApiError';
+    this.kind = init.kind;
+    this.status = init.status;
+    this.code = init.code;
+    this.msg = init.msg === undefined ? undefined : redact(init.msg);
+    this.failCount = init.failCount;
+    this.lockedUntil = init.lockedUntil;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryAfterSec = init.retryAfterSec;
+    this.problems = init.problems;
+    this.causeKind = init.cause;
+  }
+
+  /** A sentence for the user: what happened and what to do next. */
+  userMessage(now: Date = new Date()): string {
+    if (this.code && CODE_MESSAGES[this.code]) return CODE_MESSAGES[this.code]!(this, now);
+    switch (this.kind) {
+      case 'invalid_request':
+        return `The request was not sent because it is invalid: ${(this.problems ?? [this.message]).join('; ')}. Correct ${this.problems && this.problems.length > 1 ? 'these values' : 'this value'} and try again.`;
+      case 'auth':
+        return this.status === undefined
+          ? 'You are not signed in. Sign in with your API key (or import the key of the command-line client) and try again.'
+          : CODE_MESSAGES.auth_error!(this, now);
+      case 'rate_limited':
+        return `The service is limiting how often requests can be made. ${waitPhrase(this.retryAfterSec, 'Wait a minute and try again.')}`;
+      case 'network':
+        return 'Could not reach the service. Check your internet connection, proxy or the service URL setting, and try again.';
+      case 'timeout':
+        return 'The service did not answer in time. Check your connection and try again; if it keeps happening, the service may be overloaded.';
+      case 'aborted':
+        return 'The request was cancelled.';
+      case 'malformed':
+        return `The service sent an answer the extension does not understand${this.path ? ` (${this.method ?? ''} ${this.path})`.replace('( ', '(') : ''}. Try again; if it persists, check for an extension update or report it.`;
+      case 'ambiguous':
+        return 'The creation request may have reached the service, but no answer came back, so it is unknown whether a machine was rented. The extension will check your instance list for it before doing anything else; do not create it again until that check is done.';
+      case 'http':
+      default:
+        break;
+    }
+    const s = this.status ?? 0;
+    if (s === 403)
+      return 'Your API key does not have permission for this action. Use a key with the needed permissions (for example instance read and write) and try again.';
+    if (s === 404) return 'The item was not found; it may have been destroyed. Refresh the list and try again.';
+    if (s === 410) return CODE_MESSAGES.no_such_ask!(this, now);
+    if (s >= 500)
+      return `The service had an internal problem (HTTP ${s}). Wait a minute and try again; if it persists, check the service status page.`;
+    return `The service rejected the request (HTTP ${s}${this.msg ? `: ${this.msg}` : ''}). Check the values and try again.`;
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError || (e instanceof Error && e.name === 'ApiError' && 'kind' in e);
+}
+
+function num(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+}
+
+/** The parts of an error body the service sends: {success:false,error,msg}, {detail} or text. */
+export interface ParsedErrorBody {
+  code?: string;
+  msg?: string;
+  failCount?: number;
+  lockedUntil?: number | null;
+  /** True when the body is a structured error (proves the server rejected the request). */
+  structured: boolean;
+}
+
+export function parseErrorBody(text: string): ParsedErrorBody {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const j = JSON.parse(trimmed) as Record<string, unknown>;
+      if (j && typeof j === 'object') {
+        const code = typeof j.error === 'string' ? j.error : undefined;
+        const msg =
+          typeof j.msg === 'string'
+            ? j.msg
+            : typeof j.detail === 'string'
+              ? j.detail
+              : typeof j.message === 'string'
+                ? j.message
+                : undefined;
+        const lockedUntil = j.locked_until === null ? null : num(j.locked_until);
+        return {
+          code,
+          msg,
+          failCount: num(j.fail_count),
+          lockedUntil,
+          structured: code !== undefined || msg !== undefined,
+        };
+      }
+    } catch {
+      // not JSON: fall through to plain text
+    }
+  }
+  const plain = trimmed.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  return { msg: plain ? plain.slice(0, 200) : undefined, structured: false };
+}
+
+/** Builds the ApiError for an HTTP error status. */
+export function errorFromResponse(method: string, path: string, status: number, text: string, retryAfterSec?: number): ApiError {
+  const b = parseErrorBody(text);
+  let kind: ApiErrorKind = 'http';
+  if (status === 429) kind = 'rate_limited';
+  else if (b.code === 'auth_error' || (status === 401 && (b.code === undefined || b.code === 'missing_auth_value')))
+    kind = 'auth';
+  const detail = [b.code, b.msg].filter(Boolean).join(': ');
+  return new ApiError({
+    kind,
+    status,
+    code: b.code,
+    msg: b.msg,
+    failCount: b.failCount,
+    lockedUntil: b.lockedUntil,
+    method,
+    path,
+    retryAfterSec,
+    message: `${method} ${path} failed with HTTP ${status}${detail ? ` (${detail})` : ''}`,
+  });
+}

@@ -1,0 +1,142 @@
+// The only file that imports undici. Built as its own bundle (dist/transport.js) and loaded
+// on the first request, so activation does not pay for the HTTP stack.
+import { Pool } from 'undici';
+
+export interface TransportRequest {
+  baseUrl: string;
+  method: string;
+  /** Path plus query, starting with '/'. */
+  path: string;
+  body?: string;
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+  timeoutMs: number;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+export interface Transport {
+  request(req: TransportRequest): Promise<TransportResponse>;
+  close?(): Promise<void>;
+}
+
+/**
+ * Thrown by the transport. Recognised by name (not instanceof) because this file lives in a
+ * separate bundle. `sent` is false only when the request certainly never left (connection
+ * refused, DNS, TLS or connect timeout); otherwise the server may have received it.
+ */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+  constructor(
+    readonly kind: 'network' | 'timeout' | 'aborted',
+    readonly sent: boolean,
+    message: string,
+    readonly errCode?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Error codes that mean the request never reached the server. */
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UND_ERR_INVALID_ARG',
+]);
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+const pools = new Map<string, Pool>();
+
+function poolFor(origin: string): Pool {
+  let p = pools.get(origin);
+  if (!p) {
+    p = new Pool(origin, {
+      connections: 8,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connect: { timeout: CONNECT_TIMEOUT_MS },
+    });
+    pools.set(origin, p);
+  }
+  return p;
+}
+
+function errorCode(e: unknown): string | undefined {
+  let cur: unknown = e;
+  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
+    const c = (cur as { code?: unknown }).code;
+    if (typeof c === 'string') return c;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export async function request(req: TransportRequest): Promise<TransportResponse> {
+  const url = new URL(req.baseUrl);
+  if (req.signal?.aborted) throw new TransportError('aborted', false, 'cancelled before sending');
+  const base = url.pathname.replace(/\/+$/, '');
+  const ctl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctl.abort();
+  }, req.timeoutMs);
+  const onAbort = () => ctl.abort();
+  req.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const res = await poolFor(url.origin).request({
+      path: base + req.path,
+      method: req.method as 'GET',
+      headers: req.headers,
+      body: req.body,
+      signal: ctl.signal,
+      // our own timer decides; these are backstops
+      headersTimeout: req.timeoutMs + 1000,
+      bodyTimeout: req.timeoutMs + 1000,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: flattenHeaders(res.headers), text };
+  } catch (e) {
+    const code = errorCode(e);
+    if (code && NOT_SENT.has(code)) {
+      throw new TransportError(code === 'UND_ERR_CONNECT_TIMEOUT' ? 'timeout' : 'network', false, `could not connect (${code})`, code);
+    }
+    if (timedOut) throw new TransportError('timeout', true, `no answer within ${req.timeoutMs} ms`, code);
+    if (req.signal?.aborted) throw new TransportError('aborted', true, 'cancelled', code);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+      throw new TransportError('timeout', true, `no answer in time (${code})`, code);
+    // Reset, socket closed, half-written: the server may have received the request.
+    throw new TransportError('network', true, `connection failed (${code ?? (e instanceof Error ? e.name : 'error')})`, code);
+  } finally {
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Closes every keep-alive pool (tests, deactivate). */
+export async function close(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((p) => p.destroy().catch(() => undefined)));
+}
