@@ -13,6 +13,7 @@ const args = new Set(process.argv.slice(2));
 export const lazyEntries = {
   transport: 'src/api/transport.ts',
   sim: 'src/sim/index.ts',
+  tfaWebview: 'src/views/account/totpWebview.ts',
 };
 for (const [name, file] of Object.entries(lazyEntries)) {
   if (!existsSync(join(root, file))) delete lazyEntries[name];

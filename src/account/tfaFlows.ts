@@ -283,6 +283,12 @@ export class TfaFlows {
     }
   }
 
+  /** Stops a flow on a precondition, telling the user why. */
+  private async fail(message: string): Promise<{ ok: false; reason: 'failed'; message: string }> {
+    await this.prompts.error({ message, actions: [] });
+    return failed(message);
+  }
+
   private stopped(e: unknown): { ok: false; reason: 'cancelled' | 'failed'; message?: string } {
     if (e instanceof Stop) return e.result;
     throw e;
@@ -401,7 +407,7 @@ export class TfaFlows {
       const number = normalizePhone(phone);
       const label = await this.prompts.label('Add SMS: label (optional, up to 30 characters)');
       if (label === undefined) return cancelled;
-      if (validateLabel(label)) return failed(validateLabel(label)!);
+      if (validateLabel(label)) return this.fail(validateLabel(label)!);
       const method: TfaMethod = { id: 0, method: 'sms', phone_number: number, label };
       const r = await this.codeLoop({
         title: 'Add SMS',
@@ -426,7 +432,7 @@ export class TfaFlows {
     try {
       const status = await this.call(() => this.api.tfaStatus());
       const legacy = status.tfa_enabled && status.methods.length === 0;
-      if (!status.tfa_enabled && status.methods.length === 0) return failed('2FA is not enabled on this account, so there are no backup codes. Add an authenticator app or SMS method first; you get backup codes with it.');
+      if (!status.tfa_enabled && status.methods.length === 0) return this.fail('2FA is not enabled on this account, so there are no backup codes. Add an authenticator app or SMS method first; you get backup codes with it.');
       const r = await this.verified(
         'Regenerate backup codes',
         { methods: status.methods, email: true, backup: !legacy, phoneOnFile: legacy },
@@ -475,10 +481,7 @@ export class TfaFlows {
       const label = newLabel ?? (await this.prompts.label(`Rename ${methodName(t)} (up to 30 characters)`, t.label ?? ''));
       if (label === undefined) return cancelled;
       const bad = validateLabel(label);
-      if (bad) {
-        this.prompts.info(bad);
-        return failed(bad);
-      }
+      if (bad) return this.fail(bad);
       await this.call(() => this.api.tfaUpdate({ tfa_method_id: t.id, label: label.trim() }));
       this.prompts.info(`Renamed to "${label.trim()}".`);
       return { ok: true, value: label.trim() };
@@ -505,7 +508,7 @@ export class TfaFlows {
       const [status, user] = await Promise.all([this.call(() => this.api.tfaStatus()), this.call(() => this.api.currentUser())]);
       const legacy = user.tfa_status === 'legacy';
       if (!status.tfa_enabled && status.methods.length === 0 && !legacy) {
-        return failed('2FA is not enabled on this account, so there is no 2FA session to sign in to. Add an authenticator app or SMS method first.');
+        return this.fail('2FA is not enabled on this account, so there is no 2FA session to sign in to. Add an authenticator app or SMS method first.');
       }
       const r: TfaLoginResult = await this.verified(
         'Sign in with 2FA',
@@ -514,7 +517,7 @@ export class TfaFlows {
         preset,
       );
       const key = r.session_key;
-      if (!key) return failed('The service verified the code but returned no session key. Your API key stays in use; try signing in again, and report this if it repeats.');
+      if (!key) return this.fail('The service verified the code but returned no session key. Your API key stays in use; try signing in again, and report this if it repeats.');
       await this.deps.setSessionKey?.(key);
       this.deps.log?.info('tfa: signed in with 2FA, session key stored');
       const notes = ['Signed in with 2FA: requests now use the 2FA session.'];

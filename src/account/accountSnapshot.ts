@@ -1,0 +1,109 @@
+// What the Account view shows, computed without VS Code so it can be unit tested:
+// the signed-in user, the 2FA state and methods, backup codes and the add-method window.
+import type { ServiceApi, TfaMethod, TfaStatus, User } from '../api/types';
+import { describeTfaError } from './tfaErrors';
+
+export interface AccountSnapshot {
+  user?: User;
+  status?: TfaStatus;
+  /** One sentence per part that failed to load (what happened and what to do). */
+  errors: string[];
+}
+
+export async function loadAccount(api: ServiceApi, o: { signal?: AbortSignal } = {}): Promise<AccountSnapshot> {
+  const [u, s] = await Promise.allSettled([api.currentUser(o), api.tfaStatus(o)]);
+  const errors: string[] = [];
+  if (u.status === 'rejected') errors.push(`Could not load your account: ${describeTfaError(u.reason).message}`);
+  if (s.status === 'rejected') errors.push(`Could not load the 2FA status: ${describeTfaError(s.reason).message}`);
+  return { user: u.status === 'fulfilled' ? u.value : undefined, status: s.status === 'fulfilled' ? s.value : undefined, errors };
+}
+
+export interface AccountRow {
+  id: string;
+  label: string;
+  description?: string;
+  tooltip?: string;
+  icon: string;
+  /** Menus match on this ('tfaMethod', 'tfaMethodPrimary', 'tfaMethodLocked' …). */
+  contextValue?: string;
+  method?: TfaMethod;
+  children?: AccountRow[];
+  /** A command to run on click (e.g. add a method from the empty state). */
+  command?: string;
+}
+
+export function tfaState(user: User | undefined, status: TfaStatus | undefined): 'enabled' | 'disabled' | 'legacy' | 'unknown' {
+  const s = user?.tfa_status;
+  if (s === 'enabled' || s === 'disabled' || s === 'legacy') return s;
+  if (status) return status.tfa_enabled ? 'enabled' : 'disabled';
+  return 'unknown';
+}
+
+export function methodRow(m: TfaMethod, nowMs: number, fmt: (ms: number) => string): AccountRow {
+  const kind = m.method === 'totp' ? 'Authenticator app' : 'SMS';
+  const locked = !!m.locked_until && m.locked_until * 1000 > nowMs;
+  const parts = [m.method === 'sms' && m.phone_number ? `${kind} ${m.phone_number}` : kind];
+  if (m.is_primary) parts.push('primary');
+  if (m.fail_count) parts.push(`${m.fail_count} failed`);
+  if (locked) parts.push(`locked until ${fmt(m.locked_until! * 1000)}`);
+  return {
+    id: `method:${m.id}`,
+    label: m.label || kind,
+    description: parts.join(' · '),
+    tooltip: locked ? `Locked after too many wrong codes until ${fmt(m.locked_until! * 1000)}. Verify with another method, an e-mail code or a backup code meanwhile.` : undefined,
+    icon: locked ? 'lock' : m.method === 'totp' ? 'key' : 'device-mobile',
+    contextValue: `tfaMethod${m.is_primary ? 'Primary' : ''}`,
+    method: m,
+  };
+}
+
+export function accountRows(
+  snap: AccountSnapshot,
+  o: { nowMs: number; authorizedUntil?: number; session: boolean; fmt: (ms: number) => string },
+): AccountRow[] {
+  const rows: AccountRow[] = [];
+  const u = snap.user;
+  if (u) {
+    rows.push({
+      id: 'user',
+      label: u.email || `User ${u.id}`,
+      description: [u.full_name, typeof u.credit === 'number' ? `$${u.credit.toFixed(2)} credit` : undefined].filter(Boolean).join(' · '),
+      icon: 'account',
+    });
+  }
+  const state = tfaState(u, snap.status);
+  const stateText = { enabled: 'on', disabled: 'off', legacy: 'on (legacy)', unknown: 'unknown' }[state];
+  rows.push({
+    id: 'tfa',
+    label: `Two-factor authentication: ${stateText}`,
+    description: o.session ? '2FA session in use' : undefined,
+    tooltip:
+      state === 'legacy'
+        ? 'Your account uses legacy 2FA. Regenerate backup codes to move it to the current system.'
+        : state === 'disabled'
+          ? 'Add an authenticator app or SMS to turn 2FA on.'
+          : undefined,
+    icon: state === 'disabled' ? 'unlock' : 'shield',
+    contextValue: `tfaState-${state}`,
+  });
+  const st = snap.status;
+  if (st) {
+    if (st.methods.length) {
+      rows.push({ id: 'methods', label: 'Methods', icon: 'list-unordered', children: st.methods.map((m) => methodRow(m, o.nowMs, o.fmt)) });
+    } else if (state !== 'legacy') {
+      rows.push({ id: 'add', label: 'Add an authenticator app…', icon: 'add', command: 'gpuRental.tfa.addTotp' });
+    }
+    if (st.tfa_enabled || st.methods.length) {
+      rows.push({ id: 'backup', label: `Backup codes: ${st.backup_codes_remaining} remaining`, icon: st.backup_codes_remaining <= 2 ? 'warning' : 'shield', contextValue: 'tfaBackupCodes' });
+    }
+    const until = st.new_method_authorized ? o.authorizedUntil : undefined;
+    rows.push({
+      id: 'authorized',
+      label: st.new_method_authorized ? `Adding a method: authorized${until ? ` until ${o.fmt(until)}` : ''}` : 'Adding a method: needs authorization',
+      tooltip: 'Adding a method needs a verification that stays valid for 30 minutes. The Add commands ask for it when needed.',
+      icon: st.new_method_authorized ? 'pass' : 'circle-outline',
+    });
+  }
+  for (const [i, e] of snap.errors.entries()) rows.push({ id: `error:${i}`, label: e, tooltip: e, icon: 'warning' });
+  return rows;
+}
