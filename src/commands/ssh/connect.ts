@@ -1,0 +1,156 @@
+// gpuRental.connect: make sure the instance has a host entry, then open a Remote-SSH window
+// (or, without Remote-SSH, an integrated terminal running ssh).
+import * as vscode from 'vscode';
+import type { Instance } from '../../api/types';
+import type { Services } from '../../model/services';
+import { SshConfigError, type SshConfigWriter } from '../../ssh';
+import { createWriter, sshOptionsFor, sshSettings } from './settings';
+import { ensureInclude } from './include';
+
+/** Remote-SSH and the forks known to provide the `ssh-remote` authority. */
+export const REMOTE_SSH_EXTENSIONS = ['ms-vscode-remote.remote-ssh', 'jeanp413.open-remote-ssh', 'anysphere.remote-ssh'];
+const EMPTY_WINDOW_COMMANDS = ['opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow'];
+
+export const INSTALL_REMOTE_SSH = 'Install Remote - SSH';
+export const OPEN_IN_TERMINAL = 'Open in Terminal';
+
+/** For scripts and integration tests (Remote-SSH is not installed in the test host). */
+export interface ConnectOptions {
+  /** Treat Remote-SSH as installed. */
+  assumeRemoteSsh?: boolean;
+}
+
+export type ConnectResult =
+  | { action: 'openFolder'; alias: string; uri: string }
+  | { action: 'openEmptyWindow'; alias: string; command: string }
+  | { action: 'terminal'; alias?: string; args: string[] }
+  | { action: 'install' }
+  | { action: 'cancelled' }
+  | { action: 'failed'; message: string };
+
+/** Accepts what menus and callers pass: a tree node, an Instance, an id (number or string). */
+export function instanceIdOf(target: unknown): number | undefined {
+  if (typeof target === 'number' && Number.isInteger(target)) return target;
+  if (typeof target === 'string') {
+    const m = /^(?:instance:)?(\d+)$/.exec(target.trim());
+    return m ? Number(m[1]) : undefined;
+  }
+  if (target && typeof target === 'object') {
+    const o = target as Record<string, unknown>;
+    for (const k of ['instanceId', 'instance', 'id']) {
+      const v = o[k];
+      const id = k === 'instance' && v && typeof v === 'object' ? instanceIdOf(v) : instanceIdOf(v);
+      if (id !== undefined) return id;
+    }
+  }
+  return undefined;
+}
+
+async function pickRunning(services: Services): Promise<Instance | undefined> {
+  const running = services.instances.instances.filter((i) => i.state === 'running');
+  if (!running.length) {
+    void vscode.window.showInformationMessage('No instance is running, so there is nothing to connect to. Start or create an instance in the GPU Rental view, then connect again.');
+    return undefined;
+  }
+  if (running.length === 1) return running[0];
+  const pick = await vscode.window.showQuickPick(
+    running.map((i) => ({ label: i.label?.trim() || `Instance ${i.id}`, description: `#${i.id} · ${i.gpu_name ?? ''}`.trim(), instance: i })),
+    { title: 'Connect to which instance?' },
+  );
+  return pick?.instance;
+}
+
+function remoteSshInstalled(): boolean {
+  return REMOTE_SSH_EXTENSIONS.some((id) => vscode.extensions.getExtension(id) !== undefined);
+}
+
+function openTerminal(alias: string | undefined, args: string[]): ConnectResult {
+  const t = vscode.window.createTerminal({ name: `SSH ${alias ?? args[args.length - 1] ?? ''}`.trim(), shellPath: 'ssh', shellArgs: args });
+  t.show();
+  return { action: 'terminal', ...(alias ? { alias } : {}), args };
+}
+
+function fail(message: string): ConnectResult {
+  void vscode.window.showErrorMessage(message);
+  return { action: 'failed', message };
+}
+
+export async function connect(services: Services, target: unknown, o: ConnectOptions = {}): Promise<ConnectResult> {
+  let inst: Instance | undefined;
+  const id = instanceIdOf(target);
+  if (id === undefined) {
+    inst = await pickRunning(services);
+    if (!inst) return { action: 'cancelled' };
+  } else {
+    inst = services.instances.get(id);
+    if (!inst) {
+      await services.instances.refresh().catch(() => undefined);
+      inst = services.instances.get(id);
+    }
+    if (!inst) return fail(`Instance ${id} is not in your instance list (it may have been destroyed). Refresh the GPU Rental view and pick a running instance.`);
+  }
+  if (inst.state !== 'running' || !inst.ssh_host || !inst.ssh_port) {
+    return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
+  }
+
+  const settings = sshSettings();
+  if (!settings.manageConfig) {
+    // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
+    const user = sshOptionsFor(services, inst.id).user ?? 'root';
+    const pick = await vscode.window.showWarningMessage(
+      'GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.',
+      OPEN_IN_TERMINAL,
+    );
+    return pick === OPEN_IN_TERMINAL ? openTerminal(undefined, ['-p', String(inst.ssh_port), `${user}@${inst.ssh_host}`]) : { action: 'cancelled' };
+  }
+
+  const writer = createWriter(services);
+  const opts = sshOptionsFor(services, inst.id);
+  let alias: string;
+  try {
+    alias = await ensureEntry(writer, inst, opts);
+  } catch (e) {
+    services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
+    return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
+  }
+  const include = await ensureInclude(services, writer, false);
+  const terminalArgs = include.state === 'present' ? [alias] : ['-F', writer.configPath, alias];
+
+  if (!o.assumeRemoteSsh && !remoteSshInstalled()) {
+    const pick = await vscode.window.showInformationMessage(
+      `Connect opens instance ${inst.id} in a Remote-SSH window, but the Remote - SSH extension is not installed. Install it, or open an SSH session in the terminal instead.`,
+      INSTALL_REMOTE_SSH,
+      OPEN_IN_TERMINAL,
+    );
+    if (pick === OPEN_IN_TERMINAL) return openTerminal(alias, terminalArgs);
+    if (pick !== INSTALL_REMOTE_SSH) return { action: 'cancelled' };
+    await vscode.commands.executeCommand('workbench.extensions.installExtension', REMOTE_SSH_EXTENSIONS[0]);
+    void vscode.window.showInformationMessage('Remote - SSH is being installed. When it is ready, run "GPU Rental: Connect" again.');
+    return { action: 'install' };
+  }
+  if (include.state !== 'present') {
+    const pick = await vscode.window.showWarningMessage(
+      `Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config" to add it, or open an SSH session in the terminal now.`,
+      OPEN_IN_TERMINAL,
+    );
+    return pick === OPEN_IN_TERMINAL ? openTerminal(alias, terminalArgs) : { action: 'cancelled' };
+  }
+
+  const folder = opts.remoteFolder?.trim();
+  if (folder) {
+    const uri = vscode.Uri.from({ scheme: 'vscode-remote', authority: `ssh-remote+${alias}`, path: folder.startsWith('/') ? folder : `/${folder}` });
+    await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: true });
+    return { action: 'openFolder', alias, uri: uri.toString() };
+  }
+  const available = new Set(await vscode.commands.getCommands(true));
+  const command = EMPTY_WINDOW_COMMANDS.find((c) => available.has(c)) ?? EMPTY_WINDOW_COMMANDS[0]!;
+  await vscode.commands.executeCommand(command, { host: alias });
+  return { action: 'openEmptyWindow', alias, command };
+}
+
+/** Writes the entry when it is missing or stale; returns the alias. */
+export async function ensureEntry(writer: SshConfigWriter, inst: Instance, opts: Parameters<SshConfigWriter['writeEntry']>[1]): Promise<string> {
+  const e = await writer.findEntry(inst.id);
+  if (e && e.hostName === inst.ssh_host && e.port === inst.ssh_port) return e.alias;
+  return writer.writeEntry(inst, opts);
+}

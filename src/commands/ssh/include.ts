@@ -1,0 +1,36 @@
+// Asks, once, before the marked Include line goes into the user's SSH config.
+import * as vscode from 'vscode';
+import type { Services } from '../../model/services';
+import type { SshConfigWriter, IncludeStatus } from '../../ssh';
+
+const DECLINED_KEY = 'gpuRental.ssh.includeDeclined';
+export const ADD_INCLUDE = 'Add Include Line';
+export const NOT_NOW = 'Not Now';
+export const COPY_LINE = 'Copy Line';
+
+/**
+ * Makes sure the user's SSH config includes ours. `explicit` means the user asked for it
+ * (a command), so an earlier "Not Now" does not silence the question.
+ */
+export async function ensureInclude(services: Services, writer: SshConfigWriter, explicit: boolean): Promise<IncludeStatus> {
+  let status = await writer.includeStatus();
+  if (status.state === 'absent') {
+    if (!explicit && services.globalState.get<boolean>(DECLINED_KEY)) return status;
+    const pick = await vscode.window.showInformationMessage(
+      `Remote-SSH finds GPU Rental's hosts only if your SSH config (${status.userConfig}) includes the file GPU Rental manages. Add one Include line at its top? Your own entries stay exactly as they are.`,
+      ADD_INCLUDE,
+      NOT_NOW,
+    );
+    if (pick !== ADD_INCLUDE) {
+      await services.globalState.update(DECLINED_KEY, true);
+      return status;
+    }
+    await services.globalState.update(DECLINED_KEY, undefined);
+    status = await writer.addInclude();
+  }
+  if (status.state === 'refused') {
+    const pick = await vscode.window.showWarningMessage(status.message, COPY_LINE);
+    if (pick === COPY_LINE) await vscode.env.clipboard.writeText(status.line);
+  }
+  return status;
+}
