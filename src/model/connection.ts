@@ -114,6 +114,11 @@ export class ConnectionState implements Credentials {
     };
   }
 
+  /** Every secret this connection holds, for the redacting logger. */
+  knownSecrets(): string[] {
+    return [this.apiKey, this.sessionKey, this.envKey, this.demoEndpoint?.apiKey].filter((s): s is string => !!s);
+  }
+
   hasStoredApiKey(): boolean {
     return !!this.apiKey;
   }

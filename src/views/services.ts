@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Logger, ServiceApi } from '../api/types';
 import { createApiClient } from '../api/client';
-import { redact } from '../api/redact';
+import { createRedactingLogger } from '../api/redact';
 import { Emitter, type Disposable } from '../model/events';
 import type { ConnectionInfo, KeyValueStore, SecretStore, Services } from '../model/services';
 import { ConnectionState, checkBaseUrl, type DemoEndpoint } from '../model/connection';
@@ -47,6 +47,8 @@ export interface CoreServices extends Services {
   setDemo(endpoint: DemoEndpoint | undefined, stop?: () => Promise<void>): Promise<void>;
   /** Stop the demo simulator if one runs. */
   readonly demoStop: (() => Promise<void>) | undefined;
+  /** Set by registerSidebar: the tree providers and status bar (for integration tests). */
+  ui?: unknown;
 }
 
 const CORE = Symbol('gpuRental.core');
@@ -57,13 +59,13 @@ export function core(services: Services): CoreServices {
   return services as CoreServices;
 }
 
-function redactingLogger(ch: vscode.LogOutputChannel): Logger {
+function channelSink(ch: vscode.LogOutputChannel): Logger {
   return {
-    trace: (m) => ch.trace(redact(m)),
-    debug: (m) => ch.debug(redact(m)),
-    info: (m) => ch.info(redact(m)),
-    warn: (m) => ch.warn(redact(m)),
-    error: (m) => ch.error(redact(m)),
+    trace: (m) => ch.trace(m),
+    debug: (m) => ch.debug(m),
+    info: (m) => ch.info(m),
+    warn: (m) => ch.warn(m),
+    error: (m) => ch.error(m),
   };
 }
 
@@ -99,12 +101,12 @@ export function createServices(context: vscode.ExtensionContext): Services {
   };
   const outputChannel = vscode.window.createOutputChannel('GPU Rental', { log: true });
   track(outputChannel);
-  const log = redactingLogger(outputChannel);
   const secrets = secretStore(context.secrets, track);
 
   let settings = readSettings();
   const conn = new ConnectionState({ baseUrl: settings.apiBaseUrl, envDemoKey: process.env[DEMO_ENV_KEY] });
   track(conn);
+  const log = createRedactingLogger(channelSink(outputChannel), () => conn.knownSecrets());
   const connectionChanged = new Emitter<ConnectionInfo>();
   track(connectionChanged);
 

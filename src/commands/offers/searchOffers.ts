@@ -1,0 +1,243 @@
+// "Search Offers": a filters object runs at once (scripts, templates); otherwise a
+// multi-step quick pick over every filter of the search table, where Back works.
+import * as vscode from 'vscode';
+import type { Offer, OfferQuery } from '../../api/types';
+import type { Services } from '../../model/services';
+import { describeError } from '../../model/errors';
+import { SORT_CHOICES, parseOfferQuery, withDefaults } from '../../model/offerQuery';
+import type { OffersTreeProvider } from '../../views/offersView';
+
+const BACK = Symbol('back');
+type Step = (q: OfferQuery, step: number, total: number) => Promise<OfferQuery | typeof BACK | undefined>;
+
+const COMMON_GPUS = ['RTX 3090', 'RTX 4090', 'RTX 5090', 'RTX A6000', 'A100 PCIE', 'A100 SXM4', 'H100 PCIE', 'H100 SXM', 'L40S'];
+
+function pick<T>(
+  title: string,
+  step: number,
+  total: number,
+  items: Array<vscode.QuickPickItem & { value: T }>,
+  opts: { many?: boolean; placeholder?: string } = {},
+): Promise<T[] | typeof BACK | undefined> {
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value: T }>();
+    qp.title = title;
+    qp.step = step;
+    qp.totalSteps = total;
+    qp.items = items;
+    qp.canSelectMany = opts.many === true;
+    qp.placeholder = opts.placeholder;
+    qp.ignoreFocusOut = true;
+    if (opts.many) qp.selectedItems = items.filter((i) => i.picked);
+    else qp.activeItems = items.filter((i) => i.picked).slice(0, 1);
+    qp.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
+    let done = false;
+    const finish = (v: T[] | typeof BACK | undefined): void => {
+      if (done) return;
+      done = true;
+      resolve(v);
+      qp.dispose();
+    };
+    qp.onDidTriggerButton((b) => {
+      if (b === vscode.QuickInputButtons.Back) finish(BACK);
+    });
+    qp.onDidAccept(() => finish((opts.many ? qp.selectedItems : qp.activeItems).map((i) => i.value)));
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+  });
+}
+
+function input(
+  title: string,
+  step: number,
+  total: number,
+  prompt: string,
+  value: string,
+  validate: (v: string) => string | undefined,
+): Promise<string | typeof BACK | undefined> {
+  return new Promise((resolve) => {
+    const ib = vscode.window.createInputBox();
+    ib.title = title;
+    ib.step = step;
+    ib.totalSteps = total;
+    ib.prompt = prompt;
+    ib.value = value;
+    ib.ignoreFocusOut = true;
+    ib.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
+    let done = false;
+    const finish = (v: string | typeof BACK | undefined): void => {
+      if (done) return;
+      done = true;
+      resolve(v);
+      ib.dispose();
+    };
+    ib.onDidChangeValue((v) => (ib.validationMessage = validate(v)));
+    ib.onDidTriggerButton((b) => {
+      if (b === vscode.QuickInputButtons.Back) finish(BACK);
+    });
+    ib.onDidAccept(() => {
+      const msg = validate(ib.value);
+      ib.validationMessage = msg;
+      if (!msg) finish(ib.value.trim());
+    });
+    ib.onDidHide(() => finish(undefined));
+    ib.show();
+  });
+}
+
+const TITLE = 'GPU Rental: Search Offers';
+
+function numberInput(
+  key: keyof OfferQuery,
+  prompt: string,
+  opts: { int?: boolean; min: number; max: number; scale?: number },
+): Step {
+  return async (q, step, total) => {
+    const cur = q[key] as number | undefined;
+    const shown = cur === undefined ? '' : String(opts.scale ? cur * opts.scale : cur);
+    const r = await input(TITLE, step, total, `${prompt} Leave empty for any.`, shown, (v) => {
+      if (!v.trim()) return undefined;
+      const n = Number(v);
+      if (!Number.isFinite(n) || (opts.int && !Number.isInteger(n))) return `Enter ${opts.int ? 'a whole number' : 'a number'}.`;
+      if (n < opts.min || n > opts.max) return `Enter a value from ${opts.min} to ${opts.max}.`;
+      return undefined;
+    });
+    if (r === BACK || r === undefined) return r;
+    const next: OfferQuery = { ...q };
+    if (r === '') delete next[key];
+    else (next as Record<string, unknown>)[key] = opts.scale ? Number(r) / opts.scale : Number(r);
+    return next;
+  };
+}
+
+function yesNo(key: 'verified' | 'rentable', question: string, yes: string, no: string): Step {
+  return async (q, step, total) => {
+    const cur = q[key] ?? true;
+    const r = await pick(TITLE, step, total, [
+      { label: yes, value: true, picked: cur },
+      { label: no, value: false, picked: !cur },
+    ], { placeholder: question });
+    if (r === BACK || r === undefined) return r;
+    return { ...q, [key]: r[0] ?? true };
+  };
+}
+
+export function offerSearchSteps(gpuNames: string[]): Step[] {
+  return [
+    async (q, step, total) => {
+      const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
+      const chosen = new Set(q.gpuNames ?? []);
+      const r = await pick(TITLE, step, total, names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })), {
+        many: true,
+        placeholder: 'GPU models (none selected = any model)',
+      });
+      if (r === BACK || r === undefined) return r;
+      const next = { ...q };
+      if (r.length) next.gpuNames = r;
+      else delete next.gpuNames;
+      return next;
+    },
+    async (q, step, total) => {
+      const cur = q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '';
+      const r = await input(TITLE, step, total, 'Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.', cur, (v) =>
+        !v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.',
+      );
+      if (r === BACK || r === undefined) return r;
+      const next = { ...q };
+      delete next.numGpus;
+      delete next.minNumGpus;
+      const m = /^(>=\s*)?(\d+)$/.exec(r);
+      if (m?.[2]) {
+        if (m[1]) next.minNumGpus = Number(m[2]);
+        else next.numGpus = Number(m[2]);
+      }
+      return next;
+    },
+    numberInput('minGpuRamGb', 'Minimum GPU RAM in GB (e.g. 24).', { min: 0, max: 10_000 }),
+    async (q, step, total) => {
+      const levels: Array<[string, number | undefined]> = [['Any reliability', undefined], ['≥ 90%', 0.9], ['≥ 95%', 0.95], ['≥ 98%', 0.98], ['≥ 99%', 0.99]];
+      const r = await pick(TITLE, step, total, levels.map(([label, v]) => ({ label, value: v, picked: v === q.minReliability })), {
+        placeholder: 'Minimum host reliability',
+      });
+      if (r === BACK || r === undefined) return r;
+      const next = { ...q };
+      if (r[0] === undefined) delete next.minReliability;
+      else next.minReliability = r[0];
+      return next;
+    },
+    yesNo('verified', 'Only verified (identity-checked) hosts?', 'Verified hosts only', 'Include unverified hosts'),
+    yesNo('rentable', 'Only machines rentable right now?', 'Rentable now only', 'Include machines not rentable now'),
+    numberInput('minDirectPorts', 'Minimum number of direct ports (needed for direct SSH/Jupyter; e.g. 1).', { int: true, min: 0, max: 65_535 }),
+    async (q, step, total) => {
+      const r = await pick(TITLE, step, total, [
+        { label: 'On-demand', description: 'fixed price, never interrupted', value: 'on-demand' as const, picked: q.type !== 'bid' },
+        { label: 'Interruptible (bid)', description: 'cheaper, may be stopped when outbid', value: 'bid' as const, picked: q.type === 'bid' },
+      ], { placeholder: 'Pricing type' });
+      if (r === BACK || r === undefined) return r;
+      return { ...q, type: r[0] ?? 'on-demand' };
+    },
+    async (q, step, total) => {
+      const cur = JSON.stringify(q.order ?? SORT_CHOICES[0]?.order);
+      const r = await pick(TITLE, step, total, SORT_CHOICES.map((s) => ({ label: s.label, value: s.order, picked: JSON.stringify(s.order) === cur })), {
+        placeholder: 'Sort order',
+      });
+      if (r === BACK || r === undefined) return r;
+      return { ...q, order: r[0] ?? SORT_CHOICES[0]?.order };
+    },
+    numberInput('limit', 'Maximum number of offers to show (1-1000; the service returns 64 by default).', { int: true, min: 1, max: 1000 }),
+  ];
+}
+
+/** Runs steps in order; Back returns to the previous one; Escape cancels (undefined). */
+export async function runSteps(steps: Step[], initial: OfferQuery): Promise<OfferQuery | undefined> {
+  const history: OfferQuery[] = [];
+  let q = initial;
+  let i = 0;
+  while (i < steps.length) {
+    const step = steps[i];
+    if (!step) break;
+    const r = await step(q, i + 1, steps.length);
+    if (r === undefined) return undefined;
+    if (r === BACK) {
+      if (i > 0) {
+        i--;
+        q = history.pop() ?? q;
+      }
+      continue;
+    }
+    history.push(q);
+    q = r;
+    i++;
+  }
+  return q;
+}
+
+export function searchOffersCommand(services: Services, offers: OffersTreeProvider) {
+  return async (filters?: unknown): Promise<Offer[] | undefined> => {
+    if (!services.connection().signedIn) {
+      void vscode.window.showErrorMessage('You are not signed in to GPU Rental. Run "GPU Rental: Set API Key" (or "Try Demo Mode") first.');
+      return undefined;
+    }
+    let query: OfferQuery | undefined;
+    if (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters)) {
+      const parsed = parseOfferQuery(filters);
+      if (!parsed.ok) {
+        void vscode.window.showErrorMessage(parsed.message);
+        return undefined;
+      }
+      query = parsed.query;
+    } else {
+      query = await runSteps(offerSearchSteps(offers.gpuNames), offers.query);
+      if (!query) return undefined;
+      query = withDefaults(query);
+    }
+    try {
+      const result = await offers.search(query);
+      void vscode.commands.executeCommand('gpuRental.offers.focus');
+      return result;
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
+      return undefined;
+    }
+  };
+}

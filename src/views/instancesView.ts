@@ -1,0 +1,116 @@
+// The Instances tree: one row per instance (stable id = instance id), details as children,
+// one calm error row with Retry when polling fails.
+import * as vscode from 'vscode';
+import type { Services } from '../model/services';
+import { core } from './services';
+import { instanceDetails, instanceRow } from '../model/instanceViewModel';
+import { DEMO_MESSAGE } from './demoMode';
+
+export type InstanceTreeNode =
+  | { kind: 'instance'; id: number }
+  | { kind: 'detail'; instanceId: number; key: string; label: string; value: string; secret: boolean }
+  | { kind: 'error'; message: string };
+
+export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<InstanceTreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subs: vscode.Disposable[] = [];
+  view: vscode.TreeView<InstanceTreeNode> | undefined;
+
+  constructor(private readonly services: Services) {
+    const store = core(services).instances;
+    this.subs.push(
+      store.onDidChange(() => this.update()),
+      store.onDidChangeStatus(() => this.update()),
+      services.onDidChangeConnection(() => this.update()),
+    );
+  }
+
+  private update(): void {
+    this.updateMessage();
+    this.changed.fire(undefined);
+  }
+
+  updateMessage(): void {
+    if (!this.view) return;
+    const info = this.services.connection();
+    const store = core(this.services).instances;
+    const notes: string[] = [];
+    if (info.demo) notes.push(DEMO_MESSAGE);
+    if (info.signedIn && store.loaded && store.instances.length === 0 && !store.error) {
+      notes.push('No instances yet. Search the Offers view and rent one.');
+    }
+    this.view.message = notes.length ? notes.join('. ') + '.' : undefined;
+    this.view.description = info.demo ? 'Demo' : undefined;
+  }
+
+  getTreeItem(node: InstanceTreeNode): vscode.TreeItem {
+    const store = core(this.services).instances;
+    if (node.kind === 'error') {
+      const item = new vscode.TreeItem('Could not refresh instances', vscode.TreeItemCollapsibleState.None);
+      item.id = 'instances:error';
+      item.description = node.message;
+      item.tooltip = new vscode.MarkdownString(`${node.message}\n\nRetrying automatically; click to retry now.`);
+      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+      item.contextValue = 'error';
+      item.command = { command: 'gpuRental.refresh', title: 'Retry' };
+      return item;
+    }
+    if (node.kind === 'detail') {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      item.id = `instance:${node.instanceId}:${node.key}`;
+      item.description = node.value;
+      item.tooltip = node.secret ? 'Secret: use the Copy action to put it on the clipboard.' : `${node.label}: ${node.value}`;
+      item.contextValue = node.secret && node.key === 'jupyter_token' ? 'instanceDetail.jupyterToken' : 'instanceDetail';
+      return item;
+    }
+    const inst = store.get(node.id);
+    if (!inst) {
+      const gone = new vscode.TreeItem(`#${node.id}`, vscode.TreeItemCollapsibleState.None);
+      gone.id = `instance:${node.id}`;
+      gone.description = 'removed';
+      return gone;
+    }
+    const row = instanceRow(inst, store.pending(inst.id));
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = row.id;
+    item.description = row.description;
+    const tip = new vscode.MarkdownString(row.tooltip);
+    tip.supportThemeIcons = false;
+    item.tooltip = tip;
+    item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);
+    item.contextValue = row.contextValue;
+    return item;
+  }
+
+  getChildren(node?: InstanceTreeNode): InstanceTreeNode[] {
+    const store = core(this.services).instances;
+    if (!node) {
+      if (!this.services.connection().signedIn) return [];
+      const rows: InstanceTreeNode[] = [];
+      if (store.error) rows.push({ kind: 'error', message: store.error.message });
+      for (const i of store.instances) rows.push({ kind: 'instance', id: i.id });
+      return rows;
+    }
+    if (node.kind !== 'instance') return [];
+    const inst = store.get(node.id);
+    if (!inst) return [];
+    return instanceDetails(inst).map((d) => ({
+      kind: 'detail' as const,
+      instanceId: inst.id,
+      key: d.key,
+      label: d.label,
+      value: d.value,
+      secret: d.secret === true,
+    }));
+  }
+
+  getParent(node: InstanceTreeNode): InstanceTreeNode | undefined {
+    return node.kind === 'detail' ? { kind: 'instance', id: node.instanceId } : undefined;
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
+}

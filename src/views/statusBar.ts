@@ -1,0 +1,153 @@
+// One left status bar item: `$(server) $1.84/h · 2 running`, a cost tooltip, and the
+// once-per-session low-credit warning.
+import * as vscode from 'vscode';
+import type { Instance } from '../api/types';
+import type { Services } from '../model/services';
+import { core, readSettings } from './services';
+import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../model/costs';
+import { instanceName, md } from '../model/instanceViewModel';
+
+const USER_REFRESH_MS = 5 * 60_000;
+
+export function statusText(s: CostSummary, demo: boolean): string {
+  return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
+}
+
+export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean): string {
+  const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
+  const active = instances.filter(isBilledForCompute);
+  const idle = instances.filter((i) => !isBilledForCompute(i));
+  if (active.length) {
+    lines.push('Running:');
+    for (const i of active) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
+  } else {
+    lines.push('Nothing running.');
+  }
+  if (idle.length) {
+    lines.push('', `Stopped (storage only, ${md(formatRate(s.idleStoragePerHour))} in all):`);
+    for (const i of idle) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
+  }
+  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}`);
+  if (s.credit !== undefined) {
+    lines.push(
+      `Credit: ${md(formatMoney(s.credit))}` + (s.hoursLeft !== undefined ? ` · lasts about ${md(formatHours(s.hoursLeft))} at this rate` : ''),
+    );
+  }
+  lines.push('', 'Click to open the Instances view.');
+  return lines.join('\n');
+}
+
+export class CostStatusBar implements vscode.Disposable {
+  readonly item: vscode.StatusBarItem;
+  private readonly subs: vscode.Disposable[] = [];
+  private userCredit: number | undefined;
+  private userFetchedAt = 0;
+  private userFetching = false;
+  private warnedThisSession = false;
+  private muted = false;
+  summary: CostSummary | undefined;
+
+  constructor(private readonly services: Services) {
+    this.item = vscode.window.createStatusBarItem('gpuRental.cost', vscode.StatusBarAlignment.Left, 50);
+    this.item.name = 'GPU Rental Cost';
+    this.item.command = { command: 'gpuRental.instances.focus', title: 'Open Instances' };
+    const store = core(services).instances;
+    this.subs.push(
+      this.item,
+      store.onDidChange(() => this.update()),
+      services.onDidChangeConnection(() => {
+        this.userCredit = undefined;
+        this.userFetchedAt = 0;
+        this.update();
+      }),
+    );
+    this.update();
+  }
+
+  /** Credit: from the instance records when they carry it, else the user record (every 5 min at most). */
+  private credit(instances: readonly Instance[]): number | undefined {
+    const fromInstance = instances.find((i) => typeof i.credit_balance === 'number')?.credit_balance;
+    if (typeof fromInstance === 'number') return fromInstance;
+    if (!this.userFetching && Date.now() - this.userFetchedAt > USER_REFRESH_MS) {
+      this.userFetching = true;
+      const gen = core(this.services).connectionState.generation;
+      void this.services
+        .api()
+        .then((api) => api.currentUser())
+        .then(
+          (u) => {
+            if (gen !== core(this.services).connectionState.generation) return;
+            this.userCredit = typeof u.credit === 'number' ? u.credit : undefined;
+            this.userFetchedAt = Date.now();
+            this.update();
+          },
+          () => {
+            this.userFetchedAt = Date.now();
+          },
+        )
+        .finally(() => (this.userFetching = false));
+    }
+    return this.userCredit;
+  }
+
+  update(): void {
+    const info = this.services.connection();
+    if (!info.signedIn) {
+      this.summary = undefined;
+      this.item.hide();
+      return;
+    }
+    const store = core(this.services).instances;
+    const instances = store.instances;
+    const s = summarizeCosts(instances, this.credit(instances));
+    this.summary = s;
+    this.item.text = statusText(s, info.demo);
+    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo));
+    this.item.tooltip = tip;
+    this.item.accessibilityInformation = {
+      label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,
+    };
+    this.item.show();
+    if (store.loaded) this.maybeWarn(s);
+  }
+
+  private maybeWarn(s: CostSummary): void {
+    if (this.warnedThisSession || this.muted) return;
+    if (!isCreditLow(s, readSettings().lowCreditWarningHours)) return;
+    this.warnedThisSession = true;
+    const hours = s.hoursLeft === undefined ? '' : ` in about ${formatHours(s.hoursLeft)}`;
+    void vscode.window
+      .showWarningMessage(
+        `GPU Rental: your credit (${formatMoney(s.credit ?? 0)}) runs out${hours} at the current ${formatRate(s.totalPerHour)}. Add credit on your account page or stop instances you do not need.`,
+        'Open Instances',
+        'Stop All Running…',
+        "Don't Remind Me This Session",
+      )
+      .then(async (a) => {
+        if (a === 'Open Instances') void vscode.commands.executeCommand('gpuRental.instances.focus');
+        else if (a === 'Stop All Running…') await stopAllRunning(this.services);
+        else if (a) this.muted = true;
+      });
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+  }
+}
+
+/** Stops every instance billed for compute, after one modal confirmation. */
+export async function stopAllRunning(services: Services): Promise<void> {
+  const running = services.instances.instances.filter(isBilledForCompute);
+  if (!running.length) {
+    void vscode.window.showInformationMessage('Nothing is running.');
+    return;
+  }
+  const total = running.reduce((sum, i) => sum + currentRate(i), 0);
+  const ok = await vscode.window.showWarningMessage(
+    `Stop ${running.length} running instance${running.length === 1 ? '' : 's'} (${formatRate(total)})?`,
+    { modal: true, detail: running.map((i) => `${instanceName(i)} (#${i.id})`).join(', ') + '\nDisks are kept (storage is still billed).' },
+    'Stop All',
+  );
+  if (ok !== 'Stop All') return;
+  for (const i of running) await vscode.commands.executeCommand('gpuRental.stopInstance', i.id);
+}
