@@ -140,7 +140,7 @@ export async function connect(services: Services, target: unknown, o: ConnectOpt
   if (folder) {
     const uri = vscode.Uri.from({ scheme: 'vscode-remote', authority: `ssh-remote+${alias}`, path: folder.startsWith('/') ? folder : `/${folder}` });
     await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: true });
-    return { action: 'openFolder', alias, uri: uri.toString() };
+    return { action: 'openFolder', alias, uri: uri.toString(true) };
   }
   const available = new Set(await vscode.commands.getCommands(true));
   const command = EMPTY_WINDOW_COMMANDS.find((c) => available.has(c)) ?? EMPTY_WINDOW_COMMANDS[0]!;

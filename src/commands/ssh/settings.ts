@@ -33,11 +33,19 @@ export function originOf(services: Services): string {
   }
 }
 
+/**
+ * The home whose ~/.ssh is managed. GPU_RENTAL_SSH_HOME lets integration tests (which share
+ * the extension host process) point the writer at a temporary directory.
+ */
+export function sshHome(): string {
+  return process.env.GPU_RENTAL_SSH_HOME || homedir();
+}
+
 /** A writer configured from the current settings (settings may change between calls). */
 export function createWriter(services: Services): SshConfigWriter {
   const s = sshSettings();
   return new SshConfigWriter({
-    home: homedir(),
+    home: sshHome(),
     origin: originOf(services),
     log: services.log,
     ...(s.identityFile ? { identityFile: s.identityFile } : {}),

@@ -1,0 +1,158 @@
+// Remote-SSH connect inside a real VS Code: the right remote command and URI, the terminal
+// fallback when Remote-SSH is missing, and the entry following a destroy. The writer is
+// pointed at a temporary HOME (GPU_RENTAL_SSH_HOME) so the machine's ~/.ssh is never touched.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { mkdtempSync, rmSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer } from './framework';
+import { SimControl } from '../../../src/sim/control';
+import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
+import type { Services } from '../../../src/model/services';
+
+const REMOTE_COMMANDS = new Set(['vscode.openFolder', 'opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow', 'workbench.extensions.installExtension']);
+
+interface Call {
+  command: string;
+  args: unknown[];
+}
+
+/** Records the remote commands instead of running them (Remote-SSH is not installed here). */
+function stubRemoteCommands(): { calls: Call[]; restore(): void } {
+  const calls: Call[] = [];
+  const cmds = vscode.commands as unknown as { executeCommand: (c: string, ...a: unknown[]) => Thenable<unknown> };
+  const original = cmds.executeCommand;
+  cmds.executeCommand = (command: string, ...args: unknown[]) => {
+    if (REMOTE_COMMANDS.has(command)) {
+      calls.push({ command, args });
+      return Promise.resolve(undefined);
+    }
+    return original.call(vscode.commands, command, ...args);
+  };
+  return { calls, restore: () => (cmds.executeCommand = original) };
+}
+
+let home: string | undefined;
+let restoreCommands: (() => void) | undefined;
+
+async function signedInWithRunningInstance(services: Services): Promise<number> {
+  await services.secrets.store('apiKey', 'sim-api-key');
+  await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+  const api = await services.api();
+  const [offer] = await api.searchOffers({ limit: 5 });
+  assert.ok(offer, 'the simulator offered no machine');
+  const created = await api.createInstance(offer.id, { image: 'pytorch/pytorch', label: 'ssh it', disk: 10 });
+  await new SimControl(simUrl()).finishBoot(created.new_contract);
+  await waitFor(async () => {
+    await services.instances.refresh();
+    const i = services.instances.get(created.new_contract);
+    return i?.state === 'running' && !!i.ssh_host && !!i.ssh_port;
+  }, 10_000, 'the instance to run');
+  return created.new_contract;
+}
+
+function prepareHome(): SshConfigWriter {
+  home = mkdtempSync(join(tmpdir(), 'gpu-rental-ssh-it-'));
+  process.env.GPU_RENTAL_SSH_HOME = home;
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  const w = new SshConfigWriter({ home });
+  return w;
+}
+
+describe('ssh', () => {
+  afterEach(async () => {
+    restoreCommands?.();
+    restoreCommands = undefined;
+    const { services } = await getExtensionApi();
+    await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
+    await services.globalState.update('gpuRental.ssh.includeDeclined', undefined);
+    await services.secrets.delete('apiKey');
+    await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
+    for (const t of vscode.window.terminals) if (t.name.startsWith('SSH ')) t.dispose();
+    delete process.env.GPU_RENTAL_SSH_HOME;
+    if (home) rmSync(home, { recursive: true, force: true });
+    home = undefined;
+  });
+
+  it('connect writes the entry, asks once for the Include line and opens an empty Remote-SSH window', async () => {
+    const { services } = await getExtensionApi();
+    const w = prepareHome();
+    writeFileSync(w.userConfigPath, 'Host *\n  ServerAliveInterval 60\n');
+    const id = await signedInWithRunningInstance(services);
+    const stub = stubRemoteCommands();
+    restoreCommands = stub.restore;
+    answer('showInformationMessage', 'Add Include Line');
+    const r = (await vscode.commands.executeCommand('gpuRental.connect', id, { assumeRemoteSsh: true })) as { action: string; alias?: string };
+    assert.equal(r.action, 'openEmptyWindow');
+    const inst = services.instances.get(id)!;
+    const entry = await w.findEntry(id);
+    assert.ok(entry, 'entry written');
+    assert.equal(entry.alias, r.alias);
+    assert.equal(entry.hostName, inst.ssh_host);
+    assert.equal(entry.port, inst.ssh_port);
+    assert.deepEqual(stub.calls, [{ command: 'opensshremotes.openEmptyWindow', args: [{ host: entry.alias }] }]);
+    const user = readFileSync(w.userConfigPath, 'utf8');
+    assert.ok(user.endsWith('\n\nHost *\n  ServerAliveInterval 60\n') && user.includes(w.includeLine()));
+  }, { timeoutMs: 30_000 });
+
+  it('connect opens the template folder with vscode-remote://ssh-remote+<alias>/<folder>', async () => {
+    const { services } = await getExtensionApi();
+    const w = prepareHome();
+    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+    const id = await signedInWithRunningInstance(services);
+    await services.globalState.update(SSH_OPTIONS_STATE_KEY, { [String(id)]: { remoteFolder: '/workspace/project', user: 'root' } });
+    const stub = stubRemoteCommands();
+    restoreCommands = stub.restore;
+    await vscode.commands.executeCommand('gpuRental.connect', { id: `instance:${id}` }, { assumeRemoteSsh: true });
+    const alias = (await w.findEntry(id))?.alias;
+    assert.ok(alias);
+    assert.equal(stub.calls.length, 1);
+    assert.equal(stub.calls[0]!.command, 'vscode.openFolder');
+    const uri = stub.calls[0]!.args[0] as vscode.Uri;
+    assert.ok(uri instanceof vscode.Uri);
+    assert.equal(uri.toString(true), `vscode-remote://ssh-remote+${alias}/workspace/project`);
+    assert.deepEqual([uri.scheme, uri.authority, uri.path], ['vscode-remote', `ssh-remote+${alias}`, '/workspace/project']);
+    assert.deepEqual(stub.calls[0]!.args[1], { forceNewWindow: true });
+  }, { timeoutMs: 30_000 });
+
+  it('without Remote-SSH it offers to install it or to open ssh in a terminal', async () => {
+    const { services } = await getExtensionApi();
+    const w = prepareHome();
+    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+    const id = await signedInWithRunningInstance(services);
+    const stub = stubRemoteCommands();
+    restoreCommands = stub.restore;
+    answer('showInformationMessage', (msg: string, ...items: string[]) => {
+      assert.match(msg, /Remote - SSH extension is not installed/);
+      assert.deepEqual(items, ['Install Remote - SSH', 'Open in Terminal']);
+      return 'Open in Terminal';
+    });
+    const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; args?: string[] };
+    const alias = (await w.findEntry(id))?.alias;
+    assert.equal(r.action, 'terminal');
+    assert.deepEqual(r.args, [alias]);
+    assert.ok(vscode.window.terminals.some((t) => t.name === `SSH ${alias}`), 'terminal opened');
+    assert.deepEqual(stub.calls, []);
+
+    answer('showInformationMessage', 'Install Remote - SSH', (msg: string) => (assert.match(msg, /Connect" again/), undefined));
+    const r2 = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string };
+    assert.equal(r2.action, 'install');
+    assert.deepEqual(stub.calls, [{ command: 'workbench.extensions.installExtension', args: ['ms-vscode-remote.remote-ssh'] }]);
+  }, { timeoutMs: 30_000 });
+
+  it('destroying the instance removes its entry', async () => {
+    const { services } = await getExtensionApi();
+    const w = prepareHome();
+    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+    const id = await signedInWithRunningInstance(services);
+    const stub = stubRemoteCommands();
+    restoreCommands = stub.restore;
+    await vscode.commands.executeCommand('gpuRental.connect', id, { assumeRemoteSsh: true });
+    assert.ok(await w.findEntry(id));
+    await (await services.api()).destroyInstance(id);
+    services.instances.remove(id);
+    await waitFor(async () => !(await w.findEntry(id)), 8000, 'the entry to be removed');
+    assert.ok(existsSync(w.configPath));
+  }, { timeoutMs: 30_000 });
+});
