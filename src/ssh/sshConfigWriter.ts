@@ -1,7 +1,7 @@
 // Writes one Remote-SSH host entry per instance into a file the extension owns
 // (~/.ssh/gpu-rental/config), pulled into the user's SSH config by one marked Include line.
 // No `vscode` here: the commands layer passes settings in, tests pass a temporary HOME.
-import { join, isAbsolute } from 'node:path';
+import { join, isAbsolute, dirname } from 'node:path';
 import type { Instance, Logger } from '../api/types';
 import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from './types';
 import { type FsPort, nodeFsPort, readIfExists, ensurePrivateDir, writeAtomic, withFileLock, errCode } from './fsPort';
@@ -409,7 +409,8 @@ export class SshConfigWriter implements SshEntryWriter {
         if (!(await readIfExists(this.fs, this.configPath))) await this.mutate(() => undefined);
         const data = prependInclude(r.bytes, this.includeLine(), { bom: r.bom ?? false, eol: r.eol ?? '\n' });
         try {
-          if (!r.bytes) await ensurePrivateDir(this.fs, join(this.userConfigPath, '..'));
+          // Create a missing parent (0700 like ~/.ssh) but never change an existing one's mode.
+          if (!r.bytes) await this.fs.mkdir(dirname(this.userConfigPath), { recursive: true, mode: 0o700 });
           await writeAtomic(this.fs, this.userConfigPath, data, r.mode ?? 0o600);
         } catch (e) {
           this.o.log?.warn(`ssh: could not add the Include line: ${errCode(e) ?? (e as Error).message}`);

@@ -126,6 +126,14 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       writeFileSync(custom, `${w.includeLine()}\nHost x\n  HostName y\n`);
       assert.equal((await w.includeStatus()).state, 'present');
       assert.equal(w.userConfigPath, custom);
+      // a missing config in an existing folder: created, and the folder's mode is left alone
+      const shared = join(home, 'shared');
+      mkdirSync(shared, { mode: 0o755 });
+      if (isPosix) chmodSync(shared, 0o755);
+      const w2 = new SshConfigWriter({ home, userConfigFile: join(shared, 'ssh_config') });
+      assert.equal((await w2.addInclude()).state, 'present');
+      assert.equal(readFileSync(join(shared, 'ssh_config'), 'utf8'), `${INCLUDE_MARKER}\n${w2.includeLine()}\n`);
+      if (isPosix) assert.equal(statSync(shared).mode & 0o777, 0o755);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -60,6 +60,17 @@ function prepareHome(): SshConfigWriter {
   return w;
 }
 
+/** Temporary HOME whose user config already includes ours, a running instance, remote commands stubbed. */
+async function ready(): Promise<{ services: Services; w: SshConfigWriter; id: number; calls: Call[] }> {
+  const { services } = await getExtensionApi();
+  const w = prepareHome();
+  writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+  const id = await signedInWithRunningInstance(services);
+  const stub = stubRemoteCommands();
+  restoreCommands = stub.restore;
+  return { services, w, id, calls: stub.calls };
+}
+
 describe('ssh', () => {
   afterEach(async () => {
     restoreCommands?.();
@@ -97,32 +108,22 @@ describe('ssh', () => {
   }, { timeoutMs: 30_000 });
 
   it('connect opens the template folder with vscode-remote://ssh-remote+<alias>/<folder>', async () => {
-    const { services } = await getExtensionApi();
-    const w = prepareHome();
-    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
-    const id = await signedInWithRunningInstance(services);
+    const { services, w, id, calls } = await ready();
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, { [String(id)]: { remoteFolder: '/workspace/project', user: 'root' } });
-    const stub = stubRemoteCommands();
-    restoreCommands = stub.restore;
     await vscode.commands.executeCommand('gpuRental.connect', { id: `instance:${id}` }, { assumeRemoteSsh: true });
     const alias = (await w.findEntry(id))?.alias;
     assert.ok(alias);
-    assert.equal(stub.calls.length, 1);
-    assert.equal(stub.calls[0]!.command, 'vscode.openFolder');
-    const uri = stub.calls[0]!.args[0] as vscode.Uri;
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]!.command, 'vscode.openFolder');
+    const uri = calls[0]!.args[0] as vscode.Uri;
     assert.ok(uri instanceof vscode.Uri);
     assert.equal(uri.toString(true), `vscode-remote://ssh-remote+${alias}/workspace/project`);
     assert.deepEqual([uri.scheme, uri.authority, uri.path], ['vscode-remote', `ssh-remote+${alias}`, '/workspace/project']);
-    assert.deepEqual(stub.calls[0]!.args[1], { forceNewWindow: true });
+    assert.deepEqual(calls[0]!.args[1], { forceNewWindow: true });
   }, { timeoutMs: 30_000 });
 
   it('without Remote-SSH it offers to install it or to open ssh in a terminal', async () => {
-    const { services } = await getExtensionApi();
-    const w = prepareHome();
-    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
-    const id = await signedInWithRunningInstance(services);
-    const stub = stubRemoteCommands();
-    restoreCommands = stub.restore;
+    const { w, id, calls } = await ready();
     answer('showInformationMessage', (msg: string, ...items: string[]) => {
       assert.match(msg, /Remote - SSH extension is not installed/);
       assert.deepEqual(items, ['Install Remote - SSH', 'Open in Terminal']);
@@ -133,26 +134,25 @@ describe('ssh', () => {
     assert.equal(r.action, 'terminal');
     assert.deepEqual(r.args, [alias]);
     assert.ok(vscode.window.terminals.some((t) => t.name === `SSH ${alias}`), 'terminal opened');
-    assert.deepEqual(stub.calls, []);
+    assert.deepEqual(calls, []);
 
     answer('showInformationMessage', 'Install Remote - SSH', (msg: string) => (assert.match(msg, /Connect" again/), undefined));
     const r2 = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string };
     assert.equal(r2.action, 'install');
-    assert.deepEqual(stub.calls, [{ command: 'workbench.extensions.installExtension', args: ['ms-vscode-remote.remote-ssh'] }]);
+    assert.deepEqual(calls, [{ command: 'workbench.extensions.installExtension', args: ['ms-vscode-remote.remote-ssh'] }]);
   }, { timeoutMs: 30_000 });
 
   it('destroying the instance removes its entry', async () => {
-    const { services } = await getExtensionApi();
-    const w = prepareHome();
-    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
-    const id = await signedInWithRunningInstance(services);
-    const stub = stubRemoteCommands();
-    restoreCommands = stub.restore;
+    const { services, w, id } = await ready();
     await vscode.commands.executeCommand('gpuRental.connect', id, { assumeRemoteSsh: true });
-    assert.ok(await w.findEntry(id));
+    const entry = await w.findEntry(id);
+    assert.ok(entry);
+    const other = '[other.example]:2222 ssh-ed25519 AAAAother\n';
+    writeFileSync(w.knownHostsPath, `[${entry.hostName}]:${entry.port} ssh-ed25519 AAAAinstance\n${other}`);
     await (await services.api()).destroyInstance(id);
-    services.instances.remove(id);
+    await services.instances.refresh(); // the next poll no longer lists it
     await waitFor(async () => !(await w.findEntry(id)), 8000, 'the entry to be removed');
     assert.ok(existsSync(w.configPath));
+    assert.equal(readFileSync(w.knownHostsPath, 'utf8'), other);
   }, { timeoutMs: 30_000 });
 });
