@@ -3,3 +3,4 @@ export * from './types';
 export { SshConfigWriter, SshConfigError, aliasFor, slug, type SshConfigWriterOptions, type SshEntry, type LocalForward } from './sshConfigWriter';
 export { type IncludeStatus, INCLUDE_MARKER } from './userConfig';
 export { removeKnownHosts, knownHostsName } from './knownHosts';
+export { startEntrySync, type EntrySyncDeps } from './entrySync';

@@ -1,0 +1,59 @@
+// Keeps host entries following the instance list: rewritten when an instance moves, removed
+// when it is destroyed, added for running instances the create flow registered. Plain
+// TypeScript: the commands layer passes settings and the store in.
+import type { Instance, Logger } from '../api/types';
+import type { Disposable, Event } from '../model/events';
+import type { SshOptionsByInstance } from './types';
+import type { SshConfigWriter } from './sshConfigWriter';
+
+export interface EntrySyncDeps {
+  instances: { readonly instances: readonly Instance[]; readonly onDidChange: Event<readonly Instance[]>; readonly loaded?: boolean };
+  /** False while signed out, or when the user turned gpuRental.ssh.manageConfig off. */
+  enabled(): boolean;
+  /** A writer for the current settings and connection. */
+  writer(): SshConfigWriter;
+  /** The create flow's per-instance options (globalState gpuRental.sshOptions). */
+  registered(): SshOptionsByInstance;
+  log: Logger;
+  debounceMs?: number;
+}
+
+export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promise<void> } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  const run = async () => {
+    // An empty list right after a connection change means "not loaded yet", not "all destroyed".
+    if (!d.enabled() || d.instances.loaded === false) return;
+    try {
+      await d.writer().reconcile(d.instances.instances, d.registered());
+    } catch (e) {
+      d.log.warn(`ssh: keeping SSH entries in step with instances failed: ${(e as Error).message}`);
+    }
+  };
+  const schedule = () => {
+    chain = chain.then(run);
+    return chain;
+  };
+  const sub = d.instances.onDidChange(() => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void schedule();
+    }, d.debounceMs ?? 1000);
+  });
+  return {
+    /** Runs a pending reconcile now (and waits for one in progress). */
+    flush() {
+      if (timer) {
+        clearTimeout(timer);
+        timer = undefined;
+        return schedule();
+      }
+      return chain;
+    },
+    dispose() {
+      if (timer) clearTimeout(timer);
+      sub.dispose();
+    },
+  };
+}

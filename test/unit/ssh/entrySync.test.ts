@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Instance, Logger } from '../../../src/api/types';
+import { Emitter } from '../../../src/model/events';
+import { SshConfigWriter, startEntrySync, type SshOptionsByInstance } from '../../../src/ssh';
+
+const quiet: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+function inst(id: number, p: Partial<Instance> = {}): Instance {
+  return { id, actual_status: 'running', state: 'running', label: 'x', ssh_host: 'ssh1.example.net', ssh_port: 30000 + id, ...p };
+}
+
+function harness() {
+  const home = mkdtempSync(join(tmpdir(), 'gpu-ssh-sync-'));
+  const changed = new Emitter<readonly Instance[]>();
+  const store = { instances: [] as Instance[], onDidChange: changed.event, loaded: true };
+  const state = { enabled: true, writers: 0, registered: {} as SshOptionsByInstance };
+  const sync = startEntrySync({
+    instances: store,
+    enabled: () => state.enabled,
+    writer: () => (state.writers++, new SshConfigWriter({ home })),
+    registered: () => state.registered,
+    log: quiet,
+    debounceMs: 60_000, // never fires by itself: flush() drives it
+  });
+  const set = (list: Instance[]) => {
+    store.instances = list;
+    changed.fire(list);
+  };
+  return { home, store, state, sync, set, writer: new SshConfigWriter({ home }), done: () => (sync.dispose(), rmSync(home, { recursive: true, force: true })) };
+}
+
+test('a burst of list changes is reconciled once; moves and destroys follow the list', async () => {
+  const h = harness();
+  try {
+    await h.writer.writeEntry(inst(1), {});
+    await h.writer.writeEntry(inst(2), {});
+    for (let i = 0; i < 5; i++) h.set([inst(1, { ssh_port: 31111 })]);
+    await h.sync.flush();
+    assert.equal(h.state.writers, 1, 'debounced into one reconcile');
+    assert.deepEqual((await h.writer.entries()).map((e) => [e.id, e.port]), [[1, 31111]]);
+  } finally {
+    h.done();
+  }
+});
+
+test('only registered running instances get new entries', async () => {
+  const h = harness();
+  try {
+    h.state.registered = { '7': { user: 'ubuntu' }, '8': {} };
+    h.set([inst(7), inst(8, { state: 'loading', actual_status: 'loading' }), inst(9)]);
+    await h.sync.flush();
+    assert.deepEqual((await h.writer.entries()).map((e) => [e.id, e.user]), [[7, 'ubuntu']]);
+    h.set([inst(7), inst(8), inst(9)]);
+    await h.sync.flush();
+    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [7, 8]);
+  } finally {
+    h.done();
+  }
+});
+
+test('nothing is removed while signed out / disabled or before the list has loaded', async () => {
+  const h = harness();
+  try {
+    await h.writer.writeEntry(inst(1), {});
+    h.state.enabled = false;
+    h.set([]);
+    await h.sync.flush();
+    h.state.enabled = true;
+    h.store.loaded = false;
+    h.set([]);
+    await h.sync.flush();
+    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [1]);
+    h.store.loaded = true;
+    h.set([]);
+    await h.sync.flush();
+    assert.deepEqual(await h.writer.entries(), []);
+  } finally {
+    h.done();
+  }
+});
