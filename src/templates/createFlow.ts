@@ -1,0 +1,542 @@
+// "Create Instance from Template" as a plain-TypeScript state machine with injected ports,
+// so it runs in unit tests against the simulator and in VS Code behind a progress notification.
+//
+// Money rules this file exists to keep:
+// - one click never rents twice: an ambiguous create is reconciled by label before any retry;
+// - a rented instance is never left untracked: it is upserted into the store at once, persisted
+//   as in-flight (so a restart resumes polling), and a cancel asks keep or destroy;
+// - an instance that fails while booting (exited/unknown/offline) is destroyed, not left billing.
+import type { CreateInstanceRequest, Instance, Logger, Offer, ServiceApi } from '../api/types';
+import type { InstanceStore, KeyValueStore } from '../model/services';
+import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from '../ssh/types';
+import { SSH_OPTIONS_STATE_KEY } from '../ssh/types';
+import type { Template } from './schema';
+import { buildCreateRequest, buildOfferQuery, baseLabel, uniqueLabel } from './requestBuilder';
+import { describeOffer, rankOffers } from './ranking';
+import { reconcileCreation } from '../api/reconcile';
+
+export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
+
+export const STAGES: readonly Stage[] = ['searching', 'renting', 'provisioning', 'loading', 'running', 'writing-ssh'];
+
+export interface ProgressUpdate {
+  stage: Stage;
+  message: string;
+  /** Rent attempt n of total. */
+  attempt: number;
+  maxAttempts: number;
+  elapsedMs: number;
+}
+
+export interface FlowPrompts {
+  /** Pick one of the ranked offers; undefined cancels (nothing was rented). */
+  pickOffer(offers: readonly Offer[], template: Template): Promise<Offer | undefined>;
+  /** Confirm renting at this price (and bid). false cancels. */
+  confirmRent(offer: Offer, template: Template, bidPrice: number | undefined): Promise<boolean>;
+  /** The user cancelled (or the wait timed out) after an instance was rented. */
+  keepOrDestroy(instanceId: number, reason: 'cancelled' | 'timeout'): Promise<'keep' | 'destroy'>;
+}
+
+export interface Clock {
+  now(): number;
+  /** Rejects or resolves early when the signal aborts; either is fine. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+};
+
+/** An instance this extension rented and has not yet seen running (survives restarts). */
+export interface InflightCreation {
+  instanceId: number;
+  label: string;
+  templatePath: string;
+  ssh: SshOptions;
+  targetState: 'running' | 'stopped';
+  startedAt: number;
+}
+
+export const INFLIGHT_STATE_KEY = 'gpuRental.templates.inflight';
+
+export interface CreateFlowPorts {
+  api: ServiceApi;
+  log: Logger;
+  prompts: FlowPrompts;
+  progress(update: ProgressUpdate): void;
+  clock: Clock;
+  ssh: SshEntryWriter;
+  /** Finds the instance an ambiguous create may have made. Default: reconcileCreation (src/api/reconcile.ts). */
+  reconcile?(api: ServiceApi, label: string): Promise<Instance | undefined>;
+  instances?: Pick<InstanceStore, 'upsert' | 'watch' | 'remove'>;
+  /** globalState: in-flight creations and per-instance SSH options. */
+  state: KeyValueStore;
+  random?: () => number;
+}
+
+export interface CreateFlowInput {
+  template: Template;
+  /** Workspace-relative path (or URI) of the template file, persisted for resume. */
+  templatePath: string;
+  /** The onstart script to send (inline or read from onstartFile). */
+  onstart?: string;
+  /** Preselected offer (from the offers view) or offer id. */
+  offer?: Offer | number;
+  /** false skips the price confirmation (scripts and tests). */
+  confirm?: boolean;
+  /** Rent attempts in total (offer taken, failed boot). Default 3. */
+  maxAttempts?: number;
+  /** Default 10 s: the spec's recommended poll interval. */
+  pollIntervalMs?: number;
+  /** Give up waiting (and ask keep/destroy) after this long. Default 30 minutes. */
+  maxWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+export type CreateFlowResult =
+  | { outcome: 'running'; instance: Instance; alias?: string; sshError?: string; attempts: number }
+  | { outcome: 'stopped'; instance: Instance; attempts: number }
+  | { outcome: 'cancelled'; keptId?: number; destroyedId?: number; message: string }
+  | { outcome: 'failed'; message: string; keptId?: number; attempts: number };
+
+const TERMINAL = new Set(['exited', 'unknown', 'offline']);
+
+function errKind(e: unknown): string | undefined {
+  return e && typeof e === 'object' && 'kind' in e ? String((e as { kind: unknown }).kind) : undefined;
+}
+function errStatus(e: unknown): number | undefined {
+  const s = e && typeof e === 'object' && 'status' in e ? (e as { status: unknown }).status : undefined;
+  return typeof s === 'number' ? s : undefined;
+}
+function errCode(e: unknown): string | undefined {
+  const c = e && typeof e === 'object' && 'code' in e ? (e as { code: unknown }).code : undefined;
+  return typeof c === 'string' ? c : undefined;
+}
+export function userMessageOf(e: unknown): string {
+  if (e && typeof e === 'object' && 'userMessage' in e && typeof (e as { userMessage: unknown }).userMessage === 'function') {
+    return (e as { userMessage(): string }).userMessage();
+  }
+  return 'An unexpected error happened. Open the GPU Rental log for details and try again.';
+}
+function logText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : 'non-error thrown';
+}
+
+/** The offer was rented by someone else (or vanished) between search and creation. */
+export function isOfferGone(e: unknown): boolean {
+  const code = errCode(e);
+  if (code === 'no_such_ask' || code === 'no_such_offer' || code === 'offer_unavailable' || code === 'ask_not_found') return true;
+  const status = errStatus(e);
+  return errKind(e) === 'http' && (status === 410 || status === 404);
+}
+
+/** Outcome of a create call whose result is unknown: timeout, reset, or the user's cancel mid-request. */
+function isAmbiguous(e: unknown): boolean {
+  const k = errKind(e);
+  return k === 'ambiguous' || k === 'timeout' || k === 'network' || k === 'aborted';
+}
+
+// ---- persisted in-flight creations -------------------------------------------------
+
+export function readInflight(state: KeyValueStore): InflightCreation[] {
+  const v = state.get<InflightCreation[]>(INFLIGHT_STATE_KEY);
+  return Array.isArray(v) ? v.filter((r) => r && typeof r.instanceId === 'number') : [];
+}
+
+async function addInflight(state: KeyValueStore, r: InflightCreation): Promise<void> {
+  await state.update(INFLIGHT_STATE_KEY, [...readInflight(state).filter((x) => x.instanceId !== r.instanceId), r]);
+  const ssh = { ...(state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {}) };
+  ssh[String(r.instanceId)] = r.ssh;
+  await state.update(SSH_OPTIONS_STATE_KEY, ssh);
+}
+
+export async function removeInflight(state: KeyValueStore, id: number, forgetSsh = false): Promise<void> {
+  await state.update(
+    INFLIGHT_STATE_KEY,
+    readInflight(state).filter((x) => x.instanceId !== id),
+  );
+  if (forgetSsh) {
+    const ssh = { ...(state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {}) };
+    delete ssh[String(id)];
+    await state.update(SSH_OPTIONS_STATE_KEY, ssh);
+  }
+}
+
+// ---- polling -----------------------------------------------------------------------
+
+export type PollOutcome =
+  | { kind: 'ready'; instance: Instance }
+  | { kind: 'stopped'; instance: Instance }
+  | { kind: 'terminal'; instance: Instance }
+  | { kind: 'gone' }
+  | { kind: 'aborted' }
+  | { kind: 'timeout' }
+  | { kind: 'error'; error: unknown };
+
+export interface PollOptions {
+  targetState: 'running' | 'stopped';
+  intervalMs: number;
+  maxWaitMs: number;
+  signal?: AbortSignal;
+  onUpdate?(instance: Instance): void;
+}
+
+const MAX_BACKOFF_MS = 120_000;
+
+/**
+ * Polls show-instance until the instance is ready (running with ssh_host/ssh_port), or a
+ * terminal state. 429 and transient failures back off (doubling, capped); never faster than
+ * the interval.
+ */
+export async function pollUntilReady(
+  api: ServiceApi,
+  id: number,
+  clock: Clock,
+  log: Logger,
+  o: PollOptions,
+): Promise<PollOutcome> {
+  const start = clock.now();
+  let delay = o.intervalMs;
+  let transientFailures = 0;
+  for (;;) {
+    if (o.signal?.aborted) return { kind: 'aborted' };
+    let inst: Instance | undefined;
+    try {
+      inst = await api.showInstance(id, o.signal ? { signal: o.signal } : undefined);
+      delay = o.intervalMs;
+      transientFailures = 0;
+    } catch (e) {
+      if (o.signal?.aborted || errKind(e) === 'aborted') return { kind: 'aborted' };
+      const k = errKind(e);
+      if (k === 'http' && (errStatus(e) === 404 || errStatus(e) === 400)) return { kind: 'gone' };
+      if (k === 'rate_limited' || k === 'timeout' || k === 'network' || k === 'malformed' || (k === 'http' && (errStatus(e) ?? 0) >= 500)) {
+        transientFailures++;
+        delay = Math.min(delay * 2, MAX_BACKOFF_MS);
+        log.debug(`create: polling instance ${id} failed (${k}); next try in ${Math.round(delay / 1000)} s`);
+        if (transientFailures > 30) return { kind: 'error', error: e };
+      } else return { kind: 'error', error: e };
+    }
+    if (inst) {
+      o.onUpdate?.(inst);
+      if (o.targetState === 'stopped' && inst.state === 'stopped') return { kind: 'stopped', instance: inst };
+      if (inst.state === 'running' && inst.ssh_host && inst.ssh_port) return { kind: 'ready', instance: inst };
+      // exited/unknown/offline while intended running: the instance never reaches running.
+      if (TERMINAL.has(inst.state) && (inst.intended_status ?? 'running') !== 'stopped') return { kind: 'terminal', instance: inst };
+      if (inst.state === 'stopped' && o.targetState === 'running') return { kind: 'stopped', instance: inst };
+    }
+    if (clock.now() - start >= o.maxWaitMs) return { kind: 'timeout' };
+    await clock.sleep(delay, o.signal);
+  }
+}
+
+// ---- the flow ----------------------------------------------------------------------
+
+export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInput): Promise<CreateFlowResult> {
+  const { api, log, clock } = ports;
+  const t = input.template;
+  const startedAt = clock.now();
+  const maxAttempts = Math.max(1, input.maxAttempts ?? 3);
+  const intervalMs = input.pollIntervalMs ?? 10_000;
+  const maxWaitMs = input.maxWaitMs ?? 30 * 60_000;
+  const signal = input.signal;
+  const bidPrice = t.offer?.type === 'bid' ? t.offer.bidPrice : undefined;
+  const targetState = t.instance.target_state ?? 'running';
+  const ssh: SshOptions = t.ssh ? { ...t.ssh } : {};
+  let attempt = 0;
+  const progress = (stage: Stage, message: string) =>
+    ports.progress({ stage, message, attempt: Math.max(attempt, 1), maxAttempts, elapsedMs: clock.now() - startedAt });
+  const cancelledBeforeRent = (): CreateFlowResult => ({ outcome: 'cancelled', message: 'Cancelled. Nothing was rented.' });
+
+  // 1. search
+  progress('searching', `Searching offers for "${t.name}"…`);
+  let ranked: Offer[];
+  try {
+    const found = await api.searchOffers(buildOfferQuery(t), signal ? { signal } : undefined);
+    ranked = rankOffers(found, { rank: t.offer?.rank ?? 'cheapest', maxDphTotal: t.offer?.maxDphTotal, bidPrice });
+  } catch (e) {
+    if (signal?.aborted || errKind(e) === 'aborted') return cancelledBeforeRent();
+    log.warn(`create: offer search failed: ${logText(e)}`);
+    return { outcome: 'failed', message: `Searching offers failed. ${userMessageOf(e)}`, attempts: 0 };
+  }
+  log.info(`create: template "${t.name}": ${ranked.length} matching offer(s)`);
+
+  // 2. pick
+  let first: Offer | undefined;
+  if (input.offer !== undefined) {
+    const wanted = typeof input.offer === 'number' ? input.offer : input.offer.id;
+    first = ranked.find((o) => o.id === wanted) ?? (typeof input.offer === 'object' ? input.offer : undefined);
+    if (!first)
+      return {
+        outcome: 'failed',
+        message: `Offer ${wanted} is not available for template "${t.name}" (rented by someone else, or outside the template's requirements). Search again and pick another offer.`,
+        attempts: 0,
+      };
+  } else {
+    if (ranked.length === 0)
+      return {
+        outcome: 'failed',
+        message: `No offers match template "${t.name}". Loosen its offer requirements (maxDphTotal, gpuNames, minReliability, minGpuRamGb) and try again.`,
+        attempts: 0,
+      };
+    first = await ports.prompts.pickOffer(ranked, t);
+    if (!first || signal?.aborted) return cancelledBeforeRent();
+  }
+  const candidates: Offer[] = [first, ...ranked.filter((o) => o.id !== first.id)];
+
+  // 3. confirm the price
+  let confirmedPrice = first.dph_total;
+  if (input.confirm !== false) {
+    progress('confirming', `Confirm ${describeOffer(first)}`);
+    if (!(await ports.prompts.confirmRent(first, t, bidPrice)) || signal?.aborted) return cancelledBeforeRent();
+  }
+
+  const base = baseLabel(t);
+  const triedMachines = new Set<number>();
+  let lastProblem = '';
+  let ci = 0;
+
+  while (attempt < maxAttempts) {
+    // Next offer not on a machine that already failed us.
+    let offer: Offer | undefined;
+    while (ci < candidates.length) {
+      const c = candidates[ci++]!;
+      if (c.machine_id != null && triedMachines.has(c.machine_id)) continue;
+      offer = c;
+      break;
+    }
+    if (!offer) break;
+    if (signal?.aborted) return cancelledBeforeRent();
+    // Moving to a pricier match than the one confirmed needs a new yes.
+    if (input.confirm !== false && bidPrice === undefined && offer.dph_total > confirmedPrice + 1e-9) {
+      if (!(await ports.prompts.confirmRent(offer, t, bidPrice))) return cancelledBeforeRent();
+      confirmedPrice = offer.dph_total;
+    }
+    attempt++;
+    if (offer.machine_id != null) triedMachines.add(offer.machine_id);
+
+    // 4. rent
+    const label = uniqueLabel(base, ports.random);
+    const req: CreateInstanceRequest = buildCreateRequest(t, label, input.onstart);
+    progress('renting', `Renting ${describeOffer(offer)}${bidPrice !== undefined ? ` (bid $${bidPrice}/h)` : ''} (${attempt}/${maxAttempts})`);
+    log.info(`create: renting offer ${offer.id} as "${label}" (attempt ${attempt}/${maxAttempts})`);
+    let id: number | undefined;
+    try {
+      const res = await api.createInstance(offer.id, req, { interruptible: bidPrice !== undefined, ...(signal ? { signal } : {}) });
+      id = res.new_contract;
+    } catch (e) {
+      if (isOfferGone(e)) {
+        lastProblem = `Offer ${offer.id} was rented by someone else.`;
+        log.info(`create: offer ${offer.id} is gone (${errCode(e) ?? errStatus(e) ?? 'unavailable'}); trying the next match`);
+        progress('renting', `${lastProblem} Trying the next match…`);
+        continue;
+      }
+      if (!isAmbiguous(e)) {
+        log.warn(`create: renting offer ${offer.id} failed: ${logText(e)}`);
+        return { outcome: 'failed', message: `Renting failed. ${userMessageOf(e)}`, attempts: attempt };
+      }
+      // Unknown outcome: find out before anything else happens (even if the user cancelled).
+      log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errKind(e)}); checking the instance list for "${label}"`);
+      progress('renting', 'No answer from the service; checking whether the instance was created…');
+      let found: Instance | undefined;
+      try {
+        found = await (ports.reconcile ?? reconcileCreation)(api, label);
+      } catch (re) {
+        log.error(`create: could not check for "${label}": ${logText(re)}`);
+        return {
+          outcome: 'failed',
+          message: `It is unknown whether offer ${offer.id} was rented (the service did not answer, and the instance list could not be read). Refresh the Instances view before trying again so you do not rent twice; look for the label "${label}".`,
+          attempts: attempt,
+        };
+      }
+      if (found) {
+        id = found.id;
+        log.info(`create: found instance ${id} for "${label}": the create had gone through`);
+      } else if (signal?.aborted) {
+        return cancelledBeforeRent();
+      } else {
+        lastProblem = `The service did not answer when renting offer ${offer.id}, and no instance was created.`;
+        log.info(`create: no instance labelled "${label}": nothing was rented; retrying`);
+        ci--; // same offer again: it was not rented
+        if (offer.machine_id != null) triedMachines.delete(offer.machine_id);
+        continue;
+      }
+    }
+
+    // 5. track at once
+    const record: InflightCreation = { instanceId: id, label, templatePath: input.templatePath, ssh, targetState, startedAt: Date.now() };
+    await addInflight(ports.state, record);
+    ports.instances?.upsert({ id, actual_status: null, state: 'provisioning', label, intended_status: targetState, gpu_name: offer.gpu_name, num_gpus: offer.num_gpus, dph_total: offer.dph_total });
+    ports.instances?.watch(id);
+    progress('provisioning', `Instance ${id} rented; provisioning…`);
+
+    // 6. poll
+    const outcome = await pollUntilReady(api, id, clock, log, {
+      targetState,
+      intervalMs,
+      maxWaitMs,
+      signal,
+      onUpdate: (inst) => {
+        ports.instances?.upsert(inst);
+        if (inst.state === 'loading') progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${inst.status_msg}` : ''}`);
+        else if (inst.state === 'provisioning') progress('provisioning', `Instance ${id}: provisioning…`);
+        else if (inst.state === 'running') progress('running', `Instance ${id} is running; waiting for SSH details…`);
+      },
+    });
+
+    switch (outcome.kind) {
+      case 'ready':
+      case 'stopped': {
+        const inst = outcome.instance;
+        if (outcome.kind === 'stopped') {
+          await removeInflight(ports.state, id);
+          return { outcome: 'stopped', instance: inst, attempts: attempt };
+        }
+        progress('writing-ssh', `Instance ${id} is running; writing the SSH entry…`);
+        let alias: string | undefined;
+        let sshError: string | undefined;
+        try {
+          alias = await ports.ssh.writeEntry(inst, ssh);
+        } catch (e) {
+          log.warn(`create: writing the SSH entry for ${id} failed: ${logText(e)}`);
+          sshError = `The instance is running, but its SSH entry could not be written (${e instanceof Error ? e.message : 'unknown error'}). Use "Copy SSH Command" instead, or fix the problem and reconnect.`;
+        }
+        await removeInflight(ports.state, id);
+        progress('done', `Instance ${id} is running${alias ? ` as ${alias}` : ''}.`);
+        return { outcome: 'running', instance: inst, attempts: attempt, ...(alias ? { alias } : {}), ...(sshError ? { sshError } : {}) };
+      }
+      case 'terminal': {
+        const st = outcome.instance.actual_status ?? outcome.instance.state;
+        lastProblem = `Instance ${id} on offer ${offer.id} became "${st}" while starting.`;
+        log.warn(`create: ${lastProblem} Destroying it and trying another offer.`);
+        progress('provisioning', `${lastProblem} Destroying it and trying another offer…`);
+        const destroyed = await destroy(ports, id);
+        if (!destroyed)
+          return {
+            outcome: 'failed',
+            message: `${lastProblem} It could not be destroyed and is still billing for disk. Destroy it from the Instances view.`,
+            keptId: id,
+            attempts: attempt,
+          };
+        continue;
+      }
+      case 'gone':
+        await removeInflight(ports.state, id, true);
+        ports.instances?.remove(id);
+        lastProblem = `Instance ${id} disappeared while starting.`;
+        log.warn(`create: ${lastProblem}`);
+        continue;
+      case 'aborted':
+      case 'timeout': {
+        const reason = outcome.kind === 'aborted' ? 'cancelled' : 'timeout';
+        const answer = await ports.prompts.keepOrDestroy(id, reason);
+        if (answer === 'destroy') {
+          const ok = await destroy(ports, id);
+          if (ok) return { outcome: 'cancelled', destroyedId: id, message: `Instance ${id} was destroyed; billing for it has stopped.` };
+          return {
+            outcome: 'failed',
+            message: `Instance ${id} could not be destroyed and is still billing. Destroy it from the Instances view.`,
+            keptId: id,
+            attempts: attempt,
+          };
+        }
+        log.info(`create: keeping instance ${id} (${reason}); it stays tracked and its SSH entry is written when it comes up`);
+        return {
+          outcome: 'cancelled',
+          keptId: id,
+          message: `Instance ${id} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.`,
+        };
+      }
+      case 'error':
+        log.warn(`create: polling instance ${id} failed: ${logText(outcome.error)}`);
+        return {
+          outcome: 'failed',
+          message: `Instance ${id} was rented, but its status could not be read. ${userMessageOf(outcome.error)} It stays in the Instances view and is checked again on the next start.`,
+          keptId: id,
+          attempts: attempt,
+        };
+    }
+  }
+  return {
+    outcome: 'failed',
+    message: `${lastProblem ? `${lastProblem} ` : ''}No instance could be started after ${attempt} attempt(s). Try again later, or loosen the template's offer requirements.`,
+    attempts: attempt,
+  };
+}
+
+async function destroy(ports: CreateFlowPorts, id: number): Promise<boolean> {
+  try {
+    await ports.api.destroyInstance(id);
+    ports.instances?.remove(id);
+    await removeInflight(ports.state, id, true);
+    ports.log.info(`create: destroyed instance ${id}`);
+    return true;
+  } catch (e) {
+    ports.log.error(`create: destroying instance ${id} failed: ${logText(e)}`);
+    return false;
+  }
+}
+
+// ---- resume after a restart --------------------------------------------------------
+
+export interface ResumeResult {
+  instanceId: number;
+  outcome: PollOutcome['kind'];
+  alias?: string;
+}
+
+/**
+ * Polls every persisted in-flight creation (in parallel) until it comes up, then writes its
+ * SSH entry. Terminal failures are reported through onFailed, not destroyed silently: the
+ * user is not watching, and the instance stays visible in the Instances view.
+ */
+export async function resumeInflight(
+  ports: Pick<CreateFlowPorts, 'api' | 'log' | 'clock' | 'ssh' | 'state' | 'instances'>,
+  opts: { intervalMs?: number; maxWaitMs?: number; signal?: AbortSignal; onFailed?(r: InflightCreation, message: string): void; only?: number },
+): Promise<ResumeResult[]> {
+  const records = readInflight(ports.state).filter((r) => opts.only === undefined || r.instanceId === opts.only);
+  return Promise.all(
+    records.map(async (r): Promise<ResumeResult> => {
+      ports.instances?.watch(r.instanceId);
+      ports.log.info(`create: resuming instance ${r.instanceId} ("${r.label}")`);
+      const out = await pollUntilReady(ports.api, r.instanceId, ports.clock, ports.log, {
+        targetState: r.targetState,
+        intervalMs: opts.intervalMs ?? 10_000,
+        maxWaitMs: opts.maxWaitMs ?? 60 * 60_000,
+        signal: opts.signal,
+        onUpdate: (inst) => ports.instances?.upsert(inst),
+      });
+      const res: ResumeResult = { instanceId: r.instanceId, outcome: out.kind };
+      if (out.kind === 'ready') {
+        try {
+          res.alias = await ports.ssh.writeEntry(out.instance, r.ssh);
+        } catch (e) {
+          ports.log.warn(`create: writing the SSH entry for ${r.instanceId} failed: ${logText(e)}`);
+        }
+        await removeInflight(ports.state, r.instanceId);
+      } else if (out.kind === 'stopped') {
+        await removeInflight(ports.state, r.instanceId);
+      } else if (out.kind === 'gone') {
+        await removeInflight(ports.state, r.instanceId, true);
+      } else if (out.kind === 'terminal') {
+        await removeInflight(ports.state, r.instanceId);
+        const st = out.instance.actual_status ?? out.instance.state;
+        const msg = `Instance ${r.instanceId} ("${r.label}") became "${st}" while starting and will not run. Destroy it from the Instances view so it stops billing for disk, then create it again.`;
+        ports.log.warn(`create: ${msg}`);
+        opts.onFailed?.(r, msg);
+      }
+      // aborted / timeout / error: the record stays, so the next start tries again.
+      return res;
+    }),
+  );
+}

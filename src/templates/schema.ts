@@ -1,0 +1,162 @@
+// The workspace template format, defined once. The JSON Schema contributed to VS Code
+// (schemas/template.schema.json) is generated from this by scripts/gen-template-schema.mjs,
+// and a unit test fails when the committed file is stale.
+import * as z from 'zod/mini';
+
+/** Attach hover documentation (becomes `description` in the JSON Schema). */
+function doc<T extends z.ZodMiniType>(schema: T, description: string): T {
+  z.globalRegistry.add(schema, { description });
+  return schema;
+}
+
+export const RUNTYPES = ['ssh', 'ssh_direct', 'ssh_proxy', 'jupyter', 'jupyter_direct', 'jupyter_proxy', 'args'] as const;
+
+const positiveInt = () => z.int().check(z.minimum(1));
+
+export const OfferRequirementsSchema = doc(
+  z.strictObject({
+    gpuNames: z.optional(
+      doc(
+        z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+        'GPU models to accept, exactly as the marketplace names them (e.g. "RTX 4090", "A100 SXM4"). One name searches with eq, several with in.',
+      ),
+    ),
+    numGpus: z.optional(doc(positiveInt(), 'Exact number of GPUs per instance.')),
+    minNumGpus: z.optional(doc(positiveInt(), 'Minimum number of GPUs per instance.')),
+    minGpuRamGb: z.optional(
+      doc(z.number().check(z.positive()), 'Minimum memory per GPU in GB (sent to the service in MB, ×1000).'),
+    ),
+    minReliability: z.optional(
+      doc(z.number().check(z.gte(0), z.lte(1)), 'Minimum host reliability as a fraction between 0 and 1 (e.g. 0.98).'),
+    ),
+    verified: z.optional(doc(z.boolean(), 'Only identity-verified hosts. Default: true.')),
+    rentable: z.optional(doc(z.boolean(), 'Only machines rentable right now. Default: true.')),
+    minDirectPorts: z.optional(
+      doc(z.int().check(z.gte(0)), 'Minimum number of directly reachable ports (needed for ssh_direct / jupyter_direct and port mappings).'),
+    ),
+    maxDphTotal: z.optional(
+      doc(z.number().check(z.positive()), 'Maximum total price in dollars per hour. Offers above it are never shown or rented.'),
+    ),
+    type: z.optional(
+      doc(
+        z.enum(['on-demand', 'bid']),
+        'Pricing: "on-demand" (fixed price, default) or "bid" (interruptible; needs bidPrice).',
+      ),
+    ),
+    bidPrice: z.optional(
+      doc(
+        z.number().check(z.positive()),
+        'Bid in dollars per hour for an interruptible ("bid") instance. Required with type "bid", not allowed with "on-demand".',
+      ),
+    ),
+    order: z.optional(
+      doc(
+        z.array(z.tuple([z.string().check(z.minLength(1)), z.enum(['asc', 'desc'])])),
+        'Server-side sort order as [field, direction] pairs, e.g. [["dlperf_per_dphtotal", "desc"]]. Default: score descending.',
+      ),
+    ),
+    limit: z.optional(
+      doc(z.int().check(z.minimum(1), z.maximum(1000)), 'Maximum number of offers to fetch (the service returns 64 without a limit).'),
+    ),
+    rank: z.optional(
+      doc(
+        z.enum(['cheapest', 'best-value']),
+        'How matches are ranked in the pick list: "cheapest" first (default) or "best-value" (deep-learning performance per $/h).',
+      ),
+    ),
+  }),
+  'Which offers (machines) to rent: every search filter of the service.',
+);
+
+export const VolumeInfoSchema = doc(
+  z.strictObject({
+    volume_id: doc(z.int().check(z.minimum(1)), 'Id of an existing volume.'),
+    mount_path: doc(z.string().check(z.minLength(1)), 'Absolute path where the volume is mounted in the container.'),
+  }),
+  'Attach an existing volume. Both volume_id and mount_path are required.',
+);
+
+export const InstanceSpecSchema = doc(
+  z.strictObject({
+    image: z.optional(doc(z.string().check(z.minLength(1)), 'Container image, e.g. "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-devel". Required unless template_hash_id is given.')),
+    template_hash_id: z.optional(
+      doc(z.string().check(z.minLength(1)), 'A service-side template to use as the base configuration; fields given here override it and env is merged (your keys win).'),
+    ),
+    label: z.optional(
+      doc(z.string().check(z.minLength(1), z.maxLength(64)), 'Instance name. A unique suffix is added per creation so an interrupted request can be reconciled. Default: the template name.'),
+    ),
+    disk: z.optional(doc(z.number().check(z.positive()), 'Local disk size in GB. Default: 8.')),
+    runtype: z.optional(
+      doc(
+        z.enum(RUNTYPES),
+        'Launch mode: ssh/ssh_proxy (SSH via proxy), ssh_direct, jupyter/jupyter_proxy, jupyter_direct (recommended for Jupyter) or args (keep the image entrypoint; args_str replaces CMD; no SSH).',
+      ),
+    ),
+    target_state: z.optional(doc(z.enum(['running', 'stopped']), 'Initial state: "running" (default) or "stopped".')),
+    env: z.optional(
+      doc(
+        z.record(z.string(), z.string()),
+        'Environment variables as an object {"NAME": "value"}. A key "-p HOST:CONTAINER" with value "1" maps a port. Do not use "-e NAME=value" strings. Values may use ${secret:NAME}.',
+      ),
+    ),
+    onstart: z.optional(doc(z.string(), 'Shell commands run after the service entrypoint initialises (max 4048 characters). Use onstart or onstartFile, not both.')),
+    onstartFile: z.optional(
+      doc(z.string().check(z.minLength(1)), 'Workspace-relative path of a script whose content is sent as onstart (max 4048 characters after reading).'),
+    ),
+    args_str: z.optional(doc(z.string(), 'Replaces the image CMD. Only with runtype "args".')),
+    use_jupyter_lab: z.optional(doc(z.boolean(), 'Start JupyterLab instead of Jupyter Notebook.')),
+    jupyter_dir: z.optional(doc(z.string(), 'Directory Jupyter starts in.')),
+    python_utf8: z.optional(doc(z.boolean(), 'Set the Python locale to C.UTF-8.')),
+    lang_utf8: z.optional(doc(z.boolean(), 'Set the system locale to C.UTF-8.')),
+    image_login: z.optional(
+      doc(z.string(), 'Private registry credentials as registry flags, e.g. "-u user -p ${secret:REGISTRY_TOKEN} ghcr.io". Keep passwords in ${secret:NAME}.'),
+    ),
+    cancel_unavail: z.optional(doc(z.boolean(), 'Fail fast when the offer cannot start immediately instead of waiting.')),
+    vm: z.optional(doc(z.boolean(), 'Create a VM instead of a container (register an SSH key first: there is no recovery without one).')),
+    volume_info: z.optional(VolumeInfoSchema),
+  }),
+  'The creation request sent to PUT /api/v0/asks/{offer_id}/ (every field of the service creation table).',
+);
+
+export const LocalForwardSchema = doc(
+  z.strictObject({
+    localPort: doc(z.int().check(z.minimum(1), z.maximum(65535)), 'Port on your machine.'),
+    remoteHost: z.optional(doc(z.string().check(z.minLength(1)), 'Host as seen from the instance. Default: localhost.')),
+    remotePort: doc(z.int().check(z.minimum(1), z.maximum(65535)), 'Port on the remote host.'),
+  }),
+  'An SSH LocalForward: localhost:localPort on your machine reaches remoteHost:remotePort from the instance.',
+);
+
+export const SshOptionsSchema = doc(
+  z.strictObject({
+    remoteFolder: z.optional(doc(z.string().check(z.minLength(1)), 'Folder to open in the remote window, e.g. "/workspace".')),
+    user: z.optional(doc(z.string().check(z.minLength(1)), 'SSH user. Default: root.')),
+    identityFile: z.optional(doc(z.string().check(z.minLength(1)), 'Private key to use. Default: the gpuRental SSH identity setting.')),
+    localForwards: z.optional(doc(z.array(LocalForwardSchema), 'Ports forwarded from your machine to the instance.')),
+  }),
+  'How the generated Remote-SSH entry looks and which folder Connect opens.',
+);
+
+export const TemplateSchema = doc(
+  z.strictObject({
+    $schema: z.optional(doc(z.string(), 'The JSON Schema of this file (optional; VS Code applies it to .gpu/*.json anyway).')),
+    name: doc(z.string().check(z.minLength(1), z.maxLength(80)), 'Display name shown in pick lists.'),
+    description: z.optional(doc(z.string(), 'What this template is for.')),
+    offer: z.optional(OfferRequirementsSchema),
+    instance: InstanceSpecSchema,
+    ssh: z.optional(SshOptionsSchema),
+  }),
+  'A GPU Rental workspace template. Strings may use ${workspaceFolder}, ${workspaceFolderBasename}, ${env:NAME} and ${secret:NAME}.',
+);
+
+export type Template = z.infer<typeof TemplateSchema>;
+export type OfferRequirements = z.infer<typeof OfferRequirementsSchema>;
+export type InstanceSpec = z.infer<typeof InstanceSpecSchema>;
+export type SshOptions = z.infer<typeof SshOptionsSchema>;
+export type LocalForward = z.infer<typeof LocalForwardSchema>;
+
+/** The JSON Schema contributed through contributes.jsonValidation (draft-07: what VS Code's JSON service understands best). */
+export function templateJsonSchema(): Record<string, unknown> {
+  const s = z.toJSONSchema(TemplateSchema, { target: 'draft-7' }) as Record<string, unknown>;
+  return { ...s, $id: 'gpu-rental-template', title: 'GPU Rental workspace template' };
+}

@@ -1,0 +1,204 @@
+// Loads a template file and reports EVERY problem at once, each with its JSON path,
+// before any request is sent: syntax, schema, variables, template-only rules, and the
+// API layer's own creation rules applied to the request that would be sent.
+import * as z from 'zod/mini';
+import type { CreateInstanceRequest } from '../api/types';
+import { formatPath, parseJsonc, pathKey, type JsonLocation, type JsonPath } from './jsonc';
+import { TemplateSchema, type Template } from './schema';
+import { expandValue, type VariableContext, type VariableProblem } from './variables';
+import { buildCreateRequest } from './requestBuilder';
+import { creationRuleProblems } from './creationRules';
+
+export const ONSTART_MAX = 4048;
+
+export interface TemplateProblem {
+  path: JsonPath;
+  /** Human path, e.g. `instance.env["-p 8080:8080"]`. */
+  where: string;
+  message: string;
+  severity: 'error' | 'warning';
+  /** Range in the file text, when known. */
+  offset?: number;
+  length?: number;
+}
+
+export interface TemplateContext extends VariableContext {
+  /** Reads a workspace-relative file (onstartFile); undefined when it does not exist. */
+  readFile(relativePath: string): Promise<string | undefined>;
+}
+
+export interface LoadedTemplate {
+  /** Parsed and expanded. Present only when there are no errors. */
+  template?: Template;
+  /** The onstart script that will be sent (inline or from onstartFile). */
+  onstart?: string;
+  problems: TemplateProblem[];
+}
+
+function issueMessage(issue: z.core.$ZodIssue, actual: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (actual === undefined) return `Required: add this ${issue.expected === 'object' ? 'object' : `${issue.expected} value`}.`;
+      return `Must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, not ${actual === null ? 'null' : Array.isArray(actual) ? 'an array' : typeof actual}.`;
+    case 'too_small': {
+      const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
+      return Number(issue.minimum) === 0 && !issue.inclusive
+        ? 'Must be greater than 0.'
+        : `Must be at least ${String(issue.minimum)}${what}.`;
+    }
+    case 'too_big': {
+      const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
+      return `Must be at most ${String(issue.maximum)}${what}.`;
+    }
+    case 'invalid_value':
+      return `Must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;
+    case 'unrecognized_keys':
+      return 'Unknown property. Remove it or check its spelling (hover a known property for its documentation).';
+    default:
+      return 'Invalid value. Check it against the template documentation.';
+  }
+}
+
+function valueAt(root: unknown, path: JsonPath): unknown {
+  let v: unknown = root;
+  for (const p of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[p];
+  }
+  return v;
+}
+
+/** Validates a template file's text. */
+export async function loadTemplate(text: string, ctx: TemplateContext): Promise<LoadedTemplate> {
+  const parsed = parseJsonc(text);
+  const problems: TemplateProblem[] = [];
+  const add = (path: JsonPath, message: string, severity: 'error' | 'warning' = 'error') => {
+    // A missing property is shown on its nearest existing parent.
+    let loc: JsonLocation | undefined;
+    for (let n = path.length; n >= 0 && !loc; n--) loc = parsed.locations.get(pathKey(path.slice(0, n)));
+    const p: TemplateProblem = { path, where: formatPath(path), message, severity };
+    if (loc) {
+      // Point at the property name when there is one: that is where the reader looks.
+      p.offset = loc.keyOffset ?? loc.offset;
+      p.length = loc.keyLength ?? loc.length;
+    }
+    problems.push(p);
+  };
+
+  if (parsed.errors.length) {
+    for (const e of parsed.errors) {
+      problems.push({ path: [], where: '(syntax)', message: `${e.message}. Fix the JSON syntax.`, severity: 'error', offset: e.offset, length: e.length });
+    }
+    return { problems };
+  }
+  const raw = parsed.value;
+
+  // Schema problems, all of them (zod reports every issue, not the first).
+  const result = z.safeParse(TemplateSchema, raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+      if (issue.code === 'unrecognized_keys') for (const k of issue.keys) add([...path, k], `Unknown property "${k}". Remove it or check its spelling.`);
+      else add(path, issueMessage(issue, valueAt(raw, path)));
+    }
+  }
+
+  // Variables: expanded over the raw value so their problems carry paths even when the schema failed.
+  const varProblems: VariableProblem[] = [];
+  const expanded = await expandValue(raw, ctx, varProblems);
+  for (const p of varProblems) add(p.path, p.message);
+
+  const rules = templateRuleProblems(raw);
+  for (const r of rules) add(r.path, r.message, r.severity);
+
+  // onstart from a file.
+  let onstart: string | undefined;
+  const inst = (expanded as Partial<Template> | undefined)?.instance;
+  if (inst && typeof inst === 'object' && typeof inst.onstartFile === 'string') {
+    const rel = inst.onstartFile;
+    if (/^([\\/]|[A-Za-z]:)/.test(rel) || rel.split(/[\\/]/).includes('..')) {
+      add(['instance', 'onstartFile'], `onstartFile must be a path inside the workspace (relative, without ".."): "${rel}".`);
+    } else {
+      onstart = await ctx.readFile(rel);
+      if (onstart === undefined) add(['instance', 'onstartFile'], `onstartFile "${rel}" does not exist in the workspace. Create it or correct the path.`);
+    }
+  } else if (inst && typeof inst === 'object' && typeof inst.onstart === 'string') {
+    onstart = inst.onstart;
+  }
+
+  const parsedExpanded = z.safeParse(TemplateSchema, expanded);
+  if (result.success && !parsedExpanded.success) {
+    // Valid as written, invalid once variables are expanded (e.g. a port key built from ${env:PORT}).
+    for (const issue of parsedExpanded.error.issues) {
+      const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+      add(path, `After expanding variables: ${issueMessage(issue, valueAt(expanded, path))}`);
+    }
+  }
+  // The API layer's creation rules, on the request this template would send. Run even when
+  // the schema failed, so one pass shows everything; a path that already has a problem is skipped.
+  const candidate = (parsedExpanded.success ? parsedExpanded.data : expanded) as Template | undefined;
+  if (candidate && typeof candidate === 'object' && candidate.instance && typeof candidate.instance === 'object') {
+    const taken = new Set(problems.map((p) => pathKey(p.path)));
+    for (const p of creationProblemsFor(candidate, onstart)) if (!taken.has(pathKey(p.path))) add(p.path, p.message);
+  }
+  const out: LoadedTemplate = { problems: dedupe(problems) };
+  if (parsedExpanded.success && !out.problems.some((p) => p.severity === 'error')) {
+    out.template = parsedExpanded.data;
+    if (onstart !== undefined) out.onstart = onstart;
+  }
+  return out;
+}
+
+function dedupe(problems: TemplateProblem[]): TemplateProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const k = `${pathKey(p.path)}|${p.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** Maps a creation-request field to where it comes from in the template. */
+function templatePathFor(field: JsonPath, t: Template): JsonPath {
+  const [head, ...rest] = field;
+  if (head === 'price') return ['offer', 'bidPrice'];
+  if (head === 'onstart' && t.instance.onstartFile !== undefined) return ['instance', 'onstartFile'];
+  if (head === 'label') return t.instance.label !== undefined ? ['instance', 'label'] : ['name'];
+  if (head === undefined) return ['instance'];
+  return ['instance', head, ...rest];
+}
+
+function creationProblemsFor(t: Template, onstart: string | undefined): Array<{ path: JsonPath; message: string }> {
+  let req: CreateInstanceRequest;
+  try {
+    req = buildCreateRequest(t, 'label-check', onstart);
+  } catch {
+    return [];
+  }
+  // Validate the price as written, so "price on on-demand" and "bid without price" are the API layer's rules.
+  const bidPrice = t.offer?.bidPrice;
+  if (bidPrice !== undefined) req.price = bidPrice;
+  else delete req.price;
+  return creationRuleProblems(req, t.offer?.type === 'bid').map((p) => ({ path: templatePathFor(p.path, t), message: p.message }));
+}
+
+/** Rules that exist only for templates (the request itself cannot express them). */
+export function templateRuleProblems(raw: unknown): Array<{ path: JsonPath; message: string; severity: 'error' | 'warning' }> {
+  const out: Array<{ path: JsonPath; message: string; severity: 'error' | 'warning' }> = [];
+  if (!raw || typeof raw !== 'object') return out;
+  const t = raw as { offer?: Record<string, unknown>; instance?: Record<string, unknown> };
+  const offer = t.offer && typeof t.offer === 'object' ? t.offer : undefined;
+  const inst = t.instance && typeof t.instance === 'object' ? t.instance : undefined;
+  if (offer) {
+    if (offer.numGpus !== undefined && offer.minNumGpus !== undefined)
+      out.push({ path: ['offer', 'minNumGpus'], message: 'Use numGpus (exact) or minNumGpus (at least), not both.', severity: 'error' });
+    if (typeof offer.bidPrice === 'number' && typeof offer.maxDphTotal === 'number' && offer.bidPrice > offer.maxDphTotal)
+      out.push({ path: ['offer', 'bidPrice'], message: `bidPrice ($${offer.bidPrice}/h) is above maxDphTotal ($${offer.maxDphTotal}/h). Lower the bid or raise the cap.`, severity: 'warning' });
+  }
+  if (inst) {
+    if (inst.onstart !== undefined && inst.onstartFile !== undefined)
+      out.push({ path: ['instance', 'onstartFile'], message: 'Use onstart (inline) or onstartFile, not both.', severity: 'error' });
+  }
+  return out;
+}
