@@ -1,0 +1,247 @@
+// gpuRental.createFromTemplate and gpuRental.rentOffer: the create flow behind a cancellable
+// progress notification, with VS Code prompts.
+import * as vscode from 'vscode';
+import type { Offer } from '../../api/types';
+import type { Services } from '../../model/services';
+import type { Template } from '../../templates/schema';
+import { describeOffer } from '../../templates/ranking';
+import { STAGES, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
+import { sshEntryWriterFor } from '../ssh/writerPort';
+import { loadTemplateUri, pickTemplate, resolveTemplateUri, templateSettings } from './workspace';
+
+export interface CreateArgs {
+  /** Workspace-relative path, URI string or vscode.Uri of the template. */
+  template?: string | vscode.Uri;
+  offerId?: number;
+  /** false skips the price confirmation (scripts and tests). */
+  confirm?: boolean;
+  /** Scripts and tests: the answer to "keep or destroy" on cancel, instead of asking. */
+  onCancel?: 'keep' | 'destroy';
+  /** Tests: poll interval override in ms (the default is the spec's 10 s). */
+  pollIntervalMs?: number;
+  /** Tests: a signal that cancels like the notification's Cancel button. */
+  signal?: AbortSignal;
+}
+
+const STAGE_TEXT: Record<Stage, string> = {
+  searching: 'Searching offers',
+  confirming: 'Waiting for confirmation',
+  renting: 'Renting',
+  provisioning: 'Provisioning',
+  loading: 'Loading image',
+  running: 'Running',
+  'writing-ssh': 'Writing SSH entry',
+  done: 'Done',
+};
+
+function elapsed(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function money(n: number): string {
+  return `$${n.toFixed(n < 1 ? 3 : 2)}/h`;
+}
+
+export function vscodePrompts(args: CreateArgs): FlowPrompts {
+  return {
+    async pickOffer(offers: readonly Offer[], t: Template) {
+      const best = t.offer?.rank === 'best-value' ? 'best value first' : 'cheapest first';
+      const pick = await vscode.window.showQuickPick(
+        offers.slice(0, 50).map((o, i) => ({
+          label: `${o.num_gpus}× ${o.gpu_name}`,
+          description: `${money(o.dph_total)}${i === 0 ? ' · best match' : ''}`,
+          detail: [
+            typeof o.reliability === 'number' ? `${(o.reliability * 100).toFixed(1)}% reliable` : undefined,
+            o.geolocation ?? undefined,
+            typeof o.gpu_ram === 'number' ? `${Math.round(o.gpu_ram / 1000)} GB per GPU` : undefined,
+            typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
+            `offer ${o.id}`,
+          ]
+            .filter(Boolean)
+            .join(' · '),
+          offer: o,
+        })),
+        { title: `"${t.name}": ${offers.length} matching offers (${best})`, matchOnDetail: true, ignoreFocusOut: true },
+      );
+      return pick?.offer;
+    },
+    async confirmRent(offer: Offer, t: Template, bidPrice: number | undefined) {
+      const price = bidPrice !== undefined ? `interruptible, your bid ${money(bidPrice)} (listed ${money(offer.dph_total)})` : `${money(offer.dph_total)} on-demand`;
+      const answer = await vscode.window.showWarningMessage(
+        `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}" at ${price}?`,
+        { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).` },
+        'Rent',
+      );
+      return answer === 'Rent';
+    },
+    async keepOrDestroy(id: number, reason: 'cancelled' | 'timeout') {
+      if (args.onCancel) return args.onCancel;
+      const why = reason === 'timeout' ? `Instance ${id} has not come up after a long wait.` : `Creation cancelled, but instance ${id} is already rented and billing.`;
+      const answer = await vscode.window.showWarningMessage(
+        `${why} Keep it or destroy it?`,
+        { modal: true, detail: 'Keep: it stays in the Instances view and its SSH entry is written when it runs. Destroy: it is removed and billing stops.' },
+        'Keep',
+        'Destroy',
+      );
+      // Dismissing keeps it: it stays tracked, and nothing is destroyed without a clear yes.
+      return answer === 'Destroy' ? 'destroy' : 'keep';
+    },
+  };
+}
+
+export async function createFromTemplate(services: Services, args: CreateArgs = {}, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
+  let uri: vscode.Uri | undefined;
+  if (args.template !== undefined) {
+    uri = await resolveTemplateUri(args.template);
+    if (!uri) {
+      void vscode.window.showErrorMessage(`Template "${String(args.template)}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.`);
+      return undefined;
+    }
+  } else {
+    uri = await pickTemplate(preselected !== undefined ? 'Rent this offer with which template?' : 'Create an instance from which template?');
+    if (!uri) return undefined;
+  }
+  const rel = vscode.workspace.asRelativePath(uri, false);
+  const loaded = await loadTemplateUri(services, uri);
+  if (!loaded.template) {
+    const errors = loaded.problems.filter((p) => p.severity === 'error');
+    services.log.warn(`templates: ${rel} has ${errors.length} problem(s): ${errors.map((p) => `${p.where}: ${p.message}`).join(' | ')}`);
+    const open = await vscode.window.showErrorMessage(
+      `Template ${rel} has ${errors.length} problem${errors.length === 1 ? '' : 's'} (first: ${errors[0]?.where}: ${errors[0]?.message}). Nothing was rented. Fix them (see the Problems panel) and try again.`,
+      'Open Template',
+    );
+    if (open) await vscode.window.showTextDocument(uri);
+    return undefined;
+  }
+  const template = loaded.template;
+  let api;
+  try {
+    api = await services.api();
+  } catch (e) {
+    void vscode.window.showErrorMessage(e instanceof Error ? e.message : 'Not signed in. Set your API key and try again.');
+    return undefined;
+  }
+  const offer = preselected ?? args.offerId;
+  const { maxAttempts } = templateSettings();
+
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true },
+    async (progress, token) => {
+      const ac = new AbortController();
+      token.onCancellationRequested(() => ac.abort());
+      args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+      let last: ProgressUpdate | undefined;
+      let reported = 0;
+      const show = () => {
+        if (!last) return;
+        const n = Math.max(0, STAGES.indexOf(last.stage));
+        const step = last.stage === 'done' ? STAGES.length : n + 1;
+        const target = Math.round((step / STAGES.length) * 100);
+        const attempt = last.attempt > 1 ? ` · attempt ${last.attempt}/${last.maxAttempts}` : '';
+        progress.report({ message: `(${step}/${STAGES.length}) ${STAGE_TEXT[last.stage]}: ${last.message}${attempt} · ${elapsed(last.elapsedMs)}`, increment: Math.max(0, target - reported) });
+        reported = Math.max(reported, target);
+      };
+      const started = Date.now();
+      const ticker = setInterval(() => {
+        if (last) {
+          last = { ...last, elapsedMs: Date.now() - started };
+          show();
+        }
+      }, 1000);
+      try {
+        return await runCreateFlow(
+          {
+            api,
+            log: services.log,
+            prompts: vscodePrompts(args),
+            progress: (u) => {
+              last = u;
+              show();
+            },
+            clock: realClock,
+            ssh: sshEntryWriterFor(services),
+            instances: services.instances,
+            state: services.globalState,
+          },
+          {
+            template,
+            templatePath: rel,
+            ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}),
+            ...(offer !== undefined ? { offer } : {}),
+            ...(args.confirm === false ? { confirm: false } : {}),
+            ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),
+            maxAttempts,
+            signal: ac.signal,
+          },
+        );
+      } finally {
+        clearInterval(ticker);
+      }
+    },
+  );
+
+  switch (result.outcome) {
+    case 'running': {
+      const where = result.alias ? ` (ssh ${result.alias})` : '';
+      services.log.info(`templates: instance ${result.instance.id} from ${rel} is running${where}`);
+      if (result.sshError) void vscode.window.showWarningMessage(result.sshError);
+      void vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect').then((c) => {
+        if (c === 'Connect') void vscode.commands.executeCommand('gpuRental.connect', result.instance.id);
+      });
+      break;
+    }
+    case 'stopped':
+      void vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" was created stopped. Start it from the Instances view when you need it.`);
+      break;
+    case 'cancelled':
+      if (result.keptId !== undefined) void keepWatching(services, result.keptId);
+      void vscode.window.showInformationMessage(result.message);
+      break;
+    case 'failed':
+      if (result.keptId !== undefined) void keepWatching(services, result.keptId);
+      void vscode.window.showErrorMessage(result.message, 'Show Log').then((c) => {
+        if (c) void vscode.commands.executeCommand('gpuRental.showLog');
+      });
+      break;
+  }
+  return result;
+}
+
+/** A kept instance is polled in the background until it runs, then its SSH entry is written. */
+export async function keepWatching(services: Services, id?: number): Promise<void> {
+  try {
+    const api = await services.api();
+    const ac = new AbortController();
+    services.track({ dispose: () => ac.abort() });
+    await resumeInflight(
+      { api, log: services.log, clock: realClock, ssh: sshEntryWriterFor(services), state: services.globalState, instances: services.instances },
+      {
+        ...(id !== undefined ? { only: id } : {}),
+        signal: ac.signal,
+        onFailed: (_r, message) =>
+          void vscode.window.showWarningMessage(message, 'Destroy').then((c) => {
+            if (c) void vscode.commands.executeCommand('gpuRental.destroyInstance', _r.instanceId);
+          }),
+      },
+    );
+  } catch (e) {
+    services.log.warn(`templates: resuming in-flight creations failed: ${e instanceof Error ? e.message : 'unknown error'}`);
+  }
+}
+
+/** gpuRental.rentOffer: an offer node from the offers view ({offer}) or an offer id. */
+export async function rentOffer(services: Services, arg: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
+  let offer: Offer | number | undefined;
+  if (typeof arg === 'number' && Number.isInteger(arg)) offer = arg;
+  else if (typeof arg === 'string' && /^\d+$/.test(arg.trim())) offer = Number(arg.trim());
+  else if (arg && typeof arg === 'object' && 'offer' in arg && (arg as { offer?: Offer }).offer && typeof (arg as { offer: Offer }).offer.id === 'number')
+    offer = (arg as { offer: Offer }).offer;
+  else if (arg && typeof arg === 'object' && typeof (arg as { id?: unknown }).id === 'number' && 'dph_total' in arg) offer = arg as Offer;
+  if (offer === undefined) {
+    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', validateInput: (s) => (/^\d+$/.test(s.trim()) ? undefined : 'Enter the numeric offer id.') });
+    if (!v) return undefined;
+    offer = Number(v.trim());
+  }
+  return createFromTemplate(services, extra, offer);
+}

@@ -1,0 +1,50 @@
+// Template problems as diagnostics, on open, edit (debounced) and save, next to the JSON
+// Schema squiggles VS Code shows from contributes.jsonValidation.
+import * as vscode from 'vscode';
+import type { Services } from '../../model/services';
+import type { TemplateProblem } from '../../templates/validate';
+import { isTemplateUri, loadTemplateUri } from './workspace';
+
+export function toDiagnostics(doc: vscode.TextDocument, problems: readonly TemplateProblem[]): vscode.Diagnostic[] {
+  return problems.map((p) => {
+    const start = doc.positionAt(p.offset ?? 0);
+    const end = doc.positionAt((p.offset ?? 0) + Math.max(1, p.length ?? 1));
+    const d = new vscode.Diagnostic(
+      new vscode.Range(start, end),
+      p.where === '(syntax)' || p.where === '(template)' ? p.message : `${p.where}: ${p.message}`,
+      p.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Error,
+    );
+    d.source = 'GPU Rental template';
+    return d;
+  });
+}
+
+export function registerTemplateDiagnostics(context: vscode.ExtensionContext, services: Services): vscode.DiagnosticCollection {
+  const collection = vscode.languages.createDiagnosticCollection('gpuRental.templates');
+  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  const check = async (doc: vscode.TextDocument) => {
+    if (doc.uri.scheme === 'output' || !isTemplateUri(doc.uri)) return;
+    try {
+      const r = await loadTemplateUri(services, doc.uri);
+      collection.set(doc.uri, toDiagnostics(doc, r.problems));
+    } catch (e) {
+      services.log.warn(`templates: checking ${vscode.workspace.asRelativePath(doc.uri)} failed: ${e instanceof Error ? e.message : 'unknown error'}`);
+    }
+  };
+  const later = (doc: vscode.TextDocument) => {
+    const k = doc.uri.toString();
+    clearTimeout(timers.get(k));
+    timers.set(k, setTimeout(() => void check(doc), 400));
+  };
+  context.subscriptions.push(
+    collection,
+    vscode.workspace.onDidOpenTextDocument(check),
+    vscode.workspace.onDidSaveTextDocument(check),
+    vscode.workspace.onDidChangeTextDocument((e) => later(e.document)),
+    vscode.workspace.onDidCloseTextDocument((d) => collection.delete(d.uri)),
+    services.secrets.onDidChange(() => vscode.workspace.textDocuments.forEach(later)),
+    { dispose: () => timers.forEach((t) => clearTimeout(t)) },
+  );
+  vscode.workspace.textDocuments.forEach((d) => void check(d));
+  return collection;
+}
