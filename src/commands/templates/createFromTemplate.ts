@@ -130,7 +130,8 @@ export async function createFromTemplate(services: Services, args: CreateArgs = 
     async (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
-      args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+      if (args.signal?.aborted) ac.abort();
+      else args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
       let last: ProgressUpdate | undefined;
       let reported = 0;
       const show = () => {

@@ -52,3 +52,4 @@ export function run(): Promise<void> {
 // ---- test files (keep the export lines above these imports) ----
 import './smoke.test';
 import './ssh.test';
+import './templates.test';

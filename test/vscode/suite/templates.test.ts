@@ -1,0 +1,136 @@
+// Create from a workspace template inside a real VS Code against the simulator: reaches
+// running, writes the Remote-SSH entry (real writer, temporary HOME) and shows the row; an
+// instance that exits while booting is destroyed and another offer is rented; cancelling
+// after renting asks keep/destroy and honours the answer.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
+import { SimControl } from '../../../src/sim/control';
+import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
+import type { Instance } from '../../../src/api/types';
+import type { Services } from '../../../src/model/services';
+import { INFLIGHT_STATE_KEY, readInflight, type CreateFlowResult } from '../../../src/templates/createFlow';
+
+const TEMPLATE = '.gpu/pytorch.json';
+const LABEL = /^PyTorch-on-one-RTX-4090-[0-9a-z]{6}$/;
+let home: string | undefined;
+
+async function setUp(): Promise<{ services: Services; w: SshConfigWriter; control: SimControl; offerId: number }> {
+  const { services } = await getExtensionApi();
+  home = mkdtempSync(join(tmpdir(), 'gpu-rental-tpl-it-'));
+  process.env.GPU_RENTAL_SSH_HOME = home;
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  const w = new SshConfigWriter({ home });
+  writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+  await services.secrets.store('apiKey', 'sim-api-key');
+  await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+  const api = await services.api();
+  const offers = await api.searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, type: 'on-demand', order: [['dph_total', 'asc']] });
+  assert.ok(offers.length >= 2, 'the simulator has fewer than two matching offers');
+  return { services, w, control: new SimControl(simUrl()), offerId: offers[0]!.id };
+}
+
+const seen = new Set<number>();
+
+/** Rows the create flow put into the Instances store since the last forget() (labels carry the template's unique suffix). */
+function created(services: Services): Instance[] {
+  return services.instances.instances.filter((i) => LABEL.test(i.label ?? '') && !seen.has(i.id));
+}
+
+function forget(services: Services): void {
+  for (const i of services.instances.instances) seen.add(i.id);
+}
+
+function start(services: Services, args: Record<string, unknown>): Thenable<CreateFlowResult | undefined> {
+  forget(services);
+  return vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createFromTemplate', { template: TEMPLATE, pollIntervalMs: 250, ...args });
+}
+
+describe('templates', () => {
+  afterEach(async () => {
+    const { services } = await getExtensionApi();
+    try {
+      const api = await services.api();
+      for (const i of (await api.listInstances()).instances) if (LABEL.test(i.label ?? '')) await api.destroyInstance(i.id);
+    } catch {
+      // signed out already
+    }
+    await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
+    await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
+    await services.secrets.delete('apiKey');
+    await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
+    delete process.env.GPU_RENTAL_SSH_HOME;
+    if (home) rmSync(home, { recursive: true, force: true });
+    home = undefined;
+  });
+
+  it('create from a sample template with {template, offerId, confirm:false} reaches running, writes the entry and shows the row', async () => {
+    const { services, w, control, offerId } = await setUp();
+    capture('showInformationMessage');
+    const pending = start(services, { offerId, confirm: false });
+    // the row is there while the instance is still provisioning
+    const row = await waitFor(() => created(services)[0], 8000, 'the new row');
+    assert.notEqual(row.state, 'running');
+    await control.advance(120);
+    const r = await pending;
+    assert.equal(r?.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
+    if (r?.outcome !== 'running') return;
+    assert.equal(r.instance.id, row.id);
+    const entry = await w.findEntry(r.instance.id);
+    assert.ok(entry, 'SSH entry written');
+    assert.equal(entry.alias, r.alias);
+    assert.equal(entry.hostName, r.instance.ssh_host);
+    assert.equal(entry.port, r.instance.ssh_port);
+    assert.deepEqual(services.globalState.get(SSH_OPTIONS_STATE_KEY), { [String(r.instance.id)]: { remoteFolder: '/workspace' } });
+    assert.deepEqual(readInflight(services.globalState), []);
+    assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && /is running/.test(p.text)));
+  }, { timeoutMs: 40_000 });
+
+  it('an instance that exits while booting is destroyed and another offer is rented', async () => {
+    const { services, control, offerId } = await setUp();
+    capture('showInformationMessage');
+    const pending = start(services, { offerId, confirm: false });
+    const first = await waitFor(() => created(services)[0], 8000, 'the first row');
+    await control.fault({ kind: 'instance_state', id: first.id, state: 'exited' });
+    const second = await waitFor(() => created(services).find((i) => i.id !== first.id), 15_000, 'a second rental');
+    await control.advance(120);
+    const r = await pending;
+    assert.equal(r?.outcome, 'running');
+    assert.ok(r?.outcome === 'running' && r.instance.id === second.id && r.attempts === 2);
+    const live = (await (await services.api()).listInstances()).instances.map((i) => i.id);
+    assert.ok(!live.includes(first.id), 'the exited instance was destroyed');
+    assert.ok(live.includes(second.id));
+  }, { timeoutMs: 60_000 });
+
+  for (const choice of ['Destroy', 'Keep'] as const) {
+    it(`cancel after renting asks keep or destroy and honours "${choice}"`, async () => {
+      const { services, offerId } = await setUp();
+      capture('showInformationMessage');
+      answer('showWarningMessage', (msg: string, _opts: unknown, ...items: string[]) => {
+        assert.match(msg, /already rented and billing/);
+        assert.deepEqual(items, ['Keep', 'Destroy']);
+        return choice;
+      });
+      const ac = new AbortController();
+      const pending = start(services, { offerId, confirm: false, signal: ac.signal });
+      const row = await waitFor(() => created(services)[0], 8000, 'the new row');
+      ac.abort();
+      const r = await pending;
+      assert.equal(r?.outcome, 'cancelled');
+      const live = (await (await services.api()).listInstances()).instances.map((i) => i.id);
+      if (choice === 'Destroy') {
+        assert.ok(r?.outcome === 'cancelled' && r.destroyedId === row.id);
+        assert.ok(!live.includes(row.id));
+        assert.deepEqual(readInflight(services.globalState), []);
+      } else {
+        assert.ok(r?.outcome === 'cancelled' && r.keptId === row.id);
+        assert.ok(live.includes(row.id));
+        assert.deepEqual(readInflight(services.globalState).map((x) => x.instanceId), [row.id]);
+        assert.ok(services.instances.get(row.id), 'the kept instance stays in the Instances view');
+      }
+    }, { timeoutMs: 30_000 });
+  }
+});
