@@ -1,0 +1,98 @@
+// Typed client for the simulator's /_sim/ test-control endpoints (plain fetch).
+
+export interface OutboxMessage {
+  channel: 'sms' | 'email';
+  to: string;
+  code: string;
+  secret: string;
+  at: number;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  at: number;
+}
+
+export type SimFault =
+  | { kind: 'instance_state'; id: number; state: string | null }
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; count?: number }
+  | { kind: 'slow'; ms: number; path?: string; count?: number }
+  | { kind: 'malformed'; path?: string; count?: number }
+  | { kind: 'reset'; path?: string; count?: number }
+  | { kind: 'offer_taken'; offerId: number }
+  | { kind: 'tfa_error'; error: string; count?: number }
+  | { kind: 'expire_session' };
+
+export interface SimAccountPatch {
+  legacy?: boolean;
+  emailVerified?: boolean;
+  team?: boolean;
+  admin?: boolean;
+  credit?: number;
+  phone?: string | null;
+  email?: string | null;
+}
+
+export class SimControl {
+  constructor(readonly url: string) {}
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.url.replace(/\/$/, '')}/_sim/${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as T & { msg?: string };
+    if (!res.ok) throw new Error(`sim control ${method} /_sim/${path} failed (${res.status}): ${json.msg ?? ''}`);
+    return json;
+  }
+
+  async outbox(): Promise<OutboxMessage[]> {
+    return (await this.call<{ messages: OutboxMessage[] }>('GET', 'outbox')).messages;
+  }
+
+  /** The most recent message on a channel; throws when none was sent. */
+  async lastCode(channel: 'sms' | 'email'): Promise<OutboxMessage> {
+    const all = (await this.outbox()).filter((m) => m.channel === channel);
+    const last = all[all.length - 1];
+    if (!last) throw new Error(`no ${channel} message in the simulator outbox`);
+    return last;
+  }
+
+  /** Moves the simulated clock forward; returns the new sim time (Unix seconds). */
+  async advance(seconds: number): Promise<number> {
+    return (await this.call<{ now: number }>('POST', 'advance', { seconds })).now;
+  }
+
+  /** Current sim time (Unix seconds, fractional). */
+  async now(): Promise<number> {
+    return (await this.call<{ now: number }>('GET', 'clock')).now;
+  }
+
+  async fault(f: SimFault): Promise<void> {
+    await this.call('POST', 'fault', f);
+  }
+
+  async reset(): Promise<void> {
+    await this.call('POST', 'reset', {});
+  }
+
+  async setAccount(p: SimAccountPatch): Promise<void> {
+    await this.call('POST', 'account', p);
+  }
+
+  async seed(p: { offers?: number; instances?: number }): Promise<{ offers: number; instances: number }> {
+    return this.call('POST', 'seed', p);
+  }
+
+  async requests(): Promise<RequestLogEntry[]> {
+    return (await this.call<{ requests: RequestLogEntry[] }>('GET', 'requests')).requests;
+  }
+
+  /** Finishes the boot of an instance now (it reads 'running' on the next show). */
+  async finishBoot(id: number): Promise<void> {
+    await this.call('POST', `instances/${id}/running`, {});
+  }
+}

@@ -1,0 +1,141 @@
+// The service simulator: a real HTTP server that behaves like the rental service, for
+// tests, the demo mode and manual runs (`node dist/sim.js --port 0`). No `vscode`, no src/api.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { seedInstances } from './instances';
+import { createHandler } from './server';
+import { SimState, type SimConfig } from './state';
+
+export { SimState, TEMPLATES } from './state';
+export { totp, base32Decode, base32Encode } from './totp';
+
+export interface SimOptions {
+  host?: string;
+  port?: number;
+  apiKey?: string;
+  readOnlyKey?: string;
+  /** Seconds (sim clock) from creation to running. */
+  bootSeconds?: number;
+  seed?: number;
+  offers?: number;
+  /** Seed this many already-running instances. */
+  instances?: number;
+  /** Enable the /_sim/ control endpoints (404 otherwise). */
+  testControl?: boolean;
+  /** Show-instance calls allowed per second per key before 429. */
+  rateLimitPerSecond?: number;
+}
+
+export interface RunningSim {
+  url: string;
+  port: number;
+  host: string;
+  close(): Promise<void>;
+  state: SimState;
+}
+
+export function simConfig(opts: SimOptions = {}): SimConfig {
+  return {
+    host: opts.host ?? '127.0.0.1',
+    port: opts.port ?? 0,
+    apiKey: opts.apiKey ?? 'sim-api-key',
+    readOnlyKey: opts.readOnlyKey ?? 'sim-read-only-key',
+    bootSeconds: opts.bootSeconds ?? 60,
+    seed: opts.seed ?? 1,
+    offers: opts.offers ?? 300,
+    instances: opts.instances ?? 0,
+    testControl: opts.testControl ?? false,
+    rateLimitPerSecond: opts.rateLimitPerSecond ?? 5,
+  };
+}
+
+export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim> {
+  const config = simConfig(opts);
+  const state = new SimState(config);
+  if (config.instances > 0) seedInstances(state, config.instances);
+  const server: Server = createServer(createHandler(state));
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    host: config.host,
+    state,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export function parseArgs(argv: string[]): SimOptions {
+  const o: SimOptions = {};
+  const num = (flag: string, v: string | undefined) => {
+    const n = Number(v);
+    if (v === undefined || !Number.isFinite(n)) throw new Error(`${flag} needs a number`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => argv[++i];
+    switch (a) {
+      case '--host': o.host = next(); break;
+      case '--port': o.port = num(a, next()); break;
+      case '--api-key': o.apiKey = next(); break;
+      case '--read-only-key': o.readOnlyKey = next(); break;
+      case '--boot-seconds': o.bootSeconds = num(a, next()); break;
+      case '--seed': o.seed = num(a, next()); break;
+      case '--offers': o.offers = num(a, next()); break;
+      case '--instances': o.instances = num(a, next()); break;
+      case '--rate-limit': o.rateLimitPerSecond = num(a, next()); break;
+      case '--test-control': o.testControl = true; break;
+      case '-h':
+      case '--help':
+        throw new Error('usage');
+      default:
+        throw new Error(`unknown argument ${a}`);
+    }
+  }
+  return o;
+}
+
+const USAGE =
+  'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
+  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--test-control]';
+
+async function main(): Promise<void> {
+  let opts: SimOptions;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error((e as Error).message === 'usage' ? USAGE : `${(e as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const sim = await startSimulator(opts);
+  console.log(`listening on ${sim.url}`);
+  const stop = () => {
+    void sim.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+// Bundlers inline this file into tests too, where require.main === module also holds:
+// run the CLI only when the running script is the simulator bundle itself.
+const isCli =
+  typeof require !== 'undefined' && require.main === module && /(^|[\\/])sim\.js$/.test(process.argv[1] ?? '');
+if (isCli) {
+  main().catch((e: unknown) => {
+    console.error(`simulator failed to start: ${(e as Error).message}`);
+    process.exit(1);
+  });
+}

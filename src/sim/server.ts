@@ -1,0 +1,388 @@
+// The HTTP front of the simulator: parsing, auth, routing, faults, rate limit, request log.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SimFail, fail } from './errors';
+import { createInstance, destroyInstance, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
+import { SearchError, generateOffers, searchOffers } from './offers';
+import { SimState, type Fault } from './state';
+import { handleTfa, userRecord } from './tfa';
+
+export interface Principal {
+  kind: 'full' | 'read' | 'session' | 'instance';
+  token: string;
+  instanceId?: number;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+}
+
+export class BadJson extends Error {}
+
+export async function readBody(req: IncomingMessage): Promise<{ raw: string; json: Record<string, unknown> | undefined; bad: boolean }> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  if (!raw.trim()) return { raw, json: undefined, bad: false };
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { raw, json: undefined, bad: true };
+    return { raw, json: v as Record<string, unknown>, bad: false };
+  } catch {
+    return { raw, json: undefined, bad: true };
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function tokenOf(req: IncomingMessage, url: URL): string | undefined {
+  const h = req.headers.authorization;
+  if (h) {
+    const m = /^Bearer\s+(.+)$/i.exec(h.trim());
+    if (m) return m[1]!.trim();
+  }
+  return url.searchParams.get('api_key') ?? undefined;
+}
+
+export function resolvePrincipal(state: SimState, token: string | undefined): Principal | 'expired' | undefined {
+  if (!token) return undefined;
+  const c = state.config;
+  if (token === c.apiKey) return { kind: 'full', token };
+  if (token === c.readOnlyKey) return { kind: 'read', token };
+  const s = state.sessions.get(token);
+  if (s) return s.expired ? 'expired' : { kind: 'session', token };
+  for (const inst of state.instances.values()) if (inst.apiKey === token) return { kind: 'instance', token, instanceId: inst.id };
+  return undefined;
+}
+
+function takeFault<K extends Fault['kind']>(state: SimState, kinds: K[], path: string): Extract<Fault, { kind: K }> | undefined {
+  const i = state.faults.findIndex(
+    (f) => (kinds as string[]).includes(f.kind) && (!('path' in f) || !f.path || path.includes(f.path)) && (f.kind !== 'tfa_error' || path.startsWith('/api/v0/tfa')),
+  );
+  if (i < 0) return undefined;
+  const f = state.faults[i]!;
+  f.count--;
+  if (f.count <= 0) state.faults.splice(i, 1);
+  return f as Extract<Fault, { kind: K }>;
+}
+
+function authFail(path: string, present: boolean): SimFail {
+  if (path.startsWith('/api/v0/tfa')) {
+    return present
+      ? fail(403, 'auth_error', 'Authentication failed: the API key or 2FA session is invalid or expired. Sign in again.')
+      : fail(401, 'missing_auth_value', 'No authentication given: send an API key as a bearer token or a tfa_secret.');
+  }
+  return fail(401, 'auth_error', 'Invalid or missing API key. Check the key (Authorization: Bearer <key>) and try again.');
+}
+
+const denyWrite = () => fail(403, 'permission_denied', 'This API key is read-only (instance_read). Use a key with instance_write permission.');
+
+export function createHandler(state: SimState): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(state, req, res).catch((e: unknown) => {
+      if (!res.headersSent) send(res, 500, { success: false, error: 'internal_error', msg: `Simulator error: ${(e as Error).message}` });
+    });
+  };
+}
+
+async function handle(state: SimState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sim.local');
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const method = (req.method ?? 'GET').toUpperCase();
+  const body = await readBody(req);
+
+  if (path.startsWith('/_sim')) {
+    if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
+    const r = control(state, method, path, body.json ?? {});
+    return send(res, r.status, r.body);
+  }
+
+  state.accrue();
+  const log = (status: number) => state.requests.push({ method, path: url.pathname, status, at: state.now() });
+
+  let reply: Reply;
+  const pre = takeFault(state, ['http_error', 'tfa_error'], path);
+  if (pre?.kind === 'http_error') {
+    reply =
+      pre.status === 429 && !pre.error
+        ? { status: 429, body: { detail: 'API requests too frequent' } }
+        : { status: pre.status, body: { success: false, error: pre.error ?? 'sim_fault', msg: pre.msg ?? `Injected HTTP ${pre.status}.` } };
+  } else {
+    try {
+      if (pre?.kind === 'tfa_error') throw tfaInjected(pre.error);
+      reply = route(state, method, path, url, req, body);
+    } catch (e) {
+      if (e instanceof SimFail) reply = { status: e.status, body: e.body() };
+      else throw e;
+    }
+  }
+
+  const post = takeFault(state, ['slow', 'malformed', 'reset'], path);
+  if (post?.kind === 'slow') await new Promise((r) => setTimeout(r, post.ms));
+  if (post?.kind === 'reset') {
+    log(0);
+    req.socket.destroy();
+    return;
+  }
+  log(reply.status);
+  if (post?.kind === 'malformed') {
+    res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+    res.end('{"success": tru');
+    return;
+  }
+  send(res, reply.status, reply.body);
+}
+
+const TFA_STATUS: Record<string, number> = {
+  bad_request: 400, auth_error: 403, invalid_tfa_method: 400, missing_auth_value: 400, missing_params: 400,
+  email_not_verified: 400, '2fa_expired': 400, challenge_not_found: 400, tfa_challenge_exists: 400,
+  authorization_required: 403, no_pending_authorization: 400, invalid_backup_code: 401, untracked_2fa_found: 400,
+  duplicate_tfa_method: 400, sms_provider_error: 400, preauth_phone_cap: 429, sms_rate_limited: 429, tfa_locked: 429,
+  service_unavailable: 503, no_challenge_found: 400, phone_number_mismatch: 400, '2fa_login_failed': 400,
+  '2fa_verification_failed': 400, team_user_forbidden: 403, missing_email: 400, missing_phone_number: 400,
+  not_found: 404, tfa_method_not_configured: 400, challenge_creation_failed: 500, sms_blocked_number: 400,
+  sms_fraud_detected: 403, sms_provider_rate_limited: 429,
+};
+
+export function tfaInjected(error: string): SimFail {
+  const extra = error === 'tfa_locked' || error === '2fa_verification_failed' ? { fail_count: 5, locked_until: null } : {};
+  return fail(TFA_STATUS[error] ?? 400, error, `Injected 2FA error '${error}'.`, extra);
+}
+
+function route(
+  state: SimState,
+  method: string,
+  path: string,
+  url: URL,
+  req: IncomingMessage,
+  body: { json: Record<string, unknown> | undefined; bad: boolean },
+): Reply {
+  const token = tokenOf(req, url);
+  const who = resolvePrincipal(state, token);
+  if (path.startsWith('/api/v0/tfa')) {
+    return handleTfa(state, method, path, body, who === 'expired' ? undefined : who, token !== undefined);
+  }
+  if (!who || who === 'expired') throw authFail(path, token !== undefined);
+  if (body.bad) throw fail(400, 'invalid_args', 'The request body is not valid JSON.');
+  const json = body.json ?? {};
+
+  let m: RegExpExecArray | null;
+  if ((m = /^\/api\/v0\/instances\/(\d+)$/.exec(path)) || (m = /^\/api\/v0\/instances\/([^/]+)$/.exec(path))) {
+    const id = Number(m[1]);
+    if (!Number.isInteger(id) || id <= 0) throw fail(400, 'invalid_args', `'${m[1]}' is not a valid instance id.`);
+    if (who.kind === 'instance') {
+      const ok = who.instanceId === id && ((method === 'PUT' && 'state' in json && !('label' in json)) || method === 'DELETE');
+      if (!ok) throw fail(403, 'permission_denied', 'This instance key can only start, stop or destroy its own instance.');
+    }
+    if (method === 'GET') {
+      const limit = state.config.rateLimitPerSecond;
+      const nowMs = state.now() * 1000;
+      const calls = (state.showCalls.get(who.token) ?? []).filter((t) => t > nowMs - 1000);
+      if (calls.length >= limit) {
+        state.showCalls.set(who.token, calls);
+        return { status: 429, body: { detail: 'API requests too frequent' } };
+      }
+      calls.push(nowMs);
+      state.showCalls.set(who.token, calls);
+    }
+    const inst = state.instances.get(id);
+    if (method === 'GET') {
+      // The real service answers an unknown id with an empty object.
+      return { status: 200, body: { instances: inst ? renderInstance(state, inst) : {} } };
+    }
+    if (who.kind === 'read') throw denyWrite();
+    if (!inst) throw fail(404, 'no_such_instance', `Instance ${id} does not exist (it may have been destroyed). Refresh the list.`);
+    if (method === 'PUT') {
+      let did = false;
+      if (json.state !== undefined && json.state !== null) {
+        if (json.state === 'stopped') stopInstance(state, inst);
+        else if (json.state === 'running') startInstance(state, inst);
+        else throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
+        did = true;
+      }
+      if (json.label !== undefined) {
+        if (json.label !== null && typeof json.label !== 'string') throw fail(400, 'invalid_args', 'label must be a string.');
+        inst.label = (json.label as string | null) || null;
+        did = true;
+      }
+      if (!did) throw fail(400, 'invalid_args', 'Nothing to change: send {"state": "running"|"stopped"} or {"label": "..."}.');
+      return { status: 200, body: { success: true } };
+    }
+    if (method === 'DELETE') {
+      destroyInstance(state, inst);
+      return { status: 200, body: { success: true } };
+    }
+    throw fail(405, 'method_not_allowed', `${method} is not supported on ${path}.`);
+  }
+  if (who.kind === 'instance') throw fail(403, 'permission_denied', 'This instance key can only start, stop or destroy its own instance.');
+
+  if (path === '/api/v0/instances' && method === 'GET') {
+    const list = [...state.instances.values()].map((i) => renderInstance(state, i));
+    return { status: 200, body: { instances_found: list.length, instances: list } };
+  }
+  if (path === '/api/v1/instances' && method === 'GET') {
+    const limit = Math.max(1, Math.min(100, Number(url.searchParams.get('limit') ?? 25) || 25));
+    const after = Number(url.searchParams.get('after_token') ?? 0) || 0;
+    const all = [...state.instances.values()].sort((a, b) => a.id - b.id).filter((i) => i.id > after);
+    const page = all.slice(0, limit);
+    const out: Record<string, unknown> = { instances: page.map((i) => renderInstance(state, i)) };
+    if (all.length > limit) out.next_token = String(page[page.length - 1]!.id);
+    return { status: 200, body: out };
+  }
+  if (path === '/api/v0/bundles' && (method === 'POST' || method === 'PUT' || method === 'GET')) {
+    let q = json;
+    if (method === 'GET' && url.searchParams.get('q')) {
+      try {
+        q = JSON.parse(url.searchParams.get('q')!) as Record<string, unknown>;
+      } catch {
+        throw fail(400, 'invalid_args', 'q is not valid JSON.');
+      }
+    }
+    try {
+      return { status: 200, body: { offers: searchOffers(state.offers, q) } };
+    } catch (e) {
+      if (e instanceof SearchError) throw fail(400, 'invalid_args', `Bad search: ${e.message}.`);
+      throw e;
+    }
+  }
+  if ((m = /^\/api\/v0\/asks\/([^/]+)$/.exec(path)) && (method === 'PUT' || method === 'POST')) {
+    if (who.kind === 'read') throw denyWrite();
+    const offerId = Number(m[1]);
+    if (!Number.isInteger(offerId) || offerId <= 0) throw fail(400, 'invalid_args', `'${m[1]}' is not a valid offer id.`);
+    const { id, apiKey } = createInstance(state, offerId, json);
+    return { status: 200, body: { success: true, new_contract: id, instance_api_key: apiKey } };
+  }
+  if (path === '/api/v0/users/current' && method === 'GET') {
+    return { status: 200, body: userRecord(state) };
+  }
+  throw fail(404, 'not_found', `No endpoint ${method} ${path}.`);
+}
+
+function control(state: SimState, method: string, path: string, json: Record<string, unknown>): Reply {
+  const ok = (extra: Record<string, unknown> = {}) => ({ status: 200, body: { success: true, ...extra } });
+  const bad = (msg: string) => ({ status: 400, body: { success: false, error: 'bad_request', msg } });
+  let m: RegExpExecArray | null;
+  if (path === '/_sim/outbox' && method === 'GET') return { status: 200, body: { messages: state.outbox } };
+  if (path === '/_sim/requests' && method === 'GET') return { status: 200, body: { requests: state.requests } };
+  if (path === '/_sim/clock' && method === 'GET') return { status: 200, body: { now: state.now(), offset: state.offset } };
+  if (path === '/_sim/state' && method === 'GET') {
+    return {
+      status: 200,
+      body: {
+        now: state.now(),
+        credit: state.user.credit,
+        instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure })),
+        faults: state.faults,
+      },
+    };
+  }
+  if (method !== 'POST') return { status: 404, body: { success: false, error: 'not_found', msg: `No control endpoint ${method} ${path}.` } };
+  if (path === '/_sim/advance') {
+    const s = Number(json.seconds);
+    if (!Number.isFinite(s) || s < 0) return bad('seconds must be a non-negative number');
+    return ok({ now: state.advance(s) });
+  }
+  if (path === '/_sim/reset') {
+    resetState(state);
+    return ok();
+  }
+  if (path === '/_sim/account') {
+    const u = state.user;
+    if (typeof json.emailVerified === 'boolean') u.emailVerified = json.emailVerified;
+    if (typeof json.team === 'boolean') u.team = json.team;
+    if (typeof json.admin === 'boolean') u.admin = json.admin;
+    if (typeof json.credit === 'number') u.credit = json.credit;
+    if (json.phone === null || typeof json.phone === 'string') u.phone = json.phone as string | null;
+    if (json.email === null || typeof json.email === 'string') u.email = (json.email as string | null) ?? '';
+    if (typeof json.legacy === 'boolean') {
+      u.legacy = json.legacy;
+      if (json.legacy) {
+        // A legacy account: 2FA on, no method rows, no backup codes, the phone on file.
+        state.tfa.enabled = true;
+        state.tfa.methods = [];
+        state.tfa.backupCodes = [];
+        if (!u.phone) u.phone = '+14155550123';
+      }
+    }
+    return ok({ user: userRecord(state) });
+  }
+  if (path === '/_sim/seed') {
+    if (json.offers !== undefined) {
+      const n = Number(json.offers);
+      if (!Number.isInteger(n) || n < 0) return bad('offers must be a non-negative integer');
+      const rented = new Set([...state.instances.values()].map((i) => i.offer));
+      state.offers = [...rented, ...generateOffers(state.config.seed, n).filter((o) => ![...rented].some((r) => r.id === o.id))];
+    }
+    if (json.instances !== undefined) {
+      const n = Number(json.instances);
+      if (!Number.isInteger(n) || n < 0) return bad('instances must be a non-negative integer');
+      seedInstances(state, n);
+    }
+    return ok({ offers: state.offers.length, instances: state.instances.size });
+  }
+  if ((m = /^\/_sim\/instances\/(\d+)\/running$/.exec(path))) {
+    const inst = state.instances.get(Number(m[1]));
+    if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
+    state.accrue();
+    inst.intended = 'running';
+    inst.everStarted = true;
+    inst.bootStart = state.now() - inst.bootSeconds;
+    return ok();
+  }
+  if (path === '/_sim/fault') {
+    const count = json.count === undefined ? 1 : Number(json.count);
+    if (!Number.isInteger(count) || count < 1) return bad('count must be a positive integer');
+    const p = typeof json.path === 'string' ? json.path : undefined;
+    switch (json.kind) {
+      case 'instance_state': {
+        const inst = state.instances.get(Number(json.id));
+        if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${String(json.id)}.` } };
+        state.accrue();
+        inst.failure = json.state === null || json.state === undefined ? null : String(json.state);
+        return ok();
+      }
+      case 'http_error': {
+        const status = Number(json.status);
+        if (!Number.isInteger(status) || status < 400 || status > 599) return bad('status must be an HTTP error status');
+        state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, count });
+        return ok();
+      }
+      case 'slow': {
+        const ms = Number(json.ms);
+        if (!Number.isFinite(ms) || ms < 0) return bad('ms must be a non-negative number');
+        state.faults.push({ kind: 'slow', ms, path: p, count });
+        return ok();
+      }
+      case 'malformed':
+      case 'reset':
+        state.faults.push({ kind: json.kind, path: p, count });
+        return ok();
+      case 'tfa_error':
+        if (typeof json.error !== 'string') return bad('error must be a 2FA error code');
+        state.faults.push({ kind: 'tfa_error', error: json.error, count });
+        return ok();
+      case 'offer_taken': {
+        const offer = state.offers.find((o) => o.id === Number(json.offerId));
+        if (!offer) return { status: 404, body: { success: false, error: 'not_found', msg: `No offer ${String(json.offerId)}.` } };
+        offer.taken = true;
+        return ok();
+      }
+      case 'expire_session':
+        for (const s of state.sessions.values()) s.expired = true;
+        return ok();
+      default:
+        return bad(`unknown fault kind '${String(json.kind)}'`);
+    }
+  }
+  return { status: 404, body: { success: false, error: 'not_found', msg: `No control endpoint ${method} ${path}.` } };
+}
+
+function resetState(state: SimState): void {
+  const fresh = new SimState(state.config);
+  Object.assign(state, fresh);
+  if (state.config.instances > 0) seedInstances(state, state.config.instances);
+}

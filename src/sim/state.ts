@@ -1,0 +1,278 @@
+// All mutable state of one simulator: the clock, the catalogue, instances, the account,
+// 2FA records, injected faults and the request log. Plain data so tests can inspect it.
+import { randomBytes } from 'node:crypto';
+import { generateOffers, type OfferRecord } from './offers';
+
+export interface SimConfig {
+  host: string;
+  port: number;
+  apiKey: string;
+  readOnlyKey: string;
+  bootSeconds: number;
+  seed: number;
+  offers: number;
+  instances: number;
+  testControl: boolean;
+  rateLimitPerSecond: number;
+}
+
+export interface SimTemplate {
+  id: number;
+  hash_id: string;
+  name: string;
+  image: string;
+  env: Record<string, string>;
+  onstart: string;
+  runtype: string;
+  args_str?: string;
+  disk: number;
+  jupyter_dir?: string;
+  use_jupyter_lab?: boolean;
+  docker_login_repo?: string;
+  docker_login_user?: string;
+  docker_login_pass?: string;
+}
+
+export interface SimInstance {
+  id: number;
+  offer: OfferRecord;
+  label: string | null;
+  image: string;
+  runtype: string[]; // canonical tokens: ssh_direct, ssh_proxy, jupyter_direct, jupyter_proxy, args
+  env: Record<string, string>;
+  onstart: string | null;
+  argsStr: string | null;
+  disk: number;
+  intended: 'running' | 'stopped';
+  /** Sim time the current boot started (creation or restart). */
+  bootStart: number;
+  bootSeconds: number;
+  restarts: number;
+  /** Injected terminal state ('exited' | 'unknown' | 'offline' | any wire value); sticks until destroyed. */
+  failure: string | null;
+  createdAt: number;
+  isBid: boolean;
+  price: number | null;
+  apiKey: string;
+  jupyterToken: string | null;
+  template: SimTemplate | null;
+  dockerLogin: { repo?: string; user?: string; pass?: string; imageLogin?: string } | null;
+  useJupyterLab: boolean;
+  jupyterDir: string | null;
+  vm: boolean;
+  volume: { volume_id: number; mount_path: string } | null;
+  totalCost: number;
+  storageTotal: number;
+  everStarted: boolean;
+}
+
+export interface SimUser {
+  id: number;
+  email: string;
+  credit: number;
+  ssh_key: string;
+  full_name: string;
+  emailVerified: boolean;
+  legacy: boolean;
+  team: boolean;
+  admin: boolean;
+  phone: string | null;
+}
+
+export interface TfaMethodRow {
+  id: number;
+  method: 'sms' | 'totp';
+  label: string;
+  phone: string | null;
+  totpSecret: string | null;
+  is_primary: boolean;
+  fail_count: number;
+  locked_until: number | null;
+  created_at: number;
+  last_used: number | null;
+}
+
+export interface Challenge {
+  secret: string;
+  channel: 'sms' | 'email';
+  code: string;
+  to: string;
+  createdAt: number;
+  expiresAt: number;
+  phone: string | null;
+  methodId: number | null;
+  used: boolean;
+}
+
+export interface TfaState {
+  enabled: boolean;
+  methods: TfaMethodRow[];
+  nextMethodId: number;
+  backupCodes: Array<{ code: string; used: boolean; deleted: boolean }>;
+  challenges: Map<string, Challenge>;
+  authorizedUntil: number | null;
+  pendingAuthSecret: string | null;
+  lastSmsAt: Map<string, number>;
+  /** Failures of verification with no method row (e-mail, legacy phone): keyed 'email' / 'legacy'. */
+  emailFails: number;
+}
+
+export type Fault =
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; count: number }
+  | { kind: 'slow'; ms: number; path?: string; count: number }
+  | { kind: 'malformed'; path?: string; count: number }
+  | { kind: 'reset'; path?: string; count: number }
+  | { kind: 'tfa_error'; error: string; count: number };
+
+export interface OutboxMessage {
+  channel: 'sms' | 'email';
+  to: string;
+  code: string;
+  secret: string;
+  at: number;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  at: number;
+}
+
+export const TEMPLATES: SimTemplate[] = [
+  {
+    id: 301,
+    hash_id: '4e17788f74f075dd9aab7d0d4427968f',
+    name: 'pytorch-cuda12',
+    image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime',
+    env: { '-p 8888:8888': '1', PYTHONUNBUFFERED: '1', DATA_DIRECTORY: '/workspace/' },
+    onstart: 'env >> /etc/environment',
+    runtype: 'ssh_direct',
+    disk: 32,
+  },
+  {
+    id: 302,
+    hash_id: 'a8a44c7363cbca20056020397e3bf072',
+    name: 'jupyter-lab',
+    image: 'vastai/base-image:cuda-12.4.1-auto',
+    env: { JUPYTER_DIR: '/', '-p 8080:8080': '1' },
+    onstart: 'entrypoint.sh',
+    runtype: 'jupyter_direct',
+    disk: 16,
+    jupyter_dir: '/',
+    use_jupyter_lab: true,
+  },
+  {
+    id: 303,
+    hash_id: 'e0a4b7c2d6f1e8a93b5c7d2f4a6e8b10',
+    name: 'vllm-serve',
+    image: 'registry.sim.local/team/vllm-openai:v0.6.3',
+    env: { '-p 8000:8000': '1', HF_HOME: '/workspace/hf', VLLM_PORT: '8000' },
+    onstart: '',
+    runtype: 'args',
+    args_str: '--model Qwen/Qwen2.5-7B-Instruct --port 8000',
+    disk: 64,
+    docker_login_repo: 'registry.sim.local',
+    docker_login_user: 'sim-robot',
+    docker_login_pass: 'sim-registry-password',
+  },
+];
+
+export function findTemplate(idOrName: string): SimTemplate | undefined {
+  return TEMPLATES.find((t) => t.hash_id === idOrName || t.name === idOrName);
+}
+
+export function randomKey(bytes = 32): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+export class SimState {
+  offset = 0;
+  offers: OfferRecord[];
+  instances = new Map<number, SimInstance>();
+  nextInstanceId: number;
+  user: SimUser;
+  sessions = new Map<string, { expired: boolean; createdAt: number }>();
+  faults: Fault[] = [];
+  requests: RequestLogEntry[] = [];
+  outbox: OutboxMessage[] = [];
+  showCalls = new Map<string, number[]>();
+  lastAccrual: number;
+  tfa: TfaState;
+  /** Phone numbers starting with one of these are rejected with sms_blocked_number. */
+  blockedPrefixes = ['+1555000'];
+
+  constructor(readonly config: SimConfig) {
+    this.offers = generateOffers(config.seed, config.offers);
+    this.nextInstanceId = 20000000 + (config.seed % 1000) * 1000;
+    this.user = {
+      id: 424242,
+      email: 'sim.user@example.com',
+      credit: 25,
+      ssh_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAISimulatedPublicKeyForDemoModeOnly sim@demo',
+      full_name: 'Sim User',
+      emailVerified: true,
+      legacy: false,
+      team: false,
+      admin: false,
+      phone: '+14155550123',
+    };
+    this.tfa = freshTfa();
+    this.lastAccrual = this.now();
+  }
+
+  now(): number {
+    return Date.now() / 1000 + this.offset;
+  }
+
+  advance(seconds: number): number {
+    this.accrue();
+    this.offset += seconds;
+    this.accrue();
+    return this.now();
+  }
+
+  /** Charges compute (while running) and storage (always) from the last accrual until now. */
+  accrue(): void {
+    const now = this.now();
+    const from = this.lastAccrual;
+    if (now <= from) return;
+    for (const inst of this.instances.values()) {
+      const storageHour = instanceStorageHour(inst);
+      const start = Math.max(from, inst.createdAt);
+      if (now <= start) continue;
+      const storage = (storageHour * (now - start)) / 3600;
+      let compute = 0;
+      if (inst.intended === 'running' && !inst.failure) {
+        const runFrom = Math.max(start, inst.bootStart + inst.bootSeconds);
+        if (now > runFrom) compute = (instanceComputeHour(inst) * (now - runFrom)) / 3600;
+      }
+      inst.storageTotal += storage;
+      inst.totalCost += storage + compute;
+      this.user.credit -= storage + compute;
+    }
+    this.lastAccrual = now;
+  }
+}
+
+export function freshTfa(): TfaState {
+  return {
+    enabled: false,
+    methods: [],
+    nextMethodId: 7001,
+    backupCodes: [],
+    challenges: new Map(),
+    authorizedUntil: null,
+    pendingAuthSecret: null,
+    lastSmsAt: new Map(),
+    emailFails: 0,
+  };
+}
+
+export function instanceStorageHour(inst: SimInstance): number {
+  return (inst.disk * inst.offer.storage_cost) / 730;
+}
+
+export function instanceComputeHour(inst: SimInstance): number {
+  return inst.isBid && inst.price !== null ? inst.price : (inst.offer.dph_base as number);
+}

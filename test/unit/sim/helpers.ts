@@ -1,0 +1,40 @@
+// Shared helpers for simulator tests: a started simulator and a tiny fetch wrapper.
+import { startSimulator, type RunningSim, type SimOptions } from '../../../src/sim';
+import { SimControl } from '../../../src/sim/control';
+
+export interface Ctx {
+  sim: RunningSim;
+  ctl: SimControl;
+  call(method: string, path: string, body?: unknown, key?: string | null): Promise<{ status: number; json: any; type: string | null }>;
+}
+
+export async function start(opts: SimOptions = {}): Promise<Ctx> {
+  const sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, ...opts });
+  const ctl = new SimControl(sim.url);
+  const call: Ctx['call'] = async (method, path, body, key = 'sim-api-key') => {
+    const headers: Record<string, string> = {};
+    if (key) headers.Authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(sim.url + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: res.status, json, type: res.headers.get('content-type') };
+  };
+  return { sim, ctl, call };
+}
+
+/** The id of a verified, rentable offer with direct ports (first search result). */
+export async function anOffer(c: Ctx, extra: Record<string, unknown> = {}): Promise<any> {
+  const r = await c.call('POST', '/api/v0/bundles/', { verified: { eq: true }, rentable: { eq: true }, limit: 1, ...extra });
+  if (!r.json.offers?.length) throw new Error('no offer found');
+  return r.json.offers[0];
+}
