@@ -502,9 +502,9 @@ export interface ResumeResult {
  */
 export async function resumeInflight(
   ports: Pick<CreateFlowPorts, 'api' | 'log' | 'clock' | 'ssh' | 'state' | 'instances'>,
-  opts: { intervalMs?: number; maxWaitMs?: number; signal?: AbortSignal; onFailed?(r: InflightCreation, message: string): void; only?: number },
+  opts: { intervalMs?: number; maxWaitMs?: number; signal?: AbortSignal; onFailed?(r: InflightCreation, message: string): void; only?: number[] },
 ): Promise<ResumeResult[]> {
-  const records = readInflight(ports.state).filter((r) => opts.only === undefined || r.instanceId === opts.only);
+  const records = readInflight(ports.state).filter((r) => opts.only === undefined || opts.only.includes(r.instanceId));
   return Promise.all(
     records.map(async (r): Promise<ResumeResult> => {
       ports.instances?.watch(r.instanceId);

@@ -5,7 +5,7 @@ import type { Offer } from '../../api/types';
 import type { Services } from '../../model/services';
 import type { Template } from '../../templates/schema';
 import { describeOffer } from '../../templates/ranking';
-import { STAGES, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
+import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
 import { sshEntryWriterFor } from '../ssh/writerPort';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templateSettings } from './workspace';
 
@@ -210,7 +210,15 @@ export async function createFromTemplate(services: Services, args: CreateArgs = 
 }
 
 /** A kept instance is polled in the background until it runs, then its SSH entry is written. */
+const watching = new Set<number>();
+
 export async function keepWatching(services: Services, id?: number): Promise<void> {
+  // One poller per in-flight instance, however often this is called.
+  const ids = readInflight(services.globalState)
+    .map((r) => r.instanceId)
+    .filter((x) => (id === undefined || x === id) && !watching.has(x));
+  if (!ids.length) return;
+  ids.forEach((x) => watching.add(x));
   try {
     const api = await services.api();
     const ac = new AbortController();
@@ -218,7 +226,7 @@ export async function keepWatching(services: Services, id?: number): Promise<voi
     await resumeInflight(
       { api, log: services.log, clock: realClock, ssh: sshEntryWriterFor(services), state: services.globalState, instances: services.instances },
       {
-        ...(id !== undefined ? { only: id } : {}),
+        only: ids,
         signal: ac.signal,
         onFailed: (_r, message) =>
           void vscode.window.showWarningMessage(message, 'Destroy').then((c) => {
@@ -228,6 +236,8 @@ export async function keepWatching(services: Services, id?: number): Promise<voi
     );
   } catch (e) {
     services.log.warn(`templates: resuming in-flight creations failed: ${e instanceof Error ? e.message : 'unknown error'}`);
+  } finally {
+    ids.forEach((x) => watching.delete(x));
   }
 }
 

@@ -193,6 +193,36 @@ test('ambiguous create (slow server, short client timeout) is reconciled: one cl
   assert.ok(h.log.lines.some((l) => /the create had gone through/.test(l)));
 });
 
+test('an ambiguous create that did not go through is retried once the list shows nothing was rented', async () => {
+  const labels: string[] = [];
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, o) => {
+        labels.push(req.label!);
+        if (labels.length === 1) throw new ApiError({ kind: 'ambiguous', message: 'PUT /asks timed out', cause: 'timeout' });
+        return api.createInstance(offerId, req, o);
+      },
+    }),
+  });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.equal(labels.length, 2);
+  assert.notEqual(labels[0], labels[1], 'each attempt carries its own label');
+  const all = await simInstances();
+  assert.deepEqual(all.map((i) => i.label), [labels[1]]);
+  assert.ok(h.log.lines.some((l) => /nothing was rented; retrying/.test(l)));
+});
+
+test('waiting too long asks keep or destroy (timeout)', async () => {
+  const reasons: string[] = [];
+  const h = harness({ prompts: { keepOrDestroy: async (_id, reason) => (reasons.push(reason), 'destroy') } });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxWaitMs: 20_000 });
+  assert.equal(r.outcome, 'cancelled');
+  assert.deepEqual(reasons, ['timeout']);
+  assert.equal((await simInstances()).length, 0);
+});
+
 test('an offer taken by someone else moves to the next match, bounded', async () => {
   const h = harness({
     prompts: {
