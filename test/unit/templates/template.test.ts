@@ -12,6 +12,7 @@ import { rankOffers } from '../../../src/templates/ranking';
 import { discoverTemplates, matchesGlob } from '../../../src/templates/discovery';
 import { parseProblem } from '../../../src/templates/creationRules';
 import type { Offer } from '../../../src/api/types';
+import { EXAMPLE_TEMPLATE } from '../../../src/templates/example';
 
 function repoRoot(): string {
   let d = __dirname;
@@ -274,4 +275,11 @@ test('the demo workspace sample templates are valid', async () => {
     });
     assert.deepEqual(r.problems, [], f.relativePath);
   }
+});
+
+test('the "New Template" example is valid and commented', async () => {
+  assert.match(EXAMPLE_TEMPLATE, /\/\/ /);
+  const r = await loadTemplate(EXAMPLE_TEMPLATE, ctx());
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.template!.instance.label, 'my-model');
 });

@@ -134,3 +134,34 @@ describe('templates', () => {
     }, { timeoutMs: 30_000 });
   }
 });
+
+describe('template editing', () => {
+  it('a template file is JSONC, and its problems show as diagnostics with their JSON paths', async () => {
+    const { services } = await getExtensionApi();
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    const uri = vscode.Uri.joinPath(folder, '.gpu', 'it-broken.json');
+    await vscode.workspace.fs.writeFile(
+      uri,
+      new TextEncoder().encode('{\n  // comments are allowed\n  "name": "broken",\n  "colour": "red",\n  "instance": { "image": "x", "args_str": "serve", "env": { "-e A=1": "" } },\n}\n'),
+    );
+    try {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      assert.equal(doc.languageId, 'jsonc');
+      const ours = await waitFor(() => {
+        const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'GPU Rental template');
+        return d.length >= 3 ? d : undefined;
+      }, 8000, 'template diagnostics');
+      const text = ours.map((d) => d.message).join('\n');
+      assert.match(text, /^colour: Unknown property/m);
+      assert.match(text, /^instance\.args_str: /m);
+      assert.match(text, /^instance\.env\["-e A=1"\]: /m);
+      const colour = ours.find((d) => d.message.startsWith('colour'))!;
+      assert.equal(doc.getText(colour.range), '"colour"');
+      void services;
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await vscode.workspace.fs.delete(uri);
+    }
+  }, { timeoutMs: 20_000 });
+});
