@@ -92,8 +92,11 @@ export function normalizePorts(raw: unknown): PortMapping[] | null | undefined {
         const hp = z.safeParse(numberish, rec.HostPort ?? rec.hostPort);
         if (!hp.success || !Number.isInteger(hp.data) || hp.data <= 0) continue;
         const ip = rec.HostIp ?? rec.hostIp;
+        const container = normContainerPort(key);
+        // Docker lists the same binding once per address family; one entry is enough.
+        if (out.some((m) => m.container === container && m.hostPort === hp.data)) continue;
         out.push({
-          container: normContainerPort(key),
+          container,
           hostPort: hp.data,
           ...(typeof ip === 'string' && ip !== '' ? { hostIp: ip } : {}),
         });
