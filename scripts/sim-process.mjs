@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { root, killTree } from './code-server.mjs';
 
 export async function startSimulatorProcess({ testControl = false, args = [], timeoutMs = 15_000 } = {}) {
-  const script = process.env.GPU_RENTAL_SIM_SCRIPT || join(root, 'dist', 'sim.js');
+  const script = join(root, 'dist', 'sim.js');
   if (!existsSync(script)) throw new Error('dist/sim.js is missing: run `node scripts/build.mjs` first (the simulator lives in src/sim/)');
   const child = spawn(process.execPath, [script, '--port', '0', ...(testControl ? ['--test-control'] : []), ...args], {
     cwd: root,

@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { root, startCodeServer, launchChromium, workbenchUrl } from '../../scripts/code-server.mjs';
 import { startSimulatorProcess } from '../../scripts/sim-process.mjs';
+import { printRecord, printTest, parseLines, summarize } from './report.mjs';
+import { openViewContainer, expandPane, waitForRows } from '../../scripts/workbench-ui.mjs';
 
 const OVERALL_MS = Number(process.env.GPU_RENTAL_TEST_TIMEOUT_S || 480) * 1000;
 const START_MS = 120_000; // page open → suite's first record
@@ -72,23 +74,7 @@ async function shot(name) {
   return file;
 }
 
-/** Clicks the GPU Rental activity-bar item like a user (only if its sidebar is not already open). */
-async function openSidebar() {
-  const page = ui.page;
-  const title = containerTitle();
-  const item = page.locator(`.activitybar .action-item a[aria-label^="${title}"], .activitybar .action-item .action-label[aria-label^="${title}"]`).first();
-  await item.waitFor({ state: 'visible', timeout: 20_000 });
-  const open = await page.locator(`.sidebar .composite.title h2, .sidebar .title-label h2`).first().textContent({ timeout: 2000 }).catch(() => '');
-  if (!String(open).toLowerCase().includes(title.toLowerCase())) await item.click();
-  await page.locator('.sidebar .pane-header').first().waitFor({ state: 'visible', timeout: 10_000 });
-}
-
-/** Expands a collapsed view pane by its title so its content is visible. */
-async function expandPane(title) {
-  const header = ui.page.locator(`.sidebar .pane-header[aria-label^="${title}"]`).first();
-  if ((await header.count()) === 0) return;
-  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
-}
+const openSidebar = () => openViewContainer(ui.page, containerTitle(), 20_000);
 
 const uiSteps = {
   /** Signed out: the sidebar shows the sign-in welcome. */
@@ -107,16 +93,15 @@ const uiSteps = {
   /** Signed in with the simulator key: instance and offer rows appear. */
   'signed-in': async () => {
     await openSidebar();
-    for (const view of pkg.contributes?.views?.gpuRental ?? []) await expandPane(view.name);
-    const deadline = Date.now() + 30_000;
-    let n = 0;
-    while (Date.now() < deadline) {
-      n = await ui.page.locator('.sidebar .pane-body .monaco-list-row').count();
-      if (n >= 2) break;
-      await ui.page.waitForTimeout(250);
-    }
+    const names = (pkg.contributes?.views?.gpuRental ?? []).map((v) => v.name);
+    for (const n of names) await expandPane(ui.page, n);
+    const want = names.filter((n) => /instances|offers/i.test(n));
+    if (want.length < 2) throw new Error(`no Instances/Offers views in [${names.join(', ')}]`);
+    const counts = await waitForRows(ui.page, want, { min: 1, timeoutMs: 30_000 });
+    await ui.page.waitForTimeout(300);
     await shot('signed-in');
-    if (n < 2) throw new Error(`expected instance and offer rows in the sidebar, saw ${n} row(s)`);
+    const empty = Object.entries(counts).filter(([, n]) => n < 1);
+    if (empty.length) throw new Error(`no rows in ${empty.map(([v]) => v).join(' and ')} (rows: ${JSON.stringify(counts)})`);
   },
 };
 
@@ -137,15 +122,6 @@ async function runUiStep(name, resultsFile) {
   ui.results.push(rec);
   printTest(rec);
   writeFileSync(`${resultsFile}.${name}.done`, verdict);
-}
-
-// ---------------------------------------------------------------- output
-
-function printTest(r) {
-  const mark = r.status === 'passed' ? '✓' : r.status === 'skipped' ? '-' : '✗';
-  const extra = r.status === 'skipped' ? ` (skipped: ${r.reason})` : ` (${r.durationMs} ms)`;
-  process.stdout.write(`  ${mark} ${r.name}${extra}\n`);
-  if (r.status === 'failed' && r.error) process.stdout.write(String(r.error).replace(/^/gm, '      ') + '\n');
 }
 
 // ---------------------------------------------------------------- main
@@ -199,7 +175,6 @@ async function main() {
   const tests = [];
   const metrics = [];
   const openedAt = Date.now();
-  const stepsRunning = [];
   while (!end) {
     if (finished) return;
     let text = '';
@@ -210,30 +185,13 @@ async function main() {
     }
     const complete = text.slice(offset, text.lastIndexOf('\n') + 1);
     offset += complete.length;
-    for (const line of complete.split('\n').filter(Boolean)) {
-      let rec;
-      try {
-        rec = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (rec.type === 'start') {
-        started = true;
-        process.stdout.write(`\nVS Code ${rec.vscodeVersion} (${rec.appName}, ${rec.uiKind}, remote: ${rec.remoteName}) — ${rec.tests} test(s), suite started ${Date.now() - openedAt} ms after page open\n`);
-      } else if (rec.type === 'test') {
-        tests.push(rec);
-        printTest(rec);
-      } else if (rec.type === 'metric') {
-        metrics.push(rec);
-        process.stdout.write(`    metric ${rec.name} = ${rec.value} ${rec.unit ?? ''}\n`);
-      } else if (rec.type === 'log') {
-        process.stdout.write(`    · ${rec.message}\n`);
-      } else if (rec.type === 'checkpoint') {
-        stepsRunning.push(runUiStep(rec.name, resultsFile));
-        await stepsRunning[stepsRunning.length - 1];
-      } else if (rec.type === 'end') {
-        end = rec;
-      }
+    for (const rec of parseLines(complete)) {
+      const t = printRecord(rec, openedAt);
+      if (t) tests.push(t);
+      if (rec.type === 'start') started = true;
+      else if (rec.type === 'metric') metrics.push(rec);
+      else if (rec.type === 'checkpoint') await runUiStep(rec.name, resultsFile);
+      else if (rec.type === 'end') end = rec;
     }
     if (!started && Date.now() - openedAt > START_MS) {
       const log = readFileSync(cs.logFile, 'utf8').split('\n').slice(-25).join('\n');
@@ -252,15 +210,9 @@ async function main() {
   writeFileSync(join(resultsDir, 'vscode-results.jsonl'), readFileSync(resultsFile, 'utf8'));
   writeFileSync(join(resultsDir, 'vscode-metrics.json'), JSON.stringify(Object.fromEntries(metrics.map((m) => [m.name, m.value])), null, 2) + '\n');
 
-  const all = [...tests, ...ui.results];
-  const passed = all.filter((t) => t.status === 'passed').length;
-  const failed = all.filter((t) => t.status === 'failed').length;
   process.stdout.write(`\nscreenshot: ${final}\nresults: ${join(resultsDir, 'vscode-results.jsonl')} (${Math.round((Date.now() - t0) / 1000)} s)\n`);
-  if (passed + failed === 0) {
-    process.stdout.write('0 passed, 0 failed\n');
-    throw new Error('no tests ran');
-  }
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  const { passed, failed } = summarize([...tests, ...ui.results]);
+  if (passed + failed === 0) throw new Error('no tests ran');
   return failed === 0;
 }
 

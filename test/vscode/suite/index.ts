@@ -41,7 +41,7 @@
 // closing `N passed, N failed` line.
 
 export * from './framework';
-export { simControl } from './sim';
+export { simControl, SimControl } from './sim';
 import { runRegistered } from './framework';
 
 /** The @vscode/test-electron contract: resolve when all passed, reject otherwise. */

@@ -2,7 +2,8 @@
 // promises, and the workbench shows its sidebar (UI steps driven by runner.mjs).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, getExtensionApi, EXTENSION_ID, uiCheckpoint, log } from './framework';
+import { describe, it, getExtensionApi, EXTENSION_ID, uiCheckpoint, log, answer, capture, promptCalls, waitFor } from './framework';
+import { simControl } from './sim';
 
 interface Contributes {
   commands?: Array<{ command: string }>;
@@ -51,4 +52,26 @@ describe('smoke', () => {
     const verdict = await uiCheckpoint('signed-out');
     assert.ok(verdict === 'ok' || verdict === 'skipped', verdict);
   }, { timeoutMs: 90_000 });
+
+  it('signs in with the simulator key through Set API Key and lists instances and offers (UI)', async () => {
+    const { services } = await getExtensionApi();
+    await simControl().seed({ instances: 2 });
+    answer('showInputBox', 'sim-api-key');
+    capture('showInformationMessage');
+    const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey');
+    assert.equal(ok, true, 'gpuRental.setApiKey did not save the simulator key');
+    assert.equal(services.connection().signedIn, true);
+    assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && /signed in/i.test(p.text)), 'no "signed in" message');
+    await services.instances.refresh();
+    await waitFor(() => services.instances.instances.length >= 2, 10_000, 'two instances in the store');
+    const verdict = await uiCheckpoint('signed-in');
+    assert.ok(verdict === 'ok' || verdict === 'skipped', verdict);
+  }, { timeoutMs: 90_000 });
+
+  it('signs out again with Clear API Key', async () => {
+    const { services } = await getExtensionApi();
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    await waitFor(() => !services.connection().signedIn, 5000, 'signed out');
+    await simControl().reset();
+  });
 });

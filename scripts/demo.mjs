@@ -1,0 +1,111 @@
+// `npm run demo`: the extension against the local simulator, in a throwaway VS Code profile,
+// on a temp copy of demo-workspace/ (the repo is never touched). No account, no internet.
+//   npm run demo                          desktop `code` if on PATH, else code-server (prints URL)
+//   npm run demo -- --web                 always code-server
+//   npm run demo -- --screenshot out.png  code-server + headless Chromium: open the sidebar,
+//                                         wait for instance/offer rows, save a PNG, exit
+// Ctrl-C stops everything it started.
+import { spawn, execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { root, startCodeServer, launchChromium, workbenchUrl, killTree } from './code-server.mjs';
+import { startSimulatorProcess } from './sim-process.mjs';
+import { openViewContainer, waitForRows } from './workbench-ui.mjs';
+
+const argv = process.argv.slice(2);
+const shotIdx = argv.indexOf('--screenshot');
+const screenshot = shotIdx >= 0 ? resolve(argv[shotIdx + 1] ?? 'screenshots/demo.png') : undefined;
+const web = argv.includes('--web') || !!screenshot;
+/** The simulator's default full-access key; the extension accepts it from this env var only for a loopback URL. */
+const DEMO_KEY = 'sim-api-key';
+
+const cleanups = [];
+async function cleanup() {
+  while (cleanups.length) {
+    try {
+      await cleanups.pop()();
+    } catch {}
+  }
+}
+let exiting = false;
+async function exit(code) {
+  if (exiting) return;
+  exiting = true;
+  await cleanup();
+  process.exit(code);
+}
+process.on('SIGINT', () => {
+  process.stdout.write('\nstopping the demo…\n');
+  void exit(0);
+});
+process.on('SIGTERM', () => void exit(0));
+
+function hasCode() {
+  return spawnSync('sh', ['-c', 'command -v code'], { stdio: 'ignore' }).status === 0;
+}
+
+async function main() {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--no-tests'], { stdio: 'inherit', cwd: root });
+
+  const work = mkdtempSync(join(tmpdir(), 'gpu-rental-demo-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  const workspace = join(work, 'demo-workspace');
+  cpSync(join(root, 'demo-workspace'), workspace, { recursive: true });
+
+  const sim = await startSimulatorProcess({ args: ['--instances', '2'] });
+  cleanups.push(() => sim.stop());
+  const settings = { 'gpuRental.apiBaseUrl': sim.url };
+  const env = { GPU_RENTAL_DEMO_API_KEY: DEMO_KEY };
+  process.stdout.write(`simulator: ${sim.url}\n`);
+
+  if (!web && hasCode()) {
+    const userData = join(work, 'user-data');
+    mkdirSync(join(userData, 'User'), { recursive: true });
+    writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ ...settings, 'workbench.startupEditor': 'readme' }, null, 2));
+    process.stdout.write('opening VS Code (close its window or press Ctrl-C here to stop the demo)…\n');
+    const child = spawn(
+      'code',
+      ['--new-window', '--wait', `--extensionDevelopmentPath=${root}`, `--user-data-dir=${userData}`, `--extensions-dir=${join(work, 'extensions')}`, workspace],
+      { stdio: 'inherit', env: { ...process.env, ...env }, detached: true },
+    );
+    cleanups.push(() => killTree(child.pid));
+    await new Promise((r) => child.on('exit', r));
+    return 0;
+  }
+
+  const cs = await startCodeServer({ env, settings: { ...settings, 'workbench.startupEditor': 'readme' } });
+  cleanups.push(() => cs.stop());
+  const url = workbenchUrl(cs.url, cs.port, { folder: workspace, extensionDevelopmentPath: root });
+
+  if (!screenshot) {
+    process.stdout.write(`\nVS Code (code-server) is serving the demo on loopback — open:\n\n  ${url}\n\nPress Ctrl-C to stop.\n`);
+    await new Promise(() => {});
+  }
+
+  const chrome = await launchChromium();
+  cleanups.push(() => chrome.close());
+  const page = await chrome.browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
+  await openViewContainer(page, 'GPU Rental');
+  const counts = await waitForRows(page, ['Instances', 'Offers'], { min: 1, timeoutMs: 45_000 });
+  const rows = Math.min(...Object.values(counts));
+  await page.waitForTimeout(500);
+  mkdirSync(dirname(screenshot), { recursive: true });
+  await page.screenshot({ path: screenshot });
+  process.stdout.write(`screenshot: ${screenshot} (rows: ${JSON.stringify(counts)})\n`);
+  if (rows < 1) {
+    process.stdout.write('demo check FAILED: the Instances or Offers view showed no rows for the demo key\n');
+    return 1;
+  }
+  process.stdout.write('demo check passed\n');
+  return 0;
+}
+
+main().then(
+  (code) => exit(code),
+  (e) => {
+    process.stdout.write(`demo failed: ${e?.stack ?? e}\n`);
+    void exit(1);
+  },
+);
