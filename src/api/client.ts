@@ -307,17 +307,17 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       noteInstanceSecrets(r);
       return r;
     },
-    setInstanceState(id, state, o) {
+    async setInstanceState(id, state, o) {
       positiveId(id, 'setInstanceState');
       if (state !== 'running' && state !== 'stopped') throw invalid('setInstanceState', ["state: must be 'running' or 'stopped'"]);
       return send({ method: 'PUT', path: `${I}${id}/`, body: { state }, schema: s.simpleResultSchema, emptyOk: true }, o);
     },
-    setInstanceLabel(id, label, o) {
+    async setInstanceLabel(id, label, o) {
       positiveId(id, 'setInstanceLabel');
       if (typeof label !== 'string') throw invalid('setInstanceLabel', ['label: must be a string']);
       return send({ method: 'PUT', path: `${I}${id}/`, body: { label }, schema: s.simpleResultSchema, emptyOk: true }, o);
     },
-    destroyInstance(id, o) {
+    async destroyInstance(id, o) {
       positiveId(id, 'destroyInstance');
       return send({ method: 'DELETE', path: `${I}${id}/`, schema: s.simpleResultSchema, emptyOk: true }, o);
     },
@@ -335,11 +335,11 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       secrets.add(r.instance_api_key);
       return r;
     },
-    currentUser(o) {
+    async currentUser(o) {
       return send({ method: 'GET', path: '/api/v0/users/current/', schema: s.userSchema }, o);
     },
 
-    tfaStatus(o) {
+    async tfaStatus(o) {
       return send({ method: 'GET', path: `${T}status/`, schema: s.tfaStatusSchema }, o);
     },
     async tfaLogin(req, o) {
@@ -348,7 +348,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       secrets.add(r.session_key);
       return r;
     },
-    tfaRemove(req, o) {
+    async tfaRemove(req, o) {
       validate('tfaRemove', s.tfaRemoveRequestSchema, req);
       return send({ method: 'DELETE', path: T, body: req, schema: s.tfaRemoveResultSchema }, o);
     },
@@ -358,6 +358,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       secrets.add(r.secret);
       return r;
     },
+    // Arrow members below delegate to async helpers, so validation errors also arrive as rejections.
     tfaSendSms: (req, o) => sendCode('tfaSendSms', `${T}sms/`, req, o),
     tfaResendSms: (req, o) => sendCode('tfaResendSms', `${T}sms/resend/`, req, o),
     async tfaTotpSetup(o) {
@@ -371,12 +372,12 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       secrets.add(r.secret);
       return r;
     },
-    tfaAuthorizeNewMethodConfirm(req, o) {
+    async tfaAuthorizeNewMethodConfirm(req, o) {
       validate('tfaAuthorizeNewMethodConfirm', s.authorizeConfirmRequestSchema, req);
       return send({ method: 'PUT', path: `${T}authorize-new-method/`, body: req, schema: s.simpleResultSchema }, o);
     },
     tfaConfirmNew: (req, o) => confirmNew('tfaConfirmNew', `${T}confirm-new/`, req, o),
-    tfaUpdate(req, o) {
+    async tfaUpdate(req, o) {
       validate('tfaUpdate', s.tfaUpdateRequestSchema, req);
       return send({ method: 'PUT', path: `${T}update/`, body: req, schema: s.tfaUpdateResultSchema }, o);
     },

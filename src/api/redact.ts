@@ -63,7 +63,7 @@ export function redact(text: string, extraSecrets: ReadonlyArray<string | undefi
   out = out.replace(JSON_NUMBER, `$1"${MASK}"`);
   out = out.replace(KEY_EQUALS, `$1${MASK}`);
   out = out.replace(BEARER, `$1${MASK}`);
-  out = out.replace(BACKUP_CODE, MASK);
+  out = out.replace(BACKUP_CODE, (m) => (m === 'XXXX-XXXX-XXXX' ? m : MASK));
   return out;
 }
 
