@@ -1,4 +1,4 @@
-// `npm test`: build, typecheck, unit tests, then the real-VS-Code tier. Fails when any tier
+// `npm test`: build, typecheck, unit tests, the real-VS-Code tier, then the demo check. Fails when any tier
 // fails or a test tier runs no test; ends with one overall `N passed, N failed` line.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -85,6 +85,12 @@ if (ok) {
     const failed = Number(m?.[2] ?? (r.code === 0 ? 0 : 1));
     return { ok: r.code === 0 && failed === 0 && passed > 0, passed, failed, empty: passed + failed === 0 };
   });
+
+  await step('demo check (npm run demo -- --screenshot screenshots/demo.png)', async () => {
+    const r = await run(process.execPath, ['scripts/demo.mjs', '--screenshot', 'screenshots/demo.png'], { timeoutS: 240 });
+    const ok = r.code === 0 && /demo check passed/.test(r.out);
+    return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
+  });
 }
 
 header('summary');
@@ -97,6 +103,6 @@ for (const t of tiers) {
   failed += t.failed ?? 0;
   if (!t.ok && t.passed === undefined) failed += 1; // a failed build/typecheck counts as a failure
 }
-const allOk = tiers.length === 4 && tiers.every((t) => t.ok);
+const allOk = tiers.length === 5 && tiers.every((t) => t.ok);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(allOk ? 0 : 1);
