@@ -1,19 +1,8 @@
 // Typed client for the simulator's /_sim/ test-control endpoints (plain fetch).
 
-export interface OutboxMessage {
-  channel: 'sms' | 'email';
-  to: string;
-  code: string;
-  secret: string;
-  at: number;
-}
+import type { OutboxMessage, RequestLogEntry } from './state';
 
-export interface RequestLogEntry {
-  method: string;
-  path: string;
-  status: number;
-  at: number;
-}
+export type { OutboxMessage, RequestLogEntry };
 
 export type SimFault =
   | { kind: 'instance_state'; id: number; state: string | null }

@@ -111,7 +111,8 @@ export interface TfaState {
   backupCodes: Array<{ code: string; used: boolean; deleted: boolean }>;
   challenges: Map<string, Challenge>;
   authorizedUntil: number | null;
-  pendingAuthSecret: string | null;
+  /** The challenge of step 1 of adding a method, awaiting step 2. */
+  pending: { secret: string; channel: 'sms' | 'email' | 'totp'; methodId: number | null } | null;
   lastSmsAt: Map<string, number>;
   /** Failures of verification with no method row (e-mail, legacy phone): keyed 'email' / 'legacy'. */
   emailFails: number;
@@ -263,7 +264,7 @@ export function freshTfa(): TfaState {
     backupCodes: [],
     challenges: new Map(),
     authorizedUntil: null,
-    pendingAuthSecret: null,
+    pending: null,
     lastSmsAt: new Map(),
     emailFails: 0,
   };
