@@ -125,7 +125,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   const random = opts.random ?? Math.random;
   const userAgent = opts.userAgent ?? 'gpu-rental-vscode';
   const secrets = new SecretRegistry();
-  const log = createRedactingLogger(opts.log, () => [opts.credentials.token(), ...secrets.list()]);
+  const knownSecrets = () => [opts.credentials.token(), ...secrets.list()];
+  const log = createRedactingLogger(opts.log, knownSecrets);
   const transport = (): Promise<Transport> => (opts.transport ? Promise.resolve(opts.transport) : loadTransport());
 
   function validate(endpoint: string, schema: z.ZodMiniType, body: unknown): void {
@@ -230,7 +231,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   function httpError(ep: Endpoint<unknown>, res: TransportResponse): ApiError {
     const { method, path } = ep;
     const retryAfter = Number(res.headers['retry-after']);
-    const err = errorFromResponse(method, path, res.status, res.text, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+    const err = errorFromResponse(method, path, res.status, res.text, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined, knownSecrets());
     // A 5xx without a structured error body does not prove the service rejected the creation.
     if (ep.creation && res.status >= 500 && !parseErrorBody(res.text).structured)
       return new ApiError({
@@ -262,7 +263,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     }
     if (json && typeof json === 'object' && !Array.isArray(json)) {
       const j = json as Record<string, unknown>;
-      if (j.success === false && typeof j.error === 'string') throw errorFromResponse(method, path, res.status, text);
+      if (j.success === false && typeof j.error === 'string') throw errorFromResponse(method, path, res.status, text, undefined, knownSecrets());
     }
     const r = z.safeParse(ep.schema, json);
     if (!r.success) {

@@ -22,6 +22,8 @@ export interface ApiErrorInit {
   problems?: string[];
   /** Underlying cause kind for 'ambiguous' errors: 'timeout' | 'network' | 'aborted' | 'http'. */
   cause?: string;
+  /** Secret values to mask in message and msg besides the patterns (e.g. a reflected token). */
+  secrets?: ReadonlyArray<string | undefined>;
 }
 
 function clock(epochSec: number): string {
@@ -132,12 +134,12 @@ export class ApiError extends Error {
   readonly causeKind?: string;
 
   constructor(init: ApiErrorInit) {
-    super(redact(init.message));
+    super(redact(init.message, init.secrets));
     this.name = 'ApiError';
     this.kind = init.kind;
     this.status = init.status;
     this.code = init.code;
-    this.msg = init.msg === undefined ? undefined : redact(init.msg);
+    this.msg = init.msg === undefined ? undefined : redact(init.msg, init.secrets);
     this.failCount = init.failCount;
     this.lockedUntil = init.lockedUntil;
     this.method = init.method;
@@ -237,7 +239,14 @@ export function parseErrorBody(text: string): ParsedErrorBody {
 }
 
 /** Builds the ApiError for an HTTP error status. */
-export function errorFromResponse(method: string, path: string, status: number, text: string, retryAfterSec?: number): ApiError {
+export function errorFromResponse(
+  method: string,
+  path: string,
+  status: number,
+  text: string,
+  retryAfterSec?: number,
+  secrets?: ReadonlyArray<string | undefined>,
+): ApiError {
   const b = parseErrorBody(text);
   let kind: ApiErrorKind = 'http';
   if (status === 429) kind = 'rate_limited';
@@ -254,6 +263,7 @@ export function errorFromResponse(method: string, path: string, status: number, 
     method,
     path,
     retryAfterSec,
+    secrets,
     message: `${method} ${path} failed with HTTP ${status}${detail ? ` (${detail})` : ''}`,
   });
 }
