@@ -1,4 +1,5 @@
 // Shared helpers for simulator tests: a started simulator and a tiny fetch wrapper.
+import { after, before, beforeEach } from 'node:test';
 import { startSimulator, type RunningSim, type SimOptions } from '../../../src/sim';
 import { SimControl } from '../../../src/sim/control';
 
@@ -37,4 +38,19 @@ export async function anOffer(c: Ctx, extra: Record<string, unknown> = {}): Prom
   const r = await c.call('POST', '/api/v0/bundles/', { verified: { eq: true }, rentable: { eq: true }, limit: 1, ...extra });
   if (!r.json.offers?.length) throw new Error('no offer found');
   return r.json.offers[0];
+}
+
+/** One simulator for a test file, reset before each test; `set` receives it once started. */
+export function useSim(set: (c: Ctx) => void, opts: SimOptions = {}): void {
+  let ctx: Ctx | undefined;
+  before(async () => {
+    ctx = await start(opts);
+    set(ctx);
+  });
+  after(async () => {
+    await ctx?.sim.close();
+  });
+  beforeEach(async () => {
+    await ctx?.ctl.reset();
+  });
 }

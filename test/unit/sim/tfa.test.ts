@@ -1,7 +1,7 @@
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { base32Decode, base32Encode, totp } from '../../../src/sim/totp';
-import { start, type Ctx } from './helpers';
+import { useSim, type Ctx } from './helpers';
 
 describe('TOTP (RFC 6238 SHA-1 vectors)', () => {
   const secret = base32Encode(Buffer.from('12345678901234567890'));
@@ -24,16 +24,8 @@ describe('TOTP (RFC 6238 SHA-1 vectors)', () => {
   }
 });
 
-let c: Ctx;
-before(async () => {
-  c = await start();
-});
-after(async () => {
-  await c.sim.close();
-});
-beforeEach(async () => {
-  await c.ctl.reset();
-});
+let c!: Ctx;
+useSim((x) => (c = x));
 
 /** Authorizes adding a method through the e-mail flow (forced for a user with no methods). */
 async function authorizeByEmail(): Promise<void> {
