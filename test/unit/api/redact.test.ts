@@ -1,0 +1,86 @@
+// redact(): every pattern masks, ordinary text survives. Fake secrets only.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { redact, createRedactingLogger, SecretRegistry } from '../../../src/api/redact';
+import { ApiError, errorFromResponse } from '../../../src/api/errors';
+import { captureLogger } from './helpers';
+
+const gone = (out: string, secret: string) => assert.equal(out.includes(secret), false, 'a secret survived redaction');
+
+test('registered secret values, plain and URL-encoded, longest first', () => {
+  const key = 'k3y+with/odd=chars';
+  const out = redact(`a ${key} b ${encodeURIComponent(key)} c`, [key, undefined, 'ab']);
+  gone(out, key);
+  gone(out, encodeURIComponent(key));
+  assert.equal(out, 'a *** b *** c');
+  assert.equal(redact('ab stays', ['ab']), 'ab stays', 'very short values are not treated as secrets');
+});
+
+test('bearer tokens and api_key query values', () => {
+  gone(redact('Authorization: Bearer abc.def-123'), 'abc.def-123');
+  gone(redact('GET /api/v0/instances?owner=me&api_key=QWERTY123&x=1'), 'QWERTY123');
+  assert.match(redact('GET /x?api_key=QWERTY123&x=1'), /&x=1$/);
+});
+
+test('JSON values of secret keys: strings, numbers, arrays, escaped quotes', () => {
+  const body = JSON.stringify({
+    jupyter_token: 'jt-1111',
+    instance_api_key: 'ik-2222',
+    session_key: 'sk-3333',
+    secret: 'JBSWY3DPEHPK3PXP',
+    backup_codes: ['AB12-CD34-EF56', 'GH78-IJ90-KL12'],
+    backup_code: 'MN34-OP56-QR78',
+    code: '123456',
+    provisioning_uri: 'otpauth://totp/X:me?secret=JBSWY3DPEHPK3PXP',
+    password: 'pa"ss',
+    image_login: '-u user -p hunter2 docker.io',
+    label: 'keep-me',
+  });
+  const out = redact(body);
+  for (const s of ['jt-1111', 'ik-2222', 'sk-3333', 'JBSWY3DPEHPK3PXP', 'AB12-CD34-EF56', 'GH78-IJ90-KL12', 'MN34-OP56-QR78', '123456', 'pa\\"ss', 'hunter2'])
+    gone(out, s);
+  assert.match(out, /"label":"keep-me"/);
+  gone(redact('{"code": 654321}'), '654321');
+});
+
+test('key=value text, otpauth URIs and backup-code shapes anywhere', () => {
+  gone(redact('session_key=sk-abc secret=S3CR3T'), 'sk-abc');
+  gone(redact('session_key=sk-abc secret=S3CR3T'), 'S3CR3T');
+  gone(redact('scan otpauth://totp/Sim:me?secret=ABCDEF&issuer=Sim now'), 'ABCDEF');
+  gone(redact('your codes: ZZ11-YY22-XX33'), 'ZZ11-YY22-XX33');
+});
+
+test('ordinary text is left alone', () => {
+  const t = 'GET /api/v0/instances/123/ -> 404 (12 ms); status code: 404; id 550e8400-e29b-41d4-a716-446655440000; format XXXX-XXXX-XXXX';
+  assert.equal(redact(t), t);
+});
+
+test('createRedactingLogger masks the secrets known at the time of each line', () => {
+  const sink = captureLogger();
+  const known: string[] = [];
+  const log = createRedactingLogger(sink, () => known);
+  log.info('token tok-ABCDEF used');
+  known.push('tok-ABCDEF');
+  log.warn('token tok-ABCDEF used');
+  assert.deepEqual(sink.lines, ['info token tok-ABCDEF used', 'warn token *** used']);
+  const throwing = createRedactingLogger(sink, () => {
+    throw new Error('no');
+  });
+  throwing.error('Bearer zzz-999');
+  gone(sink.text(), 'zzz-999');
+});
+
+test('SecretRegistry keeps a bounded, de-duplicated list', () => {
+  const r = new SecretRegistry(2);
+  r.add('aaaa', 'aaaa', null, 'bb', 'cccc', 'dddd');
+  assert.deepEqual(r.list(), ['cccc', 'dddd']);
+});
+
+test('ApiError messages are redacted, including values echoed by the service', () => {
+  const e = errorFromResponse('POST', '/api/v0/tfa/', 400, JSON.stringify({ success: false, error: 'bad_request', msg: 'bad value sk-echo-777 in session_key=sk-echo-777' }), undefined, ['sk-echo-777']);
+  gone(e.message, 'sk-echo-777');
+  gone(e.msg ?? '', 'sk-echo-777');
+  gone(e.userMessage(), 'sk-echo-777');
+  const v = new ApiError({ kind: 'invalid_request', message: 'x', problems: ['code: must be the 6-digit code'] });
+  assert.match(v.userMessage(), /6-digit code.*Correct this value/);
+});
