@@ -53,3 +53,4 @@ export function run(): Promise<void> {
 import './smoke.test';
 import './ssh.test';
 import './templates.test';
+import './sidebar.test';

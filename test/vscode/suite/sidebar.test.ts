@@ -1,0 +1,163 @@
+// Sidebar in a real VS Code against the simulator: API key (bad then good), the trees,
+// every instance action (server state and row), the status bar costs, signed-out state.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Instance } from '../../../src/api/types';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
+import { simControl } from './sim';
+
+interface TreeLike<T> {
+  getChildren(node?: T): T[] | Thenable<T[]> | undefined;
+  getTreeItem(node: T): vscode.TreeItem | Thenable<vscode.TreeItem>;
+}
+interface Ui {
+  instances: TreeLike<{ kind: string; id?: number }> & object;
+  offers: TreeLike<{ kind: string; id?: number }> & object;
+  statusBar: { item: vscode.StatusBarItem };
+}
+
+async function ui(): Promise<{ services: Awaited<ReturnType<typeof getExtensionApi>>['services']; ui: Ui }> {
+  const { services } = await getExtensionApi();
+  const u = (services as unknown as { ui?: Ui }).ui;
+  assert.ok(u, 'registerSidebar did not publish services.ui');
+  return { services, ui: u };
+}
+
+async function signIn(): Promise<void> {
+  await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
+  const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'sim-api-key');
+  assert.equal(ok, true, 'the simulator key was not accepted');
+}
+
+async function rows(u: Ui): Promise<Array<{ node: { kind: string; id?: number }; item: vscode.TreeItem }>> {
+  const nodes = (await u.instances.getChildren()) ?? [];
+  return Promise.all(nodes.map(async (node) => ({ node, item: await u.instances.getTreeItem(node) })));
+}
+
+async function rowOf(u: Ui, id: number): Promise<vscode.TreeItem | undefined> {
+  return (await rows(u)).find((r) => r.node.kind === 'instance' && r.node.id === id)?.item;
+}
+
+async function serverInstance(id: number): Promise<Instance | undefined> {
+  const { services } = await getExtensionApi();
+  const list = await (await services.api()).listInstances();
+  return list.instances.find((i) => i.id === id);
+}
+
+describe('sidebar', () => {
+  afterEach(async () => {
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    await simControl().reset();
+  });
+
+  it('signed out: no key, no rows, status bar hidden', async () => {
+    const { services, ui: u } = await ui();
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    await waitFor(() => !services.connection().signedIn, 5000, 'signed out');
+    assert.deepEqual(await u.instances.getChildren(), []);
+    assert.deepEqual(await u.offers.getChildren(), []);
+    assert.equal(await services.secrets.get('apiKey'), undefined);
+  });
+
+  it('set key: a bad key is refused and not saved, then the good key signs in', async () => {
+    const { services } = await ui();
+    await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
+    capture('showErrorMessage');
+    const bad = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'definitely-not-a-key');
+    assert.equal(bad, false);
+    assert.ok(promptCalls.some((p) => p.kind === 'showErrorMessage' && /rejected/.test(p.text)), 'no clear error for the bad key');
+    assert.equal(await services.secrets.get('apiKey'), undefined, 'bad key was saved');
+    assert.equal(services.connection().signedIn, false);
+    await signIn();
+    assert.equal(services.connection().signedIn, true);
+    assert.equal(await services.secrets.get('apiKey'), 'sim-api-key');
+  });
+
+  it('trees show the simulator instances and offers', async () => {
+    const { services, ui: u } = await ui();
+    await simControl().seed({ instances: 3 });
+    await signIn();
+    await services.instances.refresh();
+    const server = await (await services.api()).listInstances();
+    await waitFor(async () => (await rows(u)).length === server.instances.length, 10_000, 'one row per instance');
+    for (const i of server.instances) {
+      const item = await rowOf(u, i.id);
+      assert.ok(item, `no row for #${i.id}`);
+      assert.equal(item.id, `instance:${i.id}`);
+      assert.match(String(item.contextValue), /^instance\.(running|loading)/);
+      assert.match(String(item.description), /\$\d+\.\d\d\/h/);
+    }
+    const offers = await vscode.commands.executeCommand<unknown[]>('gpuRental.searchOffers', { limit: 5 });
+    assert.equal(offers?.length, 5);
+    const offerNodes = (await u.offers.getChildren()) ?? [];
+    assert.equal(offerNodes.length, 5);
+    const first = await u.offers.getTreeItem(offerNodes[0]!);
+    assert.equal(first.contextValue, 'offer');
+    assert.match(String(first.description), /^\$\d+\.\d\d\/h/);
+  }, { timeoutMs: 30_000 });
+
+  it('every instance action changes the server state and the row', async () => {
+    const { services, ui: u } = await ui();
+    await simControl().seed({ instances: 2 });
+    await signIn();
+    await services.instances.refresh();
+    const [a, b] = services.instances.instances;
+    assert.ok(a && b, 'two seeded instances');
+
+    assert.equal(await vscode.commands.executeCommand('gpuRental.stopInstance', a.id), true);
+    assert.equal((await serverInstance(a.id))?.intended_status, 'stopped');
+    await waitFor(async () => (await rowOf(u, a.id))?.contextValue === 'instance.stopped', 10_000, 'row shows stopped');
+
+    assert.equal(await vscode.commands.executeCommand('gpuRental.startInstance', { kind: 'instance', id: a.id }), true);
+    assert.equal((await serverInstance(a.id))?.intended_status, 'running');
+    await simControl().finishBoot(a.id);
+    await services.instances.refresh();
+    await waitFor(async () => /^instance\.running/.test(String((await rowOf(u, a.id))?.contextValue)), 10_000, 'row shows running');
+
+    assert.equal(await vscode.commands.executeCommand('gpuRental.renameInstance', a.id, 'renamed-by-test'), true);
+    assert.equal((await serverInstance(a.id))?.label, 'renamed-by-test');
+    await waitFor(async () => (await rowOf(u, a.id))?.label === 'renamed-by-test', 5000, 'row label');
+
+    const ssh = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', a.id);
+    const fresh = await serverInstance(a.id);
+    assert.equal(ssh, `ssh -p ${fresh?.ssh_port} root@${fresh?.ssh_host}`);
+    assert.equal(await vscode.env.clipboard.readText(), ssh);
+
+    answer('showWarningMessage', 'Destroy');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', b.id), true);
+    const prompt = promptCalls.find((p) => p.kind === 'showWarningMessage');
+    assert.ok(prompt && prompt.text.includes(`#${b.id}`) && /\$\d+\.\d\d\/h/.test(prompt.text), 'confirmation names the instance and its cost');
+    assert.equal(await serverInstance(b.id), undefined);
+    assert.equal(await rowOf(u, b.id), undefined);
+
+    assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', { id: a.id, skipConfirmation: true }), true);
+    assert.equal(await serverInstance(a.id), undefined);
+  }, { timeoutMs: 60_000 });
+
+  it('status bar text and tooltip match the simulator costs', async () => {
+    const { services, ui: u } = await ui();
+    await simControl().seed({ instances: 3 });
+    await signIn();
+    await services.instances.refresh();
+    const first = services.instances.instances[0];
+    assert.ok(first);
+    await vscode.commands.executeCommand('gpuRental.stopInstance', first.id);
+    await services.instances.refresh();
+    const list = (await (await services.api()).listInstances()).instances;
+    let total = 0;
+    let running = 0;
+    for (const i of list) {
+      if (i.intended_status === 'stopped') total += i.instance?.totalHour ?? 0;
+      else {
+        total += i.dph_total ?? 0;
+        if (i.state === 'running') running++;
+      }
+    }
+    const expected = `$(server) $${total.toFixed(2)}/h · ${running} running`;
+    await waitFor(() => u.statusBar.item.text === expected, 10_000, `status bar "${expected}" (is "${u.statusBar.item.text}")`);
+    const tip = u.statusBar.item.tooltip;
+    const md = typeof tip === 'string' ? tip : (tip?.value ?? '');
+    assert.match(md, /Stopped \(storage only/);
+    assert.match(md, /Credit: \$\d/);
+  }, { timeoutMs: 30_000 });
+});
