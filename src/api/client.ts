@@ -50,7 +50,11 @@ let defaultTransport: Promise<Transport> | undefined;
 /** The undici transport, imported on first use (a separate bundle, dist/transport.js). */
 function loadTransport(): Promise<Transport> {
   defaultTransport ??= import('./transport').then(
-    (m) => ({ request: m.request, close: m.close }),
+    (ns) => {
+      // Loaded as CommonJS through import(), the exports may sit under `default` only.
+      const m = (typeof ns.request === 'function' ? ns : (ns as { default?: typeof ns }).default) ?? ns;
+      return { request: m.request, close: m.close };
+    },
     (e: unknown) => {
       defaultTransport = undefined;
       throw e;
