@@ -1,16 +1,13 @@
 import type { Services } from '../../model/services';
-import { stateCategory } from '../../model/instanceViewModel';
-import { resolveInstance, runInstanceAction } from './target';
+import { setInstanceStateCommand } from './setInstanceState';
 
 export function stopInstanceCommand(services: Services) {
-  return async (arg?: unknown): Promise<boolean> => {
-    const inst = await resolveInstance(services, arg, (i) => ['running', 'loading'].includes(stateCategory(i)), {
-      verb: 'Stop Instance',
-      none: 'No running instance to stop.',
-    });
-    if (!inst) return false;
-    return runInstanceAction(services, inst, 'Stopping…', 'Could not stop', async () =>
-      (await services.api()).setInstanceState(inst.id, 'stopped'),
-    );
-  };
+  return setInstanceStateCommand(services, {
+    to: 'stopped',
+    from: ['running', 'loading'],
+    verb: 'Stop Instance',
+    none: 'No running instance to stop.',
+    pending: 'Stopping…',
+    failure: 'Could not stop',
+  });
 }

@@ -46,6 +46,7 @@ async function serverInstance(id: number): Promise<Instance | undefined> {
 
 describe('sidebar', () => {
   afterEach(async () => {
+    await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     await vscode.commands.executeCommand('gpuRental.clearApiKey');
     await simControl().reset();
   });
@@ -159,5 +160,24 @@ describe('sidebar', () => {
     const md = typeof tip === 'string' ? tip : (tip?.value ?? '');
     assert.match(md, /Stopped \(storage only/);
     assert.match(md, /Credit: \$\d/);
+  }, { timeoutMs: 30_000 });
+
+  it('demo mode runs its own simulator in-process, is marked, and saves nothing', async () => {
+    const { services, ui: u } = await ui();
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    capture('showInformationMessage');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.tryDemoMode'), true);
+    const info = services.connection();
+    assert.equal(info.demo, true);
+    assert.equal(info.signedIn, true);
+    assert.match(info.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(info.baseUrl, simUrl(), 'demo uses its own simulator, not the test one');
+    await services.instances.refresh();
+    await waitFor(() => services.instances.instances.length >= 2, 10_000, 'demo instances');
+    await waitFor(() => / · demo$/.test(u.statusBar.item.text), 5000, 'status bar marked demo');
+    await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    assert.equal(services.connection().demo, false);
+    assert.equal(services.connection().signedIn, false);
+    assert.equal(await services.secrets.get('apiKey'), undefined, 'demo mode persisted a key');
   }, { timeoutMs: 30_000 });
 });
