@@ -28,18 +28,25 @@ export interface TfaScript {
   /** Receives backup codes instead of the view (tests only). */
   onBackupCodes?: (codes: readonly string[]) => void;
   onInfo?: (message: string) => void;
+  onConfirm?: (message: string) => void;
   onErrorShown?: (info: TfaErrorInfo) => void;
 }
 
 export function scriptedPrompts(script: TfaScript, fallback?: TfaPrompts): TfaPrompts {
   const codes: CodeSource[] = script.code === undefined ? [] : Array.isArray(script.code) ? [...script.code] : [script.code];
   const single = !Array.isArray(script.code);
+  // A single scripted answer is reused a few times (a code may be needed more than once),
+  // never forever: a script whose answer is refused must end, not loop.
+  let singleUses = 0;
+  const once = new Set<string>();
+  const firstTime = (what: string): boolean => !once.has(what) && !!once.add(what);
   const nextCode = async (secret: string | undefined, req?: CodeRequest): Promise<string | undefined> => {
+    if (single && ++singleUses > 5) return undefined;
     const c = single ? codes[0] : codes.shift();
     if (c === undefined) return undefined;
     return typeof c === 'function' ? c(secret, req) : c;
   };
-  const hasCode = (): boolean => codes.length > 0;
+  const hasCode = (): boolean => codes.length > 0 && (!single || singleUses < 5);
   const findMethod = (methods: TfaMethod[], id: number | undefined): TfaMethod | undefined => methods.find((m) => m.id === id);
 
   return {
@@ -55,12 +62,13 @@ export function scriptedPrompts(script: TfaScript, fallback?: TfaPrompts): TfaPr
       return findMethod(methods, script.method);
     },
     async code(req) {
-      if (req.kind === 'backup' && script.backupCode !== undefined) return script.backupCode;
+      if (req.kind === 'backup' && script.backupCode !== undefined) return firstTime('backup') ? script.backupCode : undefined;
       if (hasCode()) return nextCode(undefined, req);
       return fallback?.code(req);
     },
     async phone(title) {
-      return script.phone ?? fallback?.phone(title);
+      if (script.phone !== undefined) return firstTime('phone') ? script.phone : undefined;
+      return fallback?.phone(title);
     },
     async label(title, value) {
       if (script.label !== undefined) return script.label;
@@ -68,6 +76,7 @@ export function scriptedPrompts(script: TfaScript, fallback?: TfaPrompts): TfaPr
       return fallback ? fallback.label(title, value) : '';
     },
     async confirm(message, confirmLabel) {
+      script.onConfirm?.(message);
       if (script.confirm !== undefined) return script.confirm;
       return fallback ? fallback.confirm(message, confirmLabel) : false;
     },
