@@ -182,3 +182,24 @@ test('pauses after a long unfocused period and refreshes at once on focus', asyn
   assert.equal(h.calls, callsWhenPaused + 1);
   h.store.dispose();
 });
+
+test('store: upsert/remove without waiting for a poll; pending labels; sorted by id', async () => {
+  const h = harness([inst(5, 'running'), inst(2, 'stopped')]);
+  h.store.poller.start();
+  await flush();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [2, 5]);
+  let changes = 0;
+  h.store.onDidChange(() => changes++);
+  h.store.upsert(inst(3, 'provisioning'));
+  assert.deepEqual(h.store.instances.map((i) => i.id), [2, 3, 5]);
+  assert.equal(h.timers.nextDelay(), 60_000, 'nudge happens via watch(), not upsert');
+  h.store.watch(3);
+  assert.equal(h.timers.nextDelay(), 10_000);
+  h.store.setPending(5, 'Stopping…');
+  assert.equal(h.store.pending(5), 'Stopping…');
+  h.store.remove(5);
+  assert.equal(h.store.get(5), undefined);
+  assert.equal(h.store.pending(5), undefined);
+  assert.equal(changes, 2);
+  h.store.dispose();
+});
