@@ -6,9 +6,9 @@ import type { Services } from '../../model/services';
 import { describeError } from '../../model/errors';
 import { SORT_CHOICES, parseOfferQuery, withDefaults } from '../../model/offerQuery';
 import type { OffersTreeProvider } from '../../views/offersView';
+import { BACK, runSteps, type Step as StepOf } from '../../model/steps';
 
-const BACK = Symbol('back');
-type Step = (q: OfferQuery, step: number, total: number) => Promise<OfferQuery | typeof BACK | undefined>;
+type Step = StepOf<OfferQuery>;
 
 const COMMON_GPUS = ['RTX 3090', 'RTX 4090', 'RTX 5090', 'RTX A6000', 'A100 PCIE', 'A100 SXM4', 'H100 PCIE', 'H100 SXM', 'L40S'];
 
@@ -186,30 +186,6 @@ export function offerSearchSteps(gpuNames: string[]): Step[] {
     },
     numberInput('limit', 'Maximum number of offers to show (1-1000; the service returns 64 by default).', { int: true, min: 1, max: 1000 }),
   ];
-}
-
-/** Runs steps in order; Back returns to the previous one; Escape cancels (undefined). */
-export async function runSteps(steps: Step[], initial: OfferQuery): Promise<OfferQuery | undefined> {
-  const history: OfferQuery[] = [];
-  let q = initial;
-  let i = 0;
-  while (i < steps.length) {
-    const step = steps[i];
-    if (!step) break;
-    const r = await step(q, i + 1, steps.length);
-    if (r === undefined) return undefined;
-    if (r === BACK) {
-      if (i > 0) {
-        i--;
-        q = history.pop() ?? q;
-      }
-      continue;
-    }
-    history.push(q);
-    q = r;
-    i++;
-  }
-  return q;
 }
 
 export function searchOffersCommand(services: Services, offers: OffersTreeProvider) {
