@@ -1,11 +1,10 @@
 // Every error code of the spec's 2FA table, produced by the simulator, must give a
 // specific sentence with a next step, and the follow-up the flow can offer.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { describeTfaError } from '../../../src/account/tfaErrors';
 import { ApiError } from '../../../src/api/errors';
-import { closeApiTransport } from '../../../src/api/client';
-import { startTfa, type TfaHarness } from './tfaHelpers';
+import { useTfaHarness } from './tfaHelpers';
 
 const SPEC_CODES = [
   'bad_request', 'auth_error', 'invalid_tfa_method', 'missing_auth_value', 'missing_params', 'email_not_verified',
@@ -17,19 +16,12 @@ const SPEC_CODES = [
   'sms_provider_rate_limited',
 ];
 
-let h: TfaHarness;
-before(async () => {
-  h = await startTfa();
-});
-after(async () => {
-  await h.close();
-  await closeApiTransport();
-});
+const t = useTfaHarness();
 
 async function errorFor(code: string): Promise<unknown> {
-  await h.ctl.fault({ kind: 'tfa_error', error: code, count: 1 });
+  await t.h.ctl.fault({ kind: 'tfa_error', error: code, count: 1 });
   try {
-    await h.api.tfaSendEmail({});
+    await t.h.api.tfaSendEmail({});
   } catch (e) {
     return e;
   }
@@ -81,8 +73,8 @@ test('specific wording: lockout names the method and local end, team context, e-
 });
 
 test('a failed first step is retried from where it stopped (service_unavailable, then success)', async () => {
-  await h.ctl.fault({ kind: 'tfa_error', error: 'service_unavailable', count: 1 });
-  const r = h.run({ onError: 'retry', method: 424242 });
+  await t.h.ctl.fault({ kind: 'tfa_error', error: 'service_unavailable', count: 1 });
+  const r = t.h.run({ onError: 'retry', method: 424242 });
   const res = await r.flows.makePrimary();
   assert.equal(r.errors.length, 1);
   assert.equal(r.errors[0]?.code, 'service_unavailable');
@@ -91,8 +83,8 @@ test('a failed first step is retried from where it stopped (service_unavailable,
 });
 
 test('without Retry the flow stops with the message and nothing half done', async () => {
-  await h.ctl.fault({ kind: 'tfa_error', error: 'challenge_creation_failed', count: 1 });
-  const r = h.run({ onError: 'stop', method: 1 });
+  await t.h.ctl.fault({ kind: 'tfa_error', error: 'challenge_creation_failed', count: 1 });
+  const r = t.h.run({ onError: 'stop', method: 1 });
   const res = await r.flows.rename();
   assert.equal(res.ok, false);
   assert.equal(!res.ok && res.reason, 'failed');

@@ -1,6 +1,8 @@
 // Shared plumbing for the 2FA tests: a simulator, a client without retries (so injected
 // faults reach the flow), scripted prompts that record what the user would have seen.
+import { before, after } from 'node:test';
 import { startHarness, type Harness } from '../api/helpers';
+import { closeApiTransport } from '../../../src/api/client';
 import type { ServiceApi } from '../../../src/api/types';
 import { TfaFlows, type TfaFlowDeps } from '../../../src/account/tfaFlows';
 import { scriptedPrompts, type TfaScript } from '../../../src/account/tfaScript';
@@ -61,4 +63,17 @@ export async function startTfa(): Promise<TfaHarness> {
       return r;
     },
   };
+}
+
+/** One simulator for the whole test file: started before, closed after. */
+export function useTfaHarness(): { readonly h: TfaHarness } {
+  const box = {} as { h: TfaHarness };
+  before(async () => {
+    box.h = await startTfa();
+  });
+  after(async () => {
+    await box.h.close();
+    await closeApiTransport();
+  });
+  return box;
 }
