@@ -1,0 +1,76 @@
+// Input validation and what the Account view shows, from real simulator data.
+import { test, beforeEach } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { validateBackupCode, validateLabel, validateOtp, validatePhone, normalizePhone } from '../../../src/account/tfaValidation';
+import { accountRows, loadAccount, methodRow, tfaState } from '../../../src/account/accountSnapshot';
+import { useTfaHarness } from './tfaHelpers';
+import { totp } from '../../../src/sim/totp';
+
+const t = useTfaHarness();
+beforeEach(async () => {
+  await t.h.ctl.reset();
+});
+const fmt = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+test('input formats are checked before sending', () => {
+  assert.equal(validateOtp('123456'), undefined);
+  assert.equal(validateOtp('123 456'), undefined);
+  for (const bad of ['12345', '1234567', 'abcdef', '']) assert.match(validateOtp(bad) ?? '', /6-digit/);
+  assert.equal(validateBackupCode('ABCD-EFGH-2345'), undefined);
+  for (const bad of ['ABCD-EFGH', 'ABCDEFGH2345', 'ABCD-EFGH-23456', 'AB!D-EFGH-2345']) assert.match(validateBackupCode(bad) ?? '', /XXXX-XXXX-XXXX/);
+  assert.equal(validatePhone('+14155550123'), undefined);
+  assert.equal(validatePhone('+44 20 7183 8750'), undefined);
+  assert.equal(normalizePhone('+1 (415) 555-0123'), '+14155550123');
+  for (const bad of ['4155550123', '+0123456789', '+1', '+1234567890123456']) assert.match(validatePhone(bad) ?? '', /E\.164/);
+  assert.equal(validateLabel('x'.repeat(30)), undefined);
+  assert.match(validateLabel('x'.repeat(31)) ?? '', /at most 30/);
+});
+
+test('Account rows: signed-in user, 2FA off, add-method hint', async () => {
+  const snap = await loadAccount(t.h.api);
+  assert.deepEqual(snap.errors, []);
+  const rows = accountRows(snap, { nowMs: Date.now(), session: false, fmt });
+  assert.equal(rows[0]?.id, 'user');
+  assert.match(rows[0]!.label, /@/);
+  assert.match(rows[0]!.description ?? '', /credit/);
+  assert.equal(rows[1]?.label, 'Two-factor authentication: off');
+  assert.ok(rows.some((r) => r.command === 'gpuRental.tfa.addTotp'));
+  assert.ok(rows.some((r) => r.label === 'Adding a method: needs authorization'));
+});
+
+test('Account rows: methods with primary, failures, lockout end; backup codes; window end', async () => {
+  const r = t.h.run({ label: 'Pixel', code: [async () => (await t.h.ctl.lastCode('email')).code, async (s) => totp(s!, await t.h.ctl.now())] });
+  assert.ok((await r.flows.addTotp()).ok);
+  const id = (await t.h.api.tfaStatus()).methods[0]!.id;
+  const wrong = t.h.run({ verify: id, code: ['000001', '000002'], onError: (i) => i.actions[0] });
+  await wrong.flows.regenerateBackupCodes();
+  const snap = await loadAccount(t.h.api);
+  const until = r.flows.authorizedUntil();
+  const rows = accountRows(snap, { nowMs: Date.now(), authorizedUntil: until, session: true, fmt });
+  assert.equal(rows[1]?.label, 'Two-factor authentication: on');
+  assert.equal(rows[1]?.description, '2FA session in use');
+  const methods = rows.find((x) => x.id === 'methods')!;
+  assert.equal(methods.children?.length, 1);
+  const m = methods.children![0]!;
+  assert.equal(m.label, 'Pixel');
+  assert.equal(m.contextValue, 'tfaMethodPrimary');
+  assert.match(m.description ?? '', /Authenticator app · primary · 2 failed/);
+  assert.ok(rows.some((x) => x.label === 'Backup codes: 10 remaining'));
+  assert.ok(rows.some((x) => x.label === `Adding a method: authorized until ${fmt(until!)}`));
+  const locked = methodRow({ id: 9, method: 'sms', phone_number: '***0123', locked_until: 2_000_000_000, fail_count: 5 }, 1_900_000_000_000, fmt);
+  assert.match(locked.description ?? '', /SMS \*\*\*0123 · 5 failed · locked until/);
+  assert.equal(locked.icon, 'lock');
+  assert.equal(locked.contextValue, 'tfaMethod');
+});
+
+test('Account rows: legacy state and a team-context error shown as one row', async () => {
+  await t.h.ctl.setAccount({ legacy: true, phone: '+14155550111' });
+  let snap = await loadAccount(t.h.api);
+  assert.equal(tfaState(snap.user, snap.status), 'legacy');
+  assert.ok(accountRows(snap, { nowMs: Date.now(), session: false, fmt }).some((r) => r.label === 'Two-factor authentication: on (legacy)'));
+  await t.h.ctl.setAccount({ legacy: false, team: true });
+  snap = await loadAccount(t.h.api);
+  const rows = accountRows(snap, { nowMs: Date.now(), session: false, fmt });
+  const err = rows.find((r) => r.id.startsWith('error:'));
+  assert.match(err?.label ?? '', /personal/);
+});
