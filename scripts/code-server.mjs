@@ -203,6 +203,11 @@ export async function launchChromium() {
   const server = await chromium.launchServer({
     executablePath: CHROMIUM,
     headless: true,
+    // Our callers clean up on signals themselves; Playwright's handlers would exit the
+    // process before code-server and the simulator are stopped.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
   });
   const pid = server.process().pid;
