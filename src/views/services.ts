@@ -2,7 +2,7 @@
 // 2FA session key, demo mode), the cached API client and the polled instance store.
 import * as vscode from 'vscode';
 import type { Logger, ServiceApi } from '../api/types';
-import { createApiClient } from '../api/client';
+import { closeApiTransport, createApiClient } from '../api/client';
 import { createRedactingLogger } from '../api/redact';
 import { Emitter, type Disposable } from '../model/events';
 import type { ConnectionInfo, KeyValueStore, SecretStore, Services } from '../model/services';
@@ -137,7 +137,11 @@ export function createServices(context: vscode.ExtensionContext): Services {
     isSignedIn: () => conn.token() !== undefined,
     generation: () => conn.generation,
     config: pollerConfig,
-    describeError,
+    describeError: (e) => {
+      const msg = describeError(e);
+      log.warn(`Refreshing instances failed (will retry with backoff): ${msg}`);
+      return msg;
+    },
   });
   track(instances);
 
@@ -240,5 +244,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     },
   };
   track({ dispose: () => void demoStop?.().catch(() => undefined) });
+  // Keep-alive sockets must not outlive the extension host's shutdown.
+  track({ dispose: () => void closeApiTransport().catch(() => undefined) });
   return services;
 }
