@@ -54,3 +54,4 @@ import './smoke.test';
 import './ssh.test';
 import './templates.test';
 import './sidebar.test';
+import './tfa.test';
