@@ -180,4 +180,22 @@ describe('sidebar', () => {
     assert.equal(services.connection().signedIn, false);
     assert.equal(await services.secrets.get('apiKey'), undefined, 'demo mode persisted a key');
   }, { timeoutMs: 30_000 });
+
+  it('a failed refresh shows one calm error row with Retry, no notification', async () => {
+    const { services, ui: u } = await ui();
+    await simControl().seed({ instances: 1 });
+    await signIn();
+    await services.instances.refresh();
+    await simControl().fault({ kind: 'http_error', status: 500, path: '/api/v0/instances', count: 1 });
+    await services.instances.refresh();
+    const all = await rows(u);
+    const errors = all.filter((r) => r.node.kind === 'error');
+    assert.equal(errors.length, 1, 'exactly one error row');
+    assert.equal(errors[0]?.item.command?.command, 'gpuRental.refresh', 'the row retries');
+    assert.equal(errors[0]?.item.contextValue, 'error');
+    assert.ok(all.some((r) => r.node.kind === 'instance'), 'the last known instances stay visible');
+    await vscode.commands.executeCommand('gpuRental.refresh');
+    assert.equal((await rows(u)).filter((r) => r.node.kind === 'error').length, 0, 'Retry cleared the error');
+    assert.equal(promptCalls.length, 0, 'no notification for a polling error');
+  }, { timeoutMs: 30_000 });
 });
