@@ -77,6 +77,7 @@ export function instanceName(i: Instance): string {
 }
 
 export function gpuText(g: { num_gpus?: number | null; gpu_name?: string | null }): string {
+  if (!g.gpu_name && !g.num_gpus) return '';
   const name = g.gpu_name || 'GPU';
   return g.num_gpus ? `${g.num_gpus}× ${name}` : name;
 }
@@ -122,7 +123,7 @@ export function jupyterUrl(i: Instance): string | undefined {
 }
 
 export function instanceTooltip(i: Instance): string {
-  const lines: string[] = [`**${md(instanceName(i))}** · ${md(gpuText(i))} · ${md(stateText(i))}`, ''];
+  const lines: string[] = [[`**${md(instanceName(i))}**`, md(gpuText(i)), md(stateText(i))].filter(Boolean).join(' · '), ''];
   const add = (k: string, v: string | undefined): void => {
     if (v !== undefined && v !== '') lines.push(`- ${k}: ${md(v)}`);
   };
@@ -151,7 +152,8 @@ export function instanceRow(i: Instance, pending?: string): RowModel {
   return {
     id: `instance:${i.id}`,
     label: instanceName(i),
-    description: pending ? `${pending} · ${rate}` : `${gpuText(i)} · ${stateText(i)} · ${rate}`,
+    // $/h first so a narrow sidebar still shows it; the state is the icon (spelled out unless running).
+    description: [rate, pending ?? (cat === 'running' ? undefined : stateText(i)), gpuText(i)].filter(Boolean).join(' · '),
     tooltip: instanceTooltip(i),
     icon: look.icon,
     color: look.color,

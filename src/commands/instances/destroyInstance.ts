@@ -19,7 +19,7 @@ export function destroyInstanceCommand(services: Services) {
     const skip = typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
     if (!skip) {
       const answer = await vscode.window.showWarningMessage(
-        `Destroy "${instanceName(inst)}" (#${inst.id}, ${gpuText(inst)}, now ${formatRate(currentRate(inst))})?`,
+        `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,
         {
           modal: true,
           detail: 'Its disk and all data on it are deleted and billing stops. This cannot be undone.',

@@ -57,7 +57,7 @@ export async function resolveInstance(
   const picked = await vscode.window.showQuickPick(
     candidates.map((i) => ({
       label: instanceName(i),
-      description: `${gpuText(i)} · ${stateText(i)} · ${formatRate(currentRate(i))}`,
+      description: [formatRate(currentRate(i)), stateText(i), gpuText(i)].filter(Boolean).join(' · '),
       detail: `#${i.id}${i.geolocation ? ` · ${i.geolocation}` : ''}`,
       instance: i,
     })),

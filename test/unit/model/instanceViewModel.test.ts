@@ -21,7 +21,8 @@ test('row: label or #id, GPUs, state, $/h; stable id; state icon and colour', ()
   const r = instanceRow(make({ label: 'trainer', num_gpus: 2, gpu_name: 'RTX 4090', dph_total: 0.8123, uptime_mins: 17 }));
   assert.equal(r.id, 'instance:42');
   assert.equal(r.label, 'trainer');
-  assert.equal(r.description, '2× RTX 4090 · running · $0.81/h');
+  assert.equal(r.description, '$0.81/h · 2× RTX 4090');
+  assert.equal(instanceRow(make({ state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'A100' })).description, '$0.04/h · stopped · 1× A100');
   assert.equal(r.icon, 'vm-running');
   assert.equal(r.color, 'testing.iconPassed');
   assert.equal(r.contextValue, 'instance.running');
@@ -46,7 +47,7 @@ test('state categories and contextValue with the jupyter suffix', () => {
 
 test('pending action replaces the state text', () => {
   const r = instanceRow(make({ dph_total: 1 }), 'Stopping…');
-  assert.match(r.description, /^Stopping… · \$1\.00\/h$/);
+  assert.equal(r.description, '$1.00/h · Stopping…');
   assert.equal(r.icon, 'loading~spin');
 });
 
