@@ -26,15 +26,9 @@ function groupSecret(s: string): string {
   return s.replace(/(.{4})/g, '$1 ').trim();
 }
 
-/** Opens the view; resolves true after a successful confirm, false when closed before. */
-export function showTotpSetup(
-  extensionUri: vscode.Uri,
-  setup: TotpSetupResult,
-  submit: (code: string, label?: string) => Promise<string | undefined>,
-): Promise<boolean> {
-  const panel = vscode.window.createWebviewPanel('gpuRental.tfaTotp', 'Add Authenticator App', vscode.ViewColumn.Active, webviewOptions(extensionUri));
-  let secret = setup.secret;
-  const body = `
+/** The page body: steps, QR code, key for manual entry, code and label fields. */
+export function totpBody(setup: TotpSetupResult): string {
+  return `
 <main>
 <h1>Add an authenticator app</h1>
 <ol class="steps">
@@ -54,6 +48,17 @@ export function showTotpSetup(
   <p id="status" role="status" aria-live="polite"></p>
 </form>
 </main>`;
+}
+
+/** Opens the view; resolves true after a successful confirm, false when closed before. */
+export function showTotpSetup(
+  extensionUri: vscode.Uri,
+  setup: TotpSetupResult,
+  submit: (code: string, label?: string) => Promise<string | undefined>,
+): Promise<boolean> {
+  const panel = vscode.window.createWebviewPanel('gpuRental.tfaTotp', 'Add Authenticator App', vscode.ViewColumn.Active, webviewOptions(extensionUri));
+  let secret = setup.secret;
+  const body = totpBody(setup);
   panel.webview.html = page(panel.webview, extensionUri, { title: 'Add Authenticator App', body, script: 'totp.js' });
   return new Promise<boolean>((resolve) => {
     let ok = false;
