@@ -11,7 +11,7 @@
 // uiSteps[name] with Playwright on the real workbench, counts it as a test, and writes
 // `<results>.<name>.done` so the suite continues.
 import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { root, startCodeServer, launchChromium, workbenchUrl } from '../../scripts/code-server.mjs';
 import { startSimulatorProcess } from '../../scripts/sim-process.mjs';
@@ -20,6 +20,7 @@ import { openViewContainer, expandPane, waitForRows } from '../../scripts/workbe
 
 const OVERALL_MS = Number(process.env.GPU_RENTAL_TEST_TIMEOUT_S || 480) * 1000;
 const START_MS = 120_000; // page open → suite's first record
+const QUIET_MS = 60_000; // longest silence allowed between records outside a test
 const screenshotDir = join(root, 'screenshots');
 const resultsDir = join(root, 'test-results');
 
@@ -103,6 +104,15 @@ const uiSteps = {
     const empty = Object.entries(counts).filter(([, n]) => n < 1);
     if (empty.length) throw new Error(`no rows in ${empty.map(([v]) => v).join(' and ')} (rows: ${JSON.stringify(counts)})`);
   },
+  /** The 2FA authenticator-app setup webview shows its QR code (screenshot for the README). */
+  'tfa-qr': async () => {
+    const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.getByText('Add an authenticator app').first().waitFor({ state: 'visible', timeout: 30_000 });
+    const qr = frame.locator('svg, canvas, img').first();
+    await qr.waitFor({ state: 'visible', timeout: 10_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('tfa-qr');
+  },
 };
 
 async function runUiStep(name, resultsFile) {
@@ -128,7 +138,7 @@ async function runUiStep(name, resultsFile) {
 
 async function main() {
   const t0 = Date.now();
-  const testsIndex = join(root, 'out', 'vscode', 'index.js');
+  const testsIndex = process.env.GPU_RENTAL_TEST_BUNDLE ? resolve(process.env.GPU_RENTAL_TEST_BUNDLE) : join(root, 'out', 'vscode', 'index.js');
   if (!existsSync(join(root, pkg.main ?? 'dist/extension.js'))) throw new Error('dist/extension.js is missing: run `node scripts/build.mjs` first');
   if (!existsSync(testsIndex)) throw new Error('out/vscode/index.js is missing: run `node scripts/build.mjs` first');
 
@@ -175,6 +185,10 @@ async function main() {
   const tests = [];
   const metrics = [];
   const openedAt = Date.now();
+  let quietUntil = Infinity;
+  let testDeadline = 0;
+  const hooks = 15_000 * 4; // afterEach hooks (HOOK_TIMEOUT_MS each in framework.ts), a few per run
+  const afterEachBudget = hooks + QUIET_MS;
   while (!end) {
     if (finished) return;
     let text = '';
@@ -186,12 +200,21 @@ async function main() {
     const complete = text.slice(offset, text.lastIndexOf('\n') + 1);
     offset += complete.length;
     for (const rec of parseLines(complete)) {
+      // A suite that stops writing (extension host crashed, a hook hung) fails fast instead of
+      // waiting for the overall timeout: each test announces its own timeout in 'begin'.
+      if (rec.type === 'begin') testDeadline = Date.now() + rec.timeoutMs + afterEachBudget;
+      else if (rec.type === 'test') testDeadline = 0;
+      quietUntil = Math.max(testDeadline, Date.now() + QUIET_MS);
       const t = printRecord(rec, openedAt);
       if (t) tests.push(t);
       if (rec.type === 'start') started = true;
       else if (rec.type === 'metric') metrics.push(rec);
       else if (rec.type === 'checkpoint') await runUiStep(rec.name, resultsFile);
       else if (rec.type === 'end') end = rec;
+    }
+    if (started && Date.now() > quietUntil) {
+      await shot('failed-hang').catch(() => {});
+      throw new Error(`the suite stopped reporting (last test did not finish in time; extension host crashed?) — see screenshots/failed-hang.png`);
     }
     if (!started && Date.now() - openedAt > START_MS) {
       const log = readFileSync(cs.logFile, 'utf8').split('\n').slice(-25).join('\n');

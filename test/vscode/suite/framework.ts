@@ -27,6 +27,8 @@ interface TestCase {
 const cases: TestCase[] = [];
 const prefix: string[] = [];
 const afterEachHooks: TestFn[] = [];
+/** Each afterEach hook gets this long; the runner relies on it to detect a hung suite. */
+export const HOOK_TIMEOUT_MS = 15_000;
 
 /** Groups tests; names are joined with ' › '. Synchronous body only. */
 export function describe(name: string, body: () => void): void {
@@ -52,7 +54,7 @@ export function afterEach(fn: TestFn): void {
 // ---------------------------------------------------------------- results file
 
 export interface ResultRecord {
-  type: 'start' | 'test' | 'metric' | 'log' | 'checkpoint' | 'end';
+  type: 'start' | 'begin' | 'test' | 'metric' | 'log' | 'checkpoint' | 'end';
   [k: string]: unknown;
 }
 
@@ -92,7 +94,11 @@ export function getExtensionApi(): Promise<ExtensionApi> {
   activation ??= (async () => {
     const ext = vscode.extensions.getExtension<ExtensionApi>(EXTENSION_ID);
     if (!ext) throw new Error(`extension ${EXTENSION_ID} is not installed in this VS Code`);
-    if (ext.isActive) return ext.exports;
+    if (ext.isActive) {
+      // onStartupFinished won the race against the suite: nothing left to measure.
+      log('the extension was already active when the suite started: activationMs not measured');
+      return ext.exports;
+    }
     const t0 = performance.now();
     const api = await ext.activate();
     metric('activationMs', Math.round((performance.now() - t0) * 10) / 10);
@@ -278,6 +284,9 @@ function errorText(e: unknown): string {
 
 /** Runs every registered test; resolves when done, rejects when any failed (test-electron contract). */
 export async function runRegistered(): Promise<void> {
+  // Activate before anything else so activationMs is measured around activate() itself
+  // (a test that awaits getExtensionApi() gets this same promise and its error).
+  getExtensionApi().catch(() => undefined);
   report({
     type: 'start',
     vscodeVersion: vscode.version,
@@ -297,6 +306,7 @@ export async function runRegistered(): Promise<void> {
       report({ type: 'test', name: c.name, status: 'skipped', reason: c.skip });
       continue;
     }
+    report({ type: 'begin', name: c.name, timeoutMs: c.timeoutMs });
     const t0 = performance.now();
     let error: unknown;
     let timer: NodeJS.Timeout | undefined;
@@ -315,10 +325,18 @@ export async function runRegistered(): Promise<void> {
     const stubProblem = restorePrompts();
     error ??= stubProblem;
     for (const h of afterEachHooks) {
+      let hookTimer: NodeJS.Timeout | undefined;
       try {
-        await h();
+        await Promise.race([
+          Promise.resolve().then(h),
+          new Promise((_, reject) => {
+            hookTimer = setTimeout(() => reject(new Error(`timed out after ${HOOK_TIMEOUT_MS} ms`)), HOOK_TIMEOUT_MS);
+          }),
+        ]);
       } catch (e) {
         error ??= new Error(`afterEach hook failed: ${errorText(e)}`);
+      } finally {
+        clearTimeout(hookTimer);
       }
     }
     const durationMs = Math.round(performance.now() - t0);
