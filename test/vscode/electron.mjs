@@ -40,7 +40,7 @@ try {
       launchArgs: [workspace, '--user-data-dir', userData, '--extensions-dir', join(work, 'extensions'), '--disable-workspace-trust', '--skip-welcome'],
     });
   } catch (e) {
-    process.stdout.write(`VS Code run failed: ${e?.message ?? e}\n`);
+    process.stdout.write(`VS Code run failed: ${e?.message ?? e}\n(@vscode/test-electron downloads VS Code: this needs internet; offline, use npm run test:vscode)\n`);
   }
   const recs = existsSync(resultsFile) ? parseLines(readFileSync(resultsFile, 'utf8')) : [];
   const tests = recs.map((r) => printRecord(r)).filter(Boolean);
