@@ -34,6 +34,10 @@ const offerQuerySchema = z.strictObject({
   type: z.optional(z.enum(['on-demand', 'bid'])),
   order: z.optional(z.array(z.tuple([z.string().check(z.minLength(1)), z.enum(['asc', 'desc'])])).check(z.maxLength(5))),
   limit: z.optional(nonNegInt.check(z.gte(1), z.lte(1000))),
+  // A template's offer block may be passed as is: its ranking maps to an order,
+  // its bid price matters only when renting.
+  rank: z.optional(z.enum(['cheapest', 'best-value'])),
+  bidPrice: z.optional(z.number()),
 });
 
 export type QueryCheck = { ok: true; query: OfferQuery } | { ok: false; message: string };
@@ -49,7 +53,10 @@ export function parseOfferQuery(value: unknown): QueryCheck {
       message: `The offer filters are not valid (${where}: ${issue?.message ?? 'unexpected value'}). Use the keys of OfferQuery described in the README, e.g. { "gpuNames": ["RTX 4090"], "numGpus": 1 }.`,
     };
   }
-  return { ok: true, query: withDefaults(r.data as OfferQuery) };
+  const { rank, bidPrice: _bid, ...query } = r.data;
+  const q: OfferQuery = { ...query };
+  if (!q.order && rank) q.order = rank === 'best-value' ? [['dlperf_per_dphtotal', 'desc']] : [['dph_total', 'asc']];
+  return { ok: true, query: withDefaults(q) };
 }
 
 export function withDefaults(q: OfferQuery): OfferQuery {

@@ -21,3 +21,17 @@ test('a scripted filters object is validated with the OfferQuery keys', () => {
   assert.match((bad as { message: string }).message, /numGpus/);
   assert.equal(parseOfferQuery({ gpuName: 'x' }).ok, false, 'unknown keys are refused');
 });
+
+test("a template's offer block is accepted as is (rank becomes the order, bidPrice is ignored)", () => {
+  const r = parseOfferQuery({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 1, type: 'bid', bidPrice: 0.25, rank: 'cheapest' });
+  assert.ok(r.ok);
+  assert.deepEqual(r.query.order, [['dph_total', 'asc']]);
+  assert.equal('bidPrice' in r.query, false);
+  assert.equal('rank' in r.query, false);
+  const best = parseOfferQuery({ rank: 'best-value' });
+  assert.ok(best.ok);
+  assert.deepEqual(best.query.order, [['dlperf_per_dphtotal', 'desc']]);
+  const explicit = parseOfferQuery({ rank: 'best-value', order: [['score', 'desc']] });
+  assert.ok(explicit.ok);
+  assert.deepEqual(explicit.query.order, [['score', 'desc']], 'an explicit order wins');
+});
