@@ -348,3 +348,19 @@ test('2FA requests are validated before sending', async () => {
   }
   assert.equal((await h.ctl.requests()).length, before);
 });
+
+test('cancelling a creation after it was sent is ambiguous, not a plain cancel (it may have been rented)', async () => {
+  const api = h.client();
+  const [offer] = await api.searchOffers({ limit: 1 });
+  await h.ctl.fault({ kind: 'slow', ms: 300, path: '/asks/' });
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(), 50);
+  const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label: 'cancel-1' }, { signal: ctl.signal }));
+  assert.equal(e.kind, 'ambiguous');
+  assert.equal(e.causeKind, 'aborted');
+  await new Promise((r) => setTimeout(r, 350));
+  assert.ok(await reconcileCreation(api, 'cancel-1'));
+  // Cancelled before sending: nothing can have been rented.
+  const early = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04' }, { signal: AbortSignal.abort() }));
+  assert.equal(early.kind, 'aborted');
+});
