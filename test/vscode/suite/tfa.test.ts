@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { totp } from '../../../src/sim/totp';
 import type { TfaScript } from '../../../src/account/tfaScript';
 import type { FlowResult } from '../../../src/account/tfaFlows';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, capture, uiCheckpoint } from './framework';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, capture, promptCalls, uiCheckpoint } from './framework';
 import { simControl } from './sim';
 
 async function signIn(): Promise<void> {
@@ -91,6 +91,21 @@ describe('2FA', () => {
     assert.ok(me.email);
     await run('gpuRental.tfa.signOut', {});
     await waitFor(() => !services.connection().session, 5000, 'session dropped');
+  }, { timeoutMs: 30_000 });
+
+  it('an expired 2FA session falls back to the API key once, with a message', async () => {
+    await signIn();
+    const { secret, id } = await enableTotp();
+    const { services } = await getExtensionApi();
+    assert.ok((await run('gpuRental.tfa.signIn', { verify: id, code: totpNow(secret) })).ok);
+    await waitFor(() => services.connection().session, 5000, '2FA session in use');
+    capture('showWarningMessage');
+    await simControl().fault({ kind: 'expire_session' });
+    const me = await (await services.api()).currentUser();
+    assert.ok(me.email, 'the request went through with the API key');
+    await waitFor(() => !services.connection().session, 5000, 'session dropped');
+    assert.ok(promptCalls.some((p) => p.kind === 'showWarningMessage' && /2FA session has expired/.test(p.text)), 'no message about the expired session');
+    assert.equal(await services.secrets.get('sessionKey'), undefined);
   }, { timeoutMs: 30_000 });
 
   it('removes the last method after the warning: 2FA off, backup codes gone', async () => {
