@@ -269,3 +269,20 @@ test('unverified e-mail: the first method explains the prerequisite', async () =
   assert.equal(r.errors[0]?.code, 'email_not_verified');
   assert.match(r.errors[0]!.message, /verif/);
 });
+
+test('e-mail code verifies a removal (the challenge secret is carried to DELETE) and an SMS method verifies regeneration', async () => {
+  const { codes } = await enableTotp();
+  const add = t.h.run({ phone: '+14155550177', code: smsCode });
+  assert.ok((await add.flows.addSms()).ok);
+  const sms = (await t.h.api.tfaStatus()).methods.find((m) => m.method === 'sms')!;
+  await t.h.advance(61); // past the SMS resend gap
+  const regen = t.h.run({ verify: sms.id, code: smsCode });
+  const r1 = await regen.flows.regenerateBackupCodes();
+  assert.deepEqual(r1, { ok: true, value: 10 }, JSON.stringify(regen.errors));
+  assert.notDeepEqual(regen.backupCodes[0], codes);
+  const totpId = (await t.h.api.tfaStatus()).methods.find((m) => m.method === 'totp')!.id;
+  const rm = t.h.run({ method: totpId, verify: 'email', code: emailCode, confirm: true });
+  const r2 = await rm.flows.removeMethod();
+  assert.ok(r2.ok, JSON.stringify(rm.errors));
+  assert.deepEqual((await t.h.api.tfaStatus()).methods.map((m) => m.method), ['sms']);
+});
