@@ -22,7 +22,7 @@ export function registerAccount(context: vscode.ExtensionContext, services: Serv
   const tree = new AccountTreeProvider(services, authorizedUntil);
   const view = vscode.window.createTreeView('gpuRental.account', { treeDataProvider: tree, showCollapseAll: false });
   tree.setVisible(view.visible);
-  const ctx: TfaCommandContext = { services, extensionUri: context.extensionUri, refresh: () => tree.refresh(), authorizedUntil };
+  const ctx: TfaCommandContext = { services, extensionUri: context.extensionUri, refresh: () => tree.refresh() };
   const commands: Record<string, (arg?: never) => unknown> = {
     'gpuRental.tfa.addTotp': (a) => addTotp(ctx, a),
     'gpuRental.tfa.addSms': (a) => addSms(ctx, a),

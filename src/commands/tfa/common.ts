@@ -13,8 +13,6 @@ export interface TfaCommandContext {
   extensionUri: vscode.Uri;
   /** Refreshes the Account view. */
   refresh(): void;
-  /** The add-method window end remembered locally (shared with the view). */
-  authorizedUntil(): number | undefined;
 }
 
 /** Arguments a command accepts: a tree node (context menu) or scripted answers. */

@@ -32,11 +32,6 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     this.changed.fire(undefined);
   }
 
-  /** The last loaded snapshot (for tests). */
-  get current(): AccountSnapshot | undefined {
-    return this.snapshot;
-  }
-
   private async load(): Promise<void> {
     const gen = this.generation;
     this.stale = false;
