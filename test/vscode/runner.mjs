@@ -227,6 +227,7 @@ async function main() {
     if (!end) await new Promise((r) => setTimeout(r, 200));
   }
 
+  await openSidebar().catch(() => {}); // the final picture shows the extension's sidebar
   await page.waitForTimeout(500);
   const final = await shot('workbench');
   mkdirSync(resultsDir, { recursive: true });
