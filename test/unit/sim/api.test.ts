@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { TEMPLATES } from '../../../src/sim';
-import { anOffer, useSim, type Ctx } from './helpers';
+import { anOffer, brief, useSim, type Ctx } from './helpers';
 
 let c!: Ctx;
 useSim((x) => (c = x));
@@ -65,7 +65,7 @@ describe('auth', () => {
 describe('search', () => {
   const search = async (body: unknown) => {
     const r = await c.call('POST', '/api/v0/bundles/', body);
-    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(r.status, 200, brief(r.json));
     return r.json.offers as any[];
   };
   test('default limit 64, score descending, deterministic by seed', async () => {
@@ -177,7 +177,7 @@ describe('creation', () => {
       image: 'ubuntu:22.04', onstart: 'x'.repeat(4048), env: { FOO: 'bar', '-p 8081:8081': '1' }, runtype: 'ssh_direc ssh_proxy',
       price: null, label: null, client_id: 'me', force: false, extra: null, volume_info: { volume_id: 7, mount_path: '/data' },
     });
-    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(r.status, 200, brief(r.json));
     assert.deepEqual(Object.keys(r.json).sort(), ['instance_api_key', 'new_contract', 'success']);
     const id = r.json.new_contract;
     await c.ctl.finishBoot(id);
@@ -207,7 +207,7 @@ describe('creation', () => {
     const t = TEMPLATES.find((x) => x.name === 'vllm-serve')!;
     const offer = await anOffer(c);
     const r = await create(offer.id, { template_hash_id: t.hash_id, env: { VLLM_PORT: '9000', EXTRA: '1' }, disk: 100 });
-    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(r.status, 200, brief(r.json));
     const i = await show(r.json.new_contract);
     assert.equal(i.image_uuid, t.image);
     assert.equal(i.template_hash_id, t.hash_id);
@@ -362,7 +362,7 @@ test('a client written from the official CLI shapes works end to end', async () 
     onstart: null, image_login: null, python_utf8: false, lang_utf8: false, use_jupyter_lab: false, jupyter_dir: null,
     force: false, cancel_unavail: null, template_hash_id: null, runtype: 'ssh_direc ssh_proxy', args_str: null,
   });
-  assert.equal(cr.status, 200, JSON.stringify(cr.json));
+  assert.equal(cr.status, 200, brief(cr.json));
   const id = cr.json.new_contract;
   await c.ctl.advance(61);
   assert.equal((await j('GET', `/api/v0/instances/${id}`)).json.instances.actual_status, 'running');
@@ -386,7 +386,7 @@ test('CLI entry prints the listening line first and stops on SIGTERM', async () 
       if (nl >= 0) resolve(buf.slice(0, nl));
     });
     p.on('exit', (code) => reject(new Error(`exited ${code}`)));
-    setTimeout(() => reject(new Error('no listening line')), 5000);
+    setTimeout(() => reject(new Error('no listening line')), 5000).unref();
   });
   assert.match(line, /^listening on http:\/\/127\.0\.0\.1:\d+$/);
   const url = line.slice('listening on '.length);

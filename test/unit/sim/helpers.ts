@@ -54,3 +54,12 @@ export function useSim(set: (c: Ctx) => void, opts: SimOptions = {}): void {
     await ctx?.ctl.reset();
   });
 }
+
+/** A failure message from a response body without any secret in it (only error code and message). */
+export function brief(json: unknown): string {
+  if (json && typeof json === 'object') {
+    const j = json as Record<string, unknown>;
+    return `${String(j.error ?? '')}: ${String(j.msg ?? j.detail ?? '')}`;
+  }
+  return String(json).slice(0, 80);
+}

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { base32Decode, base32Encode, totp } from '../../../src/sim/totp';
-import { useSim, type Ctx } from './helpers';
+import { brief, useSim, type Ctx } from './helpers';
 
 describe('TOTP (RFC 6238 SHA-1 vectors)', () => {
   const secret = base32Encode(Buffer.from('12345678901234567890'));
@@ -30,11 +30,11 @@ useSim((x) => (c = x));
 /** Authorizes adding a method through the e-mail flow (forced for a user with no methods). */
 async function authorizeByEmail(): Promise<void> {
   const a = await c.call('POST', '/api/v0/tfa/authorize-new-method/', { tfa_method: 'sms' });
-  assert.equal(a.status, 200, JSON.stringify(a.json));
+  assert.equal(a.status, 200, brief(a.json));
   const mail = await c.ctl.lastCode('email');
   assert.equal(mail.secret, a.json.secret);
   const p = await c.call('PUT', '/api/v0/tfa/authorize-new-method/', { code: mail.code, secret: a.json.secret });
-  assert.equal(p.status, 200, JSON.stringify(p.json));
+  assert.equal(p.status, 200, brief(p.json));
 }
 
 async function addTotp(): Promise<{ secret: string; codes: string[] }> {
@@ -43,16 +43,16 @@ async function addTotp(): Promise<{ secret: string; codes: string[] }> {
   assert.match(s.json.provisioning_uri, /^otpauth:\/\/totp\//);
   const code = totp(s.json.secret, await c.ctl.now());
   const r = await c.call('POST', '/api/v0/tfa/confirm-new/', { tfa_method: 'totp', code, secret: s.json.secret, label: 'phone app' });
-  assert.equal(r.status, 200, JSON.stringify(r.json));
+  assert.equal(r.status, 200, brief(r.json));
   return { secret: s.json.secret, codes: r.json.backup_codes ?? [] };
 }
 
 async function addSms(phone = '+14155550199'): Promise<void> {
   const send = await c.call('POST', '/api/v0/tfa/sms/', { phone_number: phone });
-  assert.equal(send.status, 200, JSON.stringify(send.json));
+  assert.equal(send.status, 200, brief(send.json));
   const sms = await c.ctl.lastCode('sms');
   const r = await c.call('POST', '/api/v0/tfa/confirm-new/', { tfa_method: 'sms', code: sms.code, secret: send.json.secret, phone_number: phone });
-  assert.equal(r.status, 200, JSON.stringify(r.json));
+  assert.equal(r.status, 200, brief(r.json));
 }
 
 test('first method: forced e-mail authorization, TOTP confirm enables 2FA with 10 backup codes once', async () => {
@@ -68,7 +68,7 @@ test('first method: forced e-mail authorization, TOTP confirm enables 2FA with 1
   assert.equal(st.json.backup_codes_remaining, 10);
   assert.equal(st.json.methods[0].method, 'totp');
   assert.equal(st.json.methods[0].is_primary, true);
-  assert.equal(JSON.stringify(st.json).includes('secret'), false, 'TOTP secret never returned');
+  assert.equal(brief(st.json).includes('secret'), false, 'TOTP secret never returned');
   assert.equal((await c.call('GET', '/api/v0/users/current/')).json.tfa_status, 'enabled');
   // a second method gets no new backup codes
   await addSms();
@@ -90,7 +90,7 @@ test('authorization window closes after 30 minutes', async () => {
 test('login with TOTP gives a session key usable as bearer; expired session -> 401', async () => {
   const { secret } = await addTotp();
   const r = await c.call('POST', '/api/v0/tfa/', { tfa_method: 'totp', code: totp(secret, await c.ctl.now()) });
-  assert.equal(r.status, 200, JSON.stringify(r.json));
+  assert.equal(r.status, 200, brief(r.json));
   assert.equal(typeof r.json.session_key, 'string');
   assert.equal(r.json.legacy_tfa_user, undefined);
   assert.equal(r.json.backup_codes_remaining, undefined);
@@ -133,7 +133,7 @@ test('lockout after 5 failures for 15 minutes, per method', async () => {
   assert.equal(st.json.methods[0].fail_count, 5);
   await c.ctl.advance(901);
   const ok = await c.call('POST', '/api/v0/tfa/', { tfa_method: 'totp', code: totp(secret, await c.ctl.now()) });
-  assert.equal(ok.status, 200, JSON.stringify(ok.json));
+  assert.equal(ok.status, 200, brief(ok.json));
   assert.equal((await c.call('GET', '/api/v0/tfa/status/')).json.methods[0].fail_count, 0);
 });
 
@@ -141,7 +141,7 @@ test('SMS challenge: exists on a second send, resend recovers a secret, expires 
   await addTotp();
   await addSms('+14155550111');
   const first = await c.call('POST', '/api/v0/tfa/sms/', {});
-  assert.equal(first.status, 200, JSON.stringify(first.json));
+  assert.equal(first.status, 200, brief(first.json));
   const dup = await c.call('POST', '/api/v0/tfa/sms/', {});
   assert.equal(dup.status, 400);
   assert.equal(dup.json.error, 'tfa_challenge_exists');
@@ -166,10 +166,10 @@ test('removing the last method disables 2FA and soft-deletes backup codes', asyn
   const noTarget = await c.call('DELETE', '/api/v0/tfa/', { backup_code: codes[1] });
   assert.equal(noTarget.json.error, 'missing_params');
   const r1 = await c.call('DELETE', '/api/v0/tfa/', { backup_code: codes[1], target_id: smsId });
-  assert.equal(r1.status, 200, JSON.stringify(r1.json));
+  assert.equal(r1.status, 200, brief(r1.json));
   assert.equal(r1.json.remaining_methods, 1);
   const r2 = await c.call('DELETE', '/api/v0/tfa/', { tfa_method: 'totp', code: totp(secret, await c.ctl.now()) });
-  assert.equal(r2.status, 200, JSON.stringify(r2.json));
+  assert.equal(r2.status, 200, brief(r2.json));
   assert.equal(r2.json.remaining_methods, undefined);
   const after = await c.call('GET', '/api/v0/tfa/status/');
   assert.equal(after.json.tfa_enabled, false);
@@ -183,16 +183,16 @@ test('legacy account: login flag, test-submit refused, regen migrates the phone 
   const send = await c.call('POST', '/api/v0/tfa/sms/', {});
   let sms = await c.ctl.lastCode('sms');
   const login = await c.call('POST', '/api/v0/tfa/', { tfa_method: 'sms', code: sms.code, secret: send.json.secret });
-  assert.equal(login.status, 200, JSON.stringify(login.json));
+  assert.equal(login.status, 200, brief(login.json));
   assert.equal(login.json.legacy_tfa_user, true);
   const ts = await c.call('POST', '/api/v0/tfa/test-submit/', { tfa_method: 'sms', code: '123456', secret: 'x', phone_number: '+14155550123' });
   assert.equal(ts.json.error, 'untracked_2fa_found');
   await c.ctl.advance(61);
   const send2 = await c.call('POST', '/api/v0/tfa/test/', {});
-  assert.equal(send2.status, 200, JSON.stringify(send2.json));
+  assert.equal(send2.status, 200, brief(send2.json));
   sms = await c.ctl.lastCode('sms');
   const rg = await c.call('PUT', '/api/v0/tfa/regen-backup-codes/', { tfa_method: 'sms', code: sms.code, secret: send2.json.secret });
-  assert.equal(rg.status, 200, JSON.stringify(rg.json));
+  assert.equal(rg.status, 200, brief(rg.json));
   assert.equal(rg.json.backup_codes.length, 10);
   const st = await c.call('GET', '/api/v0/tfa/status/');
   assert.equal(st.json.methods.length, 1);
