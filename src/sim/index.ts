@@ -117,7 +117,11 @@ async function main(): Promise<void> {
   try {
     opts = parseArgs(process.argv.slice(2));
   } catch (e) {
-    console.error((e as Error).message === 'usage' ? USAGE : `${(e as Error).message}\n${USAGE}`);
+    if ((e as Error).message === 'usage') {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    console.error(`${(e as Error).message}\n${USAGE}`);
     process.exit(2);
   }
   const sim = await startSimulator(opts);

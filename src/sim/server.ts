@@ -4,7 +4,7 @@ import { SimFail, fail } from './errors';
 import { createInstance, destroyInstance, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
 import { SearchError, generateOffers, searchOffers } from './offers';
 import { SimState, type Fault } from './state';
-import { handleTfa, userRecord } from './tfa';
+import { handleTfa, tfaInjected, userRecord } from './tfa';
 
 export interface Principal {
   kind: 'full' | 'read' | 'session' | 'instance';
@@ -102,7 +102,10 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   }
 
   state.accrue();
-  const log = (status: number) => state.requests.push({ method, path: url.pathname, status, at: state.now() });
+  const log = (status: number) => {
+    state.requests.push({ method, path: url.pathname, status, at: state.now() });
+    if (state.requests.length > 20000) state.requests.splice(0, 10000); // bounded in long demo sessions
+  };
 
   let reply: Reply;
   const pre = takeFault(state, ['http_error', 'tfa_error'], path);
@@ -135,22 +138,6 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     return;
   }
   send(res, reply.status, reply.body);
-}
-
-const TFA_STATUS: Record<string, number> = {
-  bad_request: 400, auth_error: 403, invalid_tfa_method: 400, missing_auth_value: 400, missing_params: 400,
-  email_not_verified: 400, '2fa_expired': 400, challenge_not_found: 400, tfa_challenge_exists: 400,
-  authorization_required: 403, no_pending_authorization: 400, invalid_backup_code: 401, untracked_2fa_found: 400,
-  duplicate_tfa_method: 400, sms_provider_error: 400, preauth_phone_cap: 429, sms_rate_limited: 429, tfa_locked: 429,
-  service_unavailable: 503, no_challenge_found: 400, phone_number_mismatch: 400, '2fa_login_failed': 400,
-  '2fa_verification_failed': 400, team_user_forbidden: 403, missing_email: 400, missing_phone_number: 400,
-  not_found: 404, tfa_method_not_configured: 400, challenge_creation_failed: 500, sms_blocked_number: 400,
-  sms_fraud_detected: 403, sms_provider_rate_limited: 429,
-};
-
-export function tfaInjected(error: string): SimFail {
-  const extra = error === 'tfa_locked' || error === '2fa_verification_failed' ? { fail_count: 5, locked_until: null } : {};
-  return fail(TFA_STATUS[error] ?? 400, error, `Injected 2FA error '${error}'.`, extra);
 }
 
 function route(

@@ -299,6 +299,23 @@ function verify(state: SimState, b: Body, wrong: '2fa_login_failed' | '2fa_verif
   return { via: 'sms', method: m };
 }
 
+const TFA_STATUS: Record<string, number> = {
+  bad_request: 400, auth_error: 403, invalid_tfa_method: 400, missing_auth_value: 400, missing_params: 400,
+  email_not_verified: 400, '2fa_expired': 400, challenge_not_found: 400, tfa_challenge_exists: 400,
+  authorization_required: 403, no_pending_authorization: 400, invalid_backup_code: 401, untracked_2fa_found: 400,
+  duplicate_tfa_method: 400, sms_provider_error: 400, preauth_phone_cap: 429, sms_rate_limited: 429, tfa_locked: 429,
+  service_unavailable: 503, no_challenge_found: 400, phone_number_mismatch: 400, '2fa_login_failed': 400,
+  '2fa_verification_failed': 400, team_user_forbidden: 403, missing_email: 400, missing_phone_number: 400,
+  not_found: 404, tfa_method_not_configured: 400, challenge_creation_failed: 500, sms_blocked_number: 400,
+  sms_fraud_detected: 403, sms_provider_rate_limited: 429,
+};
+
+/** The error of a `tfa_error` fault, with the status the spec gives that code. */
+export function tfaInjected(error: string): SimFail {
+  const extra = error === 'tfa_locked' || error === '2fa_verification_failed' ? { fail_count: 5, locked_until: null } : {};
+  return fail(TFA_STATUS[error] ?? 400, error, `Injected 2FA error '${error}'.`, extra);
+}
+
 // ---- endpoints ----------------------------------------------------------------------------
 
 function sendSms(state: SimState, b: Body, who: Principal | undefined): Reply {
