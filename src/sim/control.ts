@@ -76,6 +76,11 @@ export class SimControl {
     return this.call('POST', 'seed', p);
   }
 
+  /** A simulated username/password login: the tfa_secret for the logged-out 2FA flow. */
+  async login(): Promise<string> {
+    return (await this.call<{ tfa_secret: string }>('POST', 'login', {})).tfa_secret;
+  }
+
   async requests(): Promise<RequestLogEntry[]> {
     return (await this.call<{ requests: RequestLogEntry[] }>('GET', 'requests')).requests;
   }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimFail, fail } from './errors';
 import { createInstance, destroyInstance, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
 import { SearchError, generateOffers, searchOffers } from './offers';
-import { SimState, type Fault } from './state';
+import { SimState, randomKey, type Fault } from './state';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
 
 export interface Principal {
@@ -272,6 +272,12 @@ function control(state: SimState, method: string, path: string, json: Record<str
     const s = Number(json.seconds);
     if (!Number.isFinite(s) || s < 0) return bad('seconds must be a non-negative number');
     return ok({ now: state.advance(s) });
+  }
+  if (path === '/_sim/login') {
+    // stands for the regular username/password login, which answers a 2FA account with a tfa_secret
+    const secret = randomKey(16);
+    state.loginSecrets.add(secret);
+    return ok({ tfa_secret: secret });
   }
   if (path === '/_sim/reset') {
     resetState(state);

@@ -194,6 +194,8 @@ export class SimState {
   nextInstanceId: number;
   user: SimUser;
   sessions = new Map<string, { expired: boolean; createdAt: number }>();
+  /** tfa_secrets of simulated username/password logins (POST /_sim/login), for the logged-out 2FA flow. */
+  loginSecrets = new Set<string>();
   faults: Fault[] = [];
   requests: RequestLogEntry[] = [];
   outbox: OutboxMessage[] = [];

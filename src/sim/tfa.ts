@@ -123,12 +123,12 @@ function requireVerifiedEmail(state: SimState): void {
   }
 }
 
-function emailChallenge(state: SimState): Challenge {
+function emailChallenge(state: SimState, secret = randomKey(16)): Challenge {
   requireVerifiedEmail(state);
   if (!state.user.email) throw fail(400, 'missing_email', 'No e-mail address is set on this account. Add one in account settings.');
   const now = state.now();
   const ch: Challenge = {
-    secret: randomKey(16), channel: 'email', code: newCode(), to: state.user.email, createdAt: now,
+    secret, channel: 'email', code: newCode(), to: state.user.email, createdAt: now,
     expiresAt: now + CHALLENGE_SECONDS, phone: null, methodId: null, used: false,
   };
   state.tfa.challenges.set(ch.secret, ch);
@@ -145,7 +145,7 @@ function checkPhoneSendable(state: SimState, phone: string): void {
   if (recent >= SMS_PER_HOUR) throw fail(429, 'sms_rate_limited', 'Too many SMS codes were requested. Wait an hour or use another method.');
 }
 
-function smsChallenge(state: SimState, phone: string, methodId: number | null, opts: { admin?: boolean } = {}): Challenge {
+function smsChallenge(state: SimState, phone: string, methodId: number | null, opts: { admin?: boolean; secret?: string } = {}): Challenge {
   if (!opts.admin) requireVerifiedEmail(state);
   checkPhoneSendable(state, phone);
   const now = state.now();
@@ -155,7 +155,7 @@ function smsChallenge(state: SimState, phone: string, methodId: number | null, o
     throw fail(400, 'tfa_challenge_exists', 'A code was sent to this number moments ago. Use resend instead of requesting a new code.');
   }
   const ch: Challenge = {
-    secret: randomKey(16), channel: 'sms', code: newCode(), to: phone, createdAt: now,
+    secret: opts.secret ?? randomKey(16), channel: 'sms', code: newCode(), to: phone, createdAt: now,
     expiresAt: now + CHALLENGE_SECONDS, phone, methodId, used: false,
   };
   state.tfa.challenges.set(ch.secret, ch);
@@ -325,6 +325,15 @@ function sendSms(state: SimState, b: Body, who: Principal | undefined): Reply {
   if (!who) {
     // logged-out UI flow: the secret names the challenge to send again
     if (secret === undefined) throw fail(401, 'missing_auth_value', 'No authentication given: send a bearer token or the tfa_secret from login.');
+    if (state.loginSecrets.has(secret)) {
+      // first send of a logged-out login: the login's tfa_secret names the challenge
+      const m = id !== undefined ? methodById(state, id) : methodOfType(state, 'sms', undefined);
+      const phone = m?.phone ?? state.user.phone;
+      if (!phone) throw fail(400, 'missing_phone_number', 'No phone number is on file for this account. Use another method.');
+      if (phoneIn !== undefined && phoneIn !== phone) throw fail(400, 'phone_number_mismatch', 'phone_number differs from the number on file.');
+      smsChallenge(state, phone, m?.id ?? null, { admin: state.user.admin, secret });
+      return { status: 200, body: { success: true, msg: `Code sent to ${maskPhone(phone)}.`, secret } };
+    }
     const ch = challenge(state, secret, 'sms');
     ch.code = newCode();
     deliver(state, ch);
@@ -510,6 +519,8 @@ function login(state: SimState, b: Body, who: Principal | undefined): Reply {
   bool(b, 'admin');
   if (!state.tfa.enabled) throw fail(400, '2fa_login_failed', '2FA is not enabled on this account; no 2FA login is needed.');
   const v = verify(state, b, '2fa_login_failed');
+  const loginSecret = str(b, 'secret');
+  if (loginSecret !== undefined) state.loginSecrets.delete(loginSecret);
   const body: Record<string, unknown> = { ...userRecord(state) };
   if (who) {
     const key = randomKey();
@@ -633,6 +644,9 @@ export function handleTfa(
       return remove(state, b);
     case 'POST /api/v0/tfa/email': {
       const secret = str(b, 'secret');
+      if (secret !== undefined && state.loginSecrets.has(secret)) {
+        return { status: 200, body: { success: true, msg: 'Code sent by e-mail.', secret: emailChallenge(state, secret).secret } };
+      }
       if (secret !== undefined) {
         const ch = challenge(state, secret, 'email');
         requireVerifiedEmail(state);

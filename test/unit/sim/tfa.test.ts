@@ -104,6 +104,26 @@ test('login with TOTP gives a session key usable as bearer; expired session -> 4
   assert.equal(t.json.error, 'auth_error');
 });
 
+test('logged-out flow: secret only, no bearer; no session_key in the answer', async () => {
+  await addTotp();
+  await addSms('+14155550133');
+  const secret = await c.ctl.login();
+  const send = await c.call('POST', '/api/v0/tfa/sms/', { secret }, null);
+  assert.equal(send.status, 200, brief(send.json));
+  assert.equal(send.json.secret, secret);
+  const sms = await c.ctl.lastCode('sms');
+  assert.equal(sms.to, '+14155550133');
+  const wrongEndpoint = await c.call('GET', '/api/v0/tfa/status/', undefined, null);
+  assert.equal(wrongEndpoint.status, 401);
+  const r = await c.call('POST', '/api/v0/tfa/', { tfa_method: 'sms', code: sms.code, secret }, null);
+  assert.equal(r.status, 200, brief(r.json));
+  assert.equal(r.json.id, 424242);
+  assert.equal(r.json.session_key, undefined);
+  const mail = await c.call('POST', '/api/v0/tfa/email/', { secret: await c.ctl.login() }, null);
+  assert.equal(mail.status, 200, brief(mail.json));
+  assert.equal((await c.ctl.lastCode('email')).secret, mail.json.secret);
+});
+
 test('backup codes are single-use and counted down', async () => {
   const { codes } = await addTotp();
   const r = await c.call('POST', '/api/v0/tfa/', { backup_code: codes[0] });
