@@ -61,7 +61,11 @@ export function resolvePrincipal(state: SimState, token: string | undefined): Pr
 
 function takeFault<K extends Fault['kind']>(state: SimState, kinds: K[], path: string): Extract<Fault, { kind: K }> | undefined {
   const i = state.faults.findIndex(
-    (f) => (kinds as string[]).includes(f.kind) && (!('path' in f) || !f.path || path.includes(f.path)) && (f.kind !== 'tfa_error' || path.startsWith('/api/v0/tfa')),
+    (f) =>
+      (kinds as string[]).includes(f.kind) &&
+      // a fault path matches with or without its trailing slash
+      (!('path' in f) || !f.path || path.includes(f.path) || path.includes(f.path.replace(/\/+$/, ''))) &&
+      (f.kind !== 'tfa_error' || path.startsWith('/api/v0/tfa')),
   );
   if (i < 0) return undefined;
   const f = state.faults[i]!;
