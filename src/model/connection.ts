@@ -81,6 +81,10 @@ export class ConnectionState implements Credentials {
     return checkBaseUrl(this.baseUrlSetting);
   }
 
+  private usingEnvKey(): boolean {
+    return !this.demoEndpoint && !this.apiKey && this.effectiveApiKey() !== undefined;
+  }
+
   /** The API key in effect (stored key first; the demo env key only against loopback). */
   private effectiveApiKey(): string | undefined {
     if (this.demoEndpoint) return this.demoEndpoint.apiKey;
@@ -109,7 +113,8 @@ export class ConnectionState implements Credentials {
     return {
       baseUrl: b.ok ? b.url : (this.baseUrlSetting ?? DEFAULT_BASE_URL),
       signedIn: this.token() !== undefined,
-      demo: this.demoEndpoint !== undefined,
+      // `npm run demo` signs in with the loopback-only env key: that is the simulator too.
+      demo: this.demoEndpoint !== undefined || this.usingEnvKey(),
       session: !this.demoEndpoint && !!this.sessionKey && b.ok,
     };
   }

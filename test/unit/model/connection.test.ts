@@ -33,6 +33,9 @@ test('the demo env key is accepted only against a loopback URL and never beats a
   assert.equal(new ConnectionState({ envDemoKey: 'demo-k', baseUrl: 'https://console.vast.ai' }).token(), undefined);
   assert.equal(new ConnectionState({ envDemoKey: 'demo-k', baseUrl: 'http://127.0.0.1:9' }).token(), 'demo-k');
   assert.equal(new ConnectionState({ envDemoKey: 'demo-k', apiKey: 'real', baseUrl: 'http://127.0.0.1:9' }).token(), 'real');
+  // signed in with the env key (npm run demo) is shown as demo; a stored key is the user's own
+  assert.equal(new ConnectionState({ envDemoKey: 'demo-k', baseUrl: 'http://127.0.0.1:9' }).info().demo, true);
+  assert.equal(new ConnectionState({ envDemoKey: 'demo-k', apiKey: 'real', baseUrl: 'http://127.0.0.1:9' }).info().demo, false);
 });
 
 test('no token for a refused URL; demo mode overrides URL and key until left', () => {
