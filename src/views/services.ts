@@ -147,7 +147,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
 
   const setContext = (info: ConnectionInfo): void => {
     void vscode.commands.executeCommand('setContext', 'gpuRental.signedIn', info.signedIn);
-    void vscode.commands.executeCommand('setContext', 'gpuRental.demo', info.demo);
+    // Only the in-process demo can be left with "Exit Demo Mode"; the `npm run demo` key cannot.
+    void vscode.commands.executeCommand('setContext', 'gpuRental.demo', conn.isDemo());
   };
 
   track(
