@@ -1,5 +1,7 @@
 // Bundles the extension, its lazily loaded parts, the simulator and the tests.
-// Usage: node scripts/build.mjs [--watch] [--no-tests]
+// Usage: node scripts/build.mjs [--watch] [--no-tests] [--meta]
+// --meta writes dist/meta.json: per dist file, the source files it contains (to check that no module with state
+// ends up in two bundles).
 import * as esbuild from 'esbuild';
 import { readdirSync, statSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
@@ -14,6 +16,9 @@ export const lazyEntries = {
   transport: 'src/api/transport.ts',
   sim: 'src/sim/index.ts',
   tfaWebview: 'src/views/account/totpWebview.ts',
+  templates: 'src/commands/templates/lazy.ts',
+  ssh: 'src/commands/ssh/lazy.ts',
+  tfa: 'src/commands/tfa/lazy.ts',
 };
 for (const [name, file] of Object.entries(lazyEntries)) {
   if (!existsSync(join(root, file))) delete lazyEntries[name];
@@ -69,6 +74,8 @@ const builds = [
     outdir: 'dist',
     external: ['vscode'],
     minify: true,
+    metafile: true,
+    plugins: [lazyExternal],
   })),
 ];
 
@@ -98,6 +105,17 @@ if (!args.has('--no-tests')) {
 if (!args.has('--watch')) {
   rmSync(join(root, 'out/unit'), { recursive: true, force: true });
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  if (args.has('--meta')) {
+    const { writeFileSync } = await import('node:fs');
+    const outputs = {};
+    for (const r of results) {
+      for (const [file, o] of Object.entries(r.metafile?.outputs ?? {})) {
+        if (!file.startsWith('dist/') || file.endsWith('.map')) continue;
+        outputs[file] = { bytes: o.bytes, inputs: Object.fromEntries(Object.entries(o.inputs).map(([k, v]) => [k, v.bytesInOutput])) };
+      }
+    }
+    writeFileSync(join(root, 'dist/meta.json'), JSON.stringify({ outputs }, null, 1));
+  }
   const meta = results[0].metafile;
   if (meta) {
     const size = Object.entries(meta.outputs).find(([k]) => k.endsWith('extension.js'))?.[1].bytes;

@@ -30,9 +30,10 @@ import {
   validateOtp,
   validatePhone,
 } from './tfaValidation';
+import { AUTHORIZED_UNTIL_KEY } from './tfaKeys';
 
 export const AUTHORIZATION_WINDOW_MS = 30 * 60 * 1000;
-export const AUTHORIZED_UNTIL_KEY = 'gpuRental.tfa.authorizedUntil';
+export { AUTHORIZED_UNTIL_KEY };
 
 /** How the user proves it is them for one step. */
 export type Verifier =

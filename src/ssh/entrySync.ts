@@ -10,8 +10,8 @@ export interface EntrySyncDeps {
   instances: { readonly instances: readonly Instance[]; readonly onDidChange: Event<readonly Instance[]>; readonly loaded?: boolean };
   /** False while signed out, or when the user turned gpuRental.ssh.manageConfig off. */
   enabled(): boolean;
-  /** A writer for the current settings and connection. */
-  writer(): SshConfigWriter;
+  /** A writer for the current settings and connection (may be loaded on demand). */
+  writer(): SshConfigWriter | Promise<SshConfigWriter>;
   /** The create flow's per-instance options (globalState gpuRental.sshOptions). */
   registered(): SshOptionsByInstance;
   log: Logger;
@@ -25,7 +25,7 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
     // An empty list right after a connection change means "not loaded yet", not "all destroyed".
     if (!d.enabled() || d.instances.loaded === false) return;
     try {
-      await d.writer().reconcile(d.instances.instances, d.registered());
+      await (await d.writer()).reconcile(d.instances.instances, d.registered());
     } catch (e) {
       d.log.warn(`ssh: keeping SSH entries in step with instances failed: ${(e as Error).message}`);
     }

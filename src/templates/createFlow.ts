@@ -14,6 +14,7 @@ import type { Template } from './schema';
 import { buildCreateRequest, buildOfferQuery, baseLabel, uniqueLabel } from './requestBuilder';
 import { describeOffer, rankOffers } from './ranking';
 import { reconcileCreation } from '../api/reconcile';
+import { INFLIGHT_STATE_KEY } from './keys';
 
 export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
 
@@ -68,7 +69,7 @@ export interface InflightCreation {
   startedAt: number;
 }
 
-export const INFLIGHT_STATE_KEY = 'gpuRental.templates.inflight';
+export { INFLIGHT_STATE_KEY };
 
 export interface CreateFlowPorts {
   api: ServiceApi;

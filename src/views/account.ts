@@ -1,18 +1,9 @@
 // The Account view and the 2FA commands (issue #6).
 import * as vscode from 'vscode';
 import type { Services } from '../model/services';
-import { AUTHORIZED_UNTIL_KEY } from '../account/tfaFlows';
+import { AUTHORIZED_UNTIL_KEY } from '../account/tfaKeys';
 import { AccountTreeProvider } from './account/accountTree';
 import type { TfaCommandContext } from '../commands/tfa/common';
-import { addTotp } from '../commands/tfa/addTotp';
-import { addSms } from '../commands/tfa/addSms';
-import { regenerateBackupCodes } from '../commands/tfa/regenerateBackupCodes';
-import { signIn } from '../commands/tfa/signIn';
-import { signOut } from '../commands/tfa/signOut';
-import { renameMethod } from '../commands/tfa/renameMethod';
-import { makePrimary } from '../commands/tfa/makePrimary';
-import { removeMethod } from '../commands/tfa/removeMethod';
-import { refresh } from '../commands/tfa/refresh';
 
 export function registerAccount(context: vscode.ExtensionContext, services: Services): void {
   const authorizedUntil = (): number | undefined => {
@@ -23,16 +14,18 @@ export function registerAccount(context: vscode.ExtensionContext, services: Serv
   const view = vscode.window.createTreeView('gpuRental.account', { treeDataProvider: tree, showCollapseAll: false });
   tree.setVisible(view.visible);
   const ctx: TfaCommandContext = { services, extensionUri: context.extensionUri, refresh: () => tree.refresh() };
+  // The flows live in dist/tfa.js, loaded the first time a 2FA command runs.
+  const tfa = () => import('../commands/tfa/lazy');
   const commands: Record<string, (arg?: never) => unknown> = {
-    'gpuRental.tfa.addTotp': (a) => addTotp(ctx, a),
-    'gpuRental.tfa.addSms': (a) => addSms(ctx, a),
-    'gpuRental.tfa.regenerateBackupCodes': (a) => regenerateBackupCodes(ctx, a),
-    'gpuRental.tfa.signIn': (a) => signIn(ctx, a),
-    'gpuRental.tfa.signOut': (a) => signOut(ctx, a),
-    'gpuRental.tfa.renameMethod': (a) => renameMethod(ctx, a),
-    'gpuRental.tfa.makePrimary': (a) => makePrimary(ctx, a),
-    'gpuRental.tfa.removeMethod': (a) => removeMethod(ctx, a),
-    'gpuRental.tfa.refresh': () => refresh(ctx),
+    'gpuRental.tfa.addTotp': async (a) => (await tfa()).addTotp(ctx, a),
+    'gpuRental.tfa.addSms': async (a) => (await tfa()).addSms(ctx, a),
+    'gpuRental.tfa.regenerateBackupCodes': async (a) => (await tfa()).regenerateBackupCodes(ctx, a),
+    'gpuRental.tfa.signIn': async (a) => (await tfa()).signIn(ctx, a),
+    'gpuRental.tfa.signOut': async (a) => (await tfa()).signOut(ctx, a),
+    'gpuRental.tfa.renameMethod': async (a) => (await tfa()).renameMethod(ctx, a),
+    'gpuRental.tfa.makePrimary': async (a) => (await tfa()).makePrimary(ctx, a),
+    'gpuRental.tfa.removeMethod': async (a) => (await tfa()).removeMethod(ctx, a),
+    'gpuRental.tfa.refresh': async () => (await tfa()).refresh(ctx),
   };
   const sessionContext = (session: boolean): void => void vscode.commands.executeCommand('setContext', 'gpuRental.tfaSession', session);
   sessionContext(services.connection().session);

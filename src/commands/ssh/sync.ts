@@ -2,13 +2,14 @@
 import type { Services } from '../../model/services';
 import type { Disposable } from '../../model/events';
 import { startEntrySync } from '../../ssh/entrySync';
-import { createWriter, recordedSshOptions, sshSettings } from './settings';
+import { recordedSshOptions, sshSettings } from './settings';
 
 export function startSshSync(services: Services): Disposable {
   return startEntrySync({
     instances: services.instances as typeof services.instances & { loaded?: boolean },
     enabled: () => sshSettings().manageConfig && services.connection().signedIn,
-    writer: () => createWriter(services),
+    // The writer loads with dist/ssh.js, only once there is something to reconcile.
+    writer: async () => (await import('./lazy')).createWriter(services),
     registered: () => recordedSshOptions(services),
     log: services.log,
   });

@@ -6,7 +6,7 @@ import type { Services } from '../../model/services';
 import type { Template } from '../../templates/schema';
 import { describeOffer } from '../../templates/ranking';
 import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
-import { sshEntryWriterFor } from '../ssh/writerPort';
+import { sshEntryWriterFor } from '../ssh/lazy';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templateSettings } from './workspace';
 
 export interface CreateArgs {

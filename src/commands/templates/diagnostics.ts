@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../model/services';
 import type { TemplateProblem } from '../../templates/validate';
-import { isTemplateUri, loadTemplateUri } from './workspace';
+import { isTemplateUri } from './templateUri';
 
 export function toDiagnostics(doc: vscode.TextDocument, problems: readonly TemplateProblem[]): vscode.Diagnostic[] {
   return problems.map((p) => {
@@ -25,7 +25,7 @@ export function registerTemplateDiagnostics(context: vscode.ExtensionContext, se
   const check = async (doc: vscode.TextDocument) => {
     if (doc.uri.scheme === 'output' || !isTemplateUri(doc.uri)) return;
     try {
-      const r = await loadTemplateUri(services, doc.uri);
+      const r = await (await import('./lazy')).loadTemplateUri(services, doc.uri);
       collection.set(doc.uri, toDiagnostics(doc, r.problems));
     } catch (e) {
       services.log.warn(`templates: checking ${vscode.workspace.asRelativePath(doc.uri)} failed: ${e instanceof Error ? e.message : 'unknown error'}`);

@@ -2,26 +2,15 @@
 // TemplateContext (variables, secrets, onstartFile) that validation needs.
 import * as vscode from 'vscode';
 import type { Services } from '../../model/services';
-import { DEFAULT_TEMPLATE_GLOB, describeTemplateText, matchesGlob, type TemplateFileInfo } from '../../templates/discovery';
+import { describeTemplateText, type TemplateFileInfo } from '../../templates/discovery';
 import { loadTemplate, type LoadedTemplate, type TemplateContext } from '../../templates/validate';
-
-export function templateSettings(): { glob: string; maxAttempts: number } {
-  const c = vscode.workspace.getConfiguration('gpuRental');
-  const glob = c.get<string>('templateGlob')?.trim() || DEFAULT_TEMPLATE_GLOB;
-  const n = c.get<number>('createMaxAttempts') ?? 3;
-  return { glob, maxAttempts: Number.isInteger(n) && n >= 1 && n <= 10 ? n : 3 };
-}
+import { templateSettings } from './templateUri';
 
 export function secretKey(name: string): string {
   return `secret.${name}`;
 }
 
-/** Is this file a template by the glob setting (relative to its workspace folder)? */
-export function isTemplateUri(uri: vscode.Uri): boolean {
-  const folder = vscode.workspace.getWorkspaceFolder(uri);
-  if (!folder) return false;
-  return matchesGlob(vscode.workspace.asRelativePath(uri, false), templateSettings().glob);
-}
+export { templateSettings, isTemplateUri } from './templateUri';
 
 export async function findTemplates(): Promise<TemplateFileInfo[]> {
   const { glob } = templateSettings();
