@@ -19,6 +19,7 @@ export const lazyEntries = {
   templates: 'src/commands/templates/lazy.ts',
   ssh: 'src/commands/ssh/lazy.ts',
   tfa: 'src/commands/tfa/lazy.ts',
+  schemas: 'src/api/schemas.ts',
 };
 for (const [name, file] of Object.entries(lazyEntries)) {
   if (!existsSync(join(root, file))) delete lazyEntries[name];

@@ -1,6 +1,6 @@
 // The HTTP client: one method per endpoint of the spec. Validates requests before sending,
 // parses responses tolerantly, retries only safe requests, and never logs bodies or secrets.
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import type {
   CallOptions,
   Credentials,
@@ -17,7 +17,12 @@ import type {
 import type { Transport, TransportRequest, TransportResponse } from './transport';
 import { ApiError, errorFromResponse, isApiError, parseErrorBody } from './errors';
 import { SecretRegistry, createRedactingLogger } from './redact';
-import * as s from './schemas';
+import type * as Schemas from './schemas';
+
+// The response schemas (and zod) load with the first request, not at activation: building
+// them is most of what requiring the activation bundle would otherwise cost.
+let schemasModule: Promise<typeof Schemas> | undefined;
+const loadSchemas = (): Promise<typeof Schemas> => (schemasModule ??= import('./schemas'));
 
 export interface RetryOptions {
   /** Extra attempts after the first (safe requests only). */
@@ -84,7 +89,7 @@ interface Endpoint<T> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
-  schema: z.ZodMiniType<T>;
+  schema: (s: typeof Schemas) => z.ZodMiniType<T>;
   /** Instance creation: never retried, ambiguous failures reported as such. */
   creation?: boolean;
   /** An empty 2xx body counts as `{}` (simple success answers). */
@@ -133,8 +138,9 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   const log = createRedactingLogger(opts.log, knownSecrets);
   const transport = (): Promise<Transport> => (opts.transport ? Promise.resolve(opts.transport) : loadTransport());
 
-  function validate(endpoint: string, schema: z.ZodMiniType, body: unknown): void {
-    const problems = s.validateWith(schema, body);
+  async function validate(endpoint: string, schema: (s: typeof Schemas) => z.ZodMiniType, body: unknown): Promise<void> {
+    const s = await loadSchemas();
+    const problems = s.validateWith(schema(s), body);
     if (problems.length) throw invalid(endpoint, problems);
   }
 
@@ -150,6 +156,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   }
 
   async function send<T>(ep: Endpoint<T>, o: CallOptions | undefined): Promise<T> {
+    const s = await loadSchemas();
     const { method, path } = ep;
     const signal = o?.signal;
     const timeoutMs = o?.timeoutMs ?? defaultTimeout;
@@ -182,7 +189,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
         const ms = Date.now() - started;
         log.debug(`${method} ${path} -> ${res.status} (${ms} ms)`);
 
-        if (res.status >= 200 && res.status < 300) return parse(ep, res);
+        if (res.status >= 200 && res.status < 300) return parse(ep, res, s);
 
         const err = httpError(ep, res);
         if (err.kind === 'auth' && !authRetried && opts.credentials.onAuthFailure) {
@@ -249,7 +256,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     return err;
   }
 
-  function parse<T>(ep: Endpoint<T>, res: TransportResponse): T {
+  function parse<T>(ep: Endpoint<T>, res: TransportResponse, s: typeof Schemas): T {
     const { method, path } = ep;
     const malformed = (why: string) =>
       new ApiError({ kind: 'malformed', status: res.status, method, path, message: `${method} ${path}: unexpected answer from the service (${why})` });
@@ -269,7 +276,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       const j = json as Record<string, unknown>;
       if (j.success === false && typeof j.error === 'string') throw errorFromResponse(method, path, res.status, text, undefined, knownSecrets());
     }
-    const r = z.safeParse(ep.schema, json);
+    const r = s.safeParse(ep.schema(s), json);
     if (!r.success) {
       const fields = [...new Set(r.error.issues.map((i) => i.path.map(String).join('.') || '(root)'))].slice(0, 5);
       throw malformed(`fields ${fields.join(', ')} do not match`);
@@ -279,16 +286,16 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
 
   /** The SMS send/resend endpoints (current and deprecated paths) share body and answer. */
   async function sendCode(name: string, path: string, req: TfaSmsRequest, o: CallOptions | undefined): Promise<TfaSendResult> {
-    validate(name, s.tfaSmsRequestSchema, req);
-    const r = await send({ method: 'POST', path, body: req, schema: s.tfaSendResultSchema }, o);
+    await validate(name, (s) => s.tfaSmsRequestSchema, req);
+    const r = await send({ method: 'POST', path, body: req, schema: (s) => s.tfaSendResultSchema }, o);
     secrets.add(r.secret);
     return r;
   }
 
   /** confirm-new and its deprecated twin test-submit. */
   async function confirmNew(name: string, path: string, req: ConfirmNewMethodRequest, o: CallOptions | undefined): Promise<ConfirmNewMethodResult> {
-    validate(name, s.confirmNewRequestSchema, req);
-    const r = await send({ method: 'POST', path, body: req, schema: s.confirmNewResultSchema }, o);
+    await validate(name, (s) => s.confirmNewRequestSchema, req);
+    const r = await send({ method: 'POST', path, body: req, schema: (s) => s.confirmNewResultSchema }, o);
     secrets.add(...(r.backup_codes ?? []));
     return r;
   }
@@ -298,13 +305,13 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
 
   const api: ServiceApi = {
     async listInstances(o) {
-      const r = await send({ method: 'GET', path: I, schema: s.instanceListSchema }, o);
+      const r = await send({ method: 'GET', path: I, schema: (s) => s.instanceListSchema }, o);
       r.instances.forEach(noteInstanceSecrets);
       return r;
     },
     async showInstance(id, o) {
       positiveId(id, 'showInstance');
-      const r = await send({ method: 'GET', path: `${I}${id}/`, schema: s.showInstanceSchema }, o);
+      const r = await send({ method: 'GET', path: `${I}${id}/`, schema: (s) => s.showInstanceSchema }, o);
       if (r === null) {
         // The service answers an unknown (e.g. destroyed) id with an empty object.
         throw new ApiError({ kind: 'http', status: 404, code: 'no_such_instance', method: 'GET', path: `${I}${id}/`, message: `GET ${I}${id}/: instance ${id} does not exist` });
@@ -315,51 +322,53 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     async setInstanceState(id, state, o) {
       positiveId(id, 'setInstanceState');
       if (state !== 'running' && state !== 'stopped') throw invalid('setInstanceState', ["state: must be 'running' or 'stopped'"]);
-      return send({ method: 'PUT', path: `${I}${id}/`, body: { state }, schema: s.simpleResultSchema, emptyOk: true }, o);
+      return send({ method: 'PUT', path: `${I}${id}/`, body: { state }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
     },
     async setInstanceLabel(id, label, o) {
       positiveId(id, 'setInstanceLabel');
       if (typeof label !== 'string') throw invalid('setInstanceLabel', ['label: must be a string']);
-      return send({ method: 'PUT', path: `${I}${id}/`, body: { label }, schema: s.simpleResultSchema, emptyOk: true }, o);
+      return send({ method: 'PUT', path: `${I}${id}/`, body: { label }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
     },
     async destroyInstance(id, o) {
       positiveId(id, 'destroyInstance');
-      return send({ method: 'DELETE', path: `${I}${id}/`, schema: s.simpleResultSchema, emptyOk: true }, o);
+      return send({ method: 'DELETE', path: `${I}${id}/`, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
     },
     async searchOffers(q: OfferQuery, o) {
+      const s = await loadSchemas();
       const problems = s.validateOfferQuery(q);
       if (problems.length) throw invalid('searchOffers', problems);
-      return send({ method: 'POST', path: '/api/v0/bundles/', body: s.offerQueryToWire(q), schema: s.offerListSchema }, o);
+      return send({ method: 'POST', path: '/api/v0/bundles/', body: s.offerQueryToWire(q), schema: (s) => s.offerListSchema }, o);
     },
     async createInstance(offerId: number, req: CreateInstanceRequest, o) {
       positiveId(offerId, 'createInstance');
       const interruptible = o?.interruptible ?? (req.price !== undefined && req.price !== null);
+      const s = await loadSchemas();
       const problems = s.validateCreateRequest(req, { interruptible });
       if (problems.length) throw invalid('createInstance', problems);
-      const r = await send({ method: 'PUT', path: `/api/v0/asks/${offerId}/`, body: req, schema: s.createResultSchema, creation: true }, o);
+      const r = await send({ method: 'PUT', path: `/api/v0/asks/${offerId}/`, body: req, schema: (s) => s.createResultSchema, creation: true }, o);
       secrets.add(r.instance_api_key);
       return r;
     },
     async currentUser(o) {
-      return send({ method: 'GET', path: '/api/v0/users/current/', schema: s.userSchema }, o);
+      return send({ method: 'GET', path: '/api/v0/users/current/', schema: (s) => s.userSchema }, o);
     },
 
     async tfaStatus(o) {
-      return send({ method: 'GET', path: `${T}status/`, schema: s.tfaStatusSchema }, o);
+      return send({ method: 'GET', path: `${T}status/`, schema: (s) => s.tfaStatusSchema }, o);
     },
     async tfaLogin(req, o) {
-      validate('tfaLogin', s.tfaLoginRequestSchema, req);
-      const r = await send({ method: 'POST', path: T, body: req, schema: s.tfaLoginResultSchema }, o);
+      await validate('tfaLogin', (s) => s.tfaLoginRequestSchema, req);
+      const r = await send({ method: 'POST', path: T, body: req, schema: (s) => s.tfaLoginResultSchema }, o);
       secrets.add(r.session_key);
       return r;
     },
     async tfaRemove(req, o) {
-      validate('tfaRemove', s.tfaRemoveRequestSchema, req);
-      return send({ method: 'DELETE', path: T, body: req, schema: s.tfaRemoveResultSchema }, o);
+      await validate('tfaRemove', (s) => s.tfaRemoveRequestSchema, req);
+      return send({ method: 'DELETE', path: T, body: req, schema: (s) => s.tfaRemoveResultSchema }, o);
     },
     async tfaSendEmail(req, o) {
-      validate('tfaSendEmail', s.tfaEmailRequestSchema, req ?? {});
-      const r = await send({ method: 'POST', path: `${T}email/`, body: req ?? {}, schema: s.tfaSendResultSchema }, o);
+      await validate('tfaSendEmail', (s) => s.tfaEmailRequestSchema, req ?? {});
+      const r = await send({ method: 'POST', path: `${T}email/`, body: req ?? {}, schema: (s) => s.tfaSendResultSchema }, o);
       secrets.add(r.secret);
       return r;
     },
@@ -367,28 +376,28 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     tfaSendSms: (req, o) => sendCode('tfaSendSms', `${T}sms/`, req, o),
     tfaResendSms: (req, o) => sendCode('tfaResendSms', `${T}sms/resend/`, req, o),
     async tfaTotpSetup(o) {
-      const r = await send({ method: 'POST', path: `${T}totp-setup/`, schema: s.totpSetupSchema }, o);
+      const r = await send({ method: 'POST', path: `${T}totp-setup/`, schema: (s) => s.totpSetupSchema }, o);
       secrets.add(r.secret, r.provisioning_uri);
       return r;
     },
     async tfaAuthorizeNewMethod(req, o) {
-      validate('tfaAuthorizeNewMethod', s.authorizeNewMethodRequestSchema, req);
-      const r = await send({ method: 'POST', path: `${T}authorize-new-method/`, body: req, schema: s.authorizeNewMethodResultSchema }, o);
+      await validate('tfaAuthorizeNewMethod', (s) => s.authorizeNewMethodRequestSchema, req);
+      const r = await send({ method: 'POST', path: `${T}authorize-new-method/`, body: req, schema: (s) => s.authorizeNewMethodResultSchema }, o);
       secrets.add(r.secret);
       return r;
     },
     async tfaAuthorizeNewMethodConfirm(req, o) {
-      validate('tfaAuthorizeNewMethodConfirm', s.authorizeConfirmRequestSchema, req);
-      return send({ method: 'PUT', path: `${T}authorize-new-method/`, body: req, schema: s.simpleResultSchema }, o);
+      await validate('tfaAuthorizeNewMethodConfirm', (s) => s.authorizeConfirmRequestSchema, req);
+      return send({ method: 'PUT', path: `${T}authorize-new-method/`, body: req, schema: (s) => s.simpleResultSchema }, o);
     },
     tfaConfirmNew: (req, o) => confirmNew('tfaConfirmNew', `${T}confirm-new/`, req, o),
     async tfaUpdate(req, o) {
-      validate('tfaUpdate', s.tfaUpdateRequestSchema, req);
-      return send({ method: 'PUT', path: `${T}update/`, body: req, schema: s.tfaUpdateResultSchema }, o);
+      await validate('tfaUpdate', (s) => s.tfaUpdateRequestSchema, req);
+      return send({ method: 'PUT', path: `${T}update/`, body: req, schema: (s) => s.tfaUpdateResultSchema }, o);
     },
     async tfaRegenBackupCodes(req, o) {
-      validate('tfaRegenBackupCodes', s.tfaVerificationSchema, req);
-      const r = await send({ method: 'PUT', path: `${T}regen-backup-codes/`, body: req, schema: s.regenBackupCodesSchema }, o);
+      await validate('tfaRegenBackupCodes', (s) => s.tfaVerificationSchema, req);
+      const r = await send({ method: 'PUT', path: `${T}regen-backup-codes/`, body: req, schema: (s) => s.regenBackupCodesSchema }, o);
       secrets.add(...r.backup_codes);
       return r;
     },

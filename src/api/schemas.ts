@@ -1,6 +1,9 @@
 // zod/mini schemas: responses parsed tolerantly into the shapes of types.ts, requests
 // validated strictly (every problem at once, each with its field path) before sending.
 import * as z from 'zod/mini';
+
+/** For the client, which loads this module (and zod) on its first request. */
+export { safeParse } from 'zod/mini';
 import type {
   AuthorizeNewMethodResult,
   ConfirmNewMethodResult,

@@ -20,31 +20,36 @@ export const SORT_CHOICES: ReadonlyArray<{ label: string; order: Array<[string, 
   { label: 'Most GPU RAM first', order: [['gpu_ram', 'desc']] },
 ];
 
-const nonNegInt = z.number().check(z.int(), z.gte(0));
-const offerQuerySchema = z.strictObject({
-  gpuNames: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(50))),
-  numGpus: z.optional(nonNegInt.check(z.gte(1), z.lte(64))),
-  minNumGpus: z.optional(nonNegInt.check(z.lte(64))),
-  minGpuRamGb: z.optional(z.number().check(z.gte(0), z.lte(10_000))),
-  minReliability: z.optional(z.number().check(z.gte(0), z.lte(1))),
-  verified: z.optional(z.boolean()),
-  rentable: z.optional(z.boolean()),
-  minDirectPorts: z.optional(nonNegInt.check(z.lte(65_535))),
-  maxDphTotal: z.optional(z.number().check(z.gt(0))),
-  type: z.optional(z.enum(['on-demand', 'bid'])),
-  order: z.optional(z.array(z.tuple([z.string().check(z.minLength(1)), z.enum(['asc', 'desc'])])).check(z.maxLength(5))),
-  limit: z.optional(nonNegInt.check(z.gte(1), z.lte(1000))),
-  // A template's offer block may be passed as is: its ranking maps to an order,
-  // its bid price matters only when renting.
-  rank: z.optional(z.enum(['cheapest', 'best-value'])),
-  bidPrice: z.optional(z.number()),
-});
+// Built on first use: constructing zod schemas is the costly part of loading the activation bundle.
+let offerQuerySchemaCache: ReturnType<typeof buildOfferQuerySchema> | undefined;
+function buildOfferQuerySchema() {
+  const nonNegInt = z.number().check(z.int(), z.gte(0));
+  return z.strictObject({
+    gpuNames: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(50))),
+    numGpus: z.optional(nonNegInt.check(z.gte(1), z.lte(64))),
+    minNumGpus: z.optional(nonNegInt.check(z.lte(64))),
+    minGpuRamGb: z.optional(z.number().check(z.gte(0), z.lte(10_000))),
+    minReliability: z.optional(z.number().check(z.gte(0), z.lte(1))),
+    verified: z.optional(z.boolean()),
+    rentable: z.optional(z.boolean()),
+    minDirectPorts: z.optional(nonNegInt.check(z.lte(65_535))),
+    maxDphTotal: z.optional(z.number().check(z.gt(0))),
+    type: z.optional(z.enum(['on-demand', 'bid'])),
+    order: z.optional(z.array(z.tuple([z.string().check(z.minLength(1)), z.enum(['asc', 'desc'])])).check(z.maxLength(5))),
+    limit: z.optional(nonNegInt.check(z.gte(1), z.lte(1000))),
+    // A template's offer block may be passed as is: its ranking maps to an order,
+    // its bid price matters only when renting.
+    rank: z.optional(z.enum(['cheapest', 'best-value'])),
+    bidPrice: z.optional(z.number()),
+  });
+}
+const offerQuerySchema = () => (offerQuerySchemaCache ??= buildOfferQuerySchema());
 
 export type QueryCheck = { ok: true; query: OfferQuery } | { ok: false; message: string };
 
 /** Validates a filters object (command argument, saved state); missing keys take the defaults. */
 export function parseOfferQuery(value: unknown): QueryCheck {
-  const r = z.safeParse(offerQuerySchema, value ?? {});
+  const r = z.safeParse(offerQuerySchema(), value ?? {});
   if (!r.success) {
     const issue = r.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'filters';
