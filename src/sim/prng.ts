@@ -28,5 +28,7 @@ export function stableInt(lo: number, hi: number, ...parts: number[]): number {
     h = Math.imul(h, 16777619) >>> 0;
     h ^= h >>> 13;
   }
-  return lo + (h % (hi - lo));
+  // `h ^= h >>> 13` leaves a signed 32-bit value: without >>> 0 some results fell below lo
+  // (e.g. negative SSH ports).
+  return lo + ((h >>> 0) % (hi - lo));
 }
