@@ -1,0 +1,315 @@
+// `npm run bench`: the performance figures of issue #7, printed as a table and written to
+// BENCHMARKS.md with the machine, date and method.
+//
+//   npm run bench                      everything (about 2-3 minutes on 2 cores)
+//   npm run bench -- --quick           bundle sizes only; exits 1 when dist/extension.js >= 150 KB
+//   npm run bench -- --no-vscode       skip the real-VS-Code rows (activation, first paint)
+//   npm run bench -- --vscode-runs=N   VS Code harness runs for the activation median (default 3)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, tmpdir, totalmem, availableParallelism } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, fmtBytes, fmtMs } from './util.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const noVscode = args.includes('--no-vscode');
+const vscodeRuns = Number(args.find((a) => a.startsWith('--vscode-runs='))?.split('=')[1] ?? 3);
+const LIMIT = 150 * 1024;
+
+function sh(cmd, argv, opts = {}) {
+  const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
+const step = (what) => process.stderr.write(`bench: ${what}…\n`);
+
+// ------------------------------------------------------------------ bundle
+
+/** A .vscodeignore glob: `**` any depth, `*` within a segment; a directory match covers its contents. */
+function globToRe(glob) {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*' && glob[i + 1] === '*') {
+      i++;
+      if (glob[i + 1] === '/') {
+        i++;
+        re += '(?:.*/)?';
+      } else re += '.*';
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}(?:/.*)?$`);
+}
+
+/** .vscodeignore semantics as vsce applies them: the last matching rule wins, `!` re-includes. */
+function vsixFiles() {
+  const rules = readFileSync(join(root, '.vscodeignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const neg = l.startsWith('!');
+      const glob = (neg ? l.slice(1) : l).replace(/^\//, '');
+      return { neg, re: globToRe(glob) };
+    });
+  const out = [];
+  const walk = (dir) => {
+    for (const n of readdirSync(dir)) {
+      if (n === '.git' || n === 'node_modules') continue;
+      const p = join(dir, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else {
+        const rel = relative(root, p).split('\\').join('/');
+        let ignored = false;
+        for (const r of rules) if (r.re.test(rel)) ignored = !r.neg;
+        if (!ignored) out.push({ file: rel, bytes: statSync(p).size });
+      }
+    }
+  };
+  walk(root);
+  return out.sort((a, b) => a.file.localeCompare(b.file));
+}
+
+function bundleRow() {
+  step('building (scripts/build.mjs --meta)');
+  sh(process.execPath, ['scripts/build.mjs', '--meta', ...(quick ? ['--no-tests'] : [])]);
+  const dist = readdirSync(join(root, 'dist'))
+    .filter((n) => n.endsWith('.js'))
+    .map((n) => ({ file: `dist/${n}`, bytes: statSync(join(root, 'dist', n)).size }))
+    .sort((a, b) => b.bytes - a.bytes);
+  const ext = dist.find((d) => d.file === 'dist/extension.js').bytes;
+  const vsix = vsixFiles();
+  const vsixTotal = vsix.reduce((n, f) => n + f.bytes, 0);
+  // Modules in more than one bundle (each copy has its own module state).
+  const meta = JSON.parse(readFileSync(join(root, 'dist/meta.json'), 'utf8')).outputs;
+  const where = {};
+  for (const [f, o] of Object.entries(meta)) for (const [k, v] of Object.entries(o.inputs)) if (v > 0) (where[k] ??= []).push(f.replace('dist/', ''));
+  const shared = Object.entries(where)
+    .filter(([k, fs]) => fs.length > 1 && k.startsWith('src/'))
+    .map(([k, fs]) => `${k} (${fs.join(', ')})`);
+  const zodCopies = Object.entries(where).find(([k]) => k.endsWith('zod/v4/core/schemas.js'))?.[1] ?? [];
+  return { ext, dist, vsix, vsixTotal, shared, zodCopies };
+}
+
+// ------------------------------------------------------------------ load cost
+
+function loadCost(runs = 21) {
+  step(`load cost (${runs} fresh processes each)`);
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-bench-'));
+  const empty = join(dir, 'empty.js');
+  writeFileSync(empty, '');
+  const stub = join(root, 'bench/vscodeStub.cjs');
+  const code = (target) =>
+    `require(${JSON.stringify(stub)});const t=process.hrtime.bigint();require(${JSON.stringify(target)});` +
+    `console.log(JSON.stringify({ms:Number(process.hrtime.bigint()-t)/1e6}))`;
+  const ext = [];
+  const base = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      base.push(lastJson(sh(process.execPath, ['-e', code(empty)])).ms);
+      ext.push(lastJson(sh(process.execPath, ['-e', code(join(root, 'dist/extension.js'))])).ms);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const e = median(ext);
+  const b = median(base);
+  return { runs, extMs: e, emptyMs: b, aboveMs: e - b, ratio: e / b, extMin: Math.min(...ext), extMax: Math.max(...ext) };
+}
+
+// ------------------------------------------------------------------ TS benches (bundled on the fly)
+
+async function buildBenches() {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: ['bench/scale.ts', 'bench/economy.ts', 'bench/sshEntry.ts'].map((p) => join(root, p)),
+    outdir: join(root, 'out/bench'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    logLevel: 'warning',
+  });
+}
+
+function scale() {
+  step('scale (1,000 offers, 500 instances)');
+  const t = lastJson(sh(process.execPath, ['out/bench/scale.js']));
+  const mem = [0, 1, 2].map(() => lastJson(sh(process.execPath, ['--expose-gc', 'out/bench/scale.js', '--memory'])));
+  return { ...t, heapDelta: median(mem.map((m) => m.heapDeltaBytes)), rssDelta: median(mem.map((m) => m.rssDeltaBytes)) };
+}
+
+function economy() {
+  step('request economy (10 simulated minutes per scenario)');
+  return lastJson(sh(process.execPath, ['out/bench/economy.js']));
+}
+
+function sshEntry() {
+  step('time to SSH entry');
+  return lastJson(sh(process.execPath, ['out/bench/sshEntry.js']));
+}
+
+// ------------------------------------------------------------------ real VS Code
+
+function vscodeMetrics() {
+  const runs = [];
+  for (let i = 0; i < vscodeRuns; i++) {
+    step(`VS Code harness, smoke suite (${i + 1}/${vscodeRuns})`);
+    const r = spawnSync(process.execPath, ['test/vscode/runner.mjs'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, GPU_RENTAL_TEST_GREP: 'smoke' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (r.status !== 0) throw new Error(`the VS Code harness failed:\n${r.stdout.slice(-3000)}`);
+    runs.push(JSON.parse(readFileSync(join(root, 'test-results/vscode-metrics.json'), 'utf8')));
+  }
+  const med = (k) => {
+    const xs = runs.map((m) => m[k]).filter((x) => typeof x === 'number');
+    return xs.length ? median(xs) : undefined;
+  };
+  return {
+    runs: runs.length,
+    activationMs: med('activationMs'),
+    activationAll: runs.map((m) => m.activationMs),
+    firstPaintMs: med('firstPaintMs'),
+    signInCommandMs: med('signInCommandMs'),
+    listInstancesMs: med('listInstancesMs'),
+  };
+}
+
+// ------------------------------------------------------------------ main
+
+const t0 = Date.now();
+const bundle = bundleRow();
+const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
+if (quick) {
+  const ok = bundle.ext < LIMIT;
+  process.stdout.write(`dist/extension.js: ${bundle.ext} bytes (${kb(bundle.ext)}), limit ${kb(LIMIT)}: ${ok ? 'ok' : 'TOO BIG'}\n`);
+  process.exit(ok ? 0 : 1);
+}
+await buildBenches();
+const load = loadCost();
+const sc = scale();
+const eco = economy();
+const ssh = sshEntry();
+const vs = noVscode ? undefined : vscodeMetrics();
+
+const yes = (b) => (b ? 'met' : '**missed**');
+const byName = (n) => eco.scenarios.find((s) => s.name.startsWith(n));
+const steadyVisible = eco.scenarios.filter((s) => s.name.startsWith('visible'));
+const perInterval = steadyVisible.every((s) => s.listCalls === (eco.minutes * 60_000) / eco.intervalMs && s.otherCalls === 0);
+const hidden = byName('hidden, 10 instances steady');
+const signedOut = byName('signed out');
+const prov = byName('hidden, 10 steady + 1');
+
+const rows = [
+  ['Bundle', `dist/extension.js ${kb(bundle.ext)}; .vsix contents ${fmtBytes(bundle.vsixTotal)} (${bundle.vsix.length} files)`, 'activation bundle < 150 KB', yes(bundle.ext < LIMIT)],
+  ['Load cost', `${fmtMs(load.extMs)} vs empty module ${fmtMs(load.emptyMs)}: +${fmtMs(load.aboveMs)} (×${load.ratio.toFixed(0)}), median of ${load.runs}`, '< 15 ms above empty', yes(load.aboveMs < 15)],
+  vs
+    ? ['Activation', `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms)`, '< 20 ms', yes(vs.activationMs < 20)]
+    : ['Activation', 'not run (--no-vscode)', '< 20 ms', '-'],
+  vs && vs.firstPaintMs !== undefined
+    ? ['First paint', `${fmtMs(vs.firstPaintMs)} from sign-in to the first rows (visible view); server list call ${fmtMs(vs.listInstancesMs)}`, '< 100 ms + server time', yes(vs.firstPaintMs < 100 + 2 * vs.listInstancesMs)]
+    : ['First paint', 'not run', '< 100 ms + server time', '-'],
+  ['Scale: instances', `${fmtMs(sc.instancesMs)} for ${sc.counts.instances} (rows + details; first build ${fmtMs(sc.coldInstancesMs)})`, '< 50 ms', yes(sc.instancesMs < 50)],
+  ['Scale: offers', `${fmtMs(sc.offersMs)} for ${sc.counts.offers} (first build ${fmtMs(sc.coldOffersMs)})`, '< 50 ms', yes(sc.offersMs < 50)],
+  ['Scale: memory', `heap +${fmtBytes(sc.heapDelta)}, rss +${fmtBytes(sc.rssDelta)} keeping both built lists`, '< 20 MB', yes(sc.heapDelta < 20 * 1024 * 1024 && sc.rssDelta < 20 * 1024 * 1024)],
+  ['Requests: visible, steady', steadyVisible.map((s) => `${s.name.replace('visible, ', '').replace(' steady', '')}: ${s.listCalls} list + ${s.otherCalls} other`).join('; ') + ` in ${eco.minutes} min`, `one list call per ${eco.intervalMs / 1000} s interval`, yes(perInterval)],
+  ['Requests: hidden, steady', `${hidden.requests} in ${eco.minutes} min (${hidden.perMinute}/min)`, '≤ 1 per minute', yes(hidden.perMinute <= 1)],
+  ['Requests: provisioning', `${prov.requests} in ${eco.minutes} min (hidden; every ${eco.intervalMs / 1000} s while it boots, 3 min, then 1/min)`, 'one list call per interval', yes(prov.otherCalls === 0)],
+  ['Requests: signed out', `${signedOut.requests}`, 'none', yes(signedOut.requests === 0)],
+  ['Time to SSH entry', `median ${ssh.medianMs} ms, max ${ssh.maxMs} ms with a ${ssh.intervalMs} ms poll interval`, '≤ one poll interval', yes(ssh.maxMs <= ssh.intervalMs + 100)],
+];
+
+const table = ['| What | Measured | Target | |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+process.stdout.write(`\n${table}\n\n`);
+
+const cpu = cpus()[0]?.model ?? 'unknown';
+const machine = [
+  `- Machine: ${availableParallelism()} CPUs (\`nproc\`), ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GB memory (${(freemem() / 2 ** 30).toFixed(1)} GB free at the end)`,
+  `- Node ${process.version}, ${process.platform}/${process.arch}; load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+  `- Date: ${new Date().toISOString()}; bench took ${Math.round((Date.now() - t0) / 1000)} s`,
+].join('\n');
+
+const distTable = ['| File | Bytes |', '|---|---|', ...bundle.dist.map((d) => `| ${d.file} | ${d.bytes} (${kb(d.bytes)}) |`)].join('\n');
+const ecoTable = [
+  '| Scenario | Requests | List calls | Other | Per minute |',
+  '|---|---|---|---|---|',
+  ...eco.scenarios.map((s) => `| ${s.name} | ${s.requests} | ${s.listCalls} | ${s.otherCalls} | ${s.perMinute} |`),
+].join('\n');
+
+const notes = readNotes();
+const md = `# Benchmarks
+
+Generated by \`npm run bench\` (bench/run.mjs); do not edit by hand except the section *Notes*,
+which is kept between runs.
+
+${machine}
+
+${table}
+
+## Bundle
+
+${distTable}
+
+The .vsix ships ${bundle.vsix.length} files, ${bundle.vsixTotal} bytes (${fmtBytes(bundle.vsixTotal)}), computed from the
+rules in .vscodeignore (the last matching rule wins). Lazily loaded files are required the first
+time they are needed: transport (undici) with the first request, schemas (zod and the response
+schemas) with the first request, templates / ssh / tfa / tfaWebview when one of their commands
+runs, sim for the demo mode. zod is in ${bundle.zodCopies.length} bundles (${bundle.zodCopies.join(', ')}): stateless, so duplicated
+bytes only. Source modules in more than one bundle (all constants or pure functions, checked by hand):
+${bundle.shared.map((s) => `- ${s}`).join('\n')}
+
+## Request economy
+
+${eco.minutes} simulated minutes per scenario, poll interval ${eco.intervalMs / 1000} s (visible or transitional),
+${eco.hiddenIntervalMs / 1000} s hidden and steady.
+
+${ecoTable}
+
+## Method
+
+- **Bundle**: \`node scripts/build.mjs --meta\`, then the byte size of every dist/*.js; dist/meta.json (esbuild's
+  metafile per bundle) lists which sources each bundle contains.
+- **Load cost**: ${load.runs} fresh \`node -e\` processes each for dist/extension.js and an empty module, alternating;
+  each process installs a stub 'vscode' module (bench/vscodeStub.cjs, via Module._resolveFilename and
+  require.cache) and times only the require with process.hrtime. Median; range for the bundle ${fmtMs(load.extMin)} to ${fmtMs(load.extMax)}.
+- **Activation / first paint**: \`node test/vscode/runner.mjs\` with GPU_RENTAL_TEST_GREP=smoke (code-server
+  in headless Chromium, simulator on loopback), ${vs?.runs ?? 0} runs, median of test-results/vscode-metrics.json.
+  activationMs is measured by the suite around \`extension.activate()\` (so it includes VS Code loading the module).
+  firstPaintMs: the smoke test focuses the Instances view, runs Set API Key with the simulator key
+  (the same path as activating with a stored key: key check, then the list) and polls the tree's
+  getChildren every 2 ms until rows appear; listInstancesMs is the median of 5 list calls through
+  the client afterwards (the server's share, including JSON parsing).
+- **Scale**: bench/scale.ts (bundled with esbuild to out/bench/) starts the simulator in-process with
+  1,600 offers (500 of them are rented by the 500 seeded instances, leaving 1,000 to list) and 500 instances, fetches
+  the raw JSON once, then times JSON.parse + the API schema (zod) + the view-model builders
+  (instanceRow + instanceDetails per instance, offerRow per offer): ${sc.runs} runs after one cold run, median.
+  Memory: a fresh process with --expose-gc, gc before and after building and keeping both lists, median of 3.
+- **Request economy**: bench/economy.ts drives the real PolledInstanceStore and Poller with a virtual clock
+  (the injectable Timers) against the simulator, whose clock follows the virtual one; requests are
+  counted from the simulator's request log.
+- **Time to SSH entry**: bench/sshEntry.ts creates an instance, runs the create flow's pollUntilReady
+  (${ssh.intervalMs} ms interval instead of 10 s, to keep the bench short), marks the instance running through the
+  simulator's control API at ${ssh.phases.map((p) => `${p * 100}%`).join(', ')} of a poll cycle, and writes the entry with the real
+  SshConfigWriter on a temporary HOME; measured from the mark to the entry on disk.
+
+## Notes
+${notes}`;
+writeFileSync(join(root, 'BENCHMARKS.md'), md);
+process.stderr.write(`bench: wrote BENCHMARKS.md (${Math.round((Date.now() - t0) / 1000)} s)\n`);
+
+function readNotes() {
+  const p = join(root, 'BENCHMARKS.md');
+  if (!existsSync(p)) return '\n(none yet)\n';
+  const text = readFileSync(p, 'utf8');
+  const i = text.indexOf('\n## Notes\n');
+  return i < 0 ? '\n(none yet)\n' : text.slice(i + '\n## Notes\n'.length);
+}
