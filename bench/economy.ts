@@ -8,7 +8,7 @@ import { PolledInstanceStore } from '../src/model/instanceStore';
 import { DEFAULT_POLLER_CONFIG, type Timers } from '../src/model/poller';
 
 const MINUTES = 10;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 class VirtualTimers implements Timers {
   t = 0;

@@ -14,7 +14,7 @@ import { SshConfigWriter } from '../src/ssh';
 const INTERVAL_MS = 1000;
 // Where in the poll cycle the instance turns running (fractions of the interval).
 const PHASES = [0.1, 0.3, 0.5, 0.7, 0.9];
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
