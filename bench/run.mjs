@@ -218,7 +218,7 @@ const rows = [
   vs && vs.firstPaintMs !== undefined
     ? ['First paint', `${fmtMs(vs.firstPaintMs)} from sign-in to the first rows (visible view); server list call ${fmtMs(vs.listInstancesMs)}`, '< 100 ms + server time', yes(vs.firstPaintMs < 100 + 2 * vs.listInstancesMs)]
     : ['First paint', 'not run', '< 100 ms + server time', '-'],
-  ['Scale: instances', `${fmtMs(sc.instancesMs)} for ${sc.counts.instances} (rows + details; first build ${fmtMs(sc.coldInstancesMs)})`, '< 50 ms', yes(sc.instancesMs < 50)],
+  ['Scale: instances', `${fmtMs(sc.instancesMs)} for ${sc.counts.instances} rows (first build ${fmtMs(sc.coldInstancesMs)}); the details of all 500 (built per row on expand) ${fmtMs(sc.allDetailsMs)} more`, '< 50 ms', yes(sc.instancesMs < 50)],
   ['Scale: offers', `${fmtMs(sc.offersMs)} for ${sc.counts.offers} (first build ${fmtMs(sc.coldOffersMs)})`, '< 50 ms', yes(sc.offersMs < 50)],
   ['Scale: memory', `heap +${fmtBytes(sc.heapDelta)}, rss +${fmtBytes(sc.rssDelta)} keeping both built lists`, '< 20 MB', yes(sc.heapDelta < 20 * 1024 * 1024 && sc.rssDelta < 20 * 1024 * 1024)],
   ['Requests: visible, steady', steadyVisible.map((s) => `${s.name.replace('visible, ', '').replace(' steady', '')}: ${s.listCalls} list + ${s.otherCalls} other`).join('; ') + ` in ${eco.minutes} min`, `one list call per ${eco.intervalMs / 1000} s interval`, yes(perInterval)],
@@ -291,7 +291,9 @@ ${ecoTable}
 - **Scale**: bench/scale.ts (bundled with esbuild to out/bench/) starts the simulator in-process with
   1,600 offers (500 of them are rented by the 500 seeded instances, leaving 1,000 to list) and 500 instances, fetches
   the raw JSON once, then times JSON.parse + the API schema (zod) + the view-model builders
-  (instanceRow + instanceDetails per instance, offerRow per offer): ${sc.runs} runs after one cold run, median.
+  (instanceRow per instance, offerRow per offer; instanceDetails, which the tree builds for one row
+  when it is expanded, timed separately for all 500): ${sc.runs} runs after one cold run, median.
+  The machine is shared and 2-core: figures move by ±50% between runs under load (see load average).
   Memory: a fresh process with --expose-gc, gc before and after building and keeping both lists, median of 3.
 - **Request economy**: bench/economy.ts drives the real PolledInstanceStore and Poller with a virtual clock
   (the injectable Timers) against the simulator, whose clock follows the virtual one; requests are

@@ -42,9 +42,19 @@ const requiredInt = z.pipe(numberish, z.number().check(z.int()));
 function lenient<T extends z.ZodMiniType>(s: T) {
   return z.catch(z.optional(z.nullable(s)), undefined);
 }
-const lnum = lenient(numberish);
-const lstr = lenient(z.string());
-const lbool = lenient(z.union([z.boolean(), z.pipe(z.literal([0, 1]), z.transform((n) => n === 1))]));
+/**
+ * The same leniency for the ~90 plain fields of an instance or offer as one transform per field
+ * instead of catch(optional(nullable(union(...)))): a list of 500 instances or 1,000 offers
+ * parses about twice as fast (npm run bench, Scale row).
+ */
+function lenientBy<T>(accept: (v: unknown) => T | undefined) {
+  return z.optional(z.transform((v: unknown): T | null | undefined => (v === null ? null : accept(v))));
+}
+const lnum = lenientBy((v) =>
+  typeof v === 'number' ? (Number.isFinite(v) ? v : undefined) : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined,
+);
+const lstr = lenientBy((v) => (typeof v === 'string' ? v : undefined));
+const lbool = lenientBy((v) => (typeof v === 'boolean' ? v : v === 0 || v === 1 ? v === 1 : undefined));
 const lstrArray = lenient(z.array(z.string()));
 
 const pricing = lenient(
@@ -176,7 +186,8 @@ function shapeOf<K extends string, S extends z.ZodMiniType>(keys: readonly K[], 
   return Object.fromEntries(keys.map((k) => [k, s])) as Record<K, S>;
 }
 
-const instanceWire = z.looseObject({
+// z.object: the transform below keeps only these keys, so the others need not be copied.
+const instanceWire = z.object({
   id: requiredInt,
   actual_status: z.optional(z.nullable(z.unknown())),
   ...shapeOf(INSTANCE_NUM, lnum),
@@ -212,9 +223,13 @@ export const instanceSchema = z.pipe(
 );
 
 /** v0 list `{instances_found, instances}` and v1 `{instances, next_token}`. */
-export const instanceListSchema = z.pipe(
-  z.looseObject({ instances_found: lnum, instances: z.array(instanceSchema) }),
-  z.transform((w): InstanceList => ({ instances_found: w.instances_found ?? w.instances.length, instances: w.instances })),
+// The two big lists are compiled (zod generates a specialised parser, same results): a refresh
+// of 500 instances or 1,000 offers spends most of its time here.
+export const instanceListSchema = z.compile(
+  z.pipe(
+    z.looseObject({ instances_found: lnum, instances: z.array(instanceSchema) }),
+    z.transform((w): InstanceList => ({ instances_found: w.instances_found ?? w.instances.length, instances: w.instances })),
+  ),
 );
 
 /**
@@ -239,7 +254,9 @@ export const showInstanceSchema = z.pipe(
 // ---------------------------------------------------------------- offers
 
 export const offerSchema = z.pipe(
-  z.looseObject({
+  // z.object, not looseObject: the transform keeps only these keys anyway, and not copying
+  // the ~60 others an offer carries halves the parse time of a 1,000-offer list.
+  z.object({
     id: requiredInt,
     num_gpus: requiredInt,
     gpu_name: z.string(),
@@ -288,9 +305,11 @@ const offerKeys: Record<string, true> = Object.fromEntries(
   ].map((k) => [k, true]),
 );
 
-export const offerListSchema = z.pipe(
-  z.looseObject({ offers: z.array(offerSchema) }),
-  z.transform((w): Offer[] => w.offers),
+export const offerListSchema = z.compile(
+  z.pipe(
+    z.looseObject({ offers: z.array(offerSchema) }),
+    z.transform((w): Offer[] => w.offers),
+  ),
 );
 
 // ---------------------------------------------------------------- creation, user, simple
