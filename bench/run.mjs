@@ -3,6 +3,7 @@
 //
 //   npm run bench                      everything (about 2-3 minutes on 2 cores)
 //   npm run bench -- --quick           bundle sizes only; exits 1 when dist/extension.js >= 150 KB
+//                    [--no-build]      (with --quick) check dist/ as built, e.g. by npm test's build stage
 //   npm run bench -- --no-vscode       skip the real-VS-Code rows (activation, first paint)
 //   npm run bench -- --vscode-runs=N   VS Code harness runs for the activation median (default 3)
 import { spawnSync } from 'node:child_process';
@@ -76,9 +77,17 @@ function vsixFiles() {
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 
+function quickCheck() {
+  if (!args.includes('--no-build')) sh(process.execPath, ['scripts/build.mjs', '--no-tests']);
+  const bytes = statSync(join(root, 'dist/extension.js')).size;
+  const ok = bytes < LIMIT;
+  process.stdout.write(`dist/extension.js: ${bytes} bytes (${(bytes / 1024).toFixed(1)} KB), limit ${LIMIT / 1024} KB: ${ok ? 'ok' : 'TOO BIG'}\n`);
+  process.exit(ok ? 0 : 1);
+}
+
 function bundleRow() {
   step('building (scripts/build.mjs --meta)');
-  sh(process.execPath, ['scripts/build.mjs', '--meta', ...(quick ? ['--no-tests'] : [])]);
+  sh(process.execPath, ['scripts/build.mjs', '--meta']);
   const dist = readdirSync(join(root, 'dist'))
     .filter((n) => n.endsWith('.js'))
     .map((n) => ({ file: `dist/${n}`, bytes: statSync(join(root, 'dist', n)).size }))
@@ -177,6 +186,7 @@ function vscodeMetrics() {
   return {
     runs: runs.length,
     activationMs: med('activationMs'),
+    activateFnMs: med('activateFnMs'),
     activationAll: runs.map((m) => m.activationMs),
     firstPaintMs: med('firstPaintMs'),
     signInCommandMs: med('signInCommandMs'),
@@ -186,14 +196,10 @@ function vscodeMetrics() {
 
 // ------------------------------------------------------------------ main
 
+if (quick) quickCheck();
 const t0 = Date.now();
 const bundle = bundleRow();
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
-if (quick) {
-  const ok = bundle.ext < LIMIT;
-  process.stdout.write(`dist/extension.js: ${bundle.ext} bytes (${kb(bundle.ext)}), limit ${kb(LIMIT)}: ${ok ? 'ok' : 'TOO BIG'}\n`);
-  process.exit(ok ? 0 : 1);
-}
 await buildBenches();
 const load = loadCost();
 const sc = scale();
@@ -213,7 +219,7 @@ const rows = [
   ['Bundle', `dist/extension.js ${kb(bundle.ext)}; .vsix contents ${fmtBytes(bundle.vsixTotal)} (${bundle.vsix.length} files)`, 'activation bundle < 150 KB', yes(bundle.ext < LIMIT)],
   ['Load cost', `${fmtMs(load.extMs)} vs empty module ${fmtMs(load.emptyMs)}: +${fmtMs(load.aboveMs)} (×${load.ratio.toFixed(0)}), median of ${load.runs}`, '< 15 ms above empty', yes(load.aboveMs < 15)],
   vs
-    ? ['Activation', `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms)`, '< 20 ms', yes(vs.activationMs < 20)]
+    ? ['Activation', `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms), of which activate() itself ${vs.activateFnMs === undefined ? '?' : fmtMs(vs.activateFnMs)}`, '< 20 ms', vs.activationMs < 20 ? 'met' : vs.activateFnMs !== undefined && vs.activateFnMs < 20 ? '**missed** (activate() itself met; see Notes)' : '**missed**']
     : ['Activation', 'not run (--no-vscode)', '< 20 ms', '-'],
   vs && vs.firstPaintMs !== undefined
     ? ['First paint', `${fmtMs(vs.firstPaintMs)} from sign-in to the first rows (visible view); server list call ${fmtMs(vs.listInstancesMs)}`, '< 100 ms + server time', yes(vs.firstPaintMs < 100 + 2 * vs.listInstancesMs)]

@@ -1,4 +1,4 @@
-// `npm test`: build, typecheck, unit tests, the real-VS-Code tier, then the demo check. Fails when any tier
+// `npm test`: build, typecheck, unit tests, the real-VS-Code tier, the demo check, then the bundle-size check. Fails when any tier
 // fails or a test tier runs no test; ends with one overall `N passed, N failed` line.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -91,6 +91,12 @@ if (ok) {
     const ok = r.code === 0 && /demo check passed/.test(r.out);
     return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
   });
+
+  // Issue #7: a stat of the bundle the build stage made, so it costs nothing and cannot flake.
+  await step('bundle size (npm run bench -- --quick --no-build)', async () => {
+    const ok = (await run(process.execPath, ['bench/run.mjs', '--quick', '--no-build'], { timeoutS: 60 })).code === 0;
+    return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
+  });
 }
 
 header('summary');
@@ -103,6 +109,6 @@ for (const t of tiers) {
   failed += t.failed ?? 0;
   if (!t.ok && t.passed === undefined) failed += 1; // a failed build/typecheck counts as a failure
 }
-const allOk = tiers.length === 5 && tiers.every((t) => t.ok);
+const allOk = tiers.length === 6 && tiers.every((t) => t.ok);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(allOk ? 0 : 1);
