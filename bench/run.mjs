@@ -187,6 +187,9 @@ function vscodeMetrics() {
     runs: runs.length,
     activationMs: med('activationMs'),
     activateFnMs: med('activateFnMs'),
+    bundleEvalMs: med('bundleEvalMs'),
+    hostWaitMs: med('hostWaitBeforeActivateMs'),
+    loadStartVsCallMs: med('loadStartVsCallMs'),
     activationAll: runs.map((m) => m.activationMs),
     firstPaintMs: med('firstPaintMs'),
     signInCommandMs: med('signInCommandMs'),
@@ -219,7 +222,7 @@ const rows = [
   ['Bundle', `dist/extension.js ${kb(bundle.ext)}; .vsix contents ${fmtBytes(bundle.vsixTotal)} (${bundle.vsix.length} files)`, 'activation bundle < 150 KB', yes(bundle.ext < LIMIT)],
   ['Load cost', `${fmtMs(load.extMs)} vs empty module ${fmtMs(load.emptyMs)}: +${fmtMs(load.aboveMs)} (×${load.ratio.toFixed(0)}), median of ${load.runs}`, '< 15 ms above empty', yes(load.aboveMs < 15)],
   vs
-    ? ['Activation', `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms), of which activate() itself ${vs.activateFnMs === undefined ? '?' : fmtMs(vs.activateFnMs)}`, '< 20 ms', vs.activationMs < 20 ? 'met' : vs.activateFnMs !== undefined && vs.activateFnMs < 20 ? '**missed** (activate() itself met; see Notes)' : '**missed**']
+    ? ['Activation', `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms), of which activate() itself ${vs.activateFnMs === undefined ? '?' : fmtMs(vs.activateFnMs)}; bundle evaluation in the host ${vs.bundleEvalMs === undefined ? '?' : fmtMs(vs.bundleEvalMs)}, then VS Code ${vs.hostWaitMs === undefined ? '?' : fmtMs(vs.hostWaitMs)} before calling activate()`, '< 20 ms', vs.activationMs < 20 ? 'met' : vs.activateFnMs !== undefined && vs.activateFnMs < 20 ? '**missed** (see Notes)' : '**missed**']
     : ['Activation', 'not run (--no-vscode)', '< 20 ms', '-'],
   vs && vs.firstPaintMs !== undefined
     ? ['First paint', `${fmtMs(vs.firstPaintMs)} from sign-in to the first rows (visible view); server list call ${fmtMs(vs.listInstancesMs)}`, '< 100 ms + server time', yes(vs.firstPaintMs < 100 + 2 * vs.listInstancesMs)]
@@ -289,7 +292,9 @@ ${ecoTable}
   require.cache) and times only the require with process.hrtime. Median; range for the bundle ${fmtMs(load.extMin)} to ${fmtMs(load.extMax)}.
 - **Activation / first paint**: \`node test/vscode/runner.mjs\` with GPU_RENTAL_TEST_GREP=smoke (code-server
   in headless Chromium, simulator on loopback), ${vs?.runs ?? 0} runs, median of test-results/vscode-metrics.json.
-  activationMs is measured by the suite around \`extension.activate()\` (so it includes VS Code loading the module).
+  activationMs is measured by the suite around \`extension.activate()\`; the bundle's first and last lines
+  (build banner/footer) and activate() record performance.now() too, which splits it into bundle
+  evaluation, VS Code's own wait before calling activate(), and activate() itself.
   firstPaintMs: the smoke test focuses the Instances view, runs Set API Key with the simulator key
   (the same path as activating with a stored key: key check, then the list) and polls the tree's
   getChildren every 2 ms until rows appear; listInstancesMs is the median of 5 list calls through

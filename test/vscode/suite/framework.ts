@@ -102,7 +102,17 @@ export function getExtensionApi(): Promise<ExtensionApi> {
     const t0 = performance.now();
     const api = await ext.activate();
     metric('activationMs', Math.round((performance.now() - t0) * 10) / 10);
-    if (typeof api.activateMs === 'number') metric('activateFnMs', Math.round(api.activateMs * 10) / 10);
+    const r1 = (x: number) => Math.round(x * 10) / 10;
+    if (typeof api.activateMs === 'number') metric('activateFnMs', r1(api.activateMs));
+    // Where the rest goes (same clock, same process): when VS Code began evaluating the bundle
+    // relative to this call (negative: onStartupFinished had already started it), how long the
+    // evaluation took, and how long VS Code took from there to calling activate().
+    const at = api.activationTimestamps;
+    if (at?.loadStart !== undefined && at.loadEnd !== undefined) {
+      metric('loadStartVsCallMs', r1(at.loadStart - t0));
+      metric('bundleEvalMs', r1(at.loadEnd - at.loadStart));
+      metric('hostWaitBeforeActivateMs', r1(at.activateStart - at.loadEnd));
+    }
     return api;
   })();
   return activation;
