@@ -234,7 +234,7 @@ const rows = [
   ['Scale: instances', `${fmtMs(sc.instancesMs)} for ${sc.counts.instances} rows (process medians ${sc.instancesAll.map((x) => x.toFixed(1)).join(', ')} ms; first build ${fmtMs(sc.coldInstancesMs)}); the details of all 500 (built per row on expand) ${fmtMs(sc.allDetailsMs)} more`, '< 50 ms', yes(sc.instancesMs < 50)],
   ['Scale: offers', `${fmtMs(sc.offersMs)} for ${sc.counts.offers} (first build ${fmtMs(sc.coldOffersMs)})`, '< 50 ms', yes(sc.offersMs < 50)],
   // heapUsed after gc is what the lists keep; rss also holds pages V8 has not yet returned (see Notes).
-  ['Scale: memory', `heap +${fmtBytes(sc.heapDelta)} retained by both built lists (rss +${fmtBytes(sc.rssDelta)}, runs ${sc.rssAll.map((x) => fmtBytes(x)).join(', ')})`, '< 20 MB', yes(sc.heapDelta < 20 * 1024 * 1024)],
+  ['Scale: memory', `heap +${fmtBytes(sc.heapDelta)} retained by both built lists (rss +${fmtBytes(sc.rssDelta)}, runs ${sc.rssAll.map((x) => fmtBytes(x)).join(', ')})`, '< 20 MB', sc.heapDelta >= 20 * 1024 * 1024 ? '**missed**' : sc.rssDelta < 20 * 1024 * 1024 ? 'met' : 'met for the heap; rss over (see Notes)'],
   ['Requests: visible, steady', steadyVisible.map((s) => `${s.name.replace('visible, ', '').replace(' steady', '')}: ${s.listCalls} list + ${s.otherCalls} other`).join('; ') + ` in ${eco.minutes} min`, `one list call per ${eco.intervalMs / 1000} s interval`, yes(perInterval)],
   ['Requests: hidden, steady', `${hidden.requests} in ${eco.minutes} min (${hidden.perMinute}/min)`, '≤ 1 per minute', yes(hidden.perMinute <= 1)],
   ['Requests: provisioning', `${prov.requests} in ${eco.minutes} min (hidden; every ${eco.intervalMs / 1000} s while it boots, 3 min, then 1/min)`, 'one list call per interval', yes(prov.otherCalls === 0)],
