@@ -1,10 +1,7 @@
 // Format checks run before anything is sent, so a typo costs no failed attempt
 // (failed attempts count towards a method lockout).
 
-export const OTP_RE = /^\d{6}$/;
-export const BACKUP_CODE_RE = /^[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}$/;
-export const E164_RE = /^\+[1-9]\d{6,14}$/;
-export const MAX_LABEL = 30;
+import { BACKUP_CODE_RE, E164_RE, OTP_RE, TFA_LABEL_MAX as MAX_LABEL } from '../api/tfaFormats';
 
 /** Returns an error sentence, or undefined when the 6-digit code is well formed. */
 export function validateOtp(v: string): string | undefined {

@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 
 /** For the client, which loads this module (and zod) on its first request. */
 export { safeParse } from 'zod/mini';
+import { BACKUP_CODE_RE, E164_RE, OTP_RE, TFA_LABEL_MAX } from './tfaFormats';
 import type {
   AuthorizeNewMethodResult,
   ConfirmNewMethodResult,
@@ -476,14 +477,10 @@ export const regenBackupCodesSchema = z.pipe(
 // ---------------------------------------------------------------- request validation
 
 export const ONSTART_MAX = 4048;
-export const TFA_LABEL_MAX = 30;
 export const RUNTYPES = ['ssh', 'ssh_direct', 'ssh_proxy', 'jupyter', 'jupyter_direct', 'jupyter_proxy', 'args'] as const;
 /** Tokens of the CLI's space-separated runtype form (`ssh_direc ssh_proxy`), which the service also accepts. */
 const RUNTYPE_TOKENS: ReadonlySet<string> = new Set([...RUNTYPES, 'ssh_direc', 'jupyter_direc']);
 
-const CODE_RE = /^\d{6}$/;
-const BACKUP_CODE_RE = /^[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}$/;
-const E164_RE = /^\+[1-9]\d{6,14}$/;
 const PORT_KEY_RE = /^-p\s+(\d{1,5}):(\d{1,5})(\/(tcp|udp))?$/;
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -497,7 +494,7 @@ const MSG = {
   id: 'must be a positive whole number',
 };
 
-const code6 = z.string(MSG.code).check(z.regex(CODE_RE, MSG.code));
+const code6 = z.string(MSG.code).check(z.regex(OTP_RE, MSG.code));
 const backupCode = z.string(MSG.backup).check(z.regex(BACKUP_CODE_RE, MSG.backup));
 const phone = z.string(MSG.phone).check(z.regex(E164_RE, MSG.phone));
 const tfaLabel = z.string().check(z.maxLength(TFA_LABEL_MAX, MSG.label));
