@@ -9,8 +9,6 @@ import { expandValue, type VariableContext, type VariableProblem } from './varia
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
 
-export const ONSTART_MAX = 4048;
-
 export interface TemplateProblem {
   path: JsonPath;
   /** Human path, e.g. `instance.env["-p 8080:8080"]`. */
