@@ -29,7 +29,9 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
   }
   lines.push('', `Total: ${md(formatRate(s.totalPerHour))}`);
   if (s.credit !== undefined) {
+    // A blank line first: Markdown would otherwise join "Total" and "Credit" into one line.
     lines.push(
+      '',
       `Credit: ${md(formatMoney(s.credit))}` + (s.hoursLeft !== undefined ? ` · lasts about ${md(formatHours(s.hoursLeft))} at this rate` : ''),
     );
   }

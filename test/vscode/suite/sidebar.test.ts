@@ -160,6 +160,7 @@ describe('sidebar', () => {
     const md = typeof tip === 'string' ? tip : (tip?.value ?? '');
     assert.match(md, /Stopped \(storage only/);
     assert.match(md, /Credit: \$\d/);
+    assert.match(md, /^Total: .*\n\nCredit: /m, 'Total and Credit are separate Markdown paragraphs, not one joined line');
   }, { timeoutMs: 30_000 });
 
   it('demo mode runs its own simulator in-process, is marked, and saves nothing', async () => {
