@@ -51,7 +51,8 @@ export function methodName(m: TfaMethod | undefined): string {
   return m.label ? `"${m.label}" (${kind})` : kind;
 }
 
-function defaultTime(ms: number): string {
+/** Local hour and minute of an epoch-milliseconds time, in the user's locale. */
+export function formatLocal(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
@@ -79,7 +80,7 @@ const ACTIONS: Record<string, TfaErrorAction[]> = {
 /** Describes a failed 2FA call. Never includes codes, secrets or keys. */
 export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErrorInfo {
   const err = asApiError(e);
-  const fmt = ctx.formatTime ?? defaultTime;
+  const fmt = ctx.formatTime ?? formatLocal;
   const now = ctx.now ?? Date.now();
   const code = err?.code;
   const who = ctx.via === 'email' ? 'e-mail code' : ctx.via === 'backup' ? 'backup code' : methodName(ctx.method);

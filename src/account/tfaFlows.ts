@@ -20,7 +20,7 @@ import type {
   TotpSetupResult,
 
 } from '../api/types';
-import { describeTfaError, errorCode, methodName, type TfaErrorAction, type TfaErrorInfo } from './tfaErrors';
+import { describeTfaError, errorCode, formatLocal, methodName, type TfaErrorAction, type TfaErrorInfo } from './tfaErrors';
 import {
   normalizeBackupCode,
   normalizeOtp,
@@ -125,7 +125,7 @@ export class TfaFlows {
   }
 
   private fmt(ms: number): string {
-    return (this.deps.formatTime ?? ((t) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })))(ms);
+    return (this.deps.formatTime ?? formatLocal)(ms);
   }
 
   // ---- authorization window -------------------------------------------------------

@@ -6,7 +6,7 @@ import type { Services } from '../../model/services';
 import type { AccountRow } from '../../account/accountSnapshot';
 import { TfaFlows, type FlowResult } from '../../account/tfaFlows';
 import { scriptedPrompts, type TfaScript } from '../../account/tfaScript';
-import { createVscodePrompts, formatLocal } from '../../views/account/tfaPrompts';
+import { createVscodePrompts } from '../../views/account/tfaPrompts';
 
 export interface TfaCommandContext {
   services: Services;
@@ -48,7 +48,6 @@ export async function runFlow<T>(
     state: ctx.services.globalState,
     setSessionKey: (k) => ctx.services.setSessionKey(k),
     log: ctx.services.log,
-    formatTime: formatLocal,
   });
   try {
     return await fn(flows, targetOf(arg), script);

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../model/services';
 import { accountRows, loadAccount, type AccountRow, type AccountSnapshot } from '../../account/accountSnapshot';
-import { formatLocal } from './tfaPrompts';
+import { formatLocal } from '../../account/tfaErrors';
 
 export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AccountRow | undefined>();

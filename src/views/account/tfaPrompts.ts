@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { TfaMethod, TotpSetupResult } from '../../api/types';
 import type { TfaErrorAction, TfaErrorInfo } from '../../account/tfaErrors';
-import { methodName } from '../../account/tfaErrors';
+import { formatLocal, methodName } from '../../account/tfaErrors';
 import type { CodeRequest, PickVerifierRequest, TfaPrompts, Verifier } from '../../account/tfaFlows';
 import { validateBackupCode, validateLabel, validateOtp, validatePhone } from '../../account/tfaValidation';
 import { showBackupCodes } from './backupCodesView';
@@ -14,10 +14,6 @@ const ACTION_LABELS: Record<TfaErrorAction, string> = {
   resend: 'Resend Code',
   tryAgain: 'Enter Code Again',
 };
-
-export function formatLocal(ms: number): string {
-  return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-}
 
 export function describeMethod(m: TfaMethod, now = Date.now()): string {
   const parts: string[] = [m.method === 'totp' ? 'authenticator app' : `SMS${m.phone_number ? ` ${m.phone_number}` : ''}`];
