@@ -2,9 +2,8 @@
 // precedence rules (session key > API key > loopback-only demo key) are unit-testable.
 import type { Credentials } from '../api/types';
 import type { ConnectionInfo } from './services';
+import { DEFAULT_BASE_URL } from '../api/client';
 import { Emitter } from './events';
-
-export const DEFAULT_BASE_URL = 'https://console.vast.ai';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
