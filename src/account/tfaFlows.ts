@@ -408,7 +408,8 @@ export class TfaFlows {
       const number = normalizePhone(phone);
       const label = await this.prompts.label('Add SMS: label (optional, up to 30 characters)');
       if (label === undefined) return cancelled;
-      if (validateLabel(label)) return this.fail(validateLabel(label)!);
+      const bad = validateLabel(label);
+      if (bad) return this.fail(bad);
       const method: TfaMethod = { id: 0, method: 'sms', phone_number: number, label };
       const r = await this.codeLoop({
         title: 'Add SMS',
