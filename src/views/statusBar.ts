@@ -110,9 +110,14 @@ export class CostStatusBar implements vscode.Disposable {
       label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,
     };
     this.item.show();
-    if (store.loaded) this.maybeWarn(s);
+    if (store.loaded && !info.demo) this.maybeWarn(s);
   }
 
+  /**
+   * Not in demo mode: its credit is simulated ("add credit" is impossible), the warning landed
+   * on top of the demo's own notice at once, and it used up the one warning of the session
+   * before a real key was set.
+   */
   private maybeWarn(s: CostSummary): void {
     if (this.warnedThisSession || this.muted) return;
     if (!isCreditLow(s, readSettings().lowCreditWarningHours)) return;

@@ -166,16 +166,26 @@ describe('sidebar', () => {
   it('demo mode runs its own simulator in-process, is marked, and saves nothing', async () => {
     const { services, ui: u } = await ui();
     await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    capture('showInformationMessage');
-    assert.equal(await vscode.commands.executeCommand('gpuRental.tryDemoMode'), true);
-    const info = services.connection();
-    assert.equal(info.demo, true);
-    assert.equal(info.signedIn, true);
-    assert.match(info.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.notEqual(info.baseUrl, simUrl(), 'demo uses its own simulator, not the test one');
-    await services.instances.refresh();
-    await waitFor(() => services.instances.instances.length >= 2, 10_000, 'demo instances');
-    await waitFor(() => / · demo$/.test(u.statusBar.item.text), 5000, 'status bar marked demo');
+    capture('showInformationMessage', 'showWarningMessage');
+    // Any demo account would count as low on credit: still no warning about simulated money.
+    const cfg = vscode.workspace.getConfiguration('gpuRental');
+    await cfg.update('lowCreditWarningHours', 1_000_000, vscode.ConfigurationTarget.Global);
+    try {
+      assert.equal(await vscode.commands.executeCommand('gpuRental.tryDemoMode'), true);
+      const info = services.connection();
+      assert.equal(info.demo, true);
+      assert.equal(info.signedIn, true);
+      assert.match(info.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.notEqual(info.baseUrl, simUrl(), 'demo uses its own simulator, not the test one');
+      await services.instances.refresh();
+      await waitFor(() => services.instances.instances.length >= 2, 10_000, 'demo instances');
+      await waitFor(() => / · demo$/.test(u.statusBar.item.text), 5000, 'status bar marked demo');
+      await new Promise((r) => setTimeout(r, 500));
+      const warnings = promptCalls.filter((c) => c.kind === 'showWarningMessage' && /credit/.test(c.text));
+      assert.deepEqual(warnings, [], 'no low-credit warning for the simulated demo account');
+    } finally {
+      await cfg.update('lowCreditWarningHours', undefined, vscode.ConfigurationTarget.Global);
+    }
     await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     assert.equal(services.connection().demo, false);
     assert.equal(services.connection().signedIn, false);
