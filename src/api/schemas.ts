@@ -612,9 +612,6 @@ const createTypes = z.looseObject({
   volume_info: z.optional(z.unknown()),
 });
 
-/** The creation request schema (field types only; cross-field rules are in validateCreateRequest). */
-export const createRequestSchema = createTypes;
-
 function isRecord(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }

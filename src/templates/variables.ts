@@ -103,8 +103,3 @@ export async function expandValue(
   }
   return value;
 }
-
-/** Does the string reference a secret (so the value must be treated as one)? */
-export function usesSecret(s: string): boolean {
-  return /\$\{secret:/.test(s);
-}

@@ -8,8 +8,6 @@ import { describeError } from '../../model/errors';
 import { formatRate, currentRate } from '../../model/costs';
 import { gpuText, instanceName, stateText } from '../../model/instanceViewModel';
 
-export type InstanceArg = number | string | { id?: unknown; instanceId?: unknown } | undefined | null;
-
 export function instanceIdOf(arg: unknown): number | undefined {
   if (typeof arg === 'number') return Number.isInteger(arg) && arg > 0 ? arg : undefined;
   if (typeof arg === 'string' && /^\d+$/.test(arg.trim())) return Number(arg.trim());
