@@ -5,7 +5,7 @@ import type { Services } from '../model/services';
 import { core } from './services';
 import { describeError } from '../model/errors';
 
-export const DEMO_MESSAGE = 'Demo mode: simulated account, no real machines or money';
+export const DEMO_MESSAGE = 'Demo mode: simulated account, no real machines or money.';
 
 export function tryDemoModeCommand(services: Services) {
   return async (): Promise<boolean> => {
@@ -20,7 +20,7 @@ export function tryDemoModeCommand(services: Services) {
       await c.setDemo({ url: running.url, apiKey: sim.simConfig().apiKey }, () => running.close());
       services.log.info(`Demo mode on (simulator at ${running.url}).`);
       void vscode.commands.executeCommand('gpuRental.instances.focus');
-      void vscode.window.showInformationMessage(`${DEMO_MESSAGE}. Run "GPU Rental: Exit Demo Mode" to leave.`, 'Exit Demo Mode').then((a) => {
+      void vscode.window.showInformationMessage(`${DEMO_MESSAGE} Run "GPU Rental: Exit Demo Mode" to leave.`, 'Exit Demo Mode').then((a) => {
         if (a) void vscode.commands.executeCommand('gpuRental.exitDemoMode');
       });
       return true;

@@ -41,7 +41,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
     if (info.signedIn && store.loaded && store.instances.length === 0 && !store.error) {
       notes.push('No instances yet. Search the Offers view and rent one.');
     }
-    this.view.message = notes.length ? notes.map((n) => (/[.…]$/.test(n) ? n : `${n}.`)).join(' ') : undefined;
+    this.view.message = notes.length ? notes.join(' ') : undefined;
     this.view.description = info.demo ? 'Demo' : undefined;
   }
 

@@ -96,7 +96,7 @@ export class OffersTreeProvider implements vscode.TreeDataProvider<OfferTreeNode
     if (this.view) {
       const info = this.services.connection();
       this.view.description = info.signedIn ? describeOfferQuery(this.query) + (info.demo ? ' · demo' : '') : undefined;
-      this.view.message = info.demo ? `${DEMO_MESSAGE}.` : this.running && !this.results ? 'Searching offers…' : undefined;
+      this.view.message = info.demo ? DEMO_MESSAGE : this.running && !this.results ? 'Searching offers…' : undefined;
     }
     this.changed.fire(undefined);
   }
