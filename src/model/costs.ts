@@ -82,8 +82,9 @@ export function hoursOfCreditLeft(credit: number | undefined, perHour: number): 
   return Math.max(0, credit) / perHour;
 }
 
-export function formatRate(perHour: number): string {
-  return `$${perHour.toFixed(2)}/h`;
+/** `$1.84/h`; offer prices pass 3 decimals, where cents hide the difference between offers. */
+export function formatRate(perHour: number, decimals = 2): string {
+  return `$${perHour.toFixed(decimals)}/h`;
 }
 
 export function formatMoney(amount: number): string {

@@ -2,6 +2,7 @@
 // (deep-learning performance per dollar-hour). Offers above the template's
 // price cap, or whose minimum bid is above the template's bid, are dropped.
 import type { Offer } from '../api/types';
+import { formatRate } from '../model/costs';
 
 export type RankMode = 'cheapest' | 'best-value';
 
@@ -35,7 +36,7 @@ export function rankOffers(offers: readonly Offer[], opts: RankOptions = {}): Of
 
 /** One line for pick lists and confirmations: "2× RTX 4090 · $0.62/h · 99.1% · Sweden". */
 export function describeOffer(o: Offer): string {
-  const parts = [`${o.num_gpus}× ${o.gpu_name}`, `$${o.dph_total.toFixed(3)}/h`];
+  const parts = [`${o.num_gpus}× ${o.gpu_name}`, formatRate(o.dph_total, 3)];
   if (typeof o.reliability === 'number') parts.push(`${(o.reliability * 100).toFixed(1)}% reliable`);
   if (o.geolocation) parts.push(o.geolocation);
   return parts.join(' · ');

@@ -5,6 +5,7 @@ import type { Offer } from '../../api/types';
 import type { Services } from '../../model/services';
 import type { Template } from '../../templates/schema';
 import { describeOffer } from '../../templates/ranking';
+import { formatRate } from '../../model/costs';
 import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
 import { sshEntryWriterFor } from '../ssh/lazy';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templateSettings } from './workspace';
@@ -40,7 +41,7 @@ function elapsed(ms: number): string {
 }
 
 function money(n: number): string {
-  return `$${n.toFixed(n < 1 ? 3 : 2)}/h`;
+  return formatRate(n, n < 1 ? 3 : 2);
 }
 
 export function vscodePrompts(args: CreateArgs): FlowPrompts {
