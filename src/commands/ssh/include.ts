@@ -12,7 +12,16 @@ export const COPY_LINE = 'Copy Line';
  * Makes sure the user's SSH config includes ours. `explicit` means the user asked for it
  * (a command), so an earlier "Not Now" does not silence the question.
  */
-export async function ensureInclude(services: Services, writer: SshConfigWriter, explicit: boolean): Promise<IncludeStatus> {
+export function ensureInclude(services: Services, writer: SshConfigWriter, explicit: boolean): Promise<IncludeStatus> {
+  if (explicit) return askInclude(services, writer, true);
+  // One question at a time: Connect right after a creation shares the one still on screen.
+  asking ??= askInclude(services, writer, false).finally(() => (asking = undefined));
+  return asking;
+}
+
+let asking: Promise<IncludeStatus> | undefined;
+
+async function askInclude(services: Services, writer: SshConfigWriter, explicit: boolean): Promise<IncludeStatus> {
   let status = await writer.includeStatus();
   if (status.state === 'absent') {
     if (!explicit && services.globalState.get<boolean>(DECLINED_KEY)) return status;

@@ -14,7 +14,10 @@ export function sshEntryWriterFor(services: Services): SshEntryWriter {
       }
       const writer = createWriter(services);
       const alias = await writer.writeEntry(instance, ssh);
-      await ensureInclude(services, writer, false);
+      // Not awaited: the question is a notification that hides itself after a few seconds,
+      // and waiting for its answer left the creation stuck at "Writing SSH entry" with a
+      // running instance and no Connect offer until the user found it in the bell.
+      void ensureInclude(services, writer, false).catch((e) => services.log.warn(`ssh: Include line: ${(e as Error).message}`));
       return alias;
     },
   };

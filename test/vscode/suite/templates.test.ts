@@ -89,6 +89,36 @@ describe('templates', () => {
     assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && /is running/.test(p.text)));
   }, { timeoutMs: 40_000 });
 
+  it('the Include question does not hold the creation at "Writing SSH entry" until it is answered', async () => {
+    const { services, w, control, offerId } = await setUp();
+    writeFileSync(w.userConfigPath, 'Host *\n  ServerAliveInterval 60\n'); // no Include line yet
+    await services.globalState.update('gpuRental.ssh.includeDeclined', undefined);
+    let answerInclude: (pick: string | undefined) => void = () => {};
+    const asked = new Promise<string | undefined>((r) => (answerInclude = r));
+    let includeAsked = false;
+    const respond = (msg: string) => {
+      if (!/Include line/.test(msg)) return undefined;
+      includeAsked = true;
+      return asked; // the user has not answered (the toast hid itself)
+    };
+    answer('showInformationMessage', respond, respond);
+    capture('showInformationMessage');
+    try {
+      const pending = start(services, { offerId, confirm: false });
+      await waitFor(() => created(services)[0], 8000, 'the new row');
+      await control.advance(120);
+      const r = await Promise.race([pending, new Promise<'stuck'>((res) => setTimeout(() => res('stuck'), 10_000))]);
+      assert.notEqual(r, 'stuck', 'the creation waited for the answer to the Include question');
+      assert.equal((r as CreateFlowResult).outcome, 'running');
+      assert.ok(includeAsked, 'the Include question was still asked');
+      assert.ok(await w.findEntry((r as CreateFlowResult & { instance: Instance }).instance.id), 'SSH entry written');
+    } finally {
+      answerInclude(undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      await services.globalState.update('gpuRental.ssh.includeDeclined', undefined);
+    }
+  }, { timeoutMs: 40_000 });
+
   it('an instance that exits while booting is destroyed and another offer is rented', async () => {
     const { services, control, offerId } = await setUp();
     capture('showInformationMessage');
