@@ -14,7 +14,7 @@ export function registerSsh(context: vscode.ExtensionContext, services: Services
     vscode.commands.registerCommand('gpuRental.setupSshConfig', async () => {
       const { createWriter, ensureInclude } = await ssh();
       const writer = createWriter(services);
-      const status = await ensureInclude(services, writer, true);
+      const status = await ensureInclude(services, writer, true, true);
       if (status.state === 'present') {
         void vscode.window.showInformationMessage(`Your SSH config (${status.userConfig}) includes GPU Rental's hosts; Remote-SSH lists them after their instances are running.`);
       }

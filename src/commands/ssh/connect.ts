@@ -113,7 +113,7 @@ export async function connect(services: Services, target: unknown, o: ConnectOpt
     services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
     return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
   }
-  const include = await ensureInclude(services, writer, false);
+  const include = await ensureInclude(services, writer, false, true);
   const terminalArgs = include.state === 'present' ? [alias] : ['-F', writer.configPath, alias];
 
   if (!o.assumeRemoteSsh && !remoteSshInstalled()) {

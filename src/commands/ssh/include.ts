@@ -10,26 +10,28 @@ export const COPY_LINE = 'Copy Line';
 
 /**
  * Makes sure the user's SSH config includes ours. `explicit` means the user asked for it
- * (a command), so an earlier "Not Now" does not silence the question.
+ * (a command), so an earlier "Not Now" does not silence the question. `modal` is for callers
+ * that wait for the answer (Connect, the setup command): a notification hides itself after a
+ * few seconds, and Connect then seemed to do nothing. Without it (after a creation, not
+ * awaited) the question is a notification, and one at a time.
  */
-export function ensureInclude(services: Services, writer: SshConfigWriter, explicit: boolean): Promise<IncludeStatus> {
-  if (explicit) return askInclude(services, writer, true);
-  // One question at a time: Connect right after a creation shares the one still on screen.
-  asking ??= askInclude(services, writer, false).finally(() => (asking = undefined));
+export function ensureInclude(services: Services, writer: SshConfigWriter, explicit: boolean, modal = false): Promise<IncludeStatus> {
+  if (explicit || modal) return askInclude(services, writer, explicit, modal);
+  asking ??= askInclude(services, writer, false, false).finally(() => (asking = undefined));
   return asking;
 }
 
 let asking: Promise<IncludeStatus> | undefined;
 
-async function askInclude(services: Services, writer: SshConfigWriter, explicit: boolean): Promise<IncludeStatus> {
+async function askInclude(services: Services, writer: SshConfigWriter, explicit: boolean, modal: boolean): Promise<IncludeStatus> {
   let status = await writer.includeStatus();
   if (status.state === 'absent') {
     if (!explicit && services.globalState.get<boolean>(DECLINED_KEY)) return status;
-    const pick = await vscode.window.showInformationMessage(
-      `Remote-SSH finds GPU Rental's hosts only if your SSH config (${status.userConfig}) includes the file GPU Rental manages. Add one Include line at its top? Your own entries stay exactly as they are.`,
-      ADD_INCLUDE,
-      NOT_NOW,
-    );
+    const question = `Remote-SSH finds GPU Rental's hosts only if your SSH config (${status.userConfig}) includes the file GPU Rental manages. Add one Include line at its top? Your own entries stay exactly as they are.`;
+    const picked = modal
+      ? await vscode.window.showInformationMessage<vscode.MessageItem>(question, { modal: true }, { title: ADD_INCLUDE }, { title: NOT_NOW, isCloseAffordance: true })
+      : await vscode.window.showInformationMessage(question, ADD_INCLUDE, NOT_NOW);
+    const pick = typeof picked === 'string' ? picked : picked?.title;
     if (pick !== ADD_INCLUDE) {
       await services.globalState.update(DECLINED_KEY, true);
       return status;

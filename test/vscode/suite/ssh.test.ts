@@ -93,7 +93,12 @@ describe('ssh', () => {
     const id = await signedInWithRunningInstance(services);
     const stub = stubRemoteCommands();
     restoreCommands = stub.restore;
-    answer('showInformationMessage', 'Add Include Line');
+    answer('showInformationMessage', (msg: string, opts: vscode.MessageOptions | undefined) => {
+      assert.match(msg, /Add one Include line/);
+      // Connect waits for this answer: a notification would hide itself and Connect would seem dead.
+      assert.equal(opts?.modal, true, 'the Include question of Connect is modal');
+      return 'Add Include Line';
+    });
     const r = (await vscode.commands.executeCommand('gpuRental.connect', id, { assumeRemoteSsh: true })) as { action: string; alias?: string };
     assert.equal(r.action, 'openEmptyWindow');
     const inst = services.instances.get(id)!;
