@@ -21,11 +21,21 @@ export interface EntrySyncDeps {
 export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promise<void> } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let chain: Promise<void> = Promise.resolve();
+  // Every poll fires onDidChange; most polls change nothing the entries depend on, and then
+  // the lock and the config file need not be touched.
+  let lastReconciled: string | undefined;
   const run = async () => {
     // An empty list right after a connection change means "not loaded yet", not "all destroyed".
-    if (!d.enabled() || d.instances.loaded === false) return;
+    if (!d.enabled() || d.instances.loaded === false) {
+      lastReconciled = undefined;
+      return;
+    }
+    const registered = d.registered();
+    const key = JSON.stringify([d.instances.instances.map((i) => [i.id, i.state, i.ssh_host, i.ssh_port, i.label]), registered]);
+    if (key === lastReconciled) return;
     try {
-      await (await d.writer()).reconcile(d.instances.instances, d.registered());
+      await (await d.writer()).reconcile(d.instances.instances, registered);
+      lastReconciled = key;
     } catch (e) {
       d.log.warn(`ssh: keeping SSH entries in step with instances failed: ${(e as Error).message}`);
     }

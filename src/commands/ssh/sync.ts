@@ -8,7 +8,7 @@ export function startSshSync(services: Services): Disposable {
   return startEntrySync({
     instances: services.instances as typeof services.instances & { loaded?: boolean },
     enabled: () => sshSettings().manageConfig && services.connection().signedIn,
-    // The writer loads with dist/ssh.js, only once there is something to reconcile.
+    // dist/ssh.js loads at the first reconcile after the list has loaded (startup clean-up).
     writer: async () => (await import('./lazy')).createWriter(services),
     registered: () => recordedSshOptions(services),
     log: services.log,

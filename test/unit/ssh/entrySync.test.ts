@@ -47,6 +47,22 @@ test('a burst of list changes is reconciled once; moves and destroys follow the 
   }
 });
 
+test('a poll that changes nothing the entries depend on does not touch the files', async () => {
+  const h = harness();
+  try {
+    h.set([inst(1)]);
+    await h.sync.flush();
+    h.set([inst(1, { cpu_util: 0.5 })]);
+    await h.sync.flush();
+    assert.equal(h.state.writers, 1, 'same ids, states, hosts, ports and labels: no second reconcile');
+    h.set([inst(1, { ssh_port: 32222 })]);
+    await h.sync.flush();
+    assert.equal(h.state.writers, 2, 'a moved instance is reconciled');
+  } finally {
+    h.done();
+  }
+});
+
 test('only registered running instances get new entries', async () => {
   const h = harness();
   try {
