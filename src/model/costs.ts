@@ -84,6 +84,9 @@ export function hoursOfCreditLeft(credit: number | undefined, perHour: number): 
 
 /** `$1.84/h`; offer prices pass 3 decimals, where cents hide the difference between offers. */
 export function formatRate(perHour: number, decimals = 2): string {
+  // A storage-only rate such as $0.003/h must not read as free.
+  const smallest = 10 ** -decimals;
+  if (perHour > 0 && perHour < smallest / 2) return `<$${smallest.toFixed(decimals)}/h`;
   return `$${perHour.toFixed(decimals)}/h`;
 }
 

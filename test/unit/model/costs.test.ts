@@ -52,3 +52,11 @@ test('hours of credit left at the current burn', () => {
   assert.equal(isCreditLow(s, 5), false);
   assert.equal(isCreditLow(s, 0), false, '0 disables the warning');
 });
+
+test('a tiny but non-zero rate never reads as free', () => {
+  assert.equal(formatRate(0), '$0.00/h');
+  assert.equal(formatRate(0.003), '<$0.01/h');
+  assert.equal(formatRate(0.005), '$0.01/h');
+  assert.equal(formatRate(0.0004, 3), '<$0.001/h');
+  assert.equal(formatRate(0.25, 3), '$0.250/h');
+});
