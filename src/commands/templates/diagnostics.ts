@@ -32,16 +32,30 @@ export function registerTemplateDiagnostics(context: vscode.ExtensionContext, se
     }
   };
   const later = (doc: vscode.TextDocument) => {
+    // Every keystroke in every editor lands here: only template files get a timer, and it
+    // is forgotten once it has fired or the document is closed.
+    if (doc.uri.scheme === 'output' || !isTemplateUri(doc.uri)) return;
     const k = doc.uri.toString();
     clearTimeout(timers.get(k));
-    timers.set(k, setTimeout(() => void check(doc), 400));
+    timers.set(
+      k,
+      setTimeout(() => {
+        timers.delete(k);
+        void check(doc);
+      }, 400),
+    );
   };
   context.subscriptions.push(
     collection,
     vscode.workspace.onDidOpenTextDocument(check),
     vscode.workspace.onDidSaveTextDocument(check),
     vscode.workspace.onDidChangeTextDocument((e) => later(e.document)),
-    vscode.workspace.onDidCloseTextDocument((d) => collection.delete(d.uri)),
+    vscode.workspace.onDidCloseTextDocument((d) => {
+      const k = d.uri.toString();
+      clearTimeout(timers.get(k));
+      timers.delete(k);
+      collection.delete(d.uri);
+    }),
     services.secrets.onDidChange(() => vscode.workspace.textDocuments.forEach(later)),
     { dispose: () => timers.forEach((t) => clearTimeout(t)) },
   );
