@@ -7,6 +7,7 @@ import { core } from '../../views/services';
 import { describeError } from '../../model/errors';
 import { formatRate, currentRate } from '../../model/costs';
 import { gpuText, instanceName, stateText } from '../../model/instanceViewModel';
+import { ensureSignedIn } from '../signedIn';
 
 export function instanceIdOf(arg: unknown): number | undefined {
   if (typeof arg === 'number') return Number.isInteger(arg) && arg > 0 ? arg : undefined;
@@ -42,10 +43,7 @@ export async function resolveInstance(
     }
     return inst;
   }
-  if (!services.connection().signedIn) {
-    void vscode.window.showErrorMessage('You are not signed in to GPU Rental. Run "GPU Rental: Set API Key" (or "Try Demo Mode") first.');
-    return undefined;
-  }
+  if (!ensureSignedIn(services)) return undefined;
   if (!core(services).instances.loaded) await services.instances.refresh();
   const candidates = services.instances.instances.filter(allowed);
   if (candidates.length === 0) {

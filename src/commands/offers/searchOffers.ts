@@ -7,6 +7,7 @@ import { describeError } from '../../model/errors';
 import { SORT_CHOICES, parseOfferQuery, withDefaults } from '../../model/offerQuery';
 import type { OffersTreeProvider } from '../../views/offersView';
 import { BACK, runSteps, type Step as StepOf } from '../../model/steps';
+import { ensureSignedIn } from '../signedIn';
 
 type Step = StepOf<OfferQuery>;
 
@@ -190,10 +191,7 @@ export function offerSearchSteps(gpuNames: string[]): Step[] {
 
 export function searchOffersCommand(services: Services, offers: OffersTreeProvider) {
   return async (filters?: unknown): Promise<Offer[] | undefined> => {
-    if (!services.connection().signedIn) {
-      void vscode.window.showErrorMessage('You are not signed in to GPU Rental. Run "GPU Rental: Set API Key" (or "Try Demo Mode") first.');
-      return undefined;
-    }
+    if (!ensureSignedIn(services)) return undefined;
     let query: OfferQuery | undefined;
     if (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters)) {
       const parsed = parseOfferQuery(filters);
