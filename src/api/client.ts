@@ -77,7 +77,7 @@ export async function closeApiTransport(): Promise<void> {
 
 interface TransportFailure {
   name: 'TransportError';
-  kind: 'network' | 'timeout' | 'aborted';
+  kind: 'network' | 'timeout' | 'aborted' | 'too_large';
   sent: boolean;
   message: string;
 }
@@ -234,6 +234,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
         message: `${method} ${path}: the outcome is unknown (${e.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : e.kind === 'aborted' ? 'cancelled after sending' : e.message}); the instance may have been created, so the instance list will be checked before anything else`,
       });
     if (e.kind === 'aborted') return abortError(method, path);
+    if (e.kind === 'too_large') return new ApiError({ kind: 'too_large', method, path, message: `${method} ${path}: ${e.message}` });
     if (e.kind === 'timeout')
       return new ApiError({ kind: 'timeout', method, path, message: `${method} ${path}: no answer within ${timeoutMs} ms` });
     return new ApiError({ kind: 'network', method, path, message: `${method} ${path}: ${e.message}` });
@@ -258,8 +259,12 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
 
   function parse<T>(ep: Endpoint<T>, res: TransportResponse, s: typeof Schemas): T {
     const { method, path } = ep;
+    // A creation answer that cannot be read does not say whether a machine was rented: it is
+    // ambiguous like a timeout, and the caller reconciles through the instance list.
     const malformed = (why: string) =>
-      new ApiError({ kind: 'malformed', status: res.status, method, path, message: `${method} ${path}: unexpected answer from the service (${why})` });
+      ep.creation
+        ? new ApiError({ kind: 'ambiguous', cause: 'malformed', status: res.status, method, path, message: `${method} ${path}: the answer could not be read (${why}), so the outcome is unknown; the instance list will be checked before anything else` })
+        : new ApiError({ kind: 'malformed', status: res.status, method, path, message: `${method} ${path}: unexpected answer from the service (${why})` });
     const ct = (res.headers['content-type'] ?? '').toLowerCase();
     const text = res.text.trim();
     let json: unknown;

@@ -2,6 +2,9 @@
 import type { ApiErrorKind } from './types';
 import { redact } from './redact';
 
+/** The transport's answer-size cap in MB (MAX_BODY_BYTES in transport.ts, which lives in its own bundle). */
+export const MAX_ANSWER_MB = 8;
+
 export interface ApiErrorInit {
   kind: ApiErrorKind;
   /** Developer-facing summary; never contains request bodies or headers. */
@@ -169,6 +172,8 @@ export class ApiError extends Error {
         return 'The request was cancelled.';
       case 'malformed':
         return `The service sent an answer the extension does not understand${this.path ? ` (${this.method ?? ''} ${this.path})`.replace('( ', '(') : ''}. Try again; if it persists, check for an extension update or report it.`;
+      case 'too_large':
+        return `The service's answer was too large to read (over ${MAX_ANSWER_MB} MB)${this.path ? ` (${this.method ?? ''} ${this.path})`.replace('( ', '(') : ''}, so it was not read. Try again; if it persists, check the service URL setting (gpuRental.apiBaseUrl) or report it.`;
       case 'ambiguous':
         return 'The creation request may have reached the service, but no answer came back, so it is unknown whether a machine was rented. The extension will check your instance list for it before doing anything else; do not create it again until that check is done.';
       case 'http':

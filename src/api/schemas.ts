@@ -728,7 +728,7 @@ export function validateOfferQuery(q: OfferQuery): string[] {
   nonNeg(q.minGpuRamGb, 'minGpuRamGb');
   nonNeg(q.maxDphTotal, 'maxDphTotal');
   nonNeg(q.minDirectPorts, 'minDirectPorts');
-  for (const [k, v] of [['numGpus', q.numGpus], ['minNumGpus', q.minNumGpus], ['limit', q.limit]] as const)
+  for (const [k, v] of [['numGpus', q.numGpus], ['minNumGpus', q.minNumGpus], ['limit', q.limit], ['offerId', q.offerId]] as const)
     if (v !== undefined && !(Number.isInteger(v) && v > 0)) p.push(`${k}: must be a positive whole number`);
   if (q.minReliability !== undefined && !(q.minReliability >= 0 && q.minReliability <= 1))
     p.push('minReliability: must be a fraction between 0 and 1 (for example 0.98)');
@@ -756,6 +756,7 @@ export function offerQueryToWire(q: OfferQuery): OfferSearchWire {
   if (q.minReliability !== undefined) w.reliability = { gte: q.minReliability };
   if (q.minDirectPorts !== undefined) w.direct_port_count = { gte: q.minDirectPorts };
   if (q.maxDphTotal !== undefined) w.dph_total = { lte: q.maxDphTotal };
+  if (q.offerId !== undefined) w.id = { eq: q.offerId };
   w.order = q.order && q.order.length ? q.order.map(([f, d]) => [f, d]) : [['score', 'desc']];
   w.type = q.type ?? 'on-demand';
   if (q.limit !== undefined) w.limit = q.limit;

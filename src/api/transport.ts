@@ -11,7 +11,12 @@ export interface TransportRequest {
   headers: Record<string, string>;
   signal?: AbortSignal;
   timeoutMs: number;
+  /** Largest answer body read, default MAX_BODY_BYTES; a larger one fails with kind 'too_large'. */
+  maxBodyBytes?: number;
 }
+
+/** 8 MB: a list of 1,000 instances is well under 2 MB. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface TransportResponse {
   status: number;
@@ -32,7 +37,7 @@ export interface Transport {
 export class TransportError extends Error {
   override readonly name = 'TransportError';
   constructor(
-    readonly kind: 'network' | 'timeout' | 'aborted',
+    readonly kind: 'network' | 'timeout' | 'aborted' | 'too_large',
     readonly sent: boolean,
     message: string,
     readonly errCode?: string,
@@ -92,6 +97,28 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
   return out;
 }
 
+/**
+ * The body as text, refusing more than `max` bytes: by the declared Content-Length before
+ * reading, and by counting while reading (a chunked or lying answer), so a huge answer never
+ * sits in memory whole.
+ */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, declared: string | string[] | undefined, max: number): Promise<string> {
+  const tooLarge = (n: string) => {
+    body.destroy();
+    return new TransportError('too_large', true, `the answer is too large (${n}; the limit is ${max} bytes)`);
+  };
+  const len = Number(Array.isArray(declared) ? declared[0] : declared);
+  if (Number.isFinite(len) && len > max) throw tooLarge(`${len} bytes announced`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of body) {
+    size += c.length;
+    if (size > max) throw tooLarge(`more than ${max} bytes sent`);
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function request(req: TransportRequest): Promise<TransportResponse> {
   const url = new URL(req.baseUrl);
   if (req.signal?.aborted) throw new TransportError('aborted', false, 'cancelled before sending');
@@ -115,9 +142,10 @@ export async function request(req: TransportRequest): Promise<TransportResponse>
       headersTimeout: req.timeoutMs + 1000,
       bodyTimeout: req.timeoutMs + 1000,
     });
-    const text = await res.body.text();
+    const text = await readCapped(res.body, res.headers['content-length'], req.maxBodyBytes ?? MAX_BODY_BYTES);
     return { status: res.statusCode, headers: flattenHeaders(res.headers), text };
   } catch (e) {
+    if (e instanceof TransportError) throw e;
     const code = errorCode(e);
     if (code && NOT_SENT.has(code)) {
       throw new TransportError(code === 'UND_ERR_CONNECT_TIMEOUT' ? 'timeout' : 'network', false, `could not connect (${code})`, code);

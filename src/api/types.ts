@@ -179,6 +179,7 @@ export interface OfferQuery {
   rentable?: boolean; // default true
   minDirectPorts?: number;
   maxDphTotal?: number; // lte on dph_total
+  offerId?: number; // one offer by id (eq): to read a preselected offer afresh
   type?: 'on-demand' | 'bid'; // default on-demand
   order?: Array<[SortField, 'asc' | 'desc']>; // default [['score','desc']]
   limit?: number;
@@ -430,4 +431,5 @@ export type ApiErrorKind =
   | 'aborted' // the caller cancelled
   | 'malformed' // the response did not match the schema / was not JSON
   | 'invalid_request' // rejected by validation before sending
-  | 'ambiguous'; // creation outcome unknown (timeout/reset after sending)
+  | 'ambiguous' // creation outcome unknown (timeout/reset after sending)
+  | 'too_large'; // the answer was larger than the transport reads (MAX_BODY_BYTES)

@@ -6,10 +6,21 @@ export type { OutboxMessage, RequestLogEntry };
 
 export type SimFault =
   | { kind: 'instance_state'; id: number; state: string | null }
-  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; count?: number }
-  | { kind: 'slow'; ms: number; path?: string; count?: number }
-  | { kind: 'malformed'; path?: string; count?: number }
-  | { kind: 'reset'; path?: string; count?: number }
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count?: number }
+  /** The answer is delayed by `ms` after the request took effect (a client timeout then makes it ambiguous). */
+  | { kind: 'slow'; ms: number; path?: string; exact?: boolean; count?: number }
+  /** The request takes effect; the answer's body is not JSON. */
+  | { kind: 'malformed'; path?: string; exact?: boolean; count?: number }
+  /** The request takes effect; the answer stops half-way (Content-Length promises more) and the connection closes. */
+  | { kind: 'truncated'; path?: string; exact?: boolean; count?: number }
+  /** The request takes effect; the answer is valid JSON of the wrong shape (e.g. no new_contract). */
+  | { kind: 'wrong_shape'; path?: string; exact?: boolean; count?: number }
+  /** A 200 answer of `bytes` bytes; `declare` sends its Content-Length, otherwise it is chunked. */
+  | { kind: 'huge'; bytes: number; declare?: boolean; path?: string; exact?: boolean; count?: number }
+  /** The request takes effect; the connection is then reset without an answer. */
+  | { kind: 'reset'; path?: string; exact?: boolean; count?: number }
+  /** The next `count` created instances stay invisible to show and list for `seconds` of sim time. */
+  | { kind: 'hidden'; seconds: number; count?: number }
   | { kind: 'offer_taken'; offerId: number }
   | { kind: 'tfa_error'; error: string; count?: number }
   | { kind: 'expire_session' };
@@ -23,6 +34,9 @@ export interface SimAccountPatch {
   phone?: string | null;
   email?: string | null;
 }
+
+/** Faults on the wire of ordinary requests (what the money invariant test must survive). */
+export type WireFaultKind = Exclude<SimFault['kind'], 'instance_state' | 'offer_taken' | 'tfa_error' | 'expire_session'>;
 
 export class SimControl {
   constructor(readonly url: string) {}

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimFail, fail } from './errors';
 import { createInstance, destroyInstance, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
 import { SearchError, generateOffers, searchOffers } from './offers';
-import { SimState, randomKey, type Fault } from './state';
+import { SimState, randomKey, type Fault, type SimInstance } from './state';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
 
 export interface Principal {
@@ -59,12 +59,22 @@ export function resolvePrincipal(state: SimState, token: string | undefined): Pr
   return undefined;
 }
 
+function faultPathMatches(want: string, exact: boolean, path: string): boolean {
+  const bare = want.replace(/\/+$/, '');
+  return exact ? path === bare : path.includes(want) || path.includes(bare);
+}
+
+/** Whether show and list reveal the instance yet (an injected late visibility hides it). */
+export function visible(state: SimState, inst: SimInstance): boolean {
+  return inst.visibleAt === undefined || state.now() >= inst.visibleAt;
+}
+
 function takeFault<K extends Fault['kind']>(state: SimState, kinds: K[], path: string): Extract<Fault, { kind: K }> | undefined {
   const i = state.faults.findIndex(
     (f) =>
       (kinds as string[]).includes(f.kind) &&
       // a fault path matches with or without its trailing slash
-      (!('path' in f) || !f.path || path.includes(f.path) || path.includes(f.path.replace(/\/+$/, ''))) &&
+      (!('path' in f) || !f.path || faultPathMatches(f.path, 'exact' in f && f.exact === true, path)) &&
       (f.kind !== 'tfa_error' || path.startsWith('/api/v0/tfa')),
   );
   if (i < 0) return undefined;
@@ -128,7 +138,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     }
   }
 
-  const post = takeFault(state, ['slow', 'malformed', 'reset'], path);
+  const post = takeFault(state, ['slow', 'malformed', 'truncated', 'wrong_shape', 'huge', 'reset'], path);
   if (post?.kind === 'slow') await new Promise((r) => setTimeout(r, post.ms));
   if (post?.kind === 'reset') {
     log(0);
@@ -141,7 +151,44 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     res.end('{"success": tru');
     return;
   }
+  if (post?.kind === 'truncated') {
+    const text = JSON.stringify(reply.body);
+    res.writeHead(reply.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) + 64 });
+    res.write(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+    setTimeout(() => req.socket.destroy(), 20);
+    return;
+  }
+  if (post?.kind === 'wrong_shape') return send(res, reply.status, { success: true, instances: 'not-a-list', offers: 7 });
+  if (post?.kind === 'huge') return sendHuge(res, post.bytes, post.declare);
   send(res, reply.status, reply.body);
+}
+
+/** A valid JSON answer of about `bytes` bytes, written in 64 KB chunks. */
+function sendHuge(res: ServerResponse, bytes: number, declare: boolean): void {
+  const head = '{"success":true,"pad":"';
+  const tail = '"}';
+  const padLen = Math.max(0, bytes - head.length - tail.length);
+  const headers: Record<string, string | number> = { 'Content-Type': 'application/json' };
+  if (declare) headers['Content-Length'] = head.length + padLen + tail.length;
+  res.writeHead(200, headers);
+  res.write(head);
+  const chunk = 'x'.repeat(65536);
+  let left = padLen;
+  const pump = (): void => {
+    while (left > 0) {
+      const n = Math.min(left, chunk.length);
+      left -= n;
+      if (!res.write(n === chunk.length ? chunk : chunk.slice(0, n))) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    res.end(tail);
+  };
+  res.on('close', () => {
+    left = 0;
+  });
+  pump();
 }
 
 function route(
@@ -183,7 +230,7 @@ function route(
     const inst = state.instances.get(id);
     if (method === 'GET') {
       // The real service answers an unknown id with an empty object.
-      return { status: 200, body: { instances: inst ? renderInstance(state, inst) : {} } };
+      return { status: 200, body: { instances: inst && visible(state, inst) ? renderInstance(state, inst) : {} } };
     }
     if (who.kind === 'read') throw denyWrite();
     if (!inst) throw fail(404, 'no_such_instance', `Instance ${id} does not exist (it may have been destroyed). Refresh the list.`);
@@ -212,13 +259,13 @@ function route(
   if (who.kind === 'instance') throw fail(403, 'permission_denied', 'This instance key can only start, stop or destroy its own instance.');
 
   if (path === '/api/v0/instances' && method === 'GET') {
-    const list = [...state.instances.values()].map((i) => renderInstance(state, i));
+    const list = [...state.instances.values()].filter((i) => visible(state, i)).map((i) => renderInstance(state, i));
     return { status: 200, body: { instances_found: list.length, instances: list } };
   }
   if (path === '/api/v1/instances' && method === 'GET') {
     const limit = Math.max(1, Math.min(100, Number(url.searchParams.get('limit') ?? 25) || 25));
     const after = Number(url.searchParams.get('after_token') ?? 0) || 0;
-    const all = [...state.instances.values()].sort((a, b) => a.id - b.id).filter((i) => i.id > after);
+    const all = [...state.instances.values()].filter((i) => visible(state, i)).sort((a, b) => a.id - b.id).filter((i) => i.id > after);
     const page = all.slice(0, limit);
     const out: Record<string, unknown> = { instances: page.map((i) => renderInstance(state, i)) };
     if (all.length > limit) out.next_token = String(page[page.length - 1]!.id);
@@ -245,6 +292,9 @@ function route(
     const offerId = Number(m[1]);
     if (!Number.isInteger(offerId) || offerId <= 0) throw fail(400, 'invalid_args', `'${m[1]}' is not a valid offer id.`);
     const { id, apiKey } = createInstance(state, offerId, json);
+    const hide = takeFault(state, ['hidden'], path);
+    const created = state.instances.get(id);
+    if (hide && created) created.visibleAt = state.now() + hide.seconds;
     return { status: 200, body: { success: true, new_contract: id, instance_api_key: apiKey } };
   }
   if (path === '/api/v0/users/current' && method === 'GET') {
@@ -334,6 +384,7 @@ function control(state: SimState, method: string, path: string, json: Record<str
     const count = json.count === undefined ? 1 : Number(json.count);
     if (!Number.isInteger(count) || count < 1) return bad('count must be a positive integer');
     const p = typeof json.path === 'string' ? json.path : undefined;
+    const exact = json.exact === true;
     switch (json.kind) {
       case 'instance_state': {
         const inst = state.instances.get(Number(json.id));
@@ -345,19 +396,33 @@ function control(state: SimState, method: string, path: string, json: Record<str
       case 'http_error': {
         const status = Number(json.status);
         if (!Number.isInteger(status) || status < 400 || status > 599) return bad('status must be an HTTP error status');
-        state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, count });
+        state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, exact, count });
         return ok();
       }
       case 'slow': {
         const ms = Number(json.ms);
         if (!Number.isFinite(ms) || ms < 0) return bad('ms must be a non-negative number');
-        state.faults.push({ kind: 'slow', ms, path: p, count });
+        state.faults.push({ kind: 'slow', ms, path: p, exact, count });
         return ok();
       }
       case 'malformed':
+      case 'truncated':
+      case 'wrong_shape':
       case 'reset':
-        state.faults.push({ kind: json.kind, path: p, count });
+        state.faults.push({ kind: json.kind, path: p, exact, count });
         return ok();
+      case 'huge': {
+        const bytes = Number(json.bytes);
+        if (!Number.isInteger(bytes) || bytes < 0) return bad('bytes must be a non-negative integer');
+        state.faults.push({ kind: 'huge', bytes, declare: json.declare === true, path: p, exact, count });
+        return ok();
+      }
+      case 'hidden': {
+        const seconds = Number(json.seconds);
+        if (!Number.isFinite(seconds) || seconds < 0) return bad('seconds must be a non-negative number');
+        state.faults.push({ kind: 'hidden', seconds, count });
+        return ok();
+      }
       case 'tfa_error':
         if (typeof json.error !== 'string') return bad('error must be a 2FA error code');
         state.faults.push({ kind: 'tfa_error', error: json.error, count });

@@ -64,6 +64,8 @@ export interface SimInstance {
   totalCost: number;
   storageTotal: number;
   everStarted: boolean;
+  /** Sim time before which show and list do not show this instance (injected late visibility). */
+  visibleAt?: number;
 }
 
 export interface SimUser {
@@ -118,11 +120,19 @@ export interface TfaState {
   emailFails: number;
 }
 
+/**
+ * Injected faults. `path` matches any request path containing it (with or without its
+ * trailing slash); with `exact` only that path itself (e.g. the list, not one instance).
+ */
 export type Fault =
-  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; count: number }
-  | { kind: 'slow'; ms: number; path?: string; count: number }
-  | { kind: 'malformed'; path?: string; count: number }
-  | { kind: 'reset'; path?: string; count: number }
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count: number }
+  | { kind: 'slow'; ms: number; path?: string; exact?: boolean; count: number }
+  | { kind: 'malformed'; path?: string; exact?: boolean; count: number }
+  | { kind: 'truncated'; path?: string; exact?: boolean; count: number }
+  | { kind: 'wrong_shape'; path?: string; exact?: boolean; count: number }
+  | { kind: 'huge'; bytes: number; declare: boolean; path?: string; exact?: boolean; count: number }
+  | { kind: 'reset'; path?: string; exact?: boolean; count: number }
+  | { kind: 'hidden'; seconds: number; count: number }
   | { kind: 'tfa_error'; error: string; count: number };
 
 export interface OutboxMessage {

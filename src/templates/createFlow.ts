@@ -2,9 +2,16 @@
 // so it runs in unit tests against the simulator and in VS Code behind a progress notification.
 //
 // Money rules this file exists to keep:
-// - one click never rents twice: an ambiguous create is reconciled by label before any retry;
+// - one click never rents twice: an ambiguous create (no answer, or an answer that cannot be
+//   read) is reconciled through the instance list, asked again over the service's "not visible
+//   yet" minute, before any retry;
+// - a read that says "not found" is never proof that a machine is gone: only the list, by id
+//   and by label, asked twice, settles it;
 // - a rented instance is never left untracked: it is upserted into the store at once, persisted
-//   as in-flight (so a restart resumes polling), and a cancel asks keep or destroy;
+//   as in-flight (so a restart resumes polling), read errors back off and keep tracking, and a
+//   cancel or give-up hands it to the Instances view, named with its price;
+// - a preselected offer is rented only when it satisfies the template's offer filters, or the
+//   user said yes knowing why it does not (never when scripted with confirm: false);
 // - an instance that fails while booting (exited/unknown/offline) is destroyed, not left billing.
 import type { CreateInstanceRequest, Instance, Logger, Offer, ServiceApi } from '../api/types';
 import type { InstanceStore, KeyValueStore } from '../model/services';
@@ -13,7 +20,9 @@ import { SSH_OPTIONS_STATE_KEY } from '../ssh/types';
 import type { Template } from './schema';
 import { buildCreateRequest, buildOfferQuery, baseLabel, uniqueLabel } from './requestBuilder';
 import { describeOffer, rankOffers } from './ranking';
-import { reconcileCreation } from '../api/reconcile';
+import { locateCreation, reconcileCreation } from '../api/reconcile';
+import { formatRate } from '../model/costs';
+import { offerSatisfies } from './offerFit';
 import { INFLIGHT_STATE_KEY } from './keys';
 
 export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
@@ -36,6 +45,11 @@ export interface FlowPrompts {
   confirmRent(offer: Offer, template: Template, bidPrice: number | undefined): Promise<boolean>;
   /** The user cancelled (or the wait timed out) after an instance was rented. */
   keepOrDestroy(instanceId: number, reason: 'cancelled' | 'timeout'): Promise<'keep' | 'destroy'>;
+  /**
+   * A preselected offer fails some of the template's offer filters (`reasons`): rent it anyway?
+   * Absent, or false, refuses. Never asked when the flow runs with confirm: false.
+   */
+  confirmOutsideTemplate?(offer: Offer, template: Template, reasons: readonly string[]): Promise<boolean>;
 }
 
 export interface Clock {
@@ -109,6 +123,8 @@ export type CreateFlowResult =
   | { outcome: 'running'; instance: Instance; alias?: string; sshError?: string; attempts: number }
   | { outcome: 'stopped'; instance: Instance; attempts: number }
   | { outcome: 'cancelled'; keptId?: number; destroyedId?: number; message: string }
+  /** Rented, but the flow stopped watching it (reads kept failing): the Instances view tracks it on. */
+  | { outcome: 'kept'; keptId: number; message: string; attempts: number }
   | { outcome: 'failed'; message: string; keptId?: number; attempts: number };
 
 const TERMINAL = new Set(['exited', 'unknown', 'offline']);
@@ -187,6 +203,8 @@ export type PollOutcome =
 
 export interface PollOptions {
   targetState: 'running' | 'stopped';
+  /** The label the creation request carried: the list is searched by it as well as by id. */
+  label?: string;
   intervalMs: number;
   maxWaitMs: number;
   signal?: AbortSignal;
@@ -194,11 +212,36 @@ export interface PollOptions {
 }
 
 const MAX_BACKOFF_MS = 120_000;
+/** Minimum time between two calls per endpoint (service-today.md section 9). */
+export const SHOW_THRESHOLD_MS = 2_000;
+export const LIST_THRESHOLD_MS = 1_000;
+/** "Not found" this soon after a creation means "not visible yet" (service-today.md section 3). */
+export const NOT_VISIBLE_GRACE_MS = 60_000;
+/** Consecutive list reads without the instance (by id or label) that confirm it is gone. */
+export const GONE_CONFIRMATIONS = 2;
+/** Consecutive failed status reads after which the flow hands the instance over (backoff capped at 2 min). */
+export const MAX_READ_FAILURES = 30;
+
+/** A read answering that the instance does not exist (404/400, or the service's empty answer). */
+function saysNotFound(e: unknown): boolean {
+  const k = errKind(e);
+  if (k !== 'http') return false;
+  const st = errStatus(e);
+  return st === 404 || st === 400 || errCode(e) === 'no_such_instance';
+}
+
+/** Doubles the wait after a failed read, never below the endpoint's threshold, capped. */
+function backoff(delay: number, threshold: number): number {
+  return Math.min(Math.max(delay * 2, threshold), MAX_BACKOFF_MS);
+}
 
 /**
  * Polls show-instance until the instance is ready (running with ssh_host/ssh_port), or a
- * terminal state. 429 and transient failures back off (doubling, capped); never faster than
- * the interval.
+ * terminal state. A read error never ends the tracking early: 429, 5xx, timeouts, unreadable
+ * answers back off (doubling, capped) and try again, up to MAX_READ_FAILURES in a row ('error',
+ * the caller hands the instance over). "Not found" is not proof of gone: within the first
+ * minute it is "not visible yet"; after that only the instance list, by id and by label,
+ * asked GONE_CONFIRMATIONS times, settles it.
  */
 export async function pollUntilReady(
   api: ServiceApi,
@@ -209,24 +252,43 @@ export async function pollUntilReady(
 ): Promise<PollOutcome> {
   const start = clock.now();
   let delay = o.intervalMs;
-  let transientFailures = 0;
+  let failures = 0;
+  let absent = 0;
   for (;;) {
     if (o.signal?.aborted) return { kind: 'aborted' };
     let inst: Instance | undefined;
     try {
       inst = await api.showInstance(id, o.signal ? { signal: o.signal } : undefined);
       delay = o.intervalMs;
-      transientFailures = 0;
+      failures = 0;
+      absent = 0;
     } catch (e) {
       if (o.signal?.aborted || errKind(e) === 'aborted') return { kind: 'aborted' };
-      const k = errKind(e);
-      if (k === 'http' && (errStatus(e) === 404 || errStatus(e) === 400)) return { kind: 'gone' };
-      if (k === 'rate_limited' || k === 'timeout' || k === 'network' || k === 'malformed' || (k === 'http' && (errStatus(e) ?? 0) >= 500)) {
-        transientFailures++;
-        delay = Math.min(delay * 2, MAX_BACKOFF_MS);
-        log.debug(`create: polling instance ${id} failed (${k}); next try in ${Math.round(delay / 1000)} s`);
-        if (transientFailures > 30) return { kind: 'error', error: e };
-      } else return { kind: 'error', error: e };
+      if (saysNotFound(e)) {
+        failures = 0;
+        if (clock.now() - start < NOT_VISIBLE_GRACE_MS) {
+          log.debug(`create: instance ${id} is not visible yet; asking again`);
+        } else {
+          const listed = await listShows(api, id, o.label, log, o.signal);
+          if (listed === 'unknown') {
+            // the list could not be read either: nothing is settled, keep tracking
+          } else if (listed) {
+            absent = 0;
+            if (listed.id === id) inst = listed;
+            log.debug(`create: show-instance says ${id} does not exist, but the instance list shows it; still tracking`);
+          } else if (++absent >= GONE_CONFIRMATIONS) {
+            log.warn(`create: the instance list shows neither instance ${id} nor the label "${o.label ?? '(none)'}" (${absent} reads in a row): it is gone`);
+            return { kind: 'gone' };
+          } else {
+            log.info(`create: the instance list shows neither instance ${id} nor the label "${o.label ?? '(none)'}"; asking again before concluding anything`);
+          }
+        }
+      } else {
+        failures++;
+        delay = backoff(delay, errKind(e) === 'rate_limited' ? SHOW_THRESHOLD_MS : o.intervalMs);
+        log.debug(`create: reading instance ${id} failed (${errKind(e) ?? 'error'}${errStatus(e) ? ` ${errStatus(e)}` : ''}); next try in ${Math.round(delay / 1000)} s`);
+        if (failures >= MAX_READ_FAILURES) return { kind: 'error', error: e };
+      }
     }
     if (inst) {
       o.onUpdate?.(inst);
@@ -238,6 +300,54 @@ export async function pollUntilReady(
     }
     if (clock.now() - start >= o.maxWaitMs) return { kind: 'timeout' };
     await clock.sleep(delay, o.signal);
+  }
+}
+
+/** The list's row for the instance (by id, else by label), undefined when absent, 'unknown' when unreadable. */
+async function listShows(api: ServiceApi, id: number, label: string | undefined, log: Logger, signal?: AbortSignal): Promise<Instance | undefined | 'unknown'> {
+  try {
+    return await locateCreation(api, { id, ...(label ? { label } : {}) }, signal ? { signal } : undefined);
+  } catch (e) {
+    log.debug(`create: the instance list could not be read (${errKind(e) ?? 'error'}); instance ${id} stays tracked`);
+    return 'unknown';
+  }
+}
+
+/** "Instance 123 (2× RTX 4090, $0.80/h)": how a rented instance is named to the user. */
+function named(id: number, offer: Offer): string {
+  return `Instance ${id} (${offer.num_gpus}× ${offer.gpu_name}, ${formatRate(offer.dph_total, offer.dph_total < 1 ? 3 : 2)})`;
+}
+
+type Reconciled = { found: Instance } | { absent: true; reads: number } | { unknown: true; error: unknown };
+
+/**
+ * After an ambiguous create: asks the list for the request's label until it shows it, or it
+ * has not shown it in at least two reads spanning the "not visible yet" minute. Failed reads
+ * back off and ask again. Not cancellable: what happened must be known before anything else.
+ */
+async function reconcileAmbiguous(ports: CreateFlowPorts, label: string, intervalMs: number): Promise<Reconciled> {
+  const { api, clock, log } = ports;
+  const start = clock.now();
+  let reads = 0;
+  let failures = 0;
+  let delay = Math.max(intervalMs, LIST_THRESHOLD_MS);
+  for (;;) {
+    try {
+      const found = await (ports.reconcile ?? reconcileCreation)(api, label);
+      if (found) return { found };
+      reads++;
+      failures = 0;
+      delay = Math.max(intervalMs, LIST_THRESHOLD_MS);
+      const waited = clock.now() - start;
+      if (reads >= GONE_CONFIRMATIONS && waited >= NOT_VISIBLE_GRACE_MS) return { absent: true, reads };
+      log.info(`create: the instance list does not show "${label}" yet (read ${reads}); asking again in ${Math.round(delay / 1000)} s`);
+    } catch (e) {
+      failures++;
+      log.warn(`create: could not read the instance list to look for "${label}" (${logText(e)})`);
+      if (failures >= MAX_READ_FAILURES / 3) return { unknown: true, error: e };
+      delay = backoff(delay, LIST_THRESHOLD_MS);
+    }
+    await clock.sleep(delay);
   }
 }
 
@@ -276,13 +386,32 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
   let first: Offer | undefined;
   if (input.offer !== undefined) {
     const wanted = typeof input.offer === 'number' ? input.offer : input.offer.id;
-    first = ranked.find((o) => o.id === wanted) ?? (typeof input.offer === 'object' ? input.offer : undefined);
+    // The offer itself, read afresh by id (its current price), wherever a search listed it.
+    first = ranked.find((o) => o.id === wanted);
+    if (!first) {
+      try {
+        first = (await api.searchOffers({ offerId: wanted, type: t.offer?.type ?? 'on-demand', ...(t.offer?.verified === false ? { verified: false } : {}) }, signal ? { signal } : undefined)).find((o) => o.id === wanted);
+      } catch (e) {
+        if (signal?.aborted || errKind(e) === 'aborted') return cancelledBeforeRent();
+        log.debug(`create: reading offer ${wanted} again failed: ${logText(e)}`);
+      }
+      first ??= typeof input.offer === 'object' ? input.offer : undefined;
+    }
     if (!first)
       return {
         outcome: 'failed',
-        message: `Offer ${wanted} is not available for template "${t.name}" (rented by someone else, or outside the template's requirements). Search again and pick another offer.`,
+        message: `Offer ${wanted} is no longer available (rented by someone else, or withdrawn). Nothing was rented. Search again and pick another offer.`,
         attempts: 0,
       };
+    const reasons = offerSatisfies(t, first);
+    if (reasons.length) {
+      const why = `Offer ${wanted} (${describeOffer(first)}) does not fit template "${t.name}": ${reasons.join('; ')}.`;
+      log.info(`create: ${why}`);
+      if (input.confirm === false || !ports.prompts.confirmOutsideTemplate)
+        return { outcome: 'failed', message: `${why} Nothing was rented. Pick an offer that fits, or change the template's offer filters.`, attempts: 0 };
+      progress('confirming', why);
+      if (!(await ports.prompts.confirmOutsideTemplate(first, t, reasons)) || signal?.aborted) return cancelledBeforeRent();
+    }
   } else {
     if (ranked.length === 0)
       return {
@@ -347,28 +476,27 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
         return { outcome: 'failed', message: `Renting failed. ${userMessageOf(e)}`, attempts: attempt };
       }
       // Unknown outcome: find out before anything else happens (even if the user cancelled).
-      log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errKind(e)}); checking the instance list for "${label}"`);
-      progress('renting', 'No answer from the service; checking whether the instance was created…');
-      let found: Instance | undefined;
-      try {
-        found = await (ports.reconcile ?? reconcileCreation)(api, label);
-      } catch (re) {
-        log.error(`create: could not check for "${label}": ${logText(re)}`);
+      log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errKind(e)}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}); checking the instance list for "${label}"`);
+      progress('renting', 'No readable answer from the service; checking whether the instance was created…');
+      const rec = await reconcileAmbiguous(ports, label, intervalMs);
+      if ('unknown' in rec) {
+        log.error(`create: could not check for "${label}": ${logText(rec.error)}`);
         return {
           outcome: 'failed',
-          message: `It is unknown whether offer ${offer.id} was rented (the service did not answer, and the instance list could not be read). Refresh the Instances view before trying again so you do not rent twice; look for the label "${label}".`,
+          message: `It is unknown whether offer ${offer.id} was rented (the service gave no readable answer, and the instance list could not be read). Refresh the Instances view before trying again so you do not rent twice; look for the label "${label}".`,
           attempts: attempt,
         };
       }
-      if (found) {
-        id = found.id;
-        log.info(`create: found instance ${id} for "${label}": the create had gone through`);
+      if ('found' in rec) {
+        id = rec.found.id;
+        log.info(`create: the instance list shows instance ${id} labelled "${label}": the create had gone through`);
       } else if (signal?.aborted) {
-        return cancelledBeforeRent();
+        log.info(`create: the instance list showed no instance labelled "${label}" in ${rec.reads} reads; cancelled`);
+        return { outcome: 'cancelled', message: `Cancelled. The instance list shows no instance labelled "${label}".` };
       } else {
-        lastProblem = `The service did not answer when renting offer ${offer.id}, and no instance was created.`;
-        log.info(`create: no instance labelled "${label}": nothing was rented; retrying`);
-        ci--; // same offer again: it was not rented
+        lastProblem = `The service gave no readable answer when renting offer ${offer.id}, and the instance list showed no instance for that request.`;
+        log.info(`create: the instance list showed no instance labelled "${label}" in ${rec.reads} reads over a minute; trying again`);
+        ci--; // same offer again: the list does not show it rented
         if (offer.machine_id != null) triedMachines.delete(offer.machine_id);
         continue;
       }
@@ -384,6 +512,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     // 6. poll
     const outcome = await pollUntilReady(api, id, clock, log, {
       targetState,
+      label,
       intervalMs,
       maxWaitMs,
       signal,
@@ -432,9 +561,10 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
         continue;
       }
       case 'gone':
+        // Confirmed through the list (by id and label, twice), not by a failed read.
         await removeInflight(ports.state, id, true);
         ports.instances?.remove(id);
-        lastProblem = `Instance ${id} disappeared while starting.`;
+        lastProblem = `Instance ${id} disappeared while starting (the instance list no longer shows it).`;
         log.warn(`create: ${lastProblem}`);
         continue;
       case 'aborted':
@@ -455,14 +585,14 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
         return {
           outcome: 'cancelled',
           keptId: id,
-          message: `Instance ${id} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.`,
+          message: `${named(id, offer)} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.`,
         };
       }
       case 'error':
-        log.warn(`create: polling instance ${id} failed: ${logText(outcome.error)}`);
+        log.warn(`create: reading instance ${id} kept failing (${logText(outcome.error)}); handing it to the Instances view`);
         return {
-          outcome: 'failed',
-          message: `Instance ${id} was rented, but its status could not be read. ${userMessageOf(outcome.error)} It stays in the Instances view and is checked again on the next start.`,
+          outcome: 'kept',
+          message: `${named(id, offer)} is rented and billing, but its status could not be read for a while (${userMessageOf(outcome.error)}). It stays in the Instances view, which keeps checking it; its SSH entry is written when it runs. Destroy it there if you do not need it.`,
           keptId: id,
           attempts: attempt,
         };
@@ -512,6 +642,7 @@ export async function resumeInflight(
       ports.log.info(`create: resuming instance ${r.instanceId} ("${r.label}")`);
       const out = await pollUntilReady(ports.api, r.instanceId, ports.clock, ports.log, {
         targetState: r.targetState,
+        label: r.label,
         intervalMs: opts.intervalMs ?? 10_000,
         maxWaitMs: opts.maxWaitMs ?? 60 * 60_000,
         signal: opts.signal,

@@ -76,6 +76,14 @@ export function vscodePrompts(args: CreateArgs): FlowPrompts {
       );
       return answer === 'Rent';
     },
+    async confirmOutsideTemplate(offer: Offer, t: Template, reasons: readonly string[]) {
+      const answer = await vscode.window.showWarningMessage(
+        `Offer ${offer.id} (${offer.num_gpus}× ${offer.gpu_name}, ${money(offer.dph_total)}) does not fit template "${t.name}". Rent it anyway?`,
+        { modal: true, detail: `It fails the template's offer filters:\n• ${reasons.join('\n• ')}\n\nRent it only if you meant to; otherwise pick an offer that fits or change the template.` },
+        'Rent Anyway',
+      );
+      return answer === 'Rent Anyway';
+    },
     async keepOrDestroy(id: number, reason: 'cancelled' | 'timeout') {
       if (args.onCancel) return args.onCancel;
       const why = reason === 'timeout' ? `Instance ${id} has not come up after a long wait.` : `Creation cancelled, but instance ${id} is already rented and billing.`;
@@ -199,6 +207,12 @@ export async function createFromTemplate(services: Services, args: CreateArgs = 
     case 'cancelled':
       if (result.keptId !== undefined) void keepWatching(services, result.keptId);
       void vscode.window.showInformationMessage(result.message);
+      break;
+    case 'kept':
+      void keepWatching(services, result.keptId);
+      void vscode.window.showWarningMessage(result.message, 'Show Log').then((c) => {
+        if (c) void vscode.commands.executeCommand('gpuRental.showLog');
+      });
       break;
     case 'failed':
       if (result.keptId !== undefined) void keepWatching(services, result.keptId);

@@ -364,3 +364,24 @@ test('cancelling a creation after it was sent is ambiguous, not a plain cancel (
   const early = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04' }, { signal: AbortSignal.abort() }));
   assert.equal(early.kind, 'aborted');
 });
+
+test('an answer larger than the cap is refused with a clear "too large" error, announced or streamed', async () => {
+  const api = h.client({ retry: { retries: 0 } });
+  for (const declare of [true, false]) {
+    await h.ctl.fault({ kind: 'huge', bytes: 9 * 1024 * 1024, declare, path: '/api/v0/instances' });
+    const before = process.memoryUsage().rss;
+    const e = await rejection(api.listInstances());
+    assert.equal(e.kind, 'too_large', `${declare ? 'Content-Length' : 'chunked'}: ${e.kind} ${e.message}`);
+    assert.match(e.message, /too large/);
+    assert.match(e.userMessage(), /too large to read \(over 8 MB\).*GET \/api\/v0\/instances\//);
+    assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024, 'the body was not held whole');
+  }
+  // A creation whose answer is too large to read is ambiguous (it may have rented): reconciled, not failed.
+  const [offer] = await api.searchOffers({ limit: 1 });
+  await h.ctl.fault({ kind: 'huge', bytes: 9 * 1024 * 1024, path: '/api/v0/asks/' });
+  const c = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label: 'huge-answer-1' }));
+  assert.equal(c.kind, 'ambiguous');
+  assert.ok(await reconcileCreation(api, 'huge-answer-1'));
+  // and the connection pool still works afterwards
+  assert.ok((await api.listInstances()).instances.length >= 1);
+});

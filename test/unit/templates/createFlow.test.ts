@@ -1,142 +1,18 @@
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulator, type RunningSim } from '../../../src/sim';
-import { SimControl } from '../../../src/sim/control';
-import { createApiClient } from '../../../src/api/client';
 import { ApiError } from '../../../src/api/errors';
-import type { Instance, Logger, Offer, ServiceApi } from '../../../src/api/types';
-import type { KeyValueStore } from '../../../src/model/services';
-import type { SshOptions } from '../../../src/ssh/types';
+import type { Instance, ServiceApi } from '../../../src/api/types';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
-import type { Template } from '../../../src/templates/schema';
 import {
   INFLIGHT_STATE_KEY,
   pollUntilReady,
   readInflight,
   resumeInflight,
   runCreateFlow,
-  type Clock,
-  type CreateFlowPorts,
-  type FlowPrompts,
-  type ProgressUpdate,
 } from '../../../src/templates/createFlow';
+import { flowSim, harness, type Harness, memoryLog, puts, simInstances, template, useFlowSim } from './flowHarness';
 
-let sim: RunningSim;
-let control: SimControl;
-
-before(async () => {
-  sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, rateLimitPerSecond: 10_000 });
-  control = new SimControl(sim.url);
-});
-after(async () => {
-  await sim.close();
-});
-beforeEach(async () => {
-  await control.reset();
-});
-
-class MemoryState implements KeyValueStore {
-  data = new Map<string, unknown>();
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    this.data.set(key, JSON.parse(JSON.stringify(value)));
-  }
-}
-
-function memoryLog(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const push = (l: string) => (m: string) => void lines.push(`${l} ${m}`);
-  return { lines, trace: push('trace'), debug: push('debug'), info: push('info'), warn: push('warn'), error: push('error') };
-}
-
-/** Sleeping advances the simulator's clock instead of waiting. */
-function simClock(): Clock & { slept: number[] } {
-  let t = 0;
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => t,
-    sleep: async (ms) => {
-      slept.push(ms);
-      t += ms;
-      await control.advance(ms / 1000);
-    },
-  };
-}
-
-const template: Template = {
-  name: 'Unit test box',
-  offer: { gpuNames: ['RTX 4090', 'RTX 3090'], maxDphTotal: 5, limit: 50 },
-  instance: { image: 'pytorch/pytorch:latest', disk: 20, runtype: 'ssh_direct', env: { FOO: 'bar', '-p 8080:8080': '1' } },
-  ssh: { remoteFolder: '/workspace', localForwards: [{ localPort: 8080, remotePort: 8080 }] },
-};
-
-interface Harness {
-  ports: CreateFlowPorts;
-  api: ServiceApi;
-  log: ReturnType<typeof memoryLog>;
-  state: MemoryState;
-  progress: ProgressUpdate[];
-  sshWrites: Array<{ id: number; host?: string | null; port?: number | null; ssh: SshOptions }>;
-  upserts: number[];
-  removed: number[];
-  confirms: Offer[];
-  clock: ReturnType<typeof simClock>;
-}
-
-function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>; wrap?: (api: ServiceApi) => ServiceApi; state?: MemoryState } = {}): Harness {
-  const log = memoryLog();
-  const raw = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
-  const api = o.wrap ? o.wrap(raw) : raw;
-  const state = o.state ?? new MemoryState();
-  const h: Harness = {
-    api,
-    log,
-    state,
-    progress: [],
-    sshWrites: [],
-    upserts: [],
-    removed: [],
-    confirms: [],
-    clock: simClock(),
-    ports: undefined as unknown as CreateFlowPorts,
-  };
-  h.ports = {
-    api,
-    log,
-    state,
-    clock: h.clock,
-    progress: (u) => h.progress.push(u),
-    ssh: {
-      writeEntry: async (inst, ssh) => {
-        h.sshWrites.push({ id: inst.id, host: inst.ssh_host, port: inst.ssh_port, ssh });
-        return `gpu-${inst.id}`;
-      },
-    },
-    instances: { upsert: (i) => h.upserts.push(i.id), watch: () => undefined, remove: (id) => h.removed.push(id) },
-    prompts: {
-      pickOffer: async (offers) => offers[0],
-      confirmRent: async (offer) => {
-        h.confirms.push(offer);
-        return true;
-      },
-      keepOrDestroy: async () => 'destroy',
-      ...o.prompts,
-    },
-  };
-  return h;
-}
-
-async function simInstances(): Promise<Instance[]> {
-  const api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: memoryLog() });
-  return (await api.listInstances()).instances;
-}
-
-async function puts(): Promise<number> {
-  return (await control.requests()).filter((r) => r.method === 'PUT' && r.path.includes('/asks/')).length;
-}
+useFlowSim();
 
 function assertNoSecrets(h: Harness) {
   const text = h.log.lines.join('\n');
@@ -182,7 +58,7 @@ test('ambiguous create (slow server, short client timeout) is reconciled: one cl
     timeoutMs: 300,
     wrap: (api) => ({ ...api, createInstance: (...a) => (creates++, api.createInstance(...a)) }),
   });
-  await control.fault({ kind: 'slow', ms: 800, path: '/api/v0/asks/', count: 1 });
+  await flowSim.control.fault({ kind: 'slow', ms: 800, path: '/api/v0/asks/', count: 1 });
   const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
   assert.equal(r.outcome, 'running', JSON.stringify(r));
   assert.equal(creates, 1, 'the create was sent exactly once');
@@ -211,7 +87,8 @@ test('an ambiguous create that did not go through is retried once the list shows
   assert.notEqual(labels[0], labels[1], 'each attempt carries its own label');
   const all = await simInstances();
   assert.deepEqual(all.map((i) => i.label), [labels[1]]);
-  assert.ok(h.log.lines.some((l) => /nothing was rented; retrying/.test(l)));
+  assert.ok(h.log.lines.some((l) => /the instance list showed no instance labelled "[^"]+" in \d+ reads over a minute; trying again/.test(l)), h.log.lines.join('\n'));
+  assert.ok(!h.log.lines.some((l) => /nothing was rented/i.test(l)), 'a reconciliation log states only what the list showed');
 });
 
 test('waiting too long asks keep or destroy (timeout)', async () => {
@@ -227,7 +104,7 @@ test('an offer taken by someone else moves to the next match, bounded', async ()
   const h = harness({
     prompts: {
       pickOffer: async (offers) => {
-        await control.fault({ kind: 'offer_taken', offerId: offers[0]!.id });
+        await flowSim.control.fault({ kind: 'offer_taken', offerId: offers[0]!.id });
         return offers[0];
       },
     },
@@ -240,7 +117,7 @@ test('an offer taken by someone else moves to the next match, bounded', async ()
   assert.equal((await simInstances()).length, 1);
 
   // every offer taken: gives up after maxAttempts with a clear message
-  await control.reset();
+  await flowSim.control.reset();
   const h2 = harness({ prompts: { confirmRent: async () => true } });
   const takeAll: ServiceApi = {
     ...h2.api,
@@ -263,7 +140,7 @@ test('an instance that exits while booting is destroyed and the flow retries on 
         const res = await api.createInstance(offerId, req, o);
         if (first === undefined) {
           first = res.new_contract;
-          await control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
+          await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
         }
         return res;
       },
@@ -282,7 +159,7 @@ test('an instance that exits while booting is destroyed and the flow retries on 
 
 test('cancel after renting asks; "destroy" destroys, "keep" keeps it tracked and a restart resumes it', async () => {
   for (const answer of ['destroy', 'keep'] as const) {
-    await control.reset();
+    await flowSim.control.reset();
     const ac = new AbortController();
     const asked: number[] = [];
     const h = harness({ prompts: { keepOrDestroy: async (id) => (asked.push(id), answer) } });
@@ -320,8 +197,8 @@ test('resume reports an instance that failed while VS Code was closed, and drops
   const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, signal: ac.signal });
   assert.ok(r.outcome === 'cancelled' && r.keptId);
   const id = r.keptId!;
-  await control.fault({ kind: 'instance_state', id, state: 'offline' });
-  await h.state.update(INFLIGHT_STATE_KEY, [...readInflight(h.state), { ...readInflight(h.state)[0]!, instanceId: 424242 }]);
+  await flowSim.control.fault({ kind: 'instance_state', id, state: 'offline' });
+  await h.state.update(INFLIGHT_STATE_KEY, [...readInflight(h.state), { ...readInflight(h.state)[0]!, instanceId: 424242, label: 'destroyed-elsewhere-x1y2z3' }]);
   const failed: string[] = [];
   const res = await resumeInflight(harness({ state: h.state }).ports, { onFailed: (_r, m) => failed.push(m) });
   assert.deepEqual(res.map((x) => [x.instanceId, x.outcome]).sort(), [[424242, 'gone'], [id, 'terminal']].sort());
