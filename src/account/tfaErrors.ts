@@ -51,6 +51,29 @@ export function methodName(m: TfaMethod | undefined): string {
   return m.label ? `"${m.label}" (${kind})` : kind;
 }
 
+/** "the e-mail code", "the code from "Laptop" (authenticator app)": what the user typed. */
+function codeName(ctx: TfaErrorContext): string {
+  if (ctx.via === 'email') return 'the e-mail code';
+  if (ctx.via === 'backup') return 'the backup code';
+  const m = ctx.method;
+  if (m?.method === 'totp') return m.label ? `the code from ${methodName(m)}` : 'the authenticator app code';
+  if (m?.method === 'sms') return m.label ? `the SMS code for "${m.label}"` : `the SMS code${m.phone_number ? ` sent to ${m.phone_number}` : ''}`;
+  return `the code for ${methodName(m)}`;
+}
+
+/** What to check, worded for where the code came from. */
+function checkHint(ctx: TfaErrorContext): string {
+  if (ctx.via === 'email') return 'Check the code in the newest e-mail (an older one no longer works) and try again, or send a new code.';
+  if (ctx.via === 'backup') return 'Check it against your saved list (each backup code works once, format XXXX-XXXX-XXXX) and try again.';
+  if (ctx.method?.method === 'totp') return 'Check the code (authenticator codes change every 30 seconds) and try again.';
+  if (ctx.method?.method === 'sms') return 'Check the code in the newest SMS and try again, or send a new code.';
+  return 'Check the code and try again.';
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
 /** Local hour and minute of an epoch-milliseconds time, in the user's locale. */
 export function formatLocal(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -92,8 +115,8 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
     }
     case '2fa_verification_failed': {
       const n = err?.failCount;
-      const tail = err?.lockedUntil ? ` ${who} is now locked until ${fmt(err.lockedUntil * 1000)}; use another method meanwhile.` : ' Check the code (authenticator codes change every 30 seconds) and try again.';
-      return { code, message: `The code for ${who} was not accepted${n ? ` (${n} failed attempt${n === 1 ? '' : 's'})` : ''}.${tail}`, actions: err?.lockedUntil ? [] : ['tryAgain'] };
+      const tail = err?.lockedUntil ? ` ${capitalize(who)} is now locked until ${fmt(err.lockedUntil * 1000)}; use another method meanwhile.` : ` ${checkHint(ctx)}`;
+      return { code, message: `${capitalize(codeName(ctx))} was not accepted${n ? ` (${n} failed attempt${n === 1 ? '' : 's'})` : ''}.${tail}`, actions: err?.lockedUntil ? [] : ['tryAgain'] };
     }
     case 'sms_rate_limited':
     case 'sms_provider_rate_limited': {

@@ -90,3 +90,12 @@ test('without Retry the flow stops with the message and nothing half done', asyn
   assert.equal(!res.ok && res.reason, 'failed');
   assert.match(!res.ok ? (res.message ?? '') : '', /retry/i);
 });
+
+test('the wrong-code sentence per method: SMS and backup codes get their own hint', () => {
+  const wrong = new ApiError({ kind: 'http', status: 400, code: '2fa_verification_failed', message: 'x', failCount: 1, lockedUntil: null });
+  const sms = describeTfaError(wrong, { method: { id: 2, method: 'sms', phone_number: '***1234' } }).message;
+  assert.match(sms, /^The SMS code sent to \*\*\*1234 was not accepted \(1 failed attempt\)\. Check the code in the newest SMS/);
+  const backup = describeTfaError(wrong, { via: 'backup' }).message;
+  assert.match(backup, /^The backup code was not accepted.*each backup code works once/);
+  for (const m of [sms, backup]) assert.doesNotMatch(m, /30 seconds|authenticator/);
+});

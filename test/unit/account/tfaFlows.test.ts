@@ -104,6 +104,24 @@ test('wrong TOTP codes lock the method; the message names it and the end time', 
   assert.equal(r2.errors[0]?.code, 'tfa_locked');
 });
 
+test('a wrong code is worded for where it came from: e-mail code, authenticator app', async () => {
+  // A wrong e-mail code during the first authorization, then the right one.
+  let secret = '';
+  const r = t.h.run({ label: 'Pixel', code: ['000000', emailCode, async (s) => ((secret = s!), totp(s!, await t.h.ctl.now()))], onError: retryable });
+  assert.ok((await r.flows.addTotp()).ok);
+  const email = r.errors[0]!;
+  assert.equal(email.code, '2fa_verification_failed');
+  assert.match(email.message, /^The e-mail code was not accepted/);
+  assert.match(email.message, /newest e-mail/);
+  assert.doesNotMatch(email.message, /authenticator|30 seconds|for e-mail code/);
+  // A wrong authenticator code names the app and its 30-second rhythm.
+  const id = (await t.h.api.tfaStatus()).methods[0]!.id;
+  const r2 = t.h.run({ verify: id, code: ['000000'] });
+  assert.equal((await r2.flows.regenerateBackupCodes()).ok, false);
+  assert.match(r2.errors[0]!.message, /^The code from "Pixel" \(authenticator app\) was not accepted \(1 failed attempt\)\. Check the code \(authenticator codes change every 30 seconds\)/);
+  assert.ok(secret);
+});
+
 test('an expired e-mail challenge (clock +11 min) offers a new code and then succeeds', async () => {
   await enableTotp();
   let calls = 0;
