@@ -174,6 +174,7 @@ const INSTANCE_NUM = [
   'hosting_type', 'min_bid', 'dph_base', 'dph_total', 'dlperf', 'dlperf_per_dphtotal', 'flops_per_dphtotal',
   'total_flops', 'score', 'reliability2', 'pci_gen', 'pcie_bw', 'num_gpus', 'storage_cost', 'storage_total_cost',
   'vram_costperhour', 'credit_balance', 'credit_discount', 'credit_discount_max', 'client_run_time', 'host_run_time',
+  'total_cost',
 ] as const;
 const INSTANCE_STR = [
   'intended_status', 'cur_state', 'next_state', 'label', 'template_hash_id', 'template_name', 'image_uuid',

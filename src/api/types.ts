@@ -122,6 +122,8 @@ export interface Instance {
   credit_discount_max?: number | null;
   client_run_time?: number | null;
   host_run_time?: number | null;
+  /** Accumulated cost of the instance in $, where the service reports it (not in the spec's table; the simulator does). */
+  total_cost?: number | null;
   external?: boolean | null;
   time_remaining?: string | null;
   time_remaining_isbid?: string | null;

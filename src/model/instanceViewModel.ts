@@ -87,8 +87,15 @@ export function md(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 }
 
-function gb(mb: number | null | undefined): string | undefined {
+/** GPU (or CPU) RAM from the service's MB, in decimal GB as the CLI counts: "24.6 GB", "80 GB". The one formatter for it. */
+export function formatGpuRam(mb: number | null | undefined): string | undefined {
   return typeof mb === 'number' && mb > 0 ? `${(mb / 1000).toFixed(mb % 1000 === 0 ? 0 : 1)} GB` : undefined;
+}
+const gb = formatGpuRam;
+
+function perGpu(mb: number | null | undefined): string | undefined {
+  const t = formatGpuRam(mb);
+  return t && `${t} per GPU`;
 }
 
 function pct(f: number | null | undefined): string | undefined {
@@ -128,7 +135,7 @@ export function instanceTooltip(i: Instance): string {
     if (v !== undefined && v !== '') lines.push(`- ${k}: ${md(v)}`);
   };
   if (i.status_msg) add('Status', i.status_msg);
-  add('GPU RAM', gb(i.gpu_ram ?? i.gpu_totalram));
+  add('GPU RAM', perGpu(i.gpu_ram ?? i.gpu_totalram));
   add('CPU', [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') || undefined);
   add('Disk', typeof i.disk_space === 'number' ? `${i.disk_space.toFixed(0)} GB` : undefined);
   add('Location', i.geolocation ?? undefined);
@@ -145,13 +152,29 @@ export function instanceTooltip(i: Instance): string {
   return lines.join('\n');
 }
 
+/** Longest row label: with it the price and the state still fit a default-width sidebar. */
+export const ROW_LABEL_MAX = 24;
+
+/**
+ * The name as the row shows it: a long label is shortened in the middle (its end, where the
+ * generated suffix is, stays), so the price and state after it are not pushed out of sight.
+ * The tooltip and Details keep the full label.
+ */
+export function rowLabel(i: Instance): string {
+  const name = instanceName(i);
+  const chars = [...name];
+  if (chars.length <= ROW_LABEL_MAX) return name;
+  const tail = 8;
+  return `${chars.slice(0, ROW_LABEL_MAX - tail - 1).join('')}…${chars.slice(-tail).join('')}`;
+}
+
 export function instanceRow(i: Instance, pending?: string): RowModel {
   const cat = stateCategory(i);
   const look = pending ? { icon: 'loading~spin', color: 'charts.yellow' } : ICONS[cat];
   const rate = formatRate(currentRate(i));
   return {
     id: `instance:${i.id}`,
-    label: instanceName(i),
+    label: rowLabel(i),
     // $/h first so a narrow sidebar still shows it; the state is the icon (spelled out unless running).
     description: [rate, pending ?? (cat === 'running' ? undefined : stateText(i)), gpuText(i)].filter(Boolean).join(' · '),
     tooltip: instanceTooltip(i),
@@ -232,7 +255,7 @@ export function offerRow(o: Offer): RowModel {
     '',
     ...(
       [
-        ['GPU RAM', ramGb],
+        ['GPU RAM', perGpu(o.gpu_ram ?? o.gpu_totalram)],
         ['Reliability', rel],
         ['Location', o.geolocation ?? undefined],
         ['Verified', verified ? 'yes' : 'no'],
@@ -255,4 +278,17 @@ export function offerRow(o: Offer): RowModel {
     color: undefined,
     contextValue: 'offer',
   };
+}
+
+/** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */
+export function offerPickDetail(o: Offer): string {
+  return [
+    pct(o.reliability) && `${pct(o.reliability)} reliable`,
+    o.geolocation ?? undefined,
+    perGpu(o.gpu_ram ?? o.gpu_totalram),
+    typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
+    `offer ${o.id}`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }

@@ -33,10 +33,13 @@ export function baseLabel(t: Template): string {
   return (slug || 'gpu').slice(0, 56);
 }
 
-/** `<label>-<6 random base36>`: unique per click, so reconciliation can find exactly this creation. */
+/**
+ * `<label>-<4 random base36>`: unique per click (1.7 million suffixes per label), so
+ * reconciliation can find exactly this creation; short, so the row keeps its price in view.
+ */
 export function uniqueLabel(base: string, random: () => number = Math.random): string {
   let suffix = '';
-  while (suffix.length < 6) suffix += Math.floor(random() * 36).toString(36);
+  while (suffix.length < 4) suffix += Math.floor(random() * 36).toString(36);
   return `${base}-${suffix}`;
 }
 

@@ -5,7 +5,9 @@ import {
   instanceContextValue,
   instanceDetails,
   instanceRow,
+  formatGpuRam,
   jupyterUrl,
+  offerPickDetail,
   offerRow,
   sshCommand,
   stateCategory,
@@ -105,4 +107,26 @@ test('offer row: GPUs, $/h, GPU RAM in GB, reliability, location, verified, dlpe
   assert.equal(r.description, '$0.40/h · 24.6 GB · 98.0% · US · verified · 123.5 dlperf/$');
   assert.equal(r.contextValue, 'offer');
   assert.equal(r.id, 'offer:7');
+});
+
+test('a long generated label is shortened in the row (its end kept) so price and state stay in view', () => {
+  const long = make({ label: 'demo-workspace-pytorch-z80p', state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'RTX 4090' });
+  const r = instanceRow(long);
+  assert.equal(r.label, 'demo-workspace-…rch-z80p');
+  assert.ok([...r.label].length <= 24);
+  assert.ok(r.description.startsWith('$0.04/h · stopped'), 'price first, then "stopped" in words');
+  assert.match(r.tooltip, /demo\\-workspace\\-pytorch\\-z80p/, 'the tooltip keeps the full label');
+  assert.equal(instanceRow(make({ label: 'llama-finetune-ab12' })).label, 'llama-finetune-ab12', 'short labels unchanged');
+});
+
+test('one GPU RAM formatter: offer row, offer pick list and instance tooltip agree', () => {
+  assert.equal(formatGpuRam(24_576), '24.6 GB');
+  assert.equal(formatGpuRam(80_000), '80 GB');
+  assert.equal(formatGpuRam(0), undefined);
+  const o: Offer = { id: 5, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.4, gpu_ram: 24_576, reliability: 0.98, geolocation: 'US' };
+  assert.match(offerRow(o).description, / 24\.6 GB /);
+  assert.match(offerPickDetail(o), /24\.6 GB per GPU/);
+  assert.match(offerRow(o).tooltip, /GPU RAM: 24\\?\.6 GB per GPU/);
+  assert.match(instanceRow(make({ gpu_ram: 24_576 })).tooltip, /GPU RAM: 24\\?\.6 GB per GPU/);
+  assert.doesNotMatch(offerPickDetail(o), /25 GB/);
 });

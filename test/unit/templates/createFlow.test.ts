@@ -39,7 +39,7 @@ test('happy path: search, confirm, rent, poll to running, write the SSH entry', 
   // the label carries a unique suffix; the instance is the one rented; in-flight state is cleared
   const all = await simInstances();
   assert.equal(all.length, 1);
-  assert.match(all[0]!.label ?? '', /^Unit-test-box-[0-9a-z]{6}$/);
+  assert.match(all[0]!.label ?? '', /^Unit-test-box-[0-9a-z]{4}$/);
   assert.deepEqual(readInflight(h.state), []);
   assert.deepEqual(h.state.get(SSH_OPTIONS_STATE_KEY), { [String(r.instance.id)]: template.ssh });
   assertNoSecrets(h);

@@ -223,10 +223,9 @@ test('request building: query filters, env object with port keys, price only for
   assert.equal(baseLabel(t), 'My-Model');
   let i = 0;
   const seq = [0.1, 0.5, 0.9, 0.0, 0.99, 0.3];
-  assert.equal(uniqueLabel('x', () => seq[i++ % seq.length]!), 'x-3iw0za');
-  const labels = new Set(Array.from({ length: 200 }, () => uniqueLabel('x')));
-  assert.equal(labels.size, 200);
-  for (const l of labels) assert.match(l, /^x-[0-9a-z]{6}$/);
+  // A short suffix (4 base36 characters, 1.7 million per label) keeps the row's price in view.
+  assert.equal(uniqueLabel('x', () => seq[i++ % seq.length]!), 'x-3iw0');
+  for (let k = 0; k < 50; k++) assert.match(uniqueLabel('x'), /^x-[0-9a-z]{4}$/);
 });
 
 test('offer ranking: cheapest first, best value, price cap and bid floor', () => {
