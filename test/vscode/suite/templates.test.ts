@@ -15,7 +15,7 @@ import type { Services } from '../../../src/model/services';
 import { INFLIGHT_STATE_KEY, readInflight, type CreateFlowResult } from '../../../src/templates/createFlow';
 
 const TEMPLATE = '.gpu/pytorch.json';
-const LABEL = /^PyTorch-on-one-RTX-4090-[0-9a-z]{6}$/;
+const LABEL = /^PyTorch-on-one-RTX-4090-[0-9a-z]{4}$/;
 let home: string | undefined;
 
 async function setUp(): Promise<{ services: Services; w: SshConfigWriter; control: SimControl; offerId: number }> {
