@@ -274,11 +274,12 @@ ${table}
 ${distTable}
 
 The .vsix ships ${bundle.vsix.length} files, ${bundle.vsixTotal} bytes (${fmtBytes(bundle.vsixTotal)}), computed from the
-rules in .vscodeignore (the last matching rule wins). Lazily loaded files are required the first
-time they are needed: transport (undici) with the first request, schemas (zod and the response
-schemas) with the first request, templates / ssh / tfa / tfaWebview when one of their commands
-runs, sim for the demo mode. zod is in ${bundle.zodCopies.length} bundles (${bundle.zodCopies.join(', ')}): stateless, so duplicated
-bytes only. Source modules in more than one bundle (all constants or pure functions, checked by hand):
+rules in .vscodeignore (the last matching rule wins). Every \`import()\` of a src/ module is a lazily
+loaded file, required the first time it is needed: transport (undici) and schemas (zod and the
+response schemas) with the first request, the command bundles of src/commands/index.ts when one of
+their commands runs, templateFiles when a template is opened, ssh with the first SSH entry, sim
+for the demo mode. zod is in ${bundle.zodCopies.length} bundles (${bundle.zodCopies.join(', ')}): stateless, so duplicated
+bytes only. Source modules in more than one bundle (the build fails if one of them keeps module state):
 ${bundle.shared.map((s) => `- ${s}`).join('\n')}
 
 ## Request economy

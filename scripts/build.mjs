@@ -1,45 +1,67 @@
-// Bundles the extension, its lazily loaded parts, the simulator and the tests.
+// Bundles the extension, its lazily loaded parts (found from the import() sites), the simulator and the tests.
 // Usage: node scripts/build.mjs [--watch] [--no-tests] [--meta]
 // --meta writes dist/meta.json: per dist file, the source files it contains (to check that no module with state
 // ends up in two bundles).
 import * as esbuild from 'esbuild';
-import { readdirSync, statSync, existsSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 
-// Files that the activation bundle must not contain: each becomes its own file in
-// dist/ and is require()d from there the first time it is needed.
-export const lazyEntries = {
-  transport: 'src/api/transport.ts',
-  sim: 'src/sim/index.ts',
-  tfaWebview: 'src/views/account/totpWebview.ts',
-  templates: 'src/commands/templates/lazy.ts',
-  ssh: 'src/commands/ssh/lazy.ts',
-  tfa: 'src/commands/tfa/lazy.ts',
-  schemas: 'src/api/schemas.ts',
-};
-for (const [name, file] of Object.entries(lazyEntries)) {
-  if (!existsSync(join(root, file))) delete lazyEntries[name];
+// The bundle split is declared in the source, once: every `import()` of a src/ module is a lazily
+// loaded bundle (the loaders in src/commands/index.ts, the transport and schemas in
+// src/api/client.ts, ...). findLazyModules() reads those import() sites from esbuild's module
+// graph; each target becomes dist/<its file name>.js, and every import of it from another bundle
+// becomes a require of that file, so its module state exists once.
+/** Programs run on their own (`npm run sim`, scripts/sim-process.mjs), built whether or not something import()s them. */
+const programs = { sim: 'src/sim/index.ts' };
+
+function bundleName(file) {
+  const rel = relative(join(root, 'src'), file).split('\\').join('/').replace(/\.ts$/, '');
+  return rel.endsWith('/index') ? rel.slice(0, -'/index'.length).split('/').pop() : rel.split('/').pop();
 }
 
-const lazyByPath = new Map(Object.entries(lazyEntries).map(([name, file]) => [join(root, file), name]));
+/** src/ modules that something import()s, by their bundle name (throws when two would share a name). */
+export async function findLazyModules(entry = 'src/extension.ts') {
+  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', external: ['vscode'], absWorkingDir: root, logLevel: 'silent' });
+  const found = new Map();
+  for (const input of Object.values(r.metafile.inputs)) {
+    for (const imp of input.imports) {
+      if (imp.kind !== 'dynamic-import' || !imp.path.startsWith('src/')) continue;
+      const file = join(root, imp.path);
+      const name = bundleName(file);
+      const other = found.get(name);
+      if (other && other !== file) throw new Error(`scripts/build.mjs: ${relative(root, other)} and ${imp.path} are both import()ed and would both be dist/${name}.js; rename one`);
+      found.set(name, file);
+    }
+  }
+  return found;
+}
 
-/** Rewrites imports of lazy entries to `./<name>.js` next to the bundle. */
-const lazyExternal = {
+const lazyModules = await findLazyModules();
+for (const [name, file] of Object.entries(programs)) {
+  const path = join(root, file);
+  if (lazyModules.has(name) && lazyModules.get(name) !== path) throw new Error(`scripts/build.mjs: dist/${name}.js is both a program and a lazy bundle`);
+  if (existsSync(path)) lazyModules.set(name, path);
+}
+export const lazyEntries = Object.fromEntries([...lazyModules].map(([name, file]) => [name, relative(root, file)]));
+const lazyByPath = new Map([...lazyModules].map(([name, file]) => [file, name]));
+
+/** Rewrites imports of a lazy module (except from its own bundle) to `./<name>.js` next to the bundle. */
+const lazyExternal = (self) => ({
   name: 'lazy-external',
   setup(build) {
     build.onResolve({ filter: /^\./ }, async (a) => {
       if (a.pluginData?.lazy) return undefined;
       const r = await build.resolve(a.path, { resolveDir: a.resolveDir, kind: a.kind, pluginData: { lazy: true } });
       const name = lazyByPath.get(r.path);
-      if (name && a.importer && lazyByPath.get(a.importer) !== name) return { path: `./${name}.js`, external: true };
+      if (name && r.path !== self) return { path: `./${name}.js`, external: true };
       return undefined;
     });
   },
-};
+});
 
 const common = {
   bundle: true,
@@ -70,7 +92,7 @@ const builds = [
     external: ['vscode'],
     minify: true,
     metafile: true,
-    plugins: [lazyExternal],
+    plugins: [lazyExternal(undefined)],
   },
   ...Object.entries(lazyEntries).map(([name, file]) => ({
     ...common,
@@ -79,7 +101,7 @@ const builds = [
     external: ['vscode'],
     minify: true,
     metafile: true,
-    plugins: [lazyExternal],
+    plugins: [lazyExternal(join(root, file))],
   })),
 ];
 
@@ -119,6 +141,21 @@ if (!args.has('--watch')) {
       }
     }
     writeFileSync(join(root, 'dist/meta.json'), JSON.stringify({ outputs }, null, 1));
+  }
+  // A module with state (a top-level `let`, or a Map/Set made at load) must exist once: in two
+  // bundles each copy has its own. Make it the lazy boundary (import() it) or move the state.
+  const where = new Map();
+  for (const r of results) {
+    for (const [out, o] of Object.entries(r.metafile?.outputs ?? {})) {
+      if (!out.startsWith('dist/') || out.endsWith('.map')) continue;
+      for (const [src, bytes] of Object.entries(o.inputs)) if (bytes > 0 && src.startsWith('src/')) where.set(src, [...(where.get(src) ?? []), out]);
+    }
+  }
+  const stateful = /^(?:export )?(?:let|var) |^(?:export )?const \w+ = new (?:Map|Set|WeakMap|WeakSet)\b/m;
+  const copies = [...where].filter(([src, outs]) => outs.length > 1 && stateful.test(readFileSync(join(root, src), 'utf8')));
+  if (copies.length) {
+    for (const [src, outs] of copies) console.error(`scripts/build.mjs: ${src} keeps module state but is in ${outs.join(', ')}`);
+    process.exit(1);
   }
   const meta = results[0].metafile;
   if (meta) {

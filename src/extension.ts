@@ -1,11 +1,9 @@
-// Wires the extension together; nothing else lives here.
+// Wires the extension together: createServices() → registerViews() → registerCommands().
+// Nothing else lives here (README "Architecture" has the folder map and the import rules).
 import type * as vscode from 'vscode';
-import { createServices } from './views/services';
-import { registerSidebar } from './views/sidebar';
-import { registerTemplates } from './commands/templates';
-import { registerSsh } from './commands/ssh';
-import { registerAccount } from './views/account';
-import type { Services } from './model/services';
+import { createServices, type Services } from './host/services';
+import { registerViews } from './views';
+import { registerCommands } from './commands';
 
 export interface ExtensionApi {
   /** For integration tests and scripts. */
@@ -23,10 +21,8 @@ declare const __gpuRentalLoadEnd: number | undefined;
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const t0 = performance.now();
   const services = createServices(context);
-  registerSidebar(context, services);
-  registerTemplates(context, services);
-  registerSsh(context, services);
-  registerAccount(context, services);
+  registerViews(services);
+  registerCommands(services);
   const loadStart = typeof __gpuRentalLoadStart === 'number' ? __gpuRentalLoadStart : undefined;
   const loadEnd = typeof __gpuRentalLoadEnd === 'number' ? __gpuRentalLoadEnd : undefined;
   return { services, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };

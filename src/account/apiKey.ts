@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger, User } from '../api/types';
 import { createApiClient } from '../api/client';
-import type { SecretStore } from '../model/services';
+import type { SecretStore } from '../model/ports';
 import { describeError, errorKind } from '../model/errors';
 
 export const API_KEY_SECRET = 'apiKey';

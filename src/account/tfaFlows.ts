@@ -9,7 +9,7 @@
 // step is silently skipped and nothing is left half done.
 import type {
   KeyValueStore,
-} from '../model/services';
+} from '../model/ports';
 import type {
   Logger,
   ServiceApi,
@@ -30,7 +30,7 @@ import {
   validateOtp,
   validatePhone,
 } from './tfaValidation';
-import { AUTHORIZED_UNTIL_KEY } from './tfaKeys';
+import { AUTHORIZED_UNTIL_KEY } from '../model/stateKeys';
 
 export const AUTHORIZATION_WINDOW_MS = 30 * 60 * 1000;
 export { AUTHORIZED_UNTIL_KEY };

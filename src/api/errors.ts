@@ -123,6 +123,11 @@ const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
 /** Error codes with a dedicated sentence (for tests and callers that branch on them). */
 export const KNOWN_ERROR_CODES: readonly string[] = Object.keys(CODE_MESSAGES);
 
+/** The one wording for "no key yet", whichever layer notices it. */
+export const NOT_SIGNED_IN =
+  'You are not signed in to GPU Rental. Run "GPU Rental: Set API Key" (or "Import API Key from the CLI", or "Try Demo Mode"), then try again.';
+
+
 export class ApiError extends Error {
   readonly kind: ApiErrorKind;
   readonly status?: number;
@@ -160,7 +165,7 @@ export class ApiError extends Error {
         return `The request was not sent because it is invalid: ${(this.problems ?? [this.message]).join('; ')}. Correct ${this.problems && this.problems.length > 1 ? 'these values' : 'this value'} and try again.`;
       case 'auth':
         return this.status === undefined
-          ? 'You are not signed in. Sign in with your API key (or import the key of the command-line client) and try again.'
+          ? NOT_SIGNED_IN
           : CODE_MESSAGES.auth_error!(this, now);
       case 'rate_limited':
         return `The service is limiting how often requests can be made. ${waitPhrase(this.retryAfterSec, 'Wait a minute and try again.')}`;

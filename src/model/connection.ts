@@ -1,7 +1,7 @@
 // Which service we talk to and with which bearer token. Plain TypeScript so the
 // precedence rules (session key > API key > loopback-only demo key) are unit-testable.
 import type { Credentials } from '../api/types';
-import type { ConnectionInfo } from './services';
+import type { ConnectionInfo } from './ports';
 import { DEFAULT_BASE_URL } from '../api/client';
 import { Emitter } from './events';
 
@@ -161,3 +161,6 @@ export class ConnectionState implements Credentials {
     this.sessionDropped.dispose();
   }
 }
+
+/** Shown wherever demo mode is on (views, notifications). */
+export const DEMO_MESSAGE = 'Demo mode: simulated account, no real machines or money.';

@@ -2,7 +2,7 @@
 // interval for all instances, never one per instance).
 import type { Instance, InstanceState, ServiceApi } from '../api/types';
 import { Emitter } from './events';
-import type { InstanceStore } from './services';
+import type { InstanceStore } from './ports';
 import { Poller, type PollerConfig, type Timers } from './poller';
 
 const TRANSITIONAL: ReadonlySet<InstanceState> = new Set(['provisioning', 'loading', 'rebooting']);

@@ -14,7 +14,7 @@
 //   user said yes knowing why it does not (never when scripted with confirm: false);
 // - an instance that fails while booting (exited/unknown/offline) is destroyed, not left billing.
 import type { CreateInstanceRequest, Instance, Logger, Offer, ServiceApi } from '../api/types';
-import type { InstanceStore, KeyValueStore } from '../model/services';
+import type { InstanceStore, KeyValueStore } from '../model/ports';
 import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from '../ssh/types';
 import { SSH_OPTIONS_STATE_KEY } from '../ssh/types';
 import type { Template } from './schema';
@@ -23,7 +23,7 @@ import { describeOffer, rankOffers } from './ranking';
 import { locateCreation, reconcileCreation } from '../api/reconcile';
 import { formatRate } from '../model/costs';
 import { offerSatisfies } from './offerFit';
-import { INFLIGHT_STATE_KEY } from './keys';
+import { INFLIGHT_STATE_KEY } from '../model/stateKeys';
 
 export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
 

@@ -19,6 +19,11 @@ export interface VariableProblem {
 const VAR = /\$\{([^}]*)\}/g;
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
+/** Where ${secret:NAME} is kept in the extension's SecretStore. */
+export function templateSecretKey(name: string): string {
+  return `secret.${name}`;
+}
+
 function basename(p: string): string {
   const parts = p.split(/[\\/]+/).filter(Boolean);
   return parts[parts.length - 1] ?? p;

@@ -1,10 +1,10 @@
 // The Instances tree: one row per instance (stable id = instance id), details as children,
 // one calm error row with Retry when polling fails.
 import * as vscode from 'vscode';
-import type { Services } from '../model/services';
-import { core } from './services';
+import type { Services } from '../host/services';
 import { instanceDetails, instanceRow } from '../model/instanceViewModel';
-import { DEMO_MESSAGE } from './demoMode';
+import { DEMO_MESSAGE } from '../model/connection';
+import { errorItem } from './errorItem';
 
 export type InstanceTreeNode =
   | { kind: 'instance'; id: number }
@@ -18,7 +18,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
   view: vscode.TreeView<InstanceTreeNode> | undefined;
 
   constructor(private readonly services: Services) {
-    const store = core(services).instances;
+    const store = services.instances;
     this.subs.push(
       store.onDidChange(() => this.update()),
       store.onDidChangeStatus(() => this.update()),
@@ -34,7 +34,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
   updateMessage(): void {
     if (!this.view) return;
     const info = this.services.connection();
-    const store = core(this.services).instances;
+    const store = this.services.instances;
     const notes: string[] = [];
     if (info.demo) notes.push(DEMO_MESSAGE);
     if (info.signedIn && !store.loaded && !store.error) notes.push('Loading instances…');
@@ -46,16 +46,9 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
   }
 
   getTreeItem(node: InstanceTreeNode): vscode.TreeItem {
-    const store = core(this.services).instances;
+    const store = this.services.instances;
     if (node.kind === 'error') {
-      const item = new vscode.TreeItem('Could not refresh instances', vscode.TreeItemCollapsibleState.None);
-      item.id = 'instances:error';
-      item.description = node.message;
-      item.tooltip = new vscode.MarkdownString(`${node.message}\n\nRetrying automatically; click to retry now.`);
-      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
-      item.contextValue = 'error';
-      item.command = { command: 'gpuRental.refresh', title: 'Retry' };
-      return item;
+      return errorItem('instances:error', 'Could not refresh instances', node.message, new vscode.MarkdownString(`${node.message}\n\nRetrying automatically; click to retry now.`));
     }
     if (node.kind === 'detail') {
       const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
@@ -85,7 +78,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
   }
 
   getChildren(node?: InstanceTreeNode): InstanceTreeNode[] {
-    const store = core(this.services).instances;
+    const store = this.services.instances;
     if (!node) {
       if (!this.services.connection().signedIn) return [];
       const rows: InstanceTreeNode[] = [];

@@ -2,8 +2,7 @@
 // once-per-session low-credit warning.
 import * as vscode from 'vscode';
 import type { Instance } from '../api/types';
-import type { Services } from '../model/services';
-import { core, readSettings } from './services';
+import type { Services } from '../host/services';
 import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../model/costs';
 import { instanceName, md } from '../model/instanceViewModel';
 
@@ -53,7 +52,7 @@ export class CostStatusBar implements vscode.Disposable {
     this.item = vscode.window.createStatusBarItem('gpuRental.cost', vscode.StatusBarAlignment.Left, 50);
     this.item.name = 'GPU Rental Cost';
     this.item.command = { command: 'gpuRental.instances.focus', title: 'Open Instances' };
-    const store = core(services).instances;
+    const store = services.instances;
     this.subs.push(
       this.item,
       store.onDidChange(() => this.update()),
@@ -72,13 +71,13 @@ export class CostStatusBar implements vscode.Disposable {
     if (typeof fromInstance === 'number') return fromInstance;
     if (!this.userFetching && Date.now() - this.userFetchedAt > USER_REFRESH_MS) {
       this.userFetching = true;
-      const gen = core(this.services).connectionState.generation;
+      const gen = this.services.connectionState.generation;
       void this.services
         .api()
         .then((api) => api.currentUser())
         .then(
           (u) => {
-            if (gen !== core(this.services).connectionState.generation) return;
+            if (gen !== this.services.connectionState.generation) return;
             this.userCredit = typeof u.credit === 'number' ? u.credit : undefined;
             this.userFetchedAt = Date.now();
             this.update();
@@ -99,7 +98,7 @@ export class CostStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const store = core(this.services).instances;
+    const store = this.services.instances;
     const instances = store.instances;
     const s = summarizeCosts(instances, this.credit(instances));
     this.summary = s;
@@ -120,7 +119,7 @@ export class CostStatusBar implements vscode.Disposable {
    */
   private maybeWarn(s: CostSummary): void {
     if (this.warnedThisSession || this.muted) return;
-    if (!isCreditLow(s, readSettings().lowCreditWarningHours)) return;
+    if (!isCreditLow(s, this.services.settings().lowCreditWarningHours)) return;
     this.warnedThisSession = true;
     const hours = s.hoursLeft === undefined ? '' : ` in about ${formatHours(s.hoursLeft)}`;
     void vscode.window
@@ -130,9 +129,9 @@ export class CostStatusBar implements vscode.Disposable {
         'Stop All Running…',
         "Don't Remind Me This Session",
       )
-      .then(async (a) => {
+      .then((a) => {
         if (a === 'Open Instances') void vscode.commands.executeCommand('gpuRental.instances.focus');
-        else if (a === 'Stop All Running…') await stopAllRunning(this.services);
+        else if (a === 'Stop All Running…') void vscode.commands.executeCommand('gpuRental.stopAllRunning');
         else if (a) this.muted = true;
       });
   }
@@ -140,21 +139,4 @@ export class CostStatusBar implements vscode.Disposable {
   dispose(): void {
     for (const s of this.subs) s.dispose();
   }
-}
-
-/** Stops every instance billed for compute, after one modal confirmation. */
-export async function stopAllRunning(services: Services): Promise<void> {
-  const running = services.instances.instances.filter(isBilledForCompute);
-  if (!running.length) {
-    void vscode.window.showInformationMessage('Nothing is running.');
-    return;
-  }
-  const total = running.reduce((sum, i) => sum + currentRate(i), 0);
-  const ok = await vscode.window.showWarningMessage(
-    `Stop ${running.length} running instance${running.length === 1 ? '' : 's'} (${formatRate(total)})?`,
-    { modal: true, detail: running.map((i) => `${instanceName(i)} (#${i.id})`).join(', ') + '\nDisks are kept (storage is still billed).' },
-    'Stop All',
-  );
-  if (ok !== 'Stop All') return;
-  for (const i of running) await vscode.commands.executeCommand('gpuRental.stopInstance', i.id);
 }

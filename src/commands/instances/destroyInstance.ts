@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { Services } from '../../model/services';
-import { core } from '../../views/services';
+import type { Services } from '../../host/services';
 import { currentRate, formatRate } from '../../model/costs';
 import { gpuText, instanceName } from '../../model/instanceViewModel';
 import { resolveInstance, runInstanceAction } from './target';
@@ -9,29 +8,27 @@ import { resolveInstance, runInstanceAction } from './target';
  * Destroy after a modal confirmation naming the instance and its cost. Scripts and tests
  * may pass `{ id, skipConfirmation: true }` to skip the prompt.
  */
-export function destroyInstanceCommand(services: Services) {
-  return async (arg?: unknown): Promise<boolean> => {
-    const inst = await resolveInstance(services, arg, () => true, {
-      verb: 'Destroy Instance',
-      none: 'You have no instances to destroy.',
-    });
-    if (!inst) return false;
-    const skip = typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
-    if (!skip) {
-      const answer = await vscode.window.showWarningMessage(
-        `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,
-        {
-          modal: true,
-          detail: 'Its disk and all data on it are deleted and billing stops. This cannot be undone.',
-        },
-        'Destroy',
-      );
-      if (answer !== 'Destroy') return false;
-    }
-    const ok = await runInstanceAction(services, inst, 'Destroying…', 'Could not destroy', async () =>
-      (await services.api()).destroyInstance(inst.id),
+export async function destroyInstance(services: Services, arg?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, () => true, {
+    verb: 'Destroy Instance',
+    none: 'You have no instances to destroy.',
+  });
+  if (!inst) return false;
+  const skip = typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
+  if (!skip) {
+    const answer = await vscode.window.showWarningMessage(
+      `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,
+      {
+        modal: true,
+        detail: 'Its disk and all data on it are deleted and billing stops. This cannot be undone.',
+      },
+      'Destroy',
     );
-    if (ok) core(services).instances.remove(inst.id);
-    return ok;
-  };
+    if (answer !== 'Destroy') return false;
+  }
+  const ok = await runInstanceAction(services, inst, 'Destroying…', 'Could not destroy', async () =>
+    (await services.api()).destroyInstance(inst.id),
+  );
+  if (ok) services.instances.remove(inst.id);
+  return ok;
 }

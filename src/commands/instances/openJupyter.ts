@@ -1,24 +1,22 @@
 import * as vscode from 'vscode';
-import type { Services } from '../../model/services';
+import type { Services } from '../../host/services';
 import { instanceName, isJupyter, jupyterUrl, stateCategory } from '../../model/instanceViewModel';
 import { resolveInstance } from './target';
 
 /** Opens http://public_ipaddr:<mapped 8080>/?token=… in the browser; the URL is never logged. */
-export function openJupyterCommand(services: Services) {
-  return async (arg?: unknown): Promise<boolean> => {
-    const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && isJupyter(i), {
-      verb: 'Open Jupyter',
-      none: 'No running Jupyter instance. Create one with a Jupyter runtype (jupyter_direct) and try again.',
-    });
-    if (!inst) return false;
-    const url = jupyterUrl(inst);
-    if (!url) {
-      void vscode.window.showErrorMessage(
-        `"${instanceName(inst)}" has no direct Jupyter address yet (needs a running jupyter_direct instance with port 8080 mapped). Wait until it is running, or copy the SSH command instead.`,
-      );
-      return false;
-    }
-    services.log.info(`Opening Jupyter of instance #${inst.id}`);
-    return vscode.env.openExternal(vscode.Uri.parse(url, true));
-  };
+export async function openJupyter(services: Services, arg?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && isJupyter(i), {
+    verb: 'Open Jupyter',
+    none: 'No running Jupyter instance. Create one with a Jupyter runtype (jupyter_direct) and try again.',
+  });
+  if (!inst) return false;
+  const url = jupyterUrl(inst);
+  if (!url) {
+    void vscode.window.showErrorMessage(
+      `"${instanceName(inst)}" has no direct Jupyter address yet (needs a running jupyter_direct instance with port 8080 mapped). Wait until it is running, or copy the SSH command instead.`,
+    );
+    return false;
+  }
+  services.log.info(`Opening Jupyter of instance #${inst.id}`);
+  return vscode.env.openExternal(vscode.Uri.parse(url, true));
 }

@@ -1,13 +1,10 @@
-import type { Services } from '../../model/services';
-import { setInstanceStateCommand } from './setInstanceState';
+import type { Services } from '../../host/services';
+import { setInstanceState } from './setInstanceState';
 
-export function startInstanceCommand(services: Services) {
-  return setInstanceStateCommand(services, {
-    to: 'running',
-    from: ['stopped', 'failed'],
-    verb: 'Start Instance',
-    none: 'No stopped instance to start.',
-    pending: 'Starting…',
-    failure: 'Could not start',
-  });
+export function startInstance(services: Services, arg?: unknown): Promise<boolean> {
+  return setInstanceState(
+    services,
+    { to: 'running', from: ['stopped', 'failed'], verb: 'Start Instance', none: 'No stopped instance to start.', pending: 'Starting…', failure: 'Could not start' },
+    arg,
+  );
 }

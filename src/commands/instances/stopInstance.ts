@@ -1,13 +1,10 @@
-import type { Services } from '../../model/services';
-import { setInstanceStateCommand } from './setInstanceState';
+import type { Services } from '../../host/services';
+import { setInstanceState } from './setInstanceState';
 
-export function stopInstanceCommand(services: Services) {
-  return setInstanceStateCommand(services, {
-    to: 'stopped',
-    from: ['running', 'loading'],
-    verb: 'Stop Instance',
-    none: 'No running instance to stop.',
-    pending: 'Stopping…',
-    failure: 'Could not stop',
-  });
+export function stopInstance(services: Services, arg?: unknown): Promise<boolean> {
+  return setInstanceState(
+    services,
+    { to: 'stopped', from: ['running', 'loading'], verb: 'Stop Instance', none: 'No running instance to stop.', pending: 'Stopping…', failure: 'Could not stop' },
+    arg,
+  );
 }

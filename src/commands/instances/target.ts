@@ -1,30 +1,20 @@
-// How every instance command finds its target: a tree node, an instance id (number or
-// numeric string, for scripts), `{ id }`, or a quick pick filtered by the command's state rule.
+// How every instance command finds its target: what instanceIdOf reads from its argument
+// (tree node, id, `{ id }`), or a quick pick by the picker rule (src/model/instanceRef.ts).
 import * as vscode from 'vscode';
 import type { Instance } from '../../api/types';
-import type { Services } from '../../model/services';
-import { core } from '../../views/services';
+import type { Services } from '../../host/services';
 import { describeError } from '../../model/errors';
 import { formatRate, currentRate } from '../../model/costs';
 import { gpuText, instanceName, stateText } from '../../model/instanceViewModel';
 import { ensureSignedIn } from '../signedIn';
-
-export function instanceIdOf(arg: unknown): number | undefined {
-  if (typeof arg === 'number') return Number.isInteger(arg) && arg > 0 ? arg : undefined;
-  if (typeof arg === 'string' && /^\d+$/.test(arg.trim())) return Number(arg.trim());
-  if (typeof arg === 'object' && arg !== null) {
-    const o = arg as { id?: unknown; instanceId?: unknown };
-    return instanceIdOf(o.instanceId ?? o.id);
-  }
-  return undefined;
-}
+import { instanceIdOf, pickRule } from '../../model/instanceRef';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
   services: Services,
   arg: unknown,
   allowed: (i: Instance) => boolean,
-  what: { verb: string; none: string },
+  what: { verb: string; none: string; takeOnly?: boolean },
 ): Promise<Instance | undefined> {
   const id = instanceIdOf(arg);
   if (arg !== undefined && arg !== null && id === undefined) {
@@ -44,14 +34,15 @@ export async function resolveInstance(
     return inst;
   }
   if (!ensureSignedIn(services)) return undefined;
-  if (!core(services).instances.loaded) await services.instances.refresh();
-  const candidates = services.instances.instances.filter(allowed);
-  if (candidates.length === 0) {
+  if (!services.instances.loaded) await services.instances.refresh();
+  const rule = pickRule(services.instances.instances, allowed, what.takeOnly);
+  if (rule.kind === 'none') {
     void vscode.window.showInformationMessage(what.none);
     return undefined;
   }
+  if (rule.kind === 'one') return rule.instance;
   const picked = await vscode.window.showQuickPick(
-    candidates.map((i) => ({
+    rule.candidates.map((i) => ({
       label: instanceName(i),
       description: [formatRate(currentRate(i)), stateText(i), gpuText(i)].filter(Boolean).join(' · '),
       detail: `#${i.id}${i.geolocation ? ` · ${i.geolocation}` : ''}`,
@@ -70,7 +61,7 @@ export async function runInstanceAction(
   failure: string,
   action: () => Promise<unknown>,
 ): Promise<boolean> {
-  const store = core(services).instances;
+  const store = services.instances;
   store.setPending(inst.id, pending);
   try {
     await action();
@@ -82,7 +73,7 @@ export async function runInstanceAction(
     const msg = describeError(e);
     services.log.error(`${failure} #${inst.id}: ${msg}`);
     void vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Log').then((a) => {
-      if (a) core(services).outputChannel.show(true);
+      if (a) services.showLog(true);
     });
     return false;
   } finally {

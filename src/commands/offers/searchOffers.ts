@@ -2,10 +2,9 @@
 // multi-step quick pick over every filter of the search table, where Back works.
 import * as vscode from 'vscode';
 import type { Offer, OfferQuery } from '../../api/types';
-import type { Services } from '../../model/services';
+import type { Services } from '../../host/services';
 import { describeError } from '../../model/errors';
 import { SORT_CHOICES, parseOfferQuery, withDefaults } from '../../model/offerQuery';
-import type { OffersTreeProvider } from '../../views/offersView';
 import { BACK, runSteps, type Step as StepOf } from '../../model/steps';
 import { ensureSignedIn } from '../signedIn';
 
@@ -189,29 +188,29 @@ export function offerSearchSteps(gpuNames: string[]): Step[] {
   ];
 }
 
-export function searchOffersCommand(services: Services, offers: OffersTreeProvider) {
-  return async (filters?: unknown): Promise<Offer[] | undefined> => {
-    if (!ensureSignedIn(services)) return undefined;
-    let query: OfferQuery | undefined;
-    if (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters)) {
-      const parsed = parseOfferQuery(filters);
-      if (!parsed.ok) {
-        void vscode.window.showErrorMessage(parsed.message);
-        return undefined;
-      }
-      query = parsed.query;
-    } else {
-      query = await runSteps(offerSearchSteps(offers.gpuNames), offers.query);
-      if (!query) return undefined;
-      query = withDefaults(query);
-    }
-    try {
-      const result = await offers.search(query);
-      void vscode.commands.executeCommand('gpuRental.offers.focus');
-      return result;
-    } catch (e) {
-      void vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
+/** gpuRental.searchOffers(filters?): a filters object searches at once; otherwise the filter steps. */
+export async function searchOffers(services: Services, filters?: unknown): Promise<Offer[] | undefined> {
+  if (!ensureSignedIn(services)) return undefined;
+  const offers = services.offers;
+  let query: OfferQuery | undefined;
+  if (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters)) {
+    const parsed = parseOfferQuery(filters);
+    if (!parsed.ok) {
+      void vscode.window.showErrorMessage(parsed.message);
       return undefined;
     }
-  };
+    query = parsed.query;
+  } else {
+    query = await runSteps(offerSearchSteps(offers.gpuNames), offers.query);
+    if (!query) return undefined;
+    query = withDefaults(query);
+  }
+  try {
+    const result = await offers.search(query);
+    void vscode.commands.executeCommand('gpuRental.offers.focus');
+    return result;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
+    return undefined;
+  }
 }

@@ -1,11 +1,13 @@
-// gpuRental.connect: make sure the instance has a host entry, then open a Remote-SSH window
+// gpuRental.connect (a lazily loaded bundle): make sure the instance has a host entry, then open a Remote-SSH window
 // (or, without Remote-SSH, an integrated terminal running ssh).
 import * as vscode from 'vscode';
 import type { Instance } from '../../api/types';
-import type { Services } from '../../model/services';
-import { SshConfigError, type SshConfigWriter } from '../../ssh';
-import { createWriter, sshOptionsFor, sshSettings } from './settings';
-import { ensureInclude } from './include';
+import type { Services } from '../../host/services';
+import type { SshConfigWriter } from '../../ssh/sshConfigWriter';
+// SshConfigError through host/ssh: the class the writer in dist/ssh.js throws, not a copy.
+import { SshConfigError, createWriter, ensureInclude, sshOptionsFor } from '../../host/ssh';
+import { instanceIdOf } from '../../model/instanceRef';
+import { resolveInstance } from '../instances/target';
 
 /** Remote-SSH and the forks known to provide the `ssh-remote` authority. */
 export const REMOTE_SSH_EXTENSIONS = ['ms-vscode-remote.remote-ssh', 'jeanp413.open-remote-ssh', 'anysphere.remote-ssh'];
@@ -28,38 +30,6 @@ export type ConnectResult =
   | { action: 'cancelled' }
   | { action: 'failed'; message: string };
 
-/** Accepts what menus and callers pass: a tree node, an Instance, an id (number or string). */
-export function instanceIdOf(target: unknown): number | undefined {
-  if (typeof target === 'number' && Number.isInteger(target)) return target;
-  if (typeof target === 'string') {
-    const m = /^(?:instance:)?(\d+)$/.exec(target.trim());
-    return m ? Number(m[1]) : undefined;
-  }
-  if (target && typeof target === 'object') {
-    const o = target as Record<string, unknown>;
-    for (const k of ['instanceId', 'instance', 'id']) {
-      const v = o[k];
-      const id = k === 'instance' && v && typeof v === 'object' ? instanceIdOf(v) : instanceIdOf(v);
-      if (id !== undefined) return id;
-    }
-  }
-  return undefined;
-}
-
-async function pickRunning(services: Services): Promise<Instance | undefined> {
-  const running = services.instances.instances.filter((i) => i.state === 'running');
-  if (!running.length) {
-    void vscode.window.showInformationMessage('No instance is running, so there is nothing to connect to. Start or create an instance in the GPU Rental view, then connect again.');
-    return undefined;
-  }
-  if (running.length === 1) return running[0];
-  const pick = await vscode.window.showQuickPick(
-    running.map((i) => ({ label: i.label?.trim() || `Instance ${i.id}`, description: `#${i.id} · ${i.gpu_name ?? ''}`.trim(), instance: i })),
-    { title: 'Connect to which instance?' },
-  );
-  return pick?.instance;
-}
-
 function remoteSshInstalled(): boolean {
   return REMOTE_SSH_EXTENSIONS.some((id) => vscode.extensions.getExtension(id) !== undefined);
 }
@@ -75,11 +45,19 @@ function fail(message: string): ConnectResult {
   return { action: 'failed', message };
 }
 
-export async function connect(services: Services, target: unknown, o: ConnectOptions = {}): Promise<ConnectResult> {
+/** gpuRental.connect(instance?, options?): a row, an id or `{ id }`; without one, the running instances. */
+export async function connect(services: Services, target?: unknown, o: ConnectOptions = {}): Promise<ConnectResult> {
   let inst: Instance | undefined;
   const id = instanceIdOf(target);
   if (id === undefined) {
-    inst = await pickRunning(services);
+    if (target !== undefined && target !== null) {
+      return fail('Connect needs an instance id (a number) or an instance row. Pick the instance in the GPU Rental view and try again.');
+    }
+    inst = await resolveInstance(services, undefined, (i) => i.state === 'running', {
+      verb: 'Connect with Remote-SSH',
+      none: 'No instance is running, so there is nothing to connect to. Start or create an instance in the GPU Rental view, then connect again.',
+      takeOnly: true,
+    });
     if (!inst) return { action: 'cancelled' };
   } else {
     inst = services.instances.get(id);
@@ -93,8 +71,7 @@ export async function connect(services: Services, target: unknown, o: ConnectOpt
     return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
   }
 
-  const settings = sshSettings();
-  if (!settings.manageConfig) {
+  if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
     const user = sshOptionsFor(services, inst.id).user ?? 'root';
     const pick = await vscode.window.showWarningMessage(

@@ -1,14 +1,16 @@
 // gpuRental.createFromTemplate and gpuRental.rentOffer: the create flow behind a cancellable
-// progress notification, with VS Code prompts.
+// progress notification, with VS Code prompts. A lazily loaded bundle (src/commands/index.ts).
 import * as vscode from 'vscode';
 import type { Offer } from '../../api/types';
-import type { Services } from '../../model/services';
+import type { Services } from '../../host/services';
 import type { Template } from '../../templates/schema';
 import { describeOffer } from '../../templates/ranking';
 import { formatRate } from '../../model/costs';
 import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
-import { sshEntryWriterFor } from '../ssh/lazy';
-import { loadTemplateUri, pickTemplate, resolveTemplateUri, templateSettings } from './workspace';
+import { sshEntryWriterFor } from '../../host/ssh';
+import { describeError } from '../../model/errors';
+import { offerRefOf } from '../../model/instanceRef';
+import { loadTemplateUri, pickTemplate, resolveTemplateUri } from '../../host/templateFiles';
 
 export interface CreateArgs {
   /** Workspace-relative path, URI string or vscode.Uri of the template. */
@@ -99,7 +101,12 @@ export function vscodePrompts(args: CreateArgs): FlowPrompts {
   };
 }
 
-export async function createFromTemplate(services: Services, args: CreateArgs = {}, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
+/** gpuRental.createFromTemplate(args?): `CreateArgs`, or the template's Uri (editor title button). */
+export function createFromTemplate(services: Services, arg?: CreateArgs | vscode.Uri): Promise<CreateFlowResult | undefined> {
+  return create(services, arg instanceof vscode.Uri ? { template: arg } : (arg ?? {}));
+}
+
+async function create(services: Services, args: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
   let uri: vscode.Uri | undefined;
   if (args.template !== undefined) {
     uri = await resolveTemplateUri(args.template);
@@ -128,11 +135,11 @@ export async function createFromTemplate(services: Services, args: CreateArgs = 
   try {
     api = await services.api();
   } catch (e) {
-    void vscode.window.showErrorMessage(e instanceof Error ? e.message : 'Not signed in. Set your API key and try again.');
+    void vscode.window.showErrorMessage(describeError(e));
     return undefined;
   }
   const offer = preselected ?? args.offerId;
-  const { maxAttempts } = templateSettings();
+  const { maxAttempts } = services.settings().templates;
 
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true },
@@ -256,18 +263,14 @@ export async function keepWatching(services: Services, id?: number): Promise<voi
   }
 }
 
-/** gpuRental.rentOffer: an offer node from the offers view ({offer}) or an offer id. */
-export async function rentOffer(services: Services, arg: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
-  let offer: Offer | number | undefined;
-  if (typeof arg === 'number' && Number.isInteger(arg)) offer = arg;
-  else if (typeof arg === 'string' && /^\d+$/.test(arg.trim())) offer = Number(arg.trim());
-  else if (arg && typeof arg === 'object' && 'offer' in arg && (arg as { offer?: Offer }).offer && typeof (arg as { offer: Offer }).offer.id === 'number')
-    offer = (arg as { offer: Offer }).offer;
-  else if (arg && typeof arg === 'object' && typeof (arg as { id?: unknown }).id === 'number' && 'dph_total' in arg) offer = arg as Offer;
+/** gpuRental.rentOffer(offer?, args?): an offer row, an Offer or an offer id; without one, asks for the id. */
+export async function rentOffer(services: Services, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
+  let offer = offerRefOf<Offer>(arg);
   if (offer === undefined) {
-    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', validateInput: (s) => (/^\d+$/.test(s.trim()) ? undefined : 'Enter the numeric offer id.') });
+    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
     if (!v) return undefined;
-    offer = Number(v.trim());
+    offer = offerRefOf<Offer>(v);
+    if (offer === undefined) return undefined;
   }
-  return createFromTemplate(services, extra, offer);
+  return create(services, extra, offer);
 }

@@ -1,8 +1,9 @@
 // gpuRental.newTemplate: writes a commented example into .gpu/ and opens it.
 import * as vscode from 'vscode';
+import type { Services } from '../../host/services';
 import { EXAMPLE_TEMPLATE } from '../../templates/example';
 
-export async function newTemplate(): Promise<vscode.Uri | undefined> {
+export async function newTemplate(_services: Services): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length === 0) {
     void vscode.window.showErrorMessage('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.');

@@ -1,8 +1,7 @@
 // gpuRental.setTemplateSecret: stores a value for ${secret:NAME} in SecretStorage.
 import * as vscode from 'vscode';
-import type { Services } from '../../model/services';
-import { SECRET_NAME } from '../../templates/variables';
-import { secretKey } from './workspace';
+import type { Services } from '../../host/services';
+import { SECRET_NAME, templateSecretKey } from '../../templates/variables';
 
 export async function setTemplateSecret(services: Services, arg?: { name?: string; value?: string }): Promise<boolean> {
   const name =
@@ -28,10 +27,10 @@ export async function setTemplateSecret(services: Services, arg?: { name?: strin
     }));
   if (value === undefined) return false;
   if (value === '') {
-    await services.secrets.delete(secretKey(name));
+    await services.secrets.delete(templateSecretKey(name));
     void vscode.window.showInformationMessage(`Template secret ${name} deleted.`);
   } else {
-    await services.secrets.store(secretKey(name), value);
+    await services.secrets.store(templateSecretKey(name), value);
     void vscode.window.showInformationMessage(`Template secret ${name} saved. Templates can use it as \${secret:${name}}.`);
   }
   services.log.info(`templates: secret ${name} ${value === '' ? 'deleted' : 'stored'}`);

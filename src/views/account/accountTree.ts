@@ -1,7 +1,7 @@
 // The Account view (gpuRental.account): user, 2FA state, methods, backup codes and the
 // add-method window. Fetches only while visible; refreshes on connection changes.
 import * as vscode from 'vscode';
-import type { Services } from '../../model/services';
+import type { Services } from '../../host/services';
 import { accountRows, loadAccount, type AccountRow, type AccountSnapshot } from '../../account/accountSnapshot';
 import { formatLocal } from '../../account/tfaErrors';
 

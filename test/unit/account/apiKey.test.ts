@@ -7,7 +7,7 @@ import { startSimulator } from '../../../src/sim';
 import type { Logger } from '../../../src/api/types';
 import { closeApiTransport } from '../../../src/api/client';
 import { Emitter } from '../../../src/model/events';
-import type { SecretStore } from '../../../src/model/services';
+import type { SecretStore } from '../../../src/model/ports';
 import { API_KEY_SECRET, cliKeyPaths, findCliKey, keyValidator, normalizeApiKey, validateAndSaveApiKey } from '../../../src/account/apiKey';
 
 class FakeSecrets implements SecretStore {

@@ -5,7 +5,7 @@ import { startSimulator, type RunningSim } from '../../../src/sim';
 import { SimControl } from '../../../src/sim/control';
 import { createApiClient } from '../../../src/api/client';
 import type { Instance, Logger, Offer, ServiceApi } from '../../../src/api/types';
-import type { KeyValueStore } from '../../../src/model/services';
+import type { KeyValueStore } from '../../../src/model/ports';
 import type { SshOptions } from '../../../src/ssh/types';
 import type { Template } from '../../../src/templates/schema';
 import type { Clock, CreateFlowPorts, FlowPrompts, ProgressUpdate } from '../../../src/templates/createFlow';

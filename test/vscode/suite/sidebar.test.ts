@@ -19,7 +19,7 @@ interface Ui {
 async function ui(): Promise<{ services: Awaited<ReturnType<typeof getExtensionApi>>['services']; ui: Ui }> {
   const { services } = await getExtensionApi();
   const u = (services as unknown as { ui?: Ui }).ui;
-  assert.ok(u, 'registerSidebar did not publish services.ui');
+  assert.ok(u, 'registerViews did not publish services.ui');
   return { services, ui: u };
 }
 

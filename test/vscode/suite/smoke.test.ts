@@ -81,7 +81,7 @@ describe('smoke', () => {
     const { services } = await getExtensionApi();
     type Tree = { getChildren(): unknown[] | Thenable<unknown[]> | undefined };
     const tree = (services as unknown as { ui?: { instances: Tree } }).ui?.instances;
-    assert.ok(tree, 'registerSidebar did not publish services.ui');
+    assert.ok(tree, 'registerViews did not publish services.ui');
     await simControl().seed({ instances: 10 });
     await vscode.commands.executeCommand('gpuRental.instances.focus');
     const t0 = performance.now();

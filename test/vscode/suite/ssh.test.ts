@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer } from './framework';
 import { SimControl } from '../../../src/sim/control';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
-import type { Services } from '../../../src/model/services';
+import type { Services } from '../../../src/host/services';
 
 const REMOTE_COMMANDS = new Set(['vscode.openFolder', 'opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow', 'workbench.extensions.installExtension']);
 

@@ -11,7 +11,7 @@ import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capt
 import { SimControl } from '../../../src/sim/control';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Instance } from '../../../src/api/types';
-import type { Services } from '../../../src/model/services';
+import type { Services } from '../../../src/host/services';
 import { INFLIGHT_STATE_KEY, readInflight, type CreateFlowResult } from '../../../src/templates/createFlow';
 
 const TEMPLATE = '.gpu/pytorch.json';

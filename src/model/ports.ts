@@ -1,7 +1,7 @@
-// The services every feature uses, wired once in extension.ts. Plain TypeScript:
-// the vscode-backed implementations live in extension.ts / views/, the interfaces here.
-import type { Instance, Logger, ServiceApi } from '../api/types';
-import type { Disposable, Event } from './events';
+// The ports the plain-TypeScript layers are written against (secrets, key-value state, the
+// connection, the instance list). src/host/services.ts implements them with VS Code.
+import type { Instance } from '../api/types';
+import type { Event } from './events';
 
 /** A namespaced view of SecretStorage (keys are prefixed `gpuRental.`). */
 export interface SecretStore {
@@ -38,20 +38,4 @@ export interface InstanceStore {
   watch(id: number): void;
   /** Remove a record (after destroy) without waiting for the next poll. */
   remove(id: number): void;
-}
-
-export interface Services {
-  readonly log: Logger;
-  /** The client for the current connection. Rejects with a clear error when signed out. */
-  api(): Promise<ServiceApi>;
-  connection(): ConnectionInfo;
-  readonly onDidChangeConnection: Event<ConnectionInfo>;
-  readonly instances: InstanceStore;
-  readonly secrets: SecretStore;
-  readonly globalState: KeyValueStore;
-  readonly workspaceState: KeyValueStore;
-  /** 2FA session key: set after a 2FA login, cleared on sign-out or when it expires. */
-  setSessionKey(key: string | undefined): Promise<void>;
-  /** Things to dispose when the extension deactivates. */
-  track(d: Disposable): void;
 }

@@ -1,19 +1,14 @@
-// VS Code side of templates: settings, finding and reading template files, and the
-// TemplateContext (variables, secrets, onstartFile) that validation needs.
+// Template files in the workspace: finding and reading them (unsaved editor text first) and
+// the TemplateContext (variables, secrets, onstartFile) that validation needs.
 import * as vscode from 'vscode';
-import type { Services } from '../../model/services';
-import { describeTemplateText, type TemplateFileInfo } from '../../templates/discovery';
-import { loadTemplate, type LoadedTemplate, type TemplateContext } from '../../templates/validate';
-import { templateSettings } from './templateUri';
-
-export function secretKey(name: string): string {
-  return `secret.${name}`;
-}
-
-export { templateSettings, isTemplateUri } from './templateUri';
+import type { Services } from './services';
+import { describeTemplateText, type TemplateFileInfo } from '../templates/discovery';
+import { loadTemplate, type LoadedTemplate, type TemplateContext } from '../templates/validate';
+import { templateSecretKey } from '../templates/variables';
+import { readSettings } from './settings';
 
 export async function findTemplates(): Promise<TemplateFileInfo[]> {
-  const { glob } = templateSettings();
+  const { glob } = readSettings().templates;
   const uris = await vscode.workspace.findFiles(glob, '**/node_modules/**', 200);
   const out: TemplateFileInfo[] = [];
   for (const uri of uris) {
@@ -59,7 +54,7 @@ export function templateContext(services: Services, uri: vscode.Uri): TemplateCo
   return {
     ...(folder ? { workspaceFolder: folder.uri.scheme === 'file' ? folder.uri.fsPath : folder.uri.path } : {}),
     env: process.env,
-    secret: (name) => services.secrets.get(secretKey(name)),
+    secret: (name) => services.secrets.get(templateSecretKey(name)),
     readFile: async (rel) => {
       if (!folder) return undefined;
       try {
@@ -81,7 +76,7 @@ export async function pickTemplate(title: string): Promise<vscode.Uri | undefine
   const found = await findTemplates();
   if (found.length === 0) {
     const choice = await vscode.window.showInformationMessage(
-      `No workspace templates found (looking for ${templateSettings().glob}). Create one with "GPU Rental: New Template".`,
+      `No workspace templates found (looking for ${readSettings().templates.glob}). Create one with "GPU Rental: New Template".`,
       'New Template',
     );
     if (choice === 'New Template') await vscode.commands.executeCommand('gpuRental.newTemplate');

@@ -1,62 +1,69 @@
-// The vscode-backed Services: log channel, namespaced secrets, connection (URL, API key,
-// 2FA session key, demo mode), the cached API client and the polled instance store.
+// The composition root: createServices() builds the one Services every command and view gets
+// (log channel, namespaced secrets, connection (URL, API key, 2FA session key, demo mode), the
+// cached API client, the polled instance store, the offer search state) and starts the
+// background work that belongs to no view (polling, the SSH entry sync).
 import * as vscode from 'vscode';
 import type { Logger, ServiceApi } from '../api/types';
 import { closeApiTransport, createApiClient } from '../api/client';
 import { createRedactingLogger } from '../api/redact';
-import { Emitter, type Disposable } from '../model/events';
-import type { ConnectionInfo, KeyValueStore, SecretStore, Services } from '../model/services';
+import { Emitter, type Disposable, type Event } from '../model/events';
+import type { ConnectionInfo, KeyValueStore, SecretStore } from '../model/ports';
+import { OfferStore } from '../model/offerStore';
+import { readSettings, type Settings } from './settings';
 import { ConnectionState, checkBaseUrl, type DemoEndpoint } from '../model/connection';
 import { PolledInstanceStore } from '../model/instanceStore';
 import { DEFAULT_POLLER_CONFIG, type PollerConfig } from '../model/poller';
 import { describeError } from '../model/errors';
+import { NOT_SIGNED_IN } from '../api/errors';
 import { API_KEY_SECRET } from '../account/apiKey';
+import { startEntrySync } from '../ssh/entrySync';
+import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/types';
 
 export const SECRET_PREFIX = 'gpuRental.';
 export const SESSION_KEY_SECRET = 'sessionKey';
 /** Used by `npm run demo`: accepted only against a loopback base URL, never saved. */
 export const DEMO_ENV_KEY = 'GPU_RENTAL_DEMO_API_KEY';
 
-export interface Settings {
-  apiBaseUrl: string | undefined;
-  pollIntervalSeconds: number;
-  hiddenPollIntervalSeconds: number;
-  lowCreditWarningHours: number;
-}
-
-export function readSettings(): Settings {
-  const c = vscode.workspace.getConfiguration('gpuRental');
-  const poll = Math.max(5, Number(c.get<number>('pollIntervalSeconds', 10)) || 10);
-  const hidden = Math.max(poll, Number(c.get<number>('hiddenPollIntervalSeconds', 60)) || 60);
-  return {
-    apiBaseUrl: c.get<string>('apiBaseUrl') || undefined,
-    pollIntervalSeconds: poll,
-    hiddenPollIntervalSeconds: hidden,
-    lowCreditWarningHours: Math.max(0, Number(c.get<number>('lowCreditWarningHours', 12)) || 0),
-  };
-}
-
-/** What the sidebar, status bar and key/demo commands need beyond the shared contract. */
-export interface CoreServices extends Services {
-  readonly instances: PolledInstanceStore;
+/**
+ * Everything a command or view needs, created once by createServices (the composition root).
+ * One type: no feature downcasts to reach more.
+ */
+export interface Services {
+  readonly log: Logger;
+  /** The client for the current connection. Rejects with a clear error when signed out. */
+  api(): Promise<ServiceApi>;
+  connection(): ConnectionInfo;
+  readonly onDidChangeConnection: Event<ConnectionInfo>;
+  /** URL, API key, 2FA session key and demo endpoint behind connection(). */
   readonly connectionState: ConnectionState;
+  /** The instance list, refreshed by one poller. */
+  readonly instances: PolledInstanceStore;
+  /** The offer search state (query, results, error). */
+  readonly offers: OfferStore;
+  readonly secrets: SecretStore;
+  readonly globalState: KeyValueStore;
+  readonly workspaceState: KeyValueStore;
+  /** The current settings (read again after every change). */
+  settings(): Settings;
+  /** 2FA session key: set after a 2FA login, cleared on sign-out or when it expires. */
+  setSessionKey(key: string | undefined): Promise<void>;
+  /** Ask the Account view to fetch again (after a 2FA change). */
+  refreshAccount(): void;
+  readonly onDidRequestAccountRefresh: Event<void>;
+  /** Things to dispose when the extension deactivates. */
+  track(d: Disposable): void;
   /** Resolves once the stored keys have been read. */
   readonly ready: Promise<void>;
-  readonly outputChannel: vscode.LogOutputChannel;
+  /** Where media/ lives (webviews). */
+  readonly extensionUri: vscode.Uri;
+  /** Reveal the "GPU Rental" output channel. */
+  showLog(preserveFocus?: boolean): void;
   /** Switch to (or leave, with undefined) the in-process simulator. */
   setDemo(endpoint: DemoEndpoint | undefined, stop?: () => Promise<void>): Promise<void>;
   /** Stop the demo simulator if one runs. */
   readonly demoStop: (() => Promise<void>) | undefined;
-  /** Set by registerSidebar: the tree providers and status bar (for integration tests). */
+  /** Set by registerViews: the tree providers and status bar (for integration tests). */
   ui?: unknown;
-}
-
-const CORE = Symbol('gpuRental.core');
-
-/** The full services object (registerSidebar etc. receive it typed as Services). */
-export function core(services: Services): CoreServices {
-  if (!(services as unknown as Record<symbol, unknown>)[CORE]) throw new Error('GPU Rental: services were not created by createServices');
-  return services as CoreServices;
 }
 
 function channelSink(ch: vscode.LogOutputChannel): Logger {
@@ -118,9 +125,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     await ready;
     const b = conn.baseUrl();
     if (!b.ok) throw new Error(b.message);
-    if (conn.token() === undefined) {
-      throw new Error('You are not signed in to GPU Rental. Run "GPU Rental: Set API Key" (or "Try Demo Mode") and try again.');
-    }
+    if (conn.token() === undefined) throw new Error(NOT_SIGNED_IN);
     const key = `${conn.isDemo() ? 'demo' : 'live'} ${b.url}`;
     if (cached?.key !== key) cached = { key, api: createApiClient({ baseUrl: b.url, credentials: conn, log }) };
     return cached.api;
@@ -145,6 +150,17 @@ export function createServices(context: vscode.ExtensionContext): Services {
   });
   track(instances);
 
+  const workspaceState = keyValue(context.workspaceState);
+  const offers = new OfferStore({
+    api,
+    isSignedIn: () => conn.token() !== undefined,
+    workspaceState,
+    warn: (m) => log.warn(m),
+  });
+  track(offers);
+  const accountRefresh = new Emitter<void>();
+  track(accountRefresh);
+
   const setContext = (info: ConnectionInfo): void => {
     void vscode.commands.executeCommand('setContext', 'gpuRental.signedIn', info.signedIn);
     // Only the in-process demo can be left with "Exit Demo Mode"; the `npm run demo` key cannot.
@@ -155,6 +171,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     conn.onDidChange((info) => {
       setContext(info);
       instances.reset();
+      offers.reset();
       connectionChanged.fire(info);
     }),
   );
@@ -215,25 +232,29 @@ export function createServices(context: vscode.ExtensionContext): Services {
 
   track(vscode.window.onDidChangeWindowState((s) => instances.poller.setFocused(s.focused)));
 
-  const services: CoreServices & { [CORE]: true } = {
-    [CORE]: true,
+  const services: Services = {
     log,
     api,
     connection: () => conn.info(),
     onDidChangeConnection: connectionChanged.event,
     instances,
+    offers,
     secrets,
     globalState: keyValue(context.globalState),
-    workspaceState: keyValue(context.workspaceState),
+    workspaceState,
+    settings: readSettings,
     setSessionKey: async (key) => {
       if (key) await secrets.store(SESSION_KEY_SECRET, key);
       else await secrets.delete(SESSION_KEY_SECRET);
       conn.setSessionKey(key);
     },
+    refreshAccount: () => accountRefresh.fire(),
+    onDidRequestAccountRefresh: accountRefresh.event,
     track,
     connectionState: conn,
     ready,
-    outputChannel,
+    extensionUri: context.extensionUri,
+    showLog: (preserveFocus) => outputChannel.show(preserveFocus),
     setDemo: async (endpoint, stop) => {
       const previous = demoStop;
       demoStop = endpoint ? stop : undefined;
@@ -244,6 +265,17 @@ export function createServices(context: vscode.ExtensionContext): Services {
       return demoStop;
     },
   };
+  // Host entries follow the instance list. The writer (dist/ssh.js) loads at the first
+  // reconcile after the list has loaded (startup clean-up).
+  track(
+    startEntrySync({
+      instances,
+      enabled: () => readSettings().ssh.manageConfig && conn.token() !== undefined,
+      writer: async () => (await import('./ssh')).createWriter(services),
+      registered: () => services.globalState.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {},
+      log,
+    }),
+  );
   track({ dispose: () => void demoStop?.().catch(() => undefined) });
   // Keep-alive sockets must not outlive the extension host's shutdown.
   track({ dispose: () => void closeApiTransport().catch(() => undefined) });

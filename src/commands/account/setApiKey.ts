@@ -1,17 +1,15 @@
 import * as vscode from 'vscode';
-import type { Services } from '../../model/services';
+import type { Services } from '../../host/services';
 import { keyValidator, normalizeApiKey, validateAndSaveApiKey } from '../../account/apiKey';
-import { core } from '../../views/services';
 
 /** Validates the key with the service before saving; a string argument skips the prompt. */
 export async function saveKeyWithFeedback(services: Services, key: string | undefined, quiet: boolean): Promise<boolean> {
-  const c = core(services);
-  const base = c.connectionState.baseUrl();
+  const base = services.connectionState.baseUrl();
   if (!base.ok) {
     void vscode.window.showErrorMessage(base.message);
     return false;
   }
-  if (c.connectionState.isDemo()) {
+  if (services.connectionState.isDemo()) {
     void vscode.window.showErrorMessage('You are in demo mode. Run "GPU Rental: Exit Demo Mode" first, then set your API key.');
     return false;
   }
@@ -24,7 +22,7 @@ export async function saveKeyWithFeedback(services: Services, key: string | unde
     void vscode.window.showErrorMessage(result.message);
     return false;
   }
-  c.connectionState.setApiKey(normalizeApiKey(key));
+  services.connectionState.setApiKey(normalizeApiKey(key));
   services.log.info(`API key saved (account #${result.user.id}).`);
   if (!quiet) {
     void vscode.window.showInformationMessage(`GPU Rental: signed in${result.user.email ? ` as ${result.user.email}` : ''}.`);
@@ -32,18 +30,17 @@ export async function saveKeyWithFeedback(services: Services, key: string | unde
   return true;
 }
 
-export function setApiKeyCommand(services: Services) {
-  return async (arg?: unknown): Promise<boolean> => {
-    if (typeof arg === 'string') return saveKeyWithFeedback(services, arg, true);
-    const key = await vscode.window.showInputBox({
-      title: 'GPU Rental: Set API Key',
-      prompt: 'Paste an API key from your account page. It is checked with the service, then kept in VS Code secret storage (never in settings).',
-      password: true,
-      ignoreFocusOut: true,
-      placeHolder: 'API key',
-      validateInput: (v) => (v.trim() ? undefined : 'Paste your API key.'),
-    });
-    if (key === undefined) return false;
-    return saveKeyWithFeedback(services, key, false);
-  };
+/** gpuRental.setApiKey: a string argument is the key (scripts: no prompt, no notification). */
+export async function setApiKey(services: Services, arg?: unknown): Promise<boolean> {
+  if (typeof arg === 'string') return saveKeyWithFeedback(services, arg, true);
+  const key = await vscode.window.showInputBox({
+    title: 'GPU Rental: Set API Key',
+    prompt: 'Paste an API key from your account page. It is checked with the service, then kept in VS Code secret storage (never in settings).',
+    password: true,
+    ignoreFocusOut: true,
+    placeHolder: 'API key',
+    validateInput: (v) => (v.trim() ? undefined : 'Paste your API key.'),
+  });
+  if (key === undefined) return false;
+  return saveKeyWithFeedback(services, key, false);
 }

@@ -6,7 +6,7 @@ import type { TfaErrorAction, TfaErrorInfo } from '../../account/tfaErrors';
 import { formatLocal, methodName } from '../../account/tfaErrors';
 import type { CodeRequest, PickVerifierRequest, TfaPrompts, Verifier } from '../../account/tfaFlows';
 import { validateBackupCode, validateLabel, validateOtp, validatePhone } from '../../account/tfaValidation';
-import { showBackupCodes } from './backupCodesView';
+import { showBackupCodes } from '../../views/account/backupCodesView';
 
 const ACTION_LABELS: Record<TfaErrorAction, string> = {
   retry: 'Retry',
@@ -88,7 +88,7 @@ export function createVscodePrompts(extensionUri: vscode.Uri): TfaPrompts {
     },
     async totpSetup(setup: TotpSetupResult, submit) {
       // The QR encoder is loaded only when this view opens (kept out of the activation bundle).
-      const { showTotpSetup } = await import('./totpWebview');
+      const { showTotpSetup } = await import('../../views/account/totpWebview');
       return showTotpSetup(extensionUri, setup, submit);
     },
   };

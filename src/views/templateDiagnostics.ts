@@ -1,9 +1,15 @@
 // Template problems as diagnostics, on open, edit (debounced) and save, next to the JSON
 // Schema squiggles VS Code shows from contributes.jsonValidation.
 import * as vscode from 'vscode';
-import type { Services } from '../../model/services';
-import type { TemplateProblem } from '../../templates/validate';
-import { isTemplateUri } from './templateUri';
+import type { Services } from '../host/services';
+import type { TemplateProblem } from '../templates/validate';
+import { matchesGlob } from '../templates/discovery';
+
+/** Is this file a template by the glob setting (relative to its workspace folder)? */
+export function isTemplateUri(services: Services, uri: vscode.Uri): boolean {
+  if (uri.scheme === 'output' || !vscode.workspace.getWorkspaceFolder(uri)) return false;
+  return matchesGlob(vscode.workspace.asRelativePath(uri, false), services.settings().templates.glob);
+}
 
 export function toDiagnostics(doc: vscode.TextDocument, problems: readonly TemplateProblem[]): vscode.Diagnostic[] {
   return problems.map((p) => {
@@ -19,13 +25,14 @@ export function toDiagnostics(doc: vscode.TextDocument, problems: readonly Templ
   });
 }
 
-export function registerTemplateDiagnostics(context: vscode.ExtensionContext, services: Services): vscode.DiagnosticCollection {
+export function registerTemplateDiagnostics(services: Services): vscode.DiagnosticCollection {
   const collection = vscode.languages.createDiagnosticCollection('gpuRental.templates');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const check = async (doc: vscode.TextDocument) => {
-    if (doc.uri.scheme === 'output' || !isTemplateUri(doc.uri)) return;
+    if (!isTemplateUri(services, doc.uri)) return;
     try {
-      const r = await (await import('./lazy')).loadTemplateUri(services, doc.uri);
+      // Validation is a lazily loaded bundle, loaded when the first template file is seen.
+      const r = await (await import('../host/templateFiles')).loadTemplateUri(services, doc.uri);
       collection.set(doc.uri, toDiagnostics(doc, r.problems));
     } catch (e) {
       services.log.warn(`templates: checking ${vscode.workspace.asRelativePath(doc.uri)} failed: ${e instanceof Error ? e.message : 'unknown error'}`);
@@ -34,7 +41,7 @@ export function registerTemplateDiagnostics(context: vscode.ExtensionContext, se
   const later = (doc: vscode.TextDocument) => {
     // Every keystroke in every editor lands here: only template files get a timer, and it
     // is forgotten once it has fired or the document is closed.
-    if (doc.uri.scheme === 'output' || !isTemplateUri(doc.uri)) return;
+    if (!isTemplateUri(services, doc.uri)) return;
     const k = doc.uri.toString();
     clearTimeout(timers.get(k));
     timers.set(
@@ -45,7 +52,7 @@ export function registerTemplateDiagnostics(context: vscode.ExtensionContext, se
       }, 400),
     );
   };
-  context.subscriptions.push(
+  for (const d of [
     collection,
     vscode.workspace.onDidOpenTextDocument(check),
     vscode.workspace.onDidSaveTextDocument(check),
@@ -58,7 +65,8 @@ export function registerTemplateDiagnostics(context: vscode.ExtensionContext, se
     }),
     services.secrets.onDidChange(() => vscode.workspace.textDocuments.forEach(later)),
     { dispose: () => timers.forEach((t) => clearTimeout(t)) },
-  );
+  ])
+    services.track(d);
   vscode.workspace.textDocuments.forEach((d) => void check(d));
   return collection;
 }

@@ -1,0 +1,125 @@
+// THE command table: every `gpuRental.*` command id and the handler it runs. Nothing else
+// registers a command, so this file answers "what does gpuRental.x run?".
+//
+// Adding a command:
+//   1. One file under src/commands/<feature>/ exporting the handler, in the one shape
+//        export async function doIt(services: Services, ...args: unknown[]): Promise<Result>
+//      `args` are what a menu, a view or a script passes (`executeCommand(id, ...args)`);
+//      accept plain values (ids, option objects) so scripts keep working, and return a result
+//      scripts and tests can check.
+//   2. One row in `commands` below: `'gpuRental.doIt': doIt` (a static import: the handler is in
+//      dist/extension.js), or `'gpuRental.doIt': lazy(load.feature, 'doIt')` to keep it out of the
+//      activation bundle.
+//   3. package.json `contributes.commands` (with "category": "GPU Rental") and README's command
+//      tables. test/unit/commands/table.test.ts fails until all three list the same ids.
+//
+// Lazily loaded bundles: a loader in `load` is `() => import('./feature/module')`, named for
+// what it loads. Every `import()` of a src/ module is a bundle boundary: scripts/build.mjs
+// finds them and builds each target module as dist/<module file name>.js, required the first
+// time the loader runs (a static import of it from another bundle requires it too, so its state
+// exists once). There is no other list to keep. dist/extension.js must stay < 150 KB.
+import * as vscode from 'vscode';
+import type { Services } from '../host/services';
+import { INFLIGHT_STATE_KEY } from '../model/stateKeys';
+import { setApiKey } from './account/setApiKey';
+import { clearApiKey } from './account/clearApiKey';
+import { importCliKey } from './account/importCliKey';
+import { exitDemoMode, tryDemoMode } from './account/demoMode';
+import { refresh } from './instances/refresh';
+import { startInstance } from './instances/startInstance';
+import { stopInstance } from './instances/stopInstance';
+import { stopAllRunning } from './instances/stopAllRunning';
+import { destroyInstance } from './instances/destroyInstance';
+import { renameInstance } from './instances/renameInstance';
+import { copySshCommand } from './instances/copySshCommand';
+import { openJupyter } from './instances/openJupyter';
+import { copyJupyterToken } from './instances/copyJupyterToken';
+import { showInstanceDetails } from './instances/showInstanceDetails';
+import { showLog } from './instances/showLog';
+import { searchOffers } from './offers/searchOffers';
+import { setupSshConfig } from './ssh/setupSshConfig';
+import { setTemplateSecret } from './templates/setTemplateSecret';
+
+/** The one handler shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types
+export type Handler = (services: Services, ...args: any[]) => Promise<unknown>;
+
+/** The lazily loaded bundles. */
+const load = {
+  /** The create flow, template validation and the Rent This Offer entry (dist/createFromTemplate.js). */
+  createFlow: () => import('./templates/createFromTemplate'),
+  /** Connect with Remote-SSH (dist/connect.js; the SSH config writer comes with it, dist/ssh.js). */
+  connect: () => import('./ssh/connect'),
+  /** New Template and its example text (dist/newTemplate.js). */
+  newTemplate: () => import('./templates/newTemplate'),
+  /** The 2FA flows and prompts (dist/tfa.js). */
+  tfa: () => import('./account/tfa'),
+};
+
+/** A handler that loads its bundle on first use. */
+function lazy<M extends Record<K, Handler>, K extends keyof M & string>(loader: () => Promise<M>, name: K): Handler {
+  return async (services, ...args) => (await loader())[name](services, ...args);
+}
+
+export const commands = {
+  // Account: API key, demo mode, 2FA
+  'gpuRental.setApiKey': setApiKey,
+  'gpuRental.clearApiKey': clearApiKey,
+  'gpuRental.importCliKey': importCliKey,
+  'gpuRental.tryDemoMode': tryDemoMode,
+  'gpuRental.exitDemoMode': exitDemoMode,
+  'gpuRental.tfa.addTotp': lazy(load.tfa, 'addTotp'),
+  'gpuRental.tfa.addSms': lazy(load.tfa, 'addSms'),
+  'gpuRental.tfa.regenerateBackupCodes': lazy(load.tfa, 'regenerateBackupCodes'),
+  'gpuRental.tfa.signIn': lazy(load.tfa, 'signIn'),
+  'gpuRental.tfa.signOut': lazy(load.tfa, 'signOut'),
+  'gpuRental.tfa.renameMethod': lazy(load.tfa, 'renameMethod'),
+  'gpuRental.tfa.makePrimary': lazy(load.tfa, 'makePrimary'),
+  'gpuRental.tfa.removeMethod': lazy(load.tfa, 'removeMethod'),
+  'gpuRental.tfa.refresh': async (services: Services) => services.refreshAccount(),
+  // Instances
+  'gpuRental.refresh': refresh,
+  'gpuRental.startInstance': startInstance,
+  'gpuRental.stopInstance': stopInstance,
+  'gpuRental.stopAllRunning': stopAllRunning,
+  'gpuRental.destroyInstance': destroyInstance,
+  'gpuRental.renameInstance': renameInstance,
+  'gpuRental.copySshCommand': copySshCommand,
+  'gpuRental.openJupyter': openJupyter,
+  'gpuRental.copyJupyterToken': copyJupyterToken,
+  'gpuRental.showInstanceDetails': showInstanceDetails,
+  'gpuRental.showLog': showLog,
+  // Offers and templates
+  'gpuRental.searchOffers': searchOffers,
+  'gpuRental.rentOffer': lazy(load.createFlow, 'rentOffer'),
+  'gpuRental.createFromTemplate': lazy(load.createFlow, 'createFromTemplate'),
+  'gpuRental.newTemplate': lazy(load.newTemplate, 'newTemplate'),
+  'gpuRental.setTemplateSecret': setTemplateSecret,
+  // Remote-SSH
+  'gpuRental.connect': lazy(load.connect, 'connect'),
+  'gpuRental.setupSshConfig': setupSshConfig,
+} satisfies Record<string, Handler>;
+
+export type CommandId = keyof typeof commands;
+
+export function registerCommands(services: Services): void {
+  for (const [id, handler] of Object.entries(commands) as Array<[string, Handler]>) {
+    services.track(vscode.commands.registerCommand(id, (...args: unknown[]) => handler(services, ...args)));
+  }
+  resumeCreations(services);
+}
+
+/**
+ * Creations interrupted by a restart resume after the first instance list arrived (signed in,
+ * service reachable). keepWatching reads and checks the records itself; this only avoids
+ * loading the create flow for nothing.
+ */
+function resumeCreations(services: Services): void {
+  const inflight = () => (services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0;
+  if (!inflight()) return;
+  const sub = services.instances.onDidChange(() => {
+    sub.dispose();
+    if (inflight()) void load.createFlow().then((t) => t.keepWatching(services));
+  });
+  services.track(sub);
+}

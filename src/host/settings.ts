@@ -1,0 +1,45 @@
+// Every setting the extension reads, typed, with its default and bounds, read in one place.
+// `remote.SSH.configFile` belongs to Remote-SSH and is only ever read.
+import * as vscode from 'vscode';
+import { DEFAULT_TEMPLATE_GLOB } from '../templates/discovery';
+
+export interface Settings {
+  apiBaseUrl: string | undefined;
+  pollIntervalSeconds: number;
+  hiddenPollIntervalSeconds: number;
+  lowCreditWarningHours: number;
+  ssh: {
+    manageConfig: boolean;
+    identityFile?: string;
+    /** remote.SSH.configFile: the user's SSH config when it is not ~/.ssh/config. */
+    userConfigFile?: string;
+  };
+  templates: {
+    glob: string;
+    maxAttempts: number;
+  };
+}
+
+export function readSettings(): Settings {
+  const c = vscode.workspace.getConfiguration('gpuRental');
+  const poll = Math.max(5, Number(c.get<number>('pollIntervalSeconds', 10)) || 10);
+  const hidden = Math.max(poll, Number(c.get<number>('hiddenPollIntervalSeconds', 60)) || 60);
+  const identityFile = c.get<string>('ssh.identityFile')?.trim();
+  const userConfigFile = vscode.workspace.getConfiguration('remote.SSH').get<string>('configFile')?.trim();
+  const attempts = c.get<number>('createMaxAttempts') ?? 3;
+  return {
+    apiBaseUrl: c.get<string>('apiBaseUrl') || undefined,
+    pollIntervalSeconds: poll,
+    hiddenPollIntervalSeconds: hidden,
+    lowCreditWarningHours: Math.max(0, Number(c.get<number>('lowCreditWarningHours', 12)) || 0),
+    ssh: {
+      manageConfig: c.get<boolean>('ssh.manageConfig', true),
+      ...(identityFile ? { identityFile } : {}),
+      ...(userConfigFile ? { userConfigFile } : {}),
+    },
+    templates: {
+      glob: c.get<string>('templateGlob')?.trim() || DEFAULT_TEMPLATE_GLOB,
+      maxAttempts: Number.isInteger(attempts) && attempts >= 1 && attempts <= 10 ? attempts : 3,
+    },
+  };
+}

@@ -1,0 +1,13 @@
+// The one error row of the trees: a warning icon, what failed, why, and Retry on click.
+import * as vscode from 'vscode';
+
+export function errorItem(id: string, title: string, message: string, tooltip: string | vscode.MarkdownString): vscode.TreeItem {
+  const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);
+  item.id = id;
+  item.description = message;
+  item.tooltip = tooltip;
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  item.contextValue = 'error';
+  item.command = { command: 'gpuRental.refresh', title: 'Retry' };
+  return item;
+}
