@@ -144,6 +144,7 @@ async function buildBenches() {
     target: 'node20',
     format: 'cjs',
     logLevel: 'warning',
+    loader: { '.sh': 'text' },
   });
 }
 

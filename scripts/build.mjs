@@ -25,7 +25,7 @@ function bundleName(file) {
 
 /** src/ modules that something import()s, by their bundle name (throws when two would share a name). */
 export async function findLazyModules(entry = 'src/extension.ts') {
-  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', external: ['vscode'], absWorkingDir: root, logLevel: 'silent' });
+  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', external: ['vscode'], absWorkingDir: root, logLevel: 'silent', loader: { '.sh': 'text' } });
   const found = new Map();
   for (const input of Object.values(r.metafile.inputs)) {
     for (const imp of input.imports) {
@@ -71,6 +71,8 @@ const common = {
   sourcemap: 'linked',
   logLevel: 'warning',
   absWorkingDir: root,
+  // The on-instance idle guard (src/guard/watchdog.sh) ships as text inside the bundle.
+  loader: { '.sh': 'text' },
 };
 
 function walk(dir, pred) {

@@ -99,6 +99,16 @@ export class SimControl {
     return (await this.call<{ requests: RequestLogEntry[] }>('GET', 'requests')).requests;
   }
 
+  /** Runs each instance's onstart for real from now on (or stops doing so); env: GPU_GUARD_* test knobs. */
+  async runOnstart(enabled: boolean, env: Record<string, string | number> = {}, opts: { nvidiaSmi?: boolean } = {}): Promise<void> {
+    await this.call('POST', 'onstart', { enabled, env, ...opts });
+  }
+
+  /** GPU utilisation (percent; one value per GPU) for the fake nvidia-smi and the list's gpu_util. */
+  async setGpuUtil(id: number, util: number | number[]): Promise<void> {
+    await this.call('POST', `instances/${id}/gpu`, { util });
+  }
+
   /** Finishes the boot of an instance now (it reads 'running' on the next show). */
   async finishBoot(id: number): Promise<void> {
     await this.call('POST', `instances/${id}/running`, {});

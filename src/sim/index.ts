@@ -3,6 +3,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seedInstances } from './instances';
+import { configureOnstart, stopAllOnstart } from './onstart';
+import { closeSandbox, setSandboxUrl } from './sandbox';
 import { createHandler } from './server';
 import { SimState, type SimConfig } from './state';
 
@@ -24,6 +26,8 @@ export interface SimOptions {
   testControl?: boolean;
   /** Show-instance calls allowed per second per key before 429. */
   rateLimitPerSecond?: number;
+  /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default and in the demo. */
+  runOnstart?: boolean;
 }
 
 export interface RunningSim {
@@ -64,14 +68,21 @@ export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim>
   });
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${hostForUrl}:${port}`;
+  setSandboxUrl(state, url);
+  if (opts.runOnstart) configureOnstart(state, { enabled: true });
   return {
-    url: `http://${hostForUrl}:${port}`,
+    url,
     port,
     host: config.host,
     state,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        stopAllOnstart(state);
+        server.close(() => {
+          closeSandbox(state);
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };
@@ -98,6 +109,7 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--instances': o.instances = num(a, next()); break;
       case '--rate-limit': o.rateLimitPerSecond = num(a, next()); break;
       case '--test-control': o.testControl = true; break;
+      case '--run-onstart': o.runOnstart = true; break;
       case '-h':
       case '--help':
         throw new Error('usage');
@@ -110,7 +122,7 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--test-control]';
+  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--test-control] [--run-onstart]';
 
 async function main(): Promise<void> {
   let opts: SimOptions;

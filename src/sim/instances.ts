@@ -300,7 +300,7 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     gpu_arch: o.gpu_arch,
     gpu_totalram: o.gpu_totalram,
     gpu_ram: o.gpu_ram,
-    gpu_util: running ? 0 : null,
+    gpu_util: running ? Math.max(0, ...(inst.gpuUtil ?? [0])) : null,
     gpu_temp: running ? 34 : null,
     gpu_frac: o.gpu_frac,
     gpu_lanes: o.gpu_lanes,

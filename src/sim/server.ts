@@ -5,6 +5,7 @@ import { createInstance, destroyInstance, renderInstance, seedInstances, startIn
 import { SearchError, generateOffers, searchOffers } from './offers';
 import { SimState, randomKey, type Fault, type SimInstance } from './state';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
+import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
 
 export interface Principal {
   kind: 'full' | 'read' | 'session' | 'instance';
@@ -213,8 +214,9 @@ function route(
     const id = Number(m[1]);
     if (!Number.isInteger(id) || id <= 0) throw fail(400, 'invalid_args', `'${m[1]}' is not a valid instance id.`);
     if (who.kind === 'instance') {
-      const ok = who.instanceId === id && ((method === 'PUT' && 'state' in json && !('label' in json)) || method === 'DELETE');
-      if (!ok) throw fail(403, 'permission_denied', 'This instance key can only start, stop or destroy its own instance.');
+      // Section 7: the key inside an instance may read, start, stop or destroy that one instance.
+      const ok = who.instanceId === id && (method === 'GET' || (method === 'PUT' && 'state' in json && !('label' in json)) || method === 'DELETE');
+      if (!ok) throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
     }
     if (method === 'GET') {
       const limit = state.config.rateLimitPerSecond;
@@ -237,8 +239,13 @@ function route(
     if (method === 'PUT') {
       let did = false;
       if (json.state !== undefined && json.state !== null) {
-        if (json.state === 'stopped') stopInstance(state, inst);
-        else if (json.state === 'running') startInstance(state, inst);
+        if (json.state === 'stopped') {
+          stopInstance(state, inst);
+          instanceEnded(state, inst.id);
+        } else if (json.state === 'running') {
+          startInstance(state, inst);
+          instanceStarted(state, inst);
+        }
         else throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
         did = true;
       }
@@ -252,11 +259,12 @@ function route(
     }
     if (method === 'DELETE') {
       destroyInstance(state, inst);
+      instanceEnded(state, inst.id);
       return { status: 200, body: { success: true } };
     }
     throw fail(405, 'method_not_allowed', `${method} is not supported on ${path}.`);
   }
-  if (who.kind === 'instance') throw fail(403, 'permission_denied', 'This instance key can only start, stop or destroy its own instance.');
+  if (who.kind === 'instance') throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
 
   if (path === '/api/v0/instances' && method === 'GET') {
     const list = [...state.instances.values()].filter((i) => visible(state, i)).map((i) => renderInstance(state, i));
@@ -295,6 +303,7 @@ function route(
     const hide = takeFault(state, ['hidden'], path);
     const created = state.instances.get(id);
     if (hide && created) created.visibleAt = state.now() + hide.seconds;
+    instanceStarted(state, state.instances.get(id)!);
     return { status: 200, body: { success: true, new_contract: id, instance_api_key: apiKey } };
   }
   if (path === '/api/v0/users/current' && method === 'GET') {
@@ -380,6 +389,25 @@ function control(state: SimState, method: string, path: string, json: Record<str
     inst.bootStart = state.now() - inst.bootSeconds;
     return ok();
   }
+  if (path === '/_sim/onstart') {
+    // Run each instance's onstart for real (off by default): { enabled, env?: {GPU_GUARD_*: value}, nvidiaSmi? }
+    if (typeof json.enabled !== 'boolean') return bad('enabled must be true or false');
+    if (json.env !== undefined && (json.env === null || typeof json.env !== 'object' || Array.isArray(json.env))) return bad('env must be an object');
+    try {
+      configureOnstart(state, { enabled: json.enabled, env: json.env as Record<string, unknown> | undefined, nvidiaSmi: json.nvidiaSmi !== false });
+    } catch (e) {
+      return bad((e as Error).message);
+    }
+    return ok();
+  }
+  if ((m = /^\/_sim\/instances\/(\d+)\/gpu$/.exec(path))) {
+    const inst = state.instances.get(Number(m[1]));
+    if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
+    const util = Array.isArray(json.util) ? json.util : [json.util];
+    if (!util.length || util.some((u) => typeof u !== 'number' || !Number.isFinite(u) || u < 0 || u > 100)) return bad('util must be a percentage or a list of them (one per GPU)');
+    setGpuUtil(state, inst, util as number[]);
+    return ok();
+  }
   if (path === '/_sim/fault') {
     const count = json.count === undefined ? 1 : Number(json.count);
     if (!Number.isInteger(count) || count < 1) return bad('count must be a positive integer');
@@ -444,6 +472,8 @@ function control(state: SimState, method: string, path: string, json: Record<str
 }
 
 function resetState(state: SimState): void {
+  stopAllOnstart(state);
+  configureOnstart(state, { enabled: false });
   const fresh = new SimState(state.config);
   Object.assign(state, fresh);
   if (state.config.instances > 0) seedInstances(state, state.config.instances);

@@ -66,6 +66,8 @@ export interface SimInstance {
   everStarted: boolean;
   /** Sim time before which show and list do not show this instance (injected late visibility). */
   visibleAt?: number;
+  /** Utilisation per GPU in percent, set by tests (/_sim/instances/{id}/gpu); undefined reads as idle. */
+  gpuUtil?: number[];
 }
 
 export interface SimUser {

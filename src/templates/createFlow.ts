@@ -24,6 +24,7 @@ import { locateCreation, reconcileCreation } from '../api/reconcile';
 import { formatRate } from '../model/costs';
 import { offerSatisfies } from './offerFit';
 import { INFLIGHT_STATE_KEY } from '../model/stateKeys';
+import { GuardSetupError, guardedOnstart, type GuardRequest } from '../guard/plan';
 
 export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
 
@@ -106,6 +107,8 @@ export interface CreateFlowInput {
   templatePath: string;
   /** The onstart script to send (inline or read from onstartFile). */
   onstart?: string;
+  /** The idle guard to install through onstart (src/guard/plan.ts); omitted: none. */
+  guard?: GuardRequest;
   /** Preselected offer (from the offers view) or offer id. */
   offer?: Offer | number;
   /** false skips the price confirmation (scripts and tests). */
@@ -457,7 +460,15 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
 
     // 4. rent
     const label = uniqueLabel(base, ports.random);
-    const req: CreateInstanceRequest = buildCreateRequest(t, label, input.onstart);
+    let onstart: string | undefined;
+    try {
+      onstart = guardedOnstart(input.onstart ?? t.instance.onstart, input.guard, offer.dph_total, (m) => log.warn(`create: ${m}`));
+    } catch (e) {
+      if (!(e instanceof GuardSetupError)) throw e;
+      log.warn(`create: ${e.message}`);
+      return { outcome: 'failed', message: `Nothing was rented. ${e.message}`, attempts: attempt };
+    }
+    const req: CreateInstanceRequest = buildCreateRequest(t, label, onstart);
     progress('renting', `Renting ${describeOffer(offer)}${bidPrice !== undefined ? ` (bid $${bidPrice}/h)` : ''} (${attempt}/${maxAttempts})`);
     log.info(`create: renting offer ${offer.id} as "${label}" (attempt ${attempt}/${maxAttempts})`);
     let id: number | undefined;

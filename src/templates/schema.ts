@@ -137,6 +137,29 @@ export const SshOptionsSchema = doc(
   'How the generated Remote-SSH entry looks and which folder Connect opens.',
 );
 
+export const GuardSchema = doc(
+  z.strictObject({
+    idleMinutes: z.optional(
+      doc(z.int().check(z.minimum(1), z.maximum(10080)), 'Act after this many minutes of continuous idleness. Default: the gpuRental.guard.idleMinutes setting (30).'),
+    ),
+    gpuUtilBelow: z.optional(
+      doc(z.number().check(z.gte(1), z.lte(100)), 'A GPU counts as idle below this utilisation in percent (the busiest GPU counts). Default: the gpuRental.guard.gpuUtilBelow setting (5).'),
+    ),
+    action: z.optional(
+      doc(
+        z.enum(['stop', 'destroy']),
+        'What the guard does: "stop" (default; billing for the GPU ends, the disk is kept and still billed) or "destroy" (deletes the instance and its disk). Destroy is never a default.',
+      ),
+    ),
+    keepWhileSsh: z.optional(doc(z.boolean(), 'An open SSH session (VS Code Remote-SSH, a terminal) keeps the instance running. Default: true.')),
+    maxHours: z.optional(doc(z.number().check(z.positive()), 'Hard cap: act after this many hours of running, whatever the activity.')),
+    maxSpend: z.optional(
+      doc(z.number().check(z.positive()), 'Hard cap: act once this many dollars were spent since the instance started, at the price known at creation, whatever the activity.'),
+    ),
+  }),
+  'The idle guard: a watchdog on the instance (installed through onstart) that stops it when GPUs, SSH sessions and the heartbeat file /tmp/gpu-rental/busy show no work, even with your laptop closed. false turns it off for this template.',
+);
+
 export const TemplateSchema = doc(
   z.strictObject({
     $schema: z.optional(doc(z.string(), 'The JSON Schema of this file (optional; VS Code applies it to .gpu/*.json anyway).')),
@@ -145,6 +168,12 @@ export const TemplateSchema = doc(
     offer: z.optional(OfferRequirementsSchema),
     instance: InstanceSpecSchema,
     ssh: z.optional(SshOptionsSchema),
+    guard: z.optional(
+      doc(
+        z.union([GuardSchema, z.literal(false)]),
+        'The idle guard on the instance: stops it after idleMinutes without GPU work, SSH session or heartbeat, even with your laptop closed. An object tunes it; false turns it off for this template. Without this property the gpuRental.guard.* settings apply.',
+      ),
+    ),
   }),
   'A GPU Rental workspace template. Strings may use ${workspaceFolder}, ${workspaceFolderBasename}, ${env:NAME} and ${secret:NAME}.',
 );
@@ -154,6 +183,7 @@ export type OfferRequirements = z.infer<typeof OfferRequirementsSchema>;
 export type InstanceSpec = z.infer<typeof InstanceSpecSchema>;
 export type SshOptions = z.infer<typeof SshOptionsSchema>;
 export type LocalForward = z.infer<typeof LocalForwardSchema>;
+export type GuardOptions = z.infer<typeof GuardSchema>;
 
 /** The JSON Schema contributed through contributes.jsonValidation (draft-07: what VS Code's JSON service understands best). */
 export function templateJsonSchema(): Record<string, unknown> {

@@ -8,6 +8,7 @@ import { TemplateSchema, type Template } from './schema';
 import { expandValue, type VariableContext, type VariableProblem } from './variables';
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
+import { GuardSetupError, composeOnstart, resolveGuardPlan } from '../guard/plan';
 
 export interface TemplateProblem {
   path: JsonPath;
@@ -57,6 +58,20 @@ function issueMessage(issue: z.core.$ZodIssue, actual: unknown): string {
   }
 }
 
+/**
+ * An object where "an object or false" was expected (`guard`) fails the union as a whole; report
+ * what is wrong inside the object instead of an opaque "invalid value".
+ */
+function expandUnions(issues: readonly z.core.$ZodIssue[], root: unknown): z.core.$ZodIssue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'invalid_union') return [issue];
+    const v = valueAt(root, issue.path.filter((p): p is string | number => typeof p !== 'symbol'));
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return [issue];
+    const branch = issue.errors.find((errs) => errs.length && errs.every((e) => e.code !== 'invalid_type' || e.path.length > 0));
+    return branch ? branch.map((e) => ({ ...e, path: [...issue.path, ...e.path] }) as z.core.$ZodIssue) : [issue];
+  });
+}
+
 function valueAt(root: unknown, path: JsonPath): unknown {
   let v: unknown = root;
   for (const p of path) {
@@ -94,7 +109,7 @@ export async function loadTemplate(text: string, ctx: TemplateContext): Promise<
   // Schema problems, all of them (zod reports every issue, not the first).
   const result = z.safeParse(TemplateSchema, raw);
   if (!result.success) {
-    for (const issue of result.error.issues) {
+    for (const issue of expandUnions(result.error.issues, raw)) {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
       if (issue.code === 'unrecognized_keys') for (const k of issue.keys) add([...path, k], `Unknown property "${k}". Remove it or check its spelling.`);
       else add(path, issueMessage(issue, valueAt(raw, path)));
@@ -138,6 +153,7 @@ export async function loadTemplate(text: string, ctx: TemplateContext): Promise<
   if (candidate && typeof candidate === 'object' && candidate.instance && typeof candidate.instance === 'object') {
     const taken = new Set(problems.map((p) => pathKey(p.path)));
     for (const p of creationProblemsFor(candidate, onstart)) if (!taken.has(pathKey(p.path))) add(p.path, p.message);
+    for (const p of guardProblems(candidate, onstart)) if (!taken.has(pathKey(p.path))) add(p.path, p.message, p.severity);
   }
   const out: LoadedTemplate = { problems: dedupe(problems) };
   if (parsedExpanded.success && !out.problems.some((p) => p.severity === 'error')) {
@@ -179,6 +195,27 @@ function creationProblemsFor(t: Template, onstart: string | undefined): Array<{ 
   if (bidPrice !== undefined) req.price = bidPrice;
   else delete req.price;
   return creationRuleProblems(req, t.offer?.type === 'bid').map((p) => ({ path: templatePathFor(p.path, t), message: p.message }));
+}
+
+/** The idle guard must be installable: onstart runs (not runtype args) and fits with it. */
+function guardProblems(t: Template, onstart: string | undefined): Array<{ path: JsonPath; message: string; severity: 'error' | 'warning' }> {
+  if (t.guard === false || !t.instance || typeof t.instance !== 'object') return [];
+  const explicit = t.guard !== undefined && typeof t.guard === 'object';
+  if (t.instance.runtype === 'args') {
+    return explicit
+      ? [{ path: ['guard'], message: 'Runtype "args" does not run onstart, so the idle guard cannot be installed and nothing would stop this instance when idle. Use an ssh or jupyter runtype, or set "guard": false.', severity: 'error' }]
+      : [];
+  }
+  try {
+    composeOnstart(onstart ?? t.instance.onstart, resolveGuardPlan(explicit ? t.guard : undefined), { apiUrl: 'https://console.vast.ai', dphTotal: 1 });
+    return [];
+  } catch (e) {
+    if (!(e instanceof GuardSetupError)) return [];
+    const path: JsonPath = t.instance.onstartFile !== undefined ? ['instance', 'onstartFile'] : t.instance.onstart !== undefined ? ['instance', 'onstart'] : ['guard'];
+    return explicit
+      ? [{ path, message: e.message, severity: 'error' }]
+      : [{ path, message: `${e.message} Without "guard": false, instances from this template are created without the default idle guard.`, severity: 'warning' }];
+  }
 }
 
 /** Rules that exist only for templates (the request itself cannot express them). */

@@ -1,0 +1,189 @@
+// The idle guard's settings for one instance and the onstart that installs it.
+// The watchdog (watchdog.sh) runs on the instance itself, so it keeps working with the
+// laptop closed; onstart writes it to a file and starts it in the background before the
+// user's own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
+import { gzipSync } from 'node:zlib';
+import WATCHDOG from './watchdog.sh';
+
+/** The service's limit on onstart (spec: Limits). */
+export const ONSTART_LIMIT = 4048;
+
+export type GuardAction = 'stop' | 'destroy';
+
+/** The template's `guard` block as written (every field optional). */
+export interface GuardBlock {
+  idleMinutes?: number;
+  gpuUtilBelow?: number;
+  action?: GuardAction;
+  keepWhileSsh?: boolean;
+  maxHours?: number;
+  maxSpend?: number;
+}
+
+/** The settings that apply to templates without a `guard` block (gpuRental.guard.*). */
+export interface GuardDefaults {
+  enabled: boolean;
+  idleMinutes: number;
+  gpuUtilBelow: number;
+}
+
+export const DEFAULT_GUARD: GuardDefaults = { enabled: true, idleMinutes: 30, gpuUtilBelow: 5 };
+
+/** What the watchdog of one instance does. */
+export interface GuardPlan {
+  idleMinutes: number;
+  gpuUtilBelow: number;
+  action: GuardAction;
+  keepWhileSsh: boolean;
+  maxHours?: number;
+  maxSpend?: number;
+}
+
+/**
+ * The plan for a template: its block over the defaults; `false` (or the setting off, with no
+ * block) means no guard. `destroy` only ever comes from an explicit `"action": "destroy"`.
+ */
+export function resolveGuardPlan(block: GuardBlock | false | undefined, defaults: GuardDefaults = DEFAULT_GUARD): GuardPlan | undefined {
+  if (block === false) return undefined;
+  if (block === undefined && !defaults.enabled) return undefined;
+  const b = block ?? {};
+  const plan: GuardPlan = {
+    idleMinutes: b.idleMinutes ?? defaults.idleMinutes,
+    gpuUtilBelow: b.gpuUtilBelow ?? defaults.gpuUtilBelow,
+    action: b.action === 'destroy' ? 'destroy' : 'stop',
+    keepWhileSsh: b.keepWhileSsh ?? true,
+  };
+  if (b.maxHours !== undefined) plan.maxHours = b.maxHours;
+  if (b.maxSpend !== undefined) plan.maxSpend = b.maxSpend;
+  return plan;
+}
+
+/** The hard cap in seconds of running time, and which limit sets it; undefined when none is set. */
+export function capOf(plan: GuardPlan, dphTotal: number): { seconds: number; why: 'maxHours' | 'maxSpend' } | undefined {
+  const caps: Array<{ seconds: number; why: 'maxHours' | 'maxSpend' }> = [];
+  if (plan.maxHours !== undefined) caps.push({ seconds: plan.maxHours * 3600, why: 'maxHours' });
+  if (plan.maxSpend !== undefined && dphTotal > 0) caps.push({ seconds: (plan.maxSpend / dphTotal) * 3600, why: 'maxSpend' });
+  if (!caps.length) return undefined;
+  const c = caps.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  return { seconds: Math.max(60, Math.floor(c.seconds)), why: c.why };
+}
+
+export interface GuardContext {
+  /** The service's base URL the watchdog calls (the apiBaseUrl setting). */
+  apiUrl: string;
+  /** $/h of the rented offer (dph_total), for maxSpend. */
+  dphTotal: number;
+}
+
+/** Only a plain http(s) URL goes into the script: it is single-quoted in shell, and checked first. */
+function checkedUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new GuardSetupError(`The API base URL "${raw.slice(0, 80)}" is not a valid URL, so the idle guard cannot reach the service from the instance.`);
+  }
+  const s = u.href.replace(/\/+$/, '');
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password || !/^[A-Za-z0-9:/._~%[\]-]+$/.test(s)) {
+    throw new GuardSetupError(`The API base URL "${raw.slice(0, 80)}" cannot be given to the idle guard (only plain http(s) URLs without credentials or special characters).`);
+  }
+  return s;
+}
+
+export class GuardSetupError extends Error {
+  override name = 'GuardSetupError';
+}
+
+/** The environment the watchdog starts with (all values are digits, words or the checked URL). */
+export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, string]> {
+  const env: Array<[string, string]> = [
+    ['GPU_GUARD_API', checkedUrl(ctx.apiUrl)],
+    ['GPU_GUARD_IDLE_MINUTES', String(Math.max(1, Math.round(plan.idleMinutes)))],
+    ['GPU_GUARD_GPU_BELOW', String(Math.max(0, Math.min(101, Math.round(plan.gpuUtilBelow))))],
+    ['GPU_GUARD_KEEP_WHILE_SSH', plan.keepWhileSsh ? '1' : '0'],
+  ];
+  if (plan.action === 'destroy') env.push(['GPU_GUARD_ACTION', 'destroy']);
+  const cap = capOf(plan, ctx.dphTotal);
+  if (cap) env.push(['GPU_GUARD_CAP_SECONDS', String(cap.seconds)], ['GPU_GUARD_CAP_WHY', cap.why]);
+  return env;
+}
+
+/** The watchdog as embedded in onstart: comment lines, indentation and blank lines removed. */
+export function minifiedWatchdog(script: string = WATCHDOG): string {
+  const lines = script.split('\n').map((l) => l.trim());
+  return `${lines.filter((l, i) => l && (!l.startsWith('#') || i === 0)).join('\n')}\n`;
+}
+
+export const WATCHDOG_SCRIPT: string = WATCHDOG;
+
+const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
+const FILE = (name: string) => `"\${TMPDIR:-/tmp}/gpu-rental/${name}"`;
+const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
+
+function packed(text: string): string {
+  return gzipSync(Buffer.from(text, 'utf8'), { level: 9 }).toString('base64');
+}
+
+function launchLine(plan: GuardPlan, ctx: GuardContext): string {
+  const env = guardEnv(plan, ctx)
+    .map(([k, v]) => `${k}='${v}'`)
+    .join(' ');
+  return `${env} nohup sh ${FILE('guard.sh')} </dev/null >/dev/null 2>&1 &\n`;
+}
+
+/** The guard one creation installs: the plan, whether the template asked for it, and the API URL. */
+export interface GuardRequest {
+  plan: GuardPlan;
+  /** The template has a `guard` block: a guard that cannot be installed fails the creation. */
+  explicit: boolean;
+  apiUrl: string;
+}
+
+/**
+ * The onstart for one rent attempt at this price. A guard the template asked for that cannot
+ * be installed throws GuardSetupError (before anything is rented); the default guard is left
+ * out with a warning instead, so a long onstart still works as it did without guards.
+ */
+export function guardedOnstart(user: string | undefined, guard: GuardRequest | undefined, dphTotal: number, warn: (message: string) => void): string | undefined {
+  if (!guard) return user;
+  try {
+    return composeOnstart(user, guard.plan, { apiUrl: guard.apiUrl, dphTotal }).onstart;
+  } catch (e) {
+    if (guard.explicit || !(e instanceof GuardSetupError)) throw e;
+    warn(`the default idle guard is left out of this instance: ${e.message}`);
+    return user;
+  }
+}
+
+export type OnstartForm = 'user-only' | 'plain' | 'guard-compressed' | 'all-compressed';
+
+export interface ComposedOnstart {
+  /** undefined when there is neither a guard nor a user script. */
+  onstart?: string;
+  form: OnstartForm;
+}
+
+/**
+ * The onstart to send: the watchdog installed and started in the background first (so a user
+ * script that blocks or exits cannot keep it from starting), then the user's own script,
+ * unchanged. Within the service's 4,048 characters, in the first form that fits:
+ * 1. plain (readable) script, 2. the watchdog gzip+base64 encoded, 3. everything encoded and
+ * sourced, so the user's script still runs in the service's own shell.
+ */
+export function composeOnstart(user: string | undefined, plan: GuardPlan | undefined, ctx: GuardContext): ComposedOnstart {
+  if (!plan) return user === undefined ? { form: 'user-only' } : { onstart: user, form: 'user-only' };
+  const own = user ?? '';
+  const tail = own ? (own.endsWith('\n') ? own : `${own}\n`) : '';
+  const script = minifiedWatchdog();
+  const launch = launchLine(plan, ctx);
+  const plain = `mkdir -p ${DIR} && cat >${FILE('guard.sh')} <<'${EOF_MARK}'\n${script}${EOF_MARK}\n${launch}${tail}`;
+  if (plain.length <= ONSTART_LIMIT) return { onstart: plain, form: 'plain' };
+  const guardPacked = `mkdir -p ${DIR} && echo '${packed(script)}' | base64 -d | gzip -dc >${FILE('guard.sh')}\n${launch}${tail}`;
+  if (guardPacked.length <= ONSTART_LIMIT) return { onstart: guardPacked, form: 'guard-compressed' };
+  const all = `mkdir -p ${DIR} && echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')} && . ${FILE('onstart.sh')}\n`;
+  if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed' };
+  throw new GuardSetupError(
+    `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +
+      'Shorten the onstart script (move setup into the image or a file it downloads), or turn the guard off for this template with "guard": false.',
+  );
+}

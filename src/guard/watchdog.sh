@@ -1,0 +1,204 @@
+#!/bin/sh
+# GPU Rental idle guard. Runs on the instance (onstart starts it in the background) and stops
+# or destroys the instance through the service API after it has been idle for a while, or at
+# a hard cap, whether or not a laptop with VS Code is open. POSIX sh: dash, busybox sh, bash.
+#
+# Idle = every GPU below GPU_GUARD_GPU_BELOW %, no heartbeat (the file's mtime) within
+# GPU_GUARD_HEARTBEAT_SECONDS, not snoozed, and with GPU_GUARD_KEEP_WHILE_SSH=1 no SSH session.
+# Keep a job alive from a training loop:  touch /tmp/gpu-rental/busy  (every few minutes).
+# Snooze: an epoch time in /tmp/gpu-rental/snooze-until. State: state.json, log: guard.log.
+# Without nvidia-smi (a CPU image) it judges by SSH sessions and the heartbeat only.
+# Test knobs: GPU_GUARD_TICK (s), GPU_GUARD_IDLE_SECONDS, GPU_GUARD_SSH_CMD (prints a count).
+# This file is embedded in onstart with comments and indentation stripped: keep it small.
+
+# $1 when it is a whole number, else $2.
+num() {
+  case $1 in
+    '' | *[!0-9]*) echo "$2" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+D=${GPU_GUARD_DIR:-${TMPDIR:-/tmp}/gpu-rental}
+TICK=$(num "$GPU_GUARD_TICK" 60)
+[ "$TICK" -ge 1 ] || TICK=1
+IDLE_S=$(num "$GPU_GUARD_IDLE_SECONDS" $(($(num "$GPU_GUARD_IDLE_MINUTES" 30) * 60)))
+BELOW=$(num "$GPU_GUARD_GPU_BELOW" 5)
+CAP_S=$(num "$GPU_GUARD_CAP_SECONDS" 0)
+CAP_WHY=${GPU_GUARD_CAP_WHY:-cap}
+HB=${GPU_GUARD_HEARTBEAT:-$D/busy}
+HB_S=$(num "$GPU_GUARD_HEARTBEAT_SECONDS" 600)
+ACTION=stop
+[ "$GPU_GUARD_ACTION" = destroy ] && ACTION=destroy
+mkdir -p "$D" || exit 1
+LOG=$D/guard.log
+PIDF=$D/guard.pid
+
+log() {
+  [ "$(wc -c <"$LOG" 2>/dev/null || echo 0)" -gt 262144 ] && mv -f "$LOG" "$LOG.1"
+  echo "$(date -u +%FT%TZ) $*" >>"$LOG"
+}
+
+# JSON: a string (quotes, backslashes and control characters dropped) or a number; empty is null.
+js() {
+  if [ -z "$1" ]; then echo null; else echo "\"$(printf %s "$1" | tr -d "\"\\\\" | tr -cd ' -~')\""; fi
+}
+jn() {
+  echo "${1:-null}"
+}
+
+old=$(cat "$PIDF" 2>/dev/null)
+if [ -n "$old" ] && [ "$old" != $$ ] && kill -0 "$old" 2>/dev/null; then
+  log "guard $old is already running"
+  exit 0
+fi
+echo $$ >"$PIDF"
+trap 'log "guard ended by a signal"; rm -f "$PIDF"; exit 0' TERM INT HUP
+
+START=$(date +%s)
+NOW=$START
+IDLE_SINCE=
+FAILS=0
+NEXT=0
+ERR=
+GPU=
+GPU_NOTE=
+SSH=0
+HB_AGE=
+SNOOZED=
+BUSY=
+DONE_AT=
+
+write_state() {
+  at=
+  [ -n "$IDLE_SINCE" ] && at=$((IDLE_SINCE + IDLE_S))
+  cap=
+  [ "$CAP_S" -gt 0 ] && cap=$((START + CAP_S))
+  printf '{"version":1,"pid":%s,"startedAt":%s,"updatedAt":%s,"tickSeconds":%s,"action":"%s","idleLimitSeconds":%s,"gpuUtilBelow":%s,"gpu":%s,"gpuUtil":%s,"sshSessions":%s,"heartbeatAgeSeconds":%s,"snoozedUntil":%s,"busyReason":%s,"idleSince":%s,"actAt":%s,"capAt":%s,"capReason":%s,"failures":%s,"nextRetryAt":%s,"lastError":%s,"doneAt":%s}\n' \
+    $$ "$START" "$NOW" "$TICK" "$ACTION" "$IDLE_S" "$BELOW" "$(js "$GPU_NOTE")" "$(jn "$GPU")" "$SSH" "$(jn "$HB_AGE")" \
+    "$(jn "$SNOOZED")" "$(js "$BUSY")" "$(jn "$IDLE_SINCE")" "$(jn "$at")" "$(jn "$cap")" "$(js "$CAP_WHY")" "$FAILS" \
+    "$(jn "$([ "$FAILS" -gt 0 ] && echo "$NEXT")")" "$(js "$ERR")" "$(jn "$DONE_AT")" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
+}
+
+sample() {
+  GPU=
+  GPU_NOTE=none
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    GPU_NOTE=unreadable
+    # The busiest GPU counts; lines that are not numbers ([N/A]) are skipped.
+    for v in $(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null); do
+      v=$(num "$v" -1)
+      [ "$v" -gt "${GPU:--1}" ] && GPU=$v && GPU_NOTE=ok
+    done
+  fi
+  if [ -n "$GPU_GUARD_SSH_CMD" ]; then
+    SSH=$(sh -c "$GPU_GUARD_SSH_CMD" 2>/dev/null)
+  else
+    # Established TCP connections (state 01) to the local sshd port.
+    SSH=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$(printf :%04X "$(num "$GPU_GUARD_SSH_PORT" 22)")" '$4=="01"&&substr($2,length($2)-4)==p{n++}END{print n+0}')
+  fi
+  SSH=$(num "$SSH" 0)
+  HB_AGE=
+  t=$(stat -c %Y "$HB" 2>/dev/null) && HB_AGE=$((NOW - t))
+  SNOOZED=$(num "$(cut -d. -f1 "$D/snooze-until" 2>/dev/null)" 0)
+  [ "$SNOOZED" -gt "$NOW" ] || SNOOZED=
+}
+
+# One API call for this instance; CODE is the HTTP status (0: no answer), ERR the error text.
+act() {
+  url="${GPU_GUARD_API%/}/api/v0/instances/$CONTAINER_ID/"
+  m=PUT
+  body='{"state":"stopped"}'
+  [ "$ACTION" = destroy ] && m=DELETE && body=
+  : >"$D/api.err"
+  if command -v curl >/dev/null 2>&1; then
+    # The key goes in through stdin, never onto a command line that ps shows.
+    CODE=$(printf 'header = "Authorization: Bearer %s"\n' "$CONTAINER_API_KEY" |
+      curl -sS -m 30 -K - -o /dev/null -w '%{http_code}' -X $m -H 'Content-Type: application/json' ${body:+-d "$body"} "$url" 2>"$D/api.err")
+  elif wget --help 2>&1 | grep -q -- --method; then
+    (umask 077 && echo "header = Authorization: Bearer $CONTAINER_API_KEY" >"$D/wgetrc")
+    WGETRC=$D/wgetrc wget -qS -T 30 -t 1 -O /dev/null --method=$m --header='Content-Type: application/json' ${body:+"--body-data=$body"} "$url" 2>"$D/api.err"
+    rm -f "$D/wgetrc"
+    CODE=$(awk '/^ *HTTP\//{c=$2}END{print c+0}' "$D/api.err")
+  elif command -v python3 >/dev/null 2>&1; then
+    CODE=$(python3 -c 'import os,sys,urllib.request as u,urllib.error as e
+r=u.Request(sys.argv[2],data=sys.argv[3].encode() or None,method=sys.argv[1],headers={"Authorization":"Bearer "+os.environ["CONTAINER_API_KEY"],"Content-Type":"application/json"})
+try:c=u.urlopen(r,timeout=30).status
+except e.HTTPError as x:c=x.code
+except Exception as x:c=0;sys.stderr.write(str(x))
+print(c)' $m "$url" "$body" 2>"$D/api.err")
+  else
+    echo "no curl, wget --method or python3" >"$D/api.err"
+  fi
+  CODE=$(num "$CODE" 0)
+  case $CODE in 0*) CODE=0 ;; esac
+  ERR="$ACTION failed (HTTP $CODE) $(grep -v '^ ' "$D/api.err" | head -c 200)"
+  [ "$CODE" -ge 200 ] && [ "$CODE" -lt 300 ]
+}
+
+if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ] || [ -z "$GPU_GUARD_API" ]; then
+  ERR="CONTAINER_ID, CONTAINER_API_KEY or GPU_GUARD_API missing: the guard cannot act"
+  log "$ERR"
+  write_state
+  rm -f "$PIDF"
+  exit 1
+fi
+log "guard started: $ACTION after $IDLE_S s idle below $BELOW % GPU, cap $CAP_S s, tick $TICK s"
+
+while :; do
+  NOW=$(date +%s)
+  sample
+  BUSY=
+  if [ "$GPU_NOTE" = ok ] && [ "$GPU" -ge "$BELOW" ]; then
+    BUSY="GPU at $GPU %"
+  elif [ "$GPU_NOTE" = unreadable ]; then
+    # nvidia-smi exists but gave no number: not evidence of idleness.
+    BUSY="no GPU reading"
+  elif [ -n "$SNOOZED" ]; then
+    BUSY=snoozed
+  elif [ -n "$HB_AGE" ] && [ "$HB_AGE" -lt "$HB_S" ]; then
+    BUSY=heartbeat
+  elif [ "$GPU_GUARD_KEEP_WHILE_SSH" != 0 ] && [ "$SSH" -gt 0 ]; then
+    BUSY="SSH session"
+  fi
+  if [ -n "$BUSY" ]; then
+    [ -n "$IDLE_SINCE" ] && log "busy again: $BUSY"
+    IDLE_SINCE=
+  elif [ -z "$IDLE_SINCE" ]; then
+    IDLE_SINCE=$NOW
+    log "idle (GPU ${GPU:-$GPU_NOTE}, SSH $SSH)"
+  fi
+  due=
+  if [ "$CAP_S" -gt 0 ] && [ $((NOW - START)) -ge "$CAP_S" ]; then
+    due=$CAP_WHY
+  elif [ -n "$IDLE_SINCE" ] && [ $((NOW - IDLE_SINCE)) -ge "$IDLE_S" ]; then
+    due=idle
+  fi
+  if [ -z "$due" ]; then
+    FAILS=0
+    ERR=
+  elif [ "$NOW" -ge "$NEXT" ]; then
+    log "$ACTION now ($due)"
+    if act; then
+      DONE_AT=$NOW
+      ERR=
+      log "$ACTION accepted (HTTP $CODE)"
+      write_state
+      rm -f "$PIDF"
+      exit 0
+    fi
+    # Back off: tick, 2x, 4x ... at most 15 minutes; never a tight loop.
+    FAILS=$((FAILS + 1))
+    w=$TICK
+    i=1
+    while [ "$i" -lt "$FAILS" ] && [ "$w" -lt 900 ]; do
+      w=$((w * 2))
+      i=$((i + 1))
+    done
+    [ "$w" -gt 900 ] && w=900
+    NEXT=$((NOW + w))
+    log "$ERR; retry in $w s"
+  fi
+  write_state
+  sleep "$TICK"
+done

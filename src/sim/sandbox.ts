@@ -1,0 +1,61 @@
+// Per-instance scratch folders of the simulator: the "inside" of a simulated instance, used as
+// HOME and working directory by the onstart runner (onstart.ts) and the SSH server's shells.
+// Everything lives under one temp dir per simulator, removed when the simulator closes.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderInstance } from './instances';
+import type { SimInstance, SimState } from './state';
+
+const roots = new WeakMap<SimState, string>();
+const urls = new WeakMap<SimState, string>();
+
+/** The simulator's temp dir (created on first use). */
+export function sandboxRoot(state: SimState): string {
+  let r = roots.get(state);
+  if (!r) {
+    r = mkdtempSync(join(tmpdir(), 'gpu-rental-sim-'));
+    roots.set(state, r);
+  }
+  return r;
+}
+
+/** Records the simulator's base URL (known once it listens), given to instances as GPU_RENTAL_API_URL. */
+export function setSandboxUrl(state: SimState, url: string): void {
+  urls.set(state, url);
+}
+
+/** The scratch folder of one instance (created on demand). */
+export function instanceHome(state: SimState, id: number): string {
+  const d = join(sandboxRoot(state), `instance-${id}`);
+  mkdirSync(join(d, 'tmp'), { recursive: true });
+  return d;
+}
+
+/** The section-7 variables every instance gets, plus the simulator's URL, HOME and TMPDIR. */
+export function instanceEnv(state: SimState, inst: SimInstance): Record<string, string> {
+  const home = instanceHome(state, inst.id);
+  const env: Record<string, string> = {
+    CONTAINER_ID: String(inst.id),
+    CONTAINER_API_KEY: inst.apiKey,
+    VAST_CONTAINERLABEL: `C.${inst.id}`,
+    PUBLIC_IPADDR: String(inst.offer.public_ipaddr ?? '127.0.0.1'),
+    GPU_RENTAL_API_URL: urls.get(state) ?? `http://${state.config.host}:${state.config.port}`,
+    HOME: home,
+    // /tmp of the simulated instance: the idle guard keeps its files in $TMPDIR/gpu-rental.
+    TMPDIR: join(home, 'tmp'),
+  };
+  const ports = (renderInstance(state, inst).ports ?? {}) as Record<string, Array<{ HostPort: string }>>;
+  for (const [key, binds] of Object.entries(ports)) {
+    const m = /^(\d+)\/tcp$/.exec(key);
+    if (m && binds[0]) env[`VAST_TCP_PORT_${m[1]}`] = binds[0].HostPort;
+  }
+  return env;
+}
+
+/** Removes every instance's folder (the simulator is closing). */
+export function closeSandbox(state: SimState): void {
+  const r = roots.get(state);
+  if (r) rmSync(r, { recursive: true, force: true });
+  roots.delete(state);
+}

@@ -1,0 +1,124 @@
+// Runs the real watchdog script (src/guard/watchdog.sh, the text the extension ships) under a
+// given shell against the simulator, with a fake nvidia-smi and a private TMPDIR.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
+import type { Ctx } from '../sim/helpers';
+
+export const SHELLS: Array<{ name: string; argv: string[] }> = [
+  { name: 'dash', argv: ['dash'] },
+  { name: 'busybox sh', argv: ['busybox', 'sh'] },
+];
+
+export interface GuardRun {
+  dir: string;
+  tmp: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  setGpu(util: number | number[]): void;
+  state(): Record<string, unknown> | undefined;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** Tools the script needs, for a PATH without curl/wget (the fallback HTTP clients). */
+const TOOLS = ['sh', 'mkdir', 'wc', 'date', 'mv', 'tr', 'cat', 'rm', 'sleep', 'stat', 'cut', 'awk', 'grep', 'head', 'printf', 'echo', 'nohup', 'base64', 'gzip', 'python3', 'wget', 'curl', 'sed'];
+
+function which(tool: string): string | undefined {
+  // python3 may be a version-manager shim that needs the full PATH: link the real interpreter.
+  if (tool === 'python3') {
+    const p = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+    if (p.status === 0 && p.stdout.trim().startsWith('/')) return p.stdout.trim();
+  }
+  const r = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' });
+  const p = r.stdout.trim();
+  return r.status === 0 && p.startsWith('/') ? p : undefined;
+}
+
+export interface RunOptions {
+  shell: string[];
+  env?: Record<string, string>;
+  /** No nvidia-smi on PATH (a CPU image). */
+  noNvidia?: boolean;
+  /** Limit PATH to the script's tools, leaving these out (e.g. ['curl']). */
+  without?: string[];
+  gpu?: number | number[];
+}
+
+export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOptions): GuardRun {
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-guard-test-'));
+  const tmp = join(dir, 'tmp');
+  const bin = join(dir, 'bin');
+  mkdirSync(tmp);
+  mkdirSync(bin);
+  const script = join(dir, 'guard.sh');
+  writeFileSync(script, WATCHDOG_SCRIPT);
+  const utilFile = join(dir, 'gpu-util');
+  const setGpu = (u: number | number[]) => writeFileSync(utilFile, (Array.isArray(u) ? u : [u]).map((x) => `${x}\n`).join(''));
+  setGpu(o.gpu ?? 0);
+  if (!o.noNvidia) {
+    writeFileSync(join(bin, 'nvidia-smi'), `#!/bin/sh\ncat '${utilFile}'\n`);
+    chmodSync(join(bin, 'nvidia-smi'), 0o755);
+  }
+  let path = `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+  if (o.without) {
+    const only = join(dir, 'only');
+    mkdirSync(only);
+    for (const t of TOOLS) {
+      const p = which(t);
+      if (p && !o.without.includes(t)) symlinkSync(p, join(only, t));
+    }
+    path = `${bin}:${only}`;
+  }
+  const env: Record<string, string> = {
+    PATH: path,
+    TMPDIR: tmp,
+    CONTAINER_ID: String(inst.id),
+    CONTAINER_API_KEY: inst.key,
+    GPU_GUARD_API: c.sim.url,
+    GPU_GUARD_TICK: '1',
+    GPU_GUARD_IDLE_SECONDS: '2',
+    GPU_GUARD_SSH_CMD: 'echo 0',
+    ...o.env,
+  };
+  const child = spawn(which(o.shell[0]!) ?? o.shell[0]!, [...o.shell.slice(1), script], { env, stdio: 'ignore' });
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  const gdir = join(tmp, 'gpu-rental');
+  return {
+    dir,
+    tmp,
+    child,
+    exited,
+    setGpu,
+    state: () => {
+      try {
+        return JSON.parse(readFileSync(join(gdir, 'state.json'), 'utf8')) as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+    },
+    log: () => (existsSync(join(gdir, 'guard.log')) ? readFileSync(join(gdir, 'guard.log'), 'utf8') : ''),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until fn returns a truthy value, or fails after ms. */
+export async function until<T>(what: string, fn: () => T | Promise<T>, ms = 15000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await sleep(200);
+  }
+}

@@ -1,0 +1,211 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DEFAULT_GUARD,
+  GuardSetupError,
+  ONSTART_LIMIT,
+  WATCHDOG_SCRIPT,
+  capOf,
+  composeOnstart,
+  guardEnv,
+  guardedOnstart,
+  minifiedWatchdog,
+  resolveGuardPlan,
+  type GuardPlan,
+} from '../../../src/guard/plan';
+import { instanceHome } from '../../../src/sim/sandbox';
+import { loadTemplate } from '../../../src/templates/validate';
+import { start, type Ctx } from '../sim/helpers';
+import { sleep, until } from './harness';
+
+const ctx = { apiUrl: 'https://console.vast.ai/', dphTotal: 0.5 };
+const plan = resolveGuardPlan(undefined)!;
+
+describe('guard plan', () => {
+  test('defaults: on, stop after 30 idle minutes below 5 %, SSH keeps it; false and the setting turn it off', () => {
+    assert.deepEqual(plan, { idleMinutes: 30, gpuUtilBelow: 5, action: 'stop', keepWhileSsh: true });
+    assert.equal(resolveGuardPlan(false), undefined);
+    assert.equal(resolveGuardPlan(undefined, { ...DEFAULT_GUARD, enabled: false }), undefined);
+    // A block applies even with the default setting off: the template asked for it.
+    assert.equal(resolveGuardPlan({ idleMinutes: 10 }, { ...DEFAULT_GUARD, enabled: false })?.idleMinutes, 10);
+    assert.deepEqual(resolveGuardPlan({ gpuUtilBelow: 20, keepWhileSsh: false, maxHours: 4 }, { enabled: true, idleMinutes: 45, gpuUtilBelow: 5 }), {
+      idleMinutes: 45,
+      gpuUtilBelow: 20,
+      action: 'stop',
+      keepWhileSsh: false,
+      maxHours: 4,
+    });
+    assert.equal(resolveGuardPlan({ action: 'destroy' })?.action, 'destroy');
+  });
+
+  test('caps: maxHours in seconds; maxSpend at the rented price; the sooner one wins', () => {
+    assert.equal(capOf(plan, 1), undefined);
+    assert.deepEqual(capOf({ ...plan, maxHours: 2 }, 1), { seconds: 7200, why: 'maxHours' });
+    assert.deepEqual(capOf({ ...plan, maxSpend: 3 }, 0.5), { seconds: 21600, why: 'maxSpend' });
+    assert.deepEqual(capOf({ ...plan, maxHours: 2, maxSpend: 3 }, 2), { seconds: 5400, why: 'maxSpend' });
+    const env = Object.fromEntries(guardEnv({ ...plan, action: 'destroy', maxHours: 1 }, ctx));
+    assert.deepEqual(env, {
+      GPU_GUARD_API: 'https://console.vast.ai',
+      GPU_GUARD_IDLE_MINUTES: '30',
+      GPU_GUARD_GPU_BELOW: '5',
+      GPU_GUARD_KEEP_WHILE_SSH: '1',
+      GPU_GUARD_ACTION: 'destroy',
+      GPU_GUARD_CAP_SECONDS: '3600',
+      GPU_GUARD_CAP_WHY: 'maxHours',
+    });
+  });
+
+  test('only a plain http(s) URL reaches the shell', () => {
+    for (const bad of ["https://x.example/'; rm -rf / #", 'ftp://x.example', 'https://user:pw@x.example', 'not a url', 'https://x.example/$(id)']) {
+      assert.throws(() => guardEnv(plan, { ...ctx, apiUrl: bad }), GuardSetupError, bad);
+    }
+  });
+});
+
+describe('onstart composition', () => {
+  test('without a guard the user script is sent unchanged', () => {
+    assert.deepEqual(composeOnstart('echo hi', undefined, ctx), { onstart: 'echo hi', form: 'user-only' });
+    assert.deepEqual(composeOnstart(undefined, undefined, ctx), { form: 'user-only' });
+  });
+
+  test('the embedded watchdog is the shipped script minus comments and indentation', () => {
+    const min = minifiedWatchdog();
+    assert.ok(min.startsWith('#!/bin/sh\n'));
+    assert.ok(min.length < WATCHDOG_SCRIPT.length);
+    assert.ok(!/^\s*#(?!!)/m.test(min.split('\n').slice(1).join('\n')), 'no comment lines');
+  });
+
+  test('at the limit: the guard is compressed first, then everything; beyond it a clear error', () => {
+    const first = composeOnstart('', plan, ctx);
+    assert.equal(first.form, 'guard-compressed');
+    const room = ONSTART_LIMIT - first.onstart!.length - 1; // the user script gets a newline
+    const exact = 'x'.repeat(room);
+    const fit = composeOnstart(exact, plan, ctx);
+    assert.equal(fit.form, 'guard-compressed');
+    assert.equal(fit.onstart!.length, ONSTART_LIMIT);
+    assert.ok(fit.onstart!.endsWith(`\n${exact}\n`), 'the user script stays readable at the end');
+    const over = composeOnstart(`${exact}x`, plan, ctx);
+    assert.equal(over.form, 'all-compressed');
+    assert.ok(over.onstart!.length <= ONSTART_LIMIT);
+    // Text that does not compress: an error that says what to do, before anything is rented.
+    const noise = randomBytes(3000).toString('base64');
+    assert.throws(() => composeOnstart(noise, plan, ctx), (e: Error) => e instanceof GuardSetupError && /"guard": false/.test(e.message) && /4048/.test(e.message));
+    // The default guard steps aside with a warning; a guard the template asked for fails.
+    const warnings: string[] = [];
+    assert.equal(guardedOnstart(noise, { plan, explicit: false, apiUrl: ctx.apiUrl }, 1, (m) => warnings.push(m)), noise);
+    assert.equal(warnings.length, 1);
+    assert.throws(() => guardedOnstart(noise, { plan, explicit: true, apiUrl: ctx.apiUrl }, 1, () => undefined), GuardSetupError);
+  });
+
+  test('templates: an explicit guard that cannot be installed is an error; the default one a warning', async () => {
+    const noise = randomBytes(3000).toString('base64');
+    const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined };
+    const load = (t: unknown) => loadTemplate(JSON.stringify(t), tctx);
+    const explicit = await load({ name: 'T', instance: { image: 'i', onstart: noise }, guard: { idleMinutes: 10 } });
+    assert.equal(explicit.template, undefined);
+    assert.ok(explicit.problems.some((p) => p.where === 'instance.onstart' && p.severity === 'error' && /"guard": false/.test(p.message)));
+    const dflt = await load({ name: 'T', instance: { image: 'i', onstart: noise } });
+    assert.ok(dflt.template, JSON.stringify(dflt.problems));
+    assert.ok(dflt.problems.some((p) => p.severity === 'warning' && /default idle guard/.test(p.message)));
+    const off = await load({ name: 'T', instance: { image: 'i', onstart: noise }, guard: false });
+    assert.deepEqual(off.problems, []);
+    const args = await load({ name: 'T', instance: { image: 'i', runtype: 'args' }, guard: { action: 'destroy' } });
+    assert.ok(args.problems.some((p) => p.where === 'guard' && /does not run onstart/.test(p.message)));
+    const bad = await load({ name: 'T', instance: { image: 'i' }, guard: { action: 'delete', idleMinutes: 0, gpuUtilBelow: 500, bogus: 1 } });
+    assert.equal(bad.template, undefined);
+    assert.deepEqual(
+      bad.problems.map((p) => p.where).sort(),
+      ['guard.action', 'guard.bogus', 'guard.gpuUtilBelow', 'guard.idleMinutes'],
+      JSON.stringify(bad.problems),
+    );
+    assert.match(bad.problems.find((p) => p.where === 'guard.action')!.message, /"stop", "destroy"/);
+  });
+});
+
+describe('the composed onstart runs for real', () => {
+  let c!: Ctx;
+  before(async () => {
+    c = await start({ bootSeconds: 1 });
+  });
+  after(async () => {
+    await c?.sim.close();
+  });
+
+  async function rent(onstart: string): Promise<{ id: number; key: string }> {
+    const free = c.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken)!;
+    const r = await c.call('PUT', `/api/v0/asks/${free.id}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    return { id: r.json.new_contract, key: r.json.instance_api_key };
+  }
+
+  for (const [form, user] of [
+    ['guard-compressed', 'echo user-ran > "$HOME/marker"; sleep 30'],
+    ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(2600)}; sleep 30`],
+  ] as const) {
+    test(`${form}: under dash the guard starts in the background and the user's script still runs (and may block)`, async () => {
+      const composed = composeOnstart(user, { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
+      assert.equal(composed.form, form);
+      const inst = await rent(composed.onstart!);
+      await c.ctl.finishBoot(inst.id);
+      const home = mkdtempSync(join(tmpdir(), 'gpu-onstart-'));
+      const child = spawn('dash', ['-c', composed.onstart!], {
+        cwd: home,
+        env: { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_CMD: 'echo 0' },
+        detached: true,
+        stdio: 'ignore',
+      });
+      try {
+        await until('the user script ran', () => existsSync(join(home, 'marker')));
+        // The user's script blocks (sleep 30); the guard does its job anyway.
+        await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
+        const state = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8'));
+        assert.equal(state.idleLimitSeconds, 2);
+        assert.equal(typeof state.doneAt, 'number');
+      } finally {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {}
+        rmSync(home, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test('the simulator runs onstart only when asked; then gpu_util follows the fake nvidia-smi and the watchdog acts', async () => {
+    const composed = composeOnstart('echo started > "$HOME/marker"', { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
+    const off = await rent(composed.onstart!);
+    await c.ctl.finishBoot(off.id);
+    await sleep(800);
+    assert.ok(!existsSync(join(instanceHome(c.sim.state, off.id), 'marker')), 'off by default');
+
+    await c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 3 });
+    try {
+      const inst = await rent(composed.onstart!);
+      await c.ctl.setGpuUtil(inst.id, [10, 80]);
+      await c.ctl.finishBoot(inst.id);
+      const home = instanceHome(c.sim.state, inst.id);
+      await until('onstart ran', () => existsSync(join(home, 'marker')));
+      const listed = (await c.call('GET', `/api/v0/instances/${inst.id}/`)).json.instances;
+      assert.equal(listed.gpu_util, 80);
+      const stateFile = join(home, 'tmp', 'gpu-rental', 'state.json');
+      await until('the watchdog reports', () => existsSync(stateFile));
+      await sleep(3500);
+      assert.equal(c.sim.state.instances.get(inst.id)?.intended, 'running', 'busy GPU keeps it');
+      assert.equal(JSON.parse(readFileSync(stateFile, 'utf8')).gpuUtil, 80);
+      await c.ctl.setGpuUtil(inst.id, 0);
+      await until('stopped by the watchdog', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
+      const calls = (await c.ctl.requests()).filter((q) => q.path === `/api/v0/instances/${inst.id}/` && q.method === 'PUT');
+      assert.deepEqual(calls.map((q) => q.status), [200]);
+    } finally {
+      await c.ctl.runOnstart(false);
+    }
+  });
+
+  test('/_sim/onstart only accepts GPU_GUARD_* knobs', async () => {
+    await assert.rejects(c.ctl.runOnstart(true, { PATH: '/evil' }), /GPU_GUARD_/);
+  });
+});

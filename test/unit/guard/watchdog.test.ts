@@ -1,0 +1,254 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
+import { start, type Ctx } from '../sim/helpers';
+import { SHELLS, runGuard, sleep, until, type RunOptions } from './harness';
+
+let c!: Ctx;
+before(async () => {
+  c = await start({ bootSeconds: 1 });
+});
+after(async () => {
+  await c?.sim.close();
+});
+
+const taken = new Set<number>();
+/** A running instance of our own with its instance key (tests run concurrently: each takes its own offer). */
+async function instance(): Promise<{ id: number; key: string }> {
+  const free = c.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id))!;
+  taken.add(free.id);
+  const r = await c.call('PUT', `/api/v0/asks/${free.id}/`, { image: 'ubuntu', runtype: 'ssh_direct' });
+  assert.equal(r.status, 200, JSON.stringify(r.json.msg));
+  await c.ctl.finishBoot(r.json.new_contract);
+  return { id: r.json.new_contract, key: r.json.instance_api_key };
+}
+
+const intended = (id: number) => c.sim.state.instances.get(id)?.intended ?? 'gone';
+const guardCalls = (id: number) => c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`) && q.method !== 'GET');
+
+test('shellcheck passes on the watchdog (POSIX sh)', () => {
+  const r = spawnSync('shellcheck', ['-s', 'sh', '-'], { input: WATCHDOG_SCRIPT, encoding: 'utf8' });
+  assert.equal(r.error, undefined, 'shellcheck is not installed (apt-get install shellcheck; .ci/run does)');
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+
+for (const shell of SHELLS) {
+  describe(`watchdog under ${shell.name}`, { concurrency: true }, () => {
+    const go = (inst: { id: number; key: string }, o: Omit<RunOptions, 'shell'> = {}) => runGuard(c, inst, { shell: shell.argv, ...o });
+
+    test('idle → stopped through the API with the instance key; state and log say so', async () => {
+      const inst = await instance();
+      const g = go(inst);
+      try {
+        assert.equal(await g.exited, 0);
+        assert.equal(intended(inst.id), 'stopped');
+        const calls = guardCalls(inst.id);
+        assert.deepEqual(calls.map((q) => [q.method, q.status]), [['PUT', 200]]);
+        const s = g.state()!;
+        assert.equal(s.action, 'stop');
+        assert.equal(s.gpu, 'ok');
+        assert.equal(s.gpuUtil, 0);
+        assert.equal(typeof s.doneAt, 'number');
+        assert.equal(s.lastError, null);
+        assert.match(g.log(), /idle \(GPU 0, SSH 0\)[\s\S]*stop accepted \(HTTP 200\)/);
+        assert.ok(!g.log().includes(inst.key), 'the instance key must not reach the log');
+      } finally {
+        await g.stop();
+      }
+    });
+
+    test('action destroy → destroyed with the instance key', async () => {
+      const inst = await instance();
+      const g = go(inst, { env: { GPU_GUARD_ACTION: 'destroy' } });
+      try {
+        assert.equal(await g.exited, 0);
+        assert.equal(intended(inst.id), 'gone');
+        assert.deepEqual(guardCalls(inst.id).map((q) => [q.method, q.status]), [['DELETE', 200]]);
+      } finally {
+        await g.stop();
+      }
+    });
+
+    test('busy GPU (the busiest of several counts) → kept; idle again → stopped', async () => {
+      const inst = await instance();
+      const g = go(inst, { gpu: [0, 37] });
+      try {
+        await sleep(4500);
+        assert.equal(intended(inst.id), 'running');
+        const s = g.state()!;
+        assert.equal(s.gpuUtil, 37);
+        assert.equal(s.busyReason, 'GPU at 37 %');
+        assert.equal(s.idleSince, null);
+        g.setGpu([4, 3]);
+        assert.equal(await g.exited, 0);
+        assert.equal(intended(inst.id), 'stopped');
+      } finally {
+        await g.stop();
+      }
+    });
+
+    test('SSH session → kept (unless keepWhileSsh is off)', async () => {
+      const inst = await instance();
+      const inst2 = await instance();
+      const g = go(inst, { env: { GPU_GUARD_SSH_CMD: 'echo 2' } });
+      const g2 = go(inst2, { env: { GPU_GUARD_SSH_CMD: 'echo 2', GPU_GUARD_KEEP_WHILE_SSH: '0' } });
+      try {
+        assert.equal(await g2.exited, 0);
+        assert.equal(intended(inst2.id), 'stopped');
+        await sleep(2000);
+        assert.equal(intended(inst.id), 'running');
+        assert.equal(g.state()!.sshSessions, 2);
+        assert.equal(g.state()!.busyReason, 'SSH session');
+      } finally {
+        await g.stop();
+        await g2.stop();
+      }
+    });
+
+    test('SSH sessions are counted from /proc/net/tcp by default (the port sshd listens on)', async () => {
+      const inst = await instance();
+      // The simulator's own HTTP port has established connections while the test talks to it.
+      const g = go(inst, { env: { GPU_GUARD_SSH_CMD: '', GPU_GUARD_SSH_PORT: String(c.sim.port), GPU_GUARD_IDLE_SECONDS: '30' } });
+      try {
+        const seen = await until('a connection counted', async () => {
+          await fetch(`${c.sim.url}/api/v0/users/current/`, { headers: { Authorization: 'Bearer sim-api-key', Connection: 'keep-alive' } });
+          return ((g.state()?.sshSessions as number) ?? 0) > 0;
+        });
+        assert.ok(seen);
+      } finally {
+        await g.stop();
+      }
+    });
+
+    test('heartbeat → kept while fresh', async () => {
+      const inst = await instance();
+      const g = go(inst, { env: { GPU_GUARD_HEARTBEAT_SECONDS: '3' } });
+      const hb = join(g.tmp, 'gpu-rental', 'busy');
+      mkdirSync(join(g.tmp, 'gpu-rental'), { recursive: true });
+      try {
+        const t0 = Date.now();
+        while (Date.now() - t0 < 4500) {
+          writeFileSync(hb, '');
+          await sleep(500);
+        }
+        assert.equal(intended(inst.id), 'running');
+        assert.equal(g.state()!.busyReason, 'heartbeat');
+        // A stale heartbeat no longer counts.
+        const old = Date.now() / 1000 - 60;
+        utimesSync(hb, old, old);
+        assert.equal(await g.exited, 0);
+        assert.equal(intended(inst.id), 'stopped');
+      } finally {
+        await g.stop();
+      }
+    });
+
+    test('snooze → kept until it ends', async () => {
+      const inst = await instance();
+      const g = go(inst);
+      mkdirSync(join(g.tmp, 'gpu-rental'), { recursive: true });
+      const until5 = Math.floor(Date.now() / 1000) + 5;
+      writeFileSync(join(g.tmp, 'gpu-rental', 'snooze-until'), `${until5}\n`);
+      try {
+        await sleep(3500);
+        assert.equal(intended(inst.id), 'running');
+        assert.equal(g.state()!.snoozedUntil, until5);
+        assert.equal(await g.exited, 0);
+        assert.ok(Date.now() / 1000 >= until5, 'stopped only after the snooze ended');
+        assert.equal(intended(inst.id), 'stopped');
+      } finally {
+        await g.stop();
+      }
+    });
+
+    test('maxHours cap → stopped although the GPU is busy', async () => {
+      const inst = await instance();
+      const g = go(inst, { gpu: 99, env: { GPU_GUARD_CAP_SECONDS: '3', GPU_GUARD_CAP_WHY: 'maxHours' } });
+      try {
+        assert.equal(await g.exited, 0);
+        assert.equal(intended(inst.id), 'stopped');
+        const s = g.state()!;
+        assert.equal(s.capReason, 'maxHours');
+        assert.equal(s.busyReason, 'GPU at 99 %');
+        assert.match(g.log(), /stop now \(maxHours\)/);
+      } finally {
+        await g.stop();
+      }
+    });
+
+    test('API unreachable → retried with back-off, logged, no crash; acts once it answers', async () => {
+      const inst = await instance();
+      // 503 for the first calls, then the service answers.
+      await c.ctl.fault({ kind: 'http_error', status: 503, path: `/api/v0/instances/${inst.id}/`, count: 2 });
+      const dead = go(inst, { env: { GPU_GUARD_API: 'http://127.0.0.1:9' } });
+      const flaky = go(inst);
+      try {
+        await sleep(6000);
+        assert.equal(dead.child.exitCode, null, 'still running');
+        const s = dead.state()!;
+        assert.ok((s.failures as number) >= 2 && (s.failures as number) <= 4, `back-off, not a tight loop: ${String(s.failures)} failures in 6 s`);
+        assert.equal(typeof s.nextRetryAt, 'number');
+        assert.match(String(s.lastError), /stop failed \(HTTP 0\)/);
+        assert.match(dead.log(), /retry in 1 s[\s\S]*retry in 2 s/);
+        assert.equal(await flaky.exited, 0);
+        assert.match(flaky.log(), /stop failed \(HTTP 503\)[\s\S]*stop accepted/);
+        assert.equal(intended(inst.id), 'stopped');
+      } finally {
+        await dead.stop();
+        await flaky.stop();
+      }
+    });
+
+    test('no nvidia-smi → judged by SSH sessions and the heartbeat only', async () => {
+      const inst = await instance();
+      const g = go(inst, { noNvidia: true, env: { GPU_GUARD_SSH_CMD: 'cat "$TMPDIR/ssh"', GPU_GUARD_IDLE_SECONDS: '2' } });
+      writeFileSync(join(g.tmp, 'ssh'), '1\n');
+      try {
+        await sleep(3500);
+        assert.equal(intended(inst.id), 'running');
+        assert.equal(g.state()!.gpu, 'none');
+        assert.equal(g.state()!.gpuUtil, null);
+        writeFileSync(join(g.tmp, 'ssh'), '0\n');
+        assert.equal(await g.exited, 0);
+        assert.equal(intended(inst.id), 'stopped');
+      } finally {
+        await g.stop();
+      }
+    });
+
+    for (const client of [
+      { name: 'wget', without: ['curl'] },
+      { name: 'python3', without: ['curl', 'wget'] },
+    ]) {
+      test(`without curl: ${client.name} makes the call`, async () => {
+        const inst = await instance();
+        const g = go(inst, { without: client.without });
+        try {
+          assert.equal(await g.exited, 0, g.log());
+          assert.equal(intended(inst.id), 'stopped');
+        } finally {
+          await g.stop();
+        }
+      });
+    }
+  });
+}
+
+test('the instance key reads and acts on its own instance only', async () => {
+  const a = await instance();
+  const b = await instance();
+  assert.equal((await c.call('GET', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
+  for (const [m, body] of [['GET', undefined], ['PUT', { state: 'stopped' }], ['DELETE', undefined]] as const) {
+    const r = await c.call(m, `/api/v0/instances/${b.id}/`, body, a.key);
+    assert.equal(r.status, 403, `${m} on another instance`);
+  }
+  assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { label: 'x' }, a.key)).status, 403, 'no rename');
+  assert.equal((await c.call('GET', '/api/v0/instances/', undefined, a.key)).status, 403, 'no list');
+  assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'stopped' }, a.key)).status, 200);
+  assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'running' }, a.key)).status, 200);
+  assert.equal((await c.call('DELETE', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
+  assert.equal((await c.call('GET', `/api/v0/instances/${b.id}/`, undefined, a.key)).status, 401, 'a destroyed instance key is no key');
+});
