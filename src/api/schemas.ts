@@ -38,6 +38,8 @@ const numericString = z.pipe(
 const numberish = z.union([z.number(), numericString]);
 /** A required id-like integer (number or numeric string). */
 const requiredInt = z.pipe(numberish, z.number().check(z.int()));
+/** Instance ids: the service numbers them from 1. A zero or negative id is a malformed answer. */
+const instanceId = z.pipe(numberish, z.number().check(z.int(), z.positive()));
 
 /** Optional + nullable; a value of the wrong type becomes undefined instead of failing the record. */
 function lenient<T extends z.ZodMiniType>(s: T) {
@@ -190,7 +192,7 @@ function shapeOf<K extends string, S extends z.ZodMiniType>(keys: readonly K[], 
 
 // z.object: the transform below keeps only these keys, so the others need not be copied.
 const instanceWire = z.object({
-  id: requiredInt,
+  id: instanceId,
   actual_status: z.optional(z.nullable(z.unknown())),
   ...shapeOf(INSTANCE_NUM, lnum),
   ...shapeOf(INSTANCE_STR, lstr),
@@ -215,6 +217,15 @@ export const instanceSchema = z.pipe(
     const env = normalizeExtraEnv(w.extra_env);
     if (ports !== undefined) out.ports = ports;
     if (env !== undefined) out.extra_env = env;
+    // Normalised once, here: every comparison (SSH entries, pinned host keys) sees the same host.
+    for (const k of ['ssh_host', 'public_ipaddr'] as const) {
+      const v = out[k];
+      if (typeof v === 'string') {
+        const t = v.trim();
+        if (t) out[k] = t;
+        else delete out[k];
+      }
+    }
     return {
       ...(out as Omit<Instance, 'id' | 'actual_status' | 'state'>),
       id: w.id,
@@ -317,7 +328,7 @@ export const offerListSchema = z.compile(
 // ---------------------------------------------------------------- creation, user, simple
 
 export const createResultSchema = z.pipe(
-  z.looseObject({ success: lbool, new_contract: requiredInt, instance_api_key: lstr }),
+  z.looseObject({ success: lbool, new_contract: instanceId, instance_api_key: lstr }),
   z.transform(
     (w): CreateInstanceResult => ({
       success: w.success ?? true,

@@ -1,6 +1,7 @@
 // Instance and offer rows as plain data (label, description, tooltip Markdown, icon and
 // colour ids, contextValue), so the rules are unit-tested without VS Code.
 import type { Instance, Offer } from '../api/types';
+import { checkSshTarget, sshCommandLine } from '../ssh/sshValues';
 import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from './costs';
 
 export type StateCategory = 'running' | 'loading' | 'stopped' | 'failed' | 'unknown';
@@ -109,9 +110,19 @@ function uptime(mins: number | null | undefined): string | undefined {
   return `${(mins / 1440).toFixed(1)} days`;
 }
 
+/**
+ * `ssh -p PORT root@HOST` for a running instance, or why there is none. Host and port are
+ * server text: they pass the SSH writer's own check (checkSshTarget), so nothing that a shell
+ * would read as syntax ever reaches the command a user pastes.
+ */
+export function sshCommandFor(i: Instance): { command: string } | { problem: string } {
+  const t = checkSshTarget(i.id, i.ssh_host, i.ssh_port && i.ssh_port > 0 ? i.ssh_port : undefined);
+  return t.ok ? { command: sshCommandLine(t) } : { problem: t.problem };
+}
+
 export function sshCommand(i: Instance): string | undefined {
-  if (!i.ssh_host || !i.ssh_port || i.ssh_port <= 0) return undefined;
-  return `ssh -p ${i.ssh_port} root@${i.ssh_host}`;
+  const r = sshCommandFor(i);
+  return 'command' in r ? r.command : undefined;
 }
 
 /** The host port mapped to a container port (e.g. 8080), from either ports shape. */

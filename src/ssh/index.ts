@@ -4,3 +4,4 @@ export { SshConfigWriter, SshConfigError, aliasFor, slug, type SshConfigWriterOp
 export { type IncludeStatus, INCLUDE_MARKER } from './userConfig';
 export { removeKnownHosts, knownHostsName } from './knownHosts';
 export { startEntrySync, type EntrySyncDeps } from './entrySync';
+export { checkSshTarget, sshCommandLine, sshConfigPath, sshPathProblem, validHost, validPort, validUser, SshValueError, type SshTarget } from './sshValues';

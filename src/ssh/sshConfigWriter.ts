@@ -4,9 +4,10 @@
 import { join, isAbsolute, dirname } from 'node:path';
 import type { Instance, Logger } from '../api/types';
 import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from './types';
-import { type FsPort, nodeFsPort, readIfExists, ensurePrivateDir, writeAtomic, withFileLock, errCode } from './fsPort';
+import { type FsPort, nodeFsPort, readIfExists, ensurePrivateDir, writeAtomic, withFileLock, errCode, ConcurrentChangeError } from './fsPort';
 import { removeKnownHosts } from './knownHosts';
-import { analyseUserConfig, includeLineFor, prependInclude, sshPath, sshQuote, type IncludeStatus, type IncludeRefusal } from './userConfig';
+import { analyseUserConfig, includeLineFor, prependInclude, type IncludeStatus, type IncludeRefusal } from './userConfig';
+import { SshValueError, checkSshTarget, readSshConfigPath, sshConfigPath, validHost, validPort } from './sshValues';
 
 export interface SshConfigWriterOptions {
   /** The user's home directory (os.homedir() in the extension, a temp dir in tests). */
@@ -64,12 +65,6 @@ const HEADER = [
   '# as instances start, move and are destroyed. Your own hosts belong in your own SSH config.',
 ];
 
-const HOST_RE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|[0-9A-Fa-f:]+)$/;
-const USER_RE = /^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/;
-
-function validPort(p: unknown): p is number {
-  return typeof p === 'number' && Number.isInteger(p) && p > 0 && p < 65536;
-}
 
 /** Lowercase ASCII slug of a label, for a readable alias. */
 export function slug(label: string | null | undefined): string {
@@ -121,10 +116,6 @@ function parseManaged(text: string): Block[] {
   return [...byId.values()];
 }
 
-function unquote(v: string): string {
-  return v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1) : v;
-}
-
 function parseEntry(b: Block): SshEntry | undefined {
   const kv: Array<[string, string]> = [];
   for (const l of b.lines.slice(1)) {
@@ -151,7 +142,7 @@ function parseEntry(b: Block): SshEntry | undefined {
     user: get('user') ?? 'root',
     localForwards,
     ...(b.origin ? { origin: b.origin } : {}),
-    ...(identityFile ? { identityFile: unquote(identityFile) } : {}),
+    ...(identityFile ? { identityFile: readSshConfigPath(identityFile, { percent: true }) } : {}),
   };
 }
 
@@ -237,6 +228,7 @@ export class SshConfigWriter implements SshEntryWriter {
     const res = { added: [] as number[], updated: [] as number[], removed: [] as number[] };
     const byId = new Map(instances.map((i) => [i.id, i]));
     await this.mutate((blocks, dropHosts) => {
+      res.added.length = res.updated.length = res.removed.length = 0; // a retried round starts over
       for (const [id, b] of [...blocks]) {
         if ((b.origin ?? undefined) !== (this.o.origin ?? undefined)) continue;
         const inst = byId.get(id);
@@ -273,29 +265,24 @@ export class SshConfigWriter implements SshEntryWriter {
   }
 
   private buildEntry(instance: Instance, ssh: SshOptions, existing: SshEntry | undefined): SshEntry {
-    const host = instance.ssh_host?.trim();
-    const port = instance.ssh_port;
-    if (!host || !validPort(port)) {
+    if (!Number.isInteger(instance.id) || instance.id <= 0) {
+      throw new SshConfigError('invalid-value', `The service reported an instance id (${String(instance.id)}) that is not a positive whole number, so no SSH entry was written.`);
+    }
+    if (!instance.ssh_host || !validPort(instance.ssh_port)) {
       throw new SshConfigError(
         'no-ssh-address',
         `Instance ${instance.id} has no SSH address yet (it is ${instance.state}). Wait until it is running, then connect again.`,
       );
     }
-    if (!HOST_RE.test(host)) {
-      throw new SshConfigError('invalid-value', `The service reported an SSH host for instance ${instance.id} that is not a valid host name, so no SSH entry was written. Refresh the instance list and try again.`);
-    }
-    const user = ssh.user?.trim() || 'root';
-    if (!USER_RE.test(user)) {
-      throw new SshConfigError('invalid-value', `The SSH user "${user}" is not a valid user name. Fix "user" in the template's ssh section.`);
-    }
+    const target = checkSshTarget(instance.id, instance.ssh_host, instance.ssh_port, ssh.user?.trim() || 'root');
+    if (!target.ok) throw new SshConfigError('invalid-value', target.problem);
+    const { host, port, user } = target;
     const identityFile = ssh.identityFile?.trim() || this.o.identityFile?.trim() || undefined;
-    if (identityFile && /["\r\n\0]/.test(identityFile)) {
-      throw new SshConfigError('invalid-value', 'The SSH identity file path contains a quote or line break. Fix the gpuRental.ssh.identityFile setting or the template.');
-    }
+    if (identityFile) this.quoted(identityFile, 'The SSH identity file', true); // refuses what cannot be written
     const localForwards: LocalForward[] = [];
     for (const f of ssh.localForwards ?? []) {
       const remoteHost = f.remoteHost?.trim() || 'localhost';
-      if (!validPort(f.localPort) || !validPort(f.remotePort) || !HOST_RE.test(remoteHost)) {
+      if (!validPort(f.localPort) || !validPort(f.remotePort) || !validHost(remoteHost)) {
         throw new SshConfigError('invalid-value', `The port forward ${f.localPort} -> ${remoteHost}:${f.remotePort} is not valid. Fix localForwards in the template's ssh section.`);
       }
       localForwards.push({ localPort: f.localPort, remoteHost, remotePort: f.remotePort });
@@ -313,6 +300,17 @@ export class SshConfigWriter implements SshEntryWriter {
     };
   }
 
+  /** A path as an ssh_config argument; a path OpenSSH could not read back is an SshConfigError. */
+  private quoted(path: string, what: string, percent: boolean): string {
+    try {
+      return sshConfigPath(path, what, { percent });
+    } catch (e) {
+      if (!(e instanceof SshValueError)) throw e;
+      const fix = what.includes('identity') ? " Fix the template's ssh.identityFile or the gpuRental.ssh.identityFile setting." : '';
+      throw new SshConfigError('invalid-value', e.message + fix);
+    }
+  }
+
   private blockFor(e: SshEntry): Block {
     const lines = [
       `# gpu-rental:entry id=${e.id}${e.origin ? ` origin=${e.origin}` : ''}`,
@@ -320,8 +318,8 @@ export class SshConfigWriter implements SshEntryWriter {
       `  HostName ${e.hostName}`,
       `  Port ${e.port}`,
       `  User ${e.user}`,
-      ...(e.identityFile ? [`  IdentityFile ${sshQuote(sshPath(e.identityFile))}`, '  IdentitiesOnly yes'] : []),
-      `  UserKnownHostsFile ${sshQuote(sshPath(this.knownHostsPath))}`,
+      ...(e.identityFile ? [`  IdentityFile ${this.quoted(e.identityFile, 'The SSH identity file', true)}`, '  IdentitiesOnly yes'] : []),
+      `  UserKnownHostsFile ${this.quoted(this.knownHostsPath, 'The GPU Rental known_hosts path', true)}`,
       '  StrictHostKeyChecking accept-new',
       '  ServerAliveInterval 30',
       ...e.localForwards.map((f) => `  LocalForward ${f.localPort} ${f.remoteHost}:${f.remotePort}`),
@@ -329,30 +327,36 @@ export class SshConfigWriter implements SshEntryWriter {
     return { id: e.id, lines, entry: e, ...(e.origin ? { origin: e.origin } : {}) };
   }
 
-  /** Re-read, change, write: all under the lock, so concurrent windows never lose entries. */
+  /**
+   * Re-read, change, write: all under the lock, so concurrent windows never lose entries. If
+   * the lock was taken over before the rename (this window was slower than the stale time),
+   * nothing is written and the whole round runs again on the other window's result.
+   */
   private async mutate(change: (blocks: Map<number, Block>, dropHosts: SshEntry[]) => boolean | void): Promise<void> {
     await ensurePrivateDir(this.fs, this.dir);
-    await withFileLock(
-      this.fs,
-      this.lockPath,
-      async () => {
-        const before = (await readIfExists(this.fs, this.configPath))?.toString('utf8');
-        const blocks = new Map(parseManaged(before ?? '').map((b) => [b.id, b]));
-        const dropHosts: SshEntry[] = [];
-        if (change(blocks, dropHosts) === false) return;
-        const text = [...HEADER, '', ...[...blocks.values()].flatMap((b) => [...b.lines, ''])].join('\n');
-        if (text !== before) await writeAtomic(this.fs, this.configPath, text, 0o600);
-        if (dropHosts.length) await this.dropKnownHosts(dropHosts);
-      },
-      { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },
+    await retryOnConcurrentChange(this.o.log, 'the GPU Rental SSH config', () =>
+      withFileLock(
+        this.fs,
+        this.lockPath,
+        async (lock) => {
+          const before = (await readIfExists(this.fs, this.configPath))?.toString('utf8');
+          const blocks = new Map(parseManaged(before ?? '').map((b) => [b.id, b]));
+          const dropHosts: SshEntry[] = [];
+          if (change(blocks, dropHosts) === false) return;
+          const text = [...HEADER, '', ...[...blocks.values()].flatMap((b) => [...b.lines, ''])].join('\n');
+          if (text !== before) await writeAtomic(this.fs, this.configPath, text, 0o600, () => lock.check());
+          if (dropHosts.length) await this.dropKnownHosts(dropHosts, () => lock.check());
+        },
+        { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },
+      ),
     );
   }
 
-  private async dropKnownHosts(entries: SshEntry[]): Promise<void> {
+  private async dropKnownHosts(entries: SshEntry[], beforeRename: () => Promise<void>): Promise<void> {
     const buf = await readIfExists(this.fs, this.knownHostsPath);
     if (!buf) return;
     const { text, removed } = removeKnownHosts(buf.toString('utf8'), entries.map((e) => ({ host: e.hostName, port: e.port })));
-    if (removed) await writeAtomic(this.fs, this.knownHostsPath, text, 0o600);
+    if (removed) await writeAtomic(this.fs, this.knownHostsPath, text, 0o600, beforeRename);
   }
 
   // ---- the Include line in the user's config -------------------------------------------
@@ -375,6 +379,12 @@ export class SshConfigWriter implements SshEntryWriter {
 
   private async inspectUserConfig(): Promise<{ status: IncludeStatus; bytes?: Buffer; mode?: number; bom?: boolean; eol?: '\n' | '\r\n' }> {
     const p = this.userConfigPath;
+    try {
+      this.includeLine();
+    } catch (e) {
+      if (!(e instanceof SshValueError)) throw e;
+      return { status: { state: 'refused', userConfig: p, reason: 'unwritable-path', line: '', message: `GPU Rental cannot add its Remote-SSH hosts to ${p}: ${e.message}` } };
+    }
     let st;
     try {
       st = await this.fs.lstat(p);
@@ -399,28 +409,50 @@ export class SshConfigWriter implements SshEntryWriter {
    */
   async addInclude(): Promise<IncludeStatus> {
     await ensurePrivateDir(this.fs, this.dir);
-    return withFileLock(
+    // Another program (an editor, a dotfile manager) may change the user's config while we
+    // prepend our line: the file is compared again just before the rename, and on a change
+    // the whole read-modify-write runs again on the new content.
+    return retryOnConcurrentChange(this.o.log, this.userConfigPath, () => withFileLock(
       this.fs,
       join(this.dir, 'include.lock'),
-      async () => {
+      async (lock) => {
         const r = await this.inspectUserConfig();
         if (r.status.state !== 'absent') return r.status;
         // The included file must exist, or ssh reports nothing but connects without our hosts.
         if (!(await readIfExists(this.fs, this.configPath))) await this.mutate(() => undefined);
         const data = prependInclude(r.bytes, this.includeLine(), { bom: r.bom ?? false, eol: r.eol ?? '\n' });
+        const unchanged = async () => {
+          await lock.check();
+          const now = await readIfExists(this.fs, this.userConfigPath);
+          if (!(now === undefined ? r.bytes === undefined : r.bytes !== undefined && now.equals(r.bytes)))
+            throw new ConcurrentChangeError(`${this.userConfigPath} was changed by another program while the Include line was being added`);
+        };
         try {
           // Create a missing parent (0700 like ~/.ssh) but never change an existing one's mode.
           if (!r.bytes) await this.fs.mkdir(dirname(this.userConfigPath), { recursive: true, mode: 0o700 });
-          await writeAtomic(this.fs, this.userConfigPath, data, r.mode ?? 0o600);
+          await writeAtomic(this.fs, this.userConfigPath, data, r.mode ?? 0o600, unchanged);
         } catch (e) {
+          if (e instanceof ConcurrentChangeError) throw e;
           this.o.log?.warn(`ssh: could not add the Include line: ${errCode(e) ?? (e as Error).message}`);
           return this.refused('write-failed', `writing it failed (${errCode(e) ?? 'error'})`);
         }
         this.o.log?.info(`ssh: added the Include line to ${this.userConfigPath}`);
-        return { state: 'present', userConfig: this.userConfigPath };
+        return { state: 'present', userConfig: this.userConfigPath } as IncludeStatus;
       },
       { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },
-    );
+    ));
+  }
+}
+
+/** Runs a read-modify-write again (a few times) when it found the file or lock changed under it. */
+async function retryOnConcurrentChange<T>(log: Logger | undefined, what: string, round: () => Promise<T>): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await round();
+    } catch (e) {
+      if (!(e instanceof ConcurrentChangeError) || i >= 5) throw e;
+      log?.info(`ssh: ${what}: ${e.message}; reading it again (round ${i + 1})`);
+    }
   }
 }
 

@@ -1,11 +1,12 @@
 // The one marked `Include` line that pulls the extension's own config file into the user's
 // SSH config. Pure functions over the file's bytes; the writer does the I/O.
+import { sshConfigPath, sshPath } from './sshValues';
 
 /** The comment line directly above our Include line. Stable: it is how we find our line again. */
 export const INCLUDE_MARKER = '# gpu-rental: the GPU Rental extension keeps its Remote-SSH hosts in the file below (delete both lines to undo)';
 const MARKER_RE = /^\s*#\s*gpu-rental:/;
 
-export type IncludeRefusal = 'symlink' | 'readonly' | 'unparsable' | 'malformed-marker' | 'not-a-file' | 'write-failed';
+export type IncludeRefusal = 'symlink' | 'readonly' | 'unparsable' | 'malformed-marker' | 'not-a-file' | 'write-failed' | 'unwritable-path';
 
 export type IncludeStatus =
   | { state: 'present'; userConfig: string }
@@ -20,18 +21,9 @@ export type IncludeStatus =
       message: string;
     };
 
-/** Quotes an ssh_config argument when it needs it. */
-export function sshQuote(v: string): string {
-  return /[\s#]/.test(v) ? `"${v}"` : v;
-}
-
-/** Paths in ssh_config: forward slashes work with OpenSSH on every platform. */
-export function sshPath(p: string): string {
-  return p.replace(/\\/g, '/');
-}
-
+/** The Include line for our managed file (throws SshValueError for a path OpenSSH cannot read back). */
 export function includeLineFor(managedConfigPath: string): string {
-  return `Include ${sshQuote(sshPath(managedConfigPath))}`;
+  return `Include ${sshConfigPath(managedConfigPath, 'The GPU Rental SSH config path', { percent: false })}`;
 }
 
 /** Splits an ssh_config line into keyword and arguments (double quotes group). Undefined when the quotes do not balance. */

@@ -9,6 +9,7 @@ import { expandValue, type VariableContext, type VariableProblem } from './varia
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
 import { GuardSetupError, composeOnstart, resolveGuardPlan } from '../guard/plan';
+import { sshPathProblem } from '../ssh/sshValues';
 
 export interface TemplateProblem {
   path: JsonPath;
@@ -120,6 +121,13 @@ export async function loadTemplate(text: string, ctx: TemplateContext): Promise<
   const varProblems: VariableProblem[] = [];
   const expanded = await expandValue(raw, ctx, varProblems);
   for (const p of varProblems) add(p.path, p.message);
+
+  // The identity file goes into an SSH config: a path OpenSSH cannot read back is a template problem.
+  const sshOpts = (expanded as Partial<Template> | undefined)?.ssh;
+  if (sshOpts && typeof sshOpts === 'object' && typeof sshOpts.identityFile === 'string') {
+    const why = sshPathProblem(sshOpts.identityFile);
+    if (why) add(['ssh', 'identityFile'], `This path cannot be written into an SSH config: ${why}. Use a path without it.`);
+  }
 
   const rules = templateRuleProblems(raw);
   for (const r of rules) add(r.path, r.message, r.severity);

@@ -8,6 +8,7 @@ import type { SshConfigWriter } from '../../ssh/sshConfigWriter';
 import { SshConfigError, createWriter, ensureInclude, sshOptionsFor } from '../../host/ssh';
 import { instanceIdOf } from '../../model/instanceRef';
 import { resolveInstance } from '../instances/target';
+import { checkSshTarget } from '../../ssh/sshValues';
 
 /** Remote-SSH and the forks known to provide the `ssh-remote` authority. */
 export const REMOTE_SSH_EXTENSIONS = ['ms-vscode-remote.remote-ssh', 'jeanp413.open-remote-ssh', 'anysphere.remote-ssh'];
@@ -73,12 +74,14 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
 
   if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
-    const user = sshOptionsFor(services, inst.id).user ?? 'root';
+    // The terminal runs ssh with these arguments: checked like the SSH writer checks them.
+    const target = checkSshTarget(inst.id, inst.ssh_host, inst.ssh_port, sshOptionsFor(services, inst.id).user?.trim() || 'root');
+    if (!target.ok) return fail(target.problem);
     const pick = await vscode.window.showWarningMessage(
       'GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.',
       OPEN_IN_TERMINAL,
     );
-    return pick === OPEN_IN_TERMINAL ? openTerminal(undefined, ['-p', String(inst.ssh_port), `${user}@${inst.ssh_host}`]) : { action: 'cancelled' };
+    return pick === OPEN_IN_TERMINAL ? openTerminal(undefined, ['-p', String(target.port), `${target.user}@${target.host}`]) : { action: 'cancelled' };
   }
 
   const writer = createWriter(services);

@@ -1,0 +1,244 @@
+// Hostile server text, odd paths and racing writers against the SSH layer, proven with the
+// real OpenSSH client where OpenSSH's parsing decides (ssh -G, and ssh -v for IdentityFile).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, mkdirSync, utimesSync, appendFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, basename } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Instance } from '../../../src/api/types';
+import { createApiClient } from '../../../src/api/client';
+import type { Transport } from '../../../src/api/transport';
+import { sshCommand } from '../../../src/model/instanceViewModel';
+import { SshConfigWriter } from '../../../src/ssh';
+import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
+import { loadTemplate } from '../../../src/templates/validate';
+
+const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
+const noSsh = hasSsh ? false : 'no ssh binary';
+
+function inst(id: number, p: Partial<Instance> = {}): Instance {
+  return { id, actual_status: 'running', state: 'running', label: `train ${id}`, ssh_host: 'ssh5.example.net', ssh_port: 40000 + id, ...p };
+}
+
+function withHome<T>(name: string, fn: (home: string) => Promise<T>): Promise<T> {
+  const base = mkdtempSync(join(tmpdir(), 'gpu-hostile-'));
+  const home = join(base, name);
+  mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
+  return fn(home).finally(() => rmSync(base, { recursive: true, force: true }));
+}
+
+/** `ssh -G` through the user's config; fails the test on any OpenSSH complaint. */
+function sshG(userConfig: string, alias: string): Map<string, string> {
+  const r = spawnSync('ssh', ['-G', '-F', userConfig, alias], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  assert.equal(r.status, 0, `ssh -G failed: ${r.stderr}`);
+  const complaints = r.stderr.split('\n').filter((l) => l.trim() && !/^Pseudo-terminal will not be allocated/.test(l));
+  assert.deepEqual(complaints, [], `ssh -G complained: ${r.stderr}`);
+  const m = new Map<string, string>();
+  for (const l of r.stdout.split('\n')) {
+    const i = l.indexOf(' ');
+    if (i > 0 && !m.has(l.slice(0, i))) m.set(l.slice(0, i), l.slice(i + 1));
+  }
+  return m;
+}
+
+function clientAnswering(body: unknown) {
+  const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) }) };
+  const log = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+  return createApiClient({ baseUrl: 'https://service.example', credentials: { token: () => 'k-123456' }, log, transport, retry: { retries: 0 } });
+}
+
+// ---- 6. no command is built from unchecked server text ---------------------------------
+
+test('Copy SSH Command: a hostile ssh_host gives no command; a valid one gives exactly ssh -p PORT root@HOST', () => {
+  for (const host of ['h.example.net;touch${IFS}/tmp/x', 'h.example.net\ntouch /tmp/x', '-oProxyCommand=touch /tmp/x', '$(touch /tmp/x)', 'h`id`.example', 'h.example.net touch', "h'.example"]) {
+    assert.equal(sshCommand(inst(5, { ssh_host: host, ssh_port: 2222 })), undefined, JSON.stringify(host));
+  }
+  assert.equal(sshCommand(inst(5, { ssh_host: 'ssh5.example.net', ssh_port: 2222 })), 'ssh -p 2222 root@ssh5.example.net');
+  assert.equal(sshCommand(inst(5, { ssh_host: '2001:db8::7', ssh_port: 2222 })), 'ssh -p 2222 root@2001:db8::7');
+  assert.equal(sshCommand(inst(5, { ssh_port: 70000 })), undefined);
+});
+
+// ---- 7/8. paths OpenSSH must read back exactly -----------------------------------------
+
+const ODD_DIRS = ["o'brien", 'with space', 'pct %h %d %%', 'ünï©ödé 家'];
+
+for (const dir of ODD_DIRS) {
+  test(`a home folder named ${JSON.stringify(dir)}: Include, UserKnownHostsFile and IdentityFile read back exactly by ssh -G`, { skip: noSsh }, () =>
+    withHome(dir, async (home) => {
+      const user = join(home, '.ssh', 'config');
+      writeFileSync(user, 'Host other\n  HostName 10.1.1.1\n', { mode: 0o600 });
+      const key = join(home, '.ssh', `id ${dir}`);
+      const w = new SshConfigWriter({ home, identityFile: key });
+      const alias = await w.writeEntry(inst(77, { ssh_host: 'ssh7.example.net', ssh_port: 23456 }), { user: 'ubuntu' });
+      assert.equal((await w.addInclude()).state, 'present');
+      const g = sshG(user, alias);
+      assert.equal(g.get('hostname'), 'ssh7.example.net');
+      assert.equal(g.get('port'), '23456');
+      assert.equal(g.get('userknownhostsfile'), w.knownHostsPath, 'no %-token of the path was expanded');
+      // ssh -G shows IdentityFile before %-expansion: one round of OpenSSH's expansion must give the path back
+      assert.equal(g.get('identityfile')!.replace(/%%/g, '%'), key);
+      assert.equal((await w.findEntry(77))?.identityFile, key, 'the entry reads back the path it was given');
+    }),
+  );
+}
+
+test("a template identityFile with ' (and %) reaches ssh as exactly that file (ssh -v names it)", { skip: noSsh }, () =>
+  withHome('plain', async (home) => {
+    const server = createServer((s) => s.end('not-ssh\r\n'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const key = join(home, '.ssh', "o'key 100% %h"); // non-ASCII is proven by ssh -G above (ssh -v prints it escaped)
+      const w = new SshConfigWriter({ home });
+      const alias = await w.writeEntry(inst(9, { ssh_host: '127.0.0.1', ssh_port: port }), { identityFile: key });
+      const r = spawnSync('ssh', ['-v', '-F', w.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', alias, 'true'], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      assert.doesNotMatch(r.stderr, /invalid quotes|bad configuration/i);
+      assert.ok(r.stderr.includes(`identity file ${key} type`), r.stderr);
+    } finally {
+      server.close();
+    }
+  }),
+);
+
+test('a path OpenSSH cannot read back (", \\, control characters) is refused with a clear problem, nothing written', () =>
+  withHome('plain', async (home) => {
+    const w = new SshConfigWriter({ home });
+    for (const [bad, why] of [['/k/a"b', /double quote/], ['/k/a\\b', /backslash/], ['/k/a\nHost *', /control character/], ['/k/a\tb', /control character/]] as const) {
+      await assert.rejects(w.writeEntry(inst(3), { identityFile: bad }), (e: Error) => e.name === 'SshConfigError' && why.test(e.message) && /identityFile/.test(e.message));
+    }
+    assert.equal(await w.findEntry(3), undefined);
+  }),
+);
+
+test('a template whose ssh.identityFile OpenSSH cannot read back has a problem at ssh.identityFile, before anything is rented', async () => {
+  const ctx = { env: { KEYDIR: '/keys' }, secret: async () => undefined, readFile: async () => undefined, workspaceFolder: '/ws' };
+  for (const [file, why] of [['/k/a\\"b', /double quote/], ['/k/a\\\\b', /backslash/], ['/k/a\\tb', /control character/]] as const) {
+    const r = await loadTemplate(`{"name": "t", "instance": {"image": "i"}, "ssh": {"identityFile": "${file}"}}`, ctx);
+    const p = r.problems.find((x) => x.where === 'ssh.identityFile');
+    assert.ok(p && why.test(p.message), JSON.stringify(r.problems));
+    assert.equal(r.template, undefined);
+  }
+  // variables are fine: the check runs on the expanded path
+  const ok = await loadTemplate('{"name": "t", "instance": {"image": "i"}, "ssh": {"identityFile": "${env:KEYDIR}/o\'brien key"}}', ctx);
+  assert.deepEqual(ok.problems, []);
+  assert.equal(ok.template?.ssh?.identityFile, "/keys/o'brien key");
+});
+
+test('a home folder with a double quote: the Include is refused with the reason, never written broken', () =>
+  withHome('say "hi"', async (home) => {
+    const user = join(home, '.ssh', 'config');
+    writeFileSync(user, 'Host other\n', { mode: 0o600 });
+    const w = new SshConfigWriter({ home });
+    const st = await w.addInclude();
+    assert.equal(st.state, 'refused');
+    assert.match(st.state === 'refused' ? st.message : '', /double quote/);
+    assert.equal(readFileSync(user, 'utf8'), 'Host other\n');
+    await assert.rejects(w.writeEntry(inst(4), {}), /double quote/);
+  }),
+);
+
+// ---- 9. ssh_host normalised once, in the schema ----------------------------------------
+
+test('an ssh_host with surrounding whitespace is trimmed by the schema, so polling never drops the pinned host key', () =>
+  withHome('plain', async (home) => {
+    const api = clientAnswering({ instances: [{ id: 12, actual_status: 'running', ssh_host: ' ssh5.example.net \n', ssh_port: 40012, public_ipaddr: ' 1.2.3.4 ' }] });
+    const [i] = (await api.listInstances()).instances;
+    assert.equal(i!.ssh_host, 'ssh5.example.net');
+    assert.equal(i!.public_ipaddr, '1.2.3.4');
+    const w = new SshConfigWriter({ home });
+    await w.writeEntry(i!, {});
+    const pinned = '[ssh5.example.net]:40012 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPinnedKeyPinnedKeyPinnedKeyPinnedKey00\n';
+    writeFileSync(w.knownHostsPath, pinned, { mode: 0o600 });
+    for (let poll = 0; poll < 3; poll++) {
+      const again = (await api.listInstances()).instances;
+      assert.deepEqual((await w.reconcile(again)).updated, []);
+    }
+    assert.equal(readFileSync(w.knownHostsPath, 'utf8'), pinned, 'the pinned key is kept');
+  }),
+);
+
+// ---- 10. instance ids are positive integers --------------------------------------------
+
+test('a zero or negative instance id from the server is a malformed answer, and the writer refuses it', () =>
+  withHome('plain', async (home) => {
+    for (const id of [-3, 0]) {
+      await assert.rejects(clientAnswering({ instances: [{ id, actual_status: 'running' }] }).listInstances(), (e: Error & { kind?: string }) => e.kind === 'malformed');
+      await assert.rejects(clientAnswering({ instances: { id, actual_status: 'running' } }).showInstance(5), (e: Error & { kind?: string }) => e.kind === 'malformed');
+    }
+    const w = new SshConfigWriter({ home });
+    await assert.rejects(w.writeEntry(inst(-3), {}), /positive whole number/);
+    await assert.rejects(w.writeEntry(inst(-3), {}), /positive whole number/);
+    if (existsSync(w.configPath)) assert.doesNotMatch(readFileSync(w.configPath, 'utf8'), /gpu-.*-3\b/);
+  }),
+);
+
+// ---- 11. the lock: unique token, future mtimes ----------------------------------------
+
+test('a lock file dated in the future is stale, not a lock forever', () =>
+  withHome('plain', async (home) => {
+    const w = new SshConfigWriter({ home, lockTimeoutMs: 1500 });
+    mkdirSync(w.dir, { recursive: true, mode: 0o700 });
+    const lock = join(w.dir, 'config.lock');
+    writeFileSync(lock, '999999 0\n');
+    const future = new Date(Date.now() + 24 * 3600_000);
+    utimesSync(lock, future, future);
+    assert.equal(await w.writeEntry(inst(1), {}), 'gpu-train-1-1');
+  }),
+);
+
+test('a writer slower than the stale time does not overwrite the update of the writer that took its lock over', () =>
+  withHome('plain', async (home) => {
+    let delayed = false;
+    let inRename: () => void = () => undefined;
+    const reachedWrite = new Promise<void>((r) => (inRename = r));
+    const slowFs: FsPort = {
+      ...nodeFsPort,
+      writeFile: async (path, data, opts) => {
+        await nodeFsPort.writeFile(path, data, opts);
+        if (!delayed && basename(path).startsWith('.config.')) {
+          delayed = true;
+          inRename();
+          await new Promise((r) => setTimeout(r, 500)); // writing is slower than the 100 ms stale time
+        }
+      },
+    };
+    const slow = new SshConfigWriter({ home, fs: slowFs, lockStaleMs: 100, lockTimeoutMs: 5000 });
+    const fast = new SshConfigWriter({ home, lockStaleMs: 100, lockTimeoutMs: 5000 });
+    const a = slow.writeEntry(inst(1), {});
+    await reachedWrite;
+    await new Promise((r) => setTimeout(r, 150));
+    await fast.writeEntry(inst(2), {}); // takes the stale lock over and writes
+    await a;
+    assert.deepEqual((await fast.entries()).map((e) => e.id).sort(), [1, 2], 'both updates survive');
+  }),
+);
+
+// ---- 12. another program editing ~/.ssh/config while the Include is added ---------------
+
+test('another program changing ~/.ssh/config while the Include line is added keeps its change', () =>
+  withHome('plain', async (home) => {
+    const user = join(home, '.ssh', 'config');
+    writeFileSync(user, 'Host mine\n  HostName 10.0.0.1\n', { mode: 0o600 });
+    let raced = false;
+    const racingFs: FsPort = {
+      ...nodeFsPort,
+      writeFile: async (path, data, opts) => {
+        await nodeFsPort.writeFile(path, data, opts);
+        // the editor saves right after we read the file, before our rename
+        if (!raced && dirname(path) === dirname(user) && basename(path).startsWith('.config.')) {
+          raced = true;
+          appendFileSync(user, 'Host added-by-editor\n  HostName 10.0.0.2\n');
+        }
+      },
+    };
+    const w = new SshConfigWriter({ home, fs: racingFs });
+    assert.equal((await w.addInclude()).state, 'present');
+    assert.ok(raced);
+    const text = readFileSync(user, 'utf8');
+    assert.match(text, /^# gpu-rental:.*\nInclude /);
+    assert.match(text, /Host added-by-editor\n  HostName 10\.0\.0\.2\n/, 'the other program\'s change survived');
+    assert.match(text, /Host mine\n/);
+  }),
+);
