@@ -731,6 +731,33 @@ export interface OfferSearchWire {
   [key: string]: unknown;
 }
 
+const FILTER_OPS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'notin']);
+const FILTER_FIELD = /^[a-z_][a-z0-9_]*$/;
+const FRIENDLY_FILTER_KEYS = ['gpuNames', 'numGpus', 'minNumGpus', 'minGpuRamGb', 'minReliability', 'verified', 'rentable', 'minDirectPorts', 'maxDphTotal'] as const;
+
+function filterProblems(filters: unknown): string[] {
+  if (!filters || typeof filters !== 'object' || Array.isArray(filters)) return ['filters: must be an object of field: {operator: value}'];
+  const p: string[] = [];
+  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+  for (const [field, spec] of Object.entries(filters as Record<string, unknown>)) {
+    if (!FILTER_FIELD.test(field)) {
+      p.push(`filters.${field}: not a field name (lower-case letters, digits and _)`);
+      continue;
+    }
+    if (!spec || typeof spec !== 'object' || Array.isArray(spec) || !Object.keys(spec).length) {
+      p.push(`filters.${field}: must be an object such as {"gte": 2}`);
+      continue;
+    }
+    for (const [op, v] of Object.entries(spec as Record<string, unknown>)) {
+      if (!FILTER_OPS.has(op)) p.push(`filters.${field}.${op}: unknown operator (use eq, neq, gt, gte, lt, lte, in or notin)`);
+      else if (op === 'in' || op === 'notin') {
+        if (!Array.isArray(v) || !v.length || !v.every(scalar)) p.push(`filters.${field}.${op}: must be a non-empty list of values`);
+      } else if (!scalar(v)) p.push(`filters.${field}.${op}: must be a number, string or true/false`);
+    }
+  }
+  return p;
+}
+
 /** Problems of an OfferQuery (empty when valid). */
 export function validateOfferQuery(q: OfferQuery): string[] {
   const p: string[] = [];
@@ -740,6 +767,7 @@ export function validateOfferQuery(q: OfferQuery): string[] {
   nonNeg(q.minGpuRamGb, 'minGpuRamGb');
   nonNeg(q.maxDphTotal, 'maxDphTotal');
   nonNeg(q.minDirectPorts, 'minDirectPorts');
+  nonNeg(q.allocatedStorage, 'allocatedStorage');
   for (const [k, v] of [['numGpus', q.numGpus], ['minNumGpus', q.minNumGpus], ['limit', q.limit], ['offerId', q.offerId]] as const)
     if (v !== undefined && !(Number.isInteger(v) && v > 0)) p.push(`${k}: must be a positive whole number`);
   if (q.minReliability !== undefined && !(q.minReliability >= 0 && q.minReliability <= 1))
@@ -748,29 +776,43 @@ export function validateOfferQuery(q: OfferQuery): string[] {
   if (q.gpuNames && q.gpuNames.some((n) => typeof n !== 'string' || !n.trim())) p.push('gpuNames: names must be non-empty');
   if (q.order && q.order.some((o) => !Array.isArray(o) || typeof o[0] !== 'string' || (o[1] !== 'asc' && o[1] !== 'desc')))
     p.push("order: each entry must be [field, 'asc' | 'desc']");
+  if (q.filters !== undefined) {
+    p.push(...filterProblems(q.filters));
+    const mixed = FRIENDLY_FILTER_KEYS.filter((k) => q[k] !== undefined);
+    if (mixed.length) p.push(`filters: cannot be combined with ${mixed.join(', ')}; put every condition in filters`);
+  }
   return p;
 }
 
 /** OfferQuery (GB, friendly names) -> the search body of POST /api/v0/bundles/. */
 export function offerQueryToWire(q: OfferQuery): OfferSearchWire {
-  const w: OfferSearchWire = {
-    verified: { eq: q.verified ?? true },
-    rentable: { eq: q.rentable ?? true },
-    external: { eq: false },
-  };
-  const names = (q.gpuNames ?? []).map((n) => n.trim()).filter(Boolean);
-  if (names.length === 1) w.gpu_name = { eq: names[0] };
-  else if (names.length > 1) w.gpu_name = { in: names };
-  if (q.numGpus !== undefined) w.num_gpus = { eq: q.numGpus };
-  else if (q.minNumGpus !== undefined) w.num_gpus = { gte: q.minNumGpus };
-  // The service takes MB; GB are decimal here as in the official CLI.
-  if (q.minGpuRamGb !== undefined) w.gpu_ram = { gte: Math.round(q.minGpuRamGb * 1000) };
-  if (q.minReliability !== undefined) w.reliability = { gte: q.minReliability };
-  if (q.minDirectPorts !== undefined) w.direct_port_count = { gte: q.minDirectPorts };
-  if (q.maxDphTotal !== undefined) w.dph_total = { lte: q.maxDphTotal };
+  let w: OfferSearchWire;
+  if (q.filters) {
+    // The service's own filter object is the whole filter: nothing implied is added.
+    w = Object.fromEntries(Object.entries(q.filters).map(([f, spec]) => [f, { ...spec }]));
+  } else {
+    w = {
+      verified: { eq: q.verified ?? true },
+      rentable: { eq: q.rentable ?? true },
+      external: { eq: false },
+    };
+    const names = (q.gpuNames ?? []).map((n) => n.trim()).filter(Boolean);
+    if (names.length === 1) w.gpu_name = { eq: names[0] };
+    else if (names.length > 1) w.gpu_name = { in: names };
+    if (q.numGpus !== undefined) w.num_gpus = { eq: q.numGpus };
+    else if (q.minNumGpus !== undefined) w.num_gpus = { gte: q.minNumGpus };
+    // The service takes MB; GB are decimal here as in the official CLI.
+    if (q.minGpuRamGb !== undefined) w.gpu_ram = { gte: Math.round(q.minGpuRamGb * 1000) };
+    if (q.minReliability !== undefined) w.reliability = { gte: q.minReliability };
+    if (q.minDirectPorts !== undefined) w.direct_port_count = { gte: q.minDirectPorts };
+    if (q.maxDphTotal !== undefined) w.dph_total = { lte: q.maxDphTotal };
+  }
   if (q.offerId !== undefined) w.id = { eq: q.offerId };
   w.order = q.order && q.order.length ? q.order.map(([f, d]) => [f, d]) : [['score', 'desc']];
   w.type = q.type ?? 'on-demand';
   if (q.limit !== undefined) w.limit = q.limit;
+  if (q.allocatedStorage !== undefined) w.allocated_storage = q.allocatedStorage;
   return w;
 }
+
+export { logRequestResultSchema, templateListSchema } from './opsSchemas';

@@ -167,6 +167,13 @@ export interface Offer {
 
 export type SortField = string;
 
+/** Operators of the service's search filters. */
+export type FilterOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'notin';
+export type FilterScalar = string | number | boolean;
+export type FilterValue = FilterScalar | FilterScalar[];
+/** The service's own search filters: field -> operator -> value, in wire units (MB, seconds). */
+export type OfferFilters = Record<string, Partial<Record<FilterOp, FilterValue>>>;
+
 /**
  * Offer search as callers think of it. GPU memory is in GB here; the client sends MB (×1000).
  * Numeric ranges use the spec's operators; the client builds the wire filter object.
@@ -185,6 +192,15 @@ export interface OfferQuery {
   type?: 'on-demand' | 'bid'; // default on-demand
   order?: Array<[SortField, 'asc' | 'desc']>; // default [['score','desc']]
   limit?: number;
+  /**
+   * The service's own filter object (from a CLI query or a script). When present it is the whole
+   * filter: the friendly keys above and their defaults are not added (order, type and limit still apply).
+   */
+  filters?: OfferFilters;
+  /** The CLI query text this search was parsed from (shown instead of a summary). */
+  text?: string;
+  /** Disk in GB the quoted dph_total includes (the service's allocated_storage). */
+  allocatedStorage?: number;
 }
 
 export type Runtype = 'ssh' | 'ssh_direct' | 'ssh_proxy' | 'jupyter' | 'jupyter_direct' | 'jupyter_proxy' | 'args';
@@ -357,6 +373,69 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** PUT /api/v0/instances/request_logs/{id}/: which log, how much of it. */
+export interface LogRequest {
+  /** The last N lines (the service's default is all it keeps). */
+  tail?: number;
+  /** Only lines matching this (a grep pattern, applied by the service). */
+  filter?: string;
+  /** The host daemon's log (image pull, container create/exit) instead of the container's. */
+  daemonLogs?: boolean;
+}
+
+export interface LogRequestResult {
+  /** Where the text appears once uploaded; a plain GET without credentials. */
+  result_url: string;
+  msg?: string;
+}
+
+/** Options of fetchLogs: the bounded wait while the upload has not landed (404). */
+export interface LogFetchOptions extends CallOptions {
+  /** GETs before giving up, default 30 (the official CLI's figure). */
+  attempts?: number;
+  /** Pause between GETs in ms, default 300. */
+  intervalMs?: number;
+  /** Injected pause (tests); default a timer that honours the signal. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** A template kept by the service (GET /api/v0/template/), tolerantly parsed. */
+export interface ServerTemplate {
+  id: number;
+  hash_id: string;
+  name: string;
+  /** Image without its tag. */
+  image: string;
+  tag?: string | null;
+  /** Docker flags as the service stores them, e.g. "-p 8080:8080 -e NAME=value". */
+  env?: string | null;
+  onstart?: string | null;
+  runtype?: string | null;
+  args_str?: string | null;
+  recommended?: boolean | null;
+  recommended_disk_space?: number | null;
+  desc?: string | null;
+  count_created?: number | null;
+  use_jupyter_lab?: boolean | null;
+  jupyter_dir?: string | null;
+  ssh_direct?: boolean | null;
+  jup_direct?: boolean | null;
+  use_ssh?: boolean | null;
+  private?: boolean | null;
+  creator_id?: number | null;
+  docker_login_repo?: string | null;
+}
+
+/** GET /api/v0/template/ parameters. */
+export interface TemplateSearch {
+  /** select_filters, the search filter language: e.g. {"recommended": {"eq": true}}. */
+  filters?: OfferFilters;
+  /** select_cols, default all. */
+  cols?: string[];
+  /** order_by: a column, '-' in front for descending. */
+  orderBy?: string;
+}
+
 /** Options of createInstance. */
 export interface CreateCallOptions extends CallOptions {
   /**
@@ -404,6 +483,21 @@ export interface ServiceApi {
   /** Never retried. An ambiguous failure throws ApiError with kind 'ambiguous'. */
   createInstance(offerId: number, req: CreateInstanceRequest, o?: CreateCallOptions): Promise<CreateInstanceResult>;
   currentUser(o?: CallOptions): Promise<User>;
+
+  /** Asks the service to upload an instance's log; the text is then at `result_url` (see fetchLogs). */
+  requestLogs(id: number, req?: LogRequest, o?: CallOptions): Promise<LogRequestResult>;
+  /**
+   * GETs a result_url without credentials, waiting (bounded) while it is 404 until the upload
+   * lands; the text comes back with every known secret masked.
+   */
+  fetchLogs(resultUrl: string, o?: LogFetchOptions): Promise<string>;
+  /** Stop + start keeping the GPU; the instance reads `rebooting` meanwhile. */
+  rebootInstance(id: number, o?: CallOptions): Promise<SimpleResult>;
+  /** Recreates the container from a fresh image pull in place: everything on its disk is lost. */
+  recycleInstance(id: number, o?: CallOptions): Promise<SimpleResult>;
+  /** New bid ($/h) of an interruptible instance. */
+  changeBid(id: number, price: number, o?: CallOptions): Promise<SimpleResult>;
+  searchTemplates(q?: TemplateSearch, o?: CallOptions): Promise<ServerTemplate[]>;
 
   tfaStatus(o?: CallOptions): Promise<TfaStatus>;
   tfaLogin(req: TfaLoginRequest, o?: CallOptions): Promise<TfaLoginResult>;

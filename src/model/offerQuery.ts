@@ -1,7 +1,9 @@
 // The offer search the Offers view shows: defaults (as the official CLI: verified,
-// rentable, best score first), validation of a scripted filters object, a summary line.
+// rentable, best score first), the three forms a search may be given in (the documented
+// object, the service's own filter object, a CLI query string), a summary line.
 import * as z from 'zod/mini';
-import type { OfferQuery } from '../api/types';
+import type { FilterOp, FilterValue, OfferFilters, OfferQuery } from '../api/types';
+import { QueryError, parseCliQuery } from './cliQuery';
 
 const DEFAULTS: OfferQuery = {
   verified: true,
@@ -45,10 +47,25 @@ function buildOfferQuerySchema() {
 }
 const offerQuerySchema = () => (offerQuerySchemaCache ??= buildOfferQuerySchema());
 
-export type QueryCheck = { ok: true; query: OfferQuery } | { ok: false; message: string };
+export type QueryCheck =
+  | { ok: true; query: OfferQuery }
+  | { ok: false; message: string; /** offsets of the offending token of a query string */ start?: number; end?: number };
 
-/** Validates a filters object (command argument, saved state); missing keys take the defaults. */
+const DOCUMENTED_KEYS = new Set(['gpuNames', 'numGpus', 'minNumGpus', 'minGpuRamGb', 'minReliability', 'verified', 'rentable', 'minDirectPorts', 'maxDphTotal', 'type', 'order', 'limit', 'rank', 'bidPrice']);
+
+/**
+ * Validates a search given in any of its three forms, for the Offers view and `gpuRental.searchOffers`:
+ * the documented object (`{ gpuNames: ["RTX 4090"], numGpus: 1 }`; missing keys take the defaults),
+ * the service's own filter object (`{ "num_gpus": {"gte": 1}, "order": [["dph_total","asc"]] }`;
+ * a bare value means eq) or a CLI query string (`num_gpus>=2 gpu_name=RTX_4090 dph<1.5`).
+ */
 export function parseOfferQuery(value: unknown): QueryCheck {
+  if (typeof value === 'string') return parseQueryText(value);
+  const saved = savedForm(value);
+  if (saved) return saved;
+  if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).some((k) => !DOCUMENTED_KEYS.has(k))) {
+    return parseServiceFilters(value as Record<string, unknown>);
+  }
   const r = z.safeParse(offerQuerySchema(), value ?? {});
   if (!r.success) {
     const issue = r.error.issues[0];
@@ -64,14 +81,122 @@ export function parseOfferQuery(value: unknown): QueryCheck {
   return { ok: true, query: withDefaults(q) };
 }
 
+/** A CLI query string; the error names the token and its column. */
+export function parseQueryText(text: string): QueryCheck {
+  const trimmed = text.trim();
+  if (!trimmed) return { ok: false, message: 'Type a query such as num_gpus>=2 gpu_name=RTX_4090 dph<1.5.', start: 0, end: 0 };
+  try {
+    const c = parseCliQuery(text);
+    const q: OfferQuery = { filters: c.filters, order: c.order, text: trimmed };
+    if (c.type) q.type = c.type;
+    if (c.limit !== undefined) q.limit = c.limit;
+    if (c.allocatedStorage !== undefined) q.allocatedStorage = c.allocatedStorage;
+    return { ok: true, query: withDefaults(q) };
+  } catch (e) {
+    if (e instanceof QueryError) return { ok: false, message: e.message, start: e.start, end: e.end };
+    throw e;
+  }
+}
+
+/** An OfferQuery this module produced (saved view state): re-checked, never trusted as is. */
+function savedForm(value: unknown): QueryCheck | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.text === 'string') return parseQueryText(v.text);
+  if (v.filters === undefined) return undefined;
+  if (!v.filters || typeof v.filters !== 'object' || Array.isArray(v.filters)) return parseServiceFilters({ filters: v.filters });
+  const { filters, allocatedStorage, ...rest } = v;
+  return parseServiceFilters({ ...(filters as Record<string, unknown>), ...rest, allocated_storage: allocatedStorage });
+}
+
+const OP_NAMES: Readonly<Record<string, FilterOp>> = {
+  eq: 'eq', neq: 'neq', ne: 'neq', gt: 'gt', gte: 'gte', lt: 'lt', lte: 'lte', in: 'in', notin: 'notin', nin: 'notin',
+};
+const SERVICE_FIELD = /^[a-z_][a-z0-9_]*$/;
+
+function scalarOk(v: unknown): v is string | number | boolean {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+/** The service's own search body: {field: {op: value}} or {field: value} (eq), plus order/type/limit. */
+function parseServiceFilters(obj: Record<string, unknown>): QueryCheck {
+  const bad = (where: string, why: string): QueryCheck => ({
+    ok: false,
+    message: `The search filter object is not valid (${where}: ${why}). Use the service's form, e.g. {"num_gpus": {"gte": 1}, "gpu_name": {"in": ["RTX 4090"]}, "order": [["dph_total", "asc"]]}, or the documented keys such as {"gpuNames": ["RTX 4090"]}, not both.`,
+  });
+  const filters: OfferFilters = {};
+  const q: OfferQuery = { filters };
+  for (const [key, raw] of Object.entries(obj)) {
+    if (raw === null || raw === undefined) continue; // the CLI sends unused fields as null
+    if (key === 'order') {
+      const pairs = Array.isArray(raw) && raw.length === 2 && typeof raw[0] === 'string' && !Array.isArray(raw[1]) ? [raw] : raw;
+      if (!Array.isArray(pairs) || !pairs.length) return bad('order', 'must be a list of [field, "asc" | "desc"] pairs');
+      const order: Array<[string, 'asc' | 'desc']> = [];
+      for (const pair of pairs as unknown[]) {
+        if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !SERVICE_FIELD.test(pair[0]) || (pair[1] !== undefined && pair[1] !== 'asc' && pair[1] !== 'desc'))
+          return bad('order', 'must be a list of [field, "asc" | "desc"] pairs');
+        order.push([pair[0], pair[1] === 'desc' ? 'desc' : 'asc']);
+      }
+      q.order = order;
+    } else if (key === 'type') {
+      if (raw === 'bid') q.type = 'bid';
+      else if (raw === 'on-demand' || raw === 'ondemand') q.type = 'on-demand';
+      else return bad('type', 'must be "on-demand" or "bid"');
+    } else if (key === 'limit') {
+      const n = typeof raw === 'string' ? Number(raw) : raw;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 1000) return bad('limit', 'must be a whole number from 1 to 1000');
+      q.limit = n;
+    } else if (key === 'allocated_storage') {
+      const n = typeof raw === 'string' ? Number(raw) : raw;
+      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return bad('allocated_storage', 'must be a number of GB');
+      q.allocatedStorage = n;
+    } else {
+      if (!SERVICE_FIELD.test(key)) return bad(key, DOCUMENTED_KEYS.has(key) ? 'a documented key cannot be mixed with service field names' : 'not a service field name');
+      if (scalarOk(raw)) filters[key] = { eq: raw };
+      else if (Array.isArray(raw)) {
+        if (!raw.length || !raw.every(scalarOk)) return bad(key, 'a list must hold numbers, strings or true/false');
+        filters[key] = { in: raw };
+      } else if (typeof raw === 'object' && Object.keys(raw).length) {
+        const spec: Partial<Record<FilterOp, FilterValue>> = {};
+        for (const [opName, v] of Object.entries(raw as Record<string, unknown>)) {
+          const op = OP_NAMES[opName];
+          if (!op) return bad(`${key}.${opName}`, 'unknown operator; use eq, neq, gt, gte, lt, lte, in or notin');
+          if (v === null || v === undefined) continue;
+          if (op === 'in' || op === 'notin') {
+            if (!Array.isArray(v) || !v.length || !v.every(scalarOk)) return bad(`${key}.${opName}`, 'must be a non-empty list');
+            spec[op] = v;
+          } else if (scalarOk(v)) spec[op] = v;
+          else return bad(`${key}.${opName}`, 'must be a number, string or true/false');
+        }
+        if (Object.keys(spec).length) filters[key] = spec;
+      } else return bad(key, 'must be a value or an object such as {"gte": 2}');
+    }
+  }
+  return { ok: true, query: withDefaults(q) };
+}
+
 export function withDefaults(q: OfferQuery): OfferQuery {
-  const out: OfferQuery = { ...DEFAULT_OFFER_QUERY, ...q };
+  // With the service's own filters, the friendly defaults (verified, rentable) would be ignored
+  // on the wire and only mislead the summary: keep the defaults of order, type and limit alone.
+  const { verified: _v, rentable: _r, ...general } = DEFAULT_OFFER_QUERY;
+  const out: OfferQuery = { ...(q.filters ? general : DEFAULT_OFFER_QUERY), ...q };
   for (const k of Object.keys(out) as Array<keyof OfferQuery>) if (out[k] === undefined) delete out[k];
   return out;
 }
 
+function describeFilters(filters: OfferFilters): string {
+  const sym: Record<FilterOp, string> = { eq: '=', neq: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', in: ' in ', notin: ' not in ' };
+  const parts: string[] = [];
+  for (const [f, spec] of Object.entries(filters)) {
+    for (const [op, v] of Object.entries(spec) as Array<[FilterOp, FilterValue]>) parts.push(`${f}${sym[op]}${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
+  }
+  return parts.join(' ');
+}
+
 /** One line for the view description, e.g. "RTX 4090 · 1 GPU · ≥24 GB · verified · score". */
 export function describeOfferQuery(q: OfferQuery): string {
+  if (q.text) return q.text;
+  if (q.filters) return describeFilters(q.filters) || 'all offers';
   const parts: string[] = [];
   if (q.gpuNames?.length) parts.push(q.gpuNames.length > 2 ? `${q.gpuNames.length} models` : q.gpuNames.join(', '));
   if (q.numGpus !== undefined) parts.push(`${q.numGpus} GPU${q.numGpus === 1 ? '' : 's'}`);

@@ -155,6 +155,8 @@ export class SearchError extends Error {}
 
 const OPS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'notin']);
 const NON_FILTER_KEYS = new Set(['order', 'type', 'limit', 'allocated_storage', 'disable_bundling', 'extra_ids', 'show_incompatible']);
+/** Filter names the CLI sends for record fields spelled differently. */
+const FILTER_ALIASES: Record<string, string> = { gpu_total_ram: 'gpu_totalram' };
 
 /** Coerces a filter value to the type of the offer field ('2' -> 2, 'true' -> true). */
 function coerce(value: unknown, like: unknown): unknown {
@@ -169,15 +171,21 @@ function coerce(value: unknown, like: unknown): unknown {
   return value;
 }
 
-function compare(op: string, actual: unknown, raw: unknown): boolean {
+/** Equality, where a two-letter country code matches a geolocation such as 'Sweden, SE' (as the CLI's help says). */
+function same(field: string, actual: unknown, v: unknown): boolean {
+  if (actual === v) return true;
+  return field === 'geolocation' && typeof actual === 'string' && typeof v === 'string' && /^[A-Za-z]{2}$/.test(v) && actual.toUpperCase().endsWith(`, ${v.toUpperCase()}`);
+}
+
+export function compare(op: string, actual: unknown, raw: unknown, field = ''): boolean {
   if (op === 'in' || op === 'nin' || op === 'notin') {
     if (!Array.isArray(raw)) throw new SearchError(`operator '${op}' needs an array`);
-    const hit = raw.some((v) => coerce(v, actual) === actual);
+    const hit = raw.some((v) => same(field, actual, coerce(v, actual)));
     return op === 'in' ? hit : !hit;
   }
   const v = coerce(raw, actual);
-  if (op === 'eq') return actual === v;
-  if (op === 'neq') return actual !== v;
+  if (op === 'eq') return same(field, actual, v);
+  if (op === 'neq') return !same(field, actual, v);
   if (actual === null || actual === undefined) return false;
   if (typeof actual !== typeof v) throw new SearchError(`cannot compare ${typeof actual} with ${typeof v}`);
   const a = actual as number | string;
@@ -197,7 +205,8 @@ export function searchOffers(all: readonly OfferRecord[], body: Record<string, u
   const bid = typeRaw === 'bid';
   const known = new Set(all.length ? Object.keys(all[0]!) : []);
   const filters: Array<[string, string, unknown]> = [];
-  for (const [field, spec] of Object.entries(body)) {
+  for (const [name, spec] of Object.entries(body)) {
+    const field = FILTER_ALIASES[name] ?? name;
     if (NON_FILTER_KEYS.has(field) || spec === null || spec === undefined) continue;
     if (!known.has(field)) continue; // unknown fields are ignored, as the real service does
     if (typeof spec === 'object' && !Array.isArray(spec)) {
@@ -212,7 +221,7 @@ export function searchOffers(all: readonly OfferRecord[], body: Record<string, u
   }
   let rows = all.filter((o) => !o.rented && !o.taken);
   rows = rows.map((o) => (bid ? { ...o, dph_total: o.min_bid, is_bid: true } : o));
-  rows = rows.filter((o) => filters.every(([f, op, v]) => compare(op, o[f], v)));
+  rows = rows.filter((o) => filters.every(([f, op, v]) => compare(op, o[f], v, f)));
 
   let order: Array<[string, string]> = [['score', 'desc']];
   if (body.order !== undefined && body.order !== null) {

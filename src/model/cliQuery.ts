@@ -1,0 +1,426 @@
+// The official CLI's offer query language (`vastai search offers 'num_gpus>=2 gpu_name=RTX_4090'`),
+// parsed into the service's own filter object. Pure: no vscode, no zod, so renters can paste what
+// they already type in a terminal and get the same search.
+
+import type { FilterOp, FilterScalar, OfferFilters } from '../api/types';
+
+export type { FilterOp, OfferFilters };
+export type OrderPair = [string, 'asc' | 'desc'];
+export type OfferType = 'on-demand' | 'bid';
+
+export interface CliQuery {
+  filters: OfferFilters;
+  order: OrderPair[];
+  type?: OfferType;
+  limit?: number;
+  /** Disk in GB the quoted price includes (`--storage`). */
+  allocatedStorage?: number;
+}
+
+/** A query the parser refused; `start`/`end` are offsets of the offending token in the input. */
+export class QueryError extends Error {
+  override readonly name = 'QueryError';
+  constructor(
+    message: string,
+    readonly start: number,
+    readonly end: number,
+  ) {
+    super(message);
+  }
+}
+
+type FieldType = 'num' | 'bool' | 'str';
+
+// The CLI's documented offer fields (and the spec's record fields), with the value type the CLI
+// converts to. Unknown fields are refused, as the CLI does, with a suggestion.
+const FIELDS: Record<string, FieldType> = {
+  ask_contract_id: 'num', bundle_id: 'num', bw_nvlink: 'num', compute_cap: 'num', cpu_arch: 'str', cpu_cores: 'num',
+  cpu_cores_effective: 'num', cpu_ghz: 'num', cpu_name: 'str', cpu_ram: 'num', cuda_max_good: 'num', datacenter: 'bool',
+  direct_port_count: 'num', disk_bw: 'num', disk_name: 'str', disk_space: 'num', dlperf: 'num',
+  dlperf_per_dphtotal: 'num', dph_base: 'num', dph_total: 'num', driver_version: 'str', duration: 'num',
+  external: 'bool', flops_per_dphtotal: 'num', geolocation: 'str', gpu_arch: 'str', gpu_display_active: 'bool',
+  gpu_frac: 'num', gpu_lanes: 'num', gpu_max_power: 'num', gpu_max_temp: 'num', gpu_mem_bw: 'num', gpu_name: 'str',
+  gpu_ram: 'num', gpu_total_ram: 'num', has_avx: 'bool', host_id: 'num', hosting_type: 'num', id: 'num',
+  inet_down: 'num', inet_down_cost: 'num', inet_up: 'num', inet_up_cost: 'num', machine_id: 'num', min_bid: 'num',
+  mobo_name: 'str', num_gpus: 'num', os_version: 'str', pci_gen: 'num', pcie_bw: 'num', reliability: 'num',
+  rentable: 'bool', rented: 'bool', score: 'num', static_ip: 'bool', storage_cost: 'num', total_flops: 'num',
+  ubuntu_version: 'str', verification: 'str', verified: 'bool', vms_enabled: 'bool', vram_costperhour: 'num',
+};
+
+/** The CLI's short names. */
+export const FIELD_ALIASES: Readonly<Record<string, string>> = {
+  dph: 'dph_total',
+  dlperf_usd: 'dlperf_per_dphtotal',
+  flops_usd: 'flops_per_dphtotal',
+  cuda_vers: 'cuda_max_good',
+  display_active: 'gpu_display_active',
+  reliability2: 'reliability',
+  gpu_totalram: 'gpu_total_ram',
+};
+
+/** Fields the CLI takes in friendlier units than the wire: GB -> MB (decimal, as the CLI), days -> seconds. */
+const MULTIPLIERS: Readonly<Record<string, number>> = { gpu_ram: 1000, cpu_ram: 1000, gpu_total_ram: 1000, duration: 86_400 };
+
+/** The CLI's default query: `verified=true rentable=true external=false`, best score first. */
+export const CLI_DEFAULT_FILTERS: Readonly<OfferFilters> = Object.freeze({
+  verified: { eq: true },
+  rentable: { eq: true },
+  external: { eq: false },
+});
+export const CLI_DEFAULT_ORDER: readonly OrderPair[] = Object.freeze([['score', 'desc']] as OrderPair[]);
+
+const SYMBOL_OPS: ReadonlyArray<[string, FilterOp]> = [
+  ['<=', 'lte'], ['>=', 'gte'], ['==', 'eq'], ['!=', 'neq'], ['=', 'eq'], ['<', 'lt'], ['>', 'gt'],
+];
+const WORD_OPS: Readonly<Record<string, FilterOp>> = {
+  eq: 'eq', ne: 'neq', neq: 'neq', gt: 'gt', gte: 'gte', ge: 'gte', lt: 'lt', lte: 'lte', le: 'lte',
+  in: 'in', notin: 'notin', nin: 'notin', 'not in': 'notin',
+};
+export const OPERATOR_HELP = '< <= = == != >= > in notin (or eq neq gt gte lt lte)';
+
+/** The canonical field name for what a user typed (aliases resolved), or undefined when unknown. */
+export function offerField(name: string): string | undefined {
+  const n = name.toLowerCase();
+  const f = FIELD_ALIASES[n] ?? n;
+  return f in FIELDS ? f : undefined;
+}
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0]!;
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = d[j]!;
+      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return d[b.length]!;
+}
+
+function suggestField(name: string): string {
+  const all = [...Object.keys(FIELDS), ...Object.keys(FIELD_ALIASES)];
+  const best = all.map((f) => [f, distance(name.toLowerCase(), f)] as const).sort((x, y) => x[1] - y[1])[0];
+  return best && best[1] <= Math.max(2, Math.floor(name.length / 3)) ? ` Did you mean '${best[0]}'?` : '';
+}
+
+interface Scanner {
+  text: string;
+  pos: number;
+}
+
+const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
+function skipSpace(s: Scanner): void {
+  while (isSpace(s.text[s.pos])) s.pos++;
+}
+
+function quoted(s: Scanner): { value: string; start: number } {
+  const q = s.text[s.pos]!;
+  const start = s.pos;
+  const close = s.text.indexOf(q, s.pos + 1);
+  if (close < 0) throw new QueryError(`Unclosed quote ${q} starting at column ${start + 1}: add the closing ${q}.`, start, s.text.length);
+  s.pos = close + 1;
+  return { value: s.text.slice(start + 1, close), start };
+}
+
+/** One raw value: a quoted string (taken literally) or a bare word (underscores become spaces). */
+interface RawValue {
+  text: string;
+  quoted: boolean;
+  start: number;
+  end: number;
+}
+
+function readList(s: Scanner): RawValue[] {
+  const open = s.pos;
+  s.pos++; // [
+  const out: RawValue[] = [];
+  for (;;) {
+    skipSpace(s);
+    const c = s.text[s.pos];
+    if (c === undefined) throw new QueryError(`The list starting at column ${open + 1} has no closing ]: add it, e.g. [TW,SE].`, open, s.text.length);
+    if (c === ']') {
+      s.pos++;
+      return out;
+    }
+    if (c === ',') {
+      s.pos++;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      const q = quoted(s);
+      out.push({ text: q.value, quoted: true, start: q.start, end: s.pos });
+      continue;
+    }
+    const start = s.pos;
+    while (s.pos < s.text.length && !/[\s,\]]/.test(s.text[s.pos]!)) s.pos++;
+    out.push({ text: s.text.slice(start, s.pos), quoted: false, start, end: s.pos });
+  }
+}
+
+function convert(field: string, type: FieldType, raw: RawValue): FilterScalar {
+  const t = raw.text;
+  const where = `'${t}' (column ${raw.start + 1})`;
+  if (type === 'bool') {
+    if (/^(true|1)$/i.test(t)) return true;
+    if (/^(false|0)$/i.test(t)) return false;
+    throw new QueryError(`${field} takes true or false, not ${where}.`, raw.start, raw.end);
+  }
+  if (type === 'num') {
+    const n = Number(t);
+    if (t.trim() === '' || !Number.isFinite(n)) throw new QueryError(`${field} takes a number, not ${where}.`, raw.start, raw.end);
+    const m = MULTIPLIERS[field];
+    return m ? Math.round(n * m * 1000) / 1000 : n;
+  }
+  return raw.quoted ? t : t.replace(/_/g, ' ');
+}
+
+function readOp(s: Scanner): { op: FilterOp; start: number } | undefined {
+  const start = s.pos;
+  for (const [sym, op] of SYMBOL_OPS) {
+    if (s.text.startsWith(sym, s.pos)) {
+      s.pos += sym.length;
+      // `=>`/`=<`/`<>` and the like are typos, not two operators
+      if (/[<>=!]/.test(s.text[s.pos] ?? '')) {
+        let end = s.pos;
+        while (/[<>=!]/.test(s.text[end] ?? '')) end++;
+        throw new QueryError(`Unknown operator '${s.text.slice(start, end)}' at column ${start + 1}: use one of ${OPERATOR_HELP}.`, start, end);
+      }
+      return { op, start };
+    }
+  }
+  const m = /^(not\s+in|[a-z]+)(?=[\s[]|$)/i.exec(s.text.slice(s.pos));
+  if (m) {
+    const word = m[1]!.toLowerCase().replace(/\s+/, ' ');
+    const op = WORD_OPS[word];
+    if (op) {
+      s.pos += m[0].length;
+      return { op, start };
+    }
+  }
+  return undefined;
+}
+
+function readFieldComparison(s: Scanner, out: OfferFilters, touched: Set<string>): void {
+  const start = s.pos;
+  const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(s.text.slice(s.pos));
+  if (!m) {
+    let end = s.pos;
+    while (end < s.text.length && !isSpace(s.text[end])) end++;
+    throw new QueryError(`Expected a field name at column ${start + 1}, found '${s.text.slice(start, end)}'. A comparison looks like num_gpus>=2.`, start, end);
+  }
+  const name = m[0];
+  s.pos += name.length;
+  const field = offerField(name);
+  if (!field) throw new QueryError(`Unknown field '${name}' at column ${start + 1}.${suggestField(name)}`, start, s.pos);
+  skipSpace(s);
+  const opAt = s.pos;
+  const op = readOp(s);
+  if (!op) {
+    let end = s.pos;
+    while (end < s.text.length && !isSpace(s.text[end])) end++;
+    const found = end > opAt ? `'${s.text.slice(opAt, end)}'` : 'the end of the query';
+    throw new QueryError(`After '${name}' expected an operator (${OPERATOR_HELP}), found ${found} at column ${opAt + 1}.`, opAt, Math.max(end, opAt + 1));
+  }
+  skipSpace(s);
+  const valueAt = s.pos;
+  const c = s.text[s.pos];
+  let values: RawValue[];
+  let list = false;
+  if (c === undefined) throw new QueryError(`'${s.text.slice(start, s.pos).trim()}' has no value: add one, e.g. ${name}>=2, ${name}=true or ${name}=any.`, start, s.pos);
+  if (c === '[') {
+    values = readList(s);
+    list = true;
+  } else if (c === '"' || c === "'") {
+    const q = quoted(s);
+    values = [{ text: q.value, quoted: true, start: q.start, end: s.pos }];
+  } else {
+    while (s.pos < s.text.length && !isSpace(s.text[s.pos])) s.pos++;
+    values = [{ text: s.text.slice(valueAt, s.pos), quoted: false, start: valueAt, end: s.pos }];
+  }
+
+  // `field=any` (any operator, as the CLI) drops the field, defaults included.
+  if (!list && !values[0]!.quoted && values[0]!.text.toLowerCase() === 'any') {
+    delete out[field];
+    touched.add(field);
+    return;
+  }
+  const type = FIELDS[field]!;
+  if (list && op.op !== 'in' && op.op !== 'notin') {
+    throw new QueryError(`A list needs 'in' or 'notin' (column ${op.start + 1}): write ${name} in [${values.map((v) => v.text).join(',')}].`, op.start, s.pos);
+  }
+  if (type === 'bool' && op.op !== 'eq' && op.op !== 'neq') {
+    throw new QueryError(`${field} is true or false: compare it with = or != (column ${op.start + 1}).`, op.start, s.pos);
+  }
+  if (list && values.length === 0) throw new QueryError(`The list at column ${valueAt + 1} is empty: give at least one value.`, valueAt, s.pos);
+  const converted = values.map((v) => convert(field, type, v));
+  // A field the user names replaces its CLI default rather than adding to it.
+  if (!touched.has(field)) {
+    delete out[field];
+    touched.add(field);
+  }
+  const spec = (out[field] ??= {});
+  spec[op.op] = op.op === 'in' || op.op === 'notin' ? converted : converted[0]!;
+}
+
+const ORDERABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `-o 'num_gpus-,dph'`: comma-separated fields, a trailing '-' sorts descending. */
+function parseOrder(text: string, at: number): OrderPair[] {
+  const out: OrderPair[] = [];
+  let offset = at;
+  for (const part of text.split(',')) {
+    const raw = part.trim();
+    const start = offset + part.indexOf(raw);
+    offset += part.length + 1;
+    if (!raw) continue;
+    const desc = raw.endsWith('-');
+    const name = raw.replace(/[-+]$/, '');
+    const field = ORDERABLE.test(name) ? offerField(name) ?? (name === 'score' ? 'score' : undefined) : undefined;
+    if (!field) throw new QueryError(`Cannot sort by '${name}' (column ${start + 1}).${suggestField(name)}`, start, start + raw.length);
+    out.push([field, desc ? 'desc' : 'asc']);
+  }
+  if (!out.length) throw new QueryError(`The sort order at column ${at + 1} is empty: e.g. -o 'dph' or -o 'num_gpus-'.`, at, at + text.length);
+  return out;
+}
+
+const TYPE_WORDS: Readonly<Record<string, OfferType>> = {
+  'on-demand': 'on-demand', ondemand: 'on-demand', bid: 'bid', interruptible: 'bid',
+};
+
+interface Options {
+  noDefault: boolean;
+  order?: OrderPair[];
+  type?: OfferType;
+  limit?: number;
+  storage?: number;
+}
+
+function readOptionValue(s: Scanner, inline: string | undefined, name: string, at: number): { value: string; start: number } {
+  if (inline !== undefined) return { value: inline, start: at };
+  skipSpace(s);
+  const c = s.text[s.pos];
+  if (c === undefined) throw new QueryError(`${name} needs a value.`, at, s.pos);
+  if (c === '"' || c === "'") {
+    const q = quoted(s);
+    return { value: q.value, start: q.start + 1 };
+  }
+  const start = s.pos;
+  while (s.pos < s.text.length && !isSpace(s.text[s.pos])) s.pos++;
+  return { value: s.text.slice(start, s.pos), start };
+}
+
+function readOption(s: Scanner, opts: Options): void {
+  const start = s.pos;
+  while (s.pos < s.text.length && !isSpace(s.text[s.pos]) && s.text[s.pos] !== '=') s.pos++;
+  const name = s.text.slice(start, s.pos);
+  let inline: string | undefined;
+  let inlineAt = s.pos;
+  if (s.text[s.pos] === '=') {
+    s.pos++;
+    inlineAt = s.pos;
+    if (s.text[s.pos] === '"' || s.text[s.pos] === "'") {
+      const q = quoted(s);
+      inline = q.value;
+      inlineAt = q.start + 1;
+    } else {
+      while (s.pos < s.text.length && !isSpace(s.text[s.pos])) s.pos++;
+      inline = s.text.slice(inlineAt, s.pos);
+    }
+  }
+  switch (name) {
+    case '-n':
+    case '--no-default':
+      opts.noDefault = true;
+      return;
+    case '-o':
+    case '--order': {
+      const v = readOptionValue(s, inline, name, inlineAt);
+      opts.order = parseOrder(v.value, v.start);
+      return;
+    }
+    case '-t':
+    case '--type': {
+      const v = readOptionValue(s, inline, name, inlineAt);
+      const t = TYPE_WORDS[v.value.toLowerCase()];
+      if (!t) throw new QueryError(`--type is on-demand or bid (interruptible), not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+      opts.type = t;
+      return;
+    }
+    case '-i':
+    case '-b':
+    case '--interruptible':
+    case '--bid':
+      opts.type = 'bid';
+      return;
+    case '-d':
+    case '--on-demand':
+      opts.type = 'on-demand';
+      return;
+    case '--limit': {
+      const v = readOptionValue(s, inline, name, inlineAt);
+      const n = Number(v.value);
+      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new QueryError(`--limit takes a whole number from 1 to 1000, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+      opts.limit = n;
+      return;
+    }
+    case '--storage': {
+      const v = readOptionValue(s, inline, name, inlineAt);
+      const n = Number(v.value);
+      if (!Number.isFinite(n) || n <= 0) throw new QueryError(`--storage takes a number of GB, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+      opts.storage = n;
+      return;
+    }
+    default:
+      throw new QueryError(`Unknown option '${name}' at column ${start + 1}: the search takes -o/--order, --type, -n/--no-default, --limit and --storage.`, start, s.pos);
+  }
+}
+
+const CLI_PREFIX = /^\s*(?:(?:\.\/)?vast(?:ai|\.py)?\s+)?search\s+offers\b/i;
+
+/**
+ * Parses a CLI offer query. Accepts the bare query (`num_gpus>=2 dph<1.5`) or a pasted command
+ * (`vastai search offers 'reliability>0.99' -o 'num_gpus-'`). Throws QueryError pointing at the token.
+ */
+export function parseCliQuery(input: string): CliQuery {
+  if (typeof input !== 'string') throw new QueryError('The query must be text, e.g. num_gpus>=2 gpu_name=RTX_4090.', 0, 0);
+  // Work on a copy where a pasted command prefix and the shell quotes around the whole query
+  // are blanked out, so every offset still points into what the user typed.
+  let text = input;
+  const prefix = CLI_PREFIX.exec(text);
+  if (prefix) text = ' '.repeat(prefix[0].length) + text.slice(prefix[0].length);
+  // A field name never starts with a quote, so a leading quote is the shell's, around the query:
+  // `'num_gpus>=4' -o 'num_gpus-'`.
+  const first = /\S/.exec(text);
+  const q = first ? text[first.index] : undefined;
+  if (first && (q === "'" || q === '"')) {
+    const close = text.indexOf(q, first.index + 1);
+    if (close > first.index) text = `${text.slice(0, first.index)} ${text.slice(first.index + 1, close)} ${text.slice(close + 1)}`;
+  }
+
+  const filters: OfferFilters = {};
+  const touched = new Set<string>();
+  const opts: Options = { noDefault: false };
+  const s: Scanner = { text, pos: 0 };
+  for (;;) {
+    skipSpace(s);
+    if (s.pos >= text.length) break;
+    if (text[s.pos] === '-') readOption(s, opts);
+    else readFieldComparison(s, filters, touched);
+  }
+  const merged: OfferFilters = {};
+  if (!opts.noDefault) for (const [f, spec] of Object.entries(CLI_DEFAULT_FILTERS)) if (!touched.has(f)) merged[f] = { ...spec };
+  Object.assign(merged, filters);
+  const out: CliQuery = { filters: merged, order: opts.order ?? CLI_DEFAULT_ORDER.map((p) => [...p] as OrderPair) };
+  if (opts.type) out.type = opts.type;
+  if (opts.limit !== undefined) out.limit = opts.limit;
+  if (opts.storage !== undefined) out.allocatedStorage = opts.storage;
+  return out;
+}
+
+/** A caret line under the input marking the error, for logs and multi-line messages. */
+export function pointAt(input: string, e: QueryError): string {
+  const width = Math.max(1, e.end - e.start);
+  return `${input}\n${' '.repeat(e.start)}${'^'.repeat(width)}`;
+}
