@@ -11,12 +11,14 @@ import type {
   Instance,
   TfaSmsRequest,
   TfaSendResult,
+  LogFetchOptions,
   ConfirmNewMethodRequest,
   ConfirmNewMethodResult,
 } from './types';
-import type { Transport, TransportRequest, TransportResponse } from './transport';
+import type { ProxySettings, Transport, TransportRequest, TransportResponse } from './transport';
 import { ApiError, errorFromResponse, isApiError, parseErrorBody } from './errors';
 import { SecretRegistry, createRedactingLogger } from './redact';
+import { redactLog, resultUrlProblem } from './logs';
 import type * as Schemas from './schemas';
 
 // The response schemas (and zod) load with the first request, not at activation: building
@@ -44,6 +46,11 @@ export interface ApiClientOptions {
   transport?: Transport;
   /** Jitter source, default Math.random (tests make backoff deterministic). */
   random?: () => number;
+  /**
+   * VS Code's proxy settings; undefined: HTTPS_PROXY/HTTP_PROXY/NO_PROXY from the environment;
+   * null: always direct (the built-in simulator on loopback).
+   */
+  proxy?: ProxySettings | null;
 }
 
 export const DEFAULT_BASE_URL = 'https://console.vast.ai';
@@ -178,7 +185,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
           'user-agent': userAgent,
         };
         if (wire !== undefined) headers['content-type'] = 'application/json';
-        const req: TransportRequest = { baseUrl, method, path, headers, timeoutMs, ...(wire !== undefined ? { body: wire } : {}), ...(signal ? { signal } : {}) };
+        const req: TransportRequest = { baseUrl, method, path, headers, timeoutMs, proxy: opts.proxy, ...(wire !== undefined ? { body: wire } : {}), ...(signal ? { signal } : {}) };
         const started = Date.now();
         let res: TransportResponse;
         try {
@@ -305,6 +312,54 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     return r;
   }
 
+  /** The uploaded log: a plain GET, never with the API key (the address is the service's storage). */
+  async function fetchLogs(resultUrl: string, o: LogFetchOptions | undefined): Promise<string> {
+    const problem = resultUrlProblem(resultUrl);
+    if (problem) throw new ApiError({ kind: 'malformed', method: 'GET', path: 'result_url', message: `Could not fetch the log: ${problem}.` });
+    const u = new URL(resultUrl);
+    const where = `${u.origin}${u.pathname}`; // the query may carry a signature: never logged
+    const attempts = Math.max(1, Math.floor(o?.attempts ?? 30));
+    const interval = Math.max(0, o?.intervalMs ?? 300);
+    const pause = o?.sleep ?? ((ms: number, signal?: AbortSignal) => sleep(ms, signal, () => abortError('GET', where)));
+    const t = await transport();
+    let last = '';
+    for (let i = 1; i <= attempts; i++) {
+      if (o?.signal?.aborted) throw abortError('GET', where);
+      let res: TransportResponse | undefined;
+      try {
+        res = await t.request({
+          baseUrl: u.origin,
+          method: 'GET',
+          path: u.pathname + u.search,
+          headers: { accept: 'text/plain, */*', 'user-agent': userAgent },
+          timeoutMs: o?.timeoutMs ?? defaultTimeout,
+          proxy: opts.proxy,
+          ...(o?.signal ? { signal: o.signal } : {}),
+        });
+      } catch (e) {
+        const f = isTransportFailure(e) ? e : undefined;
+        if (f?.kind === 'aborted' || o?.signal?.aborted) throw abortError('GET', where);
+        last = f ? f.message : String(e);
+      }
+      if (res) {
+        log.debug(`GET ${where} -> ${res.status} (log upload, attempt ${i}/${attempts})`);
+        if (res.status >= 200 && res.status < 300) return redactLog(res.text, knownSecrets());
+        // 404 (or a bucket's 403) until the upload lands; 5xx may pass
+        if (res.status !== 404 && res.status !== 403 && res.status < 500) {
+          throw new ApiError({ kind: 'http', status: res.status, method: 'GET', path: where, message: `GET ${where}: HTTP ${res.status} while fetching the log` });
+        }
+        last = `HTTP ${res.status}`;
+      }
+      if (i < attempts) await pause(interval, o?.signal);
+    }
+    throw new ApiError({
+      kind: 'timeout',
+      method: 'GET',
+      path: where,
+      message: `The log was not uploaded after ${attempts} tries over about ${Math.round((attempts * interval) / 1000)} s (last answer: ${last}). Try Refresh in a moment.`,
+    });
+  }
+
   const I = '/api/v0/instances/';
   const T = '/api/v0/tfa/';
 
@@ -356,6 +411,45 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     },
     async currentUser(o) {
       return send({ method: 'GET', path: '/api/v0/users/current/', schema: (s) => s.userSchema }, o);
+    },
+
+    async requestLogs(id, req = {}, o) {
+      positiveId(id, 'requestLogs');
+      const problems: string[] = [];
+      if (req.tail !== undefined && !(Number.isInteger(req.tail) && req.tail > 0 && req.tail <= 100_000)) problems.push('tail: must be a whole number of lines from 1 to 100000');
+      if (req.filter !== undefined && typeof req.filter !== 'string') problems.push('filter: must be text');
+      if (problems.length) throw invalid('requestLogs', problems);
+      // The service takes every value as a string, as the official CLI sends them.
+      const body: Record<string, string> = {};
+      if (req.tail !== undefined) body.tail = String(req.tail);
+      if (req.filter) body.filter = req.filter;
+      if (req.daemonLogs) body.daemon_logs = 'true';
+      return send({ method: 'PUT', path: `${I}request_logs/${id}/`, body, schema: (s) => s.logRequestResultSchema }, o);
+    },
+    fetchLogs: (url, o) => fetchLogs(url, o),
+    async rebootInstance(id, o) {
+      positiveId(id, 'rebootInstance');
+      return send({ method: 'PUT', path: `${I}reboot/${id}/`, body: {}, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+    },
+    async recycleInstance(id, o) {
+      positiveId(id, 'recycleInstance');
+      return send({ method: 'PUT', path: `${I}recycle/${id}/`, body: {}, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+    },
+    async changeBid(id, price, o) {
+      positiveId(id, 'changeBid');
+      if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0 || price > 1000)
+        throw invalid('changeBid', [`price: must be dollars per hour above 0 (at most 1000), got ${String(price)}`]);
+      return send({ method: 'PUT', path: `${I}bid_price/${id}/`, body: { client_id: 'me', price }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+    },
+    async searchTemplates(q = {}, o) {
+      const params = new URLSearchParams();
+      params.set('select_filters', JSON.stringify(q.filters ?? {}));
+      params.set('select_cols', JSON.stringify(q.cols?.length ? q.cols : ['*']));
+      if (q.orderBy) {
+        if (!/^[-+]?[a-z_]+$/.test(q.orderBy)) throw invalid('searchTemplates', [`orderBy: must be a column name, got ${q.orderBy}`]);
+        params.set('order_by', q.orderBy);
+      }
+      return send({ method: 'GET', path: `/api/v0/template/?${params.toString()}`, schema: (s) => s.templateListSchema }, o);
     },
 
     async tfaStatus(o) {

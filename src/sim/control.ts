@@ -109,6 +109,11 @@ export class SimControl {
     await this.call('POST', `instances/${id}/gpu`, { util });
   }
 
+  /** Another renter outbids an interruptible instance: it stops while intended running; the minimum bid rises. */
+  async outbid(id: number, minBid?: number): Promise<number> {
+    return (await this.call<{ min_bid: number }>('POST', `instances/${id}/outbid`, minBid === undefined ? {} : { minBid })).min_bid;
+  }
+
   /** Finishes the boot of an instance now (it reads 'running' on the next show). */
   async finishBoot(id: number): Promise<void> {
     await this.call('POST', `instances/${id}/running`, {});

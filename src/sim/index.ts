@@ -28,6 +28,8 @@ export interface SimOptions {
   rateLimitPerSecond?: number;
   /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default and in the demo. */
   runOnstart?: boolean;
+  /** Wall-clock ms a requested log answers 404 before its text is there (default 900). */
+  logDelayMs?: number;
 }
 
 export interface RunningSim {
@@ -50,6 +52,7 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
     instances: opts.instances ?? 0,
     testControl: opts.testControl ?? false,
     rateLimitPerSecond: opts.rateLimitPerSecond ?? 5,
+    logDelayMs: opts.logDelayMs ?? 900,
   };
 }
 
@@ -108,6 +111,7 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--offers': o.offers = num(a, next()); break;
       case '--instances': o.instances = num(a, next()); break;
       case '--rate-limit': o.rateLimitPerSecond = num(a, next()); break;
+      case '--log-delay-ms': o.logDelayMs = num(a, next()); break;
       case '--test-control': o.testControl = true; break;
       case '--run-onstart': o.runOnstart = true; break;
       case '-h':
@@ -122,7 +126,7 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--test-control] [--run-onstart]';
+  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--log-delay-ms N] [--test-control] [--run-onstart]';
 
 async function main(): Promise<void> {
   let opts: SimOptions;

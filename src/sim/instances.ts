@@ -197,6 +197,8 @@ export function ignoredCreateKeys(body: Record<string, unknown>): string[] {
 export function actualStatus(inst: SimInstance, now: number): string | null {
   if (inst.failure) return inst.failure;
   if (inst.intended === 'stopped') return inst.everStarted ? 'exited' : 'stopped';
+  if (inst.outbid) return 'stopped';
+  if (inst.rebootUntil !== undefined && now < inst.rebootUntil) return 'rebooting';
   const e = now - inst.bootStart;
   if (e < inst.bootSeconds * 0.1) return null;
   if (e < inst.bootSeconds) return 'loading';
@@ -243,7 +245,7 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
   const storageHour = instanceStorageHour(inst);
   const computeHour = instanceComputeHour(inst);
   const dphTotal = r(computeHour + storageHour);
-  const stoppedish = inst.intended === 'stopped';
+  const stoppedish = inst.intended === 'stopped' || !!inst.outbid;
   const intended = inst.intended;
   const startDate = inst.createdAt;
   const uptime = running ? (now - (inst.bootStart + inst.bootSeconds)) / 60 : null;

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimFail, fail } from './errors';
 import { createInstance, destroyInstance, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
 import { SearchError, generateOffers, searchOffers } from './offers';
+import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { SimState, randomKey, type Fault, type SimInstance } from './state';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
 import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
@@ -112,9 +113,11 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
 
   if (path.startsWith('/_sim')) {
     if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
-    const r = control(state, method, path, body.json ?? {});
+    const r = controlInstanceOps(state, path, body.json ?? {}) ?? control(state, method, path, body.json ?? {});
     return send(res, r.status, r.body);
   }
+  // Uploaded logs live at a plain, unauthenticated URL (like a storage bucket's).
+  if (serveLog(state, req, res, url.pathname)) return;
 
   state.accrue();
   const log = (status: number) => {
@@ -265,6 +268,8 @@ function route(
     throw fail(405, 'method_not_allowed', `${method} is not supported on ${path}.`);
   }
   if (who.kind === 'instance') throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
+  const extra = routeInstanceOps(state, method, path, url, json, req, who.kind === 'read');
+  if (extra) return extra;
 
   if (path === '/api/v0/instances' && method === 'GET') {
     const list = [...state.instances.values()].filter((i) => visible(state, i)).map((i) => renderInstance(state, i));

@@ -14,6 +14,8 @@ export interface SimConfig {
   instances: number;
   testControl: boolean;
   rateLimitPerSecond: number;
+  /** Wall-clock ms a requested log stays 404 at its result_url before the upload "lands". */
+  logDelayMs?: number;
 }
 
 export interface SimTemplate {
@@ -31,6 +33,10 @@ export interface SimTemplate {
   docker_login_repo?: string;
   docker_login_user?: string;
   docker_login_pass?: string;
+  /** On the service's recommended list (the console shows these first). */
+  recommended?: boolean;
+  description?: string;
+  count_created?: number;
 }
 
 export interface SimInstance {
@@ -68,6 +74,10 @@ export interface SimInstance {
   visibleAt?: number;
   /** Utilisation per GPU in percent, set by tests (/_sim/instances/{id}/gpu); undefined reads as idle. */
   gpuUtil?: number[];
+  /** Sim time a reboot ends ('rebooting' until then). */
+  rebootUntil?: number;
+  /** Stopped by the service because another renter bid more, while intended running. */
+  outbid?: boolean;
 }
 
 export interface SimUser {
@@ -162,6 +172,9 @@ export const TEMPLATES: SimTemplate[] = [
     onstart: 'env >> /etc/environment',
     runtype: 'ssh_direct',
     disk: 32,
+    recommended: true,
+    description: 'PyTorch 2.5 with CUDA 12.4, SSH direct, port 8888 mapped.',
+    count_created: 48211,
   },
   {
     id: 302,
@@ -174,6 +187,9 @@ export const TEMPLATES: SimTemplate[] = [
     disk: 16,
     jupyter_dir: '/',
     use_jupyter_lab: true,
+    recommended: true,
+    description: 'JupyterLab on the CUDA base image, direct connection.',
+    count_created: 90234,
   },
   {
     id: 303,
@@ -188,6 +204,33 @@ export const TEMPLATES: SimTemplate[] = [
     docker_login_repo: 'registry.sim.local',
     docker_login_user: 'sim-robot',
     docker_login_pass: 'sim-registry-password',
+    description: 'vLLM OpenAI-compatible server from a private registry.',
+    count_created: 312,
+  },
+  {
+    id: 304,
+    hash_id: '7c1f2a9e5b3d4c6a8e0f1b2d3c4e5f60',
+    name: 'tensorflow-jupyter',
+    image: 'tensorflow/tensorflow:2.17.0-gpu-jupyter',
+    env: { '-p 8888:8888': '1' },
+    onstart: 'echo "TensorFlow ready"',
+    runtype: 'jupyter_proxy',
+    disk: 24,
+    recommended: true,
+    description: 'TensorFlow 2.17 with Jupyter through the proxy.',
+    count_created: 15020,
+  },
+  {
+    id: 305,
+    hash_id: '2b9d8c7e6f5a4b3c2d1e0f9a8b7c6d5e',
+    name: 'ollama',
+    image: 'ollama/ollama:0.4.7',
+    env: { '-p 11434:11434': '1', OLLAMA_HOST: '0.0.0.0' },
+    onstart: 'ollama serve > /var/log/ollama.log 2>&1 &',
+    runtype: 'ssh_proxy',
+    disk: 40,
+    description: 'Ollama server on port 11434, SSH through the proxy.',
+    count_created: 7311,
   },
 ];
 
@@ -214,6 +257,10 @@ export class SimState {
   showCalls = new Map<string, number[]>();
   lastAccrual: number;
   tfa: TfaState;
+  /** Requested logs by token: the text appears at its result_url once `readyAt` (wall clock, ms) passed. */
+  logUploads = new Map<string, { text: string; readyAt: number }>();
+  /** Every GET of a log result_url, and whether it carried credentials (it must not). */
+  logFetches: Array<{ path: string; status: number; authorization: boolean }> = [];
   /** Phone numbers starting with one of these are rejected with sms_blocked_number. */
   blockedPrefixes = ['+1555000'];
 
@@ -258,7 +305,7 @@ export class SimState {
       if (now <= start) continue;
       const storage = (storageHour * (now - start)) / 3600;
       let compute = 0;
-      if (inst.intended === 'running' && !inst.failure) {
+      if (inst.intended === 'running' && !inst.failure && !inst.outbid) {
         const runFrom = Math.max(start, inst.bootStart + inst.bootSeconds);
         if (now > runFrom) compute = (instanceComputeHour(inst) * (now - runFrom)) / 3600;
       }
