@@ -1,6 +1,19 @@
 // The only file that imports undici. Built as its own bundle (dist/transport.js) and loaded
 // on the first request, so activation does not pay for the HTTP stack.
-import { Pool } from 'undici';
+import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+
+/**
+ * How to reach the service: VS Code's `http.proxy`, `http.proxyStrictSSL` and `http.noProxy`.
+ * Without a `url`, the standard HTTPS_PROXY / HTTP_PROXY / NO_PROXY variables apply.
+ */
+export interface ProxySettings {
+  /** e.g. http://proxy.corp:3128 or http://user:pass@proxy:3128; credentials are never logged. */
+  url?: string;
+  /** false: do not verify certificates behind the proxy (VS Code's http.proxyStrictSSL). Default true. */
+  strictSSL?: boolean;
+  /** Hosts (and host:port, .domain suffixes) reached directly. */
+  noProxy?: string[];
+}
 
 export interface TransportRequest {
   baseUrl: string;
@@ -13,6 +26,8 @@ export interface TransportRequest {
   timeoutMs: number;
   /** Largest answer body read, default MAX_BODY_BYTES; a larger one fails with kind 'too_large'. */
   maxBodyBytes?: number;
+  /** undefined: the environment's proxy variables, if any; null: always direct (the local simulator). */
+  proxy?: ProxySettings | null;
 }
 
 /** 8 MB: a list of 1,000 instances is well under 2 MB. */
@@ -81,6 +96,41 @@ function poolFor(origin: string): Pool {
   return p;
 }
 
+const proxied = new Map<string, EnvHttpProxyAgent>();
+
+function envProxy(): { http?: string; https?: string; no?: string } {
+  const e = process.env;
+  return { http: e.http_proxy || e.HTTP_PROXY || undefined, https: e.https_proxy || e.HTTPS_PROXY || undefined, no: e.no_proxy || e.NO_PROXY || undefined };
+}
+
+/**
+ * undici's own proxy agent when a proxy is configured (VS Code setting first, then the
+ * environment), else the keep-alive pool of the origin. One agent per distinct configuration.
+ */
+function dispatcherFor(origin: string, proxy: ProxySettings | null | undefined): Dispatcher {
+  if (proxy === null) return poolFor(origin);
+  const env = envProxy();
+  const url = proxy?.url?.trim() || undefined;
+  if (!url && !env.http && !env.https) return poolFor(origin);
+  const noProxy = [...(proxy?.noProxy ?? []), ...(env.no ? [env.no] : [])].join(',');
+  const strict = proxy?.strictSSL !== false;
+  const key = JSON.stringify([url, env.http, env.https, noProxy, strict]);
+  let agent = proxied.get(key);
+  if (!agent) {
+    agent = new EnvHttpProxyAgent({
+      ...(url ? { httpProxy: url, httpsProxy: url } : { httpProxy: env.http ?? '', httpsProxy: env.https ?? env.http ?? '' }),
+      noProxy,
+      connections: 8,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connect: { timeout: CONNECT_TIMEOUT_MS },
+      ...(strict ? {} : { requestTls: { rejectUnauthorized: false }, proxyTls: { rejectUnauthorized: false } }),
+    });
+    proxied.set(key, agent);
+  }
+  return agent;
+}
+
 function errorCode(e: unknown): string | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
@@ -132,7 +182,8 @@ export async function request(req: TransportRequest): Promise<TransportResponse>
   const onAbort = () => ctl.abort();
   req.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const res = await poolFor(url.origin).request({
+    const res = await dispatcherFor(url.origin, req.proxy).request({
+      origin: url.origin,
       path: base + req.path,
       method: req.method as 'GET',
       headers: req.headers,
@@ -147,6 +198,12 @@ export async function request(req: TransportRequest): Promise<TransportResponse>
   } catch (e) {
     if (e instanceof TransportError) throw e;
     const code = errorCode(e);
+    // The proxy refused the tunnel (CONNECT answered e.g. 407): the service never saw the request.
+    const refused = /^Proxy response \((\d{3})\)/.exec(e instanceof Error ? e.message : '');
+    if (refused && !timedOut && !req.signal?.aborted) {
+      const hint = refused[1] === '407' ? ': check the user and password in the http.proxy setting' : '';
+      throw new TransportError('network', false, `the proxy refused the connection (HTTP ${refused[1]})${hint}`, 'PROXY_REFUSED');
+    }
     if (code && NOT_SENT.has(code)) {
       throw new TransportError(code === 'UND_ERR_CONNECT_TIMEOUT' ? 'timeout' : 'network', false, `could not connect (${code})`, code);
     }
@@ -164,7 +221,8 @@ export async function request(req: TransportRequest): Promise<TransportResponse>
 
 /** Closes every keep-alive pool (tests, deactivate). */
 export async function close(): Promise<void> {
-  const all = [...pools.values()];
+  const all: Dispatcher[] = [...pools.values(), ...proxied.values()];
   pools.clear();
+  proxied.clear();
   await Promise.all(all.map((p) => p.destroy().catch(() => undefined)));
 }
