@@ -339,6 +339,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       } catch (e) {
         const f = isTransportFailure(e) ? e : undefined;
         if (f?.kind === 'aborted' || o?.signal?.aborted) throw abortError('GET', where);
+        // a log too large to read stays too large: no point asking again
+        if (f?.kind === 'too_large') throw new ApiError({ kind: 'too_large', method: 'GET', path: where, message: `The log could not be read: ${f.message}. Ask for fewer lines (tail) or a filter.` });
         last = f ? f.message : String(e);
       }
       if (res) {

@@ -188,12 +188,13 @@ export function offerSearchSteps(gpuNames: string[]): Step[] {
   ];
 }
 
-/** gpuRental.searchOffers(filters?): a filters object searches at once; otherwise the filter steps. */
+/** gpuRental.searchOffers(search?): a search (object or CLI query string) runs at once; otherwise the filter steps. */
 export async function searchOffers(services: Services, filters?: unknown): Promise<Offer[] | undefined> {
   if (!ensureSignedIn(services)) return undefined;
   const offers = services.offers;
   let query: OfferQuery | undefined;
-  if (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters)) {
+  // A documented object, the service's own filter object or a CLI query string (README).
+  if (typeof filters === 'string' || (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters))) {
     const parsed = parseOfferQuery(filters);
     if (!parsed.ok) {
       void vscode.window.showErrorMessage(parsed.message);
@@ -201,7 +202,9 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
     }
     query = parsed.query;
   } else {
-    query = await runSteps(offerSearchSteps(offers.gpuNames), offers.query);
+    // The step-by-step form edits the documented keys; a query in the CLI language starts it afresh.
+    const current = offers.query;
+    query = await runSteps(offerSearchSteps(offers.gpuNames), current.filters ? withDefaults({}) : current);
     if (!query) return undefined;
     query = withDefaults(query);
   }
