@@ -2,10 +2,13 @@
 // daemon logs (uploaded to an unauthenticated result_url that 404s for a moment), reboot,
 // recycle, change of bid, and the server-template search. Also the test control that marks an
 // interruptible instance outbid.
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { fail } from './errors';
 import { actualStatus } from './instances';
 import { SearchError, compare } from './offers';
+import { instanceHome } from './sandbox';
 import { TEMPLATES, randomKey, type SimInstance, type SimState, type SimTemplate } from './state';
 
 interface Reply {
@@ -43,7 +46,10 @@ function containerLog(state: SimState, inst: SimInstance): string[] {
   if (inst.onstart && inst.onstart.trim()) {
     at(t0 + 4, 'onstart: running /root/onstart.sh');
     for (const line of inst.onstart.split('\n').filter((l) => l.trim())) at(t0 + 4, `+ ${line}`);
-    at(t0 + 5, 'onstart: finished (exit 0)');
+    // What the script really printed, when the simulator runs onstart scripts (--run-onstart)
+    const ran = join(instanceHome(state, inst.id), 'onstart.log');
+    if (existsSync(ran)) for (const line of readFileSync(ran, 'utf8').split('\n').filter(Boolean).slice(-200)) at(t0 + 5, line);
+    else at(t0 + 5, 'onstart: finished (exit 0)');
   }
   const status = actualStatus(inst, now);
   if (inst.failure) {

@@ -200,3 +200,20 @@ test('searches in the CLI language and in the service form reach the service and
   const big = await api.searchOffers(svc.query);
   assert.ok(big.length > 0 && big.every((o) => o.num_gpus >= 4 && ['RTX 4090', 'H100 SXM'].includes(o.gpu_name)));
 });
+
+test('logs carry what the onstart script really printed when the simulator runs it', async () => {
+  await ctl.runOnstart(true, {}, { nvidiaSmi: false });
+  try {
+    const { id } = await createOn({ limit: 1 }, { image: 'ubuntu', onstart: 'echo "hello from onstart $CONTAINER_ID"' });
+    let text = '';
+    const printed = new RegExp(`hello from onstart ${id}`);
+    for (let i = 0; i < 50 && !printed.test(text); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      text = await api.fetchLogs((await api.requestLogs(id)).result_url, { intervalMs: 20, attempts: 100 });
+    }
+    assert.match(text, printed);
+    assert.match(text, /\+ echo "hello from onstart \$CONTAINER_ID"/, 'the script line, then its output');
+  } finally {
+    await ctl.runOnstart(false);
+  }
+});
