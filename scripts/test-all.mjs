@@ -1,4 +1,4 @@
-// `npm test`: build, typecheck, unit tests, the real-VS-Code tier, the demo check, then the bundle-size check. Fails when any tier
+// `npm test`: build, typecheck, lint, unit tests, the real-VS-Code tier, the demo check, then the bundle-size check. Fails when any tier
 // fails or a test tier runs no test; ends with one overall `N passed, N failed` line.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,6 +56,7 @@ async function step(name, fn) {
 let ok = await step('build', async () => ({ ok: (await run(process.execPath, ['scripts/build.mjs'])).code === 0 }));
 if (ok) {
   await step('typecheck', async () => ({ ok: (await run(bin('tsc'), ['-p', '.', '--noEmit'])).code === 0 }));
+  await step('lint (eslint + layer rules + folder cycles)', async () => ({ ok: (await run(process.execPath, ['scripts/lint.mjs'])).code === 0 }));
 
   await step('unit tests (node --test out/unit/)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-unit-'));
@@ -109,6 +110,6 @@ for (const t of tiers) {
   failed += t.failed ?? 0;
   if (!t.ok && t.passed === undefined) failed += 1; // a failed build/typecheck counts as a failure
 }
-const allOk = tiers.length === 6 && tiers.every((t) => t.ok);
+const allOk = tiers.length === 7 && tiers.every((t) => t.ok);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(allOk ? 0 : 1);

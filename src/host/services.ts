@@ -118,7 +118,6 @@ export function createServices(context: vscode.ExtensionContext): Services {
   track(connectionChanged);
 
   let cached: { key: string; api: ServiceApi } | undefined;
-  let ready!: Promise<void>;
   let demoStop: (() => Promise<void>) | undefined;
 
   const api = async (): Promise<ServiceApi> => {
@@ -197,7 +196,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     conn.setSessionKey(sessionKey);
   };
 
-  ready = loadKeys()
+  const ready: Promise<void> = loadKeys()
     .catch((e) => log.error(`Could not read the stored API key: ${describeError(e)}`))
     .then(() => {
       setContext(conn.info());

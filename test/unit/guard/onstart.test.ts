@@ -16,7 +16,6 @@ import {
   guardedOnstart,
   minifiedWatchdog,
   resolveGuardPlan,
-  type GuardPlan,
 } from '../../../src/guard/plan';
 import { instanceHome } from '../../../src/sim/sandbox';
 import { loadTemplate } from '../../../src/templates/validate';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { templateJsonSchema, type Template } from '../../../src/templates/schema';
 import { formatPath, parseJsonc, pathKey } from '../../../src/templates/jsonc';
@@ -13,16 +13,8 @@ import { discoverTemplates, matchesGlob } from '../../../src/templates/discovery
 import { parseProblem } from '../../../src/templates/creationRules';
 import type { Offer } from '../../../src/api/types';
 import { EXAMPLE_TEMPLATE } from '../../../src/templates/example';
+import { repoRoot } from '../repoRoot';
 
-function repoRoot(): string {
-  let d = __dirname;
-  while (!existsSync(join(d, 'package.json'))) {
-    const up = dirname(d);
-    if (up === d) throw new Error('package.json not found above the test');
-    d = up;
-  }
-  return d;
-}
 
 const SECRET_VALUE = 'hunter2-not-for-logs';
 
@@ -36,7 +28,6 @@ function ctx(files: Record<string, string> = {}, extra: Partial<TemplateContext>
   };
 }
 
-const minimal = { name: 'T', instance: { image: 'pytorch/pytorch:latest' } };
 
 test('the committed JSON Schema is generated from the zod schema and up to date', () => {
   const file = join(repoRoot(), 'schemas/template.schema.json');

@@ -70,7 +70,6 @@ export function report(rec: ResultRecord): void {
     mkdirSync(dirname(file), { recursive: true });
     appendFileSync(file, line + '\n');
   } else {
-    // eslint-disable-next-line no-console
     console.log(line);
   }
 }
