@@ -2,9 +2,15 @@
 // when it is destroyed, added for running instances the create flow registered. Plain
 // TypeScript: the commands layer passes settings and the store in.
 import type { Instance, Logger } from '../api/types';
-import type { Disposable, Event } from '../model/events';
 import type { SshOptionsByInstance } from './types';
 import type { SshConfigWriter } from './sshConfigWriter';
+
+// The shapes of model/events' Disposable and Event: ssh/ sits below model/ (whose rows build
+// SSH command lines with ssh/), so it names them itself.
+interface Disposable {
+  dispose(): void;
+}
+type Event<T> = (listener: (e: T) => void) => Disposable;
 
 export interface EntrySyncDeps {
   instances: { readonly instances: readonly Instance[]; readonly onDidChange: Event<readonly Instance[]>; readonly loaded?: boolean };

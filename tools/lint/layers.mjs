@@ -6,15 +6,15 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The folders of src/, bottom layer first. */
-export const FOLDERS = ['api', 'sim', 'model', 'guard', 'ssh', 'account', 'templates', 'host', 'views', 'commands'];
+export const FOLDERS = ['api', 'sim', 'ssh', 'model', 'guard', 'account', 'templates', 'host', 'views', 'commands'];
 
 /** What each folder may import (besides itself). src/extension.ts may import host, views and commands. */
 export const ALLOWED = {
   api: [],
   sim: [],
-  model: ['api'],
+  ssh: ['api'],
+  model: ['ssh', 'api'],
   guard: ['model', 'api'],
-  ssh: ['model', 'api'],
   account: ['model', 'api'],
   templates: ['guard', 'ssh', 'model', 'api'],
   host: ['templates', 'guard', 'ssh', 'account', 'model', 'api'],
