@@ -156,6 +156,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     if (!body || typeof body !== 'object') return;
     const b = body as Record<string, unknown>;
     for (const k of ['code', 'secret', 'backup_code', 'image_login']) if (typeof b[k] === 'string') secrets.add(b[k] as string);
+    // Registry flags such as "-u user -p PASSWORD host": each part on its own, as a server may echo one.
+    if (typeof b.image_login === 'string') secrets.add(...b.image_login.split(/\s+/).filter((t) => !t.startsWith('-')));
   }
 
   function noteInstanceSecrets(i: Instance): void {
@@ -403,6 +405,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     },
     async createInstance(offerId: number, req: CreateInstanceRequest, o) {
       positiveId(offerId, 'createInstance');
+      secrets.add(...(o?.secrets ?? []));
+      noteRequestSecrets(req);
       const interruptible = o?.interruptible ?? (req.price !== undefined && req.price !== null);
       const s = await loadSchemas();
       const problems = s.validateCreateRequest(req, { interruptible });

@@ -638,7 +638,8 @@ function envProblems(env: unknown): string[] {
   if (!isRecord(env)) return ['env: must be an object like {"NAME": "value"}'];
   for (const [key, value] of Object.entries(env)) {
     const k = key.trim();
-    const path = `env["${key}"]`;
+    // JSON-quoted: a key with a quote or a control character stays one readable, parseable path.
+    const path = `env[${JSON.stringify(key)}]`;
     if (k.startsWith('-e ') || k.startsWith('-e=') || /^--env[ =]/.test(k)) {
       out.push(`${path}: looks like a flag string "-e NAME=value"; use the variable name as the key and its value as the value, e.g. {"NAME": "value"}`);
       continue;

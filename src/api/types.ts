@@ -444,6 +444,12 @@ export interface CreateCallOptions extends CallOptions {
    * `price` counts as interruptible.
    */
   interruptible?: boolean;
+  /**
+   * Secret values inside the request (expanded template secrets): registered for redaction
+   * before the request is validated or sent, so a server that echoes them back (a 400 `msg`)
+   * or a validation problem never shows them.
+   */
+  secrets?: readonly string[];
 }
 
 /**

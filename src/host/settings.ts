@@ -2,6 +2,7 @@
 // `remote.SSH.configFile` belongs to Remote-SSH and is only ever read.
 import * as vscode from 'vscode';
 import { DEFAULT_TEMPLATE_GLOB } from '../templates/discovery';
+import { userOnly } from '../model/userOnlySettings';
 
 export interface Settings {
   apiBaseUrl: string | undefined;
@@ -24,16 +25,18 @@ export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('gpuRental');
   const poll = Math.max(5, Number(c.get<number>('pollIntervalSeconds', 10)) || 10);
   const hidden = Math.max(poll, Number(c.get<number>('hiddenPollIntervalSeconds', 60)) || 60);
-  const identityFile = c.get<string>('ssh.identityFile')?.trim();
-  const userConfigFile = vscode.workspace.getConfiguration('remote.SSH').get<string>('configFile')?.trim();
+  // Where the key goes and which files are written: the user's own settings only (USER_ONLY_SETTINGS).
+  const identityFile = userOnly(c.inspect<string>('ssh.identityFile'))?.trim();
+  const remoteSsh = vscode.workspace.getConfiguration('remote.SSH');
+  const userConfigFile = userOnly(remoteSsh.inspect<string>('configFile'))?.trim();
   const attempts = c.get<number>('createMaxAttempts') ?? 3;
   return {
-    apiBaseUrl: c.get<string>('apiBaseUrl') || undefined,
+    apiBaseUrl: userOnly(c.inspect<string>('apiBaseUrl')) || undefined,
     pollIntervalSeconds: poll,
     hiddenPollIntervalSeconds: hidden,
     lowCreditWarningHours: Math.max(0, Number(c.get<number>('lowCreditWarningHours', 12)) || 0),
     ssh: {
-      manageConfig: c.get<boolean>('ssh.manageConfig', true),
+      manageConfig: userOnly(c.inspect<boolean>('ssh.manageConfig')) ?? true,
       ...(identityFile ? { identityFile } : {}),
       ...(userConfigFile ? { userConfigFile } : {}),
     },

@@ -113,6 +113,8 @@ export interface CreateFlowInput {
   offer?: Offer | number;
   /** false skips the price confirmation (scripts and tests). */
   confirm?: boolean;
+  /** The template's expanded secret values (LoadedTemplate.secrets): masked in every error and log line. */
+  secrets?: readonly string[];
   /** Rent attempts in total (offer taken, failed boot). Default 3. */
   maxAttempts?: number;
   /** Default 10 s: the spec's recommended poll interval. */
@@ -473,7 +475,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     log.info(`create: renting offer ${offer.id} as "${label}" (attempt ${attempt}/${maxAttempts})`);
     let id: number | undefined;
     try {
-      const res = await api.createInstance(offer.id, req, { interruptible: bidPrice !== undefined, ...(signal ? { signal } : {}) });
+      const res = await api.createInstance(offer.id, req, { interruptible: bidPrice !== undefined, secrets: input.secrets ?? [], ...(signal ? { signal } : {}) });
       id = res.new_contract;
     } catch (e) {
       if (isOfferGone(e)) {

@@ -17,7 +17,13 @@ export function parseProblem(s: string): CreationProblem {
   const m = PREFIX.exec(s);
   if (!m) return { path: [], message: s };
   const path: JsonPath = m[1]!.split('.');
-  for (const k of m[2]!.matchAll(/\[("(?:[^"\\]|\\.)*")\]/g)) path.push(JSON.parse(k[1]!) as string);
+  for (const k of m[2]!.matchAll(/\[("(?:[^"\\]|\\.)*")\]/g)) {
+    try {
+      path.push(JSON.parse(k[1]!) as string);
+    } catch {
+      return { path: path.slice(0, 1), message: m[3]! }; // never an exception: the field is still right
+    }
+  }
   return { path, message: m[3]! };
 }
 

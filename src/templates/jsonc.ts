@@ -38,9 +38,25 @@ export function formatPath(path: JsonPath): string {
   for (const p of path) {
     if (typeof p === 'number') out += `[${p}]`;
     else if (/^[A-Za-z_$][\w$]*$/.test(p)) out += out ? `.${p}` : p;
-    else out += `[${JSON.stringify(p)}]`;
+    else out += `[${quoteKey(p)}]`;
   }
   return out;
+}
+
+/** Deeper nesting than this is refused: no template needs it, and it must never exhaust the stack. */
+export const MAX_DEPTH = 64;
+
+/**
+ * Sets an own, enumerable property, whatever its name: `obj["__proto__"] = v` would replace
+ * the object's prototype (dropping the value) instead of storing it as data.
+ */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A key as a JSON string with every invisible character escaped (JSON.stringify leaves DEL, C1 and U+2028/9 raw). */
+function quoteKey(k: string): string {
+  return JSON.stringify(k).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 class ParseFailure extends Error {
@@ -87,6 +103,9 @@ export function parseJsonc(text: string): JsoncResult {
     const start = i;
     const c = text[i];
     let value: unknown;
+    if ((c === '{' || c === '[') && path.length >= MAX_DEPTH) {
+      throw new ParseFailure(`Nested too deeply (more than ${MAX_DEPTH} levels). Flatten the structure`, i);
+    }
     if (c === '{') {
       i++;
       const obj: Record<string, unknown> = {};
@@ -100,7 +119,7 @@ export function parseJsonc(text: string): JsoncResult {
         skip();
         if (text[i] !== ':') throw new ParseFailure('Expected ":" after the property name', i);
         i++;
-        obj[name] = parseValue([...path, name], { offset: keyStart, length: keyLen });
+        setOwn(obj, name, parseValue([...path, name], { offset: keyStart, length: keyLen }));
         skip();
         if (text[i] === ',') {
           i++;

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { CreateInstanceRequest } from '../api/types';
 import { formatPath, parseJsonc, pathKey, type JsonLocation, type JsonPath } from './jsonc';
 import { TemplateSchema, type Template } from './schema';
-import { expandValue, type VariableContext, type VariableProblem } from './variables';
+import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './variables';
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
 import { GuardSetupError, composeOnstart, resolveGuardPlan } from '../guard/plan';
@@ -32,6 +32,8 @@ export interface LoadedTemplate {
   template?: Template;
   /** The onstart script that will be sent (inline or from onstartFile). */
   onstart?: string;
+  /** Every ${secret:NAME} value the expansion used: to be registered for redaction before sending. */
+  secrets: string[];
   problems: TemplateProblem[];
 }
 
@@ -83,7 +85,16 @@ function valueAt(root: unknown, path: JsonPath): unknown {
 }
 
 /** Validates a template file's text. */
-export async function loadTemplate(text: string, ctx: TemplateContext): Promise<LoadedTemplate> {
+export async function loadTemplate(text: string, template: TemplateContext): Promise<LoadedTemplate> {
+  const secrets: string[] = [];
+  const ctx: TemplateContext = {
+    ...template,
+    secret: async (name) => {
+      const v = await template.secret(name);
+      if (v) secrets.push(v);
+      return v;
+    },
+  };
   const parsed = parseJsonc(text);
   const problems: TemplateProblem[] = [];
   const add = (path: JsonPath, message: string, severity: 'error' | 'warning' = 'error') => {
@@ -103,7 +114,7 @@ export async function loadTemplate(text: string, ctx: TemplateContext): Promise<
     for (const e of parsed.errors) {
       problems.push({ path: [], where: '(syntax)', message: `${e.message}. Fix the JSON syntax.`, severity: 'error', offset: e.offset, length: e.length });
     }
-    return { problems };
+    return { problems, secrets };
   }
   const raw = parsed.value;
 
@@ -112,15 +123,22 @@ export async function loadTemplate(text: string, ctx: TemplateContext): Promise<
   if (!result.success) {
     for (const issue of expandUnions(result.error.issues, raw)) {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-      if (issue.code === 'unrecognized_keys') for (const k of issue.keys) add([...path, k], `Unknown property "${k}". Remove it or check its spelling.`);
+      if (issue.code === 'unrecognized_keys') for (const k of issue.keys) add([...path, k], unknownProperty(k));
       else add(path, issueMessage(issue, valueAt(raw, path)));
     }
   }
 
   // Variables: expanded over the raw value so their problems carry paths even when the schema failed.
   const varProblems: VariableProblem[] = [];
-  const expanded = await expandValue(raw, ctx, varProblems);
+  const origins: KeyOrigins = new Map();
+  const expanded = await expandValue(raw, ctx, varProblems, [], origins);
   for (const p of varProblems) add(p.path, p.message);
+  // Problems found on the expanded value are shown where the key is written (never an expanded secret).
+  const addExpanded = (path: JsonPath, message: string) => add(writtenPath(path, origins), message);
+
+  // Keys that name JavaScript object machinery are never template properties (nor env names).
+  forEachKey(raw, [], (path, key) => FORBIDDEN_KEYS.has(key) && add(path, unknownProperty(key)));
+  forEachKey(expanded, [], (path, key) => FORBIDDEN_KEYS.has(key) && addExpanded(path, unknownProperty(key)));
 
   // The identity file goes into an SSH config: a path OpenSSH cannot read back is a template problem.
   const sshOpts = (expanded as Partial<Template> | undefined)?.ssh;
@@ -152,7 +170,8 @@ export async function loadTemplate(text: string, ctx: TemplateContext): Promise<
     // Valid as written, invalid once variables are expanded (e.g. a port key built from ${env:PORT}).
     for (const issue of parsedExpanded.error.issues) {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-      add(path, `After expanding variables: ${issueMessage(issue, valueAt(expanded, path))}`);
+      if (issue.code === 'unrecognized_keys') for (const k of issue.keys) addExpanded([...path, k], unknownProperty(k));
+      else addExpanded(path, `After expanding variables: ${issueMessage(issue, valueAt(expanded, path))}`);
     }
   }
   // The API layer's creation rules, on the request this template would send. Run even when
@@ -160,15 +179,34 @@ export async function loadTemplate(text: string, ctx: TemplateContext): Promise<
   const candidate = (parsedExpanded.success ? parsedExpanded.data : expanded) as Template | undefined;
   if (candidate && typeof candidate === 'object' && candidate.instance && typeof candidate.instance === 'object') {
     const taken = new Set(problems.map((p) => pathKey(p.path)));
-    for (const p of creationProblemsFor(candidate, onstart)) if (!taken.has(pathKey(p.path))) add(p.path, p.message);
+    for (const p of creationProblemsFor(candidate, onstart)) {
+      const at = writtenPath(p.path, origins);
+      if (!taken.has(pathKey(at))) add(at, p.message);
+    }
     for (const p of guardProblems(candidate, onstart)) if (!taken.has(pathKey(p.path))) add(p.path, p.message, p.severity);
   }
-  const out: LoadedTemplate = { problems: dedupe(problems) };
+  const out: LoadedTemplate = { problems: dedupe(problems), secrets };
   if (parsedExpanded.success && !out.problems.some((p) => p.severity === 'error')) {
     out.template = parsedExpanded.data;
     if (onstart !== undefined) out.onstart = onstart;
   }
   return out;
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function unknownProperty(key: string): string {
+  return `Unknown property ${JSON.stringify(key)}. Remove it or check its spelling.`;
+}
+
+/** Calls `fn` for every object key in a JSON value, with the key's path (depth is bounded by the parser). */
+function forEachKey(v: unknown, path: JsonPath, fn: (path: JsonPath, key: string) => unknown): void {
+  if (Array.isArray(v)) v.forEach((x, i) => forEachKey(x, [...path, i], fn));
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      fn([...path, k], k);
+      forEachKey(x, [...path, k], fn);
+    }
 }
 
 function dedupe(problems: TemplateProblem[]): TemplateProblem[] {

@@ -1,7 +1,7 @@
 // Variable expansion in template strings: ${workspaceFolder}, ${workspaceFolderBasename},
 // ${env:NAME} and ${secret:NAME}. Expanded values (secrets especially) never appear in
 // problem messages: only the variable names do.
-import type { JsonPath } from './jsonc';
+import { pathKey, setOwn, type JsonPath } from './jsonc';
 
 export interface VariableContext {
   /** File-system path of the workspace folder the template belongs to. */
@@ -85,26 +85,46 @@ async function resolveVariable(
   return undefined;
 }
 
+/**
+ * Where each expanded object key came from: pathKey(expanded path) -> the path as written.
+ * Problems found on the expanded value are shown at the path as written, so an expanded
+ * key (which may hold a secret) never appears in a problem.
+ */
+export type KeyOrigins = Map<string, JsonPath>;
+
 /** Expands every string in a JSON value (object keys included, for env port keys like "-p ${env:PORT}:8080"). */
 export async function expandValue(
   value: unknown,
   ctx: VariableContext,
   problems: VariableProblem[],
   path: JsonPath = [],
+  origins?: KeyOrigins,
+  expandedPath: JsonPath = path,
 ): Promise<unknown> {
   if (typeof value === 'string') return expandString(value, ctx, path, problems);
   if (Array.isArray(value)) {
     const out: unknown[] = [];
-    for (let i = 0; i < value.length; i++) out.push(await expandValue(value[i], ctx, problems, [...path, i]));
+    for (let i = 0; i < value.length; i++) out.push(await expandValue(value[i], ctx, problems, [...path, i], origins, [...expandedPath, i]));
     return out;
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const key = await expandString(k, ctx, [...path, k], problems);
-      out[key] = await expandValue(v, ctx, problems, [...path, k]);
+      const at = [...expandedPath, key];
+      if (key !== k) origins?.set(pathKey(at), [...path, k]);
+      setOwn(out, key, await expandValue(v, ctx, problems, [...path, k], origins, at));
     }
     return out;
   }
   return value;
+}
+
+/** The path as written for a path into the expanded value (see KeyOrigins). */
+export function writtenPath(path: JsonPath, origins: KeyOrigins): JsonPath {
+  for (let n = path.length; n > 0; n--) {
+    const from = origins.get(pathKey(path.slice(0, n)));
+    if (from) return [...from, ...path.slice(n)];
+  }
+  return path;
 }

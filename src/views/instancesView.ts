@@ -48,7 +48,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
   getTreeItem(node: InstanceTreeNode): vscode.TreeItem {
     const store = this.services.instances;
     if (node.kind === 'error') {
-      return errorItem('instances:error', 'Could not refresh instances', node.message, new vscode.MarkdownString(`${node.message}\n\nRetrying automatically; click to retry now.`));
+      return errorItem('instances:error', 'Could not refresh instances', node.message, `${node.message}\n\nRetrying automatically; click to retry now.`);
     }
     if (node.kind === 'detail') {
       const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);

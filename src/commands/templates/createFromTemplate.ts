@@ -185,6 +185,7 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
             template,
             templatePath: rel,
             ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}),
+            secrets: loaded.secrets,
             ...(offer !== undefined ? { offer } : {}),
             ...(args.confirm === false ? { confirm: false } : {}),
             ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),

@@ -258,3 +258,23 @@ test('money invariant: under every injectable fault on create/show/list, one cli
     await assertInvariant(h, r, c.what);
   }
 });
+
+// ---- 13. template secrets echoed by the server never reach a message or the log --------
+
+test('a 400 echoing an expanded ${secret:…} value and the image_login password leaks neither to the message nor the log', async () => {
+  const { loadTemplate } = await import('../../../src/templates/validate');
+  const hf = 'hf_SeCrEt0123456789abcdef';
+  const pass = 'reg1stry-Pa55word';
+  const loaded = await loadTemplate(
+    JSON.stringify({ name: 'Secret box', instance: { image: 'i', env: { HF_TOKEN: '${secret:HF}' }, image_login: '-u robot -p ${secret:REG} ghcr.example.com' } }),
+    { env: {}, secret: async (n: string) => (n === 'HF' ? hf : n === 'REG' ? pass : undefined), readFile: async () => undefined },
+  );
+  assert.ok(loaded.template, JSON.stringify(loaded.problems));
+  await flowSim.control.fault({ kind: 'http_error', status: 400, error: 'invalid_args', msg: `bad env HF_TOKEN=${hf} and login -u robot -p ${pass} ghcr.example.com`, path: CREATE });
+  const h = harness();
+  const r = await run(h, loaded.template, { secrets: loaded.secrets });
+  assert.equal(r.outcome, 'failed', JSON.stringify(r));
+  const seen = `${JSON.stringify(r)}\n${h.log.lines.join('\n')}`;
+  assert.ok(seen.includes('bad env HF_TOKEN='), 'the server message is still shown (masked)');
+  for (const s of [hf, pass]) assert.ok(!seen.includes(s), `secret ${s.slice(0, 4)}… leaked:\n${seen}`);
+});

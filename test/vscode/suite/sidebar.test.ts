@@ -209,4 +209,19 @@ describe('sidebar', () => {
     assert.equal((await rows(u)).filter((r) => r.node.kind === 'error').length, 0, 'Retry cleared the error');
     assert.equal(promptCalls.length, 0, 'no notification for a polling error');
   }, { timeoutMs: 30_000 });
+
+  it('server error text in the error row is plain text: its links and images are not rendered', async () => {
+    const { services, ui: u } = await ui();
+    await signIn();
+    await services.instances.refresh();
+    const hostile = 'see [click here](https://evil.example/phish) ![x](https://evil.example/track.png) **now**';
+    await simControl().fault({ kind: 'http_error', status: 418, error: 'teapot', msg: hostile, path: '/api/v0/instances', count: 1 });
+    await services.instances.refresh();
+    const row = (await rows(u)).find((r) => r.node.kind === 'error');
+    assert.ok(row, 'an error row');
+    const tip = row.item.tooltip;
+    assert.equal(typeof tip, 'string', `the tooltip is ${tip instanceof vscode.MarkdownString ? 'Markdown' : typeof tip}, which would render the server's links and images`);
+    assert.ok(String(tip).includes('[click here](https://evil.example/phish)'), `the server text is shown as written: ${String(tip)}`);
+    await vscode.commands.executeCommand('gpuRental.refresh');
+  }, { timeoutMs: 30_000 });
 });
