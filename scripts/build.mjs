@@ -25,7 +25,7 @@ function bundleName(file) {
 
 /** src/ modules that something import()s, by their bundle name (throws when two would share a name). */
 export async function findLazyModules(entry = 'src/extension.ts') {
-  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', external: ['vscode'], absWorkingDir: root, logLevel: 'silent', loader: { '.sh': 'text' } });
+  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', external: ['vscode', 'cpu-features', '*.node'], absWorkingDir: root, logLevel: 'silent', loader: { '.sh': 'text' } });
   const found = new Map();
   for (const input of Object.values(r.metafile.inputs)) {
     for (const imp of input.imports) {
@@ -73,6 +73,9 @@ const common = {
   absWorkingDir: root,
   // The on-instance idle guard (src/guard/watchdog.sh) ships as text inside the bundle.
   loader: { '.sh': 'text' },
+  // ssh2 (the simulator's SSH servers, key generation without ssh-keygen) tries optional native
+  // speed-ups inside try/catch and falls back to pure JavaScript: leave those requires unresolved.
+  external: ['cpu-features', '*.node'],
 };
 
 function walk(dir, pred) {
@@ -91,7 +94,7 @@ const builds = [
     // For the bench: when VS Code starts and ends evaluating the bundle (ExtensionApi.activationTimestamps).
     banner: { js: 'var __gpuRentalLoadStart=performance.now();' },
     footer: { js: 'var __gpuRentalLoadEnd=performance.now();' },
-    external: ['vscode'],
+    external: [...common.external, 'vscode'],
     minify: true,
     metafile: true,
     plugins: [lazyExternal(undefined)],
@@ -100,7 +103,7 @@ const builds = [
     ...common,
     entryPoints: { [name]: file },
     outdir: 'dist',
-    external: ['vscode'],
+    external: [...common.external, 'vscode'],
     minify: true,
     metafile: true,
     plugins: [lazyExternal(join(root, file))],
@@ -124,7 +127,7 @@ if (!args.has('--no-tests')) {
       ...common,
       entryPoints: { index: 'test/vscode/suite/index.ts' },
       outdir: 'out/vscode',
-      external: ['vscode'],
+      external: [...common.external, 'vscode'],
       sourcemap: 'inline',
     });
   }

@@ -365,6 +365,9 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   }
 
   const I = '/api/v0/instances/';
+  const K = '/api/v0/ssh/';
+  /** A .pub file's text: one line, without its line ending. */
+  const keyText = (k: unknown) => (typeof k === 'string' ? k.trim() : k) as string;
   const T = '/api/v0/tfa/';
 
   const api: ServiceApi = {
@@ -456,6 +459,39 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
         params.set('order_by', q.orderBy);
       }
       return send({ method: 'GET', path: `/api/v0/template/?${params.toString()}`, schema: (s) => s.templateListSchema }, o);
+    },
+    async listSshKeys(o) {
+      return send({ method: 'GET', path: K, schema: (s) => s.accountSshKeyListSchema }, o);
+    },
+    async addSshKey(publicKey, o) {
+      const body = { ssh_key: keyText(publicKey) };
+      await validate('addSshKey', (s) => s.sshKeyRequestSchema, body);
+      return send({ method: 'POST', path: K, body, schema: (s) => s.accountSshKeyResultSchema }, o);
+    },
+    async updateSshKey(id, publicKey, o) {
+      positiveId(id, 'updateSshKey');
+      const body = { id, ssh_key: keyText(publicKey) };
+      await validate('updateSshKey', (s) => s.sshKeyRequestSchema, body);
+      return send({ method: 'PUT', path: `${K}${id}/`, body, schema: (s) => s.accountSshKeyResultSchema }, o);
+    },
+    async deleteSshKey(id, o) {
+      positiveId(id, 'deleteSshKey');
+      return send({ method: 'DELETE', path: `${K}${id}/`, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+    },
+    async attachSshKey(instanceId, publicKey, o) {
+      positiveId(instanceId, 'attachSshKey');
+      const body = { ssh_key: keyText(publicKey) };
+      await validate('attachSshKey', (s) => s.sshKeyRequestSchema, body);
+      return send({ method: 'POST', path: `${I}${instanceId}/ssh/`, body, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+    },
+    async listInstanceSshKeys(instanceId, o) {
+      positiveId(instanceId, 'listInstanceSshKeys');
+      return send({ method: 'GET', path: `${I}${instanceId}/ssh/`, schema: (s) => s.instanceSshKeyListSchema }, o);
+    },
+    async detachSshKey(instanceId, keyId, o) {
+      positiveId(instanceId, 'detachSshKey');
+      positiveId(keyId, 'detachSshKey');
+      return send({ method: 'DELETE', path: `${I}${instanceId}/ssh/${keyId}/`, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
     },
 
     async tfaStatus(o) {

@@ -116,6 +116,13 @@ const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
     `The SMS provider is rate-limiting requests. ${waitPhrase(e.retryAfterSec, 'Wait a few minutes and retry.')}`,
   no_such_instance: () =>
     'The instance no longer exists (it may have been destroyed). Refresh the instance list.',
+  no_ssh_key: () =>
+    'The service has no such SSH key (it was already removed, or the request carried no key). Refresh the SSH Keys list and try again.',
+  no_such_ssh_key: () => 'That SSH key is not attached to this instance. Refresh and try again.',
+  invalid_ssh_key: (e) =>
+    `The service rejected the SSH key${e.msg ? ` (${e.msg})` : ''}. Register the public key (the .pub file, one line starting with ssh-ed25519, ecdsa-sha2-… or ssh-rsa).`,
+  no_ssh_key_for_vm: () =>
+    'A VM instance needs an SSH key on the account first. Add one (GPU Rental: Add SSH Key…), then try again.',
   no_such_ask: () =>
     'The offer was just rented by someone else (it is no longer available). Pick another offer and try again.',
 };

@@ -366,6 +366,24 @@ export interface SimpleResult {
   msg?: string;
 }
 
+/** A public key registered on the account (GET/POST /api/v0/ssh/). */
+export interface AccountSshKey {
+  id: number;
+  /** One OpenSSH public key line (the service calls the field `public_key` or `key`). */
+  public_key: string;
+  user_id?: number;
+  /** Seconds since the epoch, when the service says. */
+  created_at?: number;
+  deleted_at?: number | null;
+}
+
+/** A public key attached to one instance (GET /api/v0/instances/{id}/ssh/). */
+export interface InstanceSshKey {
+  id: number;
+  public_key: string;
+  name?: string;
+}
+
 /** Per-call options: every call can be cancelled and has a timeout. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -504,6 +522,20 @@ export interface ServiceApi {
   /** New bid ($/h) of an interruptible instance. */
   changeBid(id: number, price: number, o?: CallOptions): Promise<SimpleResult>;
   searchTemplates(q?: TemplateSearch, o?: CallOptions): Promise<ServerTemplate[]>;
+  /** GET /ssh/: the account's public keys (a bare array or `{ssh_keys: [...]}`). */
+  listSshKeys(o?: CallOptions): Promise<AccountSshKey[]>;
+  /** POST /ssh/ {ssh_key}: registers one OpenSSH public key line. */
+  addSshKey(publicKey: string, o?: CallOptions): Promise<AccountSshKey>;
+  /** PUT /ssh/{id}/ {id, ssh_key}. */
+  updateSshKey(id: number, publicKey: string, o?: CallOptions): Promise<AccountSshKey>;
+  /** DELETE /ssh/{id}/. */
+  deleteSshKey(id: number, o?: CallOptions): Promise<SimpleResult>;
+  /** POST /instances/{id}/ssh/ {ssh_key}: lets one more key in to a running instance. */
+  attachSshKey(instanceId: number, publicKey: string, o?: CallOptions): Promise<SimpleResult>;
+  /** GET /instances/{id}/ssh/ (the service sends the list as a JSON-encoded string). */
+  listInstanceSshKeys(instanceId: number, o?: CallOptions): Promise<InstanceSshKey[]>;
+  /** DELETE /instances/{id}/ssh/{keyId}/. */
+  detachSshKey(instanceId: number, keyId: number, o?: CallOptions): Promise<SimpleResult>;
 
   tfaStatus(o?: CallOptions): Promise<TfaStatus>;
   tfaLogin(req: TfaLoginRequest, o?: CallOptions): Promise<TfaLoginResult>;

@@ -138,6 +138,9 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
   if (price !== null && price < offer.min_bid) {
     throw fail(400, 'bid_too_low', `Bid $${price}/h is below this offer's minimum bid $${offer.min_bid}/h. Raise the price.`);
   }
+  if (body.vm === true && !state.sshKeys.some((k) => k.deleted_at === null)) {
+    throw fail(400, 'no_ssh_key_for_vm', 'A VM instance needs an SSH key on the account. Add one (POST /api/v0/ssh/), then try again.', { ask_id: offerId });
+  }
   if (state.user.credit <= 0) {
     throw fail(402, 'insufficient_credit', 'Your account has no credit left. Add credit, then try again.');
   }
@@ -184,6 +187,7 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
     totalCost: 0,
     storageTotal: 0,
     everStarted: target === 'running',
+    sshKeys: state.sshKeys.filter((k) => k.deleted_at === null).map((k) => ({ id: k.id, name: keyName(k.public_key, k.id), public_key: k.public_key })),
   };
   state.instances.set(id, inst);
   offer.rented = true;
@@ -209,7 +213,29 @@ export function sshPort(inst: SimInstance): number {
   return stableInt(10000, 60000, inst.id, inst.restarts);
 }
 
-function dockerPorts(inst: SimInstance): Record<string, Array<{ HostIp: string; HostPort: string }>> {
+/** The comment of a key line, or a name made from its id. */
+export function keyName(publicKey: string, id: number): string {
+  return publicKey.trim().split(/\s+/).slice(2).join(' ') || `key-${id}`;
+}
+
+/**
+ * Where the service puts an instance's SSH (service-today section 4): direct when the
+ * runtype maps port 22, else the proxy, one port up for a Jupyter-proxy instance.
+ */
+export function sshPlacement(inst: SimInstance): 'direct' | 'jupyter_proxy' | 'proxy' {
+  if (inst.runtype.includes('ssh_direct') || inst.runtype.includes('jupyter_direct')) return 'direct';
+  return inst.runtype.some((t) => t.startsWith('jupyter')) ? 'jupyter_proxy' : 'proxy';
+}
+
+/** The proxy port the record reports; with the SSH servers on it is derived from the real listener. */
+function proxyPort(state: SimState, inst: SimInstance): number {
+  const listen = state.sshListenPort?.(inst);
+  if (listen === undefined) return sshPort(inst);
+  const placement = sshPlacement(inst);
+  return placement === 'proxy' ? listen : placement === 'jupyter_proxy' ? listen - 1 : sshPort(inst);
+}
+
+function dockerPorts(state: SimState, inst: SimInstance): Record<string, Array<{ HostIp: string; HostPort: string }>> {
   const ports: Record<string, Array<{ HostIp: string; HostPort: string }>> = {};
   const start = (inst.offer.direct_port_start as number) > 0 ? (inst.offer.direct_port_start as number) : 40000;
   const span = Math.max(1, (inst.offer.direct_port_count as number) || 1);
@@ -218,7 +244,7 @@ function dockerPorts(inst: SimInstance): Record<string, Array<{ HostIp: string; 
     const hp = host ?? start + ((stableInt(0, span, inst.id, inst.restarts) + n++) % span);
     ports[container] = [{ HostIp: '0.0.0.0', HostPort: String(hp) }, { HostIp: '::', HostPort: String(hp) }];
   };
-  if (inst.runtype.includes('ssh_direct') || inst.runtype.includes('jupyter_direct')) add('22/tcp');
+  if (inst.runtype.includes('ssh_direct') || inst.runtype.includes('jupyter_direct')) add('22/tcp', state.sshListenPort?.(inst));
   if (inst.runtype.includes('jupyter_direct')) add('8080/tcp');
   for (const k of Object.keys(inst.env)) {
     const m = /^-p\s+(\d+):(\d+)(?:\/(tcp|udp))?$/.exec(k);
@@ -249,7 +275,7 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
   const intended = inst.intended;
   const startDate = inst.createdAt;
   const uptime = running ? (now - (inst.bootStart + inst.bootSeconds)) / 60 : null;
-  const portsObj = running ? dockerPorts(inst) : null;
+  const portsObj = running ? dockerPorts(state, inst) : null;
   const pricing = {
     gpuCostPerHour: r(computeHour),
     diskHour: r(storageHour),
@@ -281,8 +307,8 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     local_ipaddrs: '172.17.0.2 127.0.0.1',
     ssh_host: '127.0.0.1',
     ssh_idx: '3',
-    ssh_port: stoppedish ? 0 : sshPort(inst),
-    machine_dir_ssh_port: stoppedish ? 0 : sshPort(inst) + 1,
+    ssh_port: stoppedish ? 0 : proxyPort(state, inst),
+    machine_dir_ssh_port: stoppedish ? 0 : proxyPort(state, inst) + 1,
     machine_id: o.machine_id,
     bundle_id: o.bundle_id,
     start_date: startDate,
@@ -318,7 +344,8 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     direct_port_end: o.direct_port_end,
     ports: portsObj,
     static_ip: o.static_ip,
-    public_ipaddr: o.public_ipaddr,
+    // With real SSH servers on, the direct address must be reachable: loopback.
+    public_ipaddr: state.sshListenPort ? '127.0.0.1' : o.public_ipaddr,
     geolocation: o.geolocation,
     verification: o.verification,
     rentable: o.rentable,

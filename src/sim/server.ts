@@ -5,6 +5,7 @@ import { createInstance, destroyInstance, renderInstance, seedInstances, startIn
 import { SearchError, generateOffers, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { SimState, randomKey, type Fault, type SimInstance } from './state';
+import { handleSshKeys } from './sshKeys';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
 import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
 
@@ -97,23 +98,26 @@ function authFail(path: string, present: boolean): SimFail {
 
 const denyWrite = () => fail(403, 'permission_denied', 'This API key is read-only (instance_read). Use a key with instance_write permission.');
 
-export function createHandler(state: SimState): (req: IncomingMessage, res: ServerResponse) => void {
+/** `sync` runs before and after each request: the SSH servers follow the instances' states. */
+export function createHandler(state: SimState, sync: () => Promise<void> = async () => undefined): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    handle(state, req, res).catch((e: unknown) => {
+    handle(state, req, res, sync).catch((e: unknown) => {
       if (!res.headersSent) send(res, 500, { success: false, error: 'internal_error', msg: `Simulator error: ${(e as Error).message}` });
     });
   };
 }
 
-async function handle(state: SimState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(state: SimState, req: IncomingMessage, res: ServerResponse, sync: () => Promise<void>): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sim.local');
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const method = (req.method ?? 'GET').toUpperCase();
   const body = await readBody(req);
+  await sync();
 
   if (path.startsWith('/_sim')) {
     if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
     const r = controlInstanceOps(state, path, body.json ?? {}) ?? control(state, method, path, body.json ?? {});
+    await sync();
     return send(res, r.status, r.body);
   }
   // Uploaded logs live at a plain, unauthenticated URL (like a storage bucket's).
@@ -142,6 +146,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     }
   }
 
+  await sync();
   const post = takeFault(state, ['slow', 'malformed', 'truncated', 'wrong_shape', 'huge', 'reset'], path);
   if (post?.kind === 'slow') await new Promise((r) => setTimeout(r, post.ms));
   if (post?.kind === 'reset') {
@@ -311,6 +316,8 @@ function route(
     instanceStarted(state, state.instances.get(id)!);
     return { status: 200, body: { success: true, new_contract: id, instance_api_key: apiKey } };
   }
+  const keys = handleSshKeys(state, method, path, json, who.kind === 'read');
+  if (keys) return keys;
   if (path === '/api/v0/users/current' && method === 'GET') {
     return { status: 200, body: userRecord(state) };
   }
@@ -480,6 +487,7 @@ function resetState(state: SimState): void {
   stopAllOnstart(state);
   configureOnstart(state, { enabled: false });
   const fresh = new SimState(state.config);
-  Object.assign(state, fresh);
+  const { baseUrl, sshListenPort } = state;
+  Object.assign(state, fresh, { baseUrl, sshListenPort });
   if (state.config.instances > 0) seedInstances(state, state.config.instances);
 }

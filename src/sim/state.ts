@@ -16,6 +16,7 @@ export interface SimConfig {
   rateLimitPerSecond: number;
   /** Wall-clock ms a requested log stays 404 at its result_url before the upload "lands". */
   logDelayMs?: number;
+  ssh: boolean;
 }
 
 export interface SimTemplate {
@@ -78,6 +79,22 @@ export interface SimInstance {
   rebootUntil?: number;
   /** Stopped by the service because another renter bid more, while intended running. */
   outbid?: boolean;
+  /** Public keys this instance accepts: the account's keys at creation plus those attached since. */
+  sshKeys: SimInstanceKey[];
+}
+
+/** An account SSH key (GET/POST /api/v0/ssh/). */
+export interface SimSshKey {
+  id: number;
+  public_key: string;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface SimInstanceKey {
+  id: number;
+  name: string;
+  public_key: string;
 }
 
 export interface SimUser {
@@ -263,6 +280,15 @@ export class SimState {
   logFetches: Array<{ path: string; status: number; authorization: boolean }> = [];
   /** Phone numbers starting with one of these are rejected with sms_blocked_number. */
   blockedPrefixes = ['+1555000'];
+  sshKeys: SimSshKey[] = [];
+  nextSshKeyId = 9101;
+  /** Where the simulator answers (set once it listens); GPU_RENTAL_API_URL inside instances. */
+  baseUrl = '';
+  /**
+   * With the SSH servers on: the real loopback port an instance's SSH listens on for its current
+   * boot. The wire record then reports exactly that address by the service's rules.
+   */
+  sshListenPort?: (inst: SimInstance) => number | undefined;
 
   constructor(readonly config: SimConfig) {
     this.offers = generateOffers(config.seed, config.offers);
