@@ -6,6 +6,7 @@ import { seedInstances } from './instances';
 import { configureOnstart, stopAllOnstart } from './onstart';
 import { closeSandbox, setSandboxUrl } from './sandbox';
 import { createHandler } from './server';
+import { startSshServers, type SimSshServers } from './sshServer';
 import { SimState, type SimConfig } from './state';
 
 export { SimState, TEMPLATES } from './state';
@@ -30,6 +31,11 @@ export interface SimOptions {
   runOnstart?: boolean;
   /** Wall-clock ms a requested log answers 404 before its text is there (default 900). */
   logDelayMs?: number;
+  /**
+   * Real SSH servers (loopback only) for running instances; default true. A session there is a
+   * /bin/sh on this machine as the local user, in the instance's scratch folder.
+   */
+  ssh?: boolean;
 }
 
 export interface RunningSim {
@@ -38,6 +44,8 @@ export interface RunningSim {
   host: string;
   close(): Promise<void>;
   state: SimState;
+  /** The SSH servers, when on. */
+  ssh?: SimSshServers;
 }
 
 export function simConfig(opts: SimOptions = {}): SimConfig {
@@ -53,6 +61,7 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
     testControl: opts.testControl ?? false,
     rateLimitPerSecond: opts.rateLimitPerSecond ?? 5,
     logDelayMs: opts.logDelayMs ?? 900,
+    ssh: opts.ssh ?? true,
   };
 }
 
@@ -60,7 +69,9 @@ export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim>
   const config = simConfig(opts);
   const state = new SimState(config);
   if (config.instances > 0) seedInstances(state, config.instances);
-  const server: Server = createServer(createHandler(state));
+  const ssh = config.ssh ? startSshServers(state) : undefined;
+  await ssh?.sync();
+  const server: Server = createServer(createHandler(state, ssh ? () => ssh.sync() : undefined));
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -79,15 +90,16 @@ export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim>
     port,
     host: config.host,
     state,
-    close: () =>
-      new Promise<void>((resolve) => {
-        stopAllOnstart(state);
-        server.close(() => {
-          closeSandbox(state);
-          resolve();
-        });
+    ...(ssh ? { ssh } : {}),
+    close: async () => {
+      stopAllOnstart(state);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await ssh?.close();
+      closeSandbox(state);
+    },
   };
 }
 
@@ -114,6 +126,7 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--log-delay-ms': o.logDelayMs = num(a, next()); break;
       case '--test-control': o.testControl = true; break;
       case '--run-onstart': o.runOnstart = true; break;
+      case '--no-ssh': o.ssh = false; break;
       case '-h':
       case '--help':
         throw new Error('usage');
@@ -126,7 +139,8 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--log-delay-ms N] [--test-control] [--run-onstart]';
+  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--log-delay-ms N] [--test-control] [--run-onstart] [--no-ssh]\n' +
+  'Running instances get real SSH servers on 127.0.0.1 (a /bin/sh on this machine, as you, in a scratch folder); --no-ssh turns them off.';
 
 async function main(): Promise<void> {
   let opts: SimOptions;
@@ -142,6 +156,7 @@ async function main(): Promise<void> {
   }
   const sim = await startSimulator(opts);
   console.log(`listening on ${sim.url}`);
+  if (sim.ssh) console.log('SSH servers on 127.0.0.1 for running instances: each is a /bin/sh on this machine, as you (--no-ssh turns them off)');
   const stop = () => {
     void sim.close().then(() => process.exit(0));
   };

@@ -39,17 +39,22 @@ export function instanceEnv(state: SimState, inst: SimInstance): Record<string, 
     CONTAINER_ID: String(inst.id),
     CONTAINER_API_KEY: inst.apiKey,
     VAST_CONTAINERLABEL: `C.${inst.id}`,
-    PUBLIC_IPADDR: String(inst.offer.public_ipaddr ?? '127.0.0.1'),
+    PUBLIC_IPADDR: '',
     GPU_RENTAL_API_URL: urls.get(state) ?? `http://${state.config.host}:${state.config.port}`,
     HOME: home,
     // /tmp of the simulated instance: the idle guard keeps its files in $TMPDIR/gpu-rental.
     TMPDIR: join(home, 'tmp'),
   };
-  const ports = (renderInstance(state, inst).ports ?? {}) as Record<string, Array<{ HostPort: string }>>;
+  const rec = renderInstance(state, inst);
+  // What the record says (127.0.0.1 while the simulator's SSH servers are on).
+  env.PUBLIC_IPADDR = String(rec.public_ipaddr ?? '127.0.0.1');
+  const ports = (rec.ports ?? {}) as Record<string, Array<{ HostPort: string }>>;
   for (const [key, binds] of Object.entries(ports)) {
     const m = /^(\d+)\/tcp$/.exec(key);
     if (m && binds[0]) env[`VAST_TCP_PORT_${m[1]}`] = binds[0].HostPort;
   }
+  // Behind the proxy, port 22 is reached on the proxy's port.
+  if (!env.VAST_TCP_PORT_22 && typeof rec.ssh_port === 'number' && rec.ssh_port > 0) env.VAST_TCP_PORT_22 = String(rec.ssh_port);
   return env;
 }
 

@@ -487,7 +487,7 @@ function resetState(state: SimState): void {
   stopAllOnstart(state);
   configureOnstart(state, { enabled: false });
   const fresh = new SimState(state.config);
-  const { baseUrl, sshListenPort } = state;
-  Object.assign(state, fresh, { baseUrl, sshListenPort });
+  const { sshListenPort } = state;
+  Object.assign(state, fresh, { sshListenPort });
   if (state.config.instances > 0) seedInstances(state, state.config.instances);
 }

@@ -282,8 +282,6 @@ export class SimState {
   blockedPrefixes = ['+1555000'];
   sshKeys: SimSshKey[] = [];
   nextSshKeyId = 9101;
-  /** Where the simulator answers (set once it listens); GPU_RENTAL_API_URL inside instances. */
-  baseUrl = '';
   /**
    * With the SSH servers on: the real loopback port an instance's SSH listens on for its current
    * boot. The wire record then reports exactly that address by the service's rules.

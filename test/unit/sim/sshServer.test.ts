@@ -1,0 +1,88 @@
+// The simulator's SSH servers at the transport level: a listener exactly where the record
+// says, only while the instance runs, loopback only, and none at all with ssh off.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { parseArgs, startSimulator } from '../../../src/sim';
+import { SimControl } from '../../../src/sim/control';
+
+/** 'open' when the server answers with an SSH banner, 'closed' when it hangs up, 'refused'. */
+function probe(port: number): Promise<'open' | 'closed' | 'refused'> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    let buf = '';
+    s.on('data', (d) => {
+      buf += String(d);
+      if (buf.startsWith('SSH-2.0-')) {
+        s.destroy();
+        resolve('open');
+      }
+    });
+    s.on('close', () => resolve(buf.startsWith('SSH-2.0-') ? 'open' : 'closed'));
+    s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED' ? 'refused' : 'closed'));
+  });
+}
+
+async function show(url: string, id: number): Promise<any> {
+  const r = await fetch(`${url}/api/v0/instances/${id}/`, { headers: { authorization: 'Bearer sim-api-key' } });
+  return ((await r.json()) as { instances: unknown }).instances;
+}
+
+async function create(url: string, offerId: number, runtype: string): Promise<number> {
+  const r = await fetch(`${url}/api/v0/asks/${offerId}/`, {
+    method: 'PUT',
+    headers: { authorization: 'Bearer sim-api-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ image: 'sim/base:1', runtype }),
+  });
+  return ((await r.json()) as { new_contract: number }).new_contract;
+}
+
+test('a listener on exactly the reported address, for each placement; served only while running', async () => {
+  const sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 3, rateLimitPerSecond: 1000 });
+  const ctl = new SimControl(sim.url);
+  try {
+    const offers = sim.state.offers.filter((o) => o.rentable && o.verified && !o.rented && !o.taken);
+    const cases: Array<[string, (rec: any) => number]> = [
+      ['ssh_proxy', (rec) => rec.ssh_port],
+      ['jupyter_proxy', (rec) => rec.ssh_port + 1],
+      ['ssh_direct', (rec) => Number(rec.ports['22/tcp'][0].HostPort)],
+    ];
+    for (const [i, [runtype, addressOf]] of cases.entries()) {
+      const id = await create(sim.url, offers[i]!.id, runtype);
+      const loading = await show(sim.url, id);
+      assert.equal(loading.ssh_host, '127.0.0.1');
+      const listenPort = sim.ssh!.portOf(id)!;
+      assert.ok(listenPort > 0);
+      // bound from creation (the port is really ours) but not served while it boots
+      assert.equal(await probe(listenPort), 'closed');
+      await ctl.finishBoot(id);
+      const rec = await show(sim.url, id);
+      assert.equal(rec.actual_status, 'running');
+      assert.equal(rec.public_ipaddr, '127.0.0.1');
+      assert.equal(addressOf(rec), listenPort, runtype);
+      assert.equal(await probe(listenPort), 'open');
+      await fetch(`${sim.url}/api/v0/instances/${id}/`, { method: 'PUT', headers: { authorization: 'Bearer sim-api-key', 'content-type': 'application/json' }, body: '{"state":"stopped"}' });
+      assert.equal(await probe(listenPort), 'refused', 'a stopped instance stops listening');
+    }
+    // args instances have no SSH
+    const args = await create(sim.url, offers[3]!.id, 'args');
+    await ctl.finishBoot(args);
+    await show(sim.url, args);
+    assert.equal(sim.ssh!.portOf(args), undefined);
+  } finally {
+    await sim.close();
+  }
+});
+
+test('ssh off (--no-ssh / ssh: false): no listeners, the seed addresses', async () => {
+  assert.equal(parseArgs(['--no-ssh']).ssh, false);
+  const sim = await startSimulator({ port: 0, seed: 3, instances: 2, ssh: false });
+  try {
+    assert.equal(sim.ssh, undefined);
+    const id = [...sim.state.instances.keys()][0]!;
+    const rec = await show(sim.url, id);
+    assert.notEqual(rec.public_ipaddr, '127.0.0.1');
+  } finally {
+    await sim.close();
+  }
+});
