@@ -37,7 +37,7 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
       return;
     }
     const registered = d.registered();
-    const key = JSON.stringify([d.instances.instances.map((i) => [i.id, i.state, i.ssh_host, i.ssh_port, i.label]), registered]);
+    const key = JSON.stringify([d.instances.instances.map((i) => [i.id, i.state, i.ssh_host, i.ssh_port, i.public_ipaddr, i.ports, i.label]), registered]);
     if (key === lastReconciled) return;
     try {
       await (await d.writer()).reconcile(d.instances.instances, registered);

@@ -7,6 +7,7 @@ import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from './types';
 import { type FsPort, nodeFsPort, readIfExists, ensurePrivateDir, writeAtomic, withFileLock, errCode, ConcurrentChangeError } from './fsPort';
 import { removeKnownHosts } from './knownHosts';
 import { analyseUserConfig, includeLineFor, prependInclude, type IncludeStatus, type IncludeRefusal } from './userConfig';
+import { sshAddress } from './address';
 import { SshValueError, checkSshTarget, readSshConfigPath, sshConfigPath, validHost, validPort } from './sshValues';
 
 export interface SshConfigWriterOptions {
@@ -239,7 +240,8 @@ export class SshConfigWriter implements SshEntryWriter {
           continue;
         }
         if (!b.entry || !hasAddress(inst)) continue; // stopped: keep the entry for the next start
-        if (b.entry.hostName !== inst.ssh_host || b.entry.port !== inst.ssh_port) {
+        const addr = sshAddress(inst);
+        if (b.entry.hostName !== addr?.host || b.entry.port !== addr?.port) {
           const next = this.buildEntry(inst, optionsOf(b.entry, register[String(id)]), b.entry);
           dropHosts.push(b.entry);
           blocks.set(id, this.blockFor(next));
@@ -268,16 +270,20 @@ export class SshConfigWriter implements SshEntryWriter {
     if (!Number.isInteger(instance.id) || instance.id <= 0) {
       throw new SshConfigError('invalid-value', `The service reported an instance id (${String(instance.id)}) that is not a positive whole number, so no SSH entry was written.`);
     }
-    if (!instance.ssh_host || !validPort(instance.ssh_port)) {
+    // Where SSH listens by the service's rule (direct 22/tcp, proxy, Jupyter proxy + 1).
+    const addr = sshAddress(instance);
+    if (!addr) {
       throw new SshConfigError(
         'no-ssh-address',
         `Instance ${instance.id} has no SSH address yet (it is ${instance.state}). Wait until it is running, then connect again.`,
       );
     }
-    const target = checkSshTarget(instance.id, instance.ssh_host, instance.ssh_port, ssh.user?.trim() || 'root');
+    const target = checkSshTarget(instance.id, addr.host, addr.port, ssh.user?.trim() || 'root');
     if (!target.ok) throw new SshConfigError('invalid-value', target.problem);
     const { host, port, user } = target;
-    const identityFile = ssh.identityFile?.trim() || this.o.identityFile?.trim() || undefined;
+    // Absolute: `~` in a path is expanded by ssh, but not by every tool that reads the entry.
+    const rawIdentity = ssh.identityFile?.trim() || this.o.identityFile?.trim() || undefined;
+    const identityFile = rawIdentity ? this.expand(rawIdentity) : undefined;
     if (identityFile) this.quoted(identityFile, 'The SSH identity file', true); // refuses what cannot be written
     const localForwards: LocalForward[] = [];
     for (const f of ssh.localForwards ?? []) {
@@ -457,7 +463,7 @@ async function retryOnConcurrentChange<T>(log: Logger | undefined, what: string,
 }
 
 function hasAddress(i: Instance): boolean {
-  return !!i.ssh_host && validPort(i.ssh_port);
+  return sshAddress(i) !== undefined;
 }
 
 function optionsOf(e: SshEntry, override: SshOptions | undefined): SshOptions {

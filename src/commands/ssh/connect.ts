@@ -8,6 +8,7 @@ import type { SshConfigWriter } from '../../ssh/sshConfigWriter';
 import { SshConfigError, createWriter, ensureInclude, sshOptionsFor } from '../../host/ssh';
 import { instanceIdOf } from '../../model/instanceRef';
 import { resolveInstance } from '../instances/target';
+import { sshAddress } from '../../ssh/address';
 import { checkSshTarget } from '../../ssh/sshValues';
 
 /** Remote-SSH and the forks known to provide the `ssh-remote` authority. */
@@ -68,14 +69,15 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
     }
     if (!inst) return fail(`Instance ${id} is not in your instance list (it may have been destroyed). Refresh the GPU Rental view and pick a running instance.`);
   }
-  if (inst.state !== 'running' || !inst.ssh_host || !inst.ssh_port) {
+  const addr = sshAddress(inst);
+  if (inst.state !== 'running' || !addr) {
     return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
   }
 
   if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
     // The terminal runs ssh with these arguments: checked like the SSH writer checks them.
-    const target = checkSshTarget(inst.id, inst.ssh_host, inst.ssh_port, sshOptionsFor(services, inst.id).user?.trim() || 'root');
+    const target = checkSshTarget(inst.id, addr.host, addr.port, sshOptionsFor(services, inst.id).user?.trim() || 'root');
     if (!target.ok) return fail(target.problem);
     const pick = await vscode.window.showWarningMessage(
       'GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.',
@@ -131,6 +133,7 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
 /** Writes the entry when it is missing or stale; returns the alias. */
 export async function ensureEntry(writer: SshConfigWriter, inst: Instance, opts: Parameters<SshConfigWriter['writeEntry']>[1]): Promise<string> {
   const e = await writer.findEntry(inst.id);
-  if (e && e.hostName === inst.ssh_host && e.port === inst.ssh_port) return e.alias;
+  const addr = sshAddress(inst);
+  if (e && addr && e.hostName === addr.host && e.port === addr.port) return e.alias;
   return writer.writeEntry(inst, opts);
 }

@@ -1,0 +1,259 @@
+// Proof with the real OpenSSH client: the entries the extension writes reach the simulator's
+// real SSH servers (proxy, Jupyter-proxy and direct instances), forwards work, a login without
+// a registered key is refused (and the key check says why), and a re-rent on a reused port
+// connects without a host-key warning. Temporary HOME; never the user's ~/.ssh.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { createServer, connect, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, type RunningSim } from '../../../src/sim';
+import { SimControl } from '../../../src/sim/control';
+import { instanceHome } from '../../../src/sim/sandbox';
+import { closeApiTransport, createApiClient } from '../../../src/api/client';
+import type { Instance, ServiceApi } from '../../../src/api/types';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
+import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice, type LocalKey } from '../../../src/ssh/keys';
+
+const haveSsh = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0;
+const skip = haveSsh ? false : 'the OpenSSH client (ssh) is not installed';
+
+let sim: RunningSim;
+let ctl: SimControl;
+let api: ServiceApi;
+let home: string;
+let writer: SshConfigWriter;
+let key: LocalKey;
+const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+before(async () => {
+  sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 7, instances: 0, rateLimitPerSecond: 1000 });
+  ctl = new SimControl(sim.url);
+  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silent, retry: { retries: 0 } });
+  home = mkdtempSync(join(tmpdir(), 'gpu-rental-openssh-'));
+  writer = new SshConfigWriter({ home, origin: '127.0.0.1' });
+  key = await createKeyPair({ home, comment: 'gpu-rental-test' });
+});
+after(async () => {
+  await sim?.close();
+  await closeApiTransport();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `ssh -F <managed file> <args>` with a temporary HOME and no agent: only the entry decides. */
+function ssh(args: string[], timeoutMs = 20_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      'ssh',
+      ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'IdentityAgent=none', ...args],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, timeout: timeoutMs },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+    );
+  });
+}
+
+function freeOffer(): number {
+  const o = sim.state.offers.find((x) => x.rentable && x.verified && !x.rented && !x.taken && (x.direct_port_count as number) > 0);
+  assert.ok(o, 'a free offer');
+  return o.id;
+}
+
+/** Rents an instance with a runtype, finishes its boot and returns it as the client sees it. */
+async function rent(runtype: 'ssh_proxy' | 'jupyter_proxy' | 'ssh_direct', label: string): Promise<Instance> {
+  const { new_contract: id } = await api.createInstance(freeOffer(), { image: 'sim/base:1', runtype, label });
+  await ctl.finishBoot(id);
+  const inst = await api.showInstance(id);
+  assert.equal(inst.state, 'running');
+  return inst;
+}
+
+/** Destroys and lets the entries follow the list, as the extension's entry sync does. */
+async function destroy(inst: Instance): Promise<void> {
+  await api.destroyInstance(inst.id);
+  await writer.reconcile((await api.listInstances()).instances);
+}
+
+async function writeEntry(inst: Instance): Promise<string> {
+  return writer.writeEntry(inst, { identityFile: key.privatePath });
+}
+
+test('the key pair is created 0600, in OpenSSH format, and never overwritten', { skip }, async () => {
+  assert.equal(key.privatePath, join(home, '.ssh', 'gpu-rental_ed25519'));
+  assert.equal(statSync(key.privatePath).mode & 0o777, 0o600);
+  const y = spawnSync('ssh-keygen', ['-y', '-f', key.privatePath], { encoding: 'utf8' });
+  assert.equal(y.status, 0, y.stderr);
+  assert.equal(y.stdout.trim().split(' ').slice(0, 2).join(' '), key.line.split(' ').slice(0, 2).join(' '));
+  const l = spawnSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', key.publicPath], { encoding: 'utf8' });
+  assert.ok(l.stdout.includes(key.fingerprint), `${l.stdout} vs ${key.fingerprint}`);
+  const before = readFileSync(key.privatePath, 'utf8');
+  const again = await createKeyPair({ home });
+  assert.equal(again.fingerprint, key.fingerprint);
+  assert.equal(readFileSync(key.privatePath, 'utf8'), before);
+});
+
+test('without a registered key the login is refused, and the key check explains why; registering attaches it', { skip }, async () => {
+  const inst = await rent('ssh_proxy', 'nokey');
+  const alias = await writeEntry(inst);
+  const text = readFileSync(writer.configPath, 'utf8');
+  assert.ok(text.includes(`IdentityFile ${key.privatePath}\n  IdentitiesOnly yes`), text);
+
+  const refused = await ssh([alias, 'echo $CONTAINER_ID']);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /Permission denied \(publickey\)/);
+
+  const asked: string[] = [];
+  const result = await ensureAccountKey({
+    api,
+    home,
+    prompts: {
+      choose: async (message): Promise<KeyChoice> => {
+        asked.push(message);
+        return 'register';
+      },
+      pickKey: async (keys) => keys[0],
+    },
+    instances: () => [inst],
+  });
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0], NO_KEY_MESSAGE);
+  assert.match(asked[0]!, /Permission denied \(publickey\)/);
+  assert.equal(result.outcome, 'registered');
+  assert.ok(result.outcome === 'registered' && result.attached.includes(inst.id), 'attached to the running instance created before the key');
+
+  const ok = await ssh([alias, 'echo $CONTAINER_ID']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.stdout.trim(), String(inst.id));
+
+  // the check is quiet once the account holds the key
+  const second = await ensureAccountKey({ api, home, prompts: { choose: async () => assert.fail('asked again'), pickKey: async () => undefined } });
+  assert.equal(second.outcome, 'ok');
+
+  await destroy(inst);
+});
+
+for (const runtype of ['ssh_proxy', 'jupyter_proxy', 'ssh_direct'] as const) {
+  test(`${runtype}: ssh -F <managed file> <alias> runs in the instance, with the section 7 variables`, { skip }, async () => {
+    const inst = await rent(runtype, `proof-${runtype}`);
+    const alias = await writeEntry(inst);
+    const r = await ssh([alias, 'echo "$CONTAINER_ID|$VAST_CONTAINERLABEL|$PUBLIC_IPADDR|$GPU_RENTAL_API_URL|$(pwd)|$(id -u)" ; echo done > marker.txt']);
+    assert.equal(r.code, 0, r.stderr);
+    const [id, label, ip, url, cwd, uid] = r.stdout.trim().split('|');
+    assert.equal(id, String(inst.id));
+    assert.equal(label, `C.${inst.id}`);
+    assert.equal(ip, '127.0.0.1');
+    assert.equal(url, sim.url);
+    assert.equal(cwd, instanceHome(sim.state, inst.id));
+    assert.equal(uid, String(process.getuid?.() ?? uid));
+    assert.equal(readFileSync(join(instanceHome(sim.state, inst.id), 'marker.txt'), 'utf8'), 'done\n');
+    // user root only
+    const other = await ssh(['-l', 'ubuntu', alias, 'true']);
+    assert.notEqual(other.code, 0);
+    assert.match(other.stderr, /Permission denied/);
+    await destroy(inst);
+  });
+}
+
+test('ssh -L reaches a port inside the instance (127.0.0.1 only)', { skip }, async () => {
+  const inst = await rent('ssh_direct', 'forward');
+  const alias = await writeEntry(inst);
+  const inside: Server = createServer((s) => s.end('hello from inside\n'));
+  await new Promise<void>((r) => inside.listen(0, '127.0.0.1', r));
+  const insidePort = (inside.address() as { port: number }).port;
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const localPort = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+
+  const child = spawn(
+    'ssh',
+    ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-o', 'ExitOnForwardFailure=yes', '-N', '-L', `${localPort}:127.0.0.1:${insidePort}`, alias],
+    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += String(d)));
+  try {
+    let got = '';
+    for (let i = 0; i < 100 && !got; i++) {
+      got = await new Promise<string>((resolve) => {
+        const s = connect(localPort, '127.0.0.1');
+        let buf = '';
+        s.on('data', (d) => (buf += String(d)));
+        s.on('end', () => resolve(buf));
+        s.on('error', () => resolve(''));
+      });
+      if (!got) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(got, 'hello from inside\n', stderr);
+  } finally {
+    child.kill();
+    inside.close();
+  }
+  // a forward to another host is refused by the instance
+  const elsewhere = await ssh(['-o', 'ExitOnForwardFailure=yes', '-W', '192.0.2.1:80', alias]);
+  assert.notEqual(elsewhere.code, 0);
+  await destroy(inst);
+});
+
+test('a stopped or destroyed instance stops listening; a re-rent on the same port connects without a host-key warning', { skip }, async () => {
+  const first = await rent('ssh_proxy', 'first');
+  const alias1 = await writeEntry(first);
+  assert.equal((await ssh([alias1, 'true'])).code, 0);
+  const port = first.ssh_port!;
+  const pinned = readFileSync(writer.knownHostsPath, 'utf8');
+  assert.ok(pinned.includes(`[127.0.0.1]:${port}`), pinned);
+
+  await api.setInstanceState(first.id, 'stopped');
+  await api.showInstance(first.id);
+  const stopped = await ssh([alias1, 'true']);
+  assert.notEqual(stopped.code, 0);
+  assert.match(stopped.stderr, /Connection refused|Connection reset|Connection closed/);
+
+  await api.destroyInstance(first.id);
+  await writer.reconcile((await api.listInstances()).instances);
+  assert.equal(existsSync(writer.knownHostsPath) && readFileSync(writer.knownHostsPath, 'utf8').includes(`[127.0.0.1]:${port}`), false, 'the old pin was dropped');
+
+  const second = await rent('ssh_proxy', 'second');
+  assert.equal(second.ssh_port, port, 'the proxy reused the port');
+  const alias2 = await writeEntry(second);
+  const r = await ssh([alias2, 'echo $CONTAINER_ID']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), String(second.id));
+  assert.doesNotMatch(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED|WARNING/);
+
+  // the same re-rent with the old pin kept is exactly what would have failed
+  writeFileSync(writer.knownHostsPath, pinned, { mode: 0o600 });
+  const stale = await ssh([alias2, 'true']);
+  assert.notEqual(stale.code, 0);
+  assert.match(stale.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED/);
+  await destroy(second);
+});
+
+test('ssh without a command gets an interactive shell on a terminal (what Connect opens)', { skip }, async () => {
+  const inst = await rent('ssh_proxy', 'shell');
+  const alias = await writeEntry(inst);
+  const child = spawn('ssh', ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stdin!.write('echo "shell-$CONTAINER_ID" > shell.txt; test -t 0 && echo tty >> shell.txt; exit\n');
+  const code = await new Promise<number | null>((resolve) => {
+    const t = setTimeout(() => child.kill(), 15_000);
+    child.on('close', (c) => {
+      clearTimeout(t);
+      resolve(c);
+    });
+  });
+  assert.equal(code, 0, out);
+  assert.equal(readFileSync(join(instanceHome(sim.state, inst.id), 'shell.txt'), 'utf8'), `shell-${inst.id}\ntty\n`);
+  await destroy(inst);
+});
