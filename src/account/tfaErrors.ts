@@ -3,27 +3,7 @@
 // ApiError.userMessage(); only lockouts and rate limits are reworded here, because the
 // flow knows which method was locked and can name it.
 import type { TfaMethod } from '../api/types';
-
-/** The fields of the API layer's ApiError that the flows read (duck-typed on purpose). */
-export interface ApiErrorLike {
-  kind: string;
-  status?: number;
-  code?: string;
-  msg?: string;
-  failCount?: number;
-  lockedUntil?: number | null;
-  retryAfterSec?: number;
-  userMessage?(): string;
-}
-
-export function asApiError(e: unknown): ApiErrorLike | undefined {
-  if (typeof e === 'object' && e !== null && typeof (e as { kind?: unknown }).kind === 'string') return e as ApiErrorLike;
-  return undefined;
-}
-
-export function errorCode(e: unknown): string | undefined {
-  return asApiError(e)?.code;
-}
+import { apiErrorOf } from '../model/errors';
 
 /** What a flow can offer after an error. */
 export type TfaErrorAction = 'retry' | 'newCode' | 'resend' | 'tryAgain';
@@ -102,7 +82,7 @@ const ACTIONS: Record<string, TfaErrorAction[]> = {
 
 /** Describes a failed 2FA call. Never includes codes, secrets or keys. */
 export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErrorInfo {
-  const err = asApiError(e);
+  const err = apiErrorOf(e);
   const fmt = ctx.formatTime ?? formatLocal;
   const now = ctx.now ?? Date.now();
   const code = err?.code;
@@ -125,7 +105,7 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
       return { code, message: `${what}. Try again ${when}, or use an authenticator app, e-mail or backup code.`, actions: [] };
     }
   }
-  if (err?.userMessage) {
+  if (err) {
     const actions = code ? (ACTIONS[code] ?? []) : err.kind === 'network' || err.kind === 'timeout' || err.kind === 'rate_limited' || (err.status ?? 0) >= 500 ? ['retry' as const] : [];
     return { code, message: err.userMessage(), actions: [...actions] };
   }

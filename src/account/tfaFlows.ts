@@ -20,7 +20,8 @@ import type {
   TotpSetupResult,
 
 } from '../api/types';
-import { describeTfaError, errorCode, formatLocal, methodName, type TfaErrorAction, type TfaErrorInfo } from './tfaErrors';
+import { errorCode } from '../model/errors';
+import { describeTfaError, formatLocal, methodName, type TfaErrorAction, type TfaErrorInfo } from './tfaErrors';
 import {
   normalizeBackupCode,
   normalizeOtp,

@@ -1,24 +1,34 @@
-// Turning any failure into one sentence for the user (what happened, what to do next).
+// The one reader of failures: what kind of ApiError a value is, and one sentence for the user
+// (what happened, what to do next). Built on api/errors.ts isApiError, which also recognises an
+// ApiError made by another bundle's copy of the class (dist/transport.js, dist/schemas.js).
+import { isApiError, type ApiError } from '../api/errors';
 import { redact } from '../api/redact';
 
-interface UserFacing {
-  userMessage(): string;
+/** The ApiError `e` is, if it is one. */
+export function apiErrorOf(e: unknown): ApiError | undefined {
+  return isApiError(e) ? e : undefined;
 }
 
-function hasUserMessage(e: unknown): e is UserFacing {
-  return typeof e === 'object' && e !== null && typeof (e as { userMessage?: unknown }).userMessage === 'function';
-}
-
-/** The kind of an ApiError-like value ('rate_limited', 'network', 'auth', ...), if any. */
+/** The kind of an ApiError ('rate_limited', 'network', 'auth', ...), if `e` is one. */
 export function errorKind(e: unknown): string | undefined {
-  const k = typeof e === 'object' && e !== null ? (e as { kind?: unknown }).kind : undefined;
-  return typeof k === 'string' ? k : undefined;
+  return apiErrorOf(e)?.kind;
+}
+
+/** The HTTP status of an ApiError, if `e` is one and has one. */
+export function errorStatus(e: unknown): number | undefined {
+  return apiErrorOf(e)?.status;
+}
+
+/** The service's error code (`no_such_ask`, `2fa_expired`, ...) of an ApiError, if any. */
+export function errorCode(e: unknown): string | undefined {
+  return apiErrorOf(e)?.code;
 }
 
 export function describeError(e: unknown): string {
-  if (hasUserMessage(e)) {
+  const api = apiErrorOf(e);
+  if (api) {
     try {
-      return redact(e.userMessage());
+      return redact(api.userMessage());
     } catch {
       // fall through to the generic text
     }

@@ -24,6 +24,7 @@ import { locateCreation, reconcileCreation } from '../api/reconcile';
 import { formatRate } from '../model/costs';
 import { offerSatisfies } from './offerFit';
 import { INFLIGHT_STATE_KEY } from '../model/stateKeys';
+import { apiErrorOf, errorCode, errorKind, errorStatus } from '../model/errors';
 import { GuardSetupError, guardedOnstart, type GuardRequest } from '../guard/plan';
 
 export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
@@ -134,21 +135,9 @@ export type CreateFlowResult =
 
 const TERMINAL = new Set(['exited', 'unknown', 'offline']);
 
-function errKind(e: unknown): string | undefined {
-  return e && typeof e === 'object' && 'kind' in e ? String((e as { kind: unknown }).kind) : undefined;
-}
-function errStatus(e: unknown): number | undefined {
-  const s = e && typeof e === 'object' && 'status' in e ? (e as { status: unknown }).status : undefined;
-  return typeof s === 'number' ? s : undefined;
-}
-function errCode(e: unknown): string | undefined {
-  const c = e && typeof e === 'object' && 'code' in e ? (e as { code: unknown }).code : undefined;
-  return typeof c === 'string' ? c : undefined;
-}
 export function userMessageOf(e: unknown): string {
-  if (e && typeof e === 'object' && 'userMessage' in e && typeof (e as { userMessage: unknown }).userMessage === 'function') {
-    return (e as { userMessage(): string }).userMessage();
-  }
+  const api = apiErrorOf(e);
+  if (api) return api.userMessage();
   return 'An unexpected error happened. Open the GPU Rental log for details and try again.';
 }
 function logText(e: unknown): string {
@@ -157,15 +146,15 @@ function logText(e: unknown): string {
 
 /** The offer was rented by someone else (or vanished) between search and creation. */
 export function isOfferGone(e: unknown): boolean {
-  const code = errCode(e);
+  const code = errorCode(e);
   if (code === 'no_such_ask' || code === 'no_such_offer' || code === 'offer_unavailable' || code === 'ask_not_found') return true;
-  const status = errStatus(e);
-  return errKind(e) === 'http' && (status === 410 || status === 404);
+  const status = errorStatus(e);
+  return errorKind(e) === 'http' && (status === 410 || status === 404);
 }
 
 /** Outcome of a create call whose result is unknown: timeout, reset, or the user's cancel mid-request. */
 function isAmbiguous(e: unknown): boolean {
-  const k = errKind(e);
+  const k = errorKind(e);
   return k === 'ambiguous' || k === 'timeout' || k === 'network' || k === 'aborted';
 }
 
@@ -229,10 +218,10 @@ export const MAX_READ_FAILURES = 30;
 
 /** A read answering that the instance does not exist (404/400, or the service's empty answer). */
 function saysNotFound(e: unknown): boolean {
-  const k = errKind(e);
+  const k = errorKind(e);
   if (k !== 'http') return false;
-  const st = errStatus(e);
-  return st === 404 || st === 400 || errCode(e) === 'no_such_instance';
+  const st = errorStatus(e);
+  return st === 404 || st === 400 || errorCode(e) === 'no_such_instance';
 }
 
 /** Doubles the wait after a failed read, never below the endpoint's threshold, capped. */
@@ -268,7 +257,7 @@ export async function pollUntilReady(
       failures = 0;
       absent = 0;
     } catch (e) {
-      if (o.signal?.aborted || errKind(e) === 'aborted') return { kind: 'aborted' };
+      if (o.signal?.aborted || errorKind(e) === 'aborted') return { kind: 'aborted' };
       if (saysNotFound(e)) {
         failures = 0;
         if (clock.now() - start < NOT_VISIBLE_GRACE_MS) {
@@ -290,8 +279,8 @@ export async function pollUntilReady(
         }
       } else {
         failures++;
-        delay = backoff(delay, errKind(e) === 'rate_limited' ? SHOW_THRESHOLD_MS : o.intervalMs);
-        log.debug(`create: reading instance ${id} failed (${errKind(e) ?? 'error'}${errStatus(e) ? ` ${errStatus(e)}` : ''}); next try in ${Math.round(delay / 1000)} s`);
+        delay = backoff(delay, errorKind(e) === 'rate_limited' ? SHOW_THRESHOLD_MS : o.intervalMs);
+        log.debug(`create: reading instance ${id} failed (${errorKind(e) ?? 'error'}${errorStatus(e) ? ` ${errorStatus(e)}` : ''}); next try in ${Math.round(delay / 1000)} s`);
         if (failures >= MAX_READ_FAILURES) return { kind: 'error', error: e };
       }
     }
@@ -313,7 +302,7 @@ async function listShows(api: ServiceApi, id: number, label: string | undefined,
   try {
     return await locateCreation(api, { id, ...(label ? { label } : {}) }, signal ? { signal } : undefined);
   } catch (e) {
-    log.debug(`create: the instance list could not be read (${errKind(e) ?? 'error'}); instance ${id} stays tracked`);
+    log.debug(`create: the instance list could not be read (${errorKind(e) ?? 'error'}); instance ${id} stays tracked`);
     return 'unknown';
   }
 }
@@ -381,7 +370,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     const found = await api.searchOffers(buildOfferQuery(t), signal ? { signal } : undefined);
     ranked = rankOffers(found, { rank: t.offer?.rank ?? 'cheapest', maxDphTotal: t.offer?.maxDphTotal, bidPrice });
   } catch (e) {
-    if (signal?.aborted || errKind(e) === 'aborted') return cancelledBeforeRent();
+    if (signal?.aborted || errorKind(e) === 'aborted') return cancelledBeforeRent();
     log.warn(`create: offer search failed: ${logText(e)}`);
     return { outcome: 'failed', message: `Searching offers failed. ${userMessageOf(e)}`, attempts: 0 };
   }
@@ -397,7 +386,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
       try {
         first = (await api.searchOffers({ offerId: wanted, type: t.offer?.type ?? 'on-demand', ...(t.offer?.verified === false ? { verified: false } : {}) }, signal ? { signal } : undefined)).find((o) => o.id === wanted);
       } catch (e) {
-        if (signal?.aborted || errKind(e) === 'aborted') return cancelledBeforeRent();
+        if (signal?.aborted || errorKind(e) === 'aborted') return cancelledBeforeRent();
         log.debug(`create: reading offer ${wanted} again failed: ${logText(e)}`);
       }
       first ??= typeof input.offer === 'object' ? input.offer : undefined;
@@ -480,7 +469,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     } catch (e) {
       if (isOfferGone(e)) {
         lastProblem = `Offer ${offer.id} was rented by someone else.`;
-        log.info(`create: offer ${offer.id} is gone (${errCode(e) ?? errStatus(e) ?? 'unavailable'}); trying the next match`);
+        log.info(`create: offer ${offer.id} is gone (${errorCode(e) ?? errorStatus(e) ?? 'unavailable'}); trying the next match`);
         progress('renting', `${lastProblem} Trying the next match…`);
         continue;
       }
@@ -489,7 +478,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
         return { outcome: 'failed', message: `Renting failed. ${userMessageOf(e)}`, attempts: attempt };
       }
       // Unknown outcome: find out before anything else happens (even if the user cancelled).
-      log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errKind(e)}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}); checking the instance list for "${label}"`);
+      log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errorKind(e)}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}); checking the instance list for "${label}"`);
       progress('renting', 'No readable answer from the service; checking whether the instance was created…');
       const rec = await reconcileAmbiguous(ports, label, intervalMs);
       if ('unknown' in rec) {
