@@ -9,6 +9,7 @@ import { createRedactingLogger } from '../api/redact';
 import { Emitter, type Disposable, type Event } from '../model/events';
 import type { ConnectionInfo, KeyValueStore, SecretStore } from '../model/ports';
 import { OfferStore } from '../model/offerStore';
+import { CreditStore } from '../model/credit';
 import { readSettings, type Settings } from './settings';
 import { ConnectionState, checkBaseUrl, type DemoEndpoint } from '../model/connection';
 import { PolledInstanceStore } from '../model/instanceStore';
@@ -40,6 +41,8 @@ export interface Services {
   readonly instances: PolledInstanceStore;
   /** The offer search state (query, results, error). */
   readonly offers: OfferStore;
+  /** The account credit (from the instance records, else the user record). */
+  readonly credit: CreditStore;
   readonly secrets: SecretStore;
   readonly globalState: KeyValueStore;
   readonly workspaceState: KeyValueStore;
@@ -157,6 +160,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
     warn: (m) => log.warn(m),
   });
   track(offers);
+  const credit = new CreditStore({ api, generation: () => conn.generation });
+  track(credit);
   const accountRefresh = new Emitter<void>();
   track(accountRefresh);
 
@@ -171,6 +176,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
       setContext(info);
       instances.reset();
       offers.reset();
+      credit.reset();
       connectionChanged.fire(info);
     }),
   );
@@ -238,6 +244,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     onDidChangeConnection: connectionChanged.event,
     instances,
     offers,
+    credit,
     secrets,
     globalState: keyValue(context.globalState),
     workspaceState,

@@ -6,8 +6,6 @@ import type { Services } from '../host/services';
 import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../model/costs';
 import { instanceName, md } from '../model/instanceViewModel';
 
-const USER_REFRESH_MS = 5 * 60_000;
-
 export function statusText(s: CostSummary, demo: boolean): string {
   return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
 }
@@ -41,9 +39,6 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
 export class CostStatusBar implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
   private readonly subs: vscode.Disposable[] = [];
-  private userCredit: number | undefined;
-  private userFetchedAt = 0;
-  private userFetching = false;
   private warnedThisSession = false;
   private muted = false;
   summary: CostSummary | undefined;
@@ -56,39 +51,10 @@ export class CostStatusBar implements vscode.Disposable {
     this.subs.push(
       this.item,
       store.onDidChange(() => this.update()),
-      services.onDidChangeConnection(() => {
-        this.userCredit = undefined;
-        this.userFetchedAt = 0;
-        this.update();
-      }),
+      services.credit.onDidChange(() => this.update()),
+      services.onDidChangeConnection(() => this.update()),
     );
     this.update();
-  }
-
-  /** Credit: from the instance records when they carry it, else the user record (every 5 min at most). */
-  private credit(instances: readonly Instance[]): number | undefined {
-    const fromInstance = instances.find((i) => typeof i.credit_balance === 'number')?.credit_balance;
-    if (typeof fromInstance === 'number') return fromInstance;
-    if (!this.userFetching && Date.now() - this.userFetchedAt > USER_REFRESH_MS) {
-      this.userFetching = true;
-      const gen = this.services.connectionState.generation;
-      void this.services
-        .api()
-        .then((api) => api.currentUser())
-        .then(
-          (u) => {
-            if (gen !== this.services.connectionState.generation) return;
-            this.userCredit = typeof u.credit === 'number' ? u.credit : undefined;
-            this.userFetchedAt = Date.now();
-            this.update();
-          },
-          () => {
-            this.userFetchedAt = Date.now();
-          },
-        )
-        .finally(() => (this.userFetching = false));
-    }
-    return this.userCredit;
   }
 
   update(): void {
@@ -100,7 +66,7 @@ export class CostStatusBar implements vscode.Disposable {
     }
     const store = this.services.instances;
     const instances = store.instances;
-    const s = summarizeCosts(instances, this.credit(instances));
+    const s = summarizeCosts(instances, this.services.credit.current(instances));
     this.summary = s;
     this.item.text = statusText(s, info.demo);
     const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo));
