@@ -230,6 +230,7 @@ function faultsFor(kind: WireFaultKind, target: { path: string; exact?: boolean 
   const base = FAULTS[kind](target.path);
   if (base.kind === 'hidden') return [{ ...base, count }];
   const f = { ...base, ...(target.exact ? { exact: true } : {}), count } as SimFault;
+  if (f.kind === 'slow') return [f, { ...f, ms: 120 }]; // a timeout, and a slow answer that still arrives in time
   if (f.kind !== 'http_error') return [f];
   return STATUSES.map((status) => ({ ...f, status }) as SimFault);
 }

@@ -135,6 +135,28 @@ describe('templates', () => {
     assert.ok(live.includes(second.id));
   }, { timeoutMs: 60_000 });
 
+  it('Rent This Offer with an offer outside the template: refused with the reasons when scripted, asked (and Escape rents nothing) otherwise', async () => {
+    const { services } = await setUp();
+    const api = await services.api();
+    const [far] = await api.searchOffers({ gpuNames: ['H100 SXM'], order: [['dph_total', 'desc']], limit: 1 });
+    assert.ok(far, 'no H100 offer in the simulator');
+    forget(services);
+    capture('showErrorMessage');
+    const scripted = await vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.rentOffer', far.id, { template: TEMPLATE, confirm: false });
+    assert.equal(scripted?.outcome, 'failed', JSON.stringify(scripted));
+    assert.match(scripted?.outcome === 'failed' ? scripted.message : '', /does not fit template.*gpuNames.*Nothing was rented/);
+    assert.ok(promptCalls.some((p) => p.kind === 'showErrorMessage' && /does not fit template/.test(p.text)), 'the user is told why');
+    let asked = '';
+    answer('showWarningMessage', (msg: string, opts: { detail?: string }) => {
+      asked = `${msg}\n${opts?.detail ?? ''}`;
+      return undefined; // Escape
+    });
+    const interactive = await vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.rentOffer', { offer: far }, { template: TEMPLATE });
+    assert.equal(interactive?.outcome, 'cancelled', JSON.stringify(interactive));
+    assert.match(asked, /does not fit template[\s\S]*gpuNames/);
+    assert.deepEqual(created(services), [], 'nothing was rented');
+  }, { timeoutMs: 30_000 });
+
   for (const choice of ['Destroy', 'Keep'] as const) {
     it(`cancel after renting asks keep or destroy and honours "${choice}"`, async () => {
       const { services, offerId } = await setUp();
