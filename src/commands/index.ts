@@ -6,7 +6,9 @@
 //        export async function doIt(services: Services, ...args: unknown[]): Promise<Result>
 //      `args` are what a menu, a view or a script passes (`executeCommand(id, ...args)`);
 //      accept plain values (ids, option objects) so scripts keep working, and return a result
-//      scripts and tests can check.
+//      scripts and tests can check. A command on an instance finds it with resolveInstance
+//      (./instances/target.ts: the one id parser and picker rule of src/model/instanceRef.ts);
+//      "not signed in" is ensureSignedIn (./signedIn.ts); errors are worded by describeError.
 //   2. One row in `commands` below: `'gpuRental.doIt': doIt` (a static import: the handler is in
 //      dist/extension.js), or `'gpuRental.doIt': lazy(load.feature, 'doIt')` to keep it out of the
 //      activation bundle.
@@ -17,7 +19,8 @@
 // what it loads. Every `import()` of a src/ module is a bundle boundary: scripts/build.mjs
 // finds them and builds each target module as dist/<module file name>.js, required the first
 // time the loader runs (a static import of it from another bundle requires it too, so its state
-// exists once). There is no other list to keep. dist/extension.js must stay < 150 KB.
+// exists once). There is no other list to keep; two import() targets may not share a file name
+// (the build says so). dist/extension.js must stay < 150 KB (`npm run bench -- --quick`).
 import * as vscode from 'vscode';
 import type { Services } from '../host/services';
 import { INFLIGHT_STATE_KEY } from '../model/stateKeys';

@@ -1,6 +1,7 @@
 // registerViews: the Instances, Offers and Account trees, the cost status bar and the template
 // diagnostics. Views render Services' state and never import a command: a click runs a command
-// by its id.
+// by its id (TreeItem.command, executeCommand). A new view: its provider in a file here, created
+// below; state it shares with commands goes into src/model/ and onto Services (src/host/).
 import * as vscode from 'vscode';
 import type { Services } from '../host/services';
 import { AUTHORIZED_UNTIL_KEY } from '../model/stateKeys';
