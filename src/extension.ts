@@ -1,9 +1,10 @@
-// Wires the extension together: createServices() → registerViews() → registerCommands().
+// Wires the extension together: createServices() → registerViews() → registerCommands() → the guard's warnings.
 // Nothing else lives here (README "Architecture" has the folder map and the import rules).
 import type * as vscode from 'vscode';
 import { createServices, type Services } from './host/services';
 import { registerViews } from './views';
 import { registerCommands } from './commands';
+import { startGuardWarnings } from './host/guardWarnings';
 
 export interface ExtensionApi {
   /** For integration tests and scripts. */
@@ -23,6 +24,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const services = createServices(context);
   registerViews(services);
   registerCommands(services);
+  startGuardWarnings(services);
   const loadStart = typeof __gpuRentalLoadStart === 'number' ? __gpuRentalLoadStart : undefined;
   const loadEnd = typeof __gpuRentalLoadEnd === 'number' ? __gpuRentalLoadEnd : undefined;
   return { services, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };

@@ -39,6 +39,7 @@ import { openJupyter } from './instances/openJupyter';
 import { copyJupyterToken } from './instances/copyJupyterToken';
 import { showInstanceDetails } from './instances/showInstanceDetails';
 import { showLog } from './instances/showLog';
+import { snoozeGuard } from './instances/snoozeGuard';
 import { searchOffers } from './offers/searchOffers';
 import { setupSshConfig } from './ssh/setupSshConfig';
 import { setTemplateSecret } from './templates/setTemplateSecret';
@@ -92,6 +93,7 @@ export const commands = {
   'gpuRental.copyJupyterToken': copyJupyterToken,
   'gpuRental.showInstanceDetails': showInstanceDetails,
   'gpuRental.showLog': showLog,
+  'gpuRental.snoozeGuard': snoozeGuard,
   // Offers and templates
   'gpuRental.searchOffers': searchOffers,
   'gpuRental.rentOffer': lazy(load.createFlow, 'rentOffer'),

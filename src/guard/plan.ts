@@ -4,11 +4,11 @@
 // user's own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
 import { gzipSync } from 'node:zlib';
 import WATCHDOG from './watchdog.sh';
+import { DEFAULT_GUARD, FILE, ONSTART_LIMIT, type GuardAction, type GuardDefaults } from './installed';
 
-/** The service's limit on onstart (spec: Limits). */
-export const ONSTART_LIMIT = 4048;
+export { DEFAULT_GUARD, ONSTART_LIMIT, installedGuard, type GuardAction, type GuardDefaults, type InstalledGuard } from './installed';
 
-export type GuardAction = 'stop' | 'destroy';
+
 
 /** The template's `guard` block as written (every field optional). */
 export interface GuardBlock {
@@ -20,14 +20,6 @@ export interface GuardBlock {
   maxSpend?: number;
 }
 
-/** The settings that apply to templates without a `guard` block (gpuRental.guard.*). */
-export interface GuardDefaults {
-  enabled: boolean;
-  idleMinutes: number;
-  gpuUtilBelow: number;
-}
-
-export const DEFAULT_GUARD: GuardDefaults = { enabled: true, idleMinutes: 30, gpuUtilBelow: 5 };
 
 /** What the watchdog of one instance does. */
 export interface GuardPlan {
@@ -117,7 +109,6 @@ export function minifiedWatchdog(script: string = WATCHDOG): string {
 export const WATCHDOG_SCRIPT: string = WATCHDOG;
 
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
-const FILE = (name: string) => `"\${TMPDIR:-/tmp}/gpu-rental/${name}"`;
 const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
 
 function packed(text: string): string {
@@ -137,6 +128,21 @@ export interface GuardRequest {
   /** The template has a `guard` block: a guard that cannot be installed fails the creation. */
   explicit: boolean;
   apiUrl: string;
+}
+
+/**
+ * The guard a creation installs: the template's block, else the settings' default; none for
+ * runtype "args" (its onstart never runs; template validation rejects an explicit block there).
+ */
+export function guardRequestFor(
+  block: GuardBlock | false | undefined,
+  runtype: string | undefined,
+  defaults: GuardDefaults,
+  apiUrl: string,
+): GuardRequest | undefined {
+  const plan = resolveGuardPlan(block, defaults);
+  if (!plan || runtype === 'args') return undefined;
+  return { plan, explicit: block !== undefined, apiUrl };
 }
 
 /**
@@ -187,3 +193,4 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
       'Shorten the onstart script (move setup into the image or a file it downloads), or turn the guard off for this template with "guard": false.',
   );
 }
+

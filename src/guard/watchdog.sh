@@ -34,14 +34,14 @@ mkdir -p "$D" || exit 1
 LOG=$D/guard.log
 PIDF=$D/guard.pid
 
+# Only changes are logged (a few lines a day), so the log needs no rotation.
 log() {
-  [ "$(wc -c <"$LOG" 2>/dev/null || echo 0)" -gt 262144 ] && mv -f "$LOG" "$LOG.1"
   echo "$(date -u +%FT%TZ) $*" >>"$LOG"
 }
 
-# JSON: a string (quotes, backslashes and control characters dropped) or a number; empty is null.
+# JSON: a string or a number; empty is null. Strings are our own words, or ERR (sanitised).
 js() {
-  if [ -z "$1" ]; then echo null; else echo "\"$(printf %s "$1" | tr -d "\"\\\\" | tr -cd ' -~')\""; fi
+  if [ -z "$1" ]; then echo null; else echo "\"$1\""; fi
 }
 jn() {
   echo "${1:-null}"
@@ -53,7 +53,7 @@ if [ -n "$old" ] && [ "$old" != $$ ] && kill -0 "$old" 2>/dev/null; then
   exit 0
 fi
 echo $$ >"$PIDF"
-trap 'log "guard ended by a signal"; rm -f "$PIDF"; exit 0' TERM INT HUP
+trap 'rm -f "$PIDF"; exit 0' TERM INT HUP
 
 START=$(date +%s)
 NOW=$START
@@ -64,6 +64,7 @@ ERR=
 GPU=
 GPU_NOTE=
 SSH=0
+PREV_SSH=0
 HB_AGE=
 SNOOZED=
 BUSY=
@@ -74,8 +75,8 @@ write_state() {
   [ -n "$IDLE_SINCE" ] && at=$((IDLE_SINCE + IDLE_S))
   cap=
   [ "$CAP_S" -gt 0 ] && cap=$((START + CAP_S))
-  printf '{"version":1,"pid":%s,"startedAt":%s,"updatedAt":%s,"tickSeconds":%s,"action":"%s","idleLimitSeconds":%s,"gpuUtilBelow":%s,"gpu":%s,"gpuUtil":%s,"sshSessions":%s,"heartbeatAgeSeconds":%s,"snoozedUntil":%s,"busyReason":%s,"idleSince":%s,"actAt":%s,"capAt":%s,"capReason":%s,"failures":%s,"nextRetryAt":%s,"lastError":%s,"doneAt":%s}\n' \
-    $$ "$START" "$NOW" "$TICK" "$ACTION" "$IDLE_S" "$BELOW" "$(js "$GPU_NOTE")" "$(jn "$GPU")" "$SSH" "$(jn "$HB_AGE")" \
+  printf '{"version":1,"pid":%s,"startedAt":%s,"updatedAt":%s,"action":"%s","idleLimitSeconds":%s,"gpu":%s,"gpuUtil":%s,"sshSessions":%s,"heartbeatAgeSeconds":%s,"snoozedUntil":%s,"busyReason":%s,"idleSince":%s,"actAt":%s,"capAt":%s,"capReason":%s,"failures":%s,"nextRetryAt":%s,"lastError":%s,"doneAt":%s}\n' \
+    $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$(js "$GPU_NOTE")" "$(jn "$GPU")" "$SSH" "$(jn "$HB_AGE")" \
     "$(jn "$SNOOZED")" "$(js "$BUSY")" "$(jn "$IDLE_SINCE")" "$(jn "$at")" "$(jn "$cap")" "$(js "$CAP_WHY")" "$FAILS" \
     "$(jn "$([ "$FAILS" -gt 0 ] && echo "$NEXT")")" "$(js "$ERR")" "$(jn "$DONE_AT")" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
 }
@@ -121,29 +122,30 @@ act() {
     rm -f "$D/wgetrc"
     CODE=$(awk '/^ *HTTP\//{c=$2}END{print c+0}' "$D/api.err")
   elif command -v python3 >/dev/null 2>&1; then
-    CODE=$(python3 -c 'import os,sys,urllib.request as u,urllib.error as e
-r=u.Request(sys.argv[2],data=sys.argv[3].encode() or None,method=sys.argv[1],headers={"Authorization":"Bearer "+os.environ["CONTAINER_API_KEY"],"Content-Type":"application/json"})
+    CODE=$(python3 -c 'import os,sys,urllib.request as u
+a=sys.argv
+r=u.Request(a[2],a[3].encode() or None,{"Authorization":"Bearer "+os.environ["CONTAINER_API_KEY"],"Content-Type":"application/json"},method=a[1])
 try:c=u.urlopen(r,timeout=30).status
-except e.HTTPError as x:c=x.code
-except Exception as x:c=0;sys.stderr.write(str(x))
+except u.HTTPError as x:c=x.code
+except Exception as x:c=0;print(x,file=sys.stderr)
 print(c)' $m "$url" "$body" 2>"$D/api.err")
   else
     echo "no curl, wget --method or python3" >"$D/api.err"
   fi
   CODE=$(num "$CODE" 0)
   case $CODE in 0*) CODE=0 ;; esac
-  ERR="$ACTION failed (HTTP $CODE) $(grep -v '^ ' "$D/api.err" | head -c 200)"
+  ERR="$ACTION failed (HTTP $CODE) $(grep -v '^ ' "$D/api.err" | head -c 200 | tr -cd 'A-Za-z0-9 ,.:()/_-')"
   [ "$CODE" -ge 200 ] && [ "$CODE" -lt 300 ]
 }
 
 if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ] || [ -z "$GPU_GUARD_API" ]; then
-  ERR="CONTAINER_ID, CONTAINER_API_KEY or GPU_GUARD_API missing: the guard cannot act"
+  ERR="no CONTAINER_ID, CONTAINER_API_KEY or GPU_GUARD_API"
   log "$ERR"
   write_state
   rm -f "$PIDF"
   exit 1
 fi
-log "guard started: $ACTION after $IDLE_S s idle below $BELOW % GPU, cap $CAP_S s, tick $TICK s"
+log "started: $ACTION after $IDLE_S s idle, GPU below $BELOW %, cap $CAP_S s"
 
 while :; do
   NOW=$(date +%s)
@@ -158,9 +160,11 @@ while :; do
     BUSY=snoozed
   elif [ -n "$HB_AGE" ] && [ "$HB_AGE" -lt "$HB_S" ]; then
     BUSY=heartbeat
-  elif [ "$GPU_GUARD_KEEP_WHILE_SSH" != 0 ] && [ "$SSH" -gt 0 ]; then
+  elif [ "$GPU_GUARD_KEEP_WHILE_SSH" != 0 ] && [ "$SSH" -gt 0 ] && [ "$PREV_SSH" -gt 0 ]; then
+    # Seen on two ticks in a row: a brief connection (VS Code reading this state) is no session.
     BUSY="SSH session"
   fi
+  PREV_SSH=$SSH
   if [ -n "$BUSY" ]; then
     [ -n "$IDLE_SINCE" ] && log "busy again: $BUSY"
     IDLE_SINCE=

@@ -19,6 +19,8 @@ import { NOT_SIGNED_IN } from '../api/errors';
 import { API_KEY_SECRET } from '../account/apiKey';
 import { startEntrySync } from '../ssh/entrySync';
 import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/types';
+import { GuardMonitor } from '../guard/monitor';
+import { sshGuardRemote } from '../guard/remote';
 
 export const SECRET_PREFIX = 'gpuRental.';
 export const SESSION_KEY_SECRET = 'sessionKey';
@@ -43,6 +45,8 @@ export interface Services {
   readonly offers: OfferStore;
   /** The account credit (from the instance records, else the user record). */
   readonly credit: CreditStore;
+  /** The idle guard of each instance as VS Code sees it, and the warnings before it acts. */
+  readonly guard: GuardMonitor;
   readonly secrets: SecretStore;
   readonly globalState: KeyValueStore;
   readonly workspaceState: KeyValueStore;
@@ -237,6 +241,25 @@ export function createServices(context: vscode.ExtensionContext): Services {
 
   track(vscode.window.onDidChangeWindowState((s) => instances.poller.setFocused(s.focused)));
 
+  const globalState = keyValue(context.globalState);
+  let self: Services | undefined;
+  const guard = new GuardMonitor({
+    instances,
+    // The watchdog's state file, over SSH with the instance's managed entry (dist/ssh.js loads on the first read).
+    remote: sshGuardRemote({
+      target: async (id) => {
+        if (!self || !readSettings().ssh.manageConfig) return undefined;
+        const w = (await import('./ssh')).createWriter(self);
+        const e = await w.findEntry(id);
+        return e ? { configPath: w.configPath, alias: e.alias } : undefined;
+      },
+    }),
+    defaults: () => readSettings().guard,
+    state: globalState,
+    log,
+  });
+  track(guard);
+
   const services: Services = {
     log,
     api,
@@ -245,8 +268,9 @@ export function createServices(context: vscode.ExtensionContext): Services {
     instances,
     offers,
     credit,
+    guard,
     secrets,
-    globalState: keyValue(context.globalState),
+    globalState,
     workspaceState,
     settings: readSettings,
     setSessionKey: async (key) => {
@@ -271,6 +295,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
       return demoStop;
     },
   };
+  self = services;
   // Host entries follow the instance list. The writer (dist/ssh.js) loads at the first
   // reconcile after the list has loaded (startup clean-up).
   track(

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { DEFAULT_TEMPLATE_GLOB } from '../templates/discovery';
 import { userOnly } from '../model/userOnlySettings';
+import { DEFAULT_GUARD, type GuardDefaults } from '../guard/installed';
 
 export interface Settings {
   apiBaseUrl: string | undefined;
@@ -19,6 +20,13 @@ export interface Settings {
     glob: string;
     maxAttempts: number;
   };
+  /** The idle guard for templates without a `guard` block and for Rent This Offer. */
+  guard: GuardDefaults;
+}
+
+/** A whole number within bounds, else the default (settings.json is edited by hand). */
+function within(v: unknown, min: number, max: number, fallback: number): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : fallback;
 }
 
 export function readSettings(): Settings {
@@ -43,6 +51,11 @@ export function readSettings(): Settings {
     templates: {
       glob: c.get<string>('templateGlob')?.trim() || DEFAULT_TEMPLATE_GLOB,
       maxAttempts: Number.isInteger(attempts) && attempts >= 1 && attempts <= 10 ? attempts : 3,
+    },
+    guard: {
+      enabled: c.get<boolean>('guard.enabled', DEFAULT_GUARD.enabled) !== false,
+      idleMinutes: within(c.get<number>('guard.idleMinutes'), 1, 10080, DEFAULT_GUARD.idleMinutes),
+      gpuUtilBelow: within(c.get<number>('guard.gpuUtilBelow'), 1, 100, DEFAULT_GUARD.gpuUtilBelow),
     },
   };
 }

@@ -140,7 +140,13 @@ export function jupyterUrl(i: Instance): string | undefined {
   return `http://${host}:${port}/?token=${encodeURIComponent(i.jupyter_token)}`;
 }
 
-export function instanceTooltip(i: Instance): string {
+/** The idle guard's line for a row and its tooltip lines (src/guard/monitor.ts). */
+export interface GuardRowInfo {
+  text: string;
+  details: string[];
+}
+
+export function instanceTooltip(i: Instance, guard?: GuardRowInfo): string {
   const lines: string[] = [[`**${md(instanceName(i))}**`, md(gpuText(i)), md(stateText(i))].filter(Boolean).join(' · '), ''];
   const add = (k: string, v: string | undefined): void => {
     if (v !== undefined && v !== '') lines.push(`- ${k}: ${md(v)}`);
@@ -160,6 +166,7 @@ export function instanceTooltip(i: Instance): string {
     `- Cost: compute ${formatRate(compute)}, storage ${formatRate(storage)}, total ${formatRate(currentRate(i))}` +
       (isBilledForCompute(i) ? '' : ' (stopped: storage only)'),
   );
+  for (const d of guard?.details ?? []) lines.push(`- ${md(d)}`);
   return lines.join('\n');
 }
 
@@ -179,7 +186,7 @@ export function rowLabel(i: Instance): string {
   return `${chars.slice(0, ROW_LABEL_MAX - tail - 1).join('')}…${chars.slice(-tail).join('')}`;
 }
 
-export function instanceRow(i: Instance, pending?: string): RowModel {
+export function instanceRow(i: Instance, pending?: string, guard?: GuardRowInfo): RowModel {
   const cat = stateCategory(i);
   const look = pending ? { icon: 'loading~spin', color: 'charts.yellow' } : ICONS[cat];
   const rate = formatRate(currentRate(i));
@@ -187,8 +194,8 @@ export function instanceRow(i: Instance, pending?: string): RowModel {
     id: `instance:${i.id}`,
     label: rowLabel(i),
     // $/h first so a narrow sidebar still shows it; the state is the icon (spelled out unless running).
-    description: [rate, pending ?? (cat === 'running' ? undefined : stateText(i)), gpuText(i)].filter(Boolean).join(' · '),
-    tooltip: instanceTooltip(i),
+    description: [rate, pending ?? (cat === 'running' ? undefined : stateText(i)), gpuText(i), guard?.text].filter(Boolean).join(' · '),
+    tooltip: instanceTooltip(i, guard),
     icon: look.icon,
     color: look.color,
     contextValue: instanceContextValue(i),

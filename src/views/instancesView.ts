@@ -23,6 +23,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
       store.onDidChange(() => this.update()),
       store.onDidChangeStatus(() => this.update()),
       services.onDidChangeConnection(() => this.update()),
+      services.guard.onDidChange(() => this.update()),
     );
   }
 
@@ -65,7 +66,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
       gone.description = 'removed';
       return gone;
     }
-    const row = instanceRow(inst, store.pending(inst.id));
+    const row = instanceRow(inst, store.pending(inst.id), this.services.guard.status(inst.id));
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = row.id;
     item.description = row.description;

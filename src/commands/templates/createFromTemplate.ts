@@ -11,6 +11,7 @@ import { sshEntryWriterFor } from '../../host/ssh';
 import { describeError } from '../../model/errors';
 import { offerRefOf } from '../../model/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri } from '../../host/templateFiles';
+import { guardRequestFor } from '../../guard/plan';
 
 export interface CreateArgs {
   /** Workspace-relative path, URI string or vscode.Uri of the template. */
@@ -140,6 +141,8 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
   }
   const offer = preselected ?? args.offerId;
   const { maxAttempts } = services.settings().templates;
+  // The idle guard goes in through onstart and calls the same service URL this window uses.
+  const guard = guardRequestFor(template.guard, template.instance.runtype, services.settings().guard, services.connection().baseUrl);
 
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true },
@@ -186,6 +189,7 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
             templatePath: rel,
             ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}),
             secrets: loaded.secrets,
+            ...(guard ? { guard } : {}),
             ...(offer !== undefined ? { offer } : {}),
             ...(args.confirm === false ? { confirm: false } : {}),
             ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),

@@ -4,6 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
+import { WatchdogStateSchema } from '../../../src/guard/remote';
+import * as z from 'zod/mini';
 import { start, type Ctx } from '../sim/helpers';
 import { SHELLS, runGuard, sleep, until, type RunOptions } from './harness';
 
@@ -48,6 +50,7 @@ for (const shell of SHELLS) {
         const calls = guardCalls(inst.id);
         assert.deepEqual(calls.map((q) => [q.method, q.status]), [['PUT', 200]]);
         const s = g.state()!;
+        assert.ok(z.safeParse(WatchdogStateSchema, s).success, `VS Code reads this state: ${JSON.stringify(s)}`);
         assert.equal(s.action, 'stop');
         assert.equal(s.gpu, 'ok');
         assert.equal(s.gpuUtil, 0);
@@ -189,6 +192,7 @@ for (const shell of SHELLS) {
         await sleep(6000);
         assert.equal(dead.child.exitCode, null, 'still running');
         const s = dead.state()!;
+        assert.ok(z.safeParse(WatchdogStateSchema, s).success, JSON.stringify(s));
         assert.ok((s.failures as number) >= 2 && (s.failures as number) <= 4, `back-off, not a tight loop: ${String(s.failures)} failures in 6 s`);
         assert.equal(typeof s.nextRetryAt, 'number');
         assert.match(String(s.lastError), /stop failed \(HTTP 0\)/);

@@ -1,0 +1,291 @@
+// What VS Code knows about each instance's idle guard, and when to warn before it acts.
+// Two sources: the instance list (gpu_util, checked on every poll) and, for instances with a
+// watchdog and an SSH entry here, the watchdog's own state file (read over SSH at most once a
+// minute per instance). Instances without a watchdog are judged from gpu_util alone, and only
+// ever get a warning: nothing here stops or destroys anything by itself. No `vscode`.
+import type { Instance, Logger } from '../api/types';
+import { Emitter, type Disposable, type Event } from '../model/events';
+import type { KeyValueStore } from '../model/ports';
+import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard } from './installed';
+import type { GuardRemote, WatchdogState } from './remote';
+
+export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
+
+export interface GuardWarning {
+  instance: Instance;
+  /** When the guard will act (ms, local clock), or for instances without a watchdog when it has been idle idleMinutes. */
+  actAt: number;
+  /** What will happen: the watchdog's action, or nothing (no watchdog: a warning only). */
+  action: 'stop' | 'destroy' | 'none';
+  reason: 'idle' | 'maxHours' | 'maxSpend';
+  idleMinutes: number;
+}
+
+export interface GuardStatus {
+  /** For the row, e.g. "guard: stops after 30 idle min · idle 12 min". */
+  text: string;
+  /** Tooltip lines (plain text). */
+  details: string[];
+  watchdog: boolean;
+}
+
+export interface SnoozeResult {
+  instanceId: number;
+  /** The snooze ends (ms). */
+  until: number;
+  /** 'ssh': the watchdog's snooze file was written; 'local': only this window's warnings pause (no watchdog). */
+  via: 'ssh' | 'local';
+}
+
+export interface GuardMonitorOptions {
+  instances: { readonly instances: readonly Instance[]; readonly onDidChange: Event<readonly Instance[]> };
+  remote?: GuardRemote;
+  defaults(): GuardDefaults;
+  state: KeyValueStore;
+  log: Logger;
+  now?(): number;
+  /** Minimum time between two state reads of one instance over SSH. Default 60 s. */
+  remoteEveryMs?: number;
+  /** Warn this long before the guard acts. Default 5 minutes. */
+  warnBeforeMs?: number;
+  /** At most one warning per instance this often. Default 1 hour. */
+  warnEveryMs?: number;
+  /** How often warnings are re-checked between polls. Default 15 s. */
+  tickMs?: number;
+}
+
+interface Track {
+  /** gpu_util below the threshold since (ms), from the list. */
+  idleSince?: number;
+  watchdog?: { state: WatchdogState; readAt: number };
+  readAt?: number;
+  reading?: boolean;
+  readError?: string;
+  lastWarnAt?: number;
+  /** Warnings pause until (after Keep Running). */
+  quietUntil?: number;
+}
+
+const minutes = (ms: number) => Math.max(0, Math.floor(ms / 60_000));
+
+function clock(ms: number): string {
+  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+export class GuardMonitor implements Disposable {
+  private readonly tracks = new Map<number, Track>();
+  private readonly changed = new Emitter<void>();
+  private readonly warned = new Emitter<GuardWarning>();
+  readonly onDidChange: Event<void> = this.changed.event;
+  readonly onWarn: Event<GuardWarning> = this.warned.event;
+  private readonly subs: Disposable[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly now: () => number;
+
+  constructor(private readonly o: GuardMonitorOptions) {
+    this.now = o.now ?? Date.now;
+    this.subs.push(o.instances.onDidChange(() => this.update()));
+    this.timer = setInterval(() => this.update(), o.tickMs ?? 15_000);
+    this.timer.unref?.();
+    // After the constructor: listeners of onWarn subscribe first.
+    queueMicrotask(() => this.update());
+  }
+
+  private defaults(): GuardDefaults {
+    try {
+      return this.o.defaults();
+    } catch {
+      return DEFAULT_GUARD;
+    }
+  }
+
+  private noWarn(): number[] {
+    const v = this.o.state.get<number[]>(GUARD_NO_WARN_KEY);
+    return Array.isArray(v) ? v.filter((x) => typeof x === 'number') : [];
+  }
+
+  private shown = '';
+
+  /** Tells the views, only when some row's guard text changed (no repaint per poll). */
+  private notify(): void {
+    const sig = [...this.tracks.keys()].map((id) => `${id}:${this.status(id)?.text ?? ''}`).join('|');
+    if (sig === this.shown) return;
+    this.shown = sig;
+    this.changed.fire();
+  }
+
+  /** Re-reads the list: idle tracking, due SSH reads, warnings. */
+  update(): void {
+    const now = this.now();
+    const seen = new Set<number>();
+    for (const inst of this.o.instances.instances) {
+      seen.add(inst.id);
+      const t = this.tracks.get(inst.id) ?? {};
+      this.tracks.set(inst.id, t);
+      if (inst.state !== 'running') {
+        delete t.idleSince;
+        delete t.watchdog;
+        continue;
+      }
+      const g = installedGuard(inst.onstart);
+      const below = g?.gpuUtilBelow ?? this.defaults().gpuUtilBelow;
+      if (typeof inst.gpu_util === 'number') {
+        if (inst.gpu_util < below) t.idleSince ??= now;
+        else delete t.idleSince;
+      }
+      if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= (this.o.remoteEveryMs ?? 60_000))) void this.read(inst.id);
+      this.maybeWarn(inst, g, t, now);
+    }
+    for (const id of [...this.tracks.keys()]) if (!seen.has(id)) this.tracks.delete(id);
+    this.notify();
+  }
+
+  private async read(id: number): Promise<void> {
+    const t = this.tracks.get(id);
+    if (!t || !this.o.remote) return;
+    t.reading = true;
+    t.readAt = this.now();
+    try {
+      const s = await this.o.remote.readState(id);
+      if (s) t.watchdog = { state: s, readAt: this.now() };
+      delete t.readError;
+    } catch (e) {
+      t.readError = e instanceof Error ? e.message : 'unknown error';
+      this.o.log.debug(`guard: could not read the guard state of instance ${id}: ${t.readError}`);
+    } finally {
+      t.reading = false;
+    }
+    const inst = this.o.instances.instances.find((i) => i.id === id);
+    if (inst && inst.state === 'running') this.maybeWarn(inst, installedGuard(inst.onstart), t, this.now());
+    this.notify();
+  }
+
+  /** The watchdog state when read recently enough to trust (3 read intervals). */
+  private fresh(t: Track, now: number): { state: WatchdogState; skew: number } | undefined {
+    if (!t.watchdog || now - t.watchdog.readAt > 3 * (this.o.remoteEveryMs ?? 60_000) + 30_000) return undefined;
+    // Remote epoch seconds → local ms, through the moment it was read.
+    return { state: t.watchdog.state, skew: t.watchdog.readAt - t.watchdog.state.updatedAt * 1000 };
+  }
+
+  /** When the guard acts next, and why; undefined when nothing is due (busy, snoozed, acted). */
+  private next(inst: Instance, g: InstalledGuard | undefined, t: Track, now: number): Omit<GuardWarning, 'instance'> | undefined {
+    const f = this.fresh(t, now);
+    if (g && f) {
+      const s = f.state;
+      if (s.doneAt !== null) return undefined;
+      const at = (epoch: number) => epoch * 1000 + f.skew;
+      const options: Array<Omit<GuardWarning, 'instance'>> = [];
+      if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: Math.round(s.idleLimitSeconds / 60) });
+      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: Math.round(s.idleLimitSeconds / 60) });
+      return options.sort((a, b) => a.actAt - b.actAt)[0];
+    }
+    const options: Array<Omit<GuardWarning, 'instance'>> = [];
+    const idleMinutes = g?.idleMinutes ?? this.defaults().idleMinutes;
+    if (t.idleSince !== undefined) options.push({ actAt: t.idleSince + idleMinutes * 60_000, action: g?.action ?? 'none', reason: 'idle', idleMinutes });
+    if (g?.capSeconds !== undefined && typeof inst.uptime_mins === 'number') {
+      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes });
+    }
+    return options.sort((a, b) => a.actAt - b.actAt)[0];
+  }
+
+  private maybeWarn(inst: Instance, g: InstalledGuard | undefined, t: Track, now: number): void {
+    const n = this.next(inst, g, t, now);
+    if (!n || n.actAt - now > (this.o.warnBeforeMs ?? 5 * 60_000)) return;
+    if (t.quietUntil !== undefined && now < t.quietUntil) return;
+    if (t.lastWarnAt !== undefined && now - t.lastWarnAt < (this.o.warnEveryMs ?? 60 * 60_000)) return;
+    if (this.noWarn().includes(inst.id)) return;
+    t.lastWarnAt = now;
+    this.warned.fire({ instance: inst, ...n });
+  }
+
+  /** What the row and tooltip say; undefined for instances that are not running. */
+  status(id: number): GuardStatus | undefined {
+    const inst = this.o.instances.instances.find((i) => i.id === id);
+    const t = this.tracks.get(id);
+    if (!inst || inst.state !== 'running' || !t) return undefined;
+    const now = this.now();
+    const g = installedGuard(inst.onstart);
+    const details: string[] = [];
+    if (!g) {
+      const d = this.defaults();
+      if (t.idleSince === undefined) return { text: '', details: ['Idle guard: none on this instance (created elsewhere or with "guard": false)'], watchdog: false };
+      return {
+        text: `no guard · idle ${minutes(now - t.idleSince)} min`,
+        details: [`Idle guard: none on this instance; GPU below ${d.gpuUtilBelow} % for ${minutes(now - t.idleSince)} min (VS Code only warns, it never stops it)`],
+        watchdog: false,
+      };
+    }
+    const verb = g.action === 'destroy' ? 'destroys' : 'stops';
+    let text = `guard: ${verb} after ${g.idleMinutes} idle min`;
+    const f = this.fresh(t, now);
+    if (f) {
+      const s = f.state;
+      const local = (epoch: number) => epoch * 1000 + f.skew;
+      if (s.doneAt !== null) text += ` · ${g.action === 'destroy' ? 'destroy' : 'stop'} requested`;
+      else if (s.snoozedUntil !== null) text += ` · snoozed until ${clock(local(s.snoozedUntil))}`;
+      else if (s.idleSince !== null) text += ` · idle ${minutes(now - local(s.idleSince))} min`;
+      else if (s.busyReason) text += ` · busy (${s.busyReason})`;
+      details.push(
+        `Idle guard on the instance (read ${minutes(now - t.watchdog!.readAt)} min ago): GPU ${s.gpuUtil === null ? (s.gpu === 'none' ? 'none (judged by SSH and heartbeat)' : 'no reading') : `${s.gpuUtil} %`}, SSH sessions ${s.sshSessions}` +
+          (s.heartbeatAgeSeconds !== null ? `, heartbeat ${minutes(s.heartbeatAgeSeconds * 1000)} min ago` : ''),
+      );
+      if (s.actAt !== null && s.doneAt === null) details.push(`${g.action === 'destroy' ? 'Destroys' : 'Stops'} at ${clock(local(s.actAt))} unless work resumes`);
+      if (s.lastError) details.push(`Last error: ${s.lastError}`);
+    } else {
+      if (t.idleSince !== undefined) text += ` · idle ${minutes(now - t.idleSince)} min`;
+      details.push(
+        t.readError
+          ? `Idle guard state not readable over SSH (${t.readError}); idle time estimated from the GPU utilisation in the list`
+          : 'Idle guard: idle time estimated from the GPU utilisation in the list (connect over SSH for the watchdog\'s own view)',
+      );
+    }
+    details.unshift(`Idle guard: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`);
+    if (g.capSeconds !== undefined) details.push(`Hard cap (${g.capWhy}): after ${(g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)} h running, whatever the activity`);
+    return { text, details, watchdog: true };
+  }
+
+  /**
+   * Keep Running: writes the snooze file over SSH (instances with a watchdog), and pauses this
+   * window's warnings for the instance. `minutes` 0 ends a snooze.
+   */
+  async snooze(id: number, mins: number): Promise<SnoozeResult> {
+    if (!Number.isInteger(mins) || mins < 0 || mins > 7 * 24 * 60) throw new Error('minutes must be a whole number from 0 to 10080.');
+    const inst = this.o.instances.instances.find((i) => i.id === id);
+    if (!inst) throw new Error(`Instance ${id} is not in the list. Refresh the Instances view and try again.`);
+    const t = this.tracks.get(id) ?? {};
+    this.tracks.set(id, t);
+    const now = this.now();
+    const g = installedGuard(inst.onstart);
+    let result: SnoozeResult;
+    if (g) {
+      if (!this.o.remote) throw new Error('The guard on this instance can only be snoozed over SSH, which is not available here.');
+      const epoch = await this.o.remote.snooze(id, mins);
+      const until = now + mins * 60_000;
+      if (t.watchdog) t.watchdog.state = { ...t.watchdog.state, snoozedUntil: mins ? epoch : null, idleSince: null, actAt: null };
+      t.readAt = now; // the next read after the usual interval shows the watchdog's own view
+      result = { instanceId: id, until, via: 'ssh' };
+    } else {
+      result = { instanceId: id, until: now + mins * 60_000, via: 'local' };
+      if (t.idleSince !== undefined) t.idleSince = now;
+    }
+    if (mins) t.quietUntil = result.until;
+    else delete t.quietUntil;
+    delete t.lastWarnAt;
+    this.o.log.info(`guard: instance ${id} ${mins ? `kept running for ${mins} min` : 'snooze ended'} (${result.via})`);
+    this.notify();
+    return result;
+  }
+
+  /** Don't Warn Again for This Instance (remembered across restarts). */
+  async dontWarn(id: number): Promise<void> {
+    const list = this.noWarn();
+    if (!list.includes(id)) await this.o.state.update(GUARD_NO_WARN_KEY, [...list, id].slice(-500));
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+    this.warned.dispose();
+  }
+}
