@@ -242,14 +242,14 @@ export function createServices(context: vscode.ExtensionContext): Services {
   track(vscode.window.onDidChangeWindowState((s) => instances.poller.setFocused(s.focused)));
 
   const globalState = keyValue(context.globalState);
-  let self: Services | undefined;
+  const self: { services?: Services } = {};
   const guard = new GuardMonitor({
     instances,
     // The watchdog's state file, over SSH with the instance's managed entry (dist/ssh.js loads on the first read).
     remote: sshGuardRemote({
       target: async (id) => {
-        if (!self || !readSettings().ssh.manageConfig) return undefined;
-        const w = (await import('./ssh')).createWriter(self);
+        if (!self.services || !readSettings().ssh.manageConfig) return undefined;
+        const w = (await import('./ssh')).createWriter(self.services);
         const e = await w.findEntry(id);
         return e ? { configPath: w.configPath, alias: e.alias } : undefined;
       },
@@ -295,7 +295,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
       return demoStop;
     },
   };
-  self = services;
+  self.services = services;
   // Host entries follow the instance list. The writer (dist/ssh.js) loads at the first
   // reconcile after the list has loaded (startup clean-up).
   track(
