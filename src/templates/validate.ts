@@ -185,10 +185,23 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
     }
     for (const p of guardProblems(candidate, onstart)) if (!taken.has(pathKey(p.path))) add(p.path, p.message, p.severity);
   }
-  const out: LoadedTemplate = { problems: dedupe(problems), secrets };
+  // A rule may quote a value (e.g. a wrong port-mapping value); expanded from a secret it reads ***.
+  const masked = dedupe(problems).map((p) => ({ ...p, where: maskSecrets(p.where, secrets), message: maskSecrets(p.message, secrets) }));
+  const out: LoadedTemplate = { problems: masked, secrets };
   if (parsedExpanded.success && !out.problems.some((p) => p.severity === 'error')) {
     out.template = parsedExpanded.data;
     if (onstart !== undefined) out.onstart = onstart;
+  }
+  return out;
+}
+
+/** `text` with every secret value (longest first) replaced by ***, also in its JSON-quoted form. */
+function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const v of [...new Set(secrets)].filter((x) => x.length >= 3).sort((a, b) => b.length - a.length)) {
+    out = out.split(v).join('***');
+    const quoted = JSON.stringify(v).slice(1, -1);
+    if (quoted !== v) out = out.split(quoted).join('***');
   }
   return out;
 }

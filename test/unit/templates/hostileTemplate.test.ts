@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadTemplate, type LoadedTemplate } from '../../../src/templates/validate';
 import { parseJsonc } from '../../../src/templates/jsonc';
+import { mulberry32 } from '../../../src/sim/prng';
 
 const SECRET = 'hf_SeCrEt0123456789';
 const ctx = {
@@ -68,9 +69,47 @@ test('problem paths show the unexpanded key, never the secret it expands to', as
   }
 });
 
+test('a problem about a value never quotes the secret the value expands to', async () => {
+  // the creation rules quote a wrong port-mapping value; expanded from a secret it must read ***
+  const r = await load(tpl({ env: { '-p 80:80': '${secret:TOK}' } }));
+  const p = r.problems.find((x) => x.where === 'instance.env["-p 80:80"]');
+  assert.ok(p && /\*\*\*/.test(p.message), JSON.stringify(r.problems));
+});
+
 test('odd but harmless inputs still load: deep-ish values, unicode keys, long strings', async () => {
   const r = await load(tpl({ env: { ÄÖ: 'x' } }));
   assert.ok(r.problems.length >= 1); // not a valid variable name: a problem, not an exception
   const big = await load(tpl({ onstart: 'x'.repeat(100_000) }));
   assert.ok(big.problems.some((p) => p.where === 'instance.onstart'));
+});
+
+test('2,000 seeded mutations of a full template: every one loads to diagnostics, none throws or shows a secret', async () => {
+  const fuzzCtx = { ...ctx, env: { ...ctx.env, Q: '"', BIG: 'y'.repeat(5000) }, readFile: async () => 'echo hi' };
+  const base = JSON.stringify({
+    name: 'n',
+    offer: { gpuNames: ['RTX 4090'], maxDphTotal: 1, type: 'bid', bidPrice: 0.5, order: [['dph_total', 'asc']] },
+    instance: { image: 'i', env: { A: '1', '-p 80:80': '1' }, label: 'l', disk: 10, image_login: '-u a -p ${secret:TOK} r', onstartFile: 'x.sh', volume_info: { volume_id: 1, mount_path: '/m' } },
+    ssh: { identityFile: '~/.ssh/k', localForwards: [{ localPort: 1, remotePort: 2 }] },
+  });
+  const atoms = ['null', 'true', '1e400', '-0', '"${env:CTRL}"', '"${secret:TOK}"', '"${env:PROTO}"', '{}', '[]', '"\\u0000"', '"${"', '"${env:}"', '"${secret:}"', '{"__proto__":1}', '[[[[1]]]]', '"${workspaceFolder}"', '1.5', '"-p ${env:NL}:1"', '"a\\u2028b"', '"x${secret:TOK}y"', '{"${secret:TOK}": "${secret:TOK}"}', '"${env:Q}"'];
+  const rng = mulberry32(7);
+  for (let n = 0; n < 2000; n++) {
+    let t = base;
+    for (let j = 0, k = 1 + Math.floor(rng() * 3); j < k; j++) {
+      const m = [...t.matchAll(/"[^"]*"|-?\d+(?:\.\d+)?|true|false|null|\{\}|\[\]/g)];
+      const at = m[Math.floor(rng() * m.length)]!;
+      const a = atoms[Math.floor(rng() * atoms.length)]!;
+      const r = rng();
+      const rep = r < 0.6 ? a : r < 0.8 ? `{${at[0].startsWith('"') ? at[0] : '"k"'}: ${a}}` : `[${a}]`;
+      t = t.slice(0, at.index) + rep + t.slice(at.index! + at[0].length);
+    }
+    let r: LoadedTemplate;
+    try {
+      r = await loadTemplate(t, fuzzCtx);
+    } catch (e) {
+      assert.fail(`mutation ${n} threw ${(e as Error).name}: ${(e as Error).message}\n${t}`);
+    }
+    assert.ok(!JSON.stringify(r.problems).includes(SECRET), `mutation ${n} shows the secret:\n${t}\n${JSON.stringify(r.problems)}`);
+    assert.ok(r.template !== undefined || r.problems.some((p) => p.severity === 'error'), `mutation ${n}: no template and no error`);
+  }
 });
