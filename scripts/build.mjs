@@ -3,44 +3,19 @@
 // --meta writes dist/meta.json: per dist file, the source files it contains (to check that no module with state
 // ends up in two bundles).
 import * as esbuild from 'esbuild';
-import { readdirSync, readFileSync, statSync, existsSync, rmSync } from 'node:fs';
+import { findLazyModules, statefulCopies } from './bundles.mjs';
+import { readdirSync, statSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 
-// The bundle split is declared in the source, once: every `import()` of a src/ module is a lazily
-// loaded bundle (the loaders in src/commands/index.ts, the transport and schemas in
-// src/api/client.ts, ...). findLazyModules() reads those import() sites from esbuild's module
-// graph; each target becomes dist/<its file name>.js, and every import of it from another bundle
-// becomes a require of that file, so its module state exists once.
+// The bundle split: every import() of a src/ module is a lazily loaded bundle (scripts/bundles.mjs).
 /** Programs run on their own (`npm run sim`, scripts/sim-process.mjs), built whether or not something import()s them. */
 const programs = { sim: 'src/sim/index.ts' };
 
-function bundleName(file) {
-  const rel = relative(join(root, 'src'), file).split('\\').join('/').replace(/\.ts$/, '');
-  return rel.endsWith('/index') ? rel.slice(0, -'/index'.length).split('/').pop() : rel.split('/').pop();
-}
-
-/** src/ modules that something import()s, by their bundle name (throws when two would share a name). */
-export async function findLazyModules(entry = 'src/extension.ts') {
-  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', external: ['vscode', 'cpu-features', '*.node'], absWorkingDir: root, logLevel: 'silent', loader: { '.sh': 'text' } });
-  const found = new Map();
-  for (const input of Object.values(r.metafile.inputs)) {
-    for (const imp of input.imports) {
-      if (imp.kind !== 'dynamic-import' || !imp.path.startsWith('src/')) continue;
-      const file = join(root, imp.path);
-      const name = bundleName(file);
-      const other = found.get(name);
-      if (other && other !== file) throw new Error(`scripts/build.mjs: ${relative(root, other)} and ${imp.path} are both import()ed and would both be dist/${name}.js; rename one`);
-      found.set(name, file);
-    }
-  }
-  return found;
-}
-
-const lazyModules = await findLazyModules();
+const lazyModules = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
 for (const [name, file] of Object.entries(programs)) {
   const path = join(root, file);
   if (lazyModules.has(name) && lazyModules.get(name) !== path) throw new Error(`scripts/build.mjs: dist/${name}.js is both a program and a lazy bundle`);
@@ -149,15 +124,7 @@ if (!args.has('--watch')) {
   }
   // A module with state (a top-level `let`, or a Map/Set made at load) must exist once: in two
   // bundles each copy has its own. Make it the lazy boundary (import() it) or move the state.
-  const where = new Map();
-  for (const r of results) {
-    for (const [out, o] of Object.entries(r.metafile?.outputs ?? {})) {
-      if (!out.startsWith('dist/') || out.endsWith('.map')) continue;
-      for (const [src, bytes] of Object.entries(o.inputs)) if (bytes > 0 && src.startsWith('src/')) where.set(src, [...(where.get(src) ?? []), out]);
-    }
-  }
-  const stateful = /^(?:export )?(?:let|var) |^(?:export )?const \w+ = new (?:Map|Set|WeakMap|WeakSet)\b/m;
-  const copies = [...where].filter(([src, outs]) => outs.length > 1 && stateful.test(readFileSync(join(root, src), 'utf8')));
+  const copies = statefulCopies(root, results.map((r) => r.metafile));
   if (copies.length) {
     for (const [src, outs] of copies) console.error(`scripts/build.mjs: ${src} keeps module state but is in ${outs.join(', ')}`);
     process.exit(1);

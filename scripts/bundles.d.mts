@@ -1,0 +1,7 @@
+export declare function bundleName(root: string, file: string): string;
+export declare function findLazyModules(root: string, entry: string, options?: Record<string, unknown>): Promise<Map<string, string>>;
+export declare const STATEFUL: RegExp;
+export interface BundleMeta {
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+}
+export declare function statefulCopies(root: string, metafiles: Array<BundleMeta | undefined>): Array<[string, string[]]>;

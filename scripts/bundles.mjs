@@ -1,0 +1,53 @@
+// How scripts/build.mjs splits the extension into bundles, as functions it and the unit tests
+// share. The split is declared in the source, once: every `import()` of a src/ module is a lazily
+// loaded bundle (the loaders in src/commands/index.ts, the transport and schemas in
+// src/api/client.ts, ...). findLazyModules() reads those import() sites from esbuild's module
+// graph; each target becomes dist/<its file name>.js, and every import of it from another bundle
+// becomes a require of that file, so its module state exists once.
+import * as esbuild from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/** dist/<name>.js for a src/ module: its file name, or its folder's for an index.ts. */
+export function bundleName(root, file) {
+  const rel = relative(join(root, 'src'), file).split('\\').join('/').replace(/\.ts$/, '');
+  return rel.endsWith('/index') ? rel.slice(0, -'/index'.length).split('/').pop() : rel.split('/').pop();
+}
+
+/**
+ * src/ modules that something reachable from `entry` import()s, by bundle name. Throws when two
+ * would share a name. `options` are esbuild options the real build also uses (loaders, externals).
+ */
+export async function findLazyModules(root, entry, options = {}) {
+  const r = await esbuild.build({ ...options, entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', absWorkingDir: root, logLevel: 'silent' });
+  const found = new Map();
+  for (const input of Object.values(r.metafile.inputs)) {
+    for (const imp of input.imports) {
+      if (imp.kind !== 'dynamic-import' || !imp.path.startsWith('src/')) continue;
+      const file = join(root, imp.path);
+      const name = bundleName(root, file);
+      const other = found.get(name);
+      if (other && other !== file) throw new Error(`scripts/build.mjs: ${relative(root, other)} and ${imp.path} are both import()ed and would both be dist/${name}.js; rename one`);
+      found.set(name, file);
+    }
+  }
+  return found;
+}
+
+/**
+ * A top-level `let`/`var`, or an empty Map/Set made when the module loads (to be filled: a
+ * Set of constants is a table, not state): state that a second copy would not share.
+ */
+export const STATEFUL = /^(?:export )?(?:let|var) |^(?:export )?const \w+(?::[^=]+)? = new (?:Map|Set|WeakMap|WeakSet)(?:<[^>]*>)?\(\)/m;
+
+/** src/ modules with state that ended up in more than one dist/ file: [[src, [outputs]]]. */
+export function statefulCopies(root, metafiles) {
+  const where = new Map();
+  for (const m of metafiles) {
+    for (const [out, o] of Object.entries(m?.outputs ?? {})) {
+      if (!out.startsWith('dist/') || out.endsWith('.map')) continue;
+      for (const [src, v] of Object.entries(o.inputs)) if (v.bytesInOutput > 0 && src.startsWith('src/')) where.set(src, [...(where.get(src) ?? []), out]);
+    }
+  }
+  return [...where].filter(([src, outs]) => outs.length > 1 && STATEFUL.test(readFileSync(join(root, src), 'utf8')));
+}
