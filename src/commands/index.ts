@@ -40,7 +40,10 @@ import { copyJupyterToken } from './instances/copyJupyterToken';
 import { showInstanceDetails } from './instances/showInstanceDetails';
 import { showLog } from './instances/showLog';
 import { snoozeGuard } from './instances/snoozeGuard';
-import { searchOffers } from './offers/searchOffers';
+import { searchOffers, searchOffersQuery } from './offers/searchOffers';
+import { followInstanceLogs, refreshInstanceLogs, showInstanceLogs, stopFollowingInstanceLogs } from './instances/instanceLogs';
+import { rebootInstance, recycleInstance } from './instances/rebootInstance';
+import { changeBid } from './instances/changeBid';
 import { setupSshConfig } from './ssh/setupSshConfig';
 import { setTemplateSecret } from './templates/setTemplateSecret';
 
@@ -56,6 +59,8 @@ const load = {
   connect: () => import('./ssh/connect'),
   /** New Template and its example text (dist/newTemplate.js). */
   newTemplate: () => import('./templates/newTemplate'),
+  /** Browse Server Templates (dist/browseServerTemplates.js). */
+  serverTemplates: () => import('./templates/browseServerTemplates'),
   /** The 2FA flows and prompts (dist/tfa.js). */
   tfa: () => import('./account/tfa'),
 };
@@ -94,8 +99,17 @@ export const commands = {
   'gpuRental.showInstanceDetails': showInstanceDetails,
   'gpuRental.showLog': showLog,
   'gpuRental.snoozeGuard': snoozeGuard,
+  'gpuRental.showInstanceLogs': showInstanceLogs,
+  'gpuRental.refreshInstanceLogs': refreshInstanceLogs,
+  'gpuRental.followInstanceLogs': followInstanceLogs,
+  'gpuRental.stopFollowingInstanceLogs': stopFollowingInstanceLogs,
+  'gpuRental.rebootInstance': rebootInstance,
+  'gpuRental.recycleInstance': recycleInstance,
+  'gpuRental.changeBid': changeBid,
   // Offers and templates
   'gpuRental.searchOffers': searchOffers,
+  'gpuRental.searchOffersQuery': searchOffersQuery,
+  'gpuRental.browseServerTemplates': lazy(load.serverTemplates, 'browseServerTemplates'),
   'gpuRental.rentOffer': lazy(load.createFlow, 'rentOffer'),
   'gpuRental.createFromTemplate': lazy(load.createFlow, 'createFromTemplate'),
   'gpuRental.newTemplate': lazy(load.newTemplate, 'newTemplate'),

@@ -3,14 +3,15 @@
 // cached API client, the polled instance store, the offer search state) and starts the
 // background work that belongs to no view (polling, the SSH entry sync).
 import * as vscode from 'vscode';
-import type { Logger, ServiceApi } from '../api/types';
+import type { Logger, ServerTemplate, ServiceApi } from '../api/types';
 import { closeApiTransport, createApiClient } from '../api/client';
 import { createRedactingLogger } from '../api/redact';
 import { Emitter, type Disposable, type Event } from '../model/events';
 import type { ConnectionInfo, KeyValueStore, SecretStore } from '../model/ports';
 import { OfferStore } from '../model/offerStore';
 import { CreditStore } from '../model/credit';
-import { readSettings, type Settings } from './settings';
+import { InstanceLogStore } from '../model/instanceLogs';
+import { describeProxy, readProxySettings, readSettings, type Settings } from './settings';
 import { ConnectionState, checkBaseUrl, type DemoEndpoint } from '../model/connection';
 import { PolledInstanceStore } from '../model/instanceStore';
 import { DEFAULT_POLLER_CONFIG, type PollerConfig } from '../model/poller';
@@ -47,6 +48,10 @@ export interface Services {
   readonly credit: CreditStore;
   /** The idle guard of each instance as VS Code sees it, and the warnings before it acts. */
   readonly guard: GuardMonitor;
+  /** The instance logs Show Logs opened (text, follow state). */
+  readonly logs: InstanceLogStore;
+  /** Service templates seen by Browse Server Templates, by hash id (read-only template documents render them). */
+  readonly serverTemplates: Map<string, ServerTemplate>;
   readonly secrets: SecretStore;
   readonly globalState: KeyValueStore;
   readonly workspaceState: KeyValueStore;
@@ -132,8 +137,14 @@ export function createServices(context: vscode.ExtensionContext): Services {
     const b = conn.baseUrl();
     if (!b.ok) throw new Error(b.message);
     if (conn.token() === undefined) throw new Error(NOT_SIGNED_IN);
-    const key = `${conn.isDemo() ? 'demo' : 'live'} ${b.url}`;
-    if (cached?.key !== key) cached = { key, api: createApiClient({ baseUrl: b.url, credentials: conn, log }) };
+    // The in-process demo simulator is on loopback: never through a proxy.
+    const proxy = conn.isDemo() ? null : readProxySettings();
+    const key = `${conn.isDemo() ? 'demo' : 'live'} ${b.url} ${JSON.stringify(proxy)}`;
+    if (cached?.key !== key) {
+      if (proxy?.url || (proxy && (process.env.HTTPS_PROXY || process.env.https_proxy || process.env.HTTP_PROXY || process.env.http_proxy)))
+        log.info(`Reaching the service through ${describeProxy(proxy.url)}${proxy.noProxy?.length ? ` (direct for ${proxy.noProxy.length} http.noProxy entr${proxy.noProxy.length === 1 ? 'y' : 'ies'})` : ''}${proxy.strictSSL === false ? ', certificates not verified (http.proxyStrictSSL off)' : ''}.`);
+      cached = { key, api: createApiClient({ baseUrl: b.url, credentials: conn, log, proxy }) };
+    }
     return cached.api;
   };
 
@@ -168,6 +179,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
   track(credit);
   const accountRefresh = new Emitter<void>();
   track(accountRefresh);
+  const logs = new InstanceLogStore({ api, describeError });
+  track(logs);
 
   const setContext = (info: ConnectionInfo): void => {
     void vscode.commands.executeCommand('setContext', 'gpuRental.signedIn', info.signedIn);
@@ -269,6 +282,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
     offers,
     credit,
     guard,
+    logs,
+    serverTemplates: new Map(),
     secrets,
     globalState,
     workspaceState,

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { DEFAULT_TEMPLATE_GLOB } from '../templates/discovery';
 import { userOnly } from '../model/userOnlySettings';
 import { DEFAULT_GUARD, type GuardDefaults } from '../guard/installed';
+import type { ProxySettings } from '../api/transport';
 
 export interface Settings {
   apiBaseUrl: string | undefined;
@@ -22,6 +23,12 @@ export interface Settings {
   };
   /** The idle guard for templates without a `guard` block and for Rent This Offer. */
   guard: GuardDefaults;
+  logs: {
+    /** Lines Show Logs asks for. */
+    tail: number;
+    /** Seconds between fetches while a followed log is visible. */
+    followIntervalSeconds: number;
+  };
 }
 
 /** A whole number within bounds, else the default (settings.json is edited by hand). */
@@ -57,5 +64,38 @@ export function readSettings(): Settings {
       idleMinutes: within(c.get<number>('guard.idleMinutes'), 1, 10080, DEFAULT_GUARD.idleMinutes),
       gpuUtilBelow: within(c.get<number>('guard.gpuUtilBelow'), 1, 100, DEFAULT_GUARD.gpuUtilBelow),
     },
+    logs: {
+      tail: Math.min(100_000, Math.max(1, Math.floor(Number(c.get<number>('logs.tail', 1000)) || 1000))),
+      followIntervalSeconds: Math.max(3, Number(c.get<number>('logs.followIntervalSeconds', 10)) || 10),
+    },
   };
+}
+
+/**
+ * VS Code's own proxy settings for the API client: `http.proxy` (else HTTPS_PROXY/HTTP_PROXY
+ * from the environment), `http.proxyStrictSSL`, `http.noProxy`; `http.proxySupport: off` means direct.
+ */
+export function readProxySettings(): ProxySettings | null {
+  // The user's own values only: a repository's settings must not route the API key through its proxy
+  // or turn certificate checks off.
+  const h = vscode.workspace.getConfiguration('http');
+  if (userOnly(h.inspect<string>('proxySupport')) === 'off') return null;
+  const url = userOnly(h.inspect<string>('proxy'))?.trim();
+  const noProxy = (userOnly(h.inspect<string[]>('noProxy')) ?? []).filter((x) => typeof x === 'string' && x.trim() !== '').map((x) => x.trim());
+  return {
+    ...(url ? { url } : {}),
+    strictSSL: userOnly(h.inspect<boolean>('proxyStrictSSL')) !== false,
+    ...(noProxy.length ? { noProxy } : {}),
+  };
+}
+
+/** A proxy URL for a log line: scheme, host and port only, never its user or password. */
+export function describeProxy(url: string | undefined): string {
+  if (!url) return 'the proxy from HTTPS_PROXY/HTTP_PROXY, if set';
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return 'the proxy in http.proxy (not a valid URL)';
+  }
 }

@@ -3,6 +3,7 @@
 import type { Instance, Offer } from '../api/types';
 import { checkSshTarget, sshCommandLine } from '../ssh/sshValues';
 import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from './costs';
+import { currentBid, isInterruptible, isOutbid } from './bid';
 
 export type StateCategory = 'running' | 'loading' | 'stopped' | 'failed' | 'unknown';
 
@@ -52,6 +53,7 @@ const STATE_TEXT: Record<string, string> = {
 };
 
 export function stateText(i: Instance): string {
+  if (isOutbid(i)) return 'outbid';
   return STATE_TEXT[i.state] ?? i.state;
 }
 
@@ -67,9 +69,13 @@ export function isJupyter(i: Instance): boolean {
   return /jupyter/i.test(i.image_runtype ?? '');
 }
 
-/** `instance.<state>[.jupyter]`; menus match with /^instance\.running\b/ etc. */
+/**
+ * `instance.<state>[.jupyter][.bid[.outbid]]`; menus match with /^instance\.running\b/,
+ * /\.bid\b/ (interruptible: Change Bid…), /\.outbid\b/ etc.
+ */
 export function instanceContextValue(i: Instance): string {
-  return `instance.${stateCategory(i)}${isJupyter(i) ? '.jupyter' : ''}`;
+  const bid = isInterruptible(i) ? (isOutbid(i) ? '.bid.outbid' : '.bid') : '';
+  return `instance.${stateCategory(i)}${isJupyter(i) ? '.jupyter' : ''}${bid}`;
 }
 
 export function instanceName(i: Instance): string {
@@ -151,6 +157,16 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo): string {
   const add = (k: string, v: string | undefined): void => {
     if (v !== undefined && v !== '') lines.push(`- ${k}: ${md(v)}`);
   };
+  if (isOutbid(i)) {
+    const bid = currentBid(i);
+    lines.push(
+      `Outbid: the service stopped this interruptible instance because someone bid more${bid !== undefined ? ` than ${md(formatRate(bid, 3))}` : ''}${typeof i.min_bid === 'number' ? `; the minimum is now ${md(formatRate(i.min_bid, 3))}` : ''}. Storage keeps billing. Use Change Bid… to run it again.`,
+      '',
+    );
+  } else if (isInterruptible(i)) {
+    const bid = currentBid(i);
+    if (bid !== undefined) add('Bid', `${formatRate(bid, 3)} (interruptible)`);
+  }
   if (i.status_msg) add('Status', i.status_msg);
   add('GPU RAM', perGpu(i.gpu_ram ?? i.gpu_totalram));
   add('CPU', [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') || undefined);

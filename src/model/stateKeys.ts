@@ -10,3 +10,5 @@ export const AUTHORIZED_UNTIL_KEY = 'gpuRental.tfa.authorizedUntil';
 export const INCLUDE_DECLINED_KEY = 'gpuRental.ssh.includeDeclined';
 /** workspaceState: the last offer search of this workspace. */
 export const OFFER_SEARCH_STATE_KEY = 'gpuRental.lastOfferSearch';
+/** globalState: true once the Getting Started walkthrough was opened after install. */
+export const WALKTHROUGH_SHOWN_KEY = 'gpuRental.walkthroughShown';

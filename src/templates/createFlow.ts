@@ -131,7 +131,14 @@ export type CreateFlowResult =
   | { outcome: 'cancelled'; keptId?: number; destroyedId?: number; message: string }
   /** Rented, but the flow stopped watching it (reads kept failing): the Instances view tracks it on. */
   | { outcome: 'kept'; keptId: number; message: string; attempts: number }
-  | { outcome: 'failed'; message: string; keptId?: number; attempts: number };
+  | { outcome: 'failed'; message: string; keptId?: number; attempts: number; logs?: FailedInstanceLog[] };
+
+/** The log of an instance that failed while starting, requested before it was destroyed (its upload outlives it). */
+export interface FailedInstanceLog {
+  instanceId: number;
+  status: string;
+  resultUrl: string;
+}
 
 const TERMINAL = new Set(['exited', 'unknown', 'offline']);
 
@@ -428,6 +435,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
   const base = baseLabel(t);
   const triedMachines = new Set<number>();
   let lastProblem = '';
+  const failedLogs: FailedInstanceLog[] = [];
   let ci = 0;
 
   while (attempt < maxAttempts) {
@@ -550,6 +558,13 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
       case 'terminal': {
         const st = outcome.instance.actual_status ?? outcome.instance.state;
         lastProblem = `Instance ${id} on offer ${offer.id} became "${st}" while starting.`;
+        // Ask for its log before destroying it: the upload outlives the instance, so "why did it fail?" stays answerable.
+        try {
+          const { result_url } = await api.requestLogs(id, { tail: 1000 }, signal ? { signal } : undefined);
+          failedLogs.push({ instanceId: id, status: st, resultUrl: result_url });
+        } catch (e) {
+          log.debug(`create: requesting the log of failed instance ${id} failed: ${logText(e)}`);
+        }
         log.warn(`create: ${lastProblem} Destroying it and trying another offer.`);
         progress('provisioning', `${lastProblem} Destroying it and trying another offer…`);
         const destroyed = await destroy(ports, id);
@@ -559,6 +574,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
             message: `${lastProblem} It could not be destroyed and is still billing for disk. Destroy it from the Instances view.`,
             keptId: id,
             attempts: attempt,
+            ...(failedLogs.length ? { logs: failedLogs } : {}),
           };
         continue;
       }
@@ -604,6 +620,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     outcome: 'failed',
     message: `${lastProblem ? `${lastProblem} ` : ''}No instance could be started after ${attempt} attempt(s). Try again later, or loosen the template's offer requirements.`,
     attempts: attempt,
+    ...(failedLogs.length ? { logs: failedLogs } : {}),
   };
 }
 

@@ -10,6 +10,11 @@ import { OffersTreeProvider } from './offersView';
 import { AccountTreeProvider } from './account/accountTree';
 import { CostStatusBar } from './statusBar';
 import { registerTemplateDiagnostics } from './templateDiagnostics';
+import { InstanceLogsProvider } from './instanceLogs';
+import { LOGS_SCHEME } from '../model/instanceLogs';
+import { SERVER_TEMPLATE_SCHEME } from '../model/serverTemplates';
+import { ServerTemplateDocs } from './serverTemplateDocs';
+import { openWalkthroughOnce } from './walkthrough';
 
 /** Handles the integration tests reach through `services.ui`. */
 export interface ViewsUi {
@@ -64,6 +69,13 @@ export function registerViews(services: Services): ViewsUi {
   sub(statusBar);
 
   registerTemplateDiagnostics(services);
+
+  const logs = new InstanceLogsProvider(services);
+  sub(logs);
+  sub(vscode.workspace.registerTextDocumentContentProvider(LOGS_SCHEME, logs));
+  sub(vscode.workspace.registerTextDocumentContentProvider(SERVER_TEMPLATE_SCHEME, new ServerTemplateDocs(services)));
+
+  openWalkthroughOnce(services);
 
   const ui: ViewsUi = { instances, offers, account, statusBar };
   services.ui = ui;

@@ -104,6 +104,45 @@ const uiSteps = {
     const empty = Object.entries(counts).filter(([, n]) => n < 1);
     if (empty.length) throw new Error(`no rows in ${empty.map(([v]) => v).join(' and ')} (rows: ${JSON.stringify(counts)})`);
   },
+  /** The Getting Started walkthrough is open and the steps the test completed show as checked. */
+  walkthrough: async () => {
+    const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');
+    await steps.first().waitFor({ state: 'attached', timeout: 30_000 });
+    // The Welcome page may show its start slide: open the walkthrough from its tile.
+    await ui.page.locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' }).first().click({ timeout: 5_000 }).catch(() => undefined);
+    await ui.page.waitForTimeout(500);
+    await shot('walkthrough-open');
+    const want = ['apiKey', 'searchOffers', 'createFromTemplate', 'connect', 'stop'];
+    // A user clicks each step's button (commands the extension host runs itself do not count
+    // as completion events); apiKey completes on its own once signed in.
+    const buttons = { searchOffers: 'Search Offers (Query)', createFromTemplate: 'Create Instance from Template', connect: 'Connect', stop: 'Stop Instance' };
+    for (const [id, label] of Object.entries(buttons)) {
+      const step = ui.page.locator(`button.getting-started-step[data-step-id$="#${id}"]`).first();
+      await step.scrollIntoViewIfNeeded({ timeout: 5_000 }).catch(() => undefined);
+      await step.click({ force: true, timeout: 10_000 });
+      await ui.page.waitForTimeout(300);
+      await step.locator('.button-container .monaco-button', { hasText: label }).first().click({ force: true, timeout: 10_000 });
+      await ui.page.waitForTimeout(500);
+      await ui.page.keyboard.press('Escape'); // any quick input the command opened
+
+    }
+    const deadline = Date.now() + 20_000;
+    let state = {};
+    for (;;) {
+      state = {};
+      for (const el of await steps.all()) {
+        const id = String(await el.getAttribute('data-step-id')).split('#').pop();
+        state[id] = await el.getAttribute('aria-checked');
+      }
+      if (want.every((w) => state[w] === 'true') || Date.now() > deadline) break;
+      await ui.page.waitForTimeout(250);
+    }
+    await shot('walkthrough');
+    const ids = Object.keys(state);
+    if (ids.length !== 6) throw new Error(`the walkthrough shows ${ids.length} steps (${ids.join(', ')}), expected 6`);
+    const open = want.filter((w) => state[w] !== 'true');
+    if (open.length) throw new Error(`steps not completed: ${open.join(', ')} (${JSON.stringify(state)})`);
+  },
   /** The 2FA authenticator-app setup webview shows its QR code (screenshot for the README). */
   'tfa-qr': async () => {
     const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Offer, OfferQuery } from '../../api/types';
 import type { Services } from '../../host/services';
 import { describeError } from '../../model/errors';
-import { SORT_CHOICES, parseOfferQuery, withDefaults } from '../../model/offerQuery';
+import { SORT_CHOICES, parseOfferQuery, parseQueryText, withDefaults } from '../../model/offerQuery';
 import { BACK, runSteps, type Step as StepOf } from '../../model/steps';
 import { ensureSignedIn } from '../signedIn';
 
@@ -210,6 +210,53 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
   }
   try {
     const result = await offers.search(query);
+    void vscode.commands.executeCommand('gpuRental.offers.focus');
+    return result;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
+    return undefined;
+  }
+}
+
+/**
+ * gpuRental.searchOffersQuery(text?): one input box in the official CLI's query language
+ * (`num_gpus>=2 gpu_name=RTX_4090 dph<1.5`); an error names the token and its column as you type.
+ * With a string argument it searches without asking.
+ */
+export async function searchOffersQuery(services: Services, text?: unknown): Promise<Offer[] | undefined> {
+  if (!ensureSignedIn(services)) return undefined;
+  let query: OfferQuery;
+  if (typeof text === 'string') {
+    const parsed = parseQueryText(text);
+    if (!parsed.ok) {
+      void vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
+      return undefined;
+    }
+    query = parsed.query;
+  } else {
+    const current = services.offers.query;
+    const typed = await vscode.window.showInputBox({
+      title: 'GPU Rental: Search Offers (Query)',
+      prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
+      placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
+      value: current.text ?? '',
+      ignoreFocusOut: true,
+      validateInput: (v) => {
+        if (!v.trim()) return undefined; // checked on Enter
+        const r = parseQueryText(v);
+        return r.ok ? undefined : { message: r.message, severity: vscode.InputBoxValidationSeverity.Error };
+      },
+    });
+    if (typed === undefined) return undefined;
+    const parsed = parseQueryText(typed);
+    if (!parsed.ok) {
+      void vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
+      return undefined;
+    }
+    query = parsed.query;
+  }
+  try {
+    const result = await services.offers.search(query);
     void vscode.commands.executeCommand('gpuRental.offers.focus');
     return result;
   } catch (e) {

@@ -226,12 +226,17 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
         if (c) void vscode.commands.executeCommand('gpuRental.showLog');
       });
       break;
-    case 'failed':
+    case 'failed': {
       if (result.keptId !== undefined) void keepWatching(services, result.keptId);
-      void vscode.window.showErrorMessage(result.message, 'Show Log').then((c) => {
-        if (c) void vscode.commands.executeCommand('gpuRental.showLog');
+      // An instance that ended exited/unknown/offline: its log says why (requested before it was destroyed).
+      const failedLog = result.logs?.[result.logs.length - 1];
+      const actions = failedLog ? ['Show Logs', 'Show Log'] : ['Show Log'];
+      void vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
+        if (c === 'Show Logs' && failedLog) void vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl });
+        else if (c) void vscode.commands.executeCommand('gpuRental.showLog');
       });
       break;
+    }
   }
   return result;
 }

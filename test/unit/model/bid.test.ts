@@ -34,3 +34,16 @@ test('outbid: an interruptible instance stopped while intended running; current 
   assert.equal(isOutbid({ ...outbid, state: 'running', actual_status: 'running' }), false);
   assert.equal(currentBid(inst({ is_bid: false, dph_base: 0.5 })), undefined);
 });
+
+test('rows: an outbid instance says so and offers Change Bid…; an interruptible one carries .bid', async () => {
+  const { instanceRow, instanceContextValue, stateText } = await import('../../../src/model/instanceViewModel');
+  const outbid = inst({ is_bid: true, intended_status: 'running', actual_status: 'stopped', state: 'stopped', dph_base: 0.21, min_bid: 0.3 });
+  assert.equal(stateText(outbid), 'outbid');
+  assert.equal(instanceContextValue(outbid), 'instance.stopped.bid.outbid');
+  const row = instanceRow(outbid);
+  assert.match(row.description, /outbid/);
+  assert.match(row.tooltip, /Outbid: the service stopped this interruptible instance because someone bid more than \$0\\\.210\/h; the minimum is now \$0\\\.300\/h\. Storage keeps billing\. Use Change Bid/);
+  assert.equal(instanceContextValue(inst({ is_bid: true, intended_status: 'running' })), 'instance.running.bid');
+  assert.equal(instanceContextValue(inst({ is_bid: false })), 'instance.running');
+  assert.equal(stateText(inst({ is_bid: true, intended_status: 'stopped', state: 'stopped', actual_status: 'exited' })), 'stopped', 'a user stop is just stopped');
+});

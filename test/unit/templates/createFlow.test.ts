@@ -157,6 +157,28 @@ test('an instance that exits while booting is destroyed and the flow retries on 
   assert.ok(h.log.lines.some((l) => l.includes(`destroyed instance ${first}`)));
 });
 
+test('every attempt exits while booting: the failure carries each instance\'s log, readable after it was destroyed', async () => {
+  const failed: number[] = [];
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, o) => {
+        const res = await api.createInstance(offerId, req, o);
+        failed.push(res.new_contract);
+        await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
+        return res;
+      },
+    }),
+  });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxAttempts: 2 });
+  assert.equal(r.outcome, 'failed', JSON.stringify(r));
+  assert.ok(r.outcome === 'failed');
+  assert.deepEqual(r.logs?.map((l) => [l.instanceId, l.status]), failed.map((id) => [id, 'exited']));
+  assert.deepEqual(await simInstances(), [], 'both failed instances were destroyed');
+  const text = await h.api.fetchLogs(r.logs![0]!.resultUrl, { intervalMs: 50, attempts: 100 });
+  assert.match(text, /exited with code 137/);
+});
+
 test('cancel after renting asks; "destroy" destroys, "keep" keeps it tracked and a restart resumes it', async () => {
   for (const answer of ['destroy', 'keep'] as const) {
     await flowSim.control.reset();

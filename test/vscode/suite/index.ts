@@ -55,3 +55,4 @@ import './ssh.test';
 import './templates.test';
 import './sidebar.test';
 import './tfa.test';
+import './ecosystem.test';

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../../src/api/types';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
+import { signIn, ui as sessionUi } from './session';
 
 interface TreeLike<T> {
   getChildren(node?: T): T[] | Thenable<T[]> | undefined;
@@ -16,18 +17,7 @@ interface Ui {
   statusBar: { item: vscode.StatusBarItem };
 }
 
-async function ui(): Promise<{ services: Awaited<ReturnType<typeof getExtensionApi>>['services']; ui: Ui }> {
-  const { services } = await getExtensionApi();
-  const u = (services as unknown as { ui?: Ui }).ui;
-  assert.ok(u, 'registerViews did not publish services.ui');
-  return { services, ui: u };
-}
-
-async function signIn(): Promise<void> {
-  await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
-  const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'sim-api-key');
-  assert.equal(ok, true, 'the simulator key was not accepted');
-}
+const ui = () => sessionUi<Ui>();
 
 async function rows(u: Ui): Promise<Array<{ node: { kind: string; id?: number }; item: vscode.TreeItem }>> {
   const nodes = (await u.instances.getChildren()) ?? [];

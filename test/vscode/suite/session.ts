@@ -1,0 +1,22 @@
+// Shared by the suites that drive the sidebar: the extension's published views and a sign-in
+// with the simulator's key.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { getExtensionApi, simUrl } from './framework';
+
+type Services = Awaited<ReturnType<typeof getExtensionApi>>['services'];
+
+/** The services and the view handles registerViews published (`services.ui`), typed as the caller needs. */
+export async function ui<U>(): Promise<{ services: Services; ui: U }> {
+  const { services } = await getExtensionApi();
+  const u = (services as unknown as { ui?: U }).ui;
+  assert.ok(u, 'registerViews did not publish services.ui');
+  return { services, ui: u };
+}
+
+/** Points the extension at the test simulator and signs in with its key. */
+export async function signIn(): Promise<void> {
+  await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
+  const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'sim-api-key');
+  assert.equal(ok, true, 'the simulator key was not accepted');
+}
