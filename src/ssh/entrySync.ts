@@ -30,6 +30,10 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
   // Every poll fires onDidChange; most polls change nothing the entries depend on, and then
   // the lock and the config file need not be touched.
   let lastReconciled: string | undefined;
+  // Entries whose instance the last successful read did not show. A read that leaves an
+  // instance out is not proof that it is gone (lists answer late, pages shift): an entry (and
+  // its pinned host key) goes only when two reads in a row leave its instance out.
+  let absentOnce = new Set<number>();
   const run = async () => {
     // An empty list right after a connection change means "not loaded yet", not "all destroyed".
     if (!d.enabled() || d.instances.loaded === false) {
@@ -40,8 +44,14 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
     const key = JSON.stringify([d.instances.instances.map((i) => [i.id, i.state, i.ssh_host, i.ssh_port, i.public_ipaddr, i.ports, i.label]), registered]);
     if (key === lastReconciled) return;
     try {
-      await (await d.writer()).reconcile(d.instances.instances, registered);
-      lastReconciled = key;
+      const w = await d.writer();
+      const listed = new Set(d.instances.instances.map((i) => i.id));
+      const missing = (await w.entries()).map((e) => e.id).filter((id) => !listed.has(id));
+      const keep = new Set(missing.filter((id) => !absentOnce.has(id)));
+      absentOnce = new Set(missing);
+      await w.reconcile(d.instances.instances, registered, { keep });
+      // With an entry kept on one read, the next poll must run again even if the list is the same.
+      lastReconciled = keep.size ? undefined : key;
     } catch (e) {
       d.log.warn(`ssh: keeping SSH entries in step with instances failed: ${(e as Error).message}`);
     }

@@ -225,6 +225,7 @@ export class SshConfigWriter implements SshEntryWriter {
   async reconcile(
     instances: readonly Instance[],
     register: SshOptionsByInstance = {},
+    o: { keep?: ReadonlySet<number> } = {},
   ): Promise<{ added: number[]; updated: number[]; removed: number[] }> {
     const res = { added: [] as number[], updated: [] as number[], removed: [] as number[] };
     const byId = new Map(instances.map((i) => [i.id, i]));
@@ -233,6 +234,7 @@ export class SshConfigWriter implements SshEntryWriter {
       for (const [id, b] of [...blocks]) {
         if ((b.origin ?? undefined) !== (this.o.origin ?? undefined)) continue;
         const inst = byId.get(id);
+        if (!inst && o.keep?.has(id)) continue; // absent from one read only: not proof it is gone
         if (!inst) {
           if (b.entry) dropHosts.push(b.entry);
           blocks.delete(id);

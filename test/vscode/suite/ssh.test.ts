@@ -155,8 +155,16 @@ describe('ssh', () => {
     const other = '[other.example]:2222 ssh-ed25519 AAAAother\n';
     writeFileSync(w.knownHostsPath, `[${entry.hostName}]:${entry.port} ssh-ed25519 AAAAinstance\n${other}`);
     await (await services.api()).destroyInstance(id);
-    await services.instances.refresh(); // the next poll no longer lists it
-    await waitFor(async () => !(await w.findEntry(id)), 8000, 'the entry to be removed');
+    // The next polls no longer list it: one read without it is not proof it is gone, two in a row are.
+    await waitFor(
+      async () => {
+        await services.instances.refresh();
+        await new Promise((r) => setTimeout(r, 1300)); // past the entry sync's 1 s debounce
+        return !(await w.findEntry(id));
+      },
+      12_000,
+      'the entry to be removed',
+    );
     assert.ok(existsSync(w.configPath));
     assert.equal(readFileSync(w.knownHostsPath, 'utf8'), other);
   }, { timeoutMs: 30_000 });
