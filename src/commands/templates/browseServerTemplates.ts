@@ -10,10 +10,12 @@ import { ensureSignedIn } from '../signedIn';
 
 type Action = 'rent' | 'save' | 'open';
 
-/** Scripts: `{ hashId, action }` skips both pick lists. */
+/** Scripts: `{ hashId, action }` skips both pick lists; `offerId` and `confirm: false` go to the create flow. */
 interface BrowseArgs {
   hashId?: unknown;
   action?: unknown;
+  offerId?: unknown;
+  confirm?: unknown;
 }
 
 const TITLE = 'GPU Rental: Browse Server Templates';
@@ -143,6 +145,12 @@ export async function browseServerTemplates(services: Services, arg?: unknown): 
     await vscode.window.showTextDocument(doc, { preview: true });
     return uri;
   }
-  if (action === 'rent') return vscode.commands.executeCommand('gpuRental.createFromTemplate', { template: uri });
+  if (action === 'rent') {
+    return vscode.commands.executeCommand('gpuRental.createFromTemplate', {
+      template: uri,
+      ...(typeof a.offerId === 'number' ? { offerId: a.offerId } : {}),
+      ...(a.confirm === false ? { confirm: false } : {}),
+    });
+  }
   return undefined;
 }

@@ -157,3 +157,80 @@ describe('renters\' tools', () => {
     }
   }, { timeoutMs: 90_000 });
 });
+
+describe('server templates and followed logs', () => {
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.getConfiguration('gpuRental').update('logs.followIntervalSeconds', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    await simControl().reset();
+  });
+
+  it('Browse Server Templates: the pick list shows recommended ones with image and ports; save writes a .gpu template; rent creates with template_hash_id', async () => {
+    const { services } = await ui();
+    await signIn();
+    // the interactive path: recommended first, each with its facts; Escape on the action list
+    let labels: string[] = [];
+    let details: string[] = [];
+    const hide = vscode.window.createQuickPick;
+    (vscode.window as { createQuickPick: unknown }).createQuickPick = () => {
+      const qp = hide();
+      const show = qp.show.bind(qp);
+      qp.show = () => {
+        show();
+        void waitFor(() => qp.items.some((i) => i.label === 'pytorch-cuda12'), 10_000, 'templates').then(() => {
+          labels = qp.items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label);
+          details = qp.items.map((i) => i.detail ?? '');
+          qp.hide(); // Escape: nothing is picked
+
+        });
+      };
+      return qp;
+    };
+    try {
+      assert.equal(await vscode.commands.executeCommand('gpuRental.browseServerTemplates'), undefined);
+    } finally {
+      (vscode.window as { createQuickPick: unknown }).createQuickPick = hide;
+    }
+    assert.deepEqual(labels.slice(1), ['jupyter-lab', 'pytorch-cuda12', 'tensorflow-jupyter'], 'recommended, by name');
+    assert.ok(details.some((d) => /pytorch\/pytorch:2\.5\.1-cuda12\.4-cudnn9-runtime · runtype ssh_direct · ports 8888 · onstart: env >> \/etc\/environment/.test(d)), details.join(' | '));
+
+    const hash = [...services.serverTemplates.values()].find((t) => t.name === 'pytorch-cuda12')!.hash_id;
+    const saved = await vscode.commands.executeCommand<vscode.Uri>('gpuRental.browseServerTemplates', { hashId: hash, action: 'save' });
+    assert.ok(saved && /\.gpu\/pytorch-cuda12(-\d+)?\.json$/.test(saved.path), String(saved));
+    const json = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(saved)));
+    assert.deepEqual(json.instance, { template_hash_id: hash, disk: 32 });
+    await vscode.workspace.fs.delete(saved);
+
+    const [offer] = await (await services.api()).searchOffers({ limit: 1 });
+    const result = await vscode.commands.executeCommand<{ outcome: string; instance?: { id: number } }>('gpuRental.browseServerTemplates', { hashId: hash, action: 'rent', offerId: offer!.id, confirm: false });
+    assert.equal(result?.outcome, 'running', JSON.stringify(result));
+    const created = await (await services.api()).showInstance(result!.instance!.id);
+    assert.equal(created.template_hash_id, hash);
+    assert.equal(created.image_uuid, 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime', 'the image came from the service template');
+  }, { timeoutMs: 120_000 });
+
+  it('a followed log is fetched again while visible', async () => {
+    const { services } = await ui();
+    await vscode.workspace.getConfiguration('gpuRental').update('logs.followIntervalSeconds', 3, vscode.ConfigurationTarget.Global);
+    await simControl().seed({ instances: 1 });
+    await signIn();
+    await services.instances.refresh();
+    const id = services.instances.instances[0]!.id;
+    const doc = await vscode.commands.executeCommand<vscode.TextDocument>('gpuRental.showInstanceLogs', { id, tail: 5 });
+    await waitFor(() => /Instance ready|\[monitor\]/.test(doc!.getText()), 15_000, 'the log text');
+    const count = async () => (await simControl().requests()).filter((r) => r.path.includes('/request_logs/')).length;
+    const before = await count();
+    assert.equal(await vscode.commands.executeCommand('gpuRental.followInstanceLogs', doc!.uri), true);
+    await waitFor(() => / · following every 3 s/.test(doc!.getText()), 5_000, 'the header says it follows');
+    await waitFor(async () => (await count()) >= before + 3, 15_000, 'three more fetches while visible');
+    // hidden behind another editor: no more fetches
+    const [other] = await vscode.workspace.findFiles('.gpu/*.json', undefined, 1);
+    await vscode.window.showTextDocument(other!, { preview: false });
+    await new Promise((r) => setTimeout(r, 1_000));
+    const hidden = await count();
+    await new Promise((r) => setTimeout(r, 4_000));
+    assert.ok((await count()) <= hidden + 1, 'a background tab is not fetched');
+    await vscode.commands.executeCommand('gpuRental.stopFollowingInstanceLogs', doc!.uri);
+  }, { timeoutMs: 60_000 });
+});
