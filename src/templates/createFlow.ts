@@ -220,6 +220,10 @@ export const LIST_THRESHOLD_MS = 1_000;
 export const NOT_VISIBLE_GRACE_MS = 60_000;
 /** Consecutive list reads without the instance (by id or label) that confirm it is gone. */
 export const GONE_CONFIRMATIONS = 2;
+/** The creation endpoint's 429 penalty (service-today.md section 9: threshold 4.5 s, penalty 12 s). */
+export const CREATE_PENALTY_MS = 12_000;
+/** 429 answers to a creation that are waited out before the flow gives up (nothing was rented). */
+const MAX_CREATE_WAITS = 3;
 /** Consecutive failed status reads after which the flow hands the instance over (backoff capped at 2 min). */
 export const MAX_READ_FAILURES = 30;
 
@@ -432,6 +436,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     if (!(await ports.prompts.confirmRent(first, t, bidPrice)) || signal?.aborted) return cancelledBeforeRent();
   }
 
+  let createWaits = 0;
   const base = baseLabel(t);
   const triedMachines = new Set<number>();
   let lastProblem = '';
@@ -479,6 +484,20 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
         lastProblem = `Offer ${offer.id} was rented by someone else.`;
         log.info(`create: offer ${offer.id} is gone (${errorCode(e) ?? errorStatus(e) ?? 'unavailable'}); trying the next match`);
         progress('renting', `${lastProblem} Trying the next match…`);
+        continue;
+      }
+      if (errorKind(e) === 'rate_limited' && createWaits < MAX_CREATE_WAITS) {
+        // A 429 refuses the request before it is processed (nothing was rented): wait out the
+        // service's creation threshold and penalty (service-today.md section 9), then send it again.
+        createWaits++;
+        const waitMs = Math.max(CREATE_PENALTY_MS, (apiErrorOf(e)?.retryAfterSec ?? 0) * 1000);
+        log.info(`create: renting offer ${offer.id} was refused as too frequent (429); sending it again in ${Math.round(waitMs / 1000)} s`);
+        progress('renting', `The service asks to slow down; trying again in ${Math.round(waitMs / 1000)} s…`);
+        await clock.sleep(waitMs, signal);
+        if (signal?.aborted) return cancelledBeforeRent();
+        attempt--; // not an attempt: the service did not look at it
+        ci--;
+        if (offer.machine_id != null) triedMachines.delete(offer.machine_id);
         continue;
       }
       if (!isAmbiguous(e)) {

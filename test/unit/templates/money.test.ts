@@ -189,6 +189,16 @@ for (const status of [401, 403, 410, 429, 500]) {
   });
 }
 
+test('a 429 on the create request (refused, nothing rented) waits out the creation penalty and rents once', async () => {
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, count: 2 });
+  const h = harness();
+  const r = await run(h);
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.equal((await held()).length, 1);
+  assert.ok(h.clock.slept.filter((ms) => ms >= 12_000).length >= 2, JSON.stringify(h.clock.slept));
+  assert.equal(r.outcome === 'running' && r.attempts, 1, 'a refused request is not an attempt');
+});
+
 // ---- 5. reconciliation logs state only what the list showed --------------------------
 
 test('an ambiguous create found late (visible after 30 s) is reconciled by asking the list again; never rents twice', async () => {
