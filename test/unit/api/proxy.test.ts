@@ -135,3 +135,47 @@ test('proxy credentials reach the proxy only; a 407 is a clear error that never 
   for (const secret of ['pr0xy-s3cret', 'wrong-pass', Buffer.from('alice:wrong-pass').toString('base64')]) assert.ok(!all.includes(secret), secret);
   assert.equal(sim.state.requests.filter((r) => r.path.includes('/asks/')).length, 0);
 });
+
+test('http.proxyStrictSSL: a self-signed service behind the proxy is refused by default and reached with strictSSL off', async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { createServer: createHttps } = await import('node:https');
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-proxy-tls-'));
+  try {
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    } catch {
+      t.skip('openssl is not installed: cannot make a self-signed certificate');
+      return;
+    }
+    const tls = createHttps({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
+      const body = JSON.stringify({ id: 1, email: 'tls@example.com', credit: 1 });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    const base = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    try {
+      const strict = client({ baseUrl: base, proxy: { url: proxyUrl } });
+      const e = await rejection(strict.currentUser());
+      assert.equal(e.kind, 'network');
+      assert.match(e.message, /CERT|certificate|SELF_SIGNED/i);
+      assert.equal(tunnels.length, 1, 'it went through the proxy');
+      await closeApiTransport();
+      const lax = client({ baseUrl: base, proxy: { url: proxyUrl, strictSSL: false } });
+      assert.equal((await lax.currentUser()).email, 'tls@example.com');
+      assert.equal(tunnels.length, 2);
+      // not behind the proxy (noProxy), the setting does not apply: certificates are checked
+      await closeApiTransport();
+      const direct = client({ baseUrl: base, proxy: { url: proxyUrl, strictSSL: false, noProxy: ['127.0.0.1'] } });
+      assert.equal((await rejection(direct.currentUser())).kind, 'network');
+    } finally {
+      await closeApiTransport();
+      tls.closeAllConnections();
+      await new Promise<void>((r) => tls.close(() => r()));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
