@@ -104,6 +104,12 @@ const uiSteps = {
     const empty = Object.entries(counts).filter(([, n]) => n < 1);
     if (empty.length) throw new Error(`no rows in ${empty.map(([v]) => v).join(' and ')} (rows: ${JSON.stringify(counts)})`);
   },
+  /** An instance's log document, with Refresh and Follow in its editor title (screenshot for the README). */
+  'instance-logs': async () => {
+    await ui.page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(500);
+    await shot('instance-logs');
+  },
   /** The Getting Started walkthrough is open and the steps the test completed show as checked. */
   walkthrough: async () => {
     const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');

@@ -48,6 +48,9 @@ describe('renters\' tools', () => {
     assert.match(doc.getText(), new RegExp(`^# ${inst.label} \\(#${inst.id}\\) · container log · last 1000 lines · fetched `));
     assert.match(doc.getText(), /Container \d+ starting from vastai\/base-image/);
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString());
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const shot = await uiCheckpoint('instance-logs');
+    assert.ok(shot === 'ok' || shot === 'skipped', `log screenshot: ${shot}`);
     const again = await vscode.commands.executeCommand<string>('gpuRental.refreshInstanceLogs', doc.uri);
     assert.match(again ?? '', /Instance ready/);
     assert.equal(await vscode.commands.executeCommand('gpuRental.followInstanceLogs', doc.uri), true);
@@ -148,6 +151,7 @@ describe('renters\' tools', () => {
     // each step's button; its prompts resolve as Escape here
     await signIn();
     capture('showInformationMessage', 'showErrorMessage', 'showWarningMessage', 'showInputBox', 'showQuickPick');
+    await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#gettingStarted`, false);
     const verdict = await uiCheckpoint('walkthrough');
     assert.ok(verdict === 'ok' || verdict === 'skipped', `walkthrough UI check: ${verdict}`);
