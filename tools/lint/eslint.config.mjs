@@ -49,6 +49,16 @@ export default tseslint.config(
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   { files: ['src/**/*.ts'], ignores: ['src/sim/**'], rules: { 'no-console': 'error' } },
   {
+    files: ['src/**/*.ts'],
+    ignores: ['src/commands/index.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'MemberExpression[property.name=/^register(TextEditor)?Command$/]', message: 'Commands are registered only by the command table in src/commands/index.ts: add a row there.' },
+      ],
+    },
+  },
+  {
     files: ['src/extension.ts'],
     rules: {
       'no-restricted-imports': [

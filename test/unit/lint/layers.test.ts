@@ -39,6 +39,16 @@ test('eslint: api and sim import nothing of the rest; model does not reach up', 
   assert.equal((await restricted('src/host/fixture.ts', "import { x } from '../views/index';\nexport const y = x;\n")).length, 1);
 });
 
+test('eslint: registering a command anywhere but the command table fails', async () => {
+  const code = "import * as vscode from 'vscode';\nexport const d = vscode.commands.registerCommand('gpuRental.x', () => undefined);\n";
+  for (const file of ['src/views/fixture.ts', 'src/commands/ssh/fixture.ts', 'src/host/fixture.ts']) {
+    const [r] = await eslint.lintText(code, { filePath: join(root, file) });
+    assert.deepEqual(r?.messages.map((m) => m.ruleId), ['no-restricted-syntax'], file);
+  }
+  const [table] = await eslint.lintText(code, { filePath: join(root, 'src/commands/index.ts') });
+  assert.deepEqual(table?.messages.filter((m) => m.ruleId === 'no-restricted-syntax'), []);
+});
+
 test('eslint: allowed imports pass', async () => {
   assert.deepEqual(await restricted('src/commands/fixture.ts', "import * as vscode from 'vscode';\nimport { x } from '../views/errorItem';\nimport { y } from '../host/services';\nexport const z = [vscode, x, y];\n"), []);
   assert.deepEqual(await restricted('src/views/fixture.ts', "import { x } from '../model/costs';\nimport { y } from './errorItem';\nexport const z = [x, y];\n"), []);
