@@ -40,10 +40,6 @@ import { copyJupyterToken } from './instances/copyJupyterToken';
 import { showInstanceDetails } from './instances/showInstanceDetails';
 import { showLog } from './instances/showLog';
 import { snoozeGuard } from './instances/snoozeGuard';
-import { searchOffers, searchOffersQuery } from './offers/searchOffers';
-import { followInstanceLogs, refreshInstanceLogs, showInstanceLogs, stopFollowingInstanceLogs } from './instances/instanceLogs';
-import { rebootInstance, recycleInstance } from './instances/rebootInstance';
-import { changeBid } from './instances/changeBid';
 import { setupSshConfig } from './ssh/setupSshConfig';
 import { setTemplateSecret } from './templates/setTemplateSecret';
 
@@ -63,6 +59,14 @@ const load = {
   serverTemplates: () => import('./templates/browseServerTemplates'),
   /** The 2FA flows and prompts (dist/tfa.js). */
   tfa: () => import('./account/tfa'),
+  /** Search Offers, step by step and in the CLI's query language (dist/searchOffers.js). */
+  offerSearch: () => import('./offers/searchOffers'),
+  /** Show Logs with Refresh and Follow (dist/instanceLogs.js). */
+  instanceLogs: () => import('./instances/instanceLogs'),
+  /** Reboot and Recycle (dist/rebootInstance.js). */
+  reboot: () => import('./instances/rebootInstance'),
+  /** Change Bid (dist/changeBid.js). */
+  changeBid: () => import('./instances/changeBid'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -99,16 +103,16 @@ export const commands = {
   'gpuRental.showInstanceDetails': showInstanceDetails,
   'gpuRental.showLog': showLog,
   'gpuRental.snoozeGuard': snoozeGuard,
-  'gpuRental.showInstanceLogs': showInstanceLogs,
-  'gpuRental.refreshInstanceLogs': refreshInstanceLogs,
-  'gpuRental.followInstanceLogs': followInstanceLogs,
-  'gpuRental.stopFollowingInstanceLogs': stopFollowingInstanceLogs,
-  'gpuRental.rebootInstance': rebootInstance,
-  'gpuRental.recycleInstance': recycleInstance,
-  'gpuRental.changeBid': changeBid,
+  'gpuRental.showInstanceLogs': lazy(load.instanceLogs, 'showInstanceLogs'),
+  'gpuRental.refreshInstanceLogs': lazy(load.instanceLogs, 'refreshInstanceLogs'),
+  'gpuRental.followInstanceLogs': lazy(load.instanceLogs, 'followInstanceLogs'),
+  'gpuRental.stopFollowingInstanceLogs': lazy(load.instanceLogs, 'stopFollowingInstanceLogs'),
+  'gpuRental.rebootInstance': lazy(load.reboot, 'rebootInstance'),
+  'gpuRental.recycleInstance': lazy(load.reboot, 'recycleInstance'),
+  'gpuRental.changeBid': lazy(load.changeBid, 'changeBid'),
   // Offers and templates
-  'gpuRental.searchOffers': searchOffers,
-  'gpuRental.searchOffersQuery': searchOffersQuery,
+  'gpuRental.searchOffers': lazy(load.offerSearch, 'searchOffers'),
+  'gpuRental.searchOffersQuery': lazy(load.offerSearch, 'searchOffersQuery'),
   'gpuRental.browseServerTemplates': lazy(load.serverTemplates, 'browseServerTemplates'),
   'gpuRental.rentOffer': lazy(load.createFlow, 'rentOffer'),
   'gpuRental.createFromTemplate': lazy(load.createFlow, 'createFromTemplate'),

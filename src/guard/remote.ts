@@ -1,36 +1,9 @@
 // Reading the watchdog's state file and writing its snooze file on the instance, over SSH with
 // the real OpenSSH client and the instance's entry in the managed SSH config. No `vscode`.
 import { execFile } from 'node:child_process';
-import * as z from 'zod/mini';
+import type { WatchdogState } from './watchdogState';
 
-const num = z.number();
-const maybeNum = z.nullable(z.number());
-const maybeStr = z.nullable(z.string());
-
-/** state.json as watchdog.sh writes it (unknown keys are ignored, so newer scripts still parse). */
-export const WatchdogStateSchema = z.object({
-  version: num,
-  startedAt: num,
-  updatedAt: num,
-  action: z.enum(['stop', 'destroy']),
-  idleLimitSeconds: num,
-  gpu: maybeStr,
-  gpuUtil: maybeNum,
-  sshSessions: num,
-  heartbeatAgeSeconds: maybeNum,
-  snoozedUntil: maybeNum,
-  busyReason: maybeStr,
-  idleSince: maybeNum,
-  actAt: maybeNum,
-  capAt: maybeNum,
-  capReason: maybeStr,
-  failures: num,
-  nextRetryAt: maybeNum,
-  lastError: maybeStr,
-  doneAt: maybeNum,
-});
-
-export type WatchdogState = z.infer<typeof WatchdogStateSchema>;
+export type { WatchdogState };
 
 /** The instance as the guard UI reaches it. */
 export interface GuardRemote {
@@ -92,9 +65,10 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
       } catch {
         throw new GuardRemoteError(`The guard state on instance ${id} is not JSON (the watchdog may not have started yet).`);
       }
-      const r = z.safeParse(WatchdogStateSchema, json);
-      if (!r.success) throw new GuardRemoteError(`The guard state on instance ${id} has an unexpected shape.`);
-      return r.data;
+      // The schema (and zod) load with the first state read, not with the extension.
+      const state = (await import('./watchdogState')).readWatchdogState(json);
+      if (!state) throw new GuardRemoteError(`The guard state on instance ${id} has an unexpected shape.`);
+      return state;
     },
     async snooze(id, minutes) {
       const out = await run(id, snoozeCommand(minutes));

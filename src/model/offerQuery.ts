@@ -22,9 +22,10 @@ export const SORT_CHOICES: ReadonlyArray<{ label: string; order: Array<[string, 
   { label: 'Most GPU RAM first', order: [['gpu_ram', 'desc']] },
 ];
 
-// Built on first use: constructing zod schemas is the costly part of loading the activation bundle.
-let offerQuerySchemaCache: ReturnType<typeof buildOfferQuerySchema> | undefined;
-function buildOfferQuerySchema() {
+// Built when a search is checked (rarely), not when the module loads: constructing zod schemas is the
+// costly part of loading the activation bundle. Not cached, so the module keeps no state and the
+// Search Offers bundle may carry its own copy.
+function offerQuerySchema() {
   const nonNegInt = z.number().check(z.int(), z.gte(0));
   return z.strictObject({
     gpuNames: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(50))),
@@ -45,7 +46,6 @@ function buildOfferQuerySchema() {
     bidPrice: z.optional(z.number()),
   });
 }
-const offerQuerySchema = () => (offerQuerySchemaCache ??= buildOfferQuerySchema());
 
 export type QueryCheck =
   | { ok: true; query: OfferQuery }

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
-import { WatchdogStateSchema } from '../../../src/guard/remote';
+import { WatchdogStateSchema } from '../../../src/guard/watchdogState';
 import * as z from 'zod/mini';
 import { start, type Ctx } from '../sim/helpers';
 import { SHELLS, runGuard, sleep, until, type RunOptions } from './harness';
