@@ -53,10 +53,12 @@ async function main() {
   const workspace = join(work, 'demo-workspace');
   cpSync(join(root, 'demo-workspace'), workspace, { recursive: true });
 
-  const sim = await startSimulatorProcess({ args: ['--instances', '2'] });
+  // --demo-inbox: the 2FA prompts show the codes the simulator "sent" (there is no real e-mail or phone).
+  const sim = await startSimulatorProcess({ args: ['--instances', '2', '--demo-inbox'] });
   cleanups.push(() => sim.stop());
   const settings = { 'gpuRental.apiBaseUrl': sim.url };
-  const env = { GPU_RENTAL_DEMO_API_KEY: DEMO_KEY };
+  // The demo's SSH entries go under `work` (never ~/.ssh), which the clean-up removes even if VS Code is killed.
+  const env = { GPU_RENTAL_DEMO_API_KEY: DEMO_KEY, GPU_RENTAL_DEMO_DIR: join(work, 'ssh') };
   process.stdout.write(`simulator: ${sim.url}\n`);
 
   if (!web && hasCode()) {

@@ -25,6 +25,8 @@ export interface SimOptions {
   instances?: number;
   /** Enable the /_sim/ control endpoints (404 otherwise). */
   testControl?: boolean;
+  /** Serve GET /_sim/inbox (the codes "sent" by e-mail and SMS, for the account's own key): the demo's inbox. */
+  demoInbox?: boolean;
   /** Show-instance calls allowed per second per key before 429. */
   rateLimitPerSecond?: number;
   /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default and in the demo. */
@@ -59,6 +61,7 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
     offers: opts.offers ?? 300,
     instances: opts.instances ?? 0,
     testControl: opts.testControl ?? false,
+    demoInbox: opts.demoInbox ?? false,
     rateLimitPerSecond: opts.rateLimitPerSecond ?? 5,
     logDelayMs: opts.logDelayMs ?? 900,
     ssh: opts.ssh ?? true,
@@ -127,6 +130,7 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--test-control': o.testControl = true; break;
       case '--run-onstart': o.runOnstart = true; break;
       case '--no-ssh': o.ssh = false; break;
+      case '--demo-inbox': o.demoInbox = true; break;
       case '-h':
       case '--help':
         throw new Error('usage');
@@ -139,7 +143,7 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--log-delay-ms N] [--test-control] [--run-onstart] [--no-ssh]\n' +
+  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--log-delay-ms N] [--test-control] [--run-onstart] [--no-ssh] [--demo-inbox]\n' +
   'Running instances get real SSH servers on 127.0.0.1 (a /bin/sh on this machine, as you, in a scratch folder); --no-ssh turns them off.';
 
 async function main(): Promise<void> {

@@ -114,6 +114,12 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   const body = await readBody(req);
   await sync();
 
+  if (path === '/_sim/inbox' && method === 'GET' && (state.config.demoInbox || state.config.testControl)) {
+    // The demo's inbox: what the account's e-mail and phone received, for the account's own key only.
+    const who = resolvePrincipal(state, tokenOf(req, url));
+    if (!who || who === 'expired' || who.kind === 'instance') return send(res, 401, { success: false, error: 'auth_error', msg: 'Invalid user key.' });
+    return send(res, 200, { messages: state.outbox.map((m) => ({ channel: m.channel, to: m.to, code: m.code, at: m.at })) });
+  }
   if (path.startsWith('/_sim')) {
     if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
     const r = controlInstanceOps(state, path, body.json ?? {}) ?? control(state, method, path, body.json ?? {});

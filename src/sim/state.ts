@@ -13,6 +13,8 @@ export interface SimConfig {
   offers: number;
   instances: number;
   testControl: boolean;
+  /** Demo mode: GET /_sim/inbox shows the codes "sent" (the demo has no real e-mail or phone). */
+  demoInbox?: boolean;
   rateLimitPerSecond: number;
   /** Wall-clock ms a requested log stays 404 at its result_url before the upload "lands". */
   logDelayMs?: number;

@@ -1,0 +1,7 @@
+// dist/sshTerminal.js: the process an "SSH …" terminal runs (see ssh/terminal.ts).
+// `node dist/sshTerminal.js <ssh arguments…>`
+import { runSsh } from './terminal';
+
+// Ctrl-C while connecting goes to the whole foreground group: ssh ends, the wrapper stays to explain.
+process.on('SIGINT', () => undefined);
+void runSsh(process.argv.slice(2), { stderr: process.stderr, stdin: process.stdin }).then((code) => process.exit(code));
