@@ -120,6 +120,7 @@ export const commands = {
   'gpuRental.setTemplateSecret': setTemplateSecret,
   // Remote-SSH
   'gpuRental.connect': lazy(load.connect, 'connect'),
+  'gpuRental.openTerminal': lazy(load.connect, 'openTerminalOnInstance'),
   'gpuRental.setupSshConfig': setupSshConfig,
 } satisfies Record<string, Handler>;
 

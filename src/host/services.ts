@@ -22,6 +22,7 @@ import { startEntrySync } from '../ssh/entrySync';
 import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/types';
 import { GuardMonitor } from '../guard/monitor';
 import { sshGuardRemote } from '../guard/remote';
+import { DemoSshHome } from '../ssh/demoHome';
 
 export const SECRET_PREFIX = 'gpuRental.';
 export const SESSION_KEY_SECRET = 'sessionKey';
@@ -74,6 +75,8 @@ export interface Services {
   setDemo(endpoint: DemoEndpoint | undefined, stop?: () => Promise<void>): Promise<void>;
   /** Stop the demo simulator if one runs. */
   readonly demoStop: (() => Promise<void>) | undefined;
+  /** Where the demo's SSH entries live: a temporary HOME, removed when the demo ends (never ~/.ssh). */
+  readonly demoSsh: DemoSshHome;
   /** Set by registerViews: the tree providers and status bar (for integration tests). */
   ui?: unknown;
 }
@@ -186,10 +189,16 @@ export function createServices(context: vscode.ExtensionContext): Services {
     void vscode.commands.executeCommand('setContext', 'gpuRental.signedIn', info.signedIn);
     // Only the in-process demo can be left with "Exit Demo Mode"; the `npm run demo` key cannot.
     void vscode.commands.executeCommand('setContext', 'gpuRental.demo', conn.isDemo());
+    // Either demo (in-process, or `npm run demo`'s key): Try Demo Mode and Clear API Key have nothing to do there.
+    void vscode.commands.executeCommand('setContext', 'gpuRental.demoSession', info.demo);
   };
 
+  const demoSsh = new DemoSshHome();
+  // The demo's entries and known_hosts go with the demo (Exit Demo Mode, window closed).
+  track({ dispose: () => demoSsh.dispose() });
   track(
     conn.onDidChange((info) => {
+      if (!info.demo) demoSsh.dispose();
       setContext(info);
       instances.reset();
       offers.reset();
@@ -306,6 +315,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
       conn.setDemo(endpoint);
       if (previous && previous !== stop) await previous().catch(() => undefined);
     },
+    demoSsh,
     get demoStop() {
       return demoStop;
     },

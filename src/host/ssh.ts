@@ -27,21 +27,25 @@ export function originOf(services: Services): string {
 
 /**
  * The home whose ~/.ssh is managed. GPU_RENTAL_SSH_HOME lets integration tests (which share
- * the extension host process) point the writer at a temporary directory.
+ * the extension host process) point the writer at a temporary directory. The demo's simulated
+ * hosts never go to the real one: they live in a temporary HOME removed when the demo ends.
  */
-export function sshHome(): string {
+export function sshHome(services: Services): string {
+  if (services.connection().demo) return services.demoSsh.path();
   return process.env.GPU_RENTAL_SSH_HOME || homedir();
 }
 
 /** A writer configured from the current settings (settings may change between calls). */
 export function createWriter(services: Services): SshConfigWriter {
   const s = readSettings().ssh;
+  const demo = services.connection().demo;
   return new SshConfigWriter({
-    home: sshHome(),
+    home: sshHome(services),
     origin: originOf(services),
     log: services.log,
     ...(s.identityFile ? { identityFile: s.identityFile } : {}),
-    ...(s.userConfigFile ? { userConfigFile: s.userConfigFile } : {}),
+    // The user's remote.SSH.configFile is not the demo's business.
+    ...(s.userConfigFile && !demo ? { userConfigFile: s.userConfigFile } : {}),
   });
 }
 
@@ -65,6 +69,8 @@ export const COPY_LINE = 'Copy Line';
  * awaited) the question is a notification, and one at a time.
  */
 export function ensureInclude(services: Services, writer: SshConfigWriter, explicit: boolean, modal = false): Promise<IncludeStatus> {
+  // Demo hosts are reached with `ssh -F <temp file>`: the user's SSH config is never offered a line for them.
+  if (services.connection().demo) return writer.includeStatus();
   if (explicit || modal) return askInclude(services, writer, explicit, modal);
   asking ??= askInclude(services, writer, false, false).finally(() => (asking = undefined));
   return asking;
@@ -95,20 +101,16 @@ async function askInclude(services: Services, writer: SshConfigWriter, explicit:
   return status;
 }
 
-/** The SshEntryWriter the create flow uses: current settings, and the one-time question about the Include line. */
+/** The SshEntryWriter the create flow uses, with the current settings. */
 export function sshEntryWriterFor(services: Services): SshEntryWriter {
   return {
     async writeEntry(instance: Instance, ssh: SshOptions): Promise<string> {
       if (!readSettings().ssh.manageConfig) {
         throw new SshConfigError('io', 'SSH config management is off (gpuRental.ssh.manageConfig), so no Remote-SSH entry was written. Use Copy SSH Command, or turn the setting on and connect.');
       }
-      const writer = createWriter(services);
-      const alias = await writer.writeEntry(instance, ssh);
-      // Not awaited: the question is a notification that hides itself after a few seconds,
-      // and waiting for its answer left the creation stuck at "Writing SSH entry" with a
-      // running instance and no Connect offer until the user found it in the bell.
-      void ensureInclude(services, writer, false).catch((e) => services.log.warn(`ssh: Include line: ${(e as Error).message}`));
-      return alias;
+      // No Include question here: Connect asks it (once, in a modal) when Remote-SSH needs the
+      // line. Asking here too put a notification and Connect's modal on screen at the same moment.
+      return createWriter(services).writeEntry(instance, ssh);
     },
   };
 }

@@ -46,6 +46,3 @@ export class DemoSshHome {
     this.dir = undefined;
   }
 }
-
-/** The one per extension host: demo mode is per window, and so is this folder. */
-export const demoSshHome = new DemoSshHome();

@@ -158,6 +158,37 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('tfa-qr');
   },
+  /** Demo: the QR view shows the code an app would show; "Use This Code" and Verify turn the app on. */
+  'tfa-demo-qr': async () => {
+    const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.getByText('Add an authenticator app').first().waitFor({ state: 'visible', timeout: 30_000 });
+    const demo = frame.locator('#demo-code');
+    await demo.waitFor({ state: 'visible', timeout: 10_000 });
+    const code = (await demo.innerText()).trim();
+    if (!/^\d{6}$/.test(code)) throw new Error(`the demo code reads "${code}"`);
+    await frame.locator('#use-demo').click();
+    await frame.locator('#label').fill('Demo phone');
+    await ui.page.waitForTimeout(300);
+    await shot('tfa-demo-qr');
+    const typed = await frame.locator('#code').inputValue();
+    if (typed !== code) throw new Error(`"Use This Code" put "${typed}" into the code field, not "${code}"`);
+    await frame.locator('#verify').click();
+  },
+  /** A failed ssh in the integrated terminal: its own message and one sentence of what to do stay on screen. */
+  'ssh-terminal-failure': async () => {
+    const rows = ui.page.locator('.terminal-wrapper.active .xterm-rows, .xterm .xterm-rows');
+    let text = '';
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      text = (await rows.allInnerTexts().catch(() => [])).join('\n').replace(/\u00a0/g, ' ');
+      if (/Press Enter to close/.test(text)) break;
+      await ui.page.waitForTimeout(250);
+    }
+    await shot('ssh-terminal-failure');
+    if (!/Connection refused/.test(text)) throw new Error(`the terminal does not show ssh's own error; it shows: "${text.slice(-300)}"`);
+    if (!/Nothing accepts SSH connections at that address yet/.test(text)) throw new Error(`no advice in the terminal: "${text.slice(-300)}"`);
+    if (!/Press Enter to close this terminal/.test(text)) throw new Error('the terminal does not wait for Enter');
+  },
 };
 
 async function runUiStep(name, resultsFile) {
@@ -206,7 +237,8 @@ async function main() {
       GPU_RENTAL_TEST_UI: '1',
       ...(process.env.GPU_RENTAL_TEST_GREP ? { GPU_RENTAL_TEST_GREP: process.env.GPU_RENTAL_TEST_GREP } : {}),
     },
-    settings: { 'gpuRental.apiBaseUrl': sim.url },
+    // The DOM renderer, so UI steps can read the terminal's text.
+    settings: { 'gpuRental.apiBaseUrl': sim.url, 'terminal.integrated.gpuAcceleration': 'off' },
     logFile: join(work, 'code-server.log'),
   });
   cleanups.push(() => cs.stop());

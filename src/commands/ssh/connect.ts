@@ -1,6 +1,8 @@
 // gpuRental.connect (a lazily loaded bundle): make sure the instance has a host entry, then open a Remote-SSH window
-// (or, without Remote-SSH, an integrated terminal running ssh).
+// (or, without Remote-SSH, an integrated terminal running ssh). gpuRental.openTerminal: that terminal directly.
 import * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../host/services';
 import type { SshConfigWriter } from '../../ssh/sshConfigWriter';
@@ -10,12 +12,12 @@ import { instanceIdOf } from '../../model/instanceRef';
 import { resolveInstance } from '../instances/target';
 import { sshAddress } from '../../ssh/address';
 import { checkSshTarget } from '../../ssh/sshValues';
+import { REMOTE_SSH_EXTENSIONS, remoteSshExtensionFor, type RemoteSshExtension } from '../../ssh/remoteSsh';
+import { sshArgsForEntry } from '../../ssh/terminal';
+import { openSshTerminal } from './terminal';
 
-/** Remote-SSH and the forks known to provide the `ssh-remote` authority. */
-export const REMOTE_SSH_EXTENSIONS = ['ms-vscode-remote.remote-ssh', 'jeanp413.open-remote-ssh', 'anysphere.remote-ssh'];
 const EMPTY_WINDOW_COMMANDS = ['opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow'];
 
-export const INSTALL_REMOTE_SSH = 'Install Remote - SSH';
 export const OPEN_IN_TERMINAL = 'Open in Terminal';
 
 /** For scripts and integration tests (Remote-SSH is not installed in the test host). */
@@ -28,7 +30,7 @@ export type ConnectResult =
   | { action: 'openFolder'; alias: string; uri: string }
   | { action: 'openEmptyWindow'; alias: string; command: string }
   | { action: 'terminal'; alias?: string; args: string[] }
-  | { action: 'install' }
+  | { action: 'install'; extension: string }
   | { action: 'cancelled' }
   | { action: 'failed'; message: string };
 
@@ -36,15 +38,94 @@ function remoteSshInstalled(): boolean {
   return REMOTE_SSH_EXTENSIONS.some((id) => vscode.extensions.getExtension(id) !== undefined);
 }
 
+/** The Remote-SSH extension this VS Code's marketplace has. */
+export function installableRemoteSsh(): RemoteSshExtension {
+  return remoteSshExtensionFor({ appName: vscode.env.appName, uriScheme: vscode.env.uriScheme });
+}
+
 function openTerminal(alias: string | undefined, args: string[]): ConnectResult {
-  const t = vscode.window.createTerminal({ name: `SSH ${alias ?? args[args.length - 1] ?? ''}`.trim(), shellPath: 'ssh', shellArgs: args });
-  t.show();
+  openSshTerminal({ name: `SSH ${alias ?? args[args.length - 1] ?? ''}`.trim(), args });
   return { action: 'terminal', ...(alias ? { alias } : {}), args };
 }
 
 function fail(message: string): ConnectResult {
   void vscode.window.showErrorMessage(message);
   return { action: 'failed', message };
+}
+
+/** Installs Remote-SSH from this host's marketplace; says plainly when there is none (or no network) and offers the terminal. */
+async function installRemoteSsh(services: Services, ext: RemoteSshExtension, openTerm: () => Promise<ConnectResult>): Promise<ConnectResult> {
+  try {
+    await vscode.commands.executeCommand('workbench.extensions.installExtension', ext.id);
+  } catch (e) {
+    const why = (e as Error)?.message ?? String(e);
+    services.log.warn(`ssh: installing ${ext.id} failed: ${why}`);
+    const pick = await vscode.window.showWarningMessage(
+      `${ext.name} (${ext.id}) could not be installed from ${ext.marketplace}: this VS Code has no extension marketplace or cannot reach it (${why.slice(0, 120)}). Install it yourself from a .vsix, or open an SSH session in the terminal now.`,
+      OPEN_IN_TERMINAL,
+    );
+    return pick === OPEN_IN_TERMINAL ? openTerm() : { action: 'failed', message: `could not install ${ext.id}: ${why}` };
+  }
+  void vscode.window.showInformationMessage(`${ext.name} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.`);
+  return { action: 'install', extension: ext.id };
+}
+
+/** A running instance and its up-to-date host entry, or the result to end with. */
+async function entryFor(services: Services, inst: Instance): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
+  const writer = createWriter(services);
+  try {
+    return { writer, alias: await ensureEntry(writer, inst, sshOptionsFor(services, inst.id)) };
+  } catch (e) {
+    services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
+    return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
+  }
+}
+
+/** `ssh -p PORT USER@HOST` in a terminal (no managed entry): the parts checked as the SSH writer checks them. */
+function plainTerminal(services: Services, inst: Instance): ConnectResult {
+  const addr = sshAddress(inst);
+  const target = checkSshTarget(inst.id, addr?.host, addr?.port, sshOptionsFor(services, inst.id).user?.trim() || 'root');
+  if (!target.ok) return fail(target.problem);
+  return openTerminal(undefined, ['-p', String(target.port), `${target.user}@${target.host}`]);
+}
+
+function notRunning(inst: Instance): ConnectResult | undefined {
+  if (inst.state !== 'running' || !sshAddress(inst)) {
+    return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
+  }
+  return undefined;
+}
+
+/**
+ * gpuRental.openTerminal(instance?): ssh into a running instance in an integrated terminal, with
+ * its generated host entry (through `ssh -F <GPU Rental's file>` when the user's SSH config does
+ * not include it; the demo's entries are never in the user's config).
+ */
+export async function openTerminalOnInstance(services: Services, target?: unknown): Promise<ConnectResult> {
+  const inst = await resolveInstance(services, target, (i) => i.state === 'running', {
+    verb: 'Open Terminal on Instance',
+    none: 'No instance is running, so there is nothing to open a terminal on. Start or create an instance in the GPU Rental view, then try again.',
+    takeOnly: true,
+  });
+  if (!inst) return { action: 'cancelled' };
+  const bad = notRunning(inst);
+  if (bad) return bad;
+  if (!services.settings().ssh.manageConfig) return plainTerminal(services, inst);
+  const e = await entryFor(services, inst);
+  if ('action' in e) return e;
+  return openTerminal(e.alias, await terminalArgs(services, e.writer, e.alias));
+}
+
+/**
+ * `ssh <alias>` when the user's default SSH config includes ours; `-F <their config>` when it is
+ * another file (remote.SSH.configFile), which plain ssh would not read; `-F <our file>` when
+ * nothing includes it, and always in the demo (its entries are never in the user's config).
+ */
+async function terminalArgs(services: Services, writer: SshConfigWriter, alias: string): Promise<string[]> {
+  if (services.connection().demo) return sshArgsForEntry(alias, writer.configPath);
+  const include = await writer.includeStatus().catch(() => undefined);
+  if (include?.state !== 'present') return sshArgsForEntry(alias, writer.configPath);
+  return sshArgsForEntry(alias, writer.userConfigPath === join(homedir(), '.ssh', 'config') ? undefined : writer.userConfigPath);
 }
 
 /** gpuRental.connect(instance?, options?): a row, an id or `{ id }`; without one, the running instances. */
@@ -69,53 +150,50 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
     }
     if (!inst) return fail(`Instance ${id} is not in your instance list (it may have been destroyed). Refresh the GPU Rental view and pick a running instance.`);
   }
-  const addr = sshAddress(inst);
-  if (inst.state !== 'running' || !addr) {
-    return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
-  }
+  const bad = notRunning(inst);
+  if (bad) return bad;
 
   if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
-    // The terminal runs ssh with these arguments: checked like the SSH writer checks them.
-    const target = checkSshTarget(inst.id, addr.host, addr.port, sshOptionsFor(services, inst.id).user?.trim() || 'root');
-    if (!target.ok) return fail(target.problem);
     const pick = await vscode.window.showWarningMessage(
       'GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.',
       OPEN_IN_TERMINAL,
     );
-    return pick === OPEN_IN_TERMINAL ? openTerminal(undefined, ['-p', String(target.port), `${target.user}@${target.host}`]) : { action: 'cancelled' };
+    return pick === OPEN_IN_TERMINAL ? plainTerminal(services, inst) : { action: 'cancelled' };
   }
 
-  const writer = createWriter(services);
+  const e = await entryFor(services, inst);
+  if ('action' in e) return e;
+  const { writer, alias } = e;
   const opts = sshOptionsFor(services, inst.id);
-  let alias: string;
-  try {
-    alias = await ensureEntry(writer, inst, opts);
-  } catch (e) {
-    services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
-    return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
+  const viaFile = async () => openTerminal(alias, await terminalArgs(services, writer, alias));
+
+  if (services.connection().demo) {
+    // Simulated hosts stay out of the user's SSH config, so Remote-SSH cannot resolve them: a terminal with `ssh -F`.
+    void vscode.window.showInformationMessage(`Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`);
+    return viaFile();
   }
-  const include = await ensureInclude(services, writer, false, true);
-  const terminalArgs = include.state === 'present' ? [alias] : ['-F', writer.configPath, alias];
 
   if (!o.assumeRemoteSsh && !remoteSshInstalled()) {
+    const ext = installableRemoteSsh();
+    const install = `Install ${ext.name}`;
     const pick = await vscode.window.showInformationMessage(
-      `Connect opens instance ${inst.id} in a Remote-SSH window, but the Remote - SSH extension is not installed. Install it, or open an SSH session in the terminal instead.`,
-      INSTALL_REMOTE_SSH,
+      `Connect opens instance ${inst.id} in a Remote-SSH window, but no Remote-SSH extension is installed. Install ${ext.name} (${ext.id}), or open an SSH session in the terminal instead.`,
+      install,
       OPEN_IN_TERMINAL,
     );
-    if (pick === OPEN_IN_TERMINAL) return openTerminal(alias, terminalArgs);
-    if (pick !== INSTALL_REMOTE_SSH) return { action: 'cancelled' };
-    await vscode.commands.executeCommand('workbench.extensions.installExtension', REMOTE_SSH_EXTENSIONS[0]);
-    void vscode.window.showInformationMessage('Remote - SSH is being installed. When it is ready, run "GPU Rental: Connect" again.');
-    return { action: 'install' };
+    if (pick === OPEN_IN_TERMINAL) return viaFile();
+    if (pick !== install) return { action: 'cancelled' };
+    return installRemoteSsh(services, ext, viaFile);
   }
+  // The one place the Include question is asked on the way to a Remote-SSH window (a modal: Connect waits for it).
+  const include = await ensureInclude(services, writer, false, true);
   if (include.state !== 'present') {
     const pick = await vscode.window.showWarningMessage(
       `Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config" to add it, or open an SSH session in the terminal now.`,
       OPEN_IN_TERMINAL,
     );
-    return pick === OPEN_IN_TERMINAL ? openTerminal(alias, terminalArgs) : { action: 'cancelled' };
+    return pick === OPEN_IN_TERMINAL ? viaFile() : { action: 'cancelled' };
   }
 
   const folder = opts.remoteFolder?.trim();

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { mkdtempSync, rmSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer } from './framework';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { SimControl } from '../../../src/sim/control';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Services } from '../../../src/host/services';
@@ -127,25 +127,71 @@ describe('ssh', () => {
     assert.deepEqual(calls[0]!.args[1], { forceNewWindow: true });
   }, { timeoutMs: 30_000 });
 
-  it('without Remote-SSH it offers to install it or to open ssh in a terminal', async () => {
+  it('without Remote-SSH it offers the extension this host can install, or ssh in a terminal', async () => {
     const { w, id, calls } = await ready();
+    // code-server installs from Open VSX, where Microsoft's Remote - SSH does not exist.
     answer('showInformationMessage', (msg: string, ...items: string[]) => {
-      assert.match(msg, /Remote - SSH extension is not installed/);
-      assert.deepEqual(items, ['Install Remote - SSH', 'Open in Terminal']);
+      assert.match(msg, /no Remote-SSH extension is installed.*Open Remote - SSH \(jeanp413\.open-remote-ssh\)/);
+      assert.deepEqual(items, ['Install Open Remote - SSH', 'Open in Terminal']);
       return 'Open in Terminal';
     });
     const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; args?: string[] };
     const alias = (await w.findEntry(id))?.alias;
     assert.equal(r.action, 'terminal');
-    assert.deepEqual(r.args, [alias]);
+    // The test's HOME is not the one plain ssh reads, so its config is named (a user's own ~/.ssh/config is not).
+    assert.deepEqual(r.args, ['-F', w.userConfigPath, alias]);
     assert.ok(vscode.window.terminals.some((t) => t.name === `SSH ${alias}`), 'terminal opened');
     assert.deepEqual(calls, []);
 
-    answer('showInformationMessage', 'Install Remote - SSH', (msg: string) => (assert.match(msg, /Connect" again/), undefined));
+    answer('showInformationMessage', 'Install Open Remote - SSH', (msg: string) => (assert.match(msg, /Connect with Remote-SSH" again/), undefined));
     const r2 = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string };
     assert.equal(r2.action, 'install');
-    assert.deepEqual(calls, [{ command: 'workbench.extensions.installExtension', args: ['ms-vscode-remote.remote-ssh'] }]);
+    assert.deepEqual(calls, [{ command: 'workbench.extensions.installExtension', args: ['jeanp413.open-remote-ssh'] }]);
   }, { timeoutMs: 30_000 });
+
+  it('an install that fails (no marketplace) is said plainly and offers the terminal, never an unhandled error', async () => {
+    const { w, id } = await ready();
+    const cmds = vscode.commands as unknown as { executeCommand: (c: string, ...a: unknown[]) => Thenable<unknown> };
+    const inner = cmds.executeCommand;
+    cmds.executeCommand = (command: string, ...args: unknown[]) =>
+      command === 'workbench.extensions.installExtension' ? Promise.reject(new Error('getaddrinfo ENOTFOUND open-vsx.org')) : inner.call(vscode.commands, command, ...args);
+    try {
+      answer('showInformationMessage', 'Install Open Remote - SSH');
+      answer('showWarningMessage', (msg: string, ...items: string[]) => {
+        assert.match(msg, /could not be installed from Open VSX: this VS Code has no extension marketplace or cannot reach it \(getaddrinfo ENOTFOUND/);
+        assert.deepEqual(items, ['Open in Terminal']);
+        return 'Open in Terminal';
+      });
+      const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; args?: string[] };
+      assert.equal(r.action, 'terminal');
+      assert.deepEqual(r.args, ['-F', w.userConfigPath, (await w.findEntry(id))?.alias]);
+    } finally {
+      cmds.executeCommand = inner;
+    }
+  }, { timeoutMs: 30_000 });
+
+  it('a failed ssh keeps its terminal open with the cause and what to do (screenshot)', async () => {
+    const { services, w, id } = await ready();
+    // The simulated instance's SSH address has nothing listening: ssh fails with "Connection refused".
+    const closed: vscode.Terminal[] = [];
+    const sub = vscode.window.onDidCloseTerminal((t) => closed.push(t));
+    try {
+      const r = (await vscode.commands.executeCommand('gpuRental.openTerminal', id)) as { action: string; args?: string[]; alias?: string };
+      const alias = (await w.findEntry(id))?.alias;
+      assert.equal(r.action, 'terminal');
+      assert.deepEqual(r.args, ['-F', w.userConfigPath, alias], 'the user config (which includes ours)');
+      const t = await waitFor(() => vscode.window.terminals.find((x) => x.name === `SSH ${alias}`), 5000, 'the terminal');
+      await sleep(3000);
+      assert.equal(t.exitStatus, undefined, 'the terminal is still open after ssh failed');
+      assert.deepEqual(closed.map((x) => x.name), []);
+      assert.equal(services.instances.get(id)?.state, 'running');
+      t.show();
+      // The runner reads the terminal's text on screen and keeps the picture.
+      await uiCheckpoint('ssh-terminal-failure');
+    } finally {
+      sub.dispose();
+    }
+  }, { timeoutMs: 60_000 });
 
   it('destroying the instance removes its entry', async () => {
     const { services, w, id } = await ready();

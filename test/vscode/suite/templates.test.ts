@@ -89,32 +89,34 @@ describe('templates', () => {
     assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && /is running/.test(p.text)));
   }, { timeoutMs: 40_000 });
 
-  it('the Include question does not hold the creation at "Writing SSH entry" until it is answered', async () => {
+  it('the Include question is asked once: not by the creation (no toast), then by Connect in a modal', async () => {
     const { services, w, control, offerId } = await setUp();
     writeFileSync(w.userConfigPath, 'Host *\n  ServerAliveInterval 60\n'); // no Include line yet
     await services.globalState.update('gpuRental.ssh.includeDeclined', undefined);
-    let answerInclude: (pick: string | undefined) => void = () => {};
-    const asked = new Promise<string | undefined>((r) => (answerInclude = r));
-    let includeAsked = false;
-    const respond = (msg: string) => {
-      if (!/Include line/.test(msg)) return undefined;
-      includeAsked = true;
-      return asked; // the user has not answered (the toast hid itself)
-    };
-    answer('showInformationMessage', respond, respond);
-    capture('showInformationMessage');
+    capture('showInformationMessage', 'showWarningMessage');
     try {
       const pending = start(services, { offerId, confirm: false });
       await waitFor(() => created(services)[0], 8000, 'the new row');
       await control.advance(120);
       const r = await Promise.race([pending, new Promise<'stuck'>((res) => setTimeout(() => res('stuck'), 10_000))]);
-      assert.notEqual(r, 'stuck', 'the creation waited for the answer to the Include question');
+      assert.notEqual(r, 'stuck', 'the creation finished');
       assert.equal((r as CreateFlowResult).outcome, 'running');
-      assert.ok(includeAsked, 'the Include question was still asked');
-      assert.ok(await w.findEntry((r as CreateFlowResult & { instance: Instance }).instance.id), 'SSH entry written');
+      const id = (r as CreateFlowResult & { instance: Instance }).instance.id;
+      assert.ok(await w.findEntry(id), 'SSH entry written');
+      const includeQuestions = () => promptCalls.filter((p) => /Include line/.test(p.text));
+      assert.deepEqual(includeQuestions(), [], 'the creation asked nothing about the Include line');
+      // Connect (Remote-SSH assumed) asks it: once, and as a modal it waits for.
+      let modal: unknown;
+      answer('showInformationMessage', (msg: string, opts: vscode.MessageOptions | undefined) => {
+        assert.match(msg, /Add one Include line/);
+        modal = opts?.modal;
+        return 'Not Now';
+      });
+      const c = (await vscode.commands.executeCommand('gpuRental.connect', id, { assumeRemoteSsh: true })) as { action: string };
+      assert.equal(c.action, 'cancelled');
+      assert.equal(modal, true);
+      assert.equal(includeQuestions().length, 1, 'one question in all');
     } finally {
-      answerInclude(undefined);
-      await new Promise((r) => setTimeout(r, 100));
       await services.globalState.update('gpuRental.ssh.includeDeclined', undefined);
     }
   }, { timeoutMs: 40_000 });
