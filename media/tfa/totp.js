@@ -13,6 +13,15 @@
     code.setAttribute('aria-invalid', isError ? 'true' : 'false');
   }
   document.getElementById('copy').addEventListener('click', () => vscode.postMessage({ type: 'copy' }));
+  // Demo mode only: the code a real app would show, one click into the field.
+  const demoCode = document.getElementById('demo-code');
+  const useDemo = document.getElementById('use-demo');
+  if (useDemo && demoCode) {
+    useDemo.addEventListener('click', () => {
+      code.value = demoCode.textContent || '';
+      code.focus();
+    });
+  }
   document.getElementById('cancel').addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') vscode.postMessage({ type: 'cancel' });
@@ -41,6 +50,8 @@
       say(m.error, true);
       code.select();
       code.focus();
+    } else if (m && m.type === 'demoCode' && demoCode && typeof m.code === 'string') {
+      demoCode.textContent = m.code;
     } else if (m && m.type === 'copied') {
       say('Key copied to the clipboard.', false);
     }

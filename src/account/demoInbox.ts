@@ -5,7 +5,8 @@
 import * as z from 'zod/mini';
 
 export interface InboxMessage {
-  channel: 'email' | 'sms';
+  /** 'app': what an authenticator app on the account shows now (`to` is the method's label). */
+  channel: 'email' | 'sms' | 'app';
   to: string;
   code: string;
   /** Simulator time, Unix seconds. */
@@ -15,7 +16,7 @@ export interface InboxMessage {
 const inboxSchema = z.object({
   messages: z.array(
     z.object({
-      channel: z.enum(['email', 'sms']),
+      channel: z.enum(['email', 'sms', 'app']),
       to: z.string(),
       code: z.string().check(z.regex(/^\d{6}$/)),
       at: z.number(),
@@ -46,11 +47,12 @@ export function simulatorInbox(baseUrl: string, token: () => string | undefined,
 }
 
 /** The newest message on `channel` sent at or after `since` (Unix seconds), if any. */
-export function newestCode(messages: readonly InboxMessage[], channel: 'email' | 'sms', since: number): InboxMessage | undefined {
+export function newestCode(messages: readonly InboxMessage[], channel: InboxMessage['channel'], since: number): InboxMessage | undefined {
   return [...messages].reverse().find((m) => m.channel === channel && m.at >= since);
 }
 
 /** "Demo inbox: the e-mail to demo@example.com says 123456" */
 export function inboxHint(m: InboxMessage): string {
+  if (m.channel === 'app') return `Demo inbox: the authenticator app "${m.to}" shows ${m.code} now`;
   return `Demo inbox: the ${m.channel === 'email' ? 'e-mail' : 'SMS'} to ${m.to} says ${m.code}`;
 }

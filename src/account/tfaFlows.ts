@@ -22,6 +22,7 @@ import type {
 } from '../api/types';
 import { errorCode } from '../model/errors';
 import { describeTfaError, formatLocal, methodName, type TfaErrorAction, type TfaErrorInfo } from './tfaErrors';
+import { inboxHint, newestCode, type DemoInbox } from './demoInbox';
 import {
   normalizeBackupCode,
   normalizeOtp,
@@ -56,6 +57,8 @@ export interface CodeRequest {
   title: string;
   prompt: string;
   kind: 'otp' | 'backup';
+  /** Demo mode: where the code can be read ("Demo inbox: the e-mail to … says 123456"). */
+  hint?: string;
 }
 
 /** The user-facing side of the flows. The extension backs it with VS Code UI; tests script it. */
@@ -94,6 +97,8 @@ export interface TfaFlowDeps {
   setSessionKey?: (key: string | undefined) => Promise<void>;
   log?: Logger;
   formatTime?: (ms: number) => string;
+  /** Demo mode: the simulator's inbox, shown as a hint wherever a code is asked for. */
+  inbox?: DemoInbox;
 }
 
 export type FlowResult<T = void> = { ok: true; value: T } | { ok: false; reason: 'cancelled' | 'failed'; message?: string };
@@ -219,11 +224,13 @@ export class TfaFlows {
       method: o.verifier.kind === 'method' ? o.verifier.method : undefined,
       via: o.verifier.kind === 'email' ? ('email' as const) : o.verifier.kind === 'backup' ? ('backup' as const) : undefined,
     };
+    const sentAfter = Math.floor(this.clock.now() / 1000) - 5;
     let secret = await this.startWithRecovery(o.start, ctx);
     let code: string | undefined;
     for (;;) {
       if (code === undefined) {
-        code = await this.prompts.code({ title: o.title, prompt: codePrompt(o.verifier), kind });
+        const hint = kind === 'otp' ? await this.inboxHint(o.verifier, sentAfter) : undefined;
+        code = await this.prompts.code({ title: o.title, prompt: codePrompt(o.verifier), kind, ...(hint ? { hint } : {}) });
         if (code === undefined) throw new Stop(cancelled);
         const bad = kind === 'otp' ? validateOtp(code) : validateBackupCode(code);
         if (bad) {
@@ -251,6 +258,21 @@ export class TfaFlows {
         }
         throw new Stop(failed(info.message));
       }
+    }
+  }
+
+  /** The demo inbox's newest code for this verifier (undefined outside the demo, or when it cannot be read). */
+  private async inboxHint(v: Verifier, sentAfter: number): Promise<string | undefined> {
+    const inbox = this.deps.inbox;
+    if (!inbox) return undefined;
+    const channel = v.kind === 'email' ? 'email' : v.kind === 'phoneOnFile' ? 'sms' : v.kind === 'method' ? (v.method.method === 'totp' ? 'app' : 'sms') : undefined;
+    if (!channel) return undefined;
+    try {
+      const m = newestCode(await inbox.messages(), channel, channel === 'app' ? 0 : sentAfter);
+      return m && inboxHint(m);
+    } catch (e) {
+      this.deps.log?.warn(`tfa: demo inbox: ${(e as Error).message}`);
+      return undefined;
     }
   }
 

@@ -7,6 +7,7 @@ import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { SimState, randomKey, type Fault, type SimInstance } from './state';
 import { handleSshKeys } from './sshKeys';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
+import { totp } from './totp';
 import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
 
 export interface Principal {
@@ -118,7 +119,10 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     // The demo's inbox: what the account's e-mail and phone received, for the account's own key only.
     const who = resolvePrincipal(state, tokenOf(req, url));
     if (!who || who === 'expired' || who.kind === 'instance') return send(res, 401, { success: false, error: 'auth_error', msg: 'Invalid user key.' });
-    return send(res, 200, { messages: state.outbox.map((m) => ({ channel: m.channel, to: m.to, code: m.code, at: m.at })) });
+    // And what each authenticator app on the account would show right now (the demo user has no app for a simulated key).
+    const now = state.now();
+    const apps = state.tfa.methods.flatMap((m) => (m.method === 'totp' && m.totpSecret ? [{ channel: 'app', to: m.label, code: totp(m.totpSecret, now), at: now }] : []));
+    return send(res, 200, { messages: [...state.outbox.map((m) => ({ channel: m.channel, to: m.to, code: m.code, at: m.at })), ...apps] });
   }
   if (path.startsWith('/_sim')) {
     if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });

@@ -11,9 +11,17 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
     void vscode.commands.executeCommand('gpuRental.instances.focus');
     return true;
   }
+  if (services.connection().demo) {
+    // `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse.
+    void vscode.window.showInformationMessage(
+      `This window is already the demo (started by "npm run demo"). ${DEMO_MESSAGE} Close the window (or press Ctrl-C where npm run demo runs) to end it.`,
+    );
+    void vscode.commands.executeCommand('gpuRental.instances.focus');
+    return true;
+  }
   try {
     const sim = await import('../../sim');
-    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2 });
+    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, demoInbox: true });
     await services.setDemo({ url: running.url, apiKey: sim.simConfig().apiKey }, () => running.close());
     services.log.info(`Demo mode on (simulator at ${running.url}).`);
     void vscode.commands.executeCommand('gpuRental.instances.focus');

@@ -10,6 +10,8 @@ import { TfaFlows, type FlowResult } from '../../account/tfaFlows';
 import { scriptedPrompts, type TfaScript } from '../../account/tfaScript';
 import { describeError } from '../../model/errors';
 import { createVscodePrompts } from './tfaPrompts';
+import { simulatorInbox } from '../../account/demoInbox';
+import { totp } from '../../sim/totp';
 
 /** Arguments a command accepts: a tree node (context menu) or scripted answers. */
 export type TfaCommandArg = AccountRow | TfaScript | undefined;
@@ -38,9 +40,12 @@ async function runFlow<T>(
     void vscode.window.showErrorMessage(message);
     return { ok: false, reason: 'failed', message };
   }
+  const demo = services.connection().demo;
   const flows = new TfaFlows({
     api,
-    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri)),
+    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: (secret) => totp(secret, Date.now() / 1000) } : undefined)),
+    // The demo has no real e-mail or phone: its codes come from the simulator's inbox.
+    ...(demo ? { inbox: simulatorInbox(services.connection().baseUrl, () => services.connectionState.token()) } : {}),
     state: services.globalState,
     setSessionKey: (k) => services.setSessionKey(k),
     log: services.log,

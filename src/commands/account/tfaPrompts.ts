@@ -23,7 +23,12 @@ export function describeMethod(m: TfaMethod, now = Date.now()): string {
   return parts.join(' · ');
 }
 
-export function createVscodePrompts(extensionUri: vscode.Uri): TfaPrompts {
+/** Demo mode: what an authenticator app with a given key would show now (the demo user has no app for a simulated key). */
+export interface DemoCodes {
+  totpCode(secret: string): string;
+}
+
+export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes): TfaPrompts {
   return {
     async pickVerifier(req: PickVerifierRequest): Promise<Verifier | undefined> {
       type Item = vscode.QuickPickItem & { v: Verifier };
@@ -52,7 +57,8 @@ export function createVscodePrompts(extensionUri: vscode.Uri): TfaPrompts {
     async code(req: CodeRequest) {
       return vscode.window.showInputBox({
         title: req.title,
-        prompt: req.prompt,
+        // In the demo the code "sent" is shown right under the box, where the user is looking.
+        prompt: req.hint ? `${req.prompt}. ${req.hint}.` : req.prompt,
         placeHolder: req.kind === 'otp' ? '123456' : 'XXXX-XXXX-XXXX',
         password: req.kind === 'backup',
         ignoreFocusOut: true,
@@ -89,7 +95,7 @@ export function createVscodePrompts(extensionUri: vscode.Uri): TfaPrompts {
     async totpSetup(setup: TotpSetupResult, submit) {
       // The QR encoder is loaded only when this view opens (kept out of the activation bundle).
       const { showTotpSetup } = await import('../../views/account/totpWebview');
-      return showTotpSetup(extensionUri, setup, submit);
+      return showTotpSetup(extensionUri, setup, submit, demo && (() => demo.totpCode(setup.secret)));
     },
   };
 }

@@ -27,10 +27,13 @@ function groupSecret(s: string): string {
 }
 
 /** The page body: steps, QR code, key for manual entry, code and label fields. */
-export function totpBody(setup: TotpSetupResult): string {
+export function totpBody(setup: TotpSetupResult, demoCode?: string): string {
+  const demo = demoCode
+    ? `<p id="demo" class="demo" role="note">Demo inbox: an authenticator app with this key shows <strong id="demo-code">${escapeHtml(demoCode)}</strong> now (a new code every 30 seconds). <button id="use-demo" type="button" class="secondary">Use This Code</button></p>`
+    : '';
   return `
 <main>
-<h1>Add an authenticator app</h1>
+<h1>Add an authenticator app</h1>${demo}
 <ol class="steps">
   <li>Open your authenticator app (for example Google Authenticator, 1Password, Authy) and add an account.</li>
   <li>Scan this QR code, or enter the key below by hand.</li>
@@ -55,10 +58,13 @@ export function showTotpSetup(
   extensionUri: vscode.Uri,
   setup: TotpSetupResult,
   submit: (code: string, label?: string) => Promise<string | undefined>,
+  /** Demo mode: the code an app would show now, kept current in the view. */
+  demoCode?: () => string,
 ): Promise<boolean> {
   const panel = vscode.window.createWebviewPanel('gpuRental.tfaTotp', 'Add Authenticator App', vscode.ViewColumn.Active, webviewOptions(extensionUri));
   let secret = setup.secret;
-  const body = totpBody(setup);
+  const body = totpBody(setup, demoCode?.());
+  const ticker = demoCode && setInterval(() => void panel.webview.postMessage({ type: 'demoCode', code: demoCode() }), 5000);
   panel.webview.html = page(panel.webview, extensionUri, { title: 'Add Authenticator App', body, script: 'totp.js' });
   return new Promise<boolean>((resolve) => {
     let ok = false;
@@ -66,6 +72,7 @@ export function showTotpSetup(
       secret = '';
     };
     panel.onDidDispose(() => {
+      if (ticker) clearInterval(ticker);
       drop();
       resolve(ok);
     });

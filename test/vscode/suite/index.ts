@@ -56,3 +56,4 @@ import './templates.test';
 import './sidebar.test';
 import './tfa.test';
 import './ecosystem.test';
+import './demo.test';

@@ -1,0 +1,95 @@
+// A newcomer's demo: nothing of it reaches ~/.ssh, Connect opens a terminal on a temporary
+// file without asking about the user's SSH config, the demo's own inbox makes every 2FA step
+// possible (the QR view included), and Try Demo Mode / Clear API Key explain themselves.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { existsSync, mkdtempSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import type { FlowResult } from '../../../src/account/tfaFlows';
+
+let home: string | undefined;
+
+async function demo(): Promise<Awaited<ReturnType<typeof getExtensionApi>>['services']> {
+  const { services } = await getExtensionApi();
+  // The "real" home of this test: the demo must leave it untouched.
+  home = mkdtempSync(join(tmpdir(), 'gpu-rental-demo-home-'));
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  process.env.GPU_RENTAL_SSH_HOME = home;
+  assert.equal(await vscode.commands.executeCommand('gpuRental.tryDemoMode'), true);
+  await waitFor(() => services.connection().demo && services.instances.instances.some((i) => i.state === 'running' && !!i.ssh_port), 15_000, 'a running demo instance');
+  return services;
+}
+
+describe('demo', () => {
+  afterEach(async () => {
+    await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    for (const t of vscode.window.terminals) if (t.name.startsWith('SSH ')) t.dispose();
+    delete process.env.GPU_RENTAL_SSH_HOME;
+    if (home) rmSync(home, { recursive: true, force: true });
+    home = undefined;
+  });
+
+  it('connect in the demo: ssh -F a temporary file, no Include question, nothing in ~/.ssh; exit removes it all', async () => {
+    const services = await demo();
+    const inst = services.instances.instances.find((i) => i.state === 'running')!;
+    capture('showInformationMessage', 'showWarningMessage');
+    const r = (await vscode.commands.executeCommand('gpuRental.connect', inst.id)) as { action: string; args?: string[]; alias?: string };
+    assert.equal(r.action, 'terminal');
+    const temp = services.demoSsh.path();
+    const config = join(temp, '.ssh', 'gpu-rental', 'config');
+    assert.deepEqual(r.args, ['-F', config, r.alias]);
+    assert.ok(existsSync(config), 'the demo entry is in the temporary file');
+    assert.ok(!temp.startsWith(home!), 'not under the user home');
+    assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched: no gpu-rental folder, no config');
+    assert.deepEqual(promptCalls.filter((p) => /Include/.test(p.text)), [], 'the Include question is never asked for demo hosts');
+    assert.ok(promptCalls.some((p) => /Demo: instance \d+ opens in a terminal/.test(p.text)));
+    await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    assert.equal(existsSync(temp), false, 'the demo left nothing behind');
+    assert.deepEqual(readdirSync(join(home!, '.ssh')), []);
+  }, { timeoutMs: 40_000 });
+
+  it('Try Demo Mode and Clear API Key explain themselves inside the demo', async () => {
+    const services = await demo();
+    try {
+      const url = services.connection().baseUrl;
+      answer('showInformationMessage', (msg: string, ...items: string[]) => {
+        assert.match(msg, /simulated key that is never stored, so there is no API key to clear/);
+        assert.deepEqual(items, ['Exit Demo Mode']);
+        return undefined;
+      });
+      await vscode.commands.executeCommand('gpuRental.clearApiKey');
+      assert.equal(services.connection().demo, true, 'still in the demo');
+      assert.equal(await vscode.commands.executeCommand('gpuRental.tryDemoMode'), true);
+      assert.equal(services.connection().baseUrl, url, 'the same simulated world, not a new one');
+    } finally {
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode'); // before the other files' sign-out checks
+    }
+  }, { timeoutMs: 30_000 });
+
+  it('Add an authenticator app in the demo: the e-mail code in the input box, the QR view shows the code (screenshot)', async () => {
+    const services = await demo();
+    try {
+      let prompt = '';
+      answer('showInputBox', (opts: vscode.InputBoxOptions) => {
+        prompt = opts.prompt ?? '';
+        return /says (\d{6})/.exec(prompt)?.[1];
+      });
+      capture('showInformationMessage');
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const codes: string[][] = [];
+      const pending = vscode.commands.executeCommand<FlowResult<unknown>>('gpuRental.tfa.addTotp', { onInfo: () => undefined, onBackupCodes: (c: readonly string[]) => codes.push([...c]) });
+      // The runner reads the demo code in the QR view, uses it and verifies, as a user would.
+      assert.equal(await uiCheckpoint('tfa-demo-qr'), 'ok');
+      const r = await pending;
+      assert.match(prompt, /Enter the 6-digit code sent to your account e-mail\. Demo inbox: the e-mail to \S+ says \d{6}\./);
+      assert.deepEqual(r, { ok: true, value: { backupCodes: true } });
+      assert.equal(codes[0]?.length, 10);
+      const st = await (await services.api()).tfaStatus();
+      assert.equal(st.methods[0]?.method, 'totp');
+    } finally {
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    }
+  }, { timeoutMs: 90_000 });
+});
