@@ -23,6 +23,7 @@ import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/types';
 import { GuardMonitor } from '../guard/monitor';
 import { sshGuardRemote } from '../guard/remote';
 import { DemoSshHome } from '../ssh/demoHome';
+import { CostLedger, startOfDay } from '../model/costs';
 
 export const SECRET_PREFIX = 'gpuRental.';
 export const SESSION_KEY_SECRET = 'sessionKey';
@@ -75,6 +76,8 @@ export interface Services {
   setDemo(endpoint: DemoEndpoint | undefined, stop?: () => Promise<void>): Promise<void>;
   /** Stop the demo simulator if one runs. */
   readonly demoStop: (() => Promise<void>) | undefined;
+  /** The rates seen per instance: cost so far and spent today (the service's own total where an instance carries one). */
+  readonly costs: CostLedger;
   /** Where the demo's SSH entries live: a temporary HOME, removed when the demo ends (never ~/.ssh). */
   readonly demoSsh: DemoSshHome;
   /** Set by registerViews: the tree providers and status bar (for integration tests). */
@@ -193,12 +196,23 @@ export function createServices(context: vscode.ExtensionContext): Services {
     void vscode.commands.executeCommand('setContext', 'gpuRental.demoSession', info.demo);
   };
 
+  // Every poll adds to the rate history (an empty list right after a connection change is "not loaded yet").
+  const costs = new CostLedger();
+  track(
+    instances.onDidChange(() => {
+      if (!instances.loaded) return;
+      const now = Date.now();
+      costs.prune(startOfDay(now));
+      costs.observe(instances.instances, now);
+    }),
+  );
   const demoSsh = new DemoSshHome();
   // The demo's entries and known_hosts go with the demo (Exit Demo Mode, window closed).
   track({ dispose: () => demoSsh.dispose() });
   track(
     conn.onDidChange((info) => {
       if (!info.demo) demoSsh.dispose();
+      costs.clear();
       setContext(info);
       instances.reset();
       offers.reset();
@@ -316,6 +330,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
       if (previous && previous !== stop) await previous().catch(() => undefined);
     },
     demoSsh,
+    costs,
     get demoStop() {
       return demoStop;
     },

@@ -6,6 +6,8 @@ import { describeTemplateText, type TemplateFileInfo } from '../templates/discov
 import { loadTemplate, type LoadedTemplate, type TemplateContext } from '../templates/validate';
 import { templateSecretKey } from '../templates/variables';
 import { readSettings } from './settings';
+import type { Offer } from '../api/types';
+import { offerSatisfies } from '../templates/offerFit';
 
 export async function findTemplates(): Promise<TemplateFileInfo[]> {
   const { glob } = readSettings().templates;
@@ -70,8 +72,20 @@ export async function loadTemplateUri(services: Services, uri: vscode.Uri): Prom
   return loadTemplate(await readText(uri), templateContext(services, uri));
 }
 
-/** Quick pick of discovered templates, the active editor's template first. */
-export async function pickTemplate(title: string): Promise<vscode.Uri | undefined> {
+/** For "Rent this offer with which template?": the offer, and how to read a template to judge it. */
+export interface OfferFitContext {
+  offer: Offer | number;
+  load(uri: vscode.Uri): Promise<LoadedTemplate>;
+}
+
+type TemplateItem = vscode.QuickPickItem & { uri?: vscode.Uri; order: number };
+
+/**
+ * Quick pick of discovered templates, the active editor's template first. With an offer: the
+ * templates it fits first, then the others marked with why not, then the broken ones marked
+ * broken (each group under its own separator).
+ */
+export async function pickTemplate(title: string, fit?: OfferFitContext): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document.uri;
   const found = await findTemplates();
   if (found.length === 0) {
@@ -82,13 +96,34 @@ export async function pickTemplate(title: string): Promise<vscode.Uri | undefine
     if (choice === 'New Template') await vscode.commands.executeCommand('gpuRental.newTemplate');
     return undefined;
   }
-  const items = found.map((f) => ({
-    label: f.name,
-    description: f.relativePath,
-    detail: f.broken ? '$(warning) Cannot be parsed: open it to fix the JSON' : f.description,
-    uri: vscode.Uri.parse(f.file),
-  }));
-  items.sort((a, b) => Number(b.uri.toString() === active?.toString()) - Number(a.uri.toString() === active?.toString()));
-  if (items.length === 1 && !found[0]!.broken) return items[0]!.uri;
-  return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }))?.uri;
+  const offer = fit && typeof fit.offer === 'object' ? fit.offer : undefined;
+  const items: TemplateItem[] = await Promise.all(
+    found.map(async (f): Promise<TemplateItem> => {
+      const uri = vscode.Uri.parse(f.file);
+      const base = { label: f.name, description: f.relativePath, uri };
+      if (f.broken) return { ...base, detail: '$(error) Broken: cannot be parsed; open it to fix the JSON', order: 2 };
+      if (!fit) return { ...base, detail: f.description, order: 0 };
+      const loaded = await fit.load(uri).catch(() => undefined);
+      const errors = loaded?.problems.filter((p) => p.severity === 'error') ?? [];
+      if (!loaded?.template) {
+        const first = errors[0];
+        return { ...base, detail: `$(error) Broken: ${errors.length} problem${errors.length === 1 ? '' : 's'}${first ? ` (${first.where}: ${first.message})` : ''}`, order: 2 };
+      }
+      const reasons = offer ? offerSatisfies(loaded.template, offer) : [];
+      if (reasons.length) return { ...base, detail: `$(circle-slash) Does not fit this offer: ${reasons.join('; ')}`, order: 1 };
+      return { ...base, detail: f.description, order: 0 };
+    }),
+  );
+  const isActive = (i: TemplateItem) => Number(i.uri?.toString() === active?.toString());
+  items.sort((a, b) => a.order - b.order || isActive(b) - isActive(a));
+  const usable = items.filter((i) => i.order === 0);
+  if (usable.length === 1 && items.length === 1) return usable[0]!.uri;
+  const groups = fit ? ['Fits this offer', 'Does not fit this offer', 'Broken'] : [];
+  const shown: TemplateItem[] = [];
+  for (const i of items) {
+    const group = groups[i.order];
+    if (group && shown[shown.length - 1]?.order !== i.order) shown.push({ label: group, kind: vscode.QuickPickItemKind.Separator, order: i.order });
+    shown.push(i);
+  }
+  return (await vscode.window.showQuickPick(shown, { title, matchOnDescription: true, matchOnDetail: true }))?.uri;
 }

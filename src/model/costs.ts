@@ -168,6 +168,11 @@ export class CostLedger {
     for (const [id, t] of this.tracks) if (!seen.has(id) && t.endedAt === undefined) t.endedAt = now;
   }
 
+  /** Forgets everything (another account or service). */
+  clear(): void {
+    this.tracks.clear();
+  }
+
   /** Forgets instances that ended before `before` (ms), e.g. at the start of a new day. */
   prune(before: number): void {
     for (const [id, t] of this.tracks) if (t.endedAt !== undefined && t.endedAt < before) this.tracks.delete(id);
@@ -237,4 +242,17 @@ function spentInWindow(t: Track, from: number, to: number): { amount: number; es
   const unseen = first.at > unseenFrom ? (first.rate * (Math.min(first.at, to) - unseenFrom)) / HOUR_MS : 0;
   if (lastTotal) return { amount: unseen + lastTotal.total - totals[0]!.total, estimate: true };
   return { amount: unseen + integrate(s, from, to), estimate: true };
+}
+
+/** "$1.23", or "≈ $1.23 (estimate from the rates seen since 07:01)". */
+export function costSoFarText(c: CostSoFar, formatTime: (ms: number) => string): string {
+  if (!c.estimate) return formatMoney(c.amount);
+  return `≈ ${formatMoney(c.amount)} (estimate from the rates seen${c.since !== undefined ? ` since ${formatTime(c.since)}` : ''})`;
+}
+
+/** Local midnight before `now` (ms). */
+export function startOfDay(now: number): number {
+  const d = new Date(now);
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
 }

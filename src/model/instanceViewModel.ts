@@ -2,7 +2,7 @@
 // colour ids, contextValue), so the rules are unit-tested without VS Code.
 import type { Instance, Offer } from '../api/types';
 import { checkSshTarget, sshCommandLine } from '../ssh/sshValues';
-import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from './costs';
+import { computeRate, costSoFarText, currentRate, formatRate, isBilledForCompute, storageRate, type CostSoFar } from './costs';
 import { currentBid, isInterruptible, isOutbid } from './bid';
 
 export type StateCategory = 'running' | 'loading' | 'stopped' | 'failed' | 'unknown';
@@ -152,7 +152,17 @@ export interface GuardRowInfo {
   details: string[];
 }
 
-export function instanceTooltip(i: Instance, guard?: GuardRowInfo): string {
+/** Local clock time for cost notes ("since 07:01"). */
+function hhmm(ms: number): string {
+  return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+/** "Cost so far: $1.23" (the service's figure) or an estimate from the rates seen. */
+export function costSoFarLine(cost: CostSoFar | undefined, formatTime: (ms: number) => string = hhmm): string | undefined {
+  return cost ? `Cost so far: ${costSoFarText(cost, formatTime)}` : undefined;
+}
+
+export function instanceTooltip(i: Instance, guard?: GuardRowInfo, cost?: CostSoFar): string {
   const lines: string[] = [[`**${md(instanceName(i))}**`, md(gpuText(i)), md(stateText(i))].filter(Boolean).join(' · '), ''];
   const add = (k: string, v: string | undefined): void => {
     if (v !== undefined && v !== '') lines.push(`- ${k}: ${md(v)}`);
@@ -182,12 +192,17 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo): string {
     `- Cost: compute ${formatRate(compute)}, storage ${formatRate(storage)}, total ${formatRate(currentRate(i))}` +
       (isBilledForCompute(i) ? '' : ' (stopped: storage only)'),
   );
+  const spent = costSoFarLine(cost);
+  if (spent) lines.push(`- ${md(spent)}`);
   for (const d of guard?.details ?? []) lines.push(`- ${md(d)}`);
   return lines.join('\n');
 }
 
-/** Longest row label: with it the price and the state still fit a default-width sidebar. */
-export const ROW_LABEL_MAX = 24;
+/**
+ * Longest row label: with it, the state and the price after it still fit a default-width
+ * sidebar (about 30 characters beside the icon).
+ */
+export const ROW_LABEL_MAX = 12;
 
 /**
  * The name as the row shows it: a long label is shortened in the middle (its end, where the
@@ -198,20 +213,21 @@ export function rowLabel(i: Instance): string {
   const name = instanceName(i);
   const chars = [...name];
   if (chars.length <= ROW_LABEL_MAX) return name;
-  const tail = 8;
+  const tail = 7; // a generated label's "-xxxx" suffix and a little before it
   return `${chars.slice(0, ROW_LABEL_MAX - tail - 1).join('')}…${chars.slice(-tail).join('')}`;
 }
 
-export function instanceRow(i: Instance, pending?: string, guard?: GuardRowInfo): RowModel {
+export function instanceRow(i: Instance, pending?: string, guard?: GuardRowInfo, cost?: CostSoFar): RowModel {
   const cat = stateCategory(i);
   const look = pending ? { icon: 'loading~spin', color: 'charts.yellow' } : ICONS[cat];
   const rate = formatRate(currentRate(i));
   return {
     id: `instance:${i.id}`,
     label: rowLabel(i),
-    // $/h first so a narrow sidebar still shows it; the state is the icon (spelled out unless running).
-    description: [rate, pending ?? (cat === 'running' ? undefined : stateText(i)), gpuText(i), guard?.text].filter(Boolean).join(' · '),
-    tooltip: instanceTooltip(i, guard),
+    // What is happening first ("stopped", "Stopping…": a running row needs no word), then $/h, so a
+    // narrow sidebar still shows both; the GPUs and the guard come last, where truncation may take them.
+    description: [[pending ?? (cat === 'running' ? undefined : stateText(i)), rate].filter(Boolean).join(' '), gpuText(i), guard?.text].filter(Boolean).join(' · '),
+    tooltip: instanceTooltip(i, guard, cost),
     icon: look.icon,
     color: look.color,
     contextValue: instanceContextValue(i),
@@ -276,6 +292,40 @@ export function instanceDetails(i: Instance): DetailModel[] {
     out.push({ key, label: key, value: fmtValue(key, v) });
   }
   return out;
+}
+
+/** The Show Instance Details document's URI scheme (a read-only virtual document). */
+export const DETAILS_SCHEME = 'gpu-rental-instance';
+
+/** `/<id>/<name>.md`: the id finds the instance; the name is the editor tab's title. */
+export function detailsPath(i: Pick<Instance, 'id' | 'label'>): string {
+  const name = instanceName(i as Instance).replace(/[\\/:*?"<>|#%\s]+/g, '-').replace(/^-+|-+$/g, '') || `instance-${i.id}`;
+  return `/${i.id}/${name}.md`;
+}
+
+/** The instance id of a details document path, or undefined. */
+export function detailsId(path: string): number | undefined {
+  const m = /^\/(\d+)\//.exec(path);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The Show Instance Details document: every set field (secrets masked) as a Markdown table,
+ * after what it has cost so far. Read-only, refreshed when the instance changes.
+ */
+export function instanceDetailsMarkdown(i: Instance, cost?: CostSoFar, formatTime: (ms: number) => string = hhmm): string {
+  const rows = instanceDetails(i).map((d) => `| ${d.label} | ${d.value.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  const spent = costSoFarLine(cost, formatTime);
+  return [
+    `# ${instanceName(i)} (#${i.id})`,
+    '',
+    [stateText(i), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
+    '',
+    '| Field | Value |',
+    '|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
 }
 
 export function offerRow(o: Offer): RowModel {

@@ -43,8 +43,11 @@ export interface ProgressUpdate {
 export interface FlowPrompts {
   /** Pick one of the ranked offers; undefined cancels (nothing was rented). */
   pickOffer(offers: readonly Offer[], template: Template): Promise<Offer | undefined>;
-  /** Confirm renting at this price (and bid). false cancels. */
-  confirmRent(offer: Offer, template: Template, bidPrice: number | undefined): Promise<boolean>;
+  /**
+   * Confirm renting at this price (and bid). false cancels; `{ bidPrice }` rents with the bid
+   * the user changed it to (interruptible templates only).
+   */
+  confirmRent(offer: Offer, template: Template, bidPrice: number | undefined): Promise<boolean | { bidPrice: number }>;
   /** The user cancelled (or the wait timed out) after an instance was rented. */
   keepOrDestroy(instanceId: number, reason: 'cancelled' | 'timeout'): Promise<'keep' | 'destroy'>;
   /**
@@ -360,13 +363,14 @@ async function reconcileAmbiguous(ports: CreateFlowPorts, label: string, interva
 
 export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInput): Promise<CreateFlowResult> {
   const { api, log, clock } = ports;
-  const t = input.template;
-  const startedAt = clock.now();
+  let t = input.template;
+  // Elapsed time counts from the click on Rent: the search and the confirmation are not waiting.
+  let startedAt = clock.now();
   const maxAttempts = Math.max(1, input.maxAttempts ?? 3);
   const intervalMs = input.pollIntervalMs ?? 10_000;
   const maxWaitMs = input.maxWaitMs ?? 30 * 60_000;
   const signal = input.signal;
-  const bidPrice = t.offer?.type === 'bid' ? t.offer.bidPrice : undefined;
+  let bidPrice = t.offer?.type === 'bid' ? t.offer.bidPrice : undefined;
   const targetState = t.instance.target_state ?? 'running';
   const ssh: SshOptions = t.ssh ? { ...t.ssh } : {};
   let attempt = 0;
@@ -433,7 +437,15 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
   let confirmedPrice = first.dph_total;
   if (input.confirm !== false) {
     progress('confirming', `Confirm ${describeOffer(first)}`);
-    if (!(await ports.prompts.confirmRent(first, t, bidPrice)) || signal?.aborted) return cancelledBeforeRent();
+    const yes = await ports.prompts.confirmRent(first, t, bidPrice);
+    if (!yes || signal?.aborted) return cancelledBeforeRent();
+    if (typeof yes === 'object' && bidPrice !== undefined && Number.isFinite(yes.bidPrice) && yes.bidPrice > 0 && t.offer) {
+      // The bid changed in the confirmation: the request's price is the template's bidPrice.
+      bidPrice = yes.bidPrice;
+      t = { ...t, offer: { ...t.offer, bidPrice } };
+      log.info(`create: bid changed to ${formatRate(bidPrice, 3)} in the confirmation`);
+    }
+    startedAt = clock.now();
   }
 
   let createWaits = 0;
@@ -457,6 +469,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     // Moving to a pricier match than the one confirmed needs a new yes.
     if (input.confirm !== false && bidPrice === undefined && offer.dph_total > confirmedPrice + 1e-9) {
       if (!(await ports.prompts.confirmRent(offer, t, bidPrice))) return cancelledBeforeRent();
+      startedAt = clock.now();
       confirmedPrice = offer.dph_total;
     }
     attempt++;

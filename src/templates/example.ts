@@ -1,5 +1,10 @@
 // The commented example "New Template" writes; unit tested to be a valid template.
-export const EXAMPLE_TEMPLATE = `{
+// Its name is the file's: a fixed sample name made two identical titles in the template picker.
+export function exampleTemplate(name: string): string {
+  return EXAMPLE_TEMPLATE.replace('"name": "PyTorch on one RTX 4090"', `"name": ${JSON.stringify(name)}`);
+}
+
+const EXAMPLE_TEMPLATE = `{
   // GPU Rental workspace template. Hover any property for its documentation.
   // Strings may use \${workspaceFolder}, \${workspaceFolderBasename}, \${env:NAME} and
   // \${secret:NAME} (set with "GPU Rental: Set Template Secret"; never commit passwords).

@@ -4,6 +4,7 @@
 // matter on which page of which search the offer was seen.
 import type { Offer } from '../api/types';
 import { formatRate } from '../model/costs';
+import { formatGpuRam } from '../model/instanceViewModel';
 import type { Template } from './schema';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -28,7 +29,7 @@ export function offerSatisfies(template: Template, offer: Offer): string[] {
   if (f.minNumGpus !== undefined && offer.num_gpus < f.minNumGpus) out.push(`${plural(offer.num_gpus, 'GPU')}, fewer than minNumGpus ${f.minNumGpus}`);
   if (f.minGpuRamGb !== undefined) {
     if (typeof offer.gpu_ram !== 'number') out.push(`GPU memory is not known (minGpuRamGb ${f.minGpuRamGb})`);
-    else if (offer.gpu_ram < Math.round(f.minGpuRamGb * 1000)) out.push(`${Math.round(offer.gpu_ram / 1000)} GB per GPU is below minGpuRamGb ${f.minGpuRamGb}`);
+    else if (offer.gpu_ram < Math.round(f.minGpuRamGb * 1000)) out.push(`${formatGpuRam(offer.gpu_ram) ?? '0 GB'} per GPU is below minGpuRamGb ${f.minGpuRamGb}`);
   }
   if (f.minReliability !== undefined) {
     if (typeof offer.reliability !== 'number') out.push(`reliability is not known (minReliability ${+(f.minReliability * 100).toFixed(2)}%)`);

@@ -186,7 +186,51 @@ export type LocalForward = z.infer<typeof LocalForwardSchema>;
 export type GuardOptions = z.infer<typeof GuardSchema>;
 
 /** The JSON Schema contributed through contributes.jsonValidation (draft-07: what VS Code's JSON service understands best). */
+/**
+ * The contributed JSON Schema: completion and hover docs only. The extension's own diagnostics
+ * (from TemplateSchema itself) own every structural check; a schema that checked too reported
+ * every mistake twice in Problems, once in each wording. So the validation keywords are left
+ * out; allowed values stay as `examples`, which VS Code still offers as completions.
+ */
 export function templateJsonSchema(): Record<string, unknown> {
   const s = z.toJSONSchema(TemplateSchema, { target: 'draft-7' }) as Record<string, unknown>;
-  return { ...s, $id: 'gpu-rental-template', title: 'GPU Rental workspace template' };
+  // allowComments / allowTrailingCommas: VS Code's own keywords, so the JSONC a template may be is not flagged either.
+  return { ...(documentationOnly(s) as Record<string, unknown>), $id: 'gpu-rental-template', title: 'GPU Rental workspace template', allowComments: true, allowTrailingCommas: true };
+}
+
+/** Keywords that make a validator report something; none of them is needed for completion or hover. */
+const VALIDATION_KEYWORDS = new Set([
+  'type', 'required', 'additionalProperties', 'propertyNames', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum',
+  'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties',
+  'enum', 'const', 'not', 'if', 'then', 'else', 'allOf', 'oneOf', 'anyOf',
+]);
+
+function documentationOnly(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(documentationOnly);
+  if (typeof node !== 'object' || node === null) return node;
+  const n = node as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(n)) {
+    if (k === '$schema' && typeof v === 'string') out[k] = v;
+    else if (k === 'properties' || k === 'definitions' || k === '$defs') {
+      out[k] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([p, sub]) => [p, documentationOnly(sub)]));
+    } else if (!VALIDATION_KEYWORDS.has(k)) out[k] = documentationOnly(v);
+  }
+  // Completion proposals: enum values, a const, true/false for booleans; alternatives' properties merged.
+  const examples = new Set<unknown>(Array.isArray(n.examples) ? n.examples : []);
+  const collect = (x: Record<string, unknown>): void => {
+    if (Array.isArray(x.enum)) for (const e of x.enum) examples.add(e);
+    if ('const' in x) examples.add(x.const);
+    if (x.type === 'boolean') [true, false].forEach((b) => examples.add(b));
+  };
+  collect(n);
+  for (const alt of [...((n.anyOf as unknown[]) ?? []), ...((n.oneOf as unknown[]) ?? [])]) {
+    if (typeof alt !== 'object' || alt === null) continue;
+    const a = alt as Record<string, unknown>;
+    collect(a);
+    if (a.properties) out.properties = { ...(documentationOnly({ properties: a.properties }) as { properties: object }).properties, ...(out.properties as object) };
+    if (a.items && !out.items) out.items = documentationOnly(a.items);
+  }
+  if (examples.size) out.examples = [...examples];
+  return out;
 }

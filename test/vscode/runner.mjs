@@ -158,6 +158,53 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('tfa-qr');
   },
+  /** A long generated label: the row shortens it and "stopped $x/h" stays inside the visible row. */
+  'instances-long-label': async () => {
+    await openSidebar();
+    const row = ui.page.locator('.monaco-list-row', { hasText: 'ch-z80p' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    await ui.page.mouse.move(700, 700); // no hover: the row as it normally looks
+    await ui.page.waitForTimeout(300);
+    await shot('instances-long-label');
+    const r = await row.evaluate((el) => {
+      const desc = el.querySelector('.label-description');
+      const box = el.closest('.monaco-list') ?? el; // what the tree shows (its rows are clipped to it)
+      const name = el.querySelector('.label-name')?.textContent ?? '';
+      const text = desc?.textContent ?? '';
+      const node = desc?.firstChild;
+      const price = /\/h/.exec(text);
+      if (!node || !text.startsWith('stopped') || !price) return { name, text, visible: false };
+      const range = document.createRange();
+      range.setStart(node, 0); // from "stopped" ...
+      range.setEnd(node, price.index + 2); // ... to the end of the price
+      return { name, text, visible: range.getBoundingClientRect().right <= box.getBoundingClientRect().right + 0.5 };
+    });
+    if (r.name !== 'demo…ch-z80p') throw new Error(`the row label reads "${r.name}"`);
+    if (!/^stopped <?\$\d+\.\d\d\/h/.test(r.text)) throw new Error(`the row description reads "${r.text}"`);
+    if (!r.visible) throw new Error(`price and "stopped" are cut off at the default sidebar width: "${r.text}"`);
+  },
+  /** Search Offers: type 24 at "Minimum GPU RAM", go on, press Back: the box still says 24. */
+  'search-back': async () => {
+    const widget = ui.page.locator('.quick-input-widget');
+    const input = widget.locator('input.input').first();
+    // The title says which step is showing: "GPU Rental: Search Offers (3/10)".
+    const waitFor = async (step) => widget.locator('.quick-input-title', { hasText: `(${step}/` }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await waitFor(1); // GPU models
+    await ui.page.keyboard.press('Enter'); // any model
+    await waitFor(2); // number of GPUs
+    await ui.page.keyboard.press('Enter'); // any number
+    await waitFor(3); // minimum GPU RAM
+    await input.fill('24');
+    await ui.page.keyboard.press('Enter');
+    await waitFor(4); // reliability
+    await widget.locator('.codicon-quick-input-back, [aria-label="Back"]').first().click();
+    await waitFor(3);
+    await ui.page.waitForTimeout(200);
+    await shot('search-back');
+    const value = await input.inputValue();
+    await ui.page.keyboard.press('Escape');
+    if (value !== '24') throw new Error(`after Back the GPU RAM box shows "${value}", not the 24 typed before`);
+  },
   /** Demo: the QR view shows the code an app would show; "Use This Code" and Verify turn the app on. */
   'tfa-demo-qr': async () => {
     const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
@@ -185,8 +232,9 @@ const uiSteps = {
       await ui.page.waitForTimeout(250);
     }
     await shot('ssh-terminal-failure');
-    if (!/Connection refused/.test(text)) throw new Error(`the terminal does not show ssh's own error; it shows: "${text.slice(-300)}"`);
-    if (!/Nothing accepts SSH connections at that address yet/.test(text)) throw new Error(`no advice in the terminal: "${text.slice(-300)}"`);
+    // The simulator's instances run real SSH servers that accept only the account's keys: without one, ssh is refused.
+    if (!/Connection refused|Permission denied \(publickey/.test(text)) throw new Error(`the terminal does not show ssh's own error; it shows: "${text.slice(-300)}"`);
+    if (!/Nothing accepts SSH connections at that address yet|The instance did not accept your SSH key/.test(text)) throw new Error(`no advice in the terminal: "${text.slice(-300)}"`);
     if (!/Press Enter to close this terminal/.test(text)) throw new Error('the terminal does not wait for Enter');
   },
 };

@@ -5,6 +5,7 @@ import type { Offer } from '../../api/types';
 import type { Services } from '../../host/services';
 import type { Template } from '../../templates/schema';
 import { describeOffer } from '../../templates/ranking';
+import { offerPickDetail } from '../../model/instanceViewModel';
 import { formatRate } from '../../model/costs';
 import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
 import { sshEntryWriterFor } from '../../host/ssh';
@@ -38,6 +39,9 @@ const STAGE_TEXT: Record<Stage, string> = {
   done: 'Done',
 };
 
+const DESTROY = 'Destroy';
+const KEEP = 'Keep (decide later)';
+
 function elapsed(ms: number): string {
   const s = Math.floor(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
@@ -55,15 +59,7 @@ export function vscodePrompts(args: CreateArgs): FlowPrompts {
         offers.slice(0, 50).map((o, i) => ({
           label: `${o.num_gpus}× ${o.gpu_name}`,
           description: `${money(o.dph_total)}${i === 0 ? ' · best match' : ''}`,
-          detail: [
-            typeof o.reliability === 'number' ? `${(o.reliability * 100).toFixed(1)}% reliable` : undefined,
-            o.geolocation ?? undefined,
-            typeof o.gpu_ram === 'number' ? `${Math.round(o.gpu_ram / 1000)} GB per GPU` : undefined,
-            typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
-            `offer ${o.id}`,
-          ]
-            .filter(Boolean)
-            .join(' · '),
+          detail: offerPickDetail(o),
           offer: o,
         })),
         { title: `"${t.name}": ${offers.length} matching offers (${best})`, matchOnDetail: true, ignoreFocusOut: true },
@@ -71,13 +67,37 @@ export function vscodePrompts(args: CreateArgs): FlowPrompts {
       return pick?.offer;
     },
     async confirmRent(offer: Offer, t: Template, bidPrice: number | undefined) {
-      const price = bidPrice !== undefined ? `interruptible, your bid ${money(bidPrice)} (listed ${money(offer.dph_total)})` : `${money(offer.dph_total)} on-demand`;
-      const answer = await vscode.window.showWarningMessage(
-        `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}" at ${price}?`,
-        { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).` },
-        'Rent',
-      );
-      return answer === 'Rent';
+      let bid = bidPrice;
+      for (;;) {
+        const what = `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}"`;
+        const question =
+          bid !== undefined
+            ? `${what} as an interruptible instance, bidding ${money(bid)}? The offer's listed price is ${money(offer.dph_total)}.`
+            : `${what} on demand at ${money(offer.dph_total)}?`;
+        const bidNote = bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
+        const answer = await vscode.window.showWarningMessage(
+          question,
+          { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}` },
+          'Rent',
+          ...(bid !== undefined ? ['Change Bid…'] : []),
+        );
+        if (answer === 'Rent') return bid !== undefined && bid !== bidPrice ? { bidPrice: bid } : true;
+        if (answer !== 'Change Bid…' || bid === undefined) return false;
+        const min = typeof offer.min_bid === 'number' ? offer.min_bid : 0;
+        const typed = await vscode.window.showInputBox({
+          title: `Your bid for ${offer.num_gpus}× ${offer.gpu_name}`,
+          prompt: `Dollars per hour${min > 0 ? `, at least the minimum bid ${money(min)}` : ''}. A higher bid is outbid less often.`,
+          value: String(bid),
+          ignoreFocusOut: true,
+          validateInput: (v) => {
+            const n = Number(v.trim());
+            if (!v.trim() || !Number.isFinite(n) || n <= 0) return 'Enter a price in $/h, e.g. 0.35.';
+            if (n < min) return `The minimum bid for this offer is ${money(min)}.`;
+            return undefined;
+          },
+        });
+        if (typed !== undefined) bid = Number(typed.trim());
+      }
     },
     async confirmOutsideTemplate(offer: Offer, t: Template, reasons: readonly string[]) {
       const answer = await vscode.window.showWarningMessage(
@@ -90,14 +110,15 @@ export function vscodePrompts(args: CreateArgs): FlowPrompts {
     async keepOrDestroy(id: number, reason: 'cancelled' | 'timeout') {
       if (args.onCancel) return args.onCancel;
       const why = reason === 'timeout' ? `Instance ${id} has not come up after a long wait.` : `Creation cancelled, but instance ${id} is already rented and billing.`;
-      const answer = await vscode.window.showWarningMessage(
-        `${why} Keep it or destroy it?`,
-        { modal: true, detail: 'Keep: it stays in the Instances view and its SSH entry is written when it runs. Destroy: it is removed and billing stops.' },
-        'Keep',
-        'Destroy',
+      // Two answers, no ambiguous "Cancel": Keep is the close affordance, so Escape keeps it too.
+      const answer = await vscode.window.showWarningMessage<vscode.MessageItem>(
+        `${why} Destroy it, or keep it and decide later?`,
+        { modal: true, detail: 'Destroy: it is removed and billing stops. Keep (decide later): it stays in the Instances view, keeps billing, and its SSH entry is written when it runs.' },
+        { title: DESTROY },
+        { title: KEEP, isCloseAffordance: true },
       );
       // Dismissing keeps it: it stays tracked, and nothing is destroyed without a clear yes.
-      return answer === 'Destroy' ? 'destroy' : 'keep';
+      return answer?.title === DESTROY ? 'destroy' : 'keep';
     },
   };
 }
@@ -116,7 +137,9 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
       return undefined;
     }
   } else {
-    uri = await pickTemplate(preselected !== undefined ? 'Rent this offer with which template?' : 'Create an instance from which template?');
+    uri = await (preselected !== undefined
+      ? pickTemplate('Rent this offer with which template?', { offer: preselected, load: (u) => loadTemplateUri(services, u) })
+      : pickTemplate('Create an instance from which template?'));
     if (!uri) return undefined;
   }
   const rel = vscode.workspace.asRelativePath(uri, false);
@@ -159,13 +182,16 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
         const step = last.stage === 'done' ? STAGES.length : n + 1;
         const target = Math.round((step / STAGES.length) * 100);
         const attempt = last.attempt > 1 ? ` · attempt ${last.attempt}/${last.maxAttempts}` : '';
-        progress.report({ message: `(${step}/${STAGES.length}) ${STAGE_TEXT[last.stage]}: ${last.message}${attempt} · ${elapsed(last.elapsedMs)}`, increment: Math.max(0, target - reported) });
+        // No clock while the confirmation waits for the user: that time is not the creation's.
+        const time = last.stage === 'confirming' || last.stage === 'searching' ? '' : ` · ${elapsed(last.elapsedMs)}`;
+        progress.report({ message: `(${step}/${STAGES.length}) ${STAGE_TEXT[last.stage]}: ${last.message}${attempt}${time}`, increment: Math.max(0, target - reported) });
         reported = Math.max(reported, target);
       };
-      const started = Date.now();
+      // The flow's elapsed time starts at the click on Rent; between its updates it advances here.
+      let clockFrom = Date.now();
       const ticker = setInterval(() => {
-        if (last) {
-          last = { ...last, elapsedMs: Date.now() - started };
+        if (last && last.stage !== 'confirming') {
+          last = { ...last, elapsedMs: Date.now() - clockFrom };
           show();
         }
       }, 1000);
@@ -177,6 +203,7 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
             prompts: vscodePrompts(args),
             progress: (u) => {
               last = u;
+              clockFrom = Date.now() - u.elapsedMs;
               show();
             },
             clock: realClock,

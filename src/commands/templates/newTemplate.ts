@@ -1,7 +1,7 @@
 // gpuRental.newTemplate: writes a commented example into .gpu/ and opens it.
 import * as vscode from 'vscode';
 import type { Services } from '../../host/services';
-import { EXAMPLE_TEMPLATE } from '../../templates/example';
+import { exampleTemplate } from '../../templates/example';
 
 export async function newTemplate(_services: Services): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
@@ -18,7 +18,8 @@ export async function newTemplate(_services: Services): Promise<vscode.Uri | und
     validateInput: (v) => (/^[A-Za-z0-9._-]+$/.test(v.replace(/\.json$/, '')) ? undefined : 'Use letters, digits, ".", "_" and "-".'),
   });
   if (!name) return undefined;
-  const uri = vscode.Uri.joinPath(folder.uri, '.gpu', `${name.replace(/\.json$/, '')}.json`);
+  const stem = name.replace(/\.json$/, '');
+  const uri = vscode.Uri.joinPath(folder.uri, '.gpu', `${stem}.json`);
   try {
     await vscode.workspace.fs.stat(uri);
     void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(uri)} already exists. Choose another name, or open the existing file.`);
@@ -27,7 +28,7 @@ export async function newTemplate(_services: Services): Promise<vscode.Uri | und
     // does not exist: good
   }
   await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder.uri, '.gpu'));
-  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(EXAMPLE_TEMPLATE));
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(exampleTemplate(stem)));
   await vscode.window.showTextDocument(uri);
   return uri;
 }

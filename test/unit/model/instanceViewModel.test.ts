@@ -24,7 +24,7 @@ test('row: label or #id, GPUs, state, $/h; stable id; state icon and colour', ()
   assert.equal(r.id, 'instance:42');
   assert.equal(r.label, 'trainer');
   assert.equal(r.description, '$0.81/h · 2× RTX 4090');
-  assert.equal(instanceRow(make({ state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'A100' })).description, '$0.04/h · stopped · 1× A100');
+  assert.equal(instanceRow(make({ state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'A100' })).description, 'stopped $0.04/h · 1× A100');
   assert.equal(r.icon, 'vm-running');
   assert.equal(r.color, 'testing.iconPassed');
   assert.equal(r.contextValue, 'instance.running');
@@ -49,7 +49,7 @@ test('state categories and contextValue with the jupyter suffix', () => {
 
 test('pending action replaces the state text', () => {
   const r = instanceRow(make({ dph_total: 1 }), 'Stopping…');
-  assert.equal(r.description, '$1.00/h · Stopping…');
+  assert.equal(r.description, 'Stopping… $1.00/h');
   assert.equal(r.icon, 'loading~spin');
 });
 
@@ -112,11 +112,11 @@ test('offer row: GPUs, $/h, GPU RAM in GB, reliability, location, verified, dlpe
 test('a long generated label is shortened in the row (its end kept) so price and state stay in view', () => {
   const long = make({ label: 'demo-workspace-pytorch-z80p', state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'RTX 4090' });
   const r = instanceRow(long);
-  assert.equal(r.label, 'demo-workspace-…rch-z80p');
-  assert.ok([...r.label].length <= 24);
-  assert.ok(r.description.startsWith('$0.04/h · stopped'), 'price first, then "stopped" in words');
+  assert.equal(r.label, 'demo…ch-z80p');
+  assert.ok([...r.label].length <= 12);
+  assert.ok(r.description.startsWith('stopped $0.04/h · '), '"stopped" in words, then the price, before anything else');
   assert.match(r.tooltip, /demo\\-workspace\\-pytorch\\-z80p/, 'the tooltip keeps the full label');
-  assert.equal(instanceRow(make({ label: 'llama-finetune-ab12' })).label, 'llama-finetune-ab12', 'short labels unchanged');
+  assert.equal(instanceRow(make({ label: 'pytorch-ab12' })).label, 'pytorch-ab12', 'short labels unchanged');
 });
 
 test('one GPU RAM formatter: offer row, offer pick list and instance tooltip agree', () => {

@@ -2,30 +2,35 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { BACK, runSteps, type Step } from '../../../src/model/steps';
 
-test('Back returns to the previous step with the value it saw; cancel returns undefined', async () => {
-  const seen: Array<[number, string]> = [];
-  const script: Array<string | typeof BACK | undefined> = ['a', 'b', BACK, BACK, 'x', 'y', 'z'];
-  const step: Step<string> = async (v, n) => {
-    seen.push([n, v]);
+type Answers = Record<string, string>;
+
+/** A step that shows its current answer (like a pre-filled box) and then answers from the script. */
+function step(key: string, script: Array<string | typeof BACK | undefined>, seen: Array<[string, string | undefined]>): Step<Answers> {
+  return async (v) => {
+    seen.push([key, v[key]]);
     const r = script.shift();
-    return r === BACK || r === undefined ? r : v + r;
+    return r === BACK || r === undefined ? r : { ...v, [key]: r };
   };
-  assert.equal(await runSteps([step, step, step], ''), 'xyz');
+}
+
+test('Back keeps every answer: the previous step opens with its own answer, and later answers survive', async () => {
+  const seen: Array<[string, string | undefined]> = [];
+  const script: Array<string | typeof BACK | undefined> = ['RTX 4090', '24', BACK, BACK, 'A100', '24', 'yes'];
+  const steps = [step('gpu', script, seen), step('ram', script, seen), step('verified', script, seen)];
+  assert.deepEqual(await runSteps(steps, {}), { gpu: 'A100', ram: '24', verified: 'yes' });
   assert.deepEqual(seen, [
-    [1, ''],
-    [2, 'a'],
-    [3, 'ab'],
-    [2, 'a'],
-    [1, ''],
-    [2, 'x'],
-    [3, 'xy'],
+    ['gpu', undefined],
+    ['ram', undefined],
+    ['verified', undefined],
+    ['ram', '24'], // typed "24", pressed Back: the box shows 24
+    ['gpu', 'RTX 4090'],
+    ['ram', '24'],
+    ['verified', undefined],
   ]);
-  const cancel: Step<string> = async () => undefined;
-  assert.equal(await runSteps([step, cancel], ''), undefined);
-  const backFirst: Array<string | typeof BACK> = [BACK, 'q'];
-  const s2: Step<string> = async (v) => {
-    const r = backFirst.shift();
-    return r === BACK ? BACK : v + r;
-  };
-  assert.equal(await runSteps([s2], ''), 'q', 'Back on the first step stays there');
+});
+
+test('cancel returns undefined; Back on the first step stays there', async () => {
+  const seen: Array<[string, string | undefined]> = [];
+  assert.equal(await runSteps([step('a', ['x'], seen), async () => undefined], {}), undefined);
+  assert.deepEqual(await runSteps([step('q', [BACK, 'q'], seen)], {}), { q: 'q' });
 });

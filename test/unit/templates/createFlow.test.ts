@@ -244,3 +244,25 @@ test('polling backs off on 429 and returns to the 10 s interval', async () => {
   assert.equal(out.kind, 'ready');
   assert.deepEqual(slept, [20_000, 40_000, 10_000]);
 });
+
+test('the bid changed in the confirmation is the price sent, and the clock starts at the click on Rent', async () => {
+  const bidTemplate = { ...template, offer: { ...template.offer, type: 'bid' as const, bidPrice: 0.3 } };
+  const h: Harness = harness({
+    prompts: {
+      confirmRent: async (_offer, _t, bid) => {
+        assert.equal(bid, 0.3, 'the template bid is offered first');
+        // The user looked at the dialog for a minute, then raised the bid and clicked Rent.
+        await h.clock.sleep(60_000);
+        return { bidPrice: 0.45 };
+      },
+    },
+  });
+  const r = await runCreateFlow(h.ports, { template: bidTemplate, templatePath: '.gpu/t.json' });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  const mine = (await simInstances()).find((i) => r.outcome === 'running' && i.id === r.instance.id);
+  assert.equal(mine?.is_bid, true);
+  assert.equal(mine?.dph_base, 0.45, 'rented at the new bid');
+  const renting = h.progress.find((p) => p.stage === 'renting')!;
+  assert.match(renting.message, /bid \$0\.45\/h/);
+  assert.ok(renting.elapsedMs < 60_000, `the minute in the dialog is not counted (elapsed ${renting.elapsedMs} ms)`);
+});

@@ -12,7 +12,7 @@ import { rankOffers } from '../../../src/templates/ranking';
 import { discoverTemplates, matchesGlob } from '../../../src/templates/discovery';
 import { parseProblem } from '../../../src/templates/creationRules';
 import type { Offer } from '../../../src/api/types';
-import { EXAMPLE_TEMPLATE } from '../../../src/templates/example';
+import { exampleTemplate } from '../../../src/templates/example';
 import { repoRoot } from '../repoRoot';
 
 
@@ -33,6 +33,24 @@ test('the committed JSON Schema is generated from the zod schema and up to date'
   const file = join(repoRoot(), 'schemas/template.schema.json');
   const committed = JSON.parse(readFileSync(file, 'utf8'));
   assert.deepEqual(committed, templateJsonSchema(), 'schemas/template.schema.json is stale: run node scripts/gen-template-schema.mjs');
+});
+
+test('the JSON Schema documents and completes but never validates: each mistake is reported once, by the extension', () => {
+  const found: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}[${i}]`));
+    if (typeof node !== 'object' || node === null) return;
+    for (const [k, v] of Object.entries(node)) {
+      if (at.endsWith('.properties')) walk(v, `${at}.${k}`);
+      else if (['type', 'required', 'additionalProperties', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'minLength', 'maxLength', 'minItems', 'pattern', 'anyOf', 'oneOf', 'allOf', 'not'].includes(k)) found.push(`${at}.${k}`);
+      else walk(v, `${at}.${k}`);
+    }
+  };
+  walk(templateJsonSchema(), '$');
+  assert.deepEqual(found, []);
+  const offer = (templateJsonSchema().properties as Record<string, { properties: Record<string, { examples?: unknown[] }> }>).offer!;
+  assert.deepEqual(offer.properties.type!.examples, ['on-demand', 'bid'], 'allowed values still complete');
+  assert.deepEqual(offer.properties.verified!.examples, [true, false]);
 });
 
 test('every property in the JSON Schema has a description (hover docs)', () => {
@@ -267,9 +285,12 @@ test('the demo workspace sample templates are valid', async () => {
   }
 });
 
-test('the "New Template" example is valid and commented', async () => {
-  assert.match(EXAMPLE_TEMPLATE, /\/\/ /);
-  const r = await loadTemplate(EXAMPLE_TEMPLATE, ctx());
+test('the "New Template" example is valid and commented, and named after its file', async () => {
+  const text = exampleTemplate('llama-finetune');
+  assert.match(text, /\/\/ /);
+  const r = await loadTemplate(text, ctx());
   assert.deepEqual(r.problems, []);
   assert.equal(r.template!.instance.label, 'my-model');
+  assert.equal(r.template!.name, 'llama-finetune', 'not a sample template\'s name: two identical titles in the picker');
+  assert.equal((await loadTemplate(exampleTemplate('a "quoted" name'), ctx())).template!.name, 'a "quoted" name');
 });

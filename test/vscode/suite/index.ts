@@ -57,3 +57,4 @@ import './sidebar.test';
 import './tfa.test';
 import './ecosystem.test';
 import './demo.test';
+import './newcomer.test';

@@ -105,9 +105,9 @@ describe('sidebar', () => {
     await services.instances.refresh();
     await waitFor(async () => /^instance\.running/.test(String((await rowOf(u, a.id))?.contextValue)), 10_000, 'row shows running');
 
-    assert.equal(await vscode.commands.executeCommand('gpuRental.renameInstance', a.id, 'renamed-by-test'), true);
-    assert.equal((await serverInstance(a.id))?.label, 'renamed-by-test');
-    await waitFor(async () => (await rowOf(u, a.id))?.label === 'renamed-by-test', 5000, 'row label');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.renameInstance', a.id, 'renamed-test'), true);
+    assert.equal((await serverInstance(a.id))?.label, 'renamed-test');
+    await waitFor(async () => (await rowOf(u, a.id))?.label === 'renamed-test', 5000, 'row label');
 
     const ssh = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', a.id);
     const fresh = await serverInstance(a.id);

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, sleep } from './framework';
 import { SimControl } from '../../../src/sim/control';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Instance } from '../../../src/api/types';
@@ -163,10 +163,12 @@ describe('templates', () => {
     it(`cancel after renting asks keep or destroy and honours "${choice}"`, async () => {
       const { services, offerId } = await setUp();
       capture('showInformationMessage');
-      answer('showWarningMessage', (msg: string, _opts: unknown, ...items: string[]) => {
-        assert.match(msg, /already rented and billing/);
-        assert.deepEqual(items, ['Keep', 'Destroy']);
-        return choice;
+      answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions, ...items: vscode.MessageItem[]) => {
+        assert.match(msg, /already rented and billing\. Destroy it, or keep it and decide later\?/);
+        // Two clear answers; "Keep (decide later)" is the close affordance, so no ambiguous Cancel is added.
+        assert.deepEqual(items.map((i) => [i.title, !!i.isCloseAffordance]), [['Destroy', false], ['Keep (decide later)', true]]);
+        assert.equal(opts.modal, true);
+        return items.find((i) => i.title.startsWith(choice));
       });
       const ac = new AbortController();
       const pending = start(services, { offerId, confirm: false, signal: ac.signal });
@@ -212,6 +214,11 @@ describe('template editing', () => {
       assert.match(text, /^instance\.env\["-e A=1"\]: /m);
       const colour = ours.find((d) => d.message.startsWith('colour'))!;
       assert.equal(doc.getText(colour.range), '"colour"');
+      // One diagnostic per mistake: the contributed JSON Schema documents and completes, and does not check too.
+      await sleep(1500); // the JSON language service reports on its own schedule
+      const all = vscode.languages.getDiagnostics(uri);
+      const others = all.filter((d) => d.source !== 'GPU Rental template');
+      assert.deepEqual(others.map((d) => `${d.source}: ${d.message}`), [], 'no second report of the same mistakes');
       void services;
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');

@@ -1,0 +1,178 @@
+// A newcomer's small surprises, in a real VS Code against the simulator: money already spent
+// (row tooltip, Details, the Destroy confirmation, the status bar), Details as a read-only
+// document that follows the instance, a long label that leaves price and state in view, Start
+// offering Connect, Back in Search Offers keeping the answer, the interruptible confirmation,
+// and "Rent this offer with which template?" putting the templates that fit first.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Instance, Offer } from '../../../src/api/types';
+import type { Services } from '../../../src/host/services';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import { simControl } from './sim';
+
+interface Ui {
+  instances: { getChildren(): Thenable<Array<{ kind: string; id?: number }>> | Array<{ kind: string; id?: number }>; getTreeItem(n: { kind: string; id?: number }): vscode.TreeItem | Thenable<vscode.TreeItem> };
+  statusBar: { item: vscode.StatusBarItem };
+}
+
+async function signedIn(): Promise<{ services: Services; ui: Ui }> {
+  const { services } = await getExtensionApi();
+  await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
+  assert.equal(await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'sim-api-key'), true);
+  return { services, ui: services.ui as Ui };
+}
+
+/** A running instance with this label, visible in the store. */
+async function runningInstance(services: Services, label: string, search: Record<string, unknown> = { limit: 5 }): Promise<Instance> {
+  const api = await services.api();
+  const [offer] = await api.searchOffers(search);
+  assert.ok(offer, 'the simulator offered no machine');
+  const created = await api.createInstance(offer.id, { image: 'pytorch/pytorch', label, disk: 10 });
+  await simControl().finishBoot(created.new_contract);
+  return waitFor(async () => {
+    await services.instances.refresh();
+    const i = services.instances.get(created.new_contract);
+    return i?.state === 'running' ? i : undefined;
+  }, 10_000, 'the instance to run');
+}
+
+async function tooltipOf(ui: Ui, id: number): Promise<string> {
+  const node = (await ui.instances.getChildren()).find((n) => n.kind === 'instance' && n.id === id);
+  assert.ok(node, `no row for #${id}`);
+  const t = (await ui.instances.getTreeItem(node)).tooltip;
+  return typeof t === 'string' ? t : (t?.value ?? '');
+}
+
+describe('newcomer', () => {
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const { services } = await getExtensionApi();
+    if (services.connection().signedIn && !services.connection().demo) {
+      const api = await services.api();
+      for (const i of (await api.listInstances()).instances) await api.destroyInstance(i.id);
+    }
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+  });
+
+  it('cost so far: row tooltip, Details (read-only, follows the instance), Destroy confirmation, spent today in the status bar', async () => {
+    const { services, ui } = await signedIn();
+    const inst = await runningInstance(services, 'cost check');
+    await simControl().advance(3600); // one simulated hour of billing
+    await services.instances.refresh();
+    assert.ok(services.instances.get(inst.id)!.total_cost! > 0, 'the simulator reports a running total');
+    // The service's own figure: no "estimate" label.
+    assert.match(await tooltipOf(ui, inst.id), /- Cost so far: \$\d+\\\.\d\d$/m);
+    const bar = ui.statusBar.item.tooltip;
+    assert.match(typeof bar === 'string' ? bar : (bar?.value ?? ''), /Spent today: /);
+
+    const doc = (await vscode.commands.executeCommand<vscode.TextDocument>('gpuRental.showInstanceDetails', inst.id))!;
+    assert.equal(doc.uri.scheme, 'gpu-rental-instance', 'a virtual document, not Untitled-1');
+    assert.equal(doc.isUntitled, false);
+    assert.equal(doc.isDirty, false, 'nothing to save on close');
+    assert.equal(doc.languageId, 'markdown');
+    assert.match(doc.getText(), /^running · \$\d+\.\d\d\/h now · Cost so far: \$\d+\.\d\d$/m);
+    // Stopping the instance refreshes the open document.
+    await (await services.api()).setInstanceState(inst.id, 'stopped');
+    await services.instances.refresh();
+    await waitFor(() => /^stopped · /m.test(doc.getText()), 8000, 'the details document to follow the stop');
+    assert.equal(doc.isDirty, false);
+
+    answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions) => {
+      assert.match(msg, /^Destroy "cost check"/);
+      assert.match(opts.detail ?? '', /^Cost so far: \$\d+\.\d\d\n/);
+      return 'Destroy';
+    });
+    assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', inst.id), true);
+  }, { timeoutMs: 40_000 });
+
+  it('a long generated label leaves the price and "stopped" in view (screenshot); Start offers Connect when it runs again', async () => {
+    const { services } = await signedIn();
+    const inst = await runningInstance(services, 'demo-workspace-pytorch-z80p');
+    await (await services.api()).setInstanceState(inst.id, 'stopped');
+    await waitFor(async () => {
+      await services.instances.refresh();
+      return services.instances.get(inst.id)?.state === 'stopped';
+    }, 8000, 'stopped');
+    await vscode.commands.executeCommand('gpuRental.instances.focus');
+    assert.equal(await uiCheckpoint('instances-long-label'), 'ok');
+
+    capture('showInformationMessage');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.startInstance', inst.id), true);
+    await simControl().finishBoot(inst.id);
+    await waitFor(async () => {
+      await services.instances.refresh();
+      return promptCalls.some((p) => p.kind === 'showInformationMessage' && /^"demo-workspace-pytorch-z80p" is running again\.$/.test(p.text));
+    }, 10_000, 'the "running again" notice');
+  }, { timeoutMs: 60_000 });
+
+  it('Back in Search Offers keeps the answer of the step it returns to (screenshot)', async () => {
+    await signedIn();
+    const pending = vscode.commands.executeCommand('gpuRental.searchOffers');
+    // The runner types 24 at "Minimum GPU RAM", goes on, presses Back and reads the box.
+    assert.equal(await uiCheckpoint('search-back'), 'ok');
+    assert.equal(await pending, undefined, 'cancelled at the end');
+  }, { timeoutMs: 60_000 });
+
+  it('"Rent this offer with which template?" lists the templates that fit first, marks the others and the broken one', async () => {
+    const { services } = await signedIn();
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    const a100 = vscode.Uri.joinPath(folder, '.gpu', 'it-a100.json');
+    const broken = vscode.Uri.joinPath(folder, '.gpu', 'it-broken-for-rent.json');
+    const enc = (s: string) => new TextEncoder().encode(s);
+    await vscode.workspace.fs.writeFile(a100, enc('{ "name": "A100 box", "offer": { "gpuNames": ["A100 SXM4"] }, "instance": { "image": "x" } }'));
+    await vscode.workspace.fs.writeFile(broken, enc('{ "name": "Broken box", "instance": { "image": "x", "colour": 1 } }'));
+    try {
+      const [offer] = (await (await services.api()).searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, limit: 5 })) as Offer[];
+      assert.ok(offer, 'no RTX 4090 offer');
+      let seen: Array<{ label: string; kind?: vscode.QuickPickItemKind; detail?: string }> = [];
+      answer('showQuickPick', (items: Array<{ label: string; kind?: vscode.QuickPickItemKind; detail?: string }>, opts: vscode.QuickPickOptions) => {
+        assert.equal(opts.title, 'Rent this offer with which template?');
+        seen = items;
+        return undefined;
+      });
+      await vscode.commands.executeCommand('gpuRental.rentOffer', offer);
+      const labels = seen.map((i) => (i.kind === vscode.QuickPickItemKind.Separator ? `-- ${i.label}` : i.label));
+      assert.deepEqual(labels, ['-- Fits this offer', 'PyTorch on one RTX 4090', '-- Does not fit this offer', 'A100 box', '-- Broken', 'Broken box']);
+      assert.match(seen.find((i) => i.label === 'A100 box')!.detail!, /Does not fit this offer: GPU RTX 4090 is not in gpuNames \(A100 SXM4\)/);
+      assert.match(seen.find((i) => i.label === 'Broken box')!.detail!, /Broken: 1 problem \(instance\.colour: /);
+    } finally {
+      await vscode.workspace.fs.delete(a100);
+      await vscode.workspace.fs.delete(broken);
+    }
+  }, { timeoutMs: 30_000 });
+
+  it('the interruptible confirmation reads well and lets the bid change', async () => {
+    const { services } = await signedIn();
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    const spot = vscode.Uri.joinPath(folder, '.gpu', 'it-spot.json');
+    await vscode.workspace.fs.writeFile(
+      spot,
+      new TextEncoder().encode('{ "name": "Spot box", "offer": { "type": "bid", "bidPrice": 0.5, "maxDphTotal": 5 }, "instance": { "image": "x", "disk": 10 } }'),
+    );
+    try {
+      const questions: string[] = [];
+      answer('showQuickPick', (items: Array<{ label: string }>) => items[0]); // the cheapest match
+      answer('showWarningMessage', (msg: string, _o: unknown, ...items: string[]) => {
+        questions.push(msg);
+        assert.deepEqual(items, ['Rent', 'Change Bid…']);
+        return 'Change Bid…';
+      });
+      answer('showInputBox', (o: vscode.InputBoxOptions) => {
+        assert.equal(o.value, '0.5');
+        return '0.75';
+      });
+      answer('showWarningMessage', (msg: string) => {
+        questions.push(msg);
+        return undefined; // changed the mind: nothing is rented
+      });
+      capture('showInformationMessage');
+      const r = await vscode.commands.executeCommand<{ outcome: string }>('gpuRental.createFromTemplate', { template: '.gpu/it-spot.json' });
+      assert.equal(r?.outcome, 'cancelled');
+      assert.match(questions[0]!, /^Rent \d+× .+ for "Spot box" as an interruptible instance, bidding \$0\.500\/h\? The offer's listed price is \$\d/);
+      assert.match(questions[1]!, /bidding \$0\.750\/h\?/, 'the new bid is confirmed');
+      assert.equal((await (await services.api()).listInstances()).instances.length, 0);
+    } finally {
+      await vscode.workspace.fs.delete(spot);
+    }
+  }, { timeoutMs: 30_000 });
+});
