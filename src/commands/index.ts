@@ -37,7 +37,6 @@ import { renameInstance } from './instances/renameInstance';
 import { copySshCommand } from './instances/copySshCommand';
 import { openJupyter } from './instances/openJupyter';
 import { copyJupyterToken } from './instances/copyJupyterToken';
-import { showInstanceDetails } from './instances/showInstanceDetails';
 import { showLog } from './instances/showLog';
 import { snoozeGuard } from './instances/snoozeGuard';
 import { setupSshConfig } from './ssh/setupSshConfig';
@@ -57,6 +56,8 @@ const load = {
   newTemplate: () => import('./templates/newTemplate'),
   /** Browse Server Templates (dist/browseServerTemplates.js). */
   serverTemplates: () => import('./templates/browseServerTemplates'),
+  /** Show Instance Details and its document (dist/showInstanceDetails.js). */
+  details: () => import('./instances/showInstanceDetails'),
   /** The 2FA flows and prompts (dist/tfa.js). */
   tfa: () => import('./account/tfa'),
   /** Search Offers, step by step and in the CLI's query language (dist/searchOffers.js). */
@@ -100,7 +101,7 @@ export const commands = {
   'gpuRental.copySshCommand': copySshCommand,
   'gpuRental.openJupyter': openJupyter,
   'gpuRental.copyJupyterToken': copyJupyterToken,
-  'gpuRental.showInstanceDetails': showInstanceDetails,
+  'gpuRental.showInstanceDetails': lazy(load.details, 'showInstanceDetails'),
   'gpuRental.showLog': showLog,
   'gpuRental.snoozeGuard': snoozeGuard,
   'gpuRental.showInstanceLogs': lazy(load.instanceLogs, 'showInstanceLogs'),

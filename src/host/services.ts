@@ -3,7 +3,7 @@
 // cached API client, the polled instance store, the offer search state) and starts the
 // background work that belongs to no view (polling, the SSH entry sync).
 import * as vscode from 'vscode';
-import type { Logger, ServerTemplate, ServiceApi } from '../api/types';
+import type { Instance, Logger, ServerTemplate, ServiceApi } from '../api/types';
 import { closeApiTransport, createApiClient } from '../api/client';
 import { createRedactingLogger } from '../api/redact';
 import { Emitter, type Disposable, type Event } from '../model/events';
@@ -22,8 +22,6 @@ import { startEntrySync } from '../ssh/entrySync';
 import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/types';
 import { GuardMonitor } from '../guard/monitor';
 import { sshGuardRemote } from '../guard/remote';
-import { DemoSshHome } from '../ssh/demoHome';
-import { CostLedger, startOfDay } from '../model/costs';
 
 export const SECRET_PREFIX = 'gpuRental.';
 export const SESSION_KEY_SECRET = 'sessionKey';
@@ -76,10 +74,12 @@ export interface Services {
   setDemo(endpoint: DemoEndpoint | undefined, stop?: () => Promise<void>): Promise<void>;
   /** Stop the demo simulator if one runs. */
   readonly demoStop: (() => Promise<void>) | undefined;
-  /** The rates seen per instance: cost so far and spent today (the service's own total where an instance carries one). */
-  readonly costs: CostLedger;
-  /** Where the demo's SSH entries live: a temporary HOME, removed when the demo ends (never ~/.ssh). */
-  readonly demoSsh: DemoSshHome;
+  /**
+   * Money already spent, as sentences: "Cost so far: …" for an instance, "Spent today: …" (the
+   * service's own total where an instance carries one, else an estimate from the rates seen).
+   * Undefined until the first instance list has loaded the ledger (dist/costLedger.js).
+   */
+  readonly costs: { line(i: Instance): string | undefined; today(): string | undefined };
   /** Set by registerViews: the tree providers and status bar (for integration tests). */
   ui?: unknown;
 }
@@ -197,22 +197,20 @@ export function createServices(context: vscode.ExtensionContext): Services {
   };
 
   // Every poll adds to the rate history (an empty list right after a connection change is "not loaded yet").
-  const costs = new CostLedger();
+  // The ledger loads with the first list (dist/costLedger.js), off the activation path.
+  let ledger: import('../model/costLedger').CostNotesImpl | undefined;
   track(
     instances.onDidChange(() => {
-      if (!instances.loaded) return;
-      const now = Date.now();
-      costs.prune(startOfDay(now));
-      costs.observe(instances.instances, now);
+      if (instances.loaded) void import('../model/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now()));
     }),
   );
-  const demoSsh = new DemoSshHome();
-  // The demo's entries and known_hosts go with the demo (Exit Demo Mode, window closed).
-  track({ dispose: () => demoSsh.dispose() });
+  const costs = {
+    line: (i: Instance) => ledger?.line(i, Date.now()),
+    today: () => ledger?.today(Date.now()),
+  };
   track(
     conn.onDidChange((info) => {
-      if (!info.demo) demoSsh.dispose();
-      costs.clear();
+      ledger?.clear();
       setContext(info);
       instances.reset();
       offers.reset();
@@ -329,7 +327,6 @@ export function createServices(context: vscode.ExtensionContext): Services {
       conn.setDemo(endpoint);
       if (previous && previous !== stop) await previous().catch(() => undefined);
     },
-    demoSsh,
     costs,
     get demoStop() {
       return demoStop;

@@ -9,6 +9,7 @@ import type { Services } from './services';
 import { readSettings } from './settings';
 import { INCLUDE_DECLINED_KEY } from '../model/stateKeys';
 import { SshConfigError, SshConfigWriter } from '../ssh/sshConfigWriter';
+import { DemoSshHome } from '../ssh/demoHome';
 
 export { SshConfigError };
 import type { IncludeStatus } from '../ssh/userConfig';
@@ -31,8 +32,20 @@ export function originOf(services: Services): string {
  * hosts never go to the real one: they live in a temporary HOME removed when the demo ends.
  */
 export function sshHome(services: Services): string {
-  if (services.connection().demo) return services.demoSsh.path();
+  if (services.connection().demo) return demoSshHome(services).path();
   return process.env.GPU_RENTAL_SSH_HOME || homedir();
+}
+
+let demoHome: DemoSshHome | undefined;
+
+/** The demo's temporary HOME: made on first use, removed when the demo ends (Exit Demo Mode, window closed). */
+export function demoSshHome(services: Services): DemoSshHome {
+  if (!demoHome) {
+    const home = (demoHome = new DemoSshHome());
+    services.track(services.onDidChangeConnection((info) => !info.demo && home.dispose()));
+    services.track({ dispose: () => home.dispose() });
+  }
+  return demoHome;
 }
 
 /** A writer configured from the current settings (settings may change between calls). */

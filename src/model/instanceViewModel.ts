@@ -2,7 +2,7 @@
 // colour ids, contextValue), so the rules are unit-tested without VS Code.
 import type { Instance, Offer } from '../api/types';
 import { checkSshTarget, sshCommandLine } from '../ssh/sshValues';
-import { computeRate, costSoFarText, currentRate, formatRate, isBilledForCompute, storageRate, type CostSoFar } from './costs';
+import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from './costs';
 import { currentBid, isInterruptible, isOutbid } from './bid';
 
 export type StateCategory = 'running' | 'loading' | 'stopped' | 'failed' | 'unknown';
@@ -100,12 +100,12 @@ export function formatGpuRam(mb: number | null | undefined): string | undefined 
 }
 const gb = formatGpuRam;
 
-function perGpu(mb: number | null | undefined): string | undefined {
+export function perGpu(mb: number | null | undefined): string | undefined {
   const t = formatGpuRam(mb);
   return t && `${t} per GPU`;
 }
 
-function pct(f: number | null | undefined): string | undefined {
+export function pct(f: number | null | undefined): string | undefined {
   return typeof f === 'number' ? `${(f * 100).toFixed(1)}%` : undefined;
 }
 
@@ -152,17 +152,8 @@ export interface GuardRowInfo {
   details: string[];
 }
 
-/** Local clock time for cost notes ("since 07:01"). */
-function hhmm(ms: number): string {
-  return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-}
-
-/** "Cost so far: $1.23" (the service's figure) or an estimate from the rates seen. */
-export function costSoFarLine(cost: CostSoFar | undefined, formatTime: (ms: number) => string = hhmm): string | undefined {
-  return cost ? `Cost so far: ${costSoFarText(cost, formatTime)}` : undefined;
-}
-
-export function instanceTooltip(i: Instance, guard?: GuardRowInfo, cost?: CostSoFar): string {
+/** `spent`: "Cost so far: …" (Services.costs), when known. */
+export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: string): string {
   const lines: string[] = [[`**${md(instanceName(i))}**`, md(gpuText(i)), md(stateText(i))].filter(Boolean).join(' · '), ''];
   const add = (k: string, v: string | undefined): void => {
     if (v !== undefined && v !== '') lines.push(`- ${k}: ${md(v)}`);
@@ -192,7 +183,6 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, cost?: CostSo
     `- Cost: compute ${formatRate(compute)}, storage ${formatRate(storage)}, total ${formatRate(currentRate(i))}` +
       (isBilledForCompute(i) ? '' : ' (stopped: storage only)'),
   );
-  const spent = costSoFarLine(cost);
   if (spent) lines.push(`- ${md(spent)}`);
   for (const d of guard?.details ?? []) lines.push(`- ${md(d)}`);
   return lines.join('\n');
@@ -217,7 +207,7 @@ export function rowLabel(i: Instance): string {
   return `${chars.slice(0, ROW_LABEL_MAX - tail - 1).join('')}…${chars.slice(-tail).join('')}`;
 }
 
-export function instanceRow(i: Instance, pending?: string, guard?: GuardRowInfo, cost?: CostSoFar): RowModel {
+export function instanceRow(i: Instance, pending?: string, guard?: GuardRowInfo, spent?: string): RowModel {
   const cat = stateCategory(i);
   const look = pending ? { icon: 'loading~spin', color: 'charts.yellow' } : ICONS[cat];
   const rate = formatRate(currentRate(i));
@@ -227,7 +217,7 @@ export function instanceRow(i: Instance, pending?: string, guard?: GuardRowInfo,
     // What is happening first ("stopped", "Stopping…": a running row needs no word), then $/h, so a
     // narrow sidebar still shows both; the GPUs and the guard come last, where truncation may take them.
     description: [[pending ?? (cat === 'running' ? undefined : stateText(i)), rate].filter(Boolean).join(' '), gpuText(i), guard?.text].filter(Boolean).join(' · '),
-    tooltip: instanceTooltip(i, guard, cost),
+    tooltip: instanceTooltip(i, guard, spent),
     icon: look.icon,
     color: look.color,
     contextValue: instanceContextValue(i),
@@ -294,40 +284,6 @@ export function instanceDetails(i: Instance): DetailModel[] {
   return out;
 }
 
-/** The Show Instance Details document's URI scheme (a read-only virtual document). */
-export const DETAILS_SCHEME = 'gpu-rental-instance';
-
-/** `/<id>/<name>.md`: the id finds the instance; the name is the editor tab's title. */
-export function detailsPath(i: Pick<Instance, 'id' | 'label'>): string {
-  const name = instanceName(i as Instance).replace(/[\\/:*?"<>|#%\s]+/g, '-').replace(/^-+|-+$/g, '') || `instance-${i.id}`;
-  return `/${i.id}/${name}.md`;
-}
-
-/** The instance id of a details document path, or undefined. */
-export function detailsId(path: string): number | undefined {
-  const m = /^\/(\d+)\//.exec(path);
-  return m ? Number(m[1]) : undefined;
-}
-
-/**
- * The Show Instance Details document: every set field (secrets masked) as a Markdown table,
- * after what it has cost so far. Read-only, refreshed when the instance changes.
- */
-export function instanceDetailsMarkdown(i: Instance, cost?: CostSoFar, formatTime: (ms: number) => string = hhmm): string {
-  const rows = instanceDetails(i).map((d) => `| ${d.label} | ${d.value.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
-  const spent = costSoFarLine(cost, formatTime);
-  return [
-    `# ${instanceName(i)} (#${i.id})`,
-    '',
-    [stateText(i), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
-    '',
-    '| Field | Value |',
-    '|---|---|',
-    ...rows,
-    '',
-  ].join('\n');
-}
-
 export function offerRow(o: Offer): RowModel {
   const ramGb = gb(o.gpu_ram ?? o.gpu_totalram);
   const rel = pct(o.reliability);
@@ -362,17 +318,4 @@ export function offerRow(o: Offer): RowModel {
     color: undefined,
     contextValue: 'offer',
   };
-}
-
-/** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */
-export function offerPickDetail(o: Offer): string {
-  return [
-    pct(o.reliability) && `${pct(o.reliability)} reliable`,
-    o.geolocation ?? undefined,
-    perGpu(o.gpu_ram ?? o.gpu_totalram),
-    typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
-    `offer ${o.id}`,
-  ]
-    .filter(Boolean)
-    .join(' · ');
 }

@@ -15,8 +15,6 @@ import { LOGS_SCHEME } from '../model/instanceLogs';
 import { SERVER_TEMPLATE_SCHEME } from '../model/serverTemplates';
 import { ServerTemplateDocs } from './serverTemplateDocs';
 import { openWalkthroughOnce } from './walkthrough';
-import { InstanceDetailsDocuments } from './instanceDetailsDocument';
-import { DETAILS_SCHEME } from '../model/instanceViewModel';
 
 /** Handles the integration tests reach through `services.ui`. */
 export interface ViewsUi {
@@ -78,9 +76,6 @@ export function registerViews(services: Services): ViewsUi {
   sub(vscode.workspace.registerTextDocumentContentProvider(SERVER_TEMPLATE_SCHEME, new ServerTemplateDocs(services)));
 
   openWalkthroughOnce(services);
-  const details = new InstanceDetailsDocuments(services);
-  sub(details);
-  sub(vscode.workspace.registerTextDocumentContentProvider(DETAILS_SCHEME, details));
 
   const ui: ViewsUi = { instances, offers, account, statusBar };
   services.ui = ui;

@@ -1,20 +1,40 @@
 // Show Instance Details as a read-only virtual document (gpu-rental-instance:/<id>/<name>.md):
 // nothing to save, no "Untitled-1" asking to be saved on close, and it follows the instance:
-// every poll that changes what it shows refreshes it.
+// every poll that changes what it shows refreshes it. Registered by the first Show Instance Details
+// (a lazily loaded bundle with the command: nothing of it on the activation path).
 import * as vscode from 'vscode';
+import type { Instance } from '../api/types';
 import type { Services } from '../host/services';
-import { DETAILS_SCHEME, detailsId, instanceDetailsMarkdown } from '../model/instanceViewModel';
+import { DETAILS_SCHEME, detailsId, detailsPath, instanceDetailsMarkdown } from '../model/instanceDetails';
 
-export class InstanceDetailsDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
+/** The document of an instance. */
+export function detailsUri(i: Instance): vscode.Uri {
+  return vscode.Uri.from({ scheme: DETAILS_SCHEME, path: detailsPath(i) });
+}
+
+let registered = false;
+
+/** Registers the document provider once per window. */
+export function registerInstanceDetails(services: Services): void {
+  if (registered) return;
+  registered = true;
+  const changed = new vscode.EventEmitter<vscode.Uri>();
+  const docs = new InstanceDetailsDocuments(services, changed);
+  services.track(changed);
+  services.track(docs);
+  services.track(vscode.workspace.registerTextDocumentContentProvider(DETAILS_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: (uri) => docs.provideTextDocumentContent(uri) }));
+}
+
+export class InstanceDetailsDocuments implements vscode.Disposable {
   /** What each open document showed last, so an unchanged poll does not repaint it. */
   private readonly shown = new Map<string, string>();
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(private readonly services: Services) {
+  constructor(
+    private readonly services: Services,
+    private readonly changed: vscode.EventEmitter<vscode.Uri>,
+  ) {
     this.subs.push(
-      this.changed,
       services.instances.onDidChange(() => this.refresh()),
       vscode.workspace.onDidCloseTextDocument((d) => this.shown.delete(d.uri.toString())),
     );
@@ -30,14 +50,13 @@ export class InstanceDetailsDocuments implements vscode.TextDocumentContentProvi
     const id = detailsId(uri.path);
     const inst = id === undefined ? undefined : this.services.instances.get(id);
     if (!inst) return `# Instance #${id ?? '?'}\n\nThis instance is no longer in your instance list (destroyed, or signed out). Refresh the Instances view to check.\n`;
-    return instanceDetailsMarkdown(inst, this.services.costs.costSoFar(inst, Date.now()));
+    return instanceDetailsMarkdown(inst, this.services.costs.line(inst));
   }
 
   private refresh(): void {
     for (const doc of vscode.workspace.textDocuments) {
       if (doc.uri.scheme !== DETAILS_SCHEME) continue;
-      const key = doc.uri.toString();
-      if (this.shown.get(key) !== this.render(doc.uri)) this.changed.fire(doc.uri);
+      if (this.shown.get(doc.uri.toString()) !== this.render(doc.uri)) this.changed.fire(doc.uri);
     }
   }
 

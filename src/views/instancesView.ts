@@ -66,7 +66,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
       gone.description = 'removed';
       return gone;
     }
-    const row = instanceRow(inst, store.pending(inst.id), this.services.guard.status(inst.id), this.services.costs.costSoFar(inst, Date.now()));
+    const row = instanceRow(inst, store.pending(inst.id), this.services.guard.status(inst.id), this.services.costs.line(inst));
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = row.id;
     item.description = row.description;

@@ -3,14 +3,14 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../api/types';
 import type { Services } from '../host/services';
-import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, startOfDay, summarizeCosts, type CostSoFar, type CostSummary } from '../model/costs';
+import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../model/costs';
 import { instanceName, md } from '../model/instanceViewModel';
 
 export function statusText(s: CostSummary, demo: boolean): string {
   return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
 }
 
-export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: CostSoFar): string {
+export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string): string {
   const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
   const active = instances.filter(isBilledForCompute);
   const idle = instances.filter((i) => !isBilledForCompute(i));
@@ -33,7 +33,7 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
     );
   }
   // A blank line first: Markdown would otherwise join the lines.
-  if (today) lines.push('', `Spent today: ${md(today.estimate ? `≈ ${formatMoney(today.amount)} (estimate from the rates seen)` : formatMoney(today.amount))}`);
+  if (today) lines.push('', md(today));
   lines.push('', 'Click to open the Instances view.');
   return lines.join('\n');
 }
@@ -71,8 +71,7 @@ export class CostStatusBar implements vscode.Disposable {
     const s = summarizeCosts(instances, this.services.credit.current(instances));
     this.summary = s;
     this.item.text = statusText(s, info.demo);
-    const now = Date.now();
-    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.spentSince(startOfDay(now), now)));
+    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today()));
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
       label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,

@@ -12,11 +12,7 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
     return true;
   }
   if (services.connection().demo) {
-    // `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse.
-    void vscode.window.showInformationMessage(
-      `This window is already the demo (started by "npm run demo"). ${DEMO_MESSAGE} Close the window (or press Ctrl-C where npm run demo runs) to end it.`,
-    );
-    void vscode.commands.executeCommand('gpuRental.instances.focus');
+    (await import('./demoExplain')).explainAlreadyInDemo();
     return true;
   }
   try {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../host/services';
 import { currentRate, formatRate } from '../../model/costs';
-import { costSoFarLine, gpuText, instanceName } from '../../model/instanceViewModel';
+import { gpuText, instanceName } from '../../model/instanceViewModel';
 import { resolveInstance, runInstanceAction } from './target';
 
 /**
@@ -20,7 +20,7 @@ export async function destroyInstance(services: Services, arg?: unknown): Promis
       `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,
       {
         modal: true,
-        detail: [costSoFarLine(services.costs.costSoFar(inst, Date.now())), 'Its disk and all data on it are deleted and billing stops. This cannot be undone.']
+        detail: [services.costs.line(inst), 'Its disk and all data on it are deleted and billing stops. This cannot be undone.']
           .filter(Boolean)
           .join('\n'),
       },

@@ -9,6 +9,7 @@ import type { SshConfigWriter } from '../../ssh/sshConfigWriter';
 // SshConfigError through host/ssh: the class the writer in dist/ssh.js throws, not a copy.
 import { SshConfigError, createWriter, ensureInclude, sshOptionsFor } from '../../host/ssh';
 import { instanceIdOf } from '../../model/instanceRef';
+import { instanceName, stateCategory } from '../../model/instanceViewModel';
 import { resolveInstance } from '../instances/target';
 import { sshAddress } from '../../ssh/address';
 import { checkSshTarget } from '../../ssh/sshValues';
@@ -214,4 +215,40 @@ export async function ensureEntry(writer: SshConfigWriter, inst: Instance, opts:
   const addr = sshAddress(inst);
   if (e && addr && e.hostName === addr.host && e.port === addr.port) return e.alias;
   return writer.writeEntry(inst, opts);
+}
+
+/** How long a start is followed for its "running again" notice (a slow host can take minutes). */
+const FOLLOW_MS = 20 * 60_000;
+
+/**
+ * Like Create, a start ends with a notice once the instance runs again, offering Connect (and
+ * the terminal). Not awaited: the instance may take minutes; the notice comes when it is there.
+ */
+export function offerConnectWhenRunning(services: Services, id: number): void {
+  let left = false;
+  let moved = false;
+  const leave = (): void => {
+    left = true;
+    sub?.dispose();
+    clearTimeout(timer);
+  };
+  const check = (): void => {
+    if (left) return;
+    const inst = services.instances.get(id);
+    if (!inst) return leave(); // destroyed, or signed out
+    if (stateCategory(inst) !== 'failed') moved = true;
+    if (inst.state === 'running' && sshAddress(inst)) {
+      leave();
+      void vscode.window.showInformationMessage(`"${instanceName(inst)}" is running again.`, 'Connect', 'Open Terminal').then((a) => {
+        if (a === 'Connect') void vscode.commands.executeCommand('gpuRental.connect', id);
+        else if (a === 'Open Terminal') void vscode.commands.executeCommand('gpuRental.openTerminal', id);
+      });
+    } else if (moved && stateCategory(inst) === 'failed') {
+      leave(); // it failed again after starting: the row says so; no "running" notice
+    }
+  };
+  const sub: { dispose(): void } | undefined = services.instances.onDidChange(check);
+  services.track(sub);
+  const timer = setTimeout(leave, FOLLOW_MS);
+  check();
 }

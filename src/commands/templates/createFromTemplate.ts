@@ -5,7 +5,7 @@ import type { Offer } from '../../api/types';
 import type { Services } from '../../host/services';
 import type { Template } from '../../templates/schema';
 import { describeOffer } from '../../templates/ranking';
-import { offerPickDetail } from '../../model/instanceViewModel';
+import { offerPickDetail } from '../../model/instanceDetails';
 import { formatRate } from '../../model/costs';
 import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
 import { sshEntryWriterFor } from '../../host/ssh';

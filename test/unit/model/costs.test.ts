@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
-import { CostLedger, currentRate, formatRate, hoursOfCreditLeft, integrate, isCreditLow, storageRate, summarizeCosts } from '../../../src/model/costs';
+import { currentRate, formatRate, hoursOfCreditLeft, isCreditLow, storageRate, summarizeCosts } from '../../../src/model/costs';
+import { CostLedger, CostNotesImpl, costSoFarLine, integrate } from '../../../src/model/costLedger';
 
 const running = (id: number, dph: number, storage: number): Instance => ({
   id,
@@ -137,4 +138,14 @@ test('spent today from service totals: what the total grew by since a sample bef
   // Before midnight the total was 9 + 1 h at $1 (assumed) = 10; since then it grew to 12.
   const today = ledger.spentSince(midnight, T0 + 2 * H);
   near(today.amount, 2, 'growth since midnight');
+});
+
+test('the sentences the views show: the service figure plain, an estimate labelled with its start', () => {
+  assert.equal(costSoFarLine({ amount: 3.256, estimate: false }), 'Cost so far: $3.26');
+  assert.equal(costSoFarLine({ amount: 1.2, estimate: true, since: T0 }, () => '08:00'), 'Cost so far: ≈ $1.20 (estimate from the rates seen since 08:00)');
+  assert.equal(costSoFarLine(undefined), undefined);
+  const notes = new CostNotesImpl();
+  notes.observe([{ ...running(1, 1, 0), total_cost: 2.5, start_date: Date.now() / 1000 - 60 }], Date.now());
+  assert.equal(notes.line({ ...running(1, 1, 0), total_cost: 2.5 }, Date.now()), 'Cost so far: $2.50');
+  assert.equal(notes.today(Date.now()), 'Spent today: $2.50', 'started today with a service total: exact');
 });

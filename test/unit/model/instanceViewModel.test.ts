@@ -7,11 +7,11 @@ import {
   instanceRow,
   formatGpuRam,
   jupyterUrl,
-  offerPickDetail,
   offerRow,
   sshCommand,
   stateCategory,
 } from '../../../src/model/instanceViewModel';
+import { offerPickDetail } from '../../../src/model/instanceDetails';
 
 const TOKEN = 'tok-abcdef123456';
 

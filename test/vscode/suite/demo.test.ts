@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import type { FlowResult } from '../../../src/account/tfaFlows';
 
@@ -37,9 +37,10 @@ describe('demo', () => {
     capture('showInformationMessage', 'showWarningMessage');
     const r = (await vscode.commands.executeCommand('gpuRental.connect', inst.id)) as { action: string; args?: string[]; alias?: string };
     assert.equal(r.action, 'terminal');
-    const temp = services.demoSsh.path();
-    const config = join(temp, '.ssh', 'gpu-rental', 'config');
+    const config = r.args?.[1] ?? '';
     assert.deepEqual(r.args, ['-F', config, r.alias]);
+    assert.match(config, /gpu-rental-demo-ssh-[^/]+\/\.ssh\/gpu-rental\/config$/, 'a temporary HOME made for the demo');
+    const temp = dirname(dirname(dirname(config)));
     assert.ok(existsSync(config), 'the demo entry is in the temporary file');
     assert.ok(!temp.startsWith(home!), 'not under the user home');
     assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched: no gpu-rental folder, no config');
