@@ -1,6 +1,8 @@
 export declare function bundleName(root: string, file: string): string;
 export declare function findLazyModules(root: string, entry: string, options?: Record<string, unknown>): Promise<Map<string, string>>;
 export declare const STATEFUL: RegExp;
+export declare const PER_BUNDLE: string;
+export declare function statefulLines(text: string): string[];
 export interface BundleMeta {
   outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
 }

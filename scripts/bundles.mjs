@@ -38,7 +38,15 @@ export async function findLazyModules(root, entry, options = {}) {
  * A top-level `let`/`var`, or an empty Map/Set made when the module loads (to be filled: a
  * Set of constants is a table, not state): state that a second copy would not share.
  */
-export const STATEFUL = /^(?:export )?(?:let|var) |^(?:export )?const \w+(?::[^=]+)? = new (?:Map|Set|WeakMap|WeakSet)(?:<[^>]*>)?\(\)/m;
+export const STATEFUL = /^(?:export )?(?:let|var) |^(?:export )?const \w+(?::[^=]+)? = new (?:Map|Set|WeakMap|WeakSet)(?:<[^>]*>)?\(\)/;
+
+/** Marks a line whose state may exist once per bundle (a memo of something pure). */
+export const PER_BUNDLE = '// per-bundle cache';
+
+/** Lines of `text` that keep module state (and are not marked PER_BUNDLE). */
+export function statefulLines(text) {
+  return text.split('\n').filter((l) => STATEFUL.test(l) && !l.includes(PER_BUNDLE));
+}
 
 /** src/ modules with state that ended up in more than one dist/ file: [[src, [outputs]]]. */
 export function statefulCopies(root, metafiles) {
@@ -49,5 +57,5 @@ export function statefulCopies(root, metafiles) {
       for (const [src, v] of Object.entries(o.inputs)) if (v.bytesInOutput > 0 && src.startsWith('src/')) where.set(src, [...(where.get(src) ?? []), out]);
     }
   }
-  return [...where].filter(([src, outs]) => outs.length > 1 && STATEFUL.test(readFileSync(join(root, src), 'utf8')));
+  return [...where].filter(([src, outs]) => outs.length > 1 && statefulLines(readFileSync(join(root, src), 'utf8')).length > 0);
 }

@@ -51,13 +51,15 @@ test('a module with state in two bundles is reported; a stateless one is not', (
   const dir = tree({
     'src/state.ts': 'let asking: Promise<void> | undefined;\nexport const ask = () => (asking ??= Promise.resolve());\n',
     'src/cache.ts': 'export const seen = new Set<number>();\n',
+    'src/memo.ts': 'let schema: object | undefined; // per-bundle cache\nexport const get = () => (schema ??= {});\n',
     'src/pure.ts': "const SKIP = new Set(['node_modules', '.git']);\nexport const add = (a: number, b: number) => a + b;\nexport const skip = (n: string) => SKIP.has(n);\n",
   });
   const out = (inputs: string[]) => ({ inputs: Object.fromEntries(inputs.map((i) => [i, { bytesInOutput: 10 }])) });
   try {
     const copies = statefulCopies(dir, [
       { outputs: { 'dist/extension.js': out(['src/state.ts', 'src/cache.ts', 'src/pure.ts']), 'dist/extension.js.map': out(['src/state.ts']) } },
-      { outputs: { 'dist/connect.js': out(['src/state.ts', 'src/pure.ts']) } },
+      { outputs: { 'dist/connect.js': out(['src/state.ts', 'src/pure.ts', 'src/memo.ts']) } },
+      { outputs: { 'dist/createFromTemplate.js': out(['src/memo.ts']) } },
       { outputs: { 'dist/tfa.js': out(['src/cache.ts']) } },
     ]);
     assert.deepEqual(copies, [
