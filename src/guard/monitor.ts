@@ -66,6 +66,16 @@ interface Track {
   quietUntil?: number;
 }
 
+/** What the row assumes about a watchdog not read yet, right after a snooze was written to it. */
+function placeholderState(g: InstalledGuard, now: number): WatchdogState {
+  const t = Math.floor(now / 1000);
+  return {
+    version: 1, startedAt: t, updatedAt: t, action: g.action, idleLimitSeconds: g.idleMinutes * 60, gpu: null, gpuUtil: null,
+    sshSessions: 0, heartbeatAgeSeconds: null, snoozedUntil: null, busyReason: null, idleSince: null, actAt: null, capAt: null,
+    capReason: null, failures: 0, nextRetryAt: null, lastError: null, doneAt: null,
+  };
+}
+
 const minutes = (ms: number) => Math.max(0, Math.floor(ms / 60_000));
 
 function clock(ms: number): string {
@@ -148,6 +158,8 @@ export class GuardMonitor implements Disposable {
     try {
       const s = await this.o.remote.readState(id);
       if (s) t.watchdog = { state: s, readAt: this.now() };
+      // No SSH entry (yet: it is written once the instance runs): look again in 10 s, not in a minute.
+      else t.readAt = this.now() - (this.o.remoteEveryMs ?? 60_000) + 10_000;
       delete t.readError;
     } catch (e) {
       t.readError = e instanceof Error ? e.message : 'unknown error';
@@ -261,8 +273,11 @@ export class GuardMonitor implements Disposable {
       if (!this.o.remote) throw new Error('The guard on this instance can only be snoozed over SSH, which is not available here.');
       const epoch = await this.o.remote.snooze(id, mins);
       const until = now + mins * 60_000;
-      if (t.watchdog) t.watchdog.state = { ...t.watchdog.state, snoozedUntil: mins ? epoch : null, idleSince: null, actAt: null };
-      t.readAt = now; // the next read after the usual interval shows the watchdog's own view
+      // Until the next regular read (the watchdog applies it on its next tick), the row says what was written.
+      t.watchdog = {
+        state: { ...(t.watchdog?.state ?? placeholderState(g, now)), snoozedUntil: mins ? epoch : null, idleSince: null, actAt: null, updatedAt: epoch - mins * 60 },
+        readAt: now,
+      };
       result = { instanceId: id, until, via: 'ssh' };
     } else {
       result = { instanceId: id, until: now + mins * 60_000, via: 'local' };

@@ -35,6 +35,8 @@ export interface SshGuardRemoteOptions {
   target(id: number): Promise<SshTarget | undefined>;
   ssh?: string;
   timeoutMs?: number;
+  /** The environment of `ssh` (tests: a temporary HOME). Default: this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -47,7 +49,7 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
     if (!ALIAS.test(t.alias)) throw new GuardRemoteError(`The SSH entry of instance ${id} has an unexpected name.`);
     const args = ['-F', t.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'ClearAllForwardings=yes', '-T', t.alias, command];
     return new Promise((resolve, reject) => {
-      execFile(o.ssh ?? 'ssh', args, { timeout: o.timeoutMs ?? 20_000, maxBuffer: 64 * 1024, windowsHide: true }, (err, stdout, stderr) => {
+      execFile(o.ssh ?? 'ssh', args, { timeout: o.timeoutMs ?? 20_000, maxBuffer: 64 * 1024, windowsHide: true, ...(o.env ? { env: o.env } : {}) }, (err, stdout, stderr) => {
         if (err) {
           const why = String(stderr).trim().split('\n').pop()?.slice(0, 200) || (err as NodeJS.ErrnoException).code || err.message;
           reject(new GuardRemoteError(`ssh ${t.alias} failed: ${why}`));

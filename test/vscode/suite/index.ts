@@ -58,3 +58,4 @@ import './tfa.test';
 import './ecosystem.test';
 import './demo.test';
 import './newcomer.test';
+import './guard.test';

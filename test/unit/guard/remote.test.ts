@@ -1,0 +1,86 @@
+// The guard over SSH with the real OpenSSH client against the simulator's real SSH server: VS Code
+// reads the watchdog's state.json and Keep Running writes its snooze file, which really keeps the
+// instance running until the snooze ends. Temporary HOME; never the user's ~/.ssh.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, type RunningSim } from '../../../src/sim';
+import { SimControl } from '../../../src/sim/control';
+import { closeApiTransport, createApiClient } from '../../../src/api/client';
+import type { ServiceApi } from '../../../src/api/types';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
+import { createKeyPair, type LocalKey } from '../../../src/ssh/keys';
+import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
+import { sshGuardRemote, type GuardRemote } from '../../../src/guard/remote';
+import { sleep, until } from './harness';
+
+const skip = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0 ? false : 'the OpenSSH client (ssh) is not installed';
+const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+let sim: RunningSim;
+let ctl: SimControl;
+let api: ServiceApi;
+let home: string;
+let writer: SshConfigWriter;
+let key: LocalKey;
+
+before(async () => {
+  sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 1, seed: 3, rateLimitPerSecond: 1000 });
+  ctl = new SimControl(sim.url);
+  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silent, retry: { retries: 0 } });
+  home = mkdtempSync(join(tmpdir(), 'gpu-rental-guard-ssh-'));
+  writer = new SshConfigWriter({ home, origin: '127.0.0.1' });
+  key = await createKeyPair({ home, comment: 'gpu-rental-guard-test' });
+  await api.addSshKey(key.line);
+});
+after(async () => {
+  await sim?.close();
+  await closeApiTransport();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance, ending the snooze lets the watchdog stop it', { skip }, async () => {
+  await ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 3 });
+  try {
+    const onstart = composeOnstart('echo ready', resolveGuardPlan({ idleMinutes: 1 })!, { apiUrl: sim.url, dphTotal: 1 }).onstart!;
+    const offer = sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && (o.direct_port_count as number) > 0)!;
+    const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label: 'guarded', onstart });
+    await ctl.setGpuUtil(id, 90);
+    await ctl.finishBoot(id);
+    const inst = await api.showInstance(id);
+    const alias = await writer.writeEntry(inst, { identityFile: key.privatePath });
+    const remote: GuardRemote = sshGuardRemote({
+      target: async (x) => (x === id ? { configPath: writer.configPath, alias } : undefined),
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+    });
+    assert.equal(await remote.readState(id + 1), undefined, 'no entry: nothing to read');
+
+    const busy = await until('the watchdog state over SSH', async () => {
+      try {
+        const s = await remote.readState(id);
+        return s?.gpuUtil === 90 ? s : undefined;
+      } catch {
+        return undefined; // the watchdog has not written its first state yet
+      }
+    });
+    assert.equal(busy!.busyReason, 'GPU at 90 %');
+    assert.equal(busy!.idleLimitSeconds, 3);
+
+    const until1h = await remote.snooze(id, 60);
+    assert.ok(Math.abs(until1h - (Date.now() / 1000 + 3600)) < 10, `snooze ends in an hour: ${until1h}`);
+    await ctl.setGpuUtil(id, 0);
+    await sleep(5000);
+    assert.equal(sim.state.instances.get(id)?.intended, 'running', 'snoozed: kept although idle');
+    const snoozed = await remote.readState(id);
+    assert.equal(snoozed?.snoozedUntil, until1h);
+    assert.equal(snoozed?.busyReason, 'snoozed');
+
+    await remote.snooze(id, 0);
+    await until('stopped by the watchdog once the snooze ended', () => sim.state.instances.get(id)?.intended === 'stopped', 20_000);
+  } finally {
+    await ctl.runOnstart(false);
+  }
+});
