@@ -205,6 +205,30 @@ const uiSteps = {
     await ui.page.keyboard.press('Escape');
     if (value !== '24') throw new Error(`after Back the GPU RAM box shows "${value}", not the 24 typed before`);
   },
+  /** README picture: a creation in progress (the notification with its stage and clock, the new row loading). */
+  'readme-create-progress': async () => {
+    await openSidebar();
+    await ui.page.locator('.notifications-toasts', { hasText: 'PyTorch on one RTX 4090' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await ui.page.mouse.move(700, 500);
+    await ui.page.waitForTimeout(300);
+    await shot('readme-create-progress');
+  },
+  /** README picture: the created instance running, its tooltip (cost so far) and the Connect offer. */
+  'readme-running-instance': async () => {
+    await openSidebar();
+    await ui.page.locator('.notifications-toasts', { hasText: 'is running' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    const row = ui.page.locator('.monaco-list-row', { hasText: /pytorch-/ }).first();
+    const hover = ui.page.locator('.monaco-hover, .workbench-hover').first();
+    for (let attempt = 0; attempt < 3 && !(await hover.isVisible()); attempt++) {
+      await ui.page.mouse.move(700, 500); // away first: a hover starts when the pointer arrives
+      await ui.page.waitForTimeout(300);
+      await row.hover({ position: { x: 60, y: 10 } });
+      await hover.waitFor({ state: 'visible', timeout: 4000 }).catch(() => undefined);
+    }
+    await hover.waitFor({ state: 'visible', timeout: 2000 });
+    await ui.page.waitForTimeout(400);
+    await shot('readme-running-instance');
+  },
   /** Demo: the QR view shows the code an app would show; "Use This Code" and Verify turn the app on. */
   'tfa-demo-qr': async () => {
     const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

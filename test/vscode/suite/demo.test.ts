@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep } from './framework';
 import type { FlowResult } from '../../../src/account/tfaFlows';
 
 let home: string | undefined;
@@ -93,4 +93,38 @@ describe('demo', () => {
       await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     }
   }, { timeoutMs: 90_000 });
+
+  it('README pictures: Create from Template in progress, then the running instance with its tooltip (screenshots)', async () => {
+    const services = await demo();
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    const uri = vscode.Uri.joinPath(folder, '.gpu', 'it-readme.json');
+    await vscode.workspace.fs.writeFile(
+      uri,
+      new TextEncoder().encode(
+        JSON.stringify({
+          name: 'PyTorch on one RTX 4090',
+          offer: { gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, rank: 'cheapest' },
+          instance: { image: 'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-devel', label: 'pytorch', disk: 32, runtype: 'ssh_direct' },
+          ssh: { remoteFolder: '/workspace' },
+        }),
+      ),
+    );
+    try {
+      const [offer] = await (await services.api()).searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, limit: 5 });
+      assert.ok(offer, 'the demo offers no RTX 4090');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const pending = vscode.commands.executeCommand<{ outcome: string }>('gpuRental.createFromTemplate', { template: '.gpu/it-readme.json', offerId: offer.id, confirm: false, pollIntervalMs: 1000 });
+      await waitFor(() => services.instances.instances.find((i) => /^pytorch-[0-9a-z]{4}$/.test(i.label ?? '') && i.state === 'loading'), 30_000, 'the new row loading');
+      await sleep(2500);
+      assert.equal(await uiCheckpoint('readme-create-progress'), 'ok');
+      const r = await pending;
+      assert.equal(r?.outcome, 'running');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      assert.equal(await uiCheckpoint('readme-running-instance'), 'ok');
+    } finally {
+      await vscode.workspace.fs.delete(uri);
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    }
+  }, { timeoutMs: 120_000 });
 });
