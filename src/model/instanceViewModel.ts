@@ -91,7 +91,9 @@ export function gpuText(g: { num_gpus?: number | null; gpu_name?: string | null 
 
 /** Escape text for a Markdown tooltip (labels and messages come from users and hosts). */
 export function md(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+  // ':' and '@' too: an escaped "https\:" or "a\@b" cannot start a GFM autolink, which VS Code's
+  // Markdown renderer would otherwise make from plain server text.
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~:@]/g, (c) => `\\${c}`);
 }
 
 /** GPU (or CPU) RAM from the service's MB, in decimal GB as the CLI counts: "24.6 GB", "80 GB". The one formatter for it. */

@@ -7,6 +7,7 @@ import {
   instanceRow,
   formatGpuRam,
   jupyterUrl,
+  md,
   offerRow,
   sshCommand,
   stateCategory,
@@ -71,7 +72,7 @@ test('tooltip has GPU RAM, CPU, disk, location, reliability, SSH, image and cost
       uptime_mins: 90,
     }),
   );
-  for (const part of ['24 GB', 'EPYC', '50 GB', 'Norway', '99\\.1%', 'ssh5\\.example:41022', 'pytorch/pytorch', 'compute $0.48/h', 'storage $0.02/h', 'total $0.50/h', '1\\.5 h']) {
+  for (const part of ['24 GB', 'EPYC', '50 GB', 'Norway', '99\\.1%', 'ssh5\\.example\\:41022', 'pytorch/pytorch', 'compute $0.48/h', 'storage $0.02/h', 'total $0.50/h', '1\\.5 h']) {
     assert.ok(r.tooltip.includes(part), `tooltip has ${part}`);
   }
   assert.ok(r.tooltip.includes('a\\*b'));
@@ -129,4 +130,15 @@ test('one GPU RAM formatter: offer row, offer pick list and instance tooltip agr
   assert.match(offerRow(o).tooltip, /GPU RAM: 24\\?\.6 GB per GPU/);
   assert.match(instanceRow(make({ gpu_ram: 24_576 })).tooltip, /GPU RAM: 24\\?\.6 GB per GPU/);
   assert.doesNotMatch(offerPickDetail(o), /25 GB/);
+});
+
+test('md: server text in a tooltip cannot become a link, an image, HTML or an autolink', () => {
+  const hostile = 'see [x](https://evil.example/p) ![i](https://evil.example/t.png) <img src=x> https://evil.example www.evil.example mail@evil.example';
+  const out = md(hostile);
+  // every Markdown/HTML trigger is escaped; a GFM autolink needs an unescaped "https:" or "www." and mail needs "@"
+  assert.doesNotMatch(out, /(?<!\\)[[\]()<>!]/);
+  assert.doesNotMatch(out, /https:/);
+  assert.doesNotMatch(out, /www\./);
+  assert.doesNotMatch(out, /(?<!\\)@/);
+  assert.equal(out.replace(/\\(.)/g, '$1'), hostile, 'unescaping gives the text back');
 });
