@@ -83,6 +83,10 @@ const builds = [
     outdir: 'dist',
     external: [...common.external, 'vscode'],
     minify: true,
+    // ssh2 (in the simulator and the key generator) tells its objects apart by class name
+    // (`constructor.name === 'Session'`); renamed classes crashed the simulator when a client
+    // vanished while a session opened.
+    keepNames: name === 'sim' || name === 'keygen',
     metafile: true,
     plugins: [lazyExternal(join(root, file))],
   })),
