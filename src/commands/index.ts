@@ -68,6 +68,8 @@ const load = {
   reboot: () => import('./instances/rebootInstance'),
   /** Change Bid (dist/changeBid.js). */
   changeBid: () => import('./instances/changeBid'),
+  /** The account's SSH keys: add, remove, attach, copy, and the key check (dist/sshKeys.js). */
+  sshKeys: () => import('./ssh/sshKeys'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -123,6 +125,11 @@ export const commands = {
   'gpuRental.connect': lazy(load.connect, 'connect'),
   'gpuRental.openTerminal': lazy(load.connect, 'openTerminalOnInstance'),
   'gpuRental.setupSshConfig': setupSshConfig,
+  // SSH keys on the account
+  'gpuRental.addSshKey': lazy(load.sshKeys, 'addSshKey'),
+  'gpuRental.removeSshKey': lazy(load.sshKeys, 'removeSshKey'),
+  'gpuRental.attachSshKey': lazy(load.sshKeys, 'attachSshKey'),
+  'gpuRental.copySshPublicKey': lazy(load.sshKeys, 'copySshPublicKey'),
 } satisfies Record<string, Handler>;
 
 export type CommandId = keyof typeof commands;

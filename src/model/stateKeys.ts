@@ -12,3 +12,5 @@ export const INCLUDE_DECLINED_KEY = 'gpuRental.ssh.includeDeclined';
 export const OFFER_SEARCH_STATE_KEY = 'gpuRental.lastOfferSearch';
 /** globalState: true once the Getting Started walkthrough was opened after install. */
 export const WALKTHROUGH_SHOWN_KEY = 'gpuRental.walkthroughShown';
+/** globalState: the private key (absolute path) the user registered or picked last; entries and the key check use it. */
+export const PICKED_SSH_KEY_STATE_KEY = 'gpuRental.ssh.pickedKey';

@@ -114,6 +114,11 @@ export class SimControl {
     return (await this.call<{ min_bid: number }>('POST', `instances/${id}/outbid`, minBid === undefined ? {} : { minBid })).min_bid;
   }
 
+  /** The instance's scratch folder (its HOME and the working directory of its shells). */
+  async instanceHome(id: number): Promise<string> {
+    return (await this.call<{ home: string }>('GET', `instances/${id}/home`)).home;
+  }
+
   /** Finishes the boot of an instance now (it reads 'running' on the next show). */
   async finishBoot(id: number): Promise<void> {
     await this.call('POST', `instances/${id}/running`, {});

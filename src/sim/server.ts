@@ -6,6 +6,7 @@ import { SearchError, generateOffers, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { SimState, randomKey, type Fault, type SimInstance } from './state';
 import { handleSshKeys } from './sshKeys';
+import { instanceHome } from './sandbox';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
 import { totp } from './totp';
 import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
@@ -351,6 +352,11 @@ function control(state: SimState, method: string, path: string, json: Record<str
         faults: state.faults,
       },
     };
+  }
+  if ((m = /^\/_sim\/instances\/(\d+)\/home$/.exec(path)) && method === 'GET') {
+    const inst = state.instances.get(Number(m[1]));
+    if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
+    return { status: 200, body: { home: instanceHome(state, inst.id) } };
   }
   if (method !== 'POST') return { status: 404, body: { success: false, error: 'not_found', msg: `No control endpoint ${method} ${path}.` } };
   if (path === '/_sim/advance') {

@@ -149,6 +149,16 @@ const uiSteps = {
     const open = want.filter((w) => state[w] !== 'true');
     if (open.length) throw new Error(`steps not completed: ${open.join(', ')} (${JSON.stringify(state)})`);
   },
+  /** Connect's terminal fallback: ssh logged in to the simulated instance (screenshot for the README). */
+  'connect-terminal': async () => {
+    const term = ui.page.locator('.terminal-wrapper .xterm, .xterm').first();
+    await term.waitFor({ state: 'visible', timeout: 20_000 });
+    // The suite printed this line from inside the instance; wait until the terminal shows it.
+    const text = ui.page.locator('.xterm-rows, .xterm-accessibility-tree').getByText('Connected: a shell on the simulated instance').first();
+    await text.waitFor({ state: 'attached', timeout: 3_000 }).catch(() => undefined); // the canvas renderer has no text to find
+    await ui.page.waitForTimeout(800);
+    await shot('connect-terminal');
+  },
   /** The 2FA authenticator-app setup webview shows its QR code (screenshot for the README). */
   'tfa-qr': async () => {
     const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

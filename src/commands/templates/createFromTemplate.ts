@@ -9,6 +9,7 @@ import { offerPickDetail } from '../../model/instanceDetails';
 import { formatRate } from '../../model/costs';
 import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
 import { sshEntryWriterFor } from '../../host/ssh';
+import { checkSshKey } from '../ssh/sshKeys';
 import { describeError } from '../../model/errors';
 import { offerRefOf } from '../../model/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri } from '../../host/templateFiles';
@@ -162,6 +163,9 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
     void vscode.window.showErrorMessage(describeError(e));
     return undefined;
   }
+  // The first rent of a session checks that SSH will let the user in (one question when not).
+  const keys = await checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
+  if (!keys.proceed) return undefined;
   const offer = preselected ?? args.offerId;
   const { maxAttempts } = services.settings().templates;
   // The idle guard goes in through onstart and calls the same service URL this window uses.

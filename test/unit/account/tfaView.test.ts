@@ -74,3 +74,29 @@ test('Account rows: legacy state and a team-context error shown as one row', asy
   const err = rows.find((r) => r.id.startsWith('error:'));
   assert.match(err?.label ?? '', /personal/);
 });
+
+test('Account rows: SSH Keys node with type, fingerprint, comment, date, and the local mark', async () => {
+  const local = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFwD9Unho/7vK5FT2O5PjFdY7PojRsWttsnCDVe8EsZS alice@laptop';
+  const other = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQGbt51U/8a3Ap053WtfHO0yWqVhShtktXOFWhSuBh8 bob@desk';
+  const mine = await t.h.api.addSshKey(local);
+  await t.h.api.addSshKey(other);
+  const fp = 'SHA256:' + (await import('node:crypto')).createHash('sha256').update(Buffer.from(local.split(' ')[1]!, 'base64')).digest('base64').replace(/=+$/, '');
+  const snap = await loadAccount(t.h.api, { localFingerprints: async () => [fp] });
+  const node = accountRows(snap, { nowMs: Date.now(), session: false, fmt }).find((r) => r.id === 'sshKeys')!;
+  assert.equal(node.label, 'SSH Keys');
+  assert.equal(node.contextValue, 'sshKeys');
+  assert.equal(node.children?.length, 2);
+  const [a, b] = node.children!;
+  assert.equal(a!.label, 'alice@laptop');
+  assert.equal(a!.contextValue, 'sshKeyLocal');
+  assert.equal(a!.sshKey?.id, mine.id);
+  assert.ok(a!.description?.includes(fp), a!.description);
+  assert.match(a!.description ?? '', /^ssh-ed25519 · SHA256:.* · added .* · private key on this machine$/);
+  assert.equal(b!.contextValue, 'sshKey');
+  assert.doesNotMatch(b!.description ?? '', /private key on this machine/);
+  // none on the account: a row that adds one and says why it matters
+  for (const k of await t.h.api.listSshKeys()) await t.h.api.deleteSshKey(k.id);
+  const empty = accountRows(await loadAccount(t.h.api), { nowMs: Date.now(), session: false, fmt }).find((r) => r.id === 'sshKeys')!;
+  assert.equal(empty.children?.[0]?.command, 'gpuRental.addSshKey');
+  assert.match(empty.children?.[0]?.tooltip ?? '', /Permission denied \(publickey\)/);
+});

@@ -15,6 +15,8 @@ import { instanceHome } from '../../../src/sim/sandbox';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
+import { repoRoot } from '../repoRoot';
+import { Client as Ssh2Client, utils } from 'ssh2';
 import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice, type LocalKey } from '../../../src/ssh/keys';
 
 const haveSsh = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -256,4 +258,83 @@ test('ssh without a command gets an interactive shell on a terminal (what Connec
   assert.equal(code, 0, out);
   assert.equal(readFileSync(join(instanceHome(sim.state, inst.id), 'shell.txt'), 'utf8'), `shell-${inst.id}\ntty\n`);
   await destroy(inst);
+});
+
+test('a client that vanishes mid-session (a closed terminal) leaves the simulator running', { skip }, async () => {
+  const inst = await rent('ssh_proxy', 'vanish');
+  const alias = await writeEntry(inst);
+  const child = spawn('ssh', ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stdin!.write('echo "ready-$CONTAINER_ID"\n');
+  for (let i = 0; i < 100 && !out.includes(`ready-${inst.id}`); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(out.includes(`ready-${inst.id}`), out);
+  child.kill('SIGKILL');
+  await new Promise((r) => setTimeout(r, 800));
+  // still answering, and still serving SSH
+  const again = await ssh([alias, 'echo $CONTAINER_ID']);
+  assert.equal(again.stdout.trim(), String(inst.id), again.stderr);
+
+  // destroyed while a session is open: the session ends, the simulator goes on
+  const second = spawn('ssh', ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out2 = '';
+  second.stdout!.on('data', (d) => (out2 += String(d)));
+  second.stdin!.write('echo "ready2-$CONTAINER_ID"\n');
+  for (let i = 0; i < 100 && !out2.includes(`ready2-${inst.id}`); i++) await new Promise((r) => setTimeout(r, 100));
+  const ended = new Promise<number | null>((resolve) => second.on('close', (c) => resolve(c)));
+  await destroy(inst);
+  assert.notEqual(await ended, 0);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.ok(Array.isArray((await api.listInstances()).instances));
+});
+
+test('the built simulator (dist/sim.js, minified) survives clients that vanish while a session opens', async () => {
+  // esbuild renamed ssh2's classes, and ssh2 tells a session apart by its class name when a
+  // connection dies: the simulator crashed when a terminal closed at the wrong moment.
+  const script = join(repoRoot(), 'dist', 'sim.js');
+  assert.ok(existsSync(script), 'dist/sim.js is missing: run node scripts/build.mjs first');
+  const proc = spawn(process.execPath, [script, '--port', '0', '--test-control', '--rate-limit', '1000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr += String(d)));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let buf = '';
+      proc.stdout!.on('data', (d) => {
+        buf += String(d);
+        const m = /listening on (\S+)/.exec(buf);
+        if (m) resolve(m[1]!);
+      });
+      proc.once('exit', () => reject(new Error(`the simulator exited: ${stderr.slice(-300)}`)));
+    });
+    const client = createApiClient({ baseUrl: url, credentials: { token: () => 'sim-api-key' }, log: silent, retry: { retries: 0 } });
+    const pair = utils.generateKeyPairSync('ed25519');
+    await client.addSshKey(pair.public);
+    const offer = (await client.searchOffers({ limit: 1 }))[0]!;
+    const { new_contract: id } = await client.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_proxy' });
+    await new SimControl(url).finishBoot(id);
+    const inst = await client.showInstance(id);
+    for (let i = 0; i < 9; i++) {
+      await new Promise<void>((resolve) => {
+        const c = new Ssh2Client();
+        c.on('error', () => resolve());
+        c.on('close', () => resolve());
+        c.on('ready', () => {
+          c.shell(() => undefined);
+          setTimeout(() => (c as unknown as { _sock: { destroy(): void } })._sock.destroy(), i % 3);
+        });
+        c.connect({ host: '127.0.0.1', port: inst.ssh_port!, username: 'root', privateKey: pair.private });
+      });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(proc.exitCode, null, `the simulator died: ${stderr.split('\n').filter((l) => /Error/.test(l) && l.length < 300).join(' | ')}`);
+    assert.equal((await client.showInstance(id)).id, id);
+  } finally {
+    proc.kill();
+  }
 });

@@ -52,6 +52,7 @@ export function run(): Promise<void> {
 // ---- test files (keep the export lines above these imports) ----
 import './smoke.test';
 import './ssh.test';
+import './connect.test';
 import './templates.test';
 import './sidebar.test';
 import './tfa.test';

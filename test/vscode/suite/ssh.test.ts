@@ -3,13 +3,14 @@
 // pointed at a temporary HOME (GPU_RENTAL_SSH_HOME) so the machine's ~/.ssh is never touched.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { mkdtempSync, rmSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { SimControl } from '../../../src/sim/control';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Services } from '../../../src/host/services';
+import { registerTestKey, signOutAndDropSshHome } from './testKey';
 
 const REMOTE_COMMANDS = new Set(['vscode.openFolder', 'opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow', 'workbench.extensions.installExtension']);
 
@@ -39,6 +40,8 @@ let restoreCommands: (() => void) | undefined;
 async function signedInWithRunningInstance(services: Services): Promise<number> {
   await services.secrets.store('apiKey', 'sim-api-key');
   await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+  // Connect checks that the account holds a key of this machine: register one (scripted).
+  if (home) await registerTestKey(home);
   const api = await services.api();
   const [offer] = await api.searchOffers({ limit: 5 });
   assert.ok(offer, 'the simulator offered no machine');
@@ -78,11 +81,8 @@ describe('ssh', () => {
     const { services } = await getExtensionApi();
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
     await services.globalState.update('gpuRental.ssh.includeDeclined', undefined);
-    await services.secrets.delete('apiKey');
-    await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
     for (const t of vscode.window.terminals) if (t.name.startsWith('SSH ')) t.dispose();
-    delete process.env.GPU_RENTAL_SSH_HOME;
-    if (home) rmSync(home, { recursive: true, force: true });
+    await signOutAndDropSshHome(services, home);
     home = undefined;
   });
 

@@ -12,6 +12,7 @@ import { SimControl } from '../../../src/sim/control';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Instance } from '../../../src/api/types';
 import type { Services } from '../../../src/host/services';
+import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
 import { INFLIGHT_STATE_KEY, readInflight, type CreateFlowResult } from '../../../src/templates/createFlow';
 
 const TEMPLATE = '.gpu/pytorch.json';
@@ -20,13 +21,10 @@ let home: string | undefined;
 
 async function setUp(): Promise<{ services: Services; w: SshConfigWriter; control: SimControl; offerId: number }> {
   const { services } = await getExtensionApi();
-  home = mkdtempSync(join(tmpdir(), 'gpu-rental-tpl-it-'));
-  process.env.GPU_RENTAL_SSH_HOME = home;
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  const w = new SshConfigWriter({ home });
-  writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
-  await services.secrets.store('apiKey', 'sim-api-key');
-  await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+  // The first rent of a session checks the account's SSH keys: one of this home is registered.
+  const set = await signedInWithSshHome(services, 'gpu-rental-tpl-it-');
+  home = set.home;
+  const w = set.w;
   const api = await services.api();
   const offers = await api.searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, type: 'on-demand', order: [['dph_total', 'asc']] });
   assert.ok(offers.length >= 2, 'the simulator has fewer than two matching offers');
@@ -60,10 +58,7 @@ describe('templates', () => {
     }
     await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
-    await services.secrets.delete('apiKey');
-    await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
-    delete process.env.GPU_RENTAL_SSH_HOME;
-    if (home) rmSync(home, { recursive: true, force: true });
+    await signOutAndDropSshHome(services, home);
     home = undefined;
   });
 

@@ -1,0 +1,106 @@
+// Connect reaches the machine: inside a real VS Code, a key is registered through the scripting
+// interface, an instance is created, and Connect's terminal fallback opens an integrated
+// terminal whose real ssh session runs a command in the simulated instance (a file appears in
+// its scratch folder). Temporary SSH home; the simulator's SSH servers are real (ssh2).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SshConfigWriter } from '../../../src/ssh';
+import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, sleep, uiCheckpoint } from './framework';
+import { SimControl } from '../../../src/sim/control';
+import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
+
+let home: string | undefined;
+
+describe('connect', () => {
+  afterEach(async () => {
+    const { services } = await getExtensionApi();
+    for (const t of vscode.window.terminals) if (t.name.startsWith('SSH ')) t.dispose();
+    await signOutAndDropSshHome(services, home);
+    home = undefined;
+  });
+
+  it("registers a key (scripted), creates an instance, and Connect's terminal runs a command in it", async () => {
+    const { services } = await getExtensionApi();
+    const set = await signedInWithSshHome(services, 'gpu-rental-connect-it-');
+    home = set.home;
+    const { w, key } = set;
+    const api = await services.api();
+    const [offer] = await api.searchOffers({ limit: 5 });
+    assert.ok(offer);
+    const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', label: 'connect proof', disk: 10 });
+    const control = new SimControl(simUrl());
+    await control.finishBoot(id);
+    await waitFor(async () => {
+      await services.instances.refresh();
+      return services.instances.get(id)?.state === 'running';
+    }, 10_000, 'the instance to run');
+    // The instance was created after the key: it accepts it without an attach.
+    assert.ok((await api.listInstanceSshKeys(id)).some((k) => k.id === key.id));
+
+    answer('showInformationMessage', (msg: string) => (assert.match(msg, /Remote - SSH extension is not installed/), 'Open in Terminal'));
+    const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string; args?: string[] };
+    assert.equal(r.action, 'terminal');
+    const entry = await w.findEntry(id);
+    assert.ok(entry && r.alias === entry.alias);
+    assert.equal(entry.identityFile, key.privatePath, 'the entry uses the registered key');
+    assert.deepEqual(r.args, ['-F', w.configPath, entry.alias]);
+    const terminal = vscode.window.terminals.find((t) => t.name === `SSH ${entry.alias}`);
+    assert.ok(terminal, 'the terminal opened');
+
+    const scratch = await control.instanceHome(id);
+    const proof = join(scratch, 'connect-proof.txt');
+    for (let i = 0; i < 6 && !existsSync(proof); i++) {
+      terminal.sendText('echo "ran in $CONTAINER_ID" > connect-proof.txt && clear && echo "Connected: a shell on the simulated instance $CONTAINER_ID (in $PWD)"');
+      await waitFor(() => existsSync(proof), 5000, 'the command to run').catch(() => undefined);
+    }
+    assert.equal(readFileSync(proof, 'utf8'), `ran in ${id}\n`);
+    terminal.show();
+    await sleep(500);
+    assert.equal(await uiCheckpoint('connect-terminal'), 'ok');
+    await api.destroyInstance(id);
+  }, { timeoutMs: 60_000 });
+
+  it('without a key of this machine on the account, Connect asks once, says why, creates and attaches a key, and ssh gets in', async () => {
+    const { services } = await getExtensionApi();
+    home = mkdtempSync(join(tmpdir(), 'gpu-rental-nokey-it-'));
+    process.env.GPU_RENTAL_SSH_HOME = home;
+    mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+    const w = new SshConfigWriter({ home });
+    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+    await services.secrets.store('apiKey', 'sim-api-key');
+    await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+    const api = await services.api();
+    const [offer] = await api.searchOffers({ limit: 5 });
+    assert.ok(offer);
+    // Created before the key exists: it accepts the new key only once it is attached.
+    const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', label: 'no key yet', disk: 10 });
+    await new SimControl(simUrl()).finishBoot(id);
+    await waitFor(async () => {
+      await services.instances.refresh();
+      return services.instances.get(id)?.state === 'running';
+    }, 10_000, 'the instance to run');
+
+    answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
+      assert.match(msg, /Permission denied \(publickey\)/);
+      assert.equal(opts.modal, true);
+      assert.deepEqual(items, ['Create a New Key Pair', 'Continue Without']);
+      return 'Create a New Key Pair';
+    });
+    answer('showInformationMessage', (msg: string) => (assert.match(msg, /is now on your account and attached to running instance/), undefined));
+    answer('showInformationMessage', (msg: string) => (assert.match(msg, /Remote - SSH extension is not installed/), 'Open in Terminal'));
+    const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string };
+    assert.equal(r.action, 'terminal');
+    const privatePath = join(home, '.ssh', 'gpu-rental_ed25519');
+    assert.ok(existsSync(privatePath), 'the key pair was created');
+    assert.equal((await w.findEntry(id))?.identityFile, privatePath);
+    assert.ok((await api.listInstanceSshKeys(id)).length > 0, 'the new key was attached to the running instance');
+    const out = execFileSync('ssh', ['-F', w.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', r.alias!, 'echo $CONTAINER_ID'], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home } });
+    assert.equal(out.trim(), String(id));
+    await api.destroyInstance(id);
+  }, { timeoutMs: 40_000 });
+});
+

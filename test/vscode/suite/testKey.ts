@@ -1,0 +1,45 @@
+// A key pair in the test's temporary SSH home, registered on the simulator's account through
+// the scripting interface (gpuRental.addSshKey), so the key check before renting and
+// connecting finds it and asks nothing.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Services } from '../../../src/host/services';
+import { SshConfigWriter } from '../../../src/ssh';
+import { PICKED_SSH_KEY_STATE_KEY } from '../../../src/model/stateKeys';
+import { waitFor } from './framework';
+
+export async function registerTestKey(home: string): Promise<{ id: number; privatePath: string }> {
+  const privatePath = join(home, '.ssh', 'id_ed25519');
+  if (!existsSync(privatePath)) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'gpu-rental-vscode-test', '-f', privatePath]);
+  const record = await vscode.commands.executeCommand<{ id: number } | undefined>('gpuRental.addSshKey', { publicKeyPath: `${privatePath}.pub` });
+  assert.ok(record && record.id > 0, 'gpuRental.addSshKey resolved no key record');
+  return { id: record.id, privatePath };
+}
+
+/** The end of a test that used a temporary SSH home: key choice forgotten, signed out, home removed. */
+export async function signOutAndDropSshHome(services: Services, home: string | undefined): Promise<void> {
+  await services.globalState.update(PICKED_SSH_KEY_STATE_KEY, undefined);
+  await services.secrets.delete('apiKey');
+  await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
+  delete process.env.GPU_RENTAL_SSH_HOME;
+  if (home) rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * A temporary SSH home whose user config already includes GPU Rental's file, signed in with the
+ * simulator key, with a key pair of that home registered on the account.
+ */
+export async function signedInWithSshHome(services: Services, prefix: string): Promise<{ home: string; w: SshConfigWriter; key: { id: number; privatePath: string } }> {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  process.env.GPU_RENTAL_SSH_HOME = home;
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  const w = new SshConfigWriter({ home });
+  writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+  await services.secrets.store('apiKey', 'sim-api-key');
+  await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+  return { home, w, key: await registerTestKey(home) };
+}
