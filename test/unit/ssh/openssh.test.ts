@@ -238,24 +238,37 @@ test('a stopped or destroyed instance stops listening; a re-rent on the same por
   await destroy(second);
 });
 
-test('ssh without a command gets an interactive shell on a terminal (what Connect opens)', { skip }, async () => {
-  const inst = await rent('ssh_proxy', 'shell');
-  const alias = await writeEntry(inst);
+/** `ssh -tt <alias>` (a terminal session, as Connect's terminal runs it) with the output collected. */
+function terminalSession(alias: string): { child: ReturnType<typeof spawn>; output(): string; waitFor(text: string): Promise<void>; closed: Promise<number | null> } {
   const child = spawn('ssh', ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
-  child.stdin!.write('echo "shell-$CONTAINER_ID" > shell.txt; test -t 0 && echo tty >> shell.txt; exit\n');
-  const code = await new Promise<number | null>((resolve) => {
+  const closed = new Promise<number | null>((resolve) => {
     const t = setTimeout(() => child.kill(), 15_000);
     child.on('close', (c) => {
       clearTimeout(t);
       resolve(c);
     });
   });
-  assert.equal(code, 0, out);
+  return {
+    child,
+    closed,
+    output: () => out,
+    async waitFor(text) {
+      for (let i = 0; i < 100 && !out.includes(text); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(out.includes(text), out);
+    },
+  };
+}
+
+test('ssh without a command gets an interactive shell on a terminal (what Connect opens)', { skip }, async () => {
+  const inst = await rent('ssh_proxy', 'shell');
+  const session = terminalSession(await writeEntry(inst));
+  session.child.stdin!.write('echo "shell-$CONTAINER_ID" > shell.txt; test -t 0 && echo tty >> shell.txt; exit\n');
+  assert.equal(await session.closed, 0, session.output());
   assert.equal(readFileSync(join(instanceHome(sim.state, inst.id), 'shell.txt'), 'utf8'), `shell-${inst.id}\ntty\n`);
   await destroy(inst);
 });
@@ -263,33 +276,21 @@ test('ssh without a command gets an interactive shell on a terminal (what Connec
 test('a client that vanishes mid-session (a closed terminal) leaves the simulator running', { skip }, async () => {
   const inst = await rent('ssh_proxy', 'vanish');
   const alias = await writeEntry(inst);
-  const child = spawn('ssh', ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stdin!.write('echo "ready-$CONTAINER_ID"\n');
-  for (let i = 0; i < 100 && !out.includes(`ready-${inst.id}`); i++) await new Promise((r) => setTimeout(r, 100));
-  assert.ok(out.includes(`ready-${inst.id}`), out);
-  child.kill('SIGKILL');
+  const first = terminalSession(alias);
+  first.child.stdin!.write('echo "ready-$CONTAINER_ID"\n');
+  await first.waitFor(`ready-${inst.id}`);
+  first.child.kill('SIGKILL');
   await new Promise((r) => setTimeout(r, 800));
   // still answering, and still serving SSH
   const again = await ssh([alias, 'echo $CONTAINER_ID']);
   assert.equal(again.stdout.trim(), String(inst.id), again.stderr);
 
   // destroyed while a session is open: the session ends, the simulator goes on
-  const second = spawn('ssh', ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out2 = '';
-  second.stdout!.on('data', (d) => (out2 += String(d)));
-  second.stdin!.write('echo "ready2-$CONTAINER_ID"\n');
-  for (let i = 0; i < 100 && !out2.includes(`ready2-${inst.id}`); i++) await new Promise((r) => setTimeout(r, 100));
-  const ended = new Promise<number | null>((resolve) => second.on('close', (c) => resolve(c)));
+  const second = terminalSession(alias);
+  second.child.stdin!.write('echo "ready2-$CONTAINER_ID"\n');
+  await second.waitFor(`ready2-${inst.id}`);
   await destroy(inst);
-  assert.notEqual(await ended, 0);
+  assert.notEqual(await second.closed, 0);
   await new Promise((r) => setTimeout(r, 500));
   assert.ok(Array.isArray((await api.listInstances()).instances));
 });

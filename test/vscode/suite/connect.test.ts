@@ -5,10 +5,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SshConfigWriter } from '../../../src/ssh';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { SimControl } from '../../../src/sim/control';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
@@ -27,7 +25,8 @@ describe('connect', () => {
     const { services } = await getExtensionApi();
     const set = await signedInWithSshHome(services, 'gpu-rental-connect-it-');
     home = set.home;
-    const { w, key } = set;
+    const { w } = set;
+    const key = set.key!;
     const api = await services.api();
     const [offer] = await api.searchOffers({ limit: 5 });
     assert.ok(offer);
@@ -66,13 +65,9 @@ describe('connect', () => {
 
   it('without a key of this machine on the account, Connect asks once, says why, creates and attaches a key, and ssh gets in', async () => {
     const { services } = await getExtensionApi();
-    home = mkdtempSync(join(tmpdir(), 'gpu-rental-nokey-it-'));
-    process.env.GPU_RENTAL_SSH_HOME = home;
-    mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-    const w = new SshConfigWriter({ home });
-    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
-    await services.secrets.store('apiKey', 'sim-api-key');
-    await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+    const set = await signedInWithSshHome(services, 'gpu-rental-nokey-it-', false);
+    home = set.home;
+    const { w } = set;
     const api = await services.api();
     const [offer] = await api.searchOffers({ limit: 5 });
     assert.ok(offer);

@@ -31,9 +31,9 @@ export async function signOutAndDropSshHome(services: Services, home: string | u
 
 /**
  * A temporary SSH home whose user config already includes GPU Rental's file, signed in with the
- * simulator key, with a key pair of that home registered on the account.
+ * simulator key, with a key pair of that home registered on the account (unless `register` is false).
  */
-export async function signedInWithSshHome(services: Services, prefix: string): Promise<{ home: string; w: SshConfigWriter; key: { id: number; privatePath: string } }> {
+export async function signedInWithSshHome(services: Services, prefix: string, register = true): Promise<{ home: string; w: SshConfigWriter; key?: { id: number; privatePath: string } }> {
   const home = mkdtempSync(join(tmpdir(), prefix));
   process.env.GPU_RENTAL_SSH_HOME = home;
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
@@ -41,5 +41,5 @@ export async function signedInWithSshHome(services: Services, prefix: string): P
   writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
   await services.secrets.store('apiKey', 'sim-api-key');
   await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
-  return { home, w, key: await registerTestKey(home) };
+  return { home, w, ...(register ? { key: await registerTestKey(home) } : {}) };
 }
