@@ -58,6 +58,8 @@ describe('connect', () => {
     }
     assert.equal(readFileSync(proof, 'utf8'), `ran in ${id}\n`);
     terminal.show();
+    // Notifications left by earlier tests do not belong in the README picture.
+    await vscode.commands.executeCommand('notifications.clearAll');
     await sleep(500);
     assert.equal(await uiCheckpoint('connect-terminal'), 'ok');
     await api.destroyInstance(id);
