@@ -1,77 +1,23 @@
 // What the Account view shows, computed without VS Code so it can be unit tested:
 // the signed-in user, the 2FA state and methods, backup codes and the add-method window.
 import type { AccountSshKey, ServiceApi, TfaMethod, TfaStatus, User } from '../api/types';
-import { parsePublicKeyLine, publicKeyFingerprint } from '../api/sshKeyFormat';
 import { describeTfaError } from './tfaErrors';
 
 export interface AccountSnapshot {
   user?: User;
   status?: TfaStatus;
-  /** The account's SSH public keys. */
-  sshKeys?: AccountSshKey[];
-  /** SHA256 fingerprints of the keys whose private half is on this machine. */
-  localFingerprints?: readonly string[];
+  /** The "SSH Keys" node (built by sshKeyRows.ts, loaded with the view rather than at activation). */
+  sshKeyNode?: AccountRow;
   /** One sentence per part that failed to load (what happened and what to do). */
   errors: string[];
 }
 
-export async function loadAccount(
-  api: ServiceApi,
-  o: { signal?: AbortSignal; localFingerprints?: () => Promise<readonly string[]> } = {},
-): Promise<AccountSnapshot> {
-  const call = { ...(o.signal ? { signal: o.signal } : {}) };
-  const [u, s, k, l] = await Promise.allSettled([api.currentUser(call), api.tfaStatus(call), api.listSshKeys(call), o.localFingerprints?.() ?? Promise.resolve([])]);
+export async function loadAccount(api: ServiceApi, o: { signal?: AbortSignal } = {}): Promise<AccountSnapshot> {
+  const [u, s] = await Promise.allSettled([api.currentUser(o), api.tfaStatus(o)]);
   const errors: string[] = [];
   if (u.status === 'rejected') errors.push(`Could not load your account: ${describeTfaError(u.reason).message}`);
   if (s.status === 'rejected') errors.push(`Could not load the 2FA status: ${describeTfaError(s.reason).message}`);
-  if (k.status === 'rejected') errors.push(`Could not load your SSH keys: ${describeTfaError(k.reason).message}`);
-  return {
-    user: u.status === 'fulfilled' ? u.value : undefined,
-    status: s.status === 'fulfilled' ? s.value : undefined,
-    ...(k.status === 'fulfilled' ? { sshKeys: k.value } : {}),
-    localFingerprints: l.status === 'fulfilled' ? l.value : [],
-    errors,
-  };
-}
-
-/** The "SSH Keys" node: each account key with type, fingerprint, comment, date, and whether its private half is here. */
-export function sshKeyRows(keys: readonly AccountSshKey[], local: readonly string[], fmtDate: (ms: number) => string): AccountRow {
-  const here = new Set(local);
-  const children: AccountRow[] = keys.map((k) => {
-    const parsed = parsePublicKeyLine(k.public_key);
-    const d = parsed && { type: parsed.type, comment: parsed.comment, fingerprint: publicKeyFingerprint(parsed) };
-    const isHere = !!d && here.has(d.fingerprint);
-    const added = typeof k.created_at === 'number' ? `added ${fmtDate(k.created_at * 1000)}` : undefined;
-    return {
-      id: `sshKey:${k.id}`,
-      label: d?.comment || d?.type || `Key ${k.id}`,
-      description: [d?.type, d?.fingerprint, added, isHere ? 'private key on this machine' : undefined].filter(Boolean).join(' · '),
-      tooltip: d
-        ? `${d.type} ${d.fingerprint}${d.comment ? ` (${d.comment})` : ''}${added ? `, ${added}` : ''}. ${isHere ? 'Its private key is on this machine: SSH logins from here use it.' : 'Its private key is not on this machine (or not where GPU Rental looks).'}`
-        : 'The service holds a key GPU Rental cannot read.',
-      icon: isHere ? 'pass-filled' : 'key',
-      contextValue: isHere ? 'sshKeyLocal' : 'sshKey',
-      sshKey: k,
-    };
-  });
-  if (!children.length) {
-    children.push({
-      id: 'sshKeys:add',
-      label: 'Add an SSH key…',
-      tooltip: 'Without a public key on your account, instances refuse every SSH login ("Permission denied (publickey)").',
-      icon: 'add',
-      command: 'gpuRental.addSshKey',
-    });
-  }
-  const anyHere = children.some((c) => c.contextValue === 'sshKeyLocal');
-  return {
-    id: 'sshKeys',
-    label: 'SSH Keys',
-    description: keys.length ? `${keys.length} on your account${anyHere ? '' : ' · none from this machine'}` : 'none',
-    icon: 'key',
-    contextValue: 'sshKeys',
-    children,
-  };
+  return { user: u.status === 'fulfilled' ? u.value : undefined, status: s.status === 'fulfilled' ? s.value : undefined, errors };
 }
 
 export interface AccountRow {
@@ -162,7 +108,7 @@ export function accountRows(
       icon: st.new_method_authorized ? 'pass' : 'circle-outline',
     });
   }
-  if (snap.sshKeys) rows.push(sshKeyRows(snap.sshKeys, snap.localFingerprints ?? [], o.fmt));
+  if (snap.sshKeyNode) rows.push(snap.sshKeyNode);
   for (const [i, e] of snap.errors.entries()) rows.push({ id: `error:${i}`, label: e, tooltip: e, icon: 'warning' });
   return rows;
 }

@@ -366,8 +366,13 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
 
   const I = '/api/v0/instances/';
   const K = '/api/v0/ssh/';
-  /** A .pub file's text: one line, without its line ending. */
-  const keyText = (k: unknown) => (typeof k === 'string' ? k.trim() : k) as string;
+
+  /** The key calls: one OpenSSH public key line (a .pub file's text, trimmed) checked, then sent as ssh_key. */
+  async function sendKey<T>(name: string, method: 'POST' | 'PUT', path: string, key: unknown, extra: object, schema: (s: typeof Schemas) => z.ZodMiniType<T>, o: CallOptions | undefined): Promise<T> {
+    const body = { ...extra, ssh_key: typeof key === 'string' ? key.trim() : key };
+    await validate(name, (s) => s.sshKeyRequestSchema, body);
+    return send({ method, path, body, schema, emptyOk: true }, o);
+  }
   const T = '/api/v0/tfa/';
 
   const api: ServiceApi = {
@@ -463,16 +468,10 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     async listSshKeys(o) {
       return send({ method: 'GET', path: K, schema: (s) => s.accountSshKeyListSchema }, o);
     },
-    async addSshKey(publicKey, o) {
-      const body = { ssh_key: keyText(publicKey) };
-      await validate('addSshKey', (s) => s.sshKeyRequestSchema, body);
-      return send({ method: 'POST', path: K, body, schema: (s) => s.accountSshKeyResultSchema }, o);
-    },
+    addSshKey: (publicKey, o) => sendKey('addSshKey', 'POST', K, publicKey, {}, (s) => s.accountSshKeyResultSchema, o),
     async updateSshKey(id, publicKey, o) {
       positiveId(id, 'updateSshKey');
-      const body = { id, ssh_key: keyText(publicKey) };
-      await validate('updateSshKey', (s) => s.sshKeyRequestSchema, body);
-      return send({ method: 'PUT', path: `${K}${id}/`, body, schema: (s) => s.accountSshKeyResultSchema }, o);
+      return sendKey('updateSshKey', 'PUT', `${K}${id}/`, publicKey, { id }, (s) => s.accountSshKeyResultSchema, o);
     },
     async deleteSshKey(id, o) {
       positiveId(id, 'deleteSshKey');
@@ -480,9 +479,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     },
     async attachSshKey(instanceId, publicKey, o) {
       positiveId(instanceId, 'attachSshKey');
-      const body = { ssh_key: keyText(publicKey) };
-      await validate('attachSshKey', (s) => s.sshKeyRequestSchema, body);
-      return send({ method: 'POST', path: `${I}${instanceId}/ssh/`, body, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+      return sendKey('attachSshKey', 'POST', `${I}${instanceId}/ssh/`, publicKey, {}, (s) => s.simpleResultSchema, o);
     },
     async listInstanceSshKeys(instanceId, o) {
       positiveId(instanceId, 'listInstanceSshKeys');

@@ -4,8 +4,6 @@ import * as vscode from 'vscode';
 import type { Services } from '../../host/services';
 import { accountRows, loadAccount, type AccountRow, type AccountSnapshot } from '../../account/accountSnapshot';
 import { formatLocal } from '../../account/tfaErrors';
-import { PICKED_SSH_KEY_STATE_KEY } from '../../model/stateKeys';
-import { sshHome } from '../../host/sshHome';
 
 export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AccountRow | undefined>();
@@ -39,7 +37,9 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     this.stale = false;
     let snap: AccountSnapshot;
     try {
-      snap = await loadAccount(await this.services.api(), { localFingerprints: () => this.localFingerprints() });
+      const api = await this.services.api();
+      const [account, keys] = await Promise.all([loadAccount(api), import('./sshKeysNode').then((m) => m.sshKeysNode(this.services, api))]);
+      snap = { ...account, ...(keys.node ? { sshKeyNode: keys.node } : {}), errors: [...account.errors, ...(keys.error ? [keys.error] : [])] };
     } catch (e) {
       snap = { errors: [(e as Error).message || 'Could not load your account. Check the connection and choose Refresh.'] };
     }
@@ -47,14 +47,6 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     if (gen !== this.generation) return;
     this.snapshot = snap;
     this.changed.fire(undefined);
-  }
-
-  /** Fingerprints of this machine's key pairs (loaded with the view, not at activation). */
-  private async localFingerprints(): Promise<string[]> {
-    const { findLocalKeys } = await import('../../ssh/keys');
-    const picked = this.services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY);
-    const setting = this.services.settings().ssh.identityFile;
-    return (await findLocalKeys(sshHome(), [picked, setting])).map((k) => k.fingerprint);
   }
 
   getTreeItem(row: AccountRow): vscode.TreeItem {

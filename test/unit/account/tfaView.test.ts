@@ -3,6 +3,7 @@ import { test, beforeEach } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { validateBackupCode, validateLabel, validateOtp, validatePhone, normalizePhone } from '../../../src/account/tfaValidation';
 import { accountRows, loadAccount, methodRow, tfaState } from '../../../src/account/accountSnapshot';
+import { loadSshKeyNode } from '../../../src/account/sshKeyRows';
 import { useTfaHarness } from './tfaHelpers';
 import { totp } from '../../../src/sim/totp';
 
@@ -81,7 +82,8 @@ test('Account rows: SSH Keys node with type, fingerprint, comment, date, and the
   const mine = await t.h.api.addSshKey(local);
   await t.h.api.addSshKey(other);
   const fp = 'SHA256:' + (await import('node:crypto')).createHash('sha256').update(Buffer.from(local.split(' ')[1]!, 'base64')).digest('base64').replace(/=+$/, '');
-  const snap = await loadAccount(t.h.api, { localFingerprints: async () => [fp] });
+  const { node: built } = await loadSshKeyNode(t.h.api, async () => [fp], fmt);
+  const snap = { ...(await loadAccount(t.h.api)), sshKeyNode: built! };
   const node = accountRows(snap, { nowMs: Date.now(), session: false, fmt }).find((r) => r.id === 'sshKeys')!;
   assert.equal(node.label, 'SSH Keys');
   assert.equal(node.contextValue, 'sshKeys');
@@ -96,7 +98,7 @@ test('Account rows: SSH Keys node with type, fingerprint, comment, date, and the
   assert.doesNotMatch(b!.description ?? '', /private key on this machine/);
   // none on the account: a row that adds one and says why it matters
   for (const k of await t.h.api.listSshKeys()) await t.h.api.deleteSshKey(k.id);
-  const empty = accountRows(await loadAccount(t.h.api), { nowMs: Date.now(), session: false, fmt }).find((r) => r.id === 'sshKeys')!;
+  const empty = (await loadSshKeyNode(t.h.api, async () => [], fmt)).node!;
   assert.equal(empty.children?.[0]?.command, 'gpuRental.addSshKey');
   assert.match(empty.children?.[0]?.tooltip ?? '', /Permission denied \(publickey\)/);
 });

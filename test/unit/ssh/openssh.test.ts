@@ -169,35 +169,38 @@ test('ssh -L reaches a port inside the instance (127.0.0.1 only)', { skip }, asy
   const inside: Server = createServer((s) => s.end('hello from inside\n'));
   await new Promise<void>((r) => inside.listen(0, '127.0.0.1', r));
   const insidePort = (inside.address() as { port: number }).port;
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const localPort = (probe.address() as { port: number }).port;
-  await new Promise<void>((r) => probe.close(() => r()));
-
-  const child = spawn(
-    'ssh',
-    ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-o', 'ExitOnForwardFailure=yes', '-N', '-L', `${localPort}:127.0.0.1:${insidePort}`, alias],
-    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  // A free local port can be taken between probing and ssh binding it (other tests run in
+  // parallel): then ssh exits at once (ExitOnForwardFailure) and another port is tried.
+  let got = '';
   let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += String(d)));
-  try {
-    let got = '';
-    for (let i = 0; i < 100 && !got; i++) {
-      got = await new Promise<string>((resolve) => {
-        const s = connect(localPort, '127.0.0.1');
-        let buf = '';
-        s.on('data', (d) => (buf += String(d)));
-        s.on('end', () => resolve(buf));
-        s.on('error', () => resolve(''));
-      });
-      if (!got) await new Promise((r) => setTimeout(r, 100));
+  for (let attempt = 0; attempt < 3 && !got; attempt++) {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const localPort = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const child = spawn(
+      'ssh',
+      ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-o', 'ExitOnForwardFailure=yes', '-N', '-L', `${localPort}:127.0.0.1:${insidePort}`, alias],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    try {
+      for (let i = 0; i < 100 && !got && child.exitCode === null; i++) {
+        got = await new Promise<string>((resolve) => {
+          const s = connect(localPort, '127.0.0.1');
+          let buf = '';
+          s.on('data', (d) => (buf += String(d)));
+          s.on('end', () => resolve(buf));
+          s.on('error', () => resolve(''));
+        });
+        if (!got) await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      child.kill();
     }
-    assert.equal(got, 'hello from inside\n', stderr);
-  } finally {
-    child.kill();
-    inside.close();
   }
+  inside.close();
+  assert.equal(got, 'hello from inside\n', stderr);
   // a forward to another host is refused by the instance
   const elsewhere = await ssh(['-o', 'ExitOnForwardFailure=yes', '-W', '192.0.2.1:80', alias]);
   assert.notEqual(elsewhere.code, 0);

@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
+import type { AccountTreeProvider } from '../../../src/views/account/accountTree';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { SimControl } from '../../../src/sim/control';
@@ -99,5 +100,53 @@ describe('connect', () => {
     assert.equal(out.trim(), String(id));
     await api.destroyInstance(id);
   }, { timeoutMs: 40_000 });
-});
+  it('the key commands: Account view node, attach, copy, remove (asks, then removes)', async () => {
+    const { services } = await getExtensionApi();
+    const set = await signedInWithSshHome(services, 'gpu-rental-keycmds-it-');
+    home = set.home;
+    const key = set.key!;
+    const api = await services.api();
 
+    // The Account view's SSH Keys node lists it, marked as having its private half here.
+    const account = (services as unknown as { ui: { account: AccountTreeProvider } }).ui.account;
+    account.setVisible(true);
+    account.refresh();
+    const node = await waitFor(async () => (await account.getChildren()).find((r) => r.id === 'sshKeys'), 10_000, 'the SSH Keys node');
+    const row = node.children?.find((r) => r.sshKey?.id === key.id);
+    assert.ok(row, 'the registered key is listed');
+    assert.equal(row.contextValue, 'sshKeyLocal');
+    assert.match(row.description ?? '', /^ssh-ed25519 · SHA256:\S+ · added .+ · private key on this machine$/);
+
+    // attach to an instance created before another key
+    const [offer] = await api.searchOffers({ limit: 5 });
+    assert.ok(offer);
+    const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', label: 'attach here', disk: 10 });
+    await new SimControl(simUrl()).finishBoot(id);
+    await waitFor(async () => {
+      await services.instances.refresh();
+      return services.instances.get(id)?.state === 'running';
+    }, 10_000, 'the instance to run');
+    const otherPath = join(home, '.ssh', 'other_ed25519');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'other', '-f', otherPath]);
+    const attached = await vscode.commands.executeCommand<{ instanceId: number; fingerprint: string }>('gpuRental.attachSshKey', { instanceId: id, publicKeyPath: `${otherPath}.pub` });
+    assert.equal(attached?.instanceId, id);
+    assert.ok((await api.listInstanceSshKeys(id)).some((k) => k.public_key.endsWith(' other')));
+
+    // copy
+    const copied = await vscode.commands.executeCommand<string>('gpuRental.copySshPublicKey', row);
+    assert.equal(copied, (await api.listSshKeys()).find((k) => k.id === key.id)?.public_key);
+    assert.equal(await vscode.env.clipboard.readText(), copied);
+
+    // remove from the row: asks first; "no" keeps it
+    answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions) => (assert.match(msg, /^Remove SSH key .*SHA256:/), assert.equal(opts.modal, true), undefined));
+    assert.equal(await vscode.commands.executeCommand('gpuRental.removeSshKey', row), undefined);
+    assert.ok((await api.listSshKeys()).some((k) => k.id === key.id));
+    answer('showWarningMessage', 'Remove');
+    assert.deepEqual(await vscode.commands.executeCommand('gpuRental.removeSshKey', row), { removed: key.id });
+    assert.equal((await api.listSshKeys()).some((k) => k.id === key.id), false);
+    // scripted: { id, skipConfirmation }
+    const again = await vscode.commands.executeCommand<{ id: number }>('gpuRental.addSshKey', { publicKeyPath: `${otherPath}.pub` });
+    assert.deepEqual(await vscode.commands.executeCommand('gpuRental.removeSshKey', { id: again!.id, skipConfirmation: true }), { removed: again!.id });
+    await api.destroyInstance(id);
+  }, { timeoutMs: 40_000 });
+});
