@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import type { Instance } from '../api/types';
 import type { Services } from './services';
 import { readSettings } from './settings';
-import { INCLUDE_DECLINED_KEY } from '../model/stateKeys';
+import { INCLUDE_DECLINED_KEY, PICKED_SSH_KEY_STATE_KEY } from '../model/stateKeys';
 import { SshConfigError, SshConfigWriter } from '../ssh/sshConfigWriter';
 import { DemoSshHome } from '../ssh/demoHome';
 
@@ -56,10 +56,15 @@ export function createWriter(services: Services): SshConfigWriter {
     home: sshHome(services),
     origin: originOf(services),
     log: services.log,
-    ...(s.identityFile ? { identityFile: s.identityFile } : {}),
+    // The setting wins; else the key the user registered or picked (the key check remembers it; not in the demo).
+    ...((s.identityFile || (!demo && picked(services))) ? { identityFile: s.identityFile || picked(services) } : {}),
     // The user's remote.SSH.configFile is not the demo's business.
     ...(s.userConfigFile && !demo ? { userConfigFile: s.userConfigFile } : {}),
   });
+}
+
+function picked(services: Services): string | undefined {
+  return services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY) || undefined;
 }
 
 export function recordedSshOptions(services: Services): SshOptionsByInstance {

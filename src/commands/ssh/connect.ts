@@ -16,6 +16,9 @@ import { checkSshTarget } from '../../ssh/sshValues';
 import { REMOTE_SSH_EXTENSIONS, remoteSshExtensionFor, type RemoteSshExtension } from '../../ssh/remoteSsh';
 import { sshArgsForEntry } from '../../ssh/terminal';
 import { openSshTerminal } from './terminal';
+import { expandHome } from '../../ssh/keys';
+import { sshHome } from '../../host/ssh';
+import { checkSshKey } from './sshKeys';
 
 const EMPTY_WINDOW_COMMANDS = ['opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow'];
 
@@ -72,10 +75,14 @@ async function installRemoteSsh(services: Services, ext: RemoteSshExtension, ope
 }
 
 /** A running instance and its up-to-date host entry, or the result to end with. */
-async function entryFor(services: Services, inst: Instance): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
+async function entryFor(services: Services, inst: Instance, keyFile?: string): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
   const writer = createWriter(services);
+  const recorded = sshOptionsFor(services, inst.id);
+  // The key the check found, unless the template or the setting names one: absolute IdentityFile, IdentitiesOnly.
+  const identityFile = recorded.identityFile || services.settings().ssh.identityFile || keyFile;
+  const opts = identityFile ? { ...recorded, identityFile: expandHome(identityFile, sshHome(services)) } : recorded;
   try {
-    return { writer, alias: await ensureEntry(writer, inst, sshOptionsFor(services, inst.id)) };
+    return { writer, alias: await ensureEntry(writer, inst, opts) };
   } catch (e) {
     services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
     return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
@@ -111,8 +118,10 @@ export async function openTerminalOnInstance(services: Services, target?: unknow
   if (!inst) return { action: 'cancelled' };
   const bad = notRunning(inst);
   if (bad) return bad;
+  const keys = await checkSshKey(services, { once: false, identityFile: sshOptionsFor(services, inst.id).identityFile });
+  if (!keys.proceed) return { action: 'cancelled' };
   if (!services.settings().ssh.manageConfig) return plainTerminal(services, inst);
-  const e = await entryFor(services, inst);
+  const e = await entryFor(services, inst, keys.identityFile);
   if ('action' in e) return e;
   return openTerminal(e.alias, await terminalArgs(services, e.writer, e.alias));
 }
@@ -153,6 +162,9 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
   }
   const bad = notRunning(inst);
   if (bad) return bad;
+  // Without a key on the account whose private half is here, every login is refused: ask once.
+  const keys = await checkSshKey(services, { once: false, identityFile: sshOptionsFor(services, inst.id).identityFile });
+  if (!keys.proceed) return { action: 'cancelled' };
 
   if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
@@ -163,7 +175,7 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
     return pick === OPEN_IN_TERMINAL ? plainTerminal(services, inst) : { action: 'cancelled' };
   }
 
-  const e = await entryFor(services, inst);
+  const e = await entryFor(services, inst, keys.identityFile);
   if ('action' in e) return e;
   const { writer, alias } = e;
   const opts = sshOptionsFor(services, inst.id);
@@ -213,7 +225,7 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
 export async function ensureEntry(writer: SshConfigWriter, inst: Instance, opts: Parameters<SshConfigWriter['writeEntry']>[1]): Promise<string> {
   const e = await writer.findEntry(inst.id);
   const addr = sshAddress(inst);
-  if (e && addr && e.hostName === addr.host && e.port === addr.port) return e.alias;
+  if (e && addr && e.hostName === addr.host && e.port === addr.port && (!opts.identityFile || e.identityFile === opts.identityFile)) return e.alias;
   return writer.writeEntry(inst, opts);
 }
 

@@ -28,9 +28,9 @@ export const REGISTER_LOCAL_KEY = 'Register a Local Key…';
 export const CREATE_KEY_PAIR = 'Create a New Key Pair';
 export const CONTINUE_WITHOUT = 'Continue Without';
 
-function keyItem(k: LocalKey, registered?: boolean): vscode.QuickPickItem & { key: LocalKey } {
+function keyItem(home: string, k: LocalKey, registered?: boolean): vscode.QuickPickItem & { key: LocalKey } {
   return {
-    label: k.publicPath.replace(sshHome(), '~'),
+    label: k.publicPath.replace(home, '~'),
     description: `${k.type} · ${k.comment || 'no comment'}${registered ? ' · on your account' : ''}`,
     detail: k.fingerprint,
     key: k,
@@ -42,19 +42,19 @@ function preferred(services: Services, extra?: string): string[] {
   return [extra, services.settings().ssh.identityFile, services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY)].filter((p): p is string => !!p?.trim());
 }
 
-function vscodeKeyPrompts(): KeyPrompts {
+function vscodeKeyPrompts(home: string): KeyPrompts {
   return {
     async choose(message, local) {
       const items = [...(local.length ? [REGISTER_LOCAL_KEY] : []), CREATE_KEY_PAIR, CONTINUE_WITHOUT];
       const detail = local.length
-        ? `Keys found on this machine: ${local.map((k) => `${k.publicPath.replace(sshHome(), '~')} (${k.fingerprint})`).join(', ')}.`
-        : `No key pair was found in ${sshHome()}/.ssh. A new one is created as ~/.ssh/gpu-rental_ed25519 (nothing existing is overwritten).`;
+        ? `Keys found on this machine: ${local.map((k) => `${k.publicPath.replace(home, '~')} (${k.fingerprint})`).join(', ')}.`
+        : `No key pair was found in ${home}/.ssh. A new one is created as ~/.ssh/gpu-rental_ed25519 (nothing existing is overwritten).`;
       const pick = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
       return pick === REGISTER_LOCAL_KEY ? 'register' : pick === CREATE_KEY_PAIR ? 'create' : pick === CONTINUE_WITHOUT ? 'continue' : undefined;
     },
     async pickKey(local) {
       const pick = await vscode.window.showQuickPick(
-        local.map((k) => keyItem(k)),
+        local.map((k) => keyItem(home, k)),
         { title: 'GPU Rental: Register which SSH key on your account?', placeHolder: 'Only the public key is sent', matchOnDetail: true, ignoreFocusOut: true },
       );
       return pick?.key;
@@ -66,6 +66,8 @@ const running = (services: Services) => () => services.instances.instances.filte
 
 /** Remembers the key so the next check, the Host entries and Connect use it. */
 async function remember(services: Services, key: LocalKey): Promise<void> {
+  // The demo's keys live in its temporary home, removed when it ends: nothing to remember.
+  if (services.connection().demo) return;
   await services.globalState.update(PICKED_SSH_KEY_STATE_KEY, key.privatePath);
 }
 
@@ -86,13 +88,16 @@ export interface KeyCheck {
 export async function checkSshKey(services: Services, o: { once: boolean; identityFile?: string }): Promise<KeyCheck> {
   const origin = services.connection().baseUrl;
   if (o.once && checkedForRent.has(origin)) return { proceed: true };
+  // The demo's account is simulated and its keys live in the demo's temporary home: a key pair
+  // is made and registered there without a question, so Connect in the demo just works.
+  const demo = services.connection().demo;
   let r: EnsureKeyResult;
   try {
     r = await ensureAccountKey({
       api: await services.api(),
-      home: sshHome(),
-      preferred: preferred(services, o.identityFile),
-      prompts: vscodeKeyPrompts(),
+      home: sshHome(services),
+      preferred: demo ? [] : preferred(services, o.identityFile),
+      prompts: demo ? { choose: async () => 'create', pickKey: async () => undefined } : vscodeKeyPrompts(sshHome(services)),
       instances: running(services),
       log: services.log,
     });
@@ -110,8 +115,9 @@ export async function checkSshKey(services: Services, o: { once: boolean; identi
   if (r.outcome === 'ok' || r.outcome === 'registered' || r.outcome === 'created') {
     const { key, attached } = r;
     if (services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY) !== key.privatePath) await remember(services, key);
-    if (r.outcome !== 'ok') {
-      services.refreshAccount();
+    if (r.outcome !== 'ok') services.refreshAccount();
+    if (r.outcome !== 'ok' && demo) services.log.info(`ssh: demo: made and registered the key pair ${key.privatePath}`);
+    else if (r.outcome !== 'ok') {
       void vscode.window.showInformationMessage(
         `SSH key ${key.fingerprint} is now on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
       );
@@ -137,14 +143,14 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
   try {
     if (path) {
       // Scripts may register a key whose private half lives elsewhere.
-      key = await readLocalKey(path, sshHome(), false);
+      key = await readLocalKey(path, sshHome(services), false);
     } else {
       key = await pickOrCreate(services);
       if (!key) return undefined;
     }
     const api = await services.api();
     const { record, attached } = await registerKey({ api, instances: running(services), log: services.log }, key);
-    if (key.privatePath && (await readLocalKey(key.privatePath, sshHome()).then(() => true, () => false))) await remember(services, key);
+    if (key.privatePath && (await readLocalKey(key.privatePath, sshHome(services)).then(() => true, () => false))) await remember(services, key);
     services.refreshAccount();
     if (!path) {
       void vscode.window.showInformationMessage(
@@ -162,7 +168,7 @@ const CREATE_ITEM = '$(add) Create a new key pair for GPU Rental';
 const BROWSE_ITEM = '$(folder-opened) Choose a public key file…';
 
 async function pickOrCreate(services: Services): Promise<LocalKey | undefined> {
-  const local = await findLocalKeys(sshHome(), preferred(services));
+  const local = await findLocalKeys(sshHome(services), preferred(services));
   let onAccount = new Set<string>();
   try {
     onAccount = new Set((await (await services.api()).listSshKeys()).map((k) => describePublicKey(k.public_key)?.fingerprint ?? ''));
@@ -170,21 +176,21 @@ async function pickOrCreate(services: Services): Promise<LocalKey | undefined> {
     // the marks are a convenience
   }
   const items: Array<vscode.QuickPickItem & { key?: LocalKey; action?: 'create' | 'browse' }> = [
-    ...local.map((k) => keyItem(k, onAccount.has(k.fingerprint))),
+    ...local.map((k) => keyItem(sshHome(services), k, onAccount.has(k.fingerprint))),
     { label: CREATE_ITEM, detail: '~/.ssh/gpu-rental_ed25519 (ed25519; nothing existing is overwritten)', action: 'create' },
     { label: BROWSE_ITEM, action: 'browse' },
   ];
   const pick = await vscode.window.showQuickPick(items, { title: 'GPU Rental: Add SSH Key to your account', placeHolder: 'Only the public key is sent', matchOnDetail: true });
   if (!pick) return undefined;
   if (pick.key) return pick.key;
-  if (pick.action === 'create') return createKeyPair({ home: sshHome(), log: services.log });
+  if (pick.action === 'create') return createKeyPair({ home: sshHome(services), log: services.log });
   const uris = await vscode.window.showOpenDialog({
     title: 'Public key to add (.pub)',
     canSelectMany: false,
-    defaultUri: vscode.Uri.file(`${sshHome()}/.ssh`),
+    defaultUri: vscode.Uri.file(`${sshHome(services)}/.ssh`),
     filters: { 'Public keys': ['pub'], 'All files': ['*'] },
   });
-  return uris?.[0] ? readLocalKey(uris[0].fsPath, sshHome(), false) : undefined;
+  return uris?.[0] ? readLocalKey(uris[0].fsPath, sshHome(services), false) : undefined;
 }
 
 /** A key record from a tree row (`{ sshKey }`), an id, or `{ id }`. */
@@ -267,14 +273,14 @@ export async function attachSshKey(services: Services, arg?: unknown): Promise<{
     });
     if (!inst) return undefined;
     let key: LocalKey | undefined;
-    if (typeof a.publicKeyPath === 'string') key = await readLocalKey(a.publicKeyPath, sshHome(), false);
+    if (typeof a.publicKeyPath === 'string') key = await readLocalKey(a.publicKeyPath, sshHome(services), false);
     else {
-      const local = await findLocalKeys(sshHome(), preferred(services));
+      const local = await findLocalKeys(sshHome(services), preferred(services));
       if (!local.length) {
         void vscode.window.showInformationMessage('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.');
         return undefined;
       }
-      key = local.length === 1 ? local[0] : (await vscode.window.showQuickPick(local.map((k) => keyItem(k)), { title: `GPU Rental: Attach which key to instance ${inst.id}?`, matchOnDetail: true }))?.key;
+      key = local.length === 1 ? local[0] : (await vscode.window.showQuickPick(local.map((k) => keyItem(sshHome(services), k)), { title: `GPU Rental: Attach which key to instance ${inst.id}?`, matchOnDetail: true }))?.key;
     }
     if (!key) return undefined;
     await (await services.api()).attachSshKey(inst.id, key.line);

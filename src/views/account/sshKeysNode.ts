@@ -5,12 +5,12 @@ import type { Services } from '../../host/services';
 import type { AccountRow } from '../../account/accountSnapshot';
 import { loadSshKeyNode } from '../../account/sshKeyRows';
 import { formatLocal } from '../../account/tfaErrors';
-import { sshHome } from '../../host/sshHome';
+import { sshHome } from '../../host/ssh';
 import { PICKED_SSH_KEY_STATE_KEY } from '../../model/stateKeys';
 import { findLocalKeys } from '../../ssh/keys';
 
 export async function sshKeysNode(services: Services, api: ServiceApi): Promise<{ node?: AccountRow; error?: string }> {
   const preferred = [services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY), services.settings().ssh.identityFile];
-  const local = async () => (await findLocalKeys(sshHome(), preferred)).map((k) => k.fingerprint);
+  const local = async () => (await findLocalKeys(sshHome(services), preferred)).map((k) => k.fingerprint);
   return loadSshKeyNode(api, local, formatLocal);
 }

@@ -41,13 +41,14 @@ describe('connect', () => {
     // The instance was created after the key: it accepts it without an attach.
     assert.ok((await api.listInstanceSshKeys(id)).some((k) => k.id === key.id));
 
-    answer('showInformationMessage', (msg: string) => (assert.match(msg, /Remote - SSH extension is not installed/), 'Open in Terminal'));
+    answer('showInformationMessage', (msg: string) => (assert.match(msg, /no Remote-SSH extension is installed/), 'Open in Terminal'));
     const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string; args?: string[] };
     assert.equal(r.action, 'terminal');
     const entry = await w.findEntry(id);
     assert.ok(entry && r.alias === entry.alias);
     assert.equal(entry.identityFile, key.privatePath, 'the entry uses the registered key');
-    assert.deepEqual(r.args, ['-F', w.configPath, entry.alias]);
+    // The test's HOME is not the one plain ssh reads: its config (which includes the entries) is named.
+    assert.deepEqual(r.args, ['-F', w.userConfigPath, entry.alias]);
     const terminal = vscode.window.terminals.find((t) => t.name === `SSH ${entry.alias}`);
     assert.ok(terminal, 'the terminal opened');
 
@@ -89,7 +90,7 @@ describe('connect', () => {
       return 'Create a New Key Pair';
     });
     answer('showInformationMessage', (msg: string) => (assert.match(msg, /is now on your account and attached to running instance/), undefined));
-    answer('showInformationMessage', (msg: string) => (assert.match(msg, /Remote - SSH extension is not installed/), 'Open in Terminal'));
+    answer('showInformationMessage', (msg: string) => (assert.match(msg, /no Remote-SSH extension is installed/), 'Open in Terminal'));
     const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string };
     assert.equal(r.action, 'terminal');
     const privatePath = join(home, '.ssh', 'gpu-rental_ed25519');

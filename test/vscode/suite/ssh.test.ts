@@ -172,7 +172,10 @@ describe('ssh', () => {
 
   it('a failed ssh keeps its terminal open with the cause and what to do (screenshot)', async () => {
     const { services, w, id } = await ready();
-    // The simulated instance's SSH address has nothing listening: ssh fails with "Connection refused".
+    // The simulated instance has a real SSH server; with the test's key detached from it, ssh
+    // fails there with "Permission denied (publickey)".
+    const api = await services.api();
+    for (const k of await api.listInstanceSshKeys(id)) await api.detachSshKey(id, k.id);
     const closed: vscode.Terminal[] = [];
     const sub = vscode.window.onDidCloseTerminal((t) => closed.push(t));
     try {

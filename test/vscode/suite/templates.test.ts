@@ -4,9 +4,7 @@
 // after renting asks keep/destroy and honours the answer.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, sleep } from './framework';
 import { SimControl } from '../../../src/sim/control';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
