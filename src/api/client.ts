@@ -9,6 +9,9 @@ import type {
   OfferQuery,
   CreateInstanceRequest,
   Instance,
+  InstanceFilter,
+  InstanceList,
+  ListCallOptions,
   TfaSmsRequest,
   TfaSendResult,
   LogFetchOptions,
@@ -16,7 +19,9 @@ import type {
   ConfirmNewMethodResult,
 } from './types';
 import type { ProxySettings, Transport, TransportRequest, TransportResponse } from './transport';
-import { ApiError, errorFromResponse, isApiError, parseErrorBody } from './errors';
+import { ApiError, NOT_VISIBLE_WINDOW_MS, errorFromResponse, isApiError, parseErrorBody } from './errors';
+import { NO_PACING_MS, Pacer, SERVICE_PACING_MS, type PacedEndpoint, type PacingMs } from './pacing';
+import { LIST_COLUMNS, V1_PAGE_LIMIT, v1ListPath } from './listing';
 import { SecretRegistry, createRedactingLogger } from './redact';
 import { redactLog, resultUrlProblem } from './logs';
 import type * as Schemas from './schemas';
@@ -51,9 +56,32 @@ export interface ApiClientOptions {
    * null: always direct (the built-in simulator on loopback).
    */
   proxy?: ProxySettings | null;
+  /**
+   * Minimum time between two calls of each rate-limited endpoint: 'service' (default, the live
+   * service's documented thresholds), 'off', or milliseconds per endpoint (the rest as 'service').
+   */
+  pacing?: 'service' | 'off' | Partial<PacingMs>;
+}
+
+/**
+ * Which instance list each base URL speaks, learnt once per session: 'v0' only after the
+ * server showed it does not know v1 (a plain 404), 'v1' after v0 answered deprecated_endpoint.
+ */
+const listEraByBase = new Map<string, 'v1' | 'v0'>();
+
+/** For tests and diagnostics: what the client learnt about a base URL's instance list. */
+export function learntListEra(baseUrl: string): 'v1' | 'v0' | undefined {
+  return listEraByBase.get(baseUrl.replace(/\/+$/, ''));
+}
+
+function pacingOf(p: ApiClientOptions['pacing']): PacingMs {
+  if (p === 'off') return { ...NO_PACING_MS };
+  if (p === undefined || p === 'service') return { ...SERVICE_PACING_MS };
+  return { ...SERVICE_PACING_MS, ...p };
 }
 
 export const DEFAULT_BASE_URL = 'https://console.vast.ai';
+export { V1_PAGE_LIMIT };
 const DEFAULT_RETRY: RetryOptions = { retries: 4, baseDelayMs: 500, maxDelayMs: 8000 };
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
@@ -101,6 +129,10 @@ interface Endpoint<T> {
   creation?: boolean;
   /** An empty 2xx body counts as `{}` (simple success answers). */
   emptyOk?: boolean;
+  /** The rate-limited endpoint this call counts against (paced, and 429s wait a whole interval). */
+  pace?: PacedEndpoint;
+  /** A POST that only reads (offer search): retried like a GET. */
+  idempotent?: boolean;
 }
 
 function abortError(method: string, path: string): ApiError {
@@ -144,6 +176,12 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   const knownSecrets = () => [opts.credentials.token(), ...secrets.list()];
   const log = createRedactingLogger(opts.log, knownSecrets);
   const transport = (): Promise<Transport> => (opts.transport ? Promise.resolve(opts.transport) : loadTransport());
+  const pacer = new Pacer(pacingOf(opts.pacing), {
+    now: () => Date.now(),
+    sleep: (ms, signal) => sleep(ms, signal, () => new ApiError({ kind: 'aborted', message: 'The request was cancelled while waiting for its turn' })),
+  });
+  /** Instances this client created, with when: a 404/null for them within a minute is "not visible yet". */
+  const createdHere = new Map<number, number>();
 
   async function validate(endpoint: string, schema: (s: typeof Schemas) => z.ZodMiniType, body: unknown): Promise<void> {
     const s = await loadSchemas();
@@ -169,7 +207,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     const { method, path } = ep;
     const signal = o?.signal;
     const timeoutMs = o?.timeoutMs ?? defaultTimeout;
-    const safe = method === 'GET' && !ep.creation;
+    const safe = (method === 'GET' || ep.idempotent === true) && !ep.creation;
     const wire = ep.body === undefined ? undefined : JSON.stringify(s.stripNulls(ep.body));
     noteRequestSecrets(ep.body);
 
@@ -181,6 +219,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
         if (!token)
           throw new ApiError({ kind: 'auth', method, path, message: `${method} ${path}: not signed in (no API key)` });
         const t = await transport();
+        if (ep.pace) await pacer.take(ep.pace, signal);
         const headers: Record<string, string> = {
           authorization: `Bearer ${token}`,
           accept: 'application/json',
@@ -201,6 +240,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
         if (res.status >= 200 && res.status < 300) return parse(ep, res, s);
 
         const err = httpError(ep, res);
+        if (err.kind === 'rate_limited' && ep.pace) pacer.penalize(ep.pace);
         if (err.kind === 'auth' && !authRetried && opts.credentials.onAuthFailure) {
           authRetried = true;
           const switched = await opts.credentials.onAuthFailure();
@@ -288,7 +328,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     }
     if (json && typeof json === 'object' && !Array.isArray(json)) {
       const j = json as Record<string, unknown>;
-      if (j.success === false && typeof j.error === 'string') throw errorFromResponse(method, path, res.status, text, undefined, knownSecrets());
+      if (j.success === false && (typeof j.error === 'string' || typeof j.msg === 'string' || typeof j.message === 'string'))
+        throw errorFromResponse(method, path, res.status, text, undefined, knownSecrets());
     }
     const r = s.safeParse(ep.schema(s), json);
     if (!r.success) {
@@ -364,6 +405,79 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     });
   }
 
+  /**
+   * Runs the list call of the era this base URL speaks. v1 first; the v0 list only after a
+   * plain 404 (the server has no v1; a 4xx with a JSON error body is a real answer). A 410
+   * deprecated_endpoint on either switches to the other and retries once.
+   */
+  async function listWith(base: string, how: { v1(): Promise<InstanceList>; v0(): Promise<InstanceList> }): Promise<InstanceList> {
+    const era = listEraByBase.get(base) ?? 'v1';
+    try {
+      return await how[era]();
+    } catch (e) {
+      if (!isApiError(e) || e.kind !== 'http') throw e;
+      const deprecated = e.status === 410 && e.code === 'deprecated_endpoint';
+      const noV1 = era === 'v1' && e.status === 404 && !e.jsonBody;
+      if (!deprecated && !noV1) throw e;
+      const other = era === 'v1' ? 'v0' : 'v1';
+      log.info(`instance list: ${noV1 ? 'the server has no /api/v1/instances/' : `${e.path ?? ''} is deprecated`}; using the ${other} list from now on`);
+      listEraByBase.set(base, other);
+      return how[other]();
+    }
+  }
+
+  async function listV0(o: CallOptions | undefined): Promise<InstanceList> {
+    const r = await send({ method: 'GET', path: I, schema: (s) => s.instanceListSchema }, o);
+    listEraByBase.set(baseUrl, 'v0');
+    return { ...r, source: 'v0', requests: 1 };
+  }
+
+  /**
+   * Walks the v1 list: pages of 25 ordered by id (a keyset order, so rows never shift between
+   * pages), following next_token until it is empty, paced by the list threshold. A row seen
+   * twice (moved while walking) counts once, with its latest read.
+   */
+  async function walkV1(cols: readonly string[] | undefined, filters: Record<string, unknown> | undefined, o: CallOptions | undefined, maxPages = Infinity): Promise<InstanceList> {
+    const byId = new Map<number, Instance>();
+    const tokens = new Set<string>();
+    let token: string | undefined;
+    let requests = 0;
+    let total: number | undefined;
+    for (;;) {
+      const path = v1ListPath({ cols, filters, after: token });
+      const page = await send({ method: 'GET', path, schema: (s) => s.instancePageSchema, pace: 'list' }, o);
+      requests++;
+      if (requests === 1) listEraByBase.set(baseUrl, 'v1');
+      total ??= page.total_instances;
+      for (const i of page.instances) byId.set(i.id, i);
+      token = page.next_token;
+      if (!token || requests >= maxPages) break;
+      if (tokens.has(token) || page.instances.length === 0)
+        throw new ApiError({ kind: 'malformed', method: 'GET', path: '/api/v1/instances/', message: 'GET /api/v1/instances/: the service handed out the same page twice (next_token repeats); the walk was stopped' });
+      tokens.add(token);
+    }
+    const instances = [...byId.values()].sort((a, b) => a.id - b.id);
+    return { instances_found: instances.length, instances, source: 'v1', requests, ...(total !== undefined ? { total_instances: total } : {}) };
+  }
+
+  function findFilters(f: InstanceFilter): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (f.label !== undefined) {
+      if (typeof f.label !== 'string' || f.label === '') throw invalid('findInstances', ['label: must be a non-empty string']);
+      out.label = { eq: f.label };
+    }
+    if (f.id !== undefined) {
+      positiveId(f.id, 'findInstances');
+      out.id = { eq: f.id };
+    }
+    if (!Object.keys(out).length) throw invalid('findInstances', ['give a label or an id to look for']);
+    return out;
+  }
+
+  function matchesFilter(i: Instance, f: InstanceFilter): boolean {
+    return (f.label === undefined || i.label === f.label) && (f.id === undefined || i.id === f.id);
+  }
+
   const I = '/api/v0/instances/';
   const K = '/api/v0/ssh/';
 
@@ -377,39 +491,82 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
 
   const api: ServiceApi = {
     async listInstances(o) {
-      const r = await send({ method: 'GET', path: I, schema: (s) => s.instanceListSchema }, o);
+      const all = o?.columns === 'all';
+      const r = await listWith(baseUrl, {
+        v1: async () => walkV1(all ? undefined : LIST_COLUMNS, undefined, o),
+        v0: async () => listV0(o),
+      });
       r.instances.forEach(noteInstanceSecrets);
       return r;
     },
+    async findInstances(filter, o) {
+      const filters = findFilters(filter);
+      const r = await listWith(baseUrl, {
+        // One filtered request: a label or id matches at most a handful of instances.
+        v1: async () => walkV1(undefined, filters, o, 1),
+        v0: async () => {
+          const l = await listV0(o);
+          return { ...l, instances: l.instances.filter((i) => matchesFilter(i, filter)) };
+        },
+      });
+      r.instances.forEach(noteInstanceSecrets);
+      return r.instances;
+    },
     async showInstance(id, o) {
       positiveId(id, 'showInstance');
-      const r = await send({ method: 'GET', path: `${I}${id}/`, schema: (s) => s.showInstanceSchema }, o);
-      if (r === null) {
-        // The service answers an unknown (e.g. destroyed) id with an empty object.
-        throw new ApiError({ kind: 'http', status: 404, code: 'no_such_instance', method: 'GET', path: `${I}${id}/`, message: `GET ${I}${id}/: instance ${id} does not exist` });
+      const path = `${I}${id}/`;
+      const createdAt = o?.createdAtMs ?? createdHere.get(id);
+      const recent = createdAt !== undefined && Date.now() - createdAt < NOT_VISIBLE_WINDOW_MS;
+      const notVisible = () =>
+        new ApiError({
+          kind: 'not_visible_yet',
+          status: 404,
+          code: 'not_visible_yet',
+          method: 'GET',
+          path,
+          message: `GET ${path}: instance ${id} was created ${Math.round((Date.now() - createdAt!) / 1000)} s ago and is not visible yet`,
+        });
+      const gone = () =>
+        new ApiError({ kind: 'http', status: 404, code: 'no_such_instance', method: 'GET', path, message: `GET ${path}: instance ${id} does not exist` });
+      let r: Instance | null;
+      try {
+        r = await send({ method: 'GET', path, schema: (s) => s.showInstanceSchema, pace: 'show' }, o);
+      } catch (e) {
+        if (isApiError(e) && e.kind === 'http' && e.status === 410 && e.code === 'deprecated_endpoint') {
+          // Never shown as a failure: read the one record through the list instead, once.
+          log.info(`GET ${path}: deprecated_endpoint; reading instance ${id} through the instance list`);
+          r = (await api.findInstances({ id }, o))[0] ?? null;
+        } else if (recent && isApiError(e) && e.kind === 'http' && e.status === 404) throw notVisible();
+        else throw e;
       }
+      if (r === null) {
+        // {"instances": null} (or the seed's empty object): gone, unless it is new.
+        if (recent) throw notVisible();
+        throw gone();
+      }
+      createdHere.delete(id);
       noteInstanceSecrets(r);
       return r;
     },
     async setInstanceState(id, state, o) {
       positiveId(id, 'setInstanceState');
       if (state !== 'running' && state !== 'stopped') throw invalid('setInstanceState', ["state: must be 'running' or 'stopped'"]);
-      return send({ method: 'PUT', path: `${I}${id}/`, body: { state }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+      return send({ method: 'PUT', path: `${I}${id}/`, body: { state }, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'update' }, o);
     },
     async setInstanceLabel(id, label, o) {
       positiveId(id, 'setInstanceLabel');
       if (typeof label !== 'string') throw invalid('setInstanceLabel', ['label: must be a string']);
-      return send({ method: 'PUT', path: `${I}${id}/`, body: { label }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+      return send({ method: 'PUT', path: `${I}${id}/`, body: { label }, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'update' }, o);
     },
     async destroyInstance(id, o) {
       positiveId(id, 'destroyInstance');
-      return send({ method: 'DELETE', path: `${I}${id}/`, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
+      return send({ method: 'DELETE', path: `${I}${id}/`, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'destroy' }, o);
     },
     async searchOffers(q: OfferQuery, o) {
       const s = await loadSchemas();
       const problems = s.validateOfferQuery(q);
       if (problems.length) throw invalid('searchOffers', problems);
-      return send({ method: 'POST', path: '/api/v0/bundles/', body: s.offerQueryToWire(q), schema: (s) => s.offerListSchema }, o);
+      return send({ method: 'POST', path: '/api/v0/bundles/', body: s.offerQueryToWire(q), schema: (s) => s.offerListSchema, pace: 'search', idempotent: true }, o);
     },
     async createInstance(offerId: number, req: CreateInstanceRequest, o) {
       positiveId(offerId, 'createInstance');
@@ -419,8 +576,9 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       const s = await loadSchemas();
       const problems = s.validateCreateRequest(req, { interruptible });
       if (problems.length) throw invalid('createInstance', problems);
-      const r = await send({ method: 'PUT', path: `/api/v0/asks/${offerId}/`, body: req, schema: (s) => s.createResultSchema, creation: true }, o);
+      const r = await send({ method: 'PUT', path: `/api/v0/asks/${offerId}/`, body: req, schema: (s) => s.createResultSchema, creation: true, pace: 'create' }, o);
       secrets.add(r.instance_api_key);
+      createdHere.set(r.new_contract, Date.now());
       return r;
     },
     async currentUser(o) {

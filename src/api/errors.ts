@@ -27,6 +27,8 @@ export interface ApiErrorInit {
   cause?: string;
   /** Secret values to mask in message and msg besides the patterns (e.g. a reflected token). */
   secrets?: ReadonlyArray<string | undefined>;
+  /** The error body was a JSON object (false for a web server's plain-text or HTML page). */
+  jsonBody?: boolean;
 }
 
 function clock(epochSec: number): string {
@@ -125,6 +127,24 @@ const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
     'A VM instance needs an SSH key on the account first. Add one (GPU Rental: Add SSH Key…), then try again.',
   no_such_ask: () =>
     'The offer was just rented by someone else (it is no longer available). Pick another offer and try again.',
+  invalid_price: (e) =>
+    `The service rejected the bid price${e.msg ? ` (${e.msg})` : ''}. Raise the bid to at least the offer's minimum bid, or rent on demand.`,
+  own_machine: () => 'That offer is on one of your own machines, which you cannot rent. Pick another offer.',
+  deprecated_endpoint: () =>
+    'The service no longer offers this endpoint. Update the extension; if it is current, report this.',
+  rate_limit_exceeded: (e) => `The service is limiting how often requests can be made. ${waitPhrase(e.retryAfterSec, 'Wait a few seconds and try again.')}`,
+  invalid_request: (e) => `The service rejected the request as invalid${e.msg ? ` (${e.msg})` : ''}. Check the values and try again.`,
+  not_visible_yet: () =>
+    'The new instance is not visible in the service yet (new machines show up with a delay). It is being tracked; it appears in the list within a minute.',
+};
+
+/**
+ * The live service names its SMS provider where the seed spec is neutral (service-today.md
+ * section 9): both mean the same, so they are read as the seed's codes.
+ */
+const CODE_ALIASES: Record<string, string> = {
+  twilio_error: 'sms_provider_error',
+  twilio_rate_limited: 'sms_provider_rate_limited',
 };
 
 /** Error codes with a dedicated sentence (for tests and callers that branch on them). */
@@ -147,6 +167,7 @@ export class ApiError extends Error {
   readonly retryAfterSec?: number;
   readonly problems?: string[];
   readonly causeKind?: string;
+  readonly jsonBody?: boolean;
 
   constructor(init: ApiErrorInit) {
     super(redact(init.message, init.secrets));
@@ -162,6 +183,7 @@ export class ApiError extends Error {
     this.retryAfterSec = init.retryAfterSec;
     this.problems = init.problems;
     this.causeKind = init.cause;
+    this.jsonBody = init.jsonBody;
   }
 
   /** A sentence for the user: what happened and what to do next. */
@@ -195,8 +217,10 @@ export class ApiError extends Error {
     const s = this.status ?? 0;
     if (s === 403)
       return 'Your API key does not have permission for this action. Use a key with the needed permissions (for example instance read and write) and try again.';
+    if (s === 403 && this.path?.startsWith('/api/v0/asks/')) return CODE_MESSAGES.own_machine!(this, now);
     if (s === 404) return 'The item was not found; it may have been destroyed. Refresh the list and try again.';
-    if (s === 410) return CODE_MESSAGES.no_such_ask!(this, now);
+    if (s === 410 && this.path?.startsWith('/api/v0/asks/')) return CODE_MESSAGES.no_such_ask!(this, now);
+    if (s === 410) return 'The service no longer offers this. Refresh and try again; if it persists, update the extension.';
     if (s >= 500)
       return `The service had an internal problem (HTTP ${s}). Wait a minute and try again; if it persists, check the service status page.`;
     return `The service rejected the request (HTTP ${s}${this.msg ? `: ${this.msg}` : ''}). Check the values and try again.`;
@@ -221,6 +245,8 @@ export interface ParsedErrorBody {
   lockedUntil?: number | null;
   /** True when the body is a structured error (proves the server rejected the request). */
   structured: boolean;
+  /** The body was a JSON object (a plain 404 from a web server is not). */
+  json?: boolean;
 }
 
 export function parseErrorBody(text: string): ParsedErrorBody {
@@ -229,7 +255,8 @@ export function parseErrorBody(text: string): ParsedErrorBody {
     try {
       const j = JSON.parse(trimmed) as Record<string, unknown>;
       if (j && typeof j === 'object') {
-        const code = typeof j.error === 'string' ? j.error : undefined;
+        const raw = typeof j.error === 'string' ? j.error : undefined;
+        const code = raw !== undefined ? (CODE_ALIASES[raw] ?? raw) : undefined;
         const msg =
           typeof j.msg === 'string'
             ? j.msg
@@ -245,6 +272,7 @@ export function parseErrorBody(text: string): ParsedErrorBody {
           failCount: num(j.fail_count),
           lockedUntil,
           structured: code !== undefined || msg !== undefined,
+          json: true,
         };
       }
     } catch {
@@ -266,8 +294,14 @@ export function errorFromResponse(
 ): ApiError {
   const b = parseErrorBody(text);
   let kind: ApiErrorKind = 'http';
-  if (status === 429) kind = 'rate_limited';
-  else if (b.code === 'auth_error' || (status === 401 && (b.code === undefined || b.code === 'missing_auth_value')))
+  // Judge by the body's error first: auth_error means signed out whatever the status (the live
+  // service answers a bad key on instance paths with 404), an expired session may say so in words.
+  if (status === 429 || b.code === 'rate_limit_exceeded') kind = 'rate_limited';
+  else if (
+    b.code === 'auth_error' ||
+    (status === 401 && (b.code === undefined || b.code === 'missing_auth_value')) ||
+    ((status === 401 || status === 404) && b.code === undefined && /\b(invalid user key|session expired)\b/i.test(b.msg ?? ''))
+  )
     kind = 'auth';
   const detail = [b.code, b.msg].filter(Boolean).join(': ');
   return new ApiError({
@@ -281,6 +315,26 @@ export function errorFromResponse(
     path,
     retryAfterSec,
     secrets,
+    jsonBody: b.json === true,
     message: `${method} ${path} failed with HTTP ${status}${detail ? ` (${detail})` : ''}`,
   });
+}
+
+/**
+ * A creation error that says this offer cannot be had (taken, unavailable, or the caller's own
+ * machine), so the next offer may be tried: `no_such_ask` (404, or 410 with cancel_unavail) and
+ * 403 on the creation path. A 410 is judged by its code: `deprecated_endpoint` is not this.
+ */
+export function isOfferUnavailable(e: unknown): boolean {
+  if (!isApiError(e) || e.kind !== 'http') return false;
+  if (e.code === 'no_such_ask' || e.code === 'own_machine') return true;
+  if (e.code !== undefined) return false;
+  return (e.status === 403 && !!e.path?.startsWith('/api/v0/asks/')) || e.status === 404 || e.status === 410;
+}
+
+/** The window in which a 404/null for a new instance means "not visible yet", not "gone". */
+export const NOT_VISIBLE_WINDOW_MS = 60_000;
+
+export function isNotVisibleYet(e: unknown): boolean {
+  return isApiError(e) && e.kind === 'not_visible_yet';
 }

@@ -248,6 +248,18 @@ export const instanceListSchema = z.compile(
   ),
 );
 
+/** One page of the v1 list: `{instances, next_token, total_instances, label_counts, …}`. */
+export const instancePageSchema = z.compile(
+  z.pipe(
+    z.looseObject({ instances: z.array(instanceSchema), next_token: z.optional(z.nullable(z.unknown())), total_instances: lnum }),
+    z.transform((w) => ({
+      instances: w.instances,
+      next_token: typeof w.next_token === 'string' && w.next_token !== '' ? w.next_token : typeof w.next_token === 'number' ? String(w.next_token) : undefined,
+      total_instances: typeof w.total_instances === 'number' ? w.total_instances : undefined,
+    })),
+  ),
+);
+
 /**
  * Show-instance: `{instances: Instance}` (also tolerates a one-element array or `instance`).
  * Yields null for the empty object (or empty array) the service sends for an unknown id.
@@ -345,15 +357,20 @@ const userShape = {
   id: lnum,
   email: lstr,
   credit: lnum,
+  balance: lnum,
   ssh_key: lstr,
   full_name: lstr,
+  fullname: lstr,
   tfa_status: lstr,
   email_verified_at: lenient(z.union([z.number(), z.string()])),
 };
 function userFrom(w: Record<string, unknown>): User {
   const u: Record<string, unknown> = {};
-  for (const k of Object.keys(userShape)) if (w[k] !== undefined) u[k] = w[k];
+  for (const k of Object.keys(userShape)) if (w[k] !== undefined && k !== 'balance' && k !== 'fullname') u[k] = w[k];
   u.id = typeof w.id === 'number' ? w.id : 0;
+  // The live service's names (balance, fullname) beside the seed's (credit, full_name).
+  if (typeof u.credit !== 'number' && typeof w.balance === 'number') u.credit = w.balance;
+  if (typeof u.full_name !== 'string' && typeof w.fullname === 'string') u.full_name = w.fullname;
   return u as unknown as User;
 }
 

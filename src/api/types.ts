@@ -132,6 +132,34 @@ export interface Instance {
 export interface InstanceList {
   instances_found: number;
   instances: Instance[];
+  /** Which list answered: the live service's paged v1 list, or the seed's v0 list. */
+  source?: 'v1' | 'v0';
+  /** HTTP requests this list took (pages of a v1 walk; 1 for v0). */
+  requests?: number;
+  /** v1: the service's count of all matching instances (may differ from the walk if it changed meanwhile). */
+  total_instances?: number;
+}
+
+/** What findInstances looks for: one filtered request, not a walk of the whole list. */
+export interface InstanceFilter {
+  label?: string;
+  id?: number;
+}
+
+/** Options of listInstances. */
+export interface ListCallOptions extends CallOptions {
+  /** Only the columns the views, costs and SSH entries need (default), or every column. */
+  columns?: 'list' | 'all';
+}
+
+/** Options of showInstance. */
+export interface ShowCallOptions extends CallOptions {
+  /**
+   * When the caller knows the instance was created recently (epoch ms): a 404/null within
+   * the first minute then throws kind 'not_visible_yet' instead of "gone". Instances created
+   * through this client are known without it.
+   */
+  createdAtMs?: number;
 }
 
 /** An offer (search result). Unknown fields are ignored. */
@@ -242,8 +270,10 @@ export interface CreateInstanceResult {
 export interface User {
   id: number;
   email?: string | null;
+  /** The account balance: the seed's `credit`, or the live service's `balance`. */
   credit?: number | null;
   ssh_key?: string | null;
+  /** The seed's `full_name`, or the live service's `fullname`. */
   full_name?: string | null;
   tfa_status?: 'enabled' | 'disabled' | 'legacy' | string | null;
   email_verified_at?: number | string | null;
@@ -496,8 +526,23 @@ export interface Logger {
 
 /** The whole service, one method per endpoint of the spec. */
 export interface ServiceApi {
-  listInstances(o?: CallOptions): Promise<InstanceList>;
-  showInstance(id: number, o?: CallOptions): Promise<Instance>;
+  /**
+   * Every instance of the account: the live service's paged `GET /api/v1/instances/` (walked
+   * page by page, ordered by id, deduplicated), or the v0 list on servers without v1.
+   * By default only the list columns are asked for; showInstance gives the full record.
+   */
+  listInstances(o?: ListCallOptions): Promise<InstanceList>;
+  /**
+   * Instances matching a label or an id with one filtered request (v1), or by filtering the v0
+   * list on servers without v1. Used to reconcile an ambiguous creation.
+   */
+  findInstances(filter: InstanceFilter, o?: CallOptions): Promise<Instance[]>;
+  /**
+   * The full record. A destroyed or unknown id throws kind 'http' status 404 code
+   * 'no_such_instance', except within a minute of the instance's creation, when it throws kind
+   * 'not_visible_yet' (the service shows new instances late; it is not gone).
+   */
+  showInstance(id: number, o?: ShowCallOptions): Promise<Instance>;
   /** PUT /instances/{id}/ {state}. */
   setInstanceState(id: number, state: 'running' | 'stopped', o?: CallOptions): Promise<SimpleResult>;
   /** PUT /instances/{id}/ {label}. */
@@ -566,4 +611,5 @@ export type ApiErrorKind =
   | 'malformed' // the response did not match the schema / was not JSON
   | 'invalid_request' // rejected by validation before sending
   | 'ambiguous' // creation outcome unknown (timeout/reset after sending)
-  | 'too_large'; // the answer was larger than the transport reads (MAX_BODY_BYTES)
+  | 'too_large' // the answer was larger than the transport reads (MAX_BODY_BYTES)
+  | 'not_visible_yet'; // 404/null for an instance created less than a minute ago: not proof it is gone

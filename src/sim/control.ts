@@ -22,6 +22,10 @@ export type SimFault =
   /** The next `count` created instances stay invisible to show and list for `seconds` of sim time. */
   | { kind: 'hidden'; seconds: number; count?: number }
   | { kind: 'offer_taken'; offerId: number }
+  /** Today era: the offer's machine cannot be scheduled (create → 410, or a stopped instance without cancel_unavail). */
+  | { kind: 'offer_unschedulable'; offerId: number }
+  /** Today era: the offer is on the caller's own machine (create → 403). */
+  | { kind: 'offer_own'; offerId: number }
   | { kind: 'tfa_error'; error: string; count?: number }
   | { kind: 'expire_session' };
 
@@ -33,10 +37,12 @@ export interface SimAccountPatch {
   credit?: number;
   phone?: string | null;
   email?: string | null;
+  /** The account's SSH key (null: none, so a VM creation fails with no_ssh_key_for_vm). */
+  sshKey?: string | null;
 }
 
 /** Faults on the wire of ordinary requests (what the money invariant test must survive). */
-export type WireFaultKind = Exclude<SimFault['kind'], 'instance_state' | 'offer_taken' | 'tfa_error' | 'expire_session'>;
+export type WireFaultKind = Exclude<SimFault['kind'], 'instance_state' | 'offer_taken' | 'offer_unschedulable' | 'offer_own' | 'tfa_error' | 'expire_session'>;
 
 export class SimControl {
   constructor(readonly url: string) {}
@@ -76,6 +82,16 @@ export class SimControl {
 
   async fault(f: SimFault): Promise<void> {
     await this.call('POST', 'fault', f);
+  }
+
+  /** Switches the era the simulator plays ('today' or 'seed'), optionally the read-after-create lag. */
+  async setEra(era: 'today' | 'seed', opts: { invisibleSeconds?: number } = {}): Promise<void> {
+    await this.call('POST', 'era', { era, ...opts });
+  }
+
+  /** Per-endpoint rate limits: 'service', 'off', or seconds per endpoint (the rest off). */
+  async setRateLimits(limits: 'service' | 'off' | Partial<Record<'show' | 'list' | 'update' | 'destroy' | 'create' | 'search', number>>): Promise<void> {
+    await this.call('POST', 'rate-limits', { limits });
   }
 
   async reset(): Promise<void> {

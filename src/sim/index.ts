@@ -7,9 +7,13 @@ import { configureOnstart, stopAllOnstart } from './onstart';
 import { closeSandbox, setSandboxUrl } from './sandbox';
 import { createHandler } from './server';
 import { startSshServers, type SimSshServers } from './sshServer';
-import { SimState, type SimConfig } from './state';
+import { ERAS, SimState, type Era, type RateLimits, type SimConfig } from './state';
+import { parseRateLimits, resolveRateLimits, type RateLimitOption } from './rateLimits';
 
-export { SimState, TEMPLATES } from './state';
+export { SimState, TEMPLATES, SERVICE_RATE_LIMITS, NO_RATE_LIMITS, ERAS } from './state';
+export type { Era, LimitedEndpoint, RateLimits } from './state';
+export { sshListenAddress } from './instances';
+export { parseRateLimits, resolveRateLimits } from './rateLimits';
 export { totp, base32Decode, base32Encode } from './totp';
 
 export interface SimOptions {
@@ -27,7 +31,20 @@ export interface SimOptions {
   testControl?: boolean;
   /** Serve GET /_sim/inbox (the codes "sent" by e-mail and SMS, for the account's own key): the demo's inbox. */
   demoInbox?: boolean;
-  /** Show-instance calls allowed per second per key before 429. */
+  /**
+   * Which service to play: 'today' (the live service, service-today.md) or 'seed'
+   * (service-api.md exactly). Default 'today'.
+   */
+  era?: Era;
+  /** Today era: seconds a new instance stays invisible to show and list. Default 3. */
+  invisibleSeconds?: number;
+  /**
+   * Per-endpoint minimum seconds between calls of one key: 'service' (the live service's
+   * thresholds), 'off', or some endpoints' values (the rest off). Default 'off' in code;
+   * the command line (`node dist/sim.js`) defaults to 'service'.
+   */
+  rateLimits?: RateLimitOption;
+  /** Deprecated: N calls per second for every limited endpoint (overrides rateLimits). */
   rateLimitPerSecond?: number;
   /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default and in the demo. */
   runOnstart?: boolean;
@@ -62,9 +79,11 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
     instances: opts.instances ?? 0,
     testControl: opts.testControl ?? false,
     demoInbox: opts.demoInbox ?? false,
-    rateLimitPerSecond: opts.rateLimitPerSecond ?? 5,
     logDelayMs: opts.logDelayMs ?? 900,
     ssh: opts.ssh ?? true,
+    era: opts.era ?? 'today',
+    invisibleSeconds: opts.invisibleSeconds ?? 3,
+    rateLimits: resolveRateLimits(opts.rateLimits, opts.rateLimitPerSecond),
   };
 }
 
@@ -127,6 +146,14 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--instances': o.instances = num(a, next()); break;
       case '--rate-limit': o.rateLimitPerSecond = num(a, next()); break;
       case '--log-delay-ms': o.logDelayMs = num(a, next()); break;
+      case '--rate-limits': o.rateLimits = parseRateLimits(next() ?? ''); break;
+      case '--era': {
+        const e = next();
+        if (!ERAS.includes(e as Era)) throw new Error(`--era must be one of ${ERAS.join(', ')}`);
+        o.era = e as Era;
+        break;
+      }
+      case '--invisible-seconds': o.invisibleSeconds = num(a, next()); break;
       case '--test-control': o.testControl = true; break;
       case '--run-onstart': o.runOnstart = true; break;
       case '--no-ssh': o.ssh = false; break;
@@ -143,13 +170,14 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--rate-limit N] [--log-delay-ms N] [--test-control] [--run-onstart] [--no-ssh] [--demo-inbox]\n' +
+  '[--seed N] [--offers N] [--instances N] [--era today|seed] [--invisible-seconds S] [--log-delay-ms N] [--test-control] [--run-onstart] [--no-ssh] [--demo-inbox]\n' +
+  '  [--rate-limits service|off|show=2,list=1,create=4.5,search=6,update=1,destroy=3]\n' +
   'Running instances get real SSH servers on 127.0.0.1 (a /bin/sh on this machine, as you, in a scratch folder); --no-ssh turns them off.';
 
 async function main(): Promise<void> {
   let opts: SimOptions;
   try {
-    opts = parseArgs(process.argv.slice(2));
+    opts = { rateLimits: 'service', ...parseArgs(process.argv.slice(2)) };
   } catch (e) {
     if ((e as Error).message === 'usage') {
       console.log(USAGE);
@@ -160,6 +188,7 @@ async function main(): Promise<void> {
   }
   const sim = await startSimulator(opts);
   console.log(`listening on ${sim.url}`);
+  console.log(`era ${sim.state.era}; rate limits ${JSON.stringify(sim.state.rateLimits)}`);
   if (sim.ssh) console.log('SSH servers on 127.0.0.1 for running instances: each is a /bin/sh on this machine, as you (--no-ssh turns them off)');
   const stop = () => {
     void sim.close().then(() => process.exit(0));

@@ -128,14 +128,24 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
   }
 
   // The offer: checked last, after the body validated, as the real service does.
+  // Every creation error of the live service carries the offer as ask_id.
+  const today = state.era === 'today';
+  const askFail = (status: number, error: string, msg: string) => fail(status, error, msg, today ? { ask_id: offerId } : {});
   const offer = state.offers.find((o) => o.id === offerId);
+  const interruptible = price !== null;
+  // The live service's defaults: fail fast for on-demand started running, wait (stopped) for interruptible.
+  const cancelUnavail = given(body.cancel_unavail) ? body.cancel_unavail === true : today ? !interruptible && target === 'running' : false;
   if (!offer || offer.rented || offer.taken || !offer.rentable) {
-    if (body.cancel_unavail === true) {
-      throw fail(410, 'no_such_ask', `Offer ${offerId} is no longer available. Search again and pick another offer.`);
+    if (body.cancel_unavail === true || (today && cancelUnavail)) {
+      throw askFail(410, 'no_such_ask', `Offer ${offerId} is no longer available. Search again and pick another offer.`);
     }
-    throw fail(404, 'no_such_ask', `Offer ${offerId} is no longer available. Search again and pick another offer.`);
+    throw askFail(404, 'no_such_ask', `Offer ${offerId} is no longer available. Search again and pick another offer.`);
+  }
+  if (today && state.ownOffers.has(offerId)) {
+    throw askFail(403, 'own_machine', `Offer ${offerId} is on one of your own machines; you cannot rent it. Pick another offer.`);
   }
   if (price !== null && price < offer.min_bid) {
+    if (today) throw askFail(400, 'invalid_price', `Bid $${price}/h is below this offer's minimum bid $${offer.min_bid}/h. Raise the price.`);
     throw fail(400, 'bid_too_low', `Bid $${price}/h is below this offer's minimum bid $${offer.min_bid}/h. Raise the price.`);
   }
   if (body.vm === true && !state.sshKeys.some((k) => k.deleted_at === null)) {
@@ -143,6 +153,13 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
   }
   if (state.user.credit <= 0) {
     throw fail(402, 'insufficient_credit', 'Your account has no credit left. Add credit, then try again.');
+  }
+  // A machine that cannot be scheduled now: with cancel_unavail the ask fails, without it the
+  // instance is created stopped and waits (storage bills meanwhile).
+  let startsStopped = false;
+  if (today && state.unschedulable.has(offerId)) {
+    if (cancelUnavail) throw askFail(410, 'no_such_ask', `Offer ${offerId} cannot be scheduled now. Pick another offer.`);
+    startsStopped = true;
   }
 
   state.accrue();
@@ -160,7 +177,7 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
     onstart,
     argsStr,
     disk,
-    intended: target,
+    intended: startsStopped ? 'stopped' : target,
     bootStart: now,
     bootSeconds: state.config.bootSeconds,
     restarts: 0,
@@ -186,7 +203,8 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
     volume,
     totalCost: 0,
     storageTotal: 0,
-    everStarted: target === 'running',
+    everStarted: target === 'running' && !startsStopped,
+    unscheduled: startsStopped,
     sshKeys: state.sshKeys.filter((k) => k.deleted_at === null).map((k) => ({ id: k.id, name: keyName(k.public_key, k.id), public_key: k.public_key })),
   };
   state.instances.set(id, inst);
@@ -263,6 +281,39 @@ function wireRuntype(inst: SimInstance): string {
 
 const r = (x: number, d = 6) => Math.round(x * 10 ** d) / 10 ** d;
 
+export const SIM_PUBLIC_IP = '127.0.0.1';
+export const SIM_SSH_HOST = '127.0.0.1';
+
+/**
+ * Where the instance's SSH really listens, by the service's rules (service-today.md section 4):
+ * direct instances on public_ipaddr at the host port of 22/tcp; the others through the proxy on
+ * ssh_host:ssh_port, one port higher for a Jupyter-proxy instance. Undefined while not running
+ * or for an args instance (no SSH).
+ */
+export function sshListenAddress(state: SimState, inst: SimInstance): { host: string; port: number; direct: boolean } | undefined {
+  if (inst.runtype.includes('args') || actualStatus(inst, state.now()) !== 'running') return undefined;
+  const placement = sshPlacement(inst);
+  if (placement === 'direct') {
+    const direct = dockerPorts(state, inst)['22/tcp']!;
+    return { host: publicIp(state, inst), port: Number(direct[0]!.HostPort), direct: true };
+  }
+  return { host: SIM_SSH_HOST, port: proxyPort(state, inst) + (placement === 'jupyter_proxy' ? 1 : 0), direct: false };
+}
+
+/** With the SSH servers on, the direct address must be reachable: loopback. */
+function publicIp(state: SimState, inst: SimInstance): string {
+  return state.sshListenPort ? SIM_PUBLIC_IP : (inst.offer.public_ipaddr as string);
+}
+
+/**
+ * Whether show and list see the instance yet: a `hidden` fault, or in the today era its first
+ * `invisibleSeconds` (the live service shows new instances late).
+ */
+export function isVisible(state: SimState, inst: SimInstance): boolean {
+  if (inst.visibleAt !== undefined && state.now() < inst.visibleAt) return false;
+  return state.era !== 'today' || state.now() - inst.createdAt >= state.config.invisibleSeconds;
+}
+
 export function renderInstance(state: SimState, inst: SimInstance): Record<string, unknown> {
   const now = state.now();
   const o = inst.offer;
@@ -305,7 +356,7 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     status_msg:
       inst.failure ? `Error: container ${inst.failure}` : status === 'loading' ? 'Pulling image…' : running ? 'success, running ' + inst.image : null,
     local_ipaddrs: '172.17.0.2 127.0.0.1',
-    ssh_host: '127.0.0.1',
+    ssh_host: SIM_SSH_HOST,
     ssh_idx: '3',
     ssh_port: stoppedish ? 0 : proxyPort(state, inst),
     machine_dir_ssh_port: stoppedish ? 0 : proxyPort(state, inst) + 1,
@@ -344,8 +395,7 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     direct_port_end: o.direct_port_end,
     ports: portsObj,
     static_ip: o.static_ip,
-    // With real SSH servers on, the direct address must be reachable: loopback.
-    public_ipaddr: state.sshListenPort ? '127.0.0.1' : o.public_ipaddr,
+    public_ipaddr: publicIp(state, inst),
     geolocation: o.geolocation,
     verification: o.verification,
     rentable: o.rentable,

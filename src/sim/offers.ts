@@ -197,7 +197,7 @@ export function compare(op: string, actual: unknown, raw: unknown, field = ''): 
 }
 
 /** Applies the search body to the catalogue. Throws SearchError on a malformed body. */
-export function searchOffers(all: readonly OfferRecord[], body: Record<string, unknown>): OfferRecord[] {
+export function searchOffers(all: readonly OfferRecord[], body: Record<string, unknown>, opts: { priceStorage?: boolean } = {}): OfferRecord[] {
   const typeRaw = body.type ?? 'on-demand';
   if (typeof typeRaw !== 'string' || !['on-demand', 'ondemand', 'bid', 'reserved'].includes(typeRaw)) {
     throw new SearchError(`type must be 'on-demand' or 'bid'`);
@@ -220,6 +220,13 @@ export function searchOffers(all: readonly OfferRecord[], body: Record<string, u
     }
   }
   let rows = all.filter((o) => !o.rented && !o.taken);
+  if (opts.priceStorage) {
+    // The live service quotes dph_total with the disk asked for (allocated_storage GB, default 8).
+    const raw = body.allocated_storage ?? 8;
+    const gb = typeof raw === 'string' ? Number(raw) : raw;
+    if (typeof gb !== 'number' || !Number.isFinite(gb) || gb <= 0) throw new SearchError('allocated_storage must be a positive number of GB');
+    rows = rows.map((o) => ({ ...o, dph_total: r2((o.dph_base as number) + (o.storage_cost * gb) / 730), allocated_storage: gb }));
+  }
   rows = rows.map((o) => (bid ? { ...o, dph_total: o.min_bid, is_bid: true } : o));
   rows = rows.filter((o) => filters.every(([f, op, v]) => compare(op, o[f], v, f)));
 

@@ -1,12 +1,14 @@
 // The HTTP front of the simulator: parsing, auth, routing, faults, rate limit, request log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimFail, fail } from './errors';
-import { createInstance, destroyInstance, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
+import { createInstance, destroyInstance, isVisible, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
 import { SearchError, generateOffers, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
-import { SimState, randomKey, type Fault, type SimInstance } from './state';
+import { ERAS, SimState, randomKey, type Era, type Fault } from './state';
 import { handleSshKeys } from './sshKeys';
 import { instanceHome } from './sandbox';
+import { listInstancesV1 } from './v1list';
+import { rateLimit, resolveRateLimits, type RateLimitOption } from './rateLimits';
 import { handleTfa, tfaInjected, userRecord } from './tfa';
 import { totp } from './totp';
 import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
@@ -20,6 +22,8 @@ export interface Principal {
 interface Reply {
   status: number;
   body: unknown;
+  /** Send `body` (a string) as text/plain instead of JSON. */
+  text?: boolean;
 }
 
 export class BadJson extends Error {}
@@ -38,9 +42,9 @@ export async function readBody(req: IncomingMessage): Promise<{ raw: string; jso
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: unknown, plain = false): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'Content-Type': plain ? 'text/plain; charset=utf-8' : 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -70,9 +74,8 @@ function faultPathMatches(want: string, exact: boolean, path: string): boolean {
 }
 
 /** Whether show and list reveal the instance yet (an injected late visibility hides it). */
-export function visible(state: SimState, inst: SimInstance): boolean {
-  return inst.visibleAt === undefined || state.now() >= inst.visibleAt;
-}
+/** Whether show and list see the instance yet (a `hidden` fault, or the today era's lag). */
+export const visible = isVisible;
 
 function takeFault<K extends Fault['kind']>(state: SimState, kinds: K[], path: string): Extract<Fault, { kind: K }> | undefined {
   const i = state.faults.findIndex(
@@ -89,7 +92,11 @@ function takeFault<K extends Fault['kind']>(state: SimState, kinds: K[], path: s
   return f as Extract<Fault, { kind: K }>;
 }
 
-function authFail(path: string, present: boolean): SimFail {
+function authFail(state: SimState, path: string, present: boolean): SimFail {
+  // The live service has been seen answering a bad key on instance paths with 404 auth_error.
+  if (state.era === 'today' && /^\/api\/v[01]\/instances(\/|$)/.test(path)) {
+    return fail(404, 'auth_error', 'Invalid user key. Check the API key (Authorization: Bearer <key>) and try again.');
+  }
   if (path.startsWith('/api/v0/tfa')) {
     return present
       ? fail(403, 'auth_error', 'Authentication failed: the API key or 2FA session is invalid or expired. Sign in again.')
@@ -149,7 +156,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
         : { status: pre.status, body: { success: false, error: pre.error ?? 'sim_fault', msg: pre.msg ?? `Injected HTTP ${pre.status}.` } };
   } else {
     try {
-      if (pre?.kind === 'tfa_error') throw tfaInjected(pre.error);
+      if (pre?.kind === 'tfa_error') throw tfaInjected(state, pre.error);
       reply = route(state, method, path, url, req, body);
     } catch (e) {
       if (e instanceof SimFail) reply = { status: e.status, body: e.body() };
@@ -180,7 +187,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   }
   if (post?.kind === 'wrong_shape') return send(res, reply.status, { success: true, instances: 'not-a-list', offers: 7 });
   if (post?.kind === 'huge') return sendHuge(res, post.bytes, post.declare);
-  send(res, reply.status, reply.body);
+  send(res, reply.status, reply.body, reply.text === true);
 }
 
 /** A valid JSON answer of about `bytes` bytes, written in 64 KB chunks. */
@@ -224,7 +231,7 @@ function route(
   if (path.startsWith('/api/v0/tfa')) {
     return handleTfa(state, method, path, body, who === 'expired' ? undefined : who, token !== undefined);
   }
-  if (!who || who === 'expired') throw authFail(path, token !== undefined);
+  if (!who || who === 'expired') throw authFail(state, path, token !== undefined);
   if (body.bad) throw fail(400, 'invalid_args', 'The request body is not valid JSON.');
   const json = body.json ?? {};
 
@@ -237,21 +244,13 @@ function route(
       const ok = who.instanceId === id && (method === 'GET' || (method === 'PUT' && 'state' in json && !('label' in json)) || method === 'DELETE');
       if (!ok) throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
     }
+    const limited = rateLimit(state, who.token, method === 'GET' ? 'show' : method === 'DELETE' ? 'destroy' : 'update');
+    if (limited) return limited;
+    const found = state.instances.get(id);
+    const inst = found && isVisible(state, found) ? found : undefined;
     if (method === 'GET') {
-      const limit = state.config.rateLimitPerSecond;
-      const nowMs = state.now() * 1000;
-      const calls = (state.showCalls.get(who.token) ?? []).filter((t) => t > nowMs - 1000);
-      if (calls.length >= limit) {
-        state.showCalls.set(who.token, calls);
-        return { status: 429, body: { detail: 'API requests too frequent' } };
-      }
-      calls.push(nowMs);
-      state.showCalls.set(who.token, calls);
-    }
-    const inst = state.instances.get(id);
-    if (method === 'GET') {
-      // The real service answers an unknown id with an empty object.
-      return { status: 200, body: { instances: inst && visible(state, inst) ? renderInstance(state, inst) : {} } };
+      // An unknown (destroyed) id: the live service answers {"instances": null}; the seed an empty object.
+      return { status: 200, body: { instances: inst ? renderInstance(state, inst) : state.era === 'today' ? null : {} } };
     }
     if (who.kind === 'read') throw denyWrite();
     if (!inst) throw fail(404, 'no_such_instance', `Instance ${id} does not exist (it may have been destroyed). Refresh the list.`);
@@ -288,17 +287,16 @@ function route(
   if (extra) return extra;
 
   if (path === '/api/v0/instances' && method === 'GET') {
-    const list = [...state.instances.values()].filter((i) => visible(state, i)).map((i) => renderInstance(state, i));
+    if (state.era === 'today') {
+      throw fail(410, 'deprecated_endpoint', '/api/v0/instances/ is deprecated. Use /api/v1/instances/ instead.');
+    }
+    const list = [...state.instances.values()].filter((i) => isVisible(state, i)).map((i) => renderInstance(state, i));
     return { status: 200, body: { instances_found: list.length, instances: list } };
   }
   if (path === '/api/v1/instances' && method === 'GET') {
-    const limit = Math.max(1, Math.min(100, Number(url.searchParams.get('limit') ?? 25) || 25));
-    const after = Number(url.searchParams.get('after_token') ?? 0) || 0;
-    const all = [...state.instances.values()].filter((i) => visible(state, i)).sort((a, b) => a.id - b.id).filter((i) => i.id > after);
-    const page = all.slice(0, limit);
-    const out: Record<string, unknown> = { instances: page.map((i) => renderInstance(state, i)) };
-    if (all.length > limit) out.next_token = String(page[page.length - 1]!.id);
-    return { status: 200, body: out };
+    // The seed's service has no v1: its web server answers a plain 404.
+    if (state.era === 'seed') return { status: 404, body: 'Not Found', text: true };
+    return rateLimit(state, who.token, 'list') ?? listInstancesV1(state, url);
   }
   if (path === '/api/v0/bundles' && (method === 'POST' || method === 'PUT' || method === 'GET')) {
     let q = json;
@@ -309,10 +307,16 @@ function route(
         throw fail(400, 'invalid_args', 'q is not valid JSON.');
       }
     }
+    const limited = rateLimit(state, who.token, 'search');
+    if (limited) return limited;
     try {
-      return { status: 200, body: { offers: searchOffers(state.offers, q) } };
+      return { status: 200, body: { offers: searchOffers(state.offers, q, { priceStorage: state.era === 'today' }) } };
     } catch (e) {
-      if (e instanceof SearchError) throw fail(400, 'invalid_args', `Bad search: ${e.message}.`);
+      if (e instanceof SearchError) {
+        // The live service answers a bad search without `success`.
+        if (state.era === 'today') return { status: 400, body: { error: 'invalid_request', msg: `Bad search: ${e.message}.` } };
+        throw fail(400, 'invalid_args', `Bad search: ${e.message}.`);
+      }
       throw e;
     }
   }
@@ -320,12 +324,15 @@ function route(
     if (who.kind === 'read') throw denyWrite();
     const offerId = Number(m[1]);
     if (!Number.isInteger(offerId) || offerId <= 0) throw fail(400, 'invalid_args', `'${m[1]}' is not a valid offer id.`);
+    const limited = rateLimit(state, who.token, 'create');
+    if (limited) return limited;
     const { id, apiKey } = createInstance(state, offerId, json);
     const hide = takeFault(state, ['hidden'], path);
     const created = state.instances.get(id);
     if (hide && created) created.visibleAt = state.now() + hide.seconds;
     instanceStarted(state, state.instances.get(id)!);
-    return { status: 200, body: { success: true, new_contract: id, instance_api_key: apiKey } };
+    // The live service documents only success and new_contract in its answer.
+    return { status: 200, body: state.era === 'today' ? { success: true, new_contract: id } : { success: true, new_contract: id, instance_api_key: apiKey } };
   }
   const keys = handleSshKeys(state, method, path, json, who.kind === 'read');
   if (keys) return keys;
@@ -347,6 +354,7 @@ function control(state: SimState, method: string, path: string, json: Record<str
       status: 200,
       body: {
         now: state.now(),
+        era: state.era,
         credit: state.user.credit,
         instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure })),
         faults: state.faults,
@@ -370,6 +378,29 @@ function control(state: SimState, method: string, path: string, json: Record<str
     state.loginSecrets.add(secret);
     return ok({ tfa_secret: secret });
   }
+  if (path === '/_sim/era') {
+    // Flip the service the simulator plays at run time (and optionally the read-after-create lag).
+    if (json.era !== undefined) {
+      if (!ERAS.includes(json.era as Era)) return bad(`era must be one of ${ERAS.join(', ')}`);
+      state.era = json.era as Era;
+    }
+    if (json.invisibleSeconds !== undefined) {
+      const n = Number(json.invisibleSeconds);
+      if (!Number.isFinite(n) || n < 0) return bad('invisibleSeconds must be a non-negative number');
+      state.config.invisibleSeconds = n;
+    }
+    return ok({ era: state.era, invisibleSeconds: state.config.invisibleSeconds });
+  }
+  if (path === '/_sim/rate-limits') {
+    try {
+      state.rateLimits = resolveRateLimits(json.limits as RateLimitOption);
+    } catch (e) {
+      return bad((e as Error).message);
+    }
+    state.lastCalls.clear();
+    state.penalties.clear();
+    return ok({ limits: state.rateLimits });
+  }
   if (path === '/_sim/reset') {
     resetState(state);
     return ok();
@@ -380,6 +411,7 @@ function control(state: SimState, method: string, path: string, json: Record<str
     if (typeof json.team === 'boolean') u.team = json.team;
     if (typeof json.admin === 'boolean') u.admin = json.admin;
     if (typeof json.credit === 'number') u.credit = json.credit;
+    if (json.sshKey === null || typeof json.sshKey === 'string') u.ssh_key = (json.sshKey as string | null) ?? '';
     if (json.phone === null || typeof json.phone === 'string') u.phone = json.phone as string | null;
     if (json.email === null || typeof json.email === 'string') u.email = (json.email as string | null) ?? '';
     if (typeof json.legacy === 'boolean') {
@@ -483,6 +515,13 @@ function control(state: SimState, method: string, path: string, json: Record<str
         if (typeof json.error !== 'string') return bad('error must be a 2FA error code');
         state.faults.push({ kind: 'tfa_error', error: json.error, count });
         return ok();
+      case 'offer_unschedulable':
+      case 'offer_own': {
+        const id = Number(json.offerId);
+        if (!state.offers.some((o) => o.id === id)) return { status: 404, body: { success: false, error: 'not_found', msg: `No offer ${String(json.offerId)}.` } };
+        (json.kind === 'offer_own' ? state.ownOffers : state.unschedulable).add(id);
+        return ok();
+      }
       case 'offer_taken': {
         const offer = state.offers.find((o) => o.id === Number(json.offerId));
         if (!offer) return { status: 404, body: { success: false, error: 'not_found', msg: `No offer ${String(json.offerId)}.` } };

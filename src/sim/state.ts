@@ -15,11 +15,29 @@ export interface SimConfig {
   testControl: boolean;
   /** Demo mode: GET /_sim/inbox shows the codes "sent" (the demo has no real e-mail or phone). */
   demoInbox?: boolean;
-  rateLimitPerSecond: number;
   /** Wall-clock ms a requested log stays 404 at its result_url before the upload "lands". */
   logDelayMs?: number;
   ssh: boolean;
+  /** Which service the simulator plays: the live one (`today`) or service-api.md (`seed`). */
+  era: Era;
+  /** Today era: seconds a new instance stays invisible to show and list (read-after-create lag). */
+  invisibleSeconds: number;
+  /** Minimum seconds between two calls of an endpoint by one key; 0 = no limit. */
+  rateLimits: RateLimits;
 }
+
+export type Era = 'today' | 'seed';
+export const ERAS: readonly Era[] = ['today', 'seed'];
+
+/** The endpoints the service rate-limits (service-today.md section 9). */
+export type LimitedEndpoint = 'show' | 'list' | 'update' | 'destroy' | 'create' | 'search';
+export type RateLimits = Record<LimitedEndpoint, number>;
+
+/** The service's documented thresholds, read as minimum seconds between calls (search: 10 per minute). */
+export const SERVICE_RATE_LIMITS: Readonly<RateLimits> = { show: 2.0, list: 1.0, update: 1.0, destroy: 3.0, create: 4.5, search: 6.0 };
+export const NO_RATE_LIMITS: Readonly<RateLimits> = { show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 };
+/** After a 429 on create the service makes the caller wait this long (its documented penalty). */
+export const CREATE_PENALTY_SECONDS = 12;
 
 export interface SimTemplate {
   id: number;
@@ -73,6 +91,8 @@ export interface SimInstance {
   totalCost: number;
   storageTotal: number;
   everStarted: boolean;
+  /** Created stopped because the machine could not be scheduled (today era, cancel_unavail false). */
+  unscheduled?: boolean;
   /** Sim time before which show and list do not show this instance (injected late visibility). */
   visibleAt?: number;
   /** Utilisation per GPU in percent, set by tests (/_sim/instances/{id}/gpu); undefined reads as idle. */
@@ -273,7 +293,15 @@ export class SimState {
   faults: Fault[] = [];
   requests: RequestLogEntry[] = [];
   outbox: OutboxMessage[] = [];
-  showCalls = new Map<string, number[]>();
+  /** Last accepted call per `<token> <endpoint>` (sim seconds), and penalties until a time. */
+  lastCalls = new Map<string, number>();
+  penalties = new Map<string, number>();
+  /** The era now playing (test control can flip it at run time). */
+  era: Era;
+  rateLimits: RateLimits;
+  /** Offers whose machine cannot be scheduled now, and offers on the caller's own machines. */
+  unschedulable = new Set<number>();
+  ownOffers = new Set<number>();
   lastAccrual: number;
   tfa: TfaState;
   /** Requested logs by token: the text appears at its result_url once `readyAt` (wall clock, ms) passed. */
@@ -291,6 +319,8 @@ export class SimState {
   sshListenPort?: (inst: SimInstance) => number | undefined;
 
   constructor(readonly config: SimConfig) {
+    this.era = config.era;
+    this.rateLimits = { ...config.rateLimits };
     this.offers = generateOffers(config.seed, config.offers);
     this.nextInstanceId = 20000000 + (config.seed % 1000) * 1000;
     this.user = {

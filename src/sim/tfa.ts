@@ -32,6 +32,8 @@ export function userRecord(state: SimState): Record<string, unknown> {
     credit: Math.round(u.credit * 10000) / 10000,
     ssh_key: u.ssh_key,
     full_name: u.full_name,
+    // The live service's published schema: balance, and the CLI's fullname, beside the seed's names.
+    ...(state.era === 'today' ? { balance: Math.round(u.credit * 10000) / 10000, fullname: u.full_name } : {}),
     tfa_status: tfaStatusOf(state),
     email_verified_at: u.emailVerified ? 1700000000 : null,
   };
@@ -310,10 +312,15 @@ const TFA_STATUS: Record<string, number> = {
   sms_fraud_detected: 403, sms_provider_rate_limited: 429,
 };
 
-/** The error of a `tfa_error` fault, with the status the spec gives that code. */
-export function tfaInjected(error: string): SimFail {
+/** The live service names its SMS provider in these codes where the seed is neutral. */
+const TODAY_SMS_CODES: Record<string, string> = { sms_provider_error: 'twilio_error', sms_provider_rate_limited: 'twilio_rate_limited' };
+
+/** The error of a `tfa_error` fault, with the status the spec gives that code (and the era's SMS-provider names). */
+export function tfaInjected(state: SimState, injected: string): SimFail {
+  const error = state.era === 'today' ? (TODAY_SMS_CODES[injected] ?? injected) : injected;
+  const seedName = Object.entries(TODAY_SMS_CODES).find(([, v]) => v === injected)?.[0];
   const extra = error === 'tfa_locked' || error === '2fa_verification_failed' ? { fail_count: 5, locked_until: null } : {};
-  return fail(TFA_STATUS[error] ?? 400, error, `Injected 2FA error '${error}'.`, extra);
+  return fail(TFA_STATUS[seedName ?? injected] ?? 400, error, `Injected 2FA error '${error}'.`, extra);
 }
 
 // ---- endpoints ----------------------------------------------------------------------------

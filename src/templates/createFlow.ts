@@ -233,6 +233,8 @@ export const MAX_READ_FAILURES = 30;
 /** A read answering that the instance does not exist (404/400, or the service's empty answer). */
 function saysNotFound(e: unknown): boolean {
   const k = errorKind(e);
+  // The client's name for a 404/null within a minute of the creation (api/errors.ts).
+  if (k === 'not_visible_yet') return true;
   if (k !== 'http') return false;
   const st = errorStatus(e);
   return st === 404 || st === 400 || errorCode(e) === 'no_such_instance';

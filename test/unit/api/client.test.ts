@@ -1,6 +1,6 @@
 // The client against the real simulator over loopback: every endpoint, retries, no retry for
 // creation, ambiguity + reconciliation, cancellation, timeouts, auth fallback, malformed answers.
-import { test, before, after, beforeEach } from 'node:test';
+import { test, before, after, beforeEach, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, rejection, keyCredentials, type Harness } from './helpers';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
@@ -8,13 +8,21 @@ import { reconcileCreation } from '../../../src/api/reconcile';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
 import type { Credentials } from '../../../src/api/types';
 
+after(async () => {
+  await closeApiTransport();
+});
+
+// Every test runs against both services: the live one (`today`: paged v1 list, no
+// instance_api_key in the create answer) and the seed spec's (`seed`: the v0 list).
+for (const era of ['today', 'seed'] as const) describe(`era ${era}`, () => {
+/** The list path of this era, as the request log and fault paths see it. */
+const LIST = era === 'today' ? '/api/v1/instances' : '/api/v0/instances';
 let h: Harness;
 before(async () => {
-  h = await startHarness({ instances: 2, rateLimitPerSecond: 1000 });
+  h = await startHarness({ instances: 2, era });
 });
 after(async () => {
   await h.close();
-  await closeApiTransport();
 });
 beforeEach(async () => {
   await h.ctl.reset();
@@ -56,7 +64,7 @@ test('instances: list, show, stop (stopped shape), start, label, destroy', async
 
   // Trailing slashes as in the spec.
   const paths = (await h.ctl.requests()).map((r) => `${r.method} ${r.path}`);
-  assert.ok(paths.includes('GET /api/v0/instances/'));
+  assert.ok(paths.includes(`GET ${LIST}/`));
   assert.ok(paths.includes(`PUT /api/v0/instances/${first.id}/`));
   assert.ok(paths.includes(`DELETE /api/v0/instances/${first.id}/`));
 });
@@ -86,14 +94,16 @@ test('create: on-demand creation, provisioning -> running on the sim clock with 
   const r = await api.createInstance(offer!.id, { image: 'pytorch/pytorch:latest', label: 'job-abc', disk: 16, runtype: 'ssh_direct' });
   assert.equal(r.success, true);
   assert.ok(r.new_contract > 0);
-  assert.ok(r.instance_api_key);
+  // The live service documents only success and new_contract; the seed also sends the instance key.
+  assert.equal(!!r.instance_api_key, era === 'seed');
   assert.equal((await api.showInstance(r.new_contract)).state, 'provisioning');
   await h.ctl.advance(61);
   const running = await api.showInstance(r.new_contract);
   assert.equal(running.state, 'running');
   assert.ok(running.ports?.some((p) => p.container === '22/tcp'));
   // The instance key may stop its own instance only.
-  const scoped = h.client({ credentials: keyCredentials(r.instance_api_key) });
+  const instanceKey = r.instance_api_key ?? h.sim.state.instances.get(r.new_contract)!.apiKey;
+  const scoped = h.client({ credentials: keyCredentials(instanceKey) });
   await scoped.setInstanceState(r.new_contract, 'stopped');
   assert.equal((await api.showInstance(r.new_contract)).state, 'stopped');
 });
@@ -134,15 +144,15 @@ test('unknown, null and failure actual_status values never crash', async () => {
 
 test('GET retries with backoff on 503, 429 and connection resets, then succeeds', async () => {
   const api = h.client();
-  await h.ctl.fault({ kind: 'http_error', status: 503, path: '/api/v0/instances', count: 2 });
-  await h.ctl.fault({ kind: 'http_error', status: 429, path: '/api/v0/instances', count: 1 });
-  await h.ctl.fault({ kind: 'reset', path: '/api/v0/instances', count: 1 });
+  await h.ctl.fault({ kind: 'http_error', status: 503, path: LIST, count: 2 });
+  await h.ctl.fault({ kind: 'http_error', status: 429, path: LIST, count: 1 });
+  await h.ctl.fault({ kind: 'reset', path: LIST, count: 1 });
   const list = await api.listInstances();
   assert.equal(list.instances.length, 2);
   // The simulator applies the reset to the first 503 as well: 503+reset, 503, 429, 200.
-  assert.equal((await requestsTo('/api/v0/instances/', 'GET')).length, 4);
+  assert.equal((await requestsTo(`${LIST}/`, 'GET')).length, 4);
   const log = h.log.text();
-  assert.match(log, /GET \/api\/v0\/instances\/: network, retry 1\/4/);
+  assert.match(log, new RegExp(`GET ${LIST}/\\S*: network, retry 1/4`));
   assert.match(log, /http 503, retry 2\/4/);
   assert.match(log, /rate_limited 429, retry 3\/4/);
 });
@@ -289,7 +299,7 @@ test('auth fallback never loops: one resend, then the auth error', async () => {
   const e = await rejection(h.client({ credentials: creds }).listInstances());
   assert.equal(e.kind, 'auth');
   assert.equal(calls, 1);
-  assert.equal((await requestsTo('/api/v0/instances/')).length, 2);
+  assert.equal((await requestsTo(`${LIST}/`)).length, 2);
   let declined = 0;
   const e2 = await rejection(h.client({ credentials: { token: () => 'nope', onAuthFailure: () => (declined++, false) } }).tfaStatus());
   assert.equal(e2.kind, 'auth');
@@ -306,10 +316,10 @@ test('a read-only key cannot create: 403 with a permission message', async () =>
 
 test('malformed answers: broken JSON and wrong content type name the endpoint; charset is fine', async () => {
   const api = h.client({ retry: { retries: 0 } });
-  await h.ctl.fault({ kind: 'malformed', path: '/api/v0/instances' });
+  await h.ctl.fault({ kind: 'malformed', path: LIST });
   const e = await rejection(api.listInstances());
   assert.equal(e.kind, 'malformed');
-  assert.match(e.message, /GET \/api\/v0\/instances\//);
+  assert.match(e.message, new RegExp(`GET ${LIST}/`));
   assert.match(e.userMessage(), /does not understand/);
 
   const seen: TransportRequest[] = [];
@@ -368,12 +378,12 @@ test('cancelling a creation after it was sent is ambiguous, not a plain cancel (
 test('an answer larger than the cap is refused with a clear "too large" error, announced or streamed', async () => {
   const api = h.client({ retry: { retries: 0 } });
   for (const declare of [true, false]) {
-    await h.ctl.fault({ kind: 'huge', bytes: 9 * 1024 * 1024, declare, path: '/api/v0/instances' });
+    await h.ctl.fault({ kind: 'huge', bytes: 9 * 1024 * 1024, declare, path: LIST });
     const before = process.memoryUsage().rss;
     const e = await rejection(api.listInstances());
     assert.equal(e.kind, 'too_large', `${declare ? 'Content-Length' : 'chunked'}: ${e.kind} ${e.message}`);
     assert.match(e.message, /too large/);
-    assert.match(e.userMessage(), /too large to read \(over 8 MB\).*GET \/api\/v0\/instances\//);
+    assert.match(e.userMessage(), new RegExp(`too large to read \\(over 8 MB\\).*GET ${LIST}/`));
     assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024, 'the body was not held whole');
   }
   // A creation whose answer is too large to read is ambiguous (it may have rented): reconciled, not failed.
@@ -384,4 +394,5 @@ test('an answer larger than the cap is refused with a clear "too large" error, a
   assert.ok(await reconcileCreation(api, 'huge-answer-1'));
   // and the connection pool still works afterwards
   assert.ok((await api.listInstances()).instances.length >= 1);
+});
 });

@@ -89,7 +89,7 @@ test('2fa_verification_failed reports the failed attempts', () => {
 });
 
 test('error bodies: spec shape, 429 {detail}, plain text', () => {
-  assert.deepEqual(parseErrorBody('{"success":false,"error":"x","msg":"y"}'), { code: 'x', msg: 'y', failCount: undefined, lockedUntil: undefined, structured: true });
+  assert.deepEqual(parseErrorBody('{"success":false,"error":"x","msg":"y"}'), { code: 'x', msg: 'y', failCount: undefined, lockedUntil: undefined, structured: true, json: true });
   assert.equal(parseErrorBody('{"detail":"API requests too frequent"}').msg, 'API requests too frequent');
   const t = parseErrorBody('<html><body>502 Bad Gateway</body></html>');
   assert.equal(t.structured, false);
@@ -117,10 +117,14 @@ test('HTTP statuses map to kinds and messages: 401, 403, 404, 410 no_such_ask, 4
   e = await rejection(api.listInstances());
   assert.match(e.userMessage(), /internal problem \(HTTP 500\).*try again/);
 
+  // The live service answers a bad key on instance paths with 404 auth_error: signed out all the same.
   const bad = await rejection(h.client({ credentials: { token: () => 'wrong-key' } }).listInstances());
   assert.equal(bad.kind, 'auth');
-  assert.equal(bad.status, 401);
+  assert.equal(bad.status, 404);
   assert.match(bad.userMessage(), /Sign in again/);
+  const badUser = await rejection(h.client({ credentials: { token: () => 'wrong-key' } }).currentUser());
+  assert.equal(badUser.kind, 'auth');
+  assert.equal(badUser.status, 401);
 
   const offers = await api.searchOffers({ limit: 1 });
   await h.ctl.fault({ kind: 'offer_taken', offerId: offers[0]!.id });

@@ -1,5 +1,5 @@
 // Shared test plumbing: a simulator per test file, a capturing logger, a client factory.
-import { startSimulator, type RunningSim } from '../../../src/sim';
+import { startSimulator, type RunningSim, type SimOptions } from '../../../src/sim';
 import { SimControl } from '../../../src/sim/control';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client';
 import type { Credentials, Logger, ServiceApi } from '../../../src/api/types';
@@ -31,8 +31,23 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { instances?: number; bootSeconds?: number; rateLimitPerSecond?: number } = {}): Promise<Harness> {
-  const sim = await startSimulator({ port: 0, testControl: true, bootSeconds: opts.bootSeconds ?? 60, seed: 1, instances: opts.instances ?? 0, ...(opts.rateLimitPerSecond ? { rateLimitPerSecond: opts.rateLimitPerSecond } : {}) });
+/**
+ * A simulator and clients for it. The simulator plays the `today` era unless told otherwise,
+ * with no read-after-create lag and no rate limits (tests that need them turn them on), and the
+ * clients do not pace (the simulator does not limit).
+ */
+export async function startHarness(opts: { instances?: number; bootSeconds?: number; rateLimitPerSecond?: number } & Pick<SimOptions, 'era' | 'invisibleSeconds' | 'rateLimits'> = {}): Promise<Harness> {
+  const sim = await startSimulator({
+    port: 0,
+    testControl: true,
+    bootSeconds: opts.bootSeconds ?? 60,
+    seed: 1,
+    instances: opts.instances ?? 0,
+    era: opts.era ?? 'today',
+    invisibleSeconds: opts.invisibleSeconds ?? 0,
+    ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}),
+    ...(opts.rateLimitPerSecond ? { rateLimitPerSecond: opts.rateLimitPerSecond } : {}),
+  });
   const ctl = new SimControl(sim.url);
   const log = captureLogger();
   return {
@@ -46,6 +61,7 @@ export async function startHarness(opts: { instances?: number; bootSeconds?: num
         log,
         timeoutMs: 5000,
         retry: { retries: 4, baseDelayMs: 1, maxDelayMs: 5 },
+        pacing: 'off',
         ...over,
       }),
     close: () => sim.close(),

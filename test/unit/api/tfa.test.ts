@@ -32,7 +32,7 @@ const nextTotp = async () => {
 };
 
 before(async () => {
-  h = await startHarness({ rateLimitPerSecond: 1000 });
+  h = await startHarness({ rateLimitPerSecond: 1000, era: 'seed' });
   api = h.client();
   careless = createRedactingLogger(h.log, () => [API_KEY]);
   secrets.set('api key', API_KEY);

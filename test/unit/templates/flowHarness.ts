@@ -15,7 +15,7 @@ export const flowSim = { sim: undefined as unknown as RunningSim, control: undef
 /** Starts the simulator for this test file and resets it before each test. */
 export function useFlowSim(): void {
   before(async () => {
-    flowSim.sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, rateLimitPerSecond: 10_000 });
+    flowSim.sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, era: 'today', invisibleSeconds: 0 });
     flowSim.control = new SimControl(flowSim.sim.url);
   });
   after(async () => {
@@ -79,7 +79,7 @@ export interface Harness {
 
 export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>; wrap?: (api: ServiceApi) => ServiceApi; state?: MemoryState } = {}): Harness {
   const log = memoryLog();
-  const raw = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+  const raw = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 }, pacing: 'off' });
   const api = o.wrap ? o.wrap(raw) : raw;
   const state = o.state ?? new MemoryState();
   const h: Harness = {
@@ -121,7 +121,7 @@ export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>;
 }
 
 export async function simInstances(): Promise<Instance[]> {
-  const api = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log: memoryLog() });
+  const api = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log: memoryLog(), pacing: 'off' });
   return (await api.listInstances()).instances;
 }
 
