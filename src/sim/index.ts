@@ -36,7 +36,10 @@ export interface SimOptions {
    * (service-api.md exactly). Default 'today'.
    */
   era?: Era;
-  /** Today era: seconds a new instance stays invisible to show and list. Default 3. */
+  /**
+   * Today era: seconds a new instance stays invisible to show and list. Default 0 in code (unit
+   * tests opt in); the command line (`node dist/sim.js`, so the VS Code tier) and the demo use 3.
+   */
   invisibleSeconds?: number;
   /**
    * Per-endpoint minimum seconds between calls of one key: 'service' (the live service's
@@ -67,6 +70,9 @@ export interface RunningSim {
   ssh?: SimSshServers;
 }
 
+/** The read-after-create lag of the served simulator and the demo (today era). */
+export const CLI_INVISIBLE_SECONDS = 3;
+
 export function simConfig(opts: SimOptions = {}): SimConfig {
   return {
     host: opts.host ?? '127.0.0.1',
@@ -82,7 +88,7 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
     logDelayMs: opts.logDelayMs ?? 900,
     ssh: opts.ssh ?? true,
     era: opts.era ?? 'today',
-    invisibleSeconds: opts.invisibleSeconds ?? 3,
+    invisibleSeconds: opts.invisibleSeconds ?? 0,
     rateLimits: resolveRateLimits(opts.rateLimits, opts.rateLimitPerSecond),
   };
 }
@@ -177,7 +183,7 @@ const USAGE =
 async function main(): Promise<void> {
   let opts: SimOptions;
   try {
-    opts = { rateLimits: 'service', ...parseArgs(process.argv.slice(2)) };
+    opts = { rateLimits: 'service', invisibleSeconds: CLI_INVISIBLE_SECONDS, ...parseArgs(process.argv.slice(2)) };
   } catch (e) {
     if ((e as Error).message === 'usage') {
       console.log(USAGE);

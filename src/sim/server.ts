@@ -331,8 +331,9 @@ function route(
     const created = state.instances.get(id);
     if (hide && created) created.visibleAt = state.now() + hide.seconds;
     instanceStarted(state, state.instances.get(id)!);
-    // The live service documents only success and new_contract in its answer.
-    return { status: 200, body: state.era === 'today' ? { success: true, new_contract: id } : { success: true, new_contract: id, instance_api_key: apiKey } };
+    // The live service documents only success and new_contract (the key may be missing: the
+    // client accepts both); the simulator sends the key in both eras, as the service does today.
+    return { status: 200, body: { success: true, new_contract: id, instance_api_key: apiKey } };
   }
   const keys = handleSshKeys(state, method, path, json, who.kind === 'read');
   if (keys) return keys;

@@ -254,5 +254,7 @@ test('the instance key reads and acts on its own instance only', async () => {
   assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'stopped' }, a.key)).status, 200);
   assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'running' }, a.key)).status, 200);
   assert.equal((await c.call('DELETE', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
-  assert.equal((await c.call('GET', `/api/v0/instances/${b.id}/`, undefined, a.key)).status, 401, 'a destroyed instance key is no key');
+  // today era: the live service answers a bad key on instance paths with 404 auth_error
+  const dead = await c.call('GET', `/api/v0/instances/${b.id}/`, undefined, a.key);
+  assert.deepEqual([dead.status, dead.json.error], [404, 'auth_error'], 'a destroyed instance key is no key');
 });
