@@ -37,3 +37,13 @@ export async function startSimulatorProcess({ testControl = false, args = [], ti
   });
   return { url, port: Number(new URL(url).port), pid: child.pid, child, stop };
 }
+
+/**
+ * The simulator of the VS Code tier: the live service's era by default (GPU_RENTAL_TEST_ERA=seed
+ * for service-api.md), its read-after-create lag, and the rate limits of the endpoints the
+ * extension paces (list walks 1 s, show 2 s); the others off, so tests that search and create
+ * back to back are not refused (GPU_RENTAL_TEST_RATE_LIMITS=service|off|show=2,... to change).
+ */
+export function simArgs(env = process.env) {
+  return ['--era', env.GPU_RENTAL_TEST_ERA || 'today', '--rate-limits', env.GPU_RENTAL_TEST_RATE_LIMITS || 'list=1,show=2'];
+}

@@ -11,7 +11,6 @@ import type {
   Instance,
   InstanceFilter,
   InstanceList,
-  ListCallOptions,
   TfaSmsRequest,
   TfaSendResult,
   LogFetchOptions,
@@ -57,8 +56,9 @@ export interface ApiClientOptions {
    */
   proxy?: ProxySettings | null;
   /**
-   * Minimum time between two calls of each rate-limited endpoint: 'service' (default, the live
-   * service's documented thresholds), 'off', or milliseconds per endpoint (the rest as 'service').
+   * Minimum time between two calls of each rate-limited endpoint: 'service' (default: the pages
+   * of a list walk and status polls at the live service's thresholds, every endpoint held back
+   * by its threshold after a 429), 'off', or milliseconds per endpoint (the rest as 'service').
    */
   pacing?: 'service' | 'off' | Partial<PacingMs>;
 }
@@ -68,6 +68,11 @@ export interface ApiClientOptions {
  * server showed it does not know v1 (a plain 404), 'v1' after v0 answered deprecated_endpoint.
  */
 const listEraByBase = new Map<string, 'v1' | 'v0'>();
+
+/** Tests: forget what was learnt (a new session). */
+export function forgetListEras(): void {
+  listEraByBase.clear();
+}
 
 /** For tests and diagnostics: what the client learnt about a base URL's instance list. */
 export function learntListEra(baseUrl: string): 'v1' | 'v0' | undefined {
@@ -133,6 +138,8 @@ interface Endpoint<T> {
   pace?: PacedEndpoint;
   /** A POST that only reads (offer search): retried like a GET. */
   idempotent?: boolean;
+  /** A list call the caller switches eras on (410 deprecated_endpoint, plain 404): not logged as a failure. */
+  eraSwitch?: boolean;
 }
 
 function abortError(method: string, path: string): ApiError {
@@ -176,10 +183,16 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   const knownSecrets = () => [opts.credentials.token(), ...secrets.list()];
   const log = createRedactingLogger(opts.log, knownSecrets);
   const transport = (): Promise<Transport> => (opts.transport ? Promise.resolve(opts.transport) : loadTransport());
-  const pacer = new Pacer(pacingOf(opts.pacing), {
-    now: () => Date.now(),
-    sleep: (ms, signal) => sleep(ms, signal, () => new ApiError({ kind: 'aborted', message: 'The request was cancelled while waiting for its turn' })),
-  });
+  const pacing = pacingOf(opts.pacing);
+  const pacer = new Pacer(
+    pacing,
+    {
+      now: () => Date.now(),
+      sleep: (ms, signal) => sleep(ms, signal, () => new ApiError({ kind: 'aborted', message: 'The request was cancelled while waiting for its turn' })),
+    },
+    // 'off' (tests against a simulator without limits): no waits at all.
+    opts.pacing === 'off' ? NO_PACING_MS : undefined,
+  );
   /** Instances this client created, with when: a 404/null for them within a minute is "not visible yet". */
   const createdHere = new Map<number, number>();
 
@@ -254,7 +267,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
       } catch (e) {
         const err = isApiError(e) ? e : new ApiError({ kind: 'network', method, path, message: `${method} ${path} failed: ${e instanceof Error ? e.message : String(e)}` });
         if (!safe || attempt >= retry.retries || !retryable(err) || signal?.aborted) {
-          if (err.kind !== 'aborted' && err.kind !== 'invalid_request') log.warn(`${method} ${path} failed: ${err.kind}${err.status ? ` ${err.status}` : ''}${err.code ? ` ${err.code}` : ''}`);
+          const switching = ep.eraSwitch && err.kind === 'http' && ((err.status === 410 && err.code === 'deprecated_endpoint') || (err.status === 404 && !err.jsonBody));
+          if (err.kind !== 'aborted' && err.kind !== 'invalid_request' && !switching) log.warn(`${method} ${path} failed: ${err.kind}${err.status ? ` ${err.status}` : ''}${err.code ? ` ${err.code}` : ''}`);
           throw err;
         }
         const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
@@ -427,7 +441,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
   }
 
   async function listV0(o: CallOptions | undefined): Promise<InstanceList> {
-    const r = await send({ method: 'GET', path: I, schema: (s) => s.instanceListSchema }, o);
+    const r = await send({ method: 'GET', path: I, schema: (s) => s.instanceListSchema, eraSwitch: true }, o);
     listEraByBase.set(baseUrl, 'v0');
     return { ...r, source: 'v0', requests: 1 };
   }
@@ -445,7 +459,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     let total: number | undefined;
     for (;;) {
       const path = v1ListPath({ cols, filters, after: token });
-      const page = await send({ method: 'GET', path, schema: (s) => s.instancePageSchema, pace: 'list' }, o);
+      const page = await send({ method: 'GET', path, schema: (s) => s.instancePageSchema, pace: 'list', eraSwitch: requests === 0 }, o);
       requests++;
       if (requests === 1) listEraByBase.set(baseUrl, 'v1');
       total ??= page.total_instances;

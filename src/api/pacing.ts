@@ -9,7 +9,13 @@ export type PacedEndpoint = 'show' | 'list' | 'update' | 'destroy' | 'create' | 
 export type PacingMs = Record<PacedEndpoint, number>;
 
 /** The service's documented thresholds (seconds) as milliseconds; search is 10 per minute. */
-export const SERVICE_PACING_MS: Readonly<PacingMs> = { show: 2000, list: 1000, update: 1000, destroy: 3000, create: 4500, search: 6000 };
+export const SERVICE_THRESHOLDS_MS: Readonly<PacingMs> = { show: 2000, list: 1000, update: 1000, destroy: 3000, create: 4500, search: 6000 };
+/**
+ * What is paced before sending: the calls that come in runs (the pages of a list walk, status
+ * polls). The others are single user actions (searches are debounced by the view): they are
+ * not delayed up front, but after a 429 the next call waits the endpoint's whole threshold.
+ */
+export const SERVICE_PACING_MS: Readonly<PacingMs> = { show: 2000, list: 1000, update: 0, destroy: 0, create: 0, search: 0 };
 export const NO_PACING_MS: Readonly<PacingMs> = { show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 };
 /** Clocks of client and server are not the same clock: stay a little above each threshold. */
 const MARGIN_MS = 50;
@@ -25,6 +31,8 @@ export class Pacer {
   constructor(
     private readonly intervals: Readonly<PacingMs>,
     private readonly clock: PacerClock,
+    /** How long a 429 holds an endpoint back; by default the service's thresholds. */
+    private readonly thresholds: Readonly<PacingMs> = SERVICE_THRESHOLDS_MS,
   ) {}
 
   interval(e: PacedEndpoint): number {
@@ -45,9 +53,9 @@ export class Pacer {
     if (at > now) await this.clock.sleep(at - now, signal);
   }
 
-  /** After a 429 the next call of `e` waits at least one whole interval from now. */
+  /** After a 429 the next call of `e` waits at least the endpoint's whole threshold from now. */
   penalize(e: PacedEndpoint): void {
-    const gap = this.interval(e);
+    const gap = Math.max(this.interval(e), this.thresholds[e] > 0 ? this.thresholds[e] + MARGIN_MS : 0);
     if (gap > 0) this.next.set(e, Math.max(this.next.get(e) ?? 0, this.clock.now() + gap));
   }
 }

@@ -3,7 +3,8 @@
 import type { Instance, InstanceState, ServiceApi } from '../api/types';
 import { Emitter } from './events';
 import type { InstanceStore } from './ports';
-import { Poller, type PollerConfig, type Timers } from './poller';
+import { Poller, realTimers, type PollerConfig, type Timers } from './poller';
+import { NOT_VISIBLE_WINDOW_MS } from '../api/errors';
 
 const TRANSITIONAL: ReadonlySet<InstanceState> = new Set(['provisioning', 'loading', 'rebooting']);
 const SETTLED: ReadonlySet<InstanceState> = new Set(['running', 'stopped', 'exited', 'unknown', 'offline', 'frozen']);
@@ -40,6 +41,10 @@ export class PolledInstanceStore implements InstanceStore {
   private readonly watched = new Set<number>();
   private readonly pendingLabels = new Map<number, string>();
   private lastError: StoreError | undefined;
+  /** Consecutive walks that did not list an id still shown. */
+  private readonly missed = new Map<number, number>();
+  /** When a record was put here before the list showed it (ms). */
+  private readonly putAt = new Map<number, number>();
   private loadedOnce = false;
   private readonly changed = new Emitter<readonly Instance[]>();
   private readonly statusChanged = new Emitter<void>();
@@ -86,6 +91,8 @@ export class PolledInstanceStore implements InstanceStore {
 
   upsert(instance: Instance): void {
     const idx = this.list.findIndex((i) => i.id === instance.id);
+    // A record put here before any list showed it (a creation): the service lists it late.
+    if (idx < 0) this.putAt.set(instance.id, this.now());
     const next = [...this.list];
     if (idx >= 0) next[idx] = instance;
     else next.push(instance);
@@ -98,6 +105,8 @@ export class PolledInstanceStore implements InstanceStore {
   }
 
   remove(id: number): void {
+    this.missed.delete(id);
+    this.putAt.delete(id);
     this.watched.delete(id);
     this.pendingLabels.delete(id);
     if (!this.byId.has(id)) return;
@@ -118,6 +127,8 @@ export class PolledInstanceStore implements InstanceStore {
   reset(): void {
     this.list = [];
     this.byId.clear();
+    this.missed.clear();
+    this.putAt.clear();
     this.watched.clear();
     this.pendingLabels.clear();
     this.lastError = undefined;
@@ -127,11 +138,39 @@ export class PolledInstanceStore implements InstanceStore {
     this.poller.connectionChanged();
   }
 
+  /**
+   * A new walk of the list. A row it lacks is removed only when the next walk lacks it too (a
+   * page boundary or a late read is not proof it is gone), and a row created here less than a
+   * minute ago stays until the service lists it or the minute is over: reads show new machines late.
+   */
+  private now(): number {
+    return (this.deps.timers ?? realTimers).now();
+  }
+
   private setAll(list: Instance[]): void {
     const hadError = this.lastError !== undefined || !this.loadedOnce;
     this.lastError = undefined;
     this.loadedOnce = true;
-    this.apply(list);
+    const seen = new Set(list.map((i) => i.id));
+    const kept: Instance[] = [];
+    const now = this.now();
+    for (const old of this.list) {
+      if (seen.has(old.id)) continue;
+      const misses = (this.missed.get(old.id) ?? 0) + 1;
+      const fresh = now - (this.putAt.get(old.id) ?? -Infinity) < NOT_VISIBLE_WINDOW_MS;
+      if (misses < 2 || fresh) {
+        this.missed.set(old.id, misses);
+        kept.push(old);
+      } else {
+        this.missed.delete(old.id);
+        this.putAt.delete(old.id);
+      }
+    }
+    for (const id of seen) {
+      this.missed.delete(id);
+      this.putAt.delete(id);
+    }
+    this.apply(kept.length ? [...list, ...kept] : list);
     if (hadError) this.statusChanged.fire();
   }
 

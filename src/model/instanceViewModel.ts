@@ -2,6 +2,7 @@
 // colour ids, contextValue), so the rules are unit-tested without VS Code.
 import type { Instance, Offer } from '../api/types';
 import { checkSshTarget, sshCommandLine } from '../ssh/sshValues';
+import { describeSshAddress, sshAddress } from '../ssh/address';
 import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from './costs';
 import { currentBid, isInterruptible, isOutbid } from './bid';
 
@@ -124,7 +125,9 @@ function uptime(mins: number | null | undefined): string | undefined {
  * would read as syntax ever reaches the command a user pastes.
  */
 export function sshCommandFor(i: Instance): { command: string } | { problem: string } {
-  const t = checkSshTarget(i.id, i.ssh_host, i.ssh_port && i.ssh_port > 0 ? i.ssh_port : undefined);
+  // The service's rule (direct 22/tcp, else the proxy, +1 for Jupyter), as the SSH entry uses it.
+  const a = sshAddress(i);
+  const t = checkSshTarget(i.id, a?.host, a?.port);
   return t.ok ? { command: sshCommandLine(t) } : { problem: t.problem };
 }
 
@@ -177,7 +180,8 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
   add('Location', i.geolocation ?? undefined);
   add('Reliability', pct(i.reliability2));
   add('Uptime', i.state === 'running' ? uptime(i.uptime_mins) : undefined);
-  add('SSH', i.ssh_host && i.ssh_port ? `${i.ssh_host}:${i.ssh_port}` : undefined);
+  const ssh = sshAddress(i);
+  add('SSH', ssh ? describeSshAddress(ssh) : undefined);
   add('Image', i.image_uuid ?? undefined);
   const compute = computeRate(i);
   const storage = storageRate(i);

@@ -7,7 +7,7 @@ import { configureOnstart, stopAllOnstart } from './onstart';
 import { closeSandbox, setSandboxUrl } from './sandbox';
 import { createHandler } from './server';
 import { startSshServers, type SimSshServers } from './sshServer';
-import { ERAS, SimState, type Era, type RateLimits, type SimConfig } from './state';
+import { ERAS, SimState, type Era, type SimConfig } from './state';
 import { parseRateLimits, resolveRateLimits, type RateLimitOption } from './rateLimits';
 
 export { SimState, TEMPLATES, SERVICE_RATE_LIMITS, NO_RATE_LIMITS, ERAS } from './state';

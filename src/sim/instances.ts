@@ -461,8 +461,10 @@ export function destroyInstance(state: SimState, inst: SimInstance): void {
 export function seedInstances(state: SimState, n: number): void {
   const free = state.offers.filter((o: OfferRecord) => !o.rented && !o.taken && o.rentable && o.verified);
   for (let i = 0; i < n && i < free.length; i++) {
-    const offer = free[(i * 7) % free.length]!;
-    if (offer.rented) continue;
+    // Spread over the catalogue; on a collision take the next free offer, so n offers give n instances.
+    let offer = free[(i * 7) % free.length]!;
+    if (offer.rented) offer = free.find((o) => !o.rented) ?? offer;
+    if (offer.rented) break;
     const { id } = createInstance(state, offer.id, { image: 'vastai/base-image:cuda-12.4.1-auto', runtype: 'ssh_direct', label: `seeded-${i + 1}` });
     const inst = state.instances.get(id)!;
     inst.bootStart = state.now() - inst.bootSeconds - 60 * (i + 1);

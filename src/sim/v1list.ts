@@ -73,8 +73,23 @@ function decodeToken(token: string, n: number): unknown[] {
 }
 
 export function listInstancesV1(state: SimState, url: URL): { status: number; body: unknown } {
-  const rows: Row[] = [...state.instances.values()].filter((i) => isVisible(state, i)).map((i) => renderInstance(state, i));
-  const columns = new Set(rows.length ? Object.keys(rows[0]!) : Object.keys(renderInstance(state, sampleless(state))));
+  const visible = [...state.instances.values()].filter((i) => isVisible(state, i));
+  // Rows are rendered only when a filter or the order needs a rendered column (a walk of 1,000
+  // instances ordered by id renders each row once, on its page).
+  const rendered = new Map<number, Row>();
+  const render = (inst: (typeof visible)[number]): Row => {
+    let r = rendered.get(inst.id);
+    if (!r) rendered.set(inst.id, (r = renderInstance(state, inst)));
+    return r;
+  };
+  const byId = new Map(visible.map((i) => [i.id, i]));
+  const columns = new Set(Object.keys(render(visible[0] ?? sampleless(state))));
+  const col = (row: Row, c: string): unknown => row[c];
+  type Rec = { id: number; label: string | null };
+  const rows: Row[] = visible.map((i) => ({ id: i.id, label: i.label }) satisfies Rec);
+  const full = (r: Row): Row => render(byId.get(r.id as number)!);
+  const cheap = new Set(['id', 'label']);
+  const value = (r: Row, c: string): unknown => (cheap.has(c) ? col(r, c) : col(full(r), c));
 
   // limit: default and maximum 25, a value <= 0 counts as 5.
   let limit = MAX_LIMIT;
@@ -126,7 +141,7 @@ export function listInstancesV1(state: SimState, url: URL): { status: number; bo
     cols = rawCols.includes('*') ? undefined : (rawCols as string[]);
   }
 
-  const matching = rows.filter((r) => filters.every(([c, op, v]) => matches(op, r[c], v)));
+  const matching = rows.filter((r) => filters.every(([c, op, v]) => matches(op, value(r, c), v)));
   const cmp = (a: unknown[], b: unknown[]): number => {
     for (let i = 0; i < order.length; i++) {
       const c = compare(a[i], b[i]);
@@ -134,7 +149,7 @@ export function listInstancesV1(state: SimState, url: URL): { status: number; bo
     }
     return 0;
   };
-  const keyOf = (r: Row) => order.map((o) => r[o.col] ?? null);
+  const keyOf = (r: Row) => order.map((o) => value(r, o.col) ?? null);
   matching.sort((a, b) => cmp(keyOf(a), keyOf(b)));
 
   let rest = matching;
@@ -149,7 +164,10 @@ export function listInstancesV1(state: SimState, url: URL): { status: number; bo
     const l = typeof r.label === 'string' ? r.label : '';
     labelCounts[l] = (labelCounts[l] ?? 0) + 1;
   }
-  const out = page.map((r) => (cols ? Object.fromEntries(cols.map((c) => [c, c in r ? r[c] : null])) : r));
+  const out = page.map((p) => {
+    const r = full(p);
+    return cols ? Object.fromEntries(cols.map((c) => [c, c in r ? r[c] : null])) : r;
+  });
   return {
     status: 200,
     body: {

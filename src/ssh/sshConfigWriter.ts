@@ -44,7 +44,15 @@ export interface SshEntry {
   user: string;
   identityFile?: string;
   localForwards: LocalForward[];
+  /**
+   * For a direct address: the same instance through the service's proxy, written as a second
+   * host `<alias>-proxy` (direct ports can be blocked by a host's firewall; the proxy still works).
+   */
+  proxy?: { hostName: string; port: number };
 }
+
+/** The alias of an entry's proxy route (a direct entry's fallback). */
+export const PROXY_ALIAS_SUFFIX = '-proxy';
 
 export type SshConfigErrorCode = 'no-ssh-address' | 'invalid-value' | 'io';
 
@@ -123,7 +131,13 @@ function parseEntry(b: Block): SshEntry | undefined {
     const m = /^\s*(\S+)\s+(.*?)\s*$/.exec(l);
     if (m && !m[1]!.startsWith('#')) kv.push([m[1]!.toLowerCase(), m[2]!]);
   }
+  // The first Host is the entry; a second one (`<alias>-proxy`) is a direct entry's proxy route.
+  const second = kv.findIndex(([k], i) => k === 'host' && i > 0);
+  const proxyKv = second > 0 ? kv.slice(second) : [];
+  if (second > 0) kv.length = second;
   const get = (k: string) => kv.find(([kk]) => kk === k)?.[1];
+  const proxyHost = proxyKv.find(([k]) => k === 'hostname')?.[1];
+  const proxyPort = Number(proxyKv.find(([k]) => k === 'port')?.[1]);
   const alias = get('host');
   const hostName = get('hostname');
   const port = Number(get('port'));
@@ -144,6 +158,7 @@ function parseEntry(b: Block): SshEntry | undefined {
     localForwards,
     ...(b.origin ? { origin: b.origin } : {}),
     ...(identityFile ? { identityFile: readSshConfigPath(identityFile, { percent: true }) } : {}),
+    ...(proxyHost && validPort(proxyPort) ? { proxy: { hostName: proxyHost, port: proxyPort } } : {}),
   };
 }
 
@@ -243,7 +258,7 @@ export class SshConfigWriter implements SshEntryWriter {
         }
         if (!b.entry || !hasAddress(inst)) continue; // stopped: keep the entry for the next start
         const addr = sshAddress(inst);
-        if (b.entry.hostName !== addr?.host || b.entry.port !== addr?.port) {
+        if (b.entry.hostName !== addr?.host || b.entry.port !== addr?.port || b.entry.proxy?.hostName !== addr?.fallback?.host || b.entry.proxy?.port !== addr?.fallback?.port) {
           const next = this.buildEntry(inst, optionsOf(b.entry, register[String(id)]), b.entry);
           dropHosts.push(b.entry);
           blocks.set(id, this.blockFor(next));
@@ -283,6 +298,8 @@ export class SshConfigWriter implements SshEntryWriter {
     const target = checkSshTarget(instance.id, addr.host, addr.port, ssh.user?.trim() || 'root');
     if (!target.ok) throw new SshConfigError('invalid-value', target.problem);
     const { host, port, user } = target;
+    const fb = addr.fallback ? checkSshTarget(instance.id, addr.fallback.host, addr.fallback.port, user) : undefined;
+    const proxy = fb?.ok ? { hostName: fb.host, port: fb.port } : undefined;
     // Absolute: `~` in a path is expanded by ssh, but not by every tool that reads the entry.
     const rawIdentity = ssh.identityFile?.trim() || this.o.identityFile?.trim() || undefined;
     const identityFile = rawIdentity ? this.expand(rawIdentity) : undefined;
@@ -305,6 +322,7 @@ export class SshConfigWriter implements SshEntryWriter {
       localForwards,
       ...(this.o.origin ? { origin: this.o.origin } : {}),
       ...(identityFile ? { identityFile } : {}),
+      ...(proxy ? { proxy } : {}),
     };
   }
 
@@ -320,17 +338,21 @@ export class SshConfigWriter implements SshEntryWriter {
   }
 
   private blockFor(e: SshEntry): Block {
-    const lines = [
-      `# gpu-rental:entry id=${e.id}${e.origin ? ` origin=${e.origin}` : ''}`,
-      `Host ${e.alias}`,
-      `  HostName ${e.hostName}`,
-      `  Port ${e.port}`,
+    const host = (alias: string, hostName: string, port: number) => [
+      `Host ${alias}`,
+      `  HostName ${hostName}`,
+      `  Port ${port}`,
       `  User ${e.user}`,
       ...(e.identityFile ? [`  IdentityFile ${this.quoted(e.identityFile, 'The SSH identity file', true)}`, '  IdentitiesOnly yes'] : []),
       `  UserKnownHostsFile ${this.quoted(this.knownHostsPath, 'The GPU Rental known_hosts path', true)}`,
       '  StrictHostKeyChecking accept-new',
       '  ServerAliveInterval 30',
       ...e.localForwards.map((f) => `  LocalForward ${f.localPort} ${f.remoteHost}:${f.remotePort}`),
+    ];
+    const lines = [
+      `# gpu-rental:entry id=${e.id}${e.origin ? ` origin=${e.origin}` : ''}`,
+      ...host(e.alias, e.hostName, e.port),
+      ...(e.proxy ? host(`${e.alias}${PROXY_ALIAS_SUFFIX}`, e.proxy.hostName, e.proxy.port) : []),
     ];
     return { id: e.id, lines, entry: e, ...(e.origin ? { origin: e.origin } : {}) };
   }
@@ -363,7 +385,7 @@ export class SshConfigWriter implements SshEntryWriter {
   private async dropKnownHosts(entries: SshEntry[], beforeRename: () => Promise<void>): Promise<void> {
     const buf = await readIfExists(this.fs, this.knownHostsPath);
     if (!buf) return;
-    const { text, removed } = removeKnownHosts(buf.toString('utf8'), entries.map((e) => ({ host: e.hostName, port: e.port })));
+    const { text, removed } = removeKnownHosts(buf.toString('utf8'), entries.flatMap((e) => [{ host: e.hostName, port: e.port }, ...(e.proxy ? [{ host: e.proxy.hostName, port: e.proxy.port }] : [])]));
     if (removed) await writeAtomic(this.fs, this.knownHostsPath, text, 0o600, beforeRename);
   }
 

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, cpSync, rmSync, ex
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { root } from '../../scripts/code-server.mjs';
-import { startSimulatorProcess } from '../../scripts/sim-process.mjs';
+import { simArgs, startSimulatorProcess } from '../../scripts/sim-process.mjs';
 import { parseLines, printRecord, summarize } from './report.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'gpu-rental-electron-'));
@@ -21,7 +21,7 @@ mkdirSync(screenshotDir, { recursive: true });
 let sim;
 let code = 1;
 try {
-  sim = await startSimulatorProcess({ testControl: true });
+  sim = await startSimulatorProcess({ testControl: true, args: simArgs() });
   process.stdout.write(`simulator: ${sim.url} (test control on)\n`);
   mkdirSync(join(userData, 'User'), { recursive: true });
   writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'gpuRental.apiBaseUrl': sim.url, 'workbench.startupEditor': 'none' }));

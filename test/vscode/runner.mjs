@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync, mkdtempSync
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { root, startCodeServer, launchChromium, workbenchUrl } from '../../scripts/code-server.mjs';
-import { startSimulatorProcess } from '../../scripts/sim-process.mjs';
+import { simArgs, startSimulatorProcess } from '../../scripts/sim-process.mjs';
 import { printRecord, printTest, parseLines, summarize } from './report.mjs';
 import { openViewContainer, expandPane, waitForRows } from '../../scripts/workbench-ui.mjs';
 
@@ -306,7 +306,7 @@ async function main() {
   const workspace = join(work, 'workspace');
   cpSync(join(root, 'test', 'vscode', 'workspace'), workspace, { recursive: true });
 
-  const sim = await startSimulatorProcess({ testControl: true });
+  const sim = await startSimulatorProcess({ testControl: true, args: simArgs() });
   cleanups.push(() => sim.stop());
   process.stdout.write(`simulator: ${sim.url} (test control on)\n`);
 

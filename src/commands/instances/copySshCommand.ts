@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../host/services';
 import { instanceName, sshCommandFor, stateCategory } from '../../model/instanceViewModel';
+import { sshAddress } from '../../ssh/address';
 import { resolveInstance } from './target';
 
 export async function copySshCommand(services: Services, arg?: unknown): Promise<string | undefined> {
-  const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && !!i.ssh_host && !!i.ssh_port, {
+  const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && sshAddress(i) !== undefined, {
     verb: 'Copy SSH Command',
     none: 'No running instance with SSH yet. Start one (or wait until it is running) and try again.',
   });

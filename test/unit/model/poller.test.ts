@@ -203,3 +203,36 @@ test('store: upsert/remove without waiting for a poll; pending labels; sorted by
   assert.equal(changes, 2);
   h.store.dispose();
 });
+
+test('a row missing from one walk is removed only when the next walk confirms it; a just-created row stays its first minute', async () => {
+  const h = harness([inst(1, 'running'), inst(2, 'running')]);
+  h.store.poller.start();
+  await flush();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 2]);
+  h.list = [inst(1, 'running')];
+  await h.store.refresh();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 2], 'one walk without it proves nothing');
+  h.list = [inst(1, 'running'), inst(2, 'running')];
+  await h.store.refresh();
+  h.list = [inst(1, 'running')];
+  await h.store.refresh();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 2], 'the miss count starts over once it was seen again');
+  await h.store.refresh();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1], 'two walks in a row without it: gone');
+
+  // A creation puts its record before the service lists it: kept through the first minute.
+  h.store.upsert(inst(3, 'provisioning'));
+  await h.store.refresh();
+  await h.store.refresh();
+  await h.store.refresh();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 3]);
+  await h.timers.advance(61_000);
+  await h.store.refresh();
+  await h.store.refresh();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1], 'after the minute two misses settle it');
+  // An explicit removal (destroy confirmed) is immediate.
+  h.list = [inst(1, 'running'), inst(4, 'running')];
+  await h.store.refresh();
+  h.store.remove(4);
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1]);
+});

@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Instance } from '../../../src/api/types';
+import { sshAddress } from '../../../src/ssh/address';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
 import { signIn, ui as sessionUi } from './session';
@@ -110,8 +111,10 @@ describe('sidebar', () => {
     await waitFor(async () => (await rowOf(u, a.id))?.label === 'renamed-test', 5000, 'row label');
 
     const ssh = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', a.id);
-    const fresh = await serverInstance(a.id);
-    assert.equal(ssh, `ssh -p ${fresh?.ssh_port} root@${fresh?.ssh_host}`);
+    // the service's rule: a direct instance (seeded ones are ssh_direct) is reached on its 22/tcp mapping
+    const addr = sshAddress((await serverInstance(a.id))!)!;
+    assert.equal(addr.kind, 'direct');
+    assert.equal(ssh, `ssh -p ${addr.port} root@${addr.host}`);
     assert.equal(await vscode.env.clipboard.readText(), ssh);
 
     answer('showWarningMessage', 'Destroy');
@@ -187,7 +190,7 @@ describe('sidebar', () => {
     await simControl().seed({ instances: 1 });
     await signIn();
     await services.instances.refresh();
-    await simControl().fault({ kind: 'http_error', status: 500, path: '/api/v0/instances', count: 1 });
+    await simControl().fault({ kind: 'http_error', status: 500, path: '/api/v1/instances', count: 1 });
     await services.instances.refresh();
     const all = await rows(u);
     const errors = all.filter((r) => r.node.kind === 'error');
@@ -205,7 +208,7 @@ describe('sidebar', () => {
     await signIn();
     await services.instances.refresh();
     const hostile = 'see [click here](https://evil.example/phish) ![x](https://evil.example/track.png) **now**';
-    await simControl().fault({ kind: 'http_error', status: 418, error: 'teapot', msg: hostile, path: '/api/v0/instances', count: 1 });
+    await simControl().fault({ kind: 'http_error', status: 418, error: 'teapot', msg: hostile, path: '/api/v1/instances', count: 1 });
     await services.instances.refresh();
     const row = (await rows(u)).find((r) => r.node.kind === 'error');
     assert.ok(row, 'an error row');

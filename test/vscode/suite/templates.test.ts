@@ -3,6 +3,7 @@
 // instance that exits while booting is destroyed and another offer is rented; cancelling
 // after renting asks keep/destroy and honours the answer.
 import * as assert from 'node:assert/strict';
+import { sshAddress } from '../../../src/ssh/address';
 import * as vscode from 'vscode';
 import { writeFileSync } from 'node:fs';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, sleep } from './framework';
@@ -75,12 +76,50 @@ describe('templates', () => {
     const entry = await w.findEntry(r.instance.id);
     assert.ok(entry, 'SSH entry written');
     assert.equal(entry.alias, r.alias);
-    assert.equal(entry.hostName, r.instance.ssh_host);
-    assert.equal(entry.port, r.instance.ssh_port);
+    // where the service's rule says SSH listens (direct 22/tcp here, with the proxy as fallback)
+    const addr = sshAddress(r.instance)!;
+    assert.equal(entry.hostName, addr.host);
+    assert.equal(entry.port, addr.port);
     assert.deepEqual(services.globalState.get(SSH_OPTIONS_STATE_KEY), { [String(r.instance.id)]: { remoteFolder: '/workspace' } });
     assert.deepEqual(readInflight(services.globalState), []);
     assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && /is running/.test(p.text)));
   }, { timeoutMs: 40_000 });
+
+  it('seed era (service-api.md, no v1 list): create from template → running → SSH entry → stop/start → destroy', async () => {
+    const { services, w, control, offerId } = await setUp();
+    await control.setEra('seed');
+    try {
+      capture('showInformationMessage');
+      const pending = start(services, { offerId, confirm: false });
+      const row = await waitFor(() => created(services)[0], 8000, 'the new row');
+      await control.advance(120);
+      const r = await pending;
+      assert.equal(r?.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
+      if (r?.outcome !== 'running') return;
+      assert.equal(r.instance.id, row.id);
+      const entry = await w.findEntry(r.instance.id);
+      const addr = sshAddress(r.instance)!;
+      assert.ok(entry, 'SSH entry written');
+      assert.deepEqual([entry.hostName, entry.port], [addr.host, addr.port]);
+      // the seed's service has no v1: the extension read the v0 list after a plain 404
+      await services.instances.refresh();
+      const paths = (await control.requests()).map((q) => `${q.method} ${q.path} ${q.status}`);
+      assert.ok(paths.includes('GET /api/v1/instances/ 404'), 'asked v1 once');
+      assert.ok(paths.includes('GET /api/v0/instances/ 200'), 'then read the v0 list');
+      const id = r.instance.id;
+      const api = await services.api();
+      assert.equal(await vscode.commands.executeCommand('gpuRental.stopInstance', id), true);
+      assert.equal((await api.showInstance(id)).intended_status, 'stopped');
+      assert.equal(await vscode.commands.executeCommand('gpuRental.startInstance', id), true);
+      await control.finishBoot(id);
+      assert.equal((await api.showInstance(id)).state, 'running');
+      assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', { id, skipConfirmation: true }), true);
+      assert.equal((await api.listInstances()).instances.some((i) => i.id === id), false);
+      await waitFor(async () => (await w.findEntry(id)) === undefined, 10_000, 'the entry removed');
+    } finally {
+      await control.setEra('today');
+    }
+  }, { timeoutMs: 60_000 });
 
   it('the Include question is asked once: not by the creation (no toast), then by Connect in a modal', async () => {
     const { services, w, control, offerId } = await setUp();
