@@ -55,7 +55,8 @@ async function run(s: Scenario): Promise<Record<string, unknown>> {
     sim.state.requests.length = 0;
     const timers = new VirtualTimers();
     const inflight = new Set<Promise<unknown>>();
-    const real = createApiClient({ baseUrl: sim.url, credentials: { token: () => (s.signedIn ? 'sim-api-key' : undefined) }, log: silent });
+    // Pacing off: the clock here is virtual; the pages of one walk are counted, not timed.
+    const real = createApiClient({ baseUrl: sim.url, credentials: { token: () => (s.signedIn ? 'sim-api-key' : undefined) }, log: silent, pacing: 'off' });
     const api: ServiceApi = {
       ...real,
       listInstances: (o) => {
@@ -93,10 +94,11 @@ async function run(s: Scenario): Promise<Record<string, unknown>> {
     }
     store.dispose();
     const api_ = sim.state.requests.filter((r) => !r.path.startsWith('/_sim'));
-    const list = api_.filter((r) => r.method === 'GET' && /^\/api\/v0\/instances\/?$/.test(r.path)).length;
+    const list = api_.filter((r) => r.method === 'GET' && /^\/api\/v[01]\/instances\/?$/.test(r.path)).length;
     return {
       name: s.name,
       requests: api_.length,
+      instances: s.instances,
       listCalls: list,
       otherCalls: api_.length - list,
       perMinute: api_.length / MINUTES,

@@ -137,7 +137,7 @@ function loadCost(runs = 21) {
 async function buildBenches() {
   const esbuild = await import('esbuild');
   await esbuild.build({
-    entryPoints: ['bench/scale.ts', 'bench/economy.ts', 'bench/sshEntry.ts'].map((p) => join(root, p)),
+    entryPoints: ['bench/scale.ts', 'bench/economy.ts', 'bench/sshEntry.ts', 'bench/listing.ts'].map((p) => join(root, p)),
     outdir: join(root, 'out/bench'),
     bundle: true,
     platform: 'node',
@@ -162,6 +162,11 @@ function scale() {
 function economy() {
   step('request economy (10 simulated minutes per scenario)');
   return lastJson(sh(process.execPath, ['out/bench/economy.js']));
+}
+
+function listing() {
+  step('instance list per refresh (0, 10, 200, 1,000 instances, today era)');
+  return lastJson(sh(process.execPath, ['out/bench/listing.js']));
 }
 
 function sshEntry() {
@@ -213,12 +218,14 @@ const load = loadCost();
 const sc = scale();
 const eco = economy();
 const ssh = sshEntry();
+const lst = listing();
 const vs = noVscode ? undefined : vscodeMetrics();
 
 const yes = (b) => (b ? 'met' : '**missed**');
 const byName = (n) => eco.scenarios.find((s) => s.name.startsWith(n));
 const steadyVisible = eco.scenarios.filter((s) => s.name.startsWith('visible'));
-const perInterval = steadyVisible.every((s) => s.listCalls === (eco.minutes * 60_000) / eco.intervalMs && s.otherCalls === 0);
+// One refresh per interval, each ceil(N/25) pages of the v1 list.
+const perInterval = steadyVisible.every((s) => s.listCalls === ((eco.minutes * 60_000) / eco.intervalMs) * Math.max(1, Math.ceil(s.instances / 25)) && s.otherCalls === 0);
 const hidden = byName('hidden, 10 instances steady');
 const signedOut = byName('signed out');
 const prov = byName('hidden, 10 steady + 1');
@@ -237,6 +244,8 @@ const rows = [
   // heapUsed after gc is what the lists keep; rss also holds pages V8 has not yet returned (see Notes).
   ['Scale: memory', `heap +${fmtBytes(sc.heapDelta)} retained by both built lists (rss +${fmtBytes(sc.rssDelta)}, runs ${sc.rssAll.map((x) => fmtBytes(x)).join(', ')})`, '< 20 MB', sc.heapDelta >= 20 * 1024 * 1024 ? '**missed**' : sc.rssDelta < 20 * 1024 * 1024 ? 'met' : 'met for the heap; rss over (see Notes)'],
   ['Requests: visible, steady', steadyVisible.map((s) => `${s.name.replace('visible, ', '').replace(' steady', '')}: ${s.listCalls} list + ${s.otherCalls} other`).join('; ') + ` in ${eco.minutes} min`, `one list call per ${eco.intervalMs / 1000} s interval`, yes(perInterval)],
+  ['Requests per refresh', lst.sizes.map((r) => `${r.instances} instances: ${r.requests}`).join('; ') + ' (GET /api/v1/instances/ pages)', 'ceil(N/25), never more', yes(lst.sizes.every((r) => r.requests === r.target && r.requestsFull === r.target))],
+  ['Bytes per refresh', lst.sizes.map((r) => `${r.instances}: ${fmtBytes(r.bytesTrimmed)} with select_cols vs ${fmtBytes(r.bytesFull)} all columns (${r.bytesFull ? Math.round((100 * r.bytesTrimmed) / r.bytesFull) : 100}%)`).join('; '), 'trimmed ≤ half the full list', yes(lst.sizes.every((r) => r.instances === 0 || r.bytesTrimmed * 2 <= r.bytesFull))],
   ['Requests: hidden, steady', `${hidden.requests} in ${eco.minutes} min (${hidden.perMinute}/min)`, '≤ 1 per minute', yes(hidden.perMinute <= 1)],
   ['Requests: provisioning', `${prov.requests} in ${eco.minutes} min (hidden; every ${eco.intervalMs / 1000} s while it boots, 3 min, then 1/min)`, 'one list call per interval', yes(prov.otherCalls === 0)],
   ['Requests: signed out', `${signedOut.requests}`, 'none', yes(signedOut.requests === 0)],
@@ -314,9 +323,14 @@ ${ecoTable}
   processes, median of the three medians.
   The machine is shared and 2-core: figures move by ±50% between runs under load (see load average).
   Memory: a fresh process with --expose-gc, gc before and after building and keeping both lists, median of 3.
+- **Requests and bytes per refresh**: bench/listing.ts starts the simulator in the \`today\` era with 0, 10,
+  200 and 1,000 instances and lists them once through the client (after one list that learns the server speaks v1):
+  requests counted in the simulator's log, bytes as the response bodies the transport read; once with the list
+  columns (select_cols, what the extension asks for) and once with every column. Client pacing off (the figure is
+  requests and bytes; against the live service the pages of one walk are 1 s apart).
 - **Request economy**: bench/economy.ts drives the real PolledInstanceStore and Poller with a virtual clock
-  (the injectable Timers) against the simulator, whose clock follows the virtual one; requests are
-  counted from the simulator's request log.
+  (the injectable Timers) against the simulator (\`today\` era: list calls are pages of GET /api/v1/instances/, so 200
+  instances are 8 per refresh), whose clock follows the virtual one; requests are counted from the simulator's request log.
 - **Time to SSH entry**: bench/sshEntry.ts creates an instance, runs the create flow's pollUntilReady
   (${ssh.intervalMs} ms interval instead of 10 s, to keep the bench short), marks the instance running through the
   simulator's control API at ${ssh.phases.map((p) => `${p * 100}%`).join(', ')} of a poll cycle, and writes the entry with the real

@@ -30,7 +30,8 @@ function buildOffers(text: string) {
 }
 
 async function main() {
-  const sim = await startSimulator({ offers: 1600, instances: 500 });
+  // The seed era's v0 list: one JSON document of all 500, the same rows the v1 pages carry.
+  const sim = await startSimulator({ era: 'seed', offers: 1600, instances: 500 });
   try {
     const auth = { Authorization: 'Bearer sim-api-key', 'Content-Type': 'application/json' };
     const instancesText = await (await fetch(`${sim.url}/api/v0/instances/`, { headers: auth })).text();

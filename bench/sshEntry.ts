@@ -22,7 +22,7 @@ async function main() {
   const home = mkdtempSync(join(tmpdir(), 'gpu-rental-bench-home-'));
   try {
     const control = new SimControl(sim.url);
-    const api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silent });
+    const api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silent, pacing: 'off' });
     const writer = new SshConfigWriter({ home, origin: 'bench', log: silent });
     const delays: number[] = [];
     for (const phase of PHASES) {

@@ -246,11 +246,12 @@ function route(
     }
     const limited = rateLimit(state, who.token, method === 'GET' ? 'show' : method === 'DELETE' ? 'destroy' : 'update');
     if (limited) return limited;
-    const found = state.instances.get(id);
-    const inst = found && isVisible(state, found) ? found : undefined;
+    const inst = state.instances.get(id);
     if (method === 'GET') {
-      // An unknown (destroyed) id: the live service answers {"instances": null}; the seed an empty object.
-      return { status: 200, body: { instances: inst ? renderInstance(state, inst) : state.era === 'today' ? null : {} } };
+      // Reads lag behind a creation; an unknown (destroyed) id: the live service answers
+      // {"instances": null}, the seed an empty object. Writes act on the instance at once.
+      const shown = inst && isVisible(state, inst) ? inst : undefined;
+      return { status: 200, body: { instances: shown ? renderInstance(state, shown) : state.era === 'today' ? null : {} } };
     }
     if (who.kind === 'read') throw denyWrite();
     if (!inst) throw fail(404, 'no_such_instance', `Instance ${id} does not exist (it may have been destroyed). Refresh the list.`);

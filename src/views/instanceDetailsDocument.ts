@@ -14,6 +14,15 @@ export function detailsUri(i: Instance): vscode.Uri {
 
 let registered = false;
 
+/**
+ * The full records read on demand (the list carries only the view's columns): merged under the
+ * list's row, so polled values stay fresh and every other field is still shown.
+ */
+const fullRecords = new Map<number, Instance>();
+export function rememberFullRecord(i: Instance): void {
+  fullRecords.set(i.id, i);
+}
+
 /** Registers the document provider once per window. */
 export function registerInstanceDetails(services: Services): void {
   if (registered) return;
@@ -48,7 +57,9 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
 
   private render(uri: vscode.Uri): string {
     const id = detailsId(uri.path);
-    const inst = id === undefined ? undefined : this.services.instances.get(id);
+    const row = id === undefined ? undefined : this.services.instances.get(id);
+    const full = id === undefined ? undefined : fullRecords.get(id);
+    const inst = row && full ? { ...full, ...definedOnly(row) } : row;
     if (!inst) return `# Instance #${id ?? '?'}\n\nThis instance is no longer in your instance list (destroyed, or signed out). Refresh the Instances view to check.\n`;
     return instanceDetailsMarkdown(inst, this.services.costs.line(inst));
   }
@@ -63,4 +74,9 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
   dispose(): void {
     for (const d of this.subs) d.dispose();
   }
+}
+
+/** The fields a (trimmed) list row actually carries. */
+function definedOnly(i: Instance): Instance {
+  return Object.fromEntries(Object.entries(i).filter(([, v]) => v !== undefined)) as unknown as Instance;
 }

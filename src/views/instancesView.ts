@@ -2,6 +2,7 @@
 // one calm error row with Retry when polling fails.
 import * as vscode from 'vscode';
 import type { Services } from '../host/services';
+import { fullRecord } from '../model/fullRecord';
 import { instanceDetails, instanceRow } from '../model/instanceViewModel';
 import { DEMO_MESSAGE } from '../model/connection';
 import { errorItem } from './errorItem';
@@ -78,7 +79,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
     return item;
   }
 
-  getChildren(node?: InstanceTreeNode): InstanceTreeNode[] {
+  async getChildren(node?: InstanceTreeNode): Promise<InstanceTreeNode[]> {
     const store = this.services.instances;
     if (!node) {
       if (!this.services.connection().signedIn) return [];
@@ -88,8 +89,10 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
       return rows;
     }
     if (node.kind !== 'instance') return [];
-    const inst = store.get(node.id);
-    if (!inst) return [];
+    const row = store.get(node.id);
+    if (!row) return [];
+    // The list has only the view's columns: an expanded row shows the whole record.
+    const inst = await fullRecord(() => this.services.api(), row, this.services.log);
     return instanceDetails(inst).map((d) => ({
       kind: 'detail' as const,
       instanceId: inst.id,

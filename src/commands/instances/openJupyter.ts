@@ -2,14 +2,17 @@ import * as vscode from 'vscode';
 import type { Services } from '../../host/services';
 import { instanceName, isJupyter, jupyterUrl, stateCategory } from '../../model/instanceViewModel';
 import { resolveInstance } from './target';
+import { fullRecord } from '../../model/fullRecord';
 
 /** Opens http://public_ipaddr:<mapped 8080>/?token=… in the browser; the URL is never logged. */
 export async function openJupyter(services: Services, arg?: unknown): Promise<boolean> {
-  const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && isJupyter(i), {
+  const row = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && isJupyter(i), {
     verb: 'Open Jupyter',
     none: 'No running Jupyter instance. Create one with a Jupyter runtype (jupyter_direct) and try again.',
   });
-  if (!inst) return false;
+  if (!row) return false;
+  // The token is not among the list's columns: read the full record.
+  const inst = await fullRecord(() => services.api(), row, services.log);
   const url = jupyterUrl(inst);
   if (!url) {
     void vscode.window.showErrorMessage(

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../host/services';
-import { detailsUri, registerInstanceDetails } from '../../views/instanceDetailsDocument';
+import { detailsUri, registerInstanceDetails, rememberFullRecord } from '../../views/instanceDetailsDocument';
+import { fullRecord } from '../../model/fullRecord';
 import { resolveInstance } from './target';
 
 /**
@@ -8,13 +9,15 @@ import { resolveInstance } from './target';
  * cost so far; the document follows the instance (src/views/instanceDetailsDocument.ts).
  */
 export async function showInstanceDetails(services: Services, arg?: unknown): Promise<vscode.TextDocument | undefined> {
-  const inst = await resolveInstance(services, arg, () => true, {
+  const row = await resolveInstance(services, arg, () => true, {
     verb: 'Show Instance Details',
     none: 'You have no instances yet.',
   });
-  if (!inst) return undefined;
+  if (!row) return undefined;
+  // Every field: the full record (the list carries only the view's columns).
+  rememberFullRecord(await fullRecord(() => services.api(), row, services.log));
   registerInstanceDetails(services);
-  const doc = await vscode.workspace.openTextDocument(detailsUri(inst));
+  const doc = await vscode.workspace.openTextDocument(detailsUri(row));
   await vscode.window.showTextDocument(doc, { preview: true });
   return doc;
 }

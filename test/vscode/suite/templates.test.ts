@@ -208,6 +208,8 @@ describe('templates', () => {
       ac.abort();
       const r = await pending;
       assert.equal(r?.outcome, 'cancelled');
+      // The live service lists a new instance a few seconds late (the simulator: 3 s of its clock).
+      await new SimControl(simUrl()).advance(5);
       const live = (await (await services.api()).listInstances()).instances.map((i) => i.id);
       if (choice === 'Destroy') {
         assert.ok(r?.outcome === 'cancelled' && r.destroyedId === row.id);
