@@ -20,6 +20,8 @@ export function buildOfferQuery(t: Template): OfferQuery {
   else if (o.rank === 'best-value') q.order = [['dlperf_per_dphtotal', 'desc']];
   else q.order = [['dph_total', 'asc']];
   if (o.limit !== undefined) q.limit = o.limit;
+  // The disk to be rented, so the quoted dph_total (which includes storage) is the price paid.
+  q.allocatedStorage = t.instance.disk ?? 8;
   return q;
 }
 

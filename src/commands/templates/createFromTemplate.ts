@@ -7,6 +7,7 @@ import type { Template } from '../../templates/schema';
 import { describeOffer } from '../../templates/ranking';
 import { offerPickDetail } from '../../model/instanceDetails';
 import { formatRate } from '../../model/costs';
+import { stoppedCreationMessage } from '../../model/instanceViewModel';
 import { STAGES, readInflight, realClock, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type ProgressUpdate, type Stage } from '../../templates/createFlow';
 import { sshEntryWriterFor } from '../../host/ssh';
 import { checkSshKey } from '../ssh/sshKeys';
@@ -244,9 +245,14 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
       });
       break;
     }
-    case 'stopped':
-      void vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" was created stopped. Start it from the Instances view when you need it.`);
+    case 'stopped': {
+      const asked = template.instance.target_state ?? 'running';
+      const text = stoppedCreationMessage(result.instance, template.name, asked);
+      // Stopped without being asked: storage bills for a machine that is not running. Say so louder.
+      if (asked === 'stopped') void vscode.window.showInformationMessage(text);
+      else void vscode.window.showWarningMessage(text);
       break;
+    }
     case 'cancelled':
       if (result.keptId !== undefined) void keepWatching(services, result.keptId);
       void vscode.window.showInformationMessage(result.message);

@@ -219,6 +219,8 @@ test('request building: query filters, env object with port keys, price only for
   };
   assert.deepEqual(buildOfferQuery(t), {
     gpuNames: ['A100'], minNumGpus: 2, minGpuRamGb: 40, minReliability: 0.98, verified: true, rentable: true, minDirectPorts: 2, maxDphTotal: 3, limit: 20, type: 'on-demand', order: [['dph_total', 'asc']],
+    // the template's disk: the quoted price includes it (service-today section 9)
+    allocatedStorage: 50,
   });
   const req = buildCreateRequest(t, 'lbl-abc123', 'echo hi');
   assert.deepEqual(req, {
@@ -229,6 +231,7 @@ test('request building: query filters, env object with port keys, price only for
   assert.equal(buildCreateRequest(bid, 'l').price, 0.25);
   assert.deepEqual(buildOfferQuery(bid).order, [['dlperf_per_dphtotal', 'desc']]);
   assert.equal(buildOfferQuery(bid).type, 'bid');
+  assert.equal(buildOfferQuery(bid).allocatedStorage, 8, 'the service default when the template names no disk');
   assert.equal(baseLabel(t), 'My-Model');
   let i = 0;
   const seq = [0.1, 0.5, 0.9, 0.0, 0.99, 0.3];
