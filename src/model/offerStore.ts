@@ -13,12 +13,23 @@ export interface OfferStoreDeps {
   isSignedIn(): boolean;
   workspaceState: KeyValueStore;
   warn(message: string): void;
+  /** Clock (ms) for the refresh debounce; default Date.now. */
+  now?(): number;
 }
+
+/**
+ * The service allows 10 offer searches a minute: a Refresh of the same search within this many
+ * ms of the last one that succeeded shows those results again instead of asking (searches debounced).
+ */
+export const SEARCH_DEBOUNCE_MS = 6000;
 
 export class OfferStore {
   private results: Offer[] | undefined;
   private lastError: string | undefined;
   private running: Promise<Offer[]> | undefined;
+  private runningKey: string | undefined;
+  /** The query and time of the last search that succeeded. */
+  private fresh: { key: string; at: number } | undefined;
   private generation = 0;
   private readonly seenGpuNames = new Set<string>();
   private readonly changed = new Emitter<void>();
@@ -55,16 +66,21 @@ export class OfferStore {
 
   /** Runs a search, persists it as this workspace's last search and publishes the result. */
   async search(query: OfferQuery = this.query): Promise<Offer[]> {
-    await this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
+    const key = JSON.stringify(query);
+    // The same search already on its way: wait for it instead of asking twice.
+    if (this.running && this.runningKey === key) return this.running;
     const gen = ++this.generation;
     const p = (async () => (await this.deps.api()).searchOffers(query))();
     this.running = p;
+    this.runningKey = key;
     this.changed.fire();
     try {
+      await this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
       const offers = await p;
       if (gen === this.generation) {
         this.results = offers;
         this.lastError = undefined;
+        this.fresh = { key: JSON.stringify(this.query), at: this.now() }; // as Refresh reads it back
         for (const o of offers) if (o.gpu_name) this.seenGpuNames.add(o.gpu_name);
       }
       return offers;
@@ -75,7 +91,10 @@ export class OfferStore {
       }
       throw e;
     } finally {
-      if (this.running === p) this.running = undefined;
+      if (this.running === p) {
+        this.running = undefined;
+        this.runningKey = undefined;
+      }
       if (gen === this.generation) this.changed.fire();
     }
   }
@@ -83,7 +102,10 @@ export class OfferStore {
   /** Re-run the current search; failures show as the error row, not as a rejection. */
   refresh(): Promise<void> {
     if (!this.deps.isSignedIn()) return Promise.resolve();
-    return this.search().then(
+    const q = this.query;
+    const f = this.fresh;
+    if (f && this.results && !this.lastError && f.key === JSON.stringify(q) && this.now() - f.at < SEARCH_DEBOUNCE_MS) return Promise.resolve();
+    return this.search(q).then(
       () => undefined,
       () => undefined,
     );
@@ -94,9 +116,15 @@ export class OfferStore {
     return this.visible || this.results ? this.refresh() : Promise.resolve();
   }
 
+  private now(): number {
+    return this.deps.now ? this.deps.now() : Date.now();
+  }
+
   /** The connection changed: what was shown belongs to another account (or none). */
   reset(): void {
     this.generation++;
+    this.fresh = undefined;
+    this.runningKey = undefined;
     this.results = undefined;
     this.lastError = undefined;
     this.running = undefined;

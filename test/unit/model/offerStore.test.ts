@@ -2,7 +2,7 @@
 // and a search overtaken by a connection change never shows up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { OfferStore } from '../../../src/model/offerStore';
+import { OfferStore, SEARCH_DEBOUNCE_MS } from '../../../src/model/offerStore';
 import { OFFER_SEARCH_STATE_KEY } from '../../../src/model/stateKeys';
 import type { KeyValueStore } from '../../../src/model/ports';
 import type { ServiceApi } from '../../../src/api/types';
@@ -19,10 +19,10 @@ function memory(): KeyValueStore & { data: Map<string, unknown> } {
   return { data, get: <T>(k: string) => data.get(k) as T | undefined, update: async (k, v) => void data.set(k, v) };
 }
 
-function store(over: { api?: () => Promise<ServiceApi>; signedIn?: boolean } = {}) {
+function store(over: { api?: () => Promise<ServiceApi>; signedIn?: boolean; now?: () => number } = {}) {
   const state = memory();
   const warnings: string[] = [];
-  const s = new OfferStore({ api: over.api ?? (async () => h.client()), isSignedIn: () => over.signedIn ?? true, workspaceState: state, warn: (m) => warnings.push(m) });
+  const s = new OfferStore({ api: over.api ?? (async () => h.client()), isSignedIn: () => over.signedIn ?? true, workspaceState: state, warn: (m) => warnings.push(m), ...(over.now ? { now: over.now } : {}) });
   let changes = 0;
   s.onDidChange(() => changes++);
   return { s, state, warnings, changes: () => changes };
@@ -78,4 +78,23 @@ test('Refresh re-runs the search only when the view is shown or has results, and
   out.s.visible = true;
   await out.s.refreshIfShown();
   assert.equal(out.s.offers, undefined);
+});
+
+test('searches are debounced: Refresh of the same search within 6 s reuses it, a running search is joined, a new query always asks', async () => {
+  let t = 0;
+  let calls = 0;
+  const api = async () => {
+    const c = h.client();
+    return { ...c, searchOffers: (q: Parameters<ServiceApi['searchOffers']>[0], o?: Parameters<ServiceApi['searchOffers']>[1]) => (calls++, c.searchOffers(q, o)) } as ServiceApi;
+  };
+  const { s } = store({ api, now: () => t });
+  await s.search({ limit: 3 });
+  assert.equal(calls, 1);
+  await Promise.all([s.refresh(), s.refresh()]);
+  assert.equal(calls, 1, 'within the debounce: the results shown are those of a moment ago');
+  t += SEARCH_DEBOUNCE_MS;
+  await Promise.all([s.refresh(), s.refresh()]);
+  assert.equal(calls, 2, 'after it: one search for two clicks (the second joins the first)');
+  await s.search({ limit: 4 });
+  assert.equal(calls, 3, 'a new query is always asked');
 });
