@@ -157,9 +157,12 @@ function logText(e: unknown): string {
 /** The offer was rented by someone else (or vanished) between search and creation. */
 export function isOfferGone(e: unknown): boolean {
   const code = errorCode(e);
-  if (code === 'no_such_ask' || code === 'no_such_offer' || code === 'offer_unavailable' || code === 'ask_not_found') return true;
+  // own_machine: a 403 because the offer is on one of the caller's machines; another offer will do.
+  if (code === 'no_such_ask' || code === 'no_such_offer' || code === 'offer_unavailable' || code === 'ask_not_found' || code === 'own_machine') return true;
+  // Judged by the body's error first: a 410 deprecated_endpoint or a 403 permission_denied is not a gone offer.
+  if (code !== undefined) return false;
   const status = errorStatus(e);
-  return errorKind(e) === 'http' && (status === 410 || status === 404);
+  return errorKind(e) === 'http' && (status === 410 || status === 404 || status === 403);
 }
 
 /** Outcome of a create call whose result is unknown: timeout, reset, or the user's cancel mid-request. */

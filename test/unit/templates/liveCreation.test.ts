@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { OfferQuery } from '../../../src/api/types';
 import { runCreateFlow } from '../../../src/templates/createFlow';
+import { ApiError } from '../../../src/api/errors';
 import { stoppedCreationMessage } from '../../../src/model/instanceViewModel';
 import { flowSim, harness, template, useFlowSim } from './flowHarness';
 
@@ -39,3 +40,31 @@ test('with cancel_unavail (the on-demand default) an unschedulable machine is 41
   assert.equal(r.attempts, 2);
   assert.notEqual(flowSim.sim.state.instances.get(r.instance.id)!.offer.id, offers[0]!.id);
 });
+
+test('creation errors by their code: own machine (403) and no_such_ask (404/410) try the next offer; invalid_price and no_ssh_key_for_vm say what to do', async () => {
+  const h = harness();
+  const offers = await h.api.searchOffers({ gpuNames: ['RTX 4090', 'RTX 3090'], maxDphTotal: 5, order: [['dph_total', 'asc']], allocatedStorage: template.instance.disk ?? 8 });
+  await flowSim.control.fault({ kind: 'offer_own', offerId: offers[0]!.id });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', offer: offers[0]!.id, confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
+  if (r.outcome === 'running') assert.notEqual(flowSim.sim.state.instances.get(r.instance.id)!.offer.id, offers[0]!.id);
+  const own = await rejection(h.api.createInstance(offers[0]!.id, { image: 'ubuntu:22.04' }));
+  assert.deepEqual([own.status, own.code], [403, 'own_machine']);
+  assert.match(own.userMessage(), /your own machines/);
+  const low = await rejection(h.api.createInstance(offers[offers.length - 1]!.id, { image: 'ubuntu:22.04', price: 0.0001 }, { interruptible: true }));
+  assert.equal(low.code, 'invalid_price');
+  assert.match(low.userMessage(), /Raise the bid/);
+  const vm = await rejection(h.api.createInstance(offers[offers.length - 2]!.id, { image: 'ubuntu:22.04', vm: true }));
+  assert.equal(vm.code, 'no_ssh_key_for_vm');
+  assert.match(vm.userMessage(), /SSH key/);
+});
+
+async function rejection(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error('expected a rejection');
+}
