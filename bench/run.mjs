@@ -145,6 +145,8 @@ async function buildBenches() {
     format: 'cjs',
     logLevel: 'warning',
     loader: { '.sh': 'text' },
+    // ssh2 (the simulator's SSH servers) tries optional native addons and falls back without them
+    external: ['cpu-features', '*.node'],
   });
 }
 

@@ -174,7 +174,8 @@ export function listInstancesV1(state: SimState, url: URL): { status: number; bo
       success: true,
       instances_found: out.length,
       total_instances: matching.length,
-      label_counts: labelCounts,
+      // Counts over all matching rows are the same on every page: sent with the first page only.
+      ...(token ? {} : { label_counts: labelCounts }),
       next_token: rest.length > limit ? encodeToken(keyOf(page[page.length - 1]!)) : null,
       instances: out,
     },
