@@ -9,12 +9,14 @@ export const V1_PAGE_LIMIT = 25;
  * with show-instance on demand.
  */
 export const LIST_COLUMNS: readonly string[] = [
-  'id', 'actual_status', 'intended_status', 'cur_state', 'next_state', 'label', 'status_msg',
-  'template_hash_id', 'template_name', 'image_uuid', 'image_runtype', 'start_date', 'uptime_mins',
-  'ssh_host', 'ssh_port', 'public_ipaddr', 'ports', 'machine_id',
+  'id', 'actual_status', 'intended_status', 'label', 'status_msg',
+  'image_uuid', 'image_runtype', 'start_date', 'uptime_mins',
+  'ssh_host', 'ssh_port', 'public_ipaddr', 'ports',
   'gpu_name', 'num_gpus', 'gpu_ram', 'gpu_totalram', 'cpu_name', 'cpu_cores_effective', 'cpu_ram',
-  'disk_space', 'geolocation', 'reliability2', 'is_bid',
-  'dph_total', 'storage_cost', 'instance', 'credit_balance',
+  'disk_space', 'geolocation', 'reliability2', 'is_bid', 'min_bid', 'gpu_util',
+  'dph_total', 'dph_base', 'storage_cost', 'instance', 'credit_balance', 'total_cost',
+  // the idle guard reads its settings from onstart; Copy Jupyter Token and Open Jupyter use the token
+  'onstart', 'jupyter_token',
 ];
 
 /** `/api/v1/instances/?limit=25&order_by=[id asc]…`: id order is a keyset order, stable across pages. */
