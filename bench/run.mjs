@@ -315,7 +315,7 @@ ${ecoTable}
   evaluation, VS Code's own wait before calling activate(), and activate() itself.
   firstPaintMs: the smoke test focuses the Instances view, runs Set API Key with the simulator key
   (the same path as activating with a stored key: key check, then the list) and polls the tree's
-  getChildren every 2 ms until rows appear; listInstancesMs is the median of 5 list calls through
+  getChildren every 2 ms until rows appear; listInstancesMs is the median of 3 list calls (each 1.1 s after the last, past the list pacing) through
   the client afterwards (the server's share, including JSON parsing).
 - **Scale**: bench/scale.ts (bundled with esbuild to out/bench/) starts the simulator in-process with
   1,600 offers (500 of them are rented by the 500 seeded instances, leaving 1,000 to list) and 500 instances, fetches

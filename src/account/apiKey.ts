@@ -4,7 +4,6 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger, User } from '../api/types';
-import { createApiClient } from '../api/client';
 import type { SecretStore } from '../model/ports';
 import { describeError, errorKind } from '../model/errors';
 
@@ -30,7 +29,8 @@ export type KeyValidator = (key: string) => Promise<User>;
 
 /** Checks a key against `baseUrl` with GET /api/v0/users/current/. */
 export function keyValidator(baseUrl: string, log: Logger): KeyValidator {
-  return (key) => createApiClient({ baseUrl, credentials: { token: () => key }, log }).currentUser();
+  // The client is its own bundle, loaded with the first request.
+  return async (key) => (await import('../api/client')).createApiClient({ baseUrl, credentials: { token: () => key }, log }).currentUser();
 }
 
 export type SaveResult = { ok: true; user: User } | { ok: false; message: string; rejected: boolean };

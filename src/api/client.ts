@@ -85,7 +85,8 @@ function pacingOf(p: ApiClientOptions['pacing']): PacingMs {
   return { ...SERVICE_PACING_MS, ...p };
 }
 
-export const DEFAULT_BASE_URL = 'https://console.vast.ai';
+import { DEFAULT_BASE_URL } from './defaults';
+export { DEFAULT_BASE_URL };
 export { V1_PAGE_LIMIT };
 const DEFAULT_RETRY: RetryOptions = { retries: 4, baseDelayMs: 500, maxDelayMs: 8000 };
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);

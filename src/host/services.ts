@@ -4,7 +4,6 @@
 // background work that belongs to no view (polling, the SSH entry sync).
 import * as vscode from 'vscode';
 import type { Instance, Logger, ServerTemplate, ServiceApi } from '../api/types';
-import { closeApiTransport, createApiClient } from '../api/client';
 import { createRedactingLogger } from '../api/redact';
 import { Emitter, type Disposable, type Event } from '../model/events';
 import type { ConnectionInfo, KeyValueStore, SecretStore } from '../model/ports';
@@ -22,6 +21,14 @@ import { startEntrySync } from '../ssh/entrySync';
 import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/types';
 import { GuardMonitor } from '../guard/monitor';
 import { sshGuardRemote } from '../guard/remote';
+
+
+let clientLoaded = false;
+/** The API client bundle (dist/client.js), imported on the first request. */
+function loadClient(): Promise<typeof import('../api/client')> {
+  clientLoaded = true;
+  return import('../api/client');
+}
 
 export const SECRET_PREFIX = 'gpuRental.';
 export const SESSION_KEY_SECRET = 'sessionKey';
@@ -146,6 +153,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
     // The in-process demo simulator is on loopback: never through a proxy.
     const proxy = conn.isDemo() ? null : readProxySettings();
     const key = `${conn.isDemo() ? 'demo' : 'live'} ${b.url} ${JSON.stringify(proxy)}`;
+    // The client (with its pacing and list logic) is its own bundle, loaded with the first request.
+    const { createApiClient } = await loadClient();
     if (cached?.key !== key) {
       if (proxy?.url || (proxy && (process.env.HTTPS_PROXY || process.env.https_proxy || process.env.HTTP_PROXY || process.env.http_proxy)))
         log.info(`Reaching the service through ${describeProxy(proxy.url)}${proxy.noProxy?.length ? ` (direct for ${proxy.noProxy.length} http.noProxy entr${proxy.noProxy.length === 1 ? 'y' : 'ies'})` : ''}${proxy.strictSSL === false ? ', certificates not verified (http.proxyStrictSSL off)' : ''}.`);
@@ -346,6 +355,6 @@ export function createServices(context: vscode.ExtensionContext): Services {
   );
   track({ dispose: () => void demoStop?.().catch(() => undefined) });
   // Keep-alive sockets must not outlive the extension host's shutdown.
-  track({ dispose: () => void closeApiTransport().catch(() => undefined) });
+  track({ dispose: () => void (clientLoaded ? loadClient().then((m) => m.closeApiTransport()) : Promise.resolve()).catch(() => undefined) });
   return services;
 }

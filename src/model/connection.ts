@@ -2,7 +2,7 @@
 // precedence rules (session key > API key > loopback-only demo key) are unit-testable.
 import type { Credentials } from '../api/types';
 import type { ConnectionInfo } from './ports';
-import { DEFAULT_BASE_URL } from '../api/client';
+import { DEFAULT_BASE_URL } from '../api/defaults';
 import { Emitter } from './events';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);

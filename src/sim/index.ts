@@ -47,7 +47,7 @@ export interface SimOptions {
    * the command line (`node dist/sim.js`) defaults to 'service'.
    */
   rateLimits?: RateLimitOption;
-  /** Deprecated: N calls per second for every limited endpoint (overrides rateLimits). */
+  /** Deprecated: N show-instance calls per second, the other endpoints unlimited (overrides rateLimits). */
   rateLimitPerSecond?: number;
   /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default and in the demo. */
   runOnstart?: boolean;

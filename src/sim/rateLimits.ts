@@ -7,9 +7,8 @@ export type RateLimitOption = 'service' | 'off' | Partial<RateLimits>;
 
 export function resolveRateLimits(r: RateLimitOption | undefined, perSecond?: number): RateLimits {
   if (perSecond !== undefined && perSecond > 0) {
-    const out = { ...NO_RATE_LIMITS };
-    for (const k of Object.keys(out) as LimitedEndpoint[]) out[k] = 1 / perSecond;
-    return out;
+    // The old option: N show-instance calls per second, every other endpoint unlimited.
+    return { ...NO_RATE_LIMITS, show: 1 / perSecond };
   }
   if (r === undefined || r === 'off') return { ...NO_RATE_LIMITS };
   if (r === 'service') return { ...SERVICE_RATE_LIMITS };

@@ -96,10 +96,12 @@ describe('smoke', () => {
     assert.equal(await signIn, true, 'the simulator key was not accepted');
     const signInMs = performance.now() - t0;
     assert.ok(rows >= 10, `only ${rows} rows after ${Math.round(firstPaint)} ms`);
-    // The server's own share: list calls straight through the client (median of 5).
+    // The server's own share: list calls straight through the client (median of 3). The client
+    // spaces list walks by the service's 1 s threshold: wait that out first, so it is not timed.
     const api = await services.api();
     const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 1100));
       const t = performance.now();
       await api.listInstances();
       times.push(performance.now() - t);
@@ -107,7 +109,7 @@ describe('smoke', () => {
     times.sort((a, b) => a - b);
     metric('firstPaintMs', Math.round(firstPaint * 10) / 10);
     metric('signInCommandMs', Math.round(signInMs * 10) / 10);
-    metric('listInstancesMs', Math.round(times[2]! * 10) / 10);
+    metric('listInstancesMs', Math.round(times[1]! * 10) / 10);
     await vscode.commands.executeCommand('gpuRental.clearApiKey');
     await waitFor(() => !services.connection().signedIn, 5000, 'signed out');
     await simControl().reset();
