@@ -100,6 +100,8 @@ describe('renters\' tools', () => {
     const created = await api.createInstance(bidOffer.id, { image: 'vastai/base-image:cuda-12.4.1-auto', price: bidOffer.dph_total, label: 'bid-test' });
     const id = created.new_contract;
     await simControl().finishBoot(id);
+    // the live service lists a new instance a few seconds late (the simulator's today era: 3 s of its clock)
+    await simControl().advance(4);
     await services.instances.refresh();
 
     answer('showWarningMessage', 'Reboot');

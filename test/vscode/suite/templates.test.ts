@@ -115,11 +115,20 @@ describe('templates', () => {
       assert.equal((await api.showInstance(id)).state, 'running');
       assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', { id, skipConfirmation: true }), true);
       assert.equal((await api.listInstances()).instances.some((i) => i.id === id), false);
-      await waitFor(async () => (await w.findEntry(id)) === undefined, 10_000, 'the entry removed');
+      // the entry goes once the list has confirmed the instance is gone (src/ssh/entrySync.ts)
+      await waitFor(
+        async () => {
+          await services.instances.refresh();
+          await new Promise((r) => setTimeout(r, 1300)); // past the entry sync's 1 s debounce
+          return (await w.findEntry(id)) === undefined;
+        },
+        15_000,
+        'the entry removed',
+      );
     } finally {
       await control.setEra('today');
     }
-  }, { timeoutMs: 60_000 });
+  }, { timeoutMs: 75_000 });
 
   it('the Include question is asked once: not by the creation (no toast), then by Connect in a modal', async () => {
     const { services, w, control, offerId } = await setUp();
