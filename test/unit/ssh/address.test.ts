@@ -34,7 +34,7 @@ test('the three rules: direct 22/tcp on public_ipaddr; proxy ssh_host:ssh_port; 
 test('Copy SSH Command and the tooltip use the same rule', () => {
   assert.equal(sshCommand(direct), 'ssh -p 41022 root@203.0.113.7');
   assert.equal(sshCommand(jupyterProxy), 'ssh -p 30011 root@ssh4.example.net');
-  assert.match(instanceTooltip(jupyterProxy), /ssh4\\\.example\\\.net:30011 \\\(Jupyter proxy\\\)/);
+  assert.match(instanceTooltip(jupyterProxy), /ssh4\\\.example\\\.net\\:30011 \\\(Jupyter proxy\\\)/);
   // hostile server text never reaches the command
   assert.equal(sshCommand({ ...direct, public_ipaddr: '1.2.3.4; rm -rf ~' }), undefined);
 });

@@ -303,7 +303,7 @@ test('the built simulator (dist/sim.js, minified) survives clients that vanish w
   // connection dies: the simulator crashed when a terminal closed at the wrong moment.
   const script = join(repoRoot(), 'dist', 'sim.js');
   assert.ok(existsSync(script), 'dist/sim.js is missing: run node scripts/build.mjs first');
-  const proc = spawn(process.execPath, [script, '--port', '0', '--test-control', '--rate-limit', '1000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [script, '--port', '0', '--test-control', '--rate-limit', '1000', '--invisible-seconds', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += String(d)));
   try {
