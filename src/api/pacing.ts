@@ -45,11 +45,11 @@ export class Pacer {
    * served in order: a second caller books the slot after the first one's.
    */
   async take(e: PacedEndpoint, signal: AbortSignal | undefined): Promise<void> {
+    // An endpoint not paced up front still serves a 429's penalty (penalize) before its next call.
     const gap = this.interval(e);
-    if (gap <= 0) return;
     const now = this.clock.now();
     const at = Math.max(now, this.next.get(e) ?? 0);
-    this.next.set(e, at + gap);
+    if (gap > 0) this.next.set(e, at + gap);
     if (at > now) await this.clock.sleep(at - now, signal);
   }
 
