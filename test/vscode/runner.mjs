@@ -118,10 +118,10 @@ const uiSteps = {
     await ui.page.locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' }).first().click({ timeout: 5_000 }).catch(() => undefined);
     await ui.page.waitForTimeout(500);
     await shot('walkthrough-open');
-    const want = ['apiKey', 'searchOffers', 'createFromTemplate', 'connect', 'stop'];
+    const want = ['apiKey', 'sshKey', 'searchOffers', 'createFromTemplate', 'connect', 'stop'];
     // A user clicks each step's button (commands the extension host runs itself do not count
     // as completion events); apiKey completes on its own once signed in.
-    const buttons = { searchOffers: 'Search Offers (Query)', createFromTemplate: 'Create Instance from Template', connect: 'Connect', stop: 'Stop Instance' };
+    const buttons = { sshKey: 'Add SSH Key', searchOffers: 'Search Offers (Query)', createFromTemplate: 'Create Instance from Template', connect: 'Connect', stop: 'Stop Instance' };
     for (const [id, label] of Object.entries(buttons)) {
       const step = ui.page.locator(`button.getting-started-step[data-step-id$="#${id}"]`).first();
       await step.scrollIntoViewIfNeeded({ timeout: 5_000 }).catch(() => undefined);
