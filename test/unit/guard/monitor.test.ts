@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Instance, Logger } from '../../../src/api/types';
+import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/model/events';
+import { silentLogger } from '../helpers';
 import type { KeyValueStore } from '../../../src/model/ports';
 import { GUARD_NO_WARN_KEY, GuardMonitor, type GuardWarning } from '../../../src/guard/monitor';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import type { GuardRemote, WatchdogState } from '../../../src/guard/remote';
 import { snoozeCommand, READ_STATE_COMMAND } from '../../../src/guard/remote';
 
-const log: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 class Memory implements KeyValueStore {
   data = new Map<string, unknown>();
@@ -32,7 +32,7 @@ function setup(opts: { instances: Instance[]; remote?: GuardRemote }) {
   const store = { get instances() { return list.instances; }, onDidChange: list.changed.event };
   const warnings: GuardWarning[] = [];
   const state = new Memory();
-  const m = new GuardMonitor({ instances: store, remote: opts.remote, defaults: () => ({ enabled: true, idleMinutes: 30, gpuUtilBelow: 5 }), state, log, now: () => now, tickMs: 3_600_000 });
+  const m = new GuardMonitor({ instances: store, remote: opts.remote, defaults: () => ({ enabled: true, idleMinutes: 30, gpuUtilBelow: 5 }), state, log: silentLogger, now: () => now, tickMs: 3_600_000 });
   m.onWarn((w) => warnings.push(w));
   m.update();
   return {

@@ -16,9 +16,9 @@ import { createKeyPair, type LocalKey } from '../../../src/ssh/keys';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import { sshGuardRemote, type GuardRemote } from '../../../src/guard/remote';
 import { sleep, until } from './harness';
+import { silentLogger } from '../helpers';
 
 const skip = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0 ? false : 'the OpenSSH client (ssh) is not installed';
-const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 let sim: RunningSim;
 let ctl: SimControl;
@@ -30,7 +30,7 @@ let key: LocalKey;
 before(async () => {
   sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 1, seed: 3, rateLimitPerSecond: 1000 });
   ctl = new SimControl(sim.url);
-  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silent, retry: { retries: 0 } });
+  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silentLogger, retry: { retries: 0 } });
   home = mkdtempSync(join(tmpdir(), 'gpu-rental-guard-ssh-'));
   writer = new SshConfigWriter({ home, origin: '127.0.0.1' });
   key = await createKeyPair({ home, comment: 'gpu-rental-guard-test' });

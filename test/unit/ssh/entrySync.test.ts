@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Instance, Logger } from '../../../src/api/types';
+import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/model/events';
+import { silentLogger } from '../helpers';
 import { SshConfigWriter, startEntrySync, type SshOptionsByInstance } from '../../../src/ssh';
 
-const quiet: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 function inst(id: number, p: Partial<Instance> = {}): Instance {
   return { id, actual_status: 'running', state: 'running', label: 'x', ssh_host: 'ssh1.example.net', ssh_port: 30000 + id, ...p };
@@ -23,7 +23,7 @@ function harness() {
     enabled: () => state.enabled,
     writer: () => (state.writers++, new SshConfigWriter({ home })),
     registered: () => state.registered,
-    log: quiet,
+    log: silentLogger,
     debounceMs: 60_000, // never fires by itself: flush() drives it
   });
   const set = (list: Instance[]) => {

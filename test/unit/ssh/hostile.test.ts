@@ -14,6 +14,7 @@ import { sshCommand } from '../../../src/model/instanceViewModel';
 import { SshConfigWriter } from '../../../src/ssh';
 import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
 import { loadTemplate } from '../../../src/templates/validate';
+import { silentLogger } from '../helpers';
 
 const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
 const noSsh = hasSsh ? false : 'no ssh binary';
@@ -45,8 +46,7 @@ function sshG(userConfig: string, alias: string): Map<string, string> {
 
 function clientAnswering(body: unknown) {
   const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) }) };
-  const log = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-  return createApiClient({ baseUrl: 'https://service.example', credentials: { token: () => 'k-123456' }, log, transport, retry: { retries: 0 } });
+  return createApiClient({ baseUrl: 'https://service.example', credentials: { token: () => 'k-123456' }, log: silentLogger, transport, retry: { retries: 0 } });
 }
 
 // ---- 6. no command is built from unchecked server text ---------------------------------

@@ -16,6 +16,7 @@ import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { repoRoot } from '../repoRoot';
+import { silentLogger } from '../helpers';
 import { Client as Ssh2Client, utils } from 'ssh2';
 import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice, type LocalKey } from '../../../src/ssh/keys';
 
@@ -28,12 +29,11 @@ let api: ServiceApi;
 let home: string;
 let writer: SshConfigWriter;
 let key: LocalKey;
-const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 before(async () => {
   sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 7, instances: 0, rateLimitPerSecond: 1000 });
   ctl = new SimControl(sim.url);
-  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silent, retry: { retries: 0 } });
+  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silentLogger, retry: { retries: 0 } });
   home = mkdtempSync(join(tmpdir(), 'gpu-rental-openssh-'));
   writer = new SshConfigWriter({ home, origin: '127.0.0.1' });
   key = await createKeyPair({ home, comment: 'gpu-rental-test' });
@@ -316,7 +316,7 @@ test('the built simulator (dist/sim.js, minified) survives clients that vanish w
       });
       proc.once('exit', () => reject(new Error(`the simulator exited: ${stderr.slice(-300)}`)));
     });
-    const client = createApiClient({ baseUrl: url, credentials: { token: () => 'sim-api-key' }, log: silent, retry: { retries: 0 } });
+    const client = createApiClient({ baseUrl: url, credentials: { token: () => 'sim-api-key' }, log: silentLogger, retry: { retries: 0 } });
     const pair = utils.generateKeyPairSync('ed25519');
     await client.addSshKey(pair.public);
     const offer = (await client.searchOffers({ limit: 1 }))[0]!;
