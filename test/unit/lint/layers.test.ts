@@ -2,12 +2,11 @@
 // sources, and the whole-graph check (import() across a boundary, folder cycles) on a fixture tree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { checkLayers, folderCycles, importEdges } from '../../../tools/lint/layers.mjs';
 import { repoRoot } from '../repoRoot';
+import { inFixtureTree } from '../helpers';
 
 
 const root = repoRoot();
@@ -54,52 +53,38 @@ test('eslint: allowed imports pass', async () => {
   assert.deepEqual(await restricted('src/views/fixture.ts', "import { x } from '../model/costs';\nimport { y } from './errorItem';\nexport const z = [x, y];\n"), []);
 });
 
-function fixtureTree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-layers-'));
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, 'src', rel)), { recursive: true });
-    writeFileSync(join(dir, 'src', rel), text);
-  }
-  return dir;
-}
+/** Runs `fn` with the src folder of a temporary fixture tree holding `files` (paths below src; removed afterwards). */
+const inSrcTree = <T>(files: Record<string, string>, fn: (src: string) => T | Promise<T>) =>
+  inFixtureTree('gpu-rental-layers-', Object.fromEntries(Object.entries(files).map(([rel, text]) => [join('src', rel), text])), (dir) => fn(join(dir, 'src')));
 
-test('layers: a folder cycle is found, with the imports that make it', () => {
-  const dir = fixtureTree({
+test('layers: a folder cycle is found, with the imports that make it', async () => {
+  await inSrcTree({
     'model/a.ts': "import type { B } from '../ssh/b';\nexport type A = B;\n",
     'ssh/b.ts': "export type B = number;\nexport const lazy = () => import('../model/a');\n",
-  });
-  try {
-    assert.deepEqual(folderCycles(importEdges(join(dir, 'src'))), [['model', 'ssh']]);
-    const problems = checkLayers(join(dir, 'src'));
+  }, (src) => {
+    assert.deepEqual(folderCycles(importEdges(src)), [['model', 'ssh']]);
+    const problems = checkLayers(src);
     assert.ok(problems.some((p) => /import cycle between folders src\/model, src\/ssh/.test(p) && p.includes("../ssh/b") && p.includes("../model/a")), problems.join('\n'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
-test('layers: import() of a command from a view and vscode under model are found', () => {
-  const dir = fixtureTree({
+test('layers: import() of a command from a view and vscode under model are found', async () => {
+  await inSrcTree({
     'views/v.ts': "export async function f() {\n  return (await import('../commands/index')).commands;\n}\n",
     'commands/index.ts': "import * as vscode from 'vscode';\nexport const commands = { vscode };\n",
     'model/m.ts': "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n",
-  });
-  try {
-    const problems = checkLayers(join(dir, 'src'));
+  }, (src) => {
+    const problems = checkLayers(src);
     assert.ok(problems.some((p) => p.startsWith('src/views/v.ts: imports ../commands/index (src/commands)')), problems.join('\n'));
     assert.ok(problems.some((p) => p.startsWith('src/model/m.ts: imports vscode')), problems.join('\n'));
     assert.equal(problems.length, 2, problems.join('\n'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
-test('layers: a new src/ folder must be placed in the layer rules first', () => {
-  const dir = fixtureTree({ 'newFeature/x.ts': "import { y } from '../model/y';\nexport const x = y;\n", 'model/y.ts': 'export const y = 1;\n' });
-  try {
-    assert.deepEqual(checkLayers(join(dir, 'src')), ['src/newFeature is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)']);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('layers: a new src/ folder must be placed in the layer rules first', async () => {
+  await inSrcTree({ 'newFeature/x.ts': "import { y } from '../model/y';\nexport const x = y;\n", 'model/y.ts': 'export const y = 1;\n' }, (src) => {
+    assert.deepEqual(checkLayers(src), ['src/newFeature is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)']);
+  });
 });
 
 test('layers: this repository has no layer problem and no folder cycle', () => {
