@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import type { AccountTreeProvider } from '../../../src/views/account/accountTree';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, sleep, uiCheckpoint } from './framework';
-import { SimControl } from '../../../src/sim/control';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
+import { runningInstance, simControl } from './sim';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
 
 let home: string | undefined;
@@ -29,15 +29,7 @@ describe('connect', () => {
     const { w } = set;
     const key = set.key!;
     const api = await services.api();
-    const [offer] = await api.searchOffers({ limit: 5 });
-    assert.ok(offer);
-    const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', label: 'connect proof', disk: 10 });
-    const control = new SimControl(simUrl());
-    await control.finishBoot(id);
-    await waitFor(async () => {
-      await services.instances.refresh();
-      return services.instances.get(id)?.state === 'running';
-    }, 10_000, 'the instance to run');
+    const { id } = await runningInstance(services, 'connect proof', { image: 'sim/base:1' });
     // The instance was created after the key: it accepts it without an attach.
     assert.ok((await api.listInstanceSshKeys(id)).some((k) => k.id === key.id));
 
@@ -52,7 +44,7 @@ describe('connect', () => {
     const terminal = vscode.window.terminals.find((t) => t.name === `SSH ${entry.alias}`);
     assert.ok(terminal, 'the terminal opened');
 
-    const scratch = await control.instanceHome(id);
+    const scratch = await simControl().instanceHome(id);
     const proof = join(scratch, 'connect-proof.txt');
     for (let i = 0; i < 6 && !existsSync(proof); i++) {
       terminal.sendText('echo "ran in $CONTAINER_ID" > connect-proof.txt && clear && echo "Connected: a shell on the simulated instance $CONTAINER_ID (in $PWD)"');
@@ -73,15 +65,8 @@ describe('connect', () => {
     home = set.home;
     const { w } = set;
     const api = await services.api();
-    const [offer] = await api.searchOffers({ limit: 5 });
-    assert.ok(offer);
     // Created before the key exists: it accepts the new key only once it is attached.
-    const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', label: 'no key yet', disk: 10 });
-    await new SimControl(simUrl()).finishBoot(id);
-    await waitFor(async () => {
-      await services.instances.refresh();
-      return services.instances.get(id)?.state === 'running';
-    }, 10_000, 'the instance to run');
+    const { id } = await runningInstance(services, 'no key yet', { image: 'sim/base:1' });
 
     answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
       assert.match(msg, /Permission denied \(publickey\)/);
@@ -119,14 +104,7 @@ describe('connect', () => {
     assert.match(row.description ?? '', /^ssh-ed25519 · SHA256:\S+ · added .+ · private key on this machine$/);
 
     // attach to an instance created before another key
-    const [offer] = await api.searchOffers({ limit: 5 });
-    assert.ok(offer);
-    const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', label: 'attach here', disk: 10 });
-    await new SimControl(simUrl()).finishBoot(id);
-    await waitFor(async () => {
-      await services.instances.refresh();
-      return services.instances.get(id)?.state === 'running';
-    }, 10_000, 'the instance to run');
+    const { id } = await runningInstance(services, 'attach here', { image: 'sim/base:1' });
     const otherPath = join(home, '.ssh', 'other_ed25519');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'other', '-f', otherPath]);
     const attached = await vscode.commands.executeCommand<{ instanceId: number; fingerprint: string }>('gpuRental.attachSshKey', { instanceId: id, publicKeyPath: `${otherPath}.pub` });

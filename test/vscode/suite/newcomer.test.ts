@@ -5,10 +5,10 @@
 // and "Rent this offer with which template?" putting the templates that fit first.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { Instance, Offer } from '../../../src/api/types';
+import type { Offer } from '../../../src/api/types';
 import type { Services } from '../../../src/host/services';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
-import { simControl } from './sim';
+import { runningInstance, simControl } from './sim';
 
 interface Ui {
   instances: { getChildren(): Thenable<Array<{ kind: string; id?: number }>> | Array<{ kind: string; id?: number }>; getTreeItem(n: { kind: string; id?: number }): vscode.TreeItem | Thenable<vscode.TreeItem> };
@@ -20,20 +20,6 @@ async function signedIn(): Promise<{ services: Services; ui: Ui }> {
   await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
   assert.equal(await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'sim-api-key'), true);
   return { services, ui: services.ui as Ui };
-}
-
-/** A running instance with this label, visible in the store. */
-async function runningInstance(services: Services, label: string, search: Record<string, unknown> = { limit: 5 }): Promise<Instance> {
-  const api = await services.api();
-  const [offer] = await api.searchOffers(search);
-  assert.ok(offer, 'the simulator offered no machine');
-  const created = await api.createInstance(offer.id, { image: 'pytorch/pytorch', label, disk: 10 });
-  await simControl().finishBoot(created.new_contract);
-  return waitFor(async () => {
-    await services.instances.refresh();
-    const i = services.instances.get(created.new_contract);
-    return i?.state === 'running' ? i : undefined;
-  }, 10_000, 'the instance to run');
 }
 
 async function tooltipOf(ui: Ui, id: number): Promise<string> {

@@ -6,8 +6,8 @@ import * as vscode from 'vscode';
 import { mkdtempSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, sleep, uiCheckpoint } from './framework';
-import { SimControl } from '../../../src/sim/control';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
+import { runningInstance } from './sim';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Services } from '../../../src/host/services';
 import { registerTestKey, signOutAndDropSshHome } from './testKey';
@@ -42,17 +42,7 @@ async function signedInWithRunningInstance(services: Services): Promise<number> 
   await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
   // Connect checks that the account holds a key of this machine: register one (scripted).
   if (home) await registerTestKey(home);
-  const api = await services.api();
-  const [offer] = await api.searchOffers({ limit: 5 });
-  assert.ok(offer, 'the simulator offered no machine');
-  const created = await api.createInstance(offer.id, { image: 'pytorch/pytorch', label: 'ssh it', disk: 10 });
-  await new SimControl(simUrl()).finishBoot(created.new_contract);
-  await waitFor(async () => {
-    await services.instances.refresh();
-    const i = services.instances.get(created.new_contract);
-    return i?.state === 'running' && !!i.ssh_host && !!i.ssh_port;
-  }, 10_000, 'the instance to run');
-  return created.new_contract;
+  return (await runningInstance(services, 'ssh it')).id;
 }
 
 function prepareHome(): SshConfigWriter {
