@@ -61,7 +61,7 @@ describe('connect', () => {
 
   it('without a key of this machine on the account, Connect asks once, says why, creates and attaches a key, and ssh gets in', async () => {
     const { services } = await getExtensionApi();
-    const set = await signedInWithSshHome(services, 'gpu-rental-nokey-it-', false);
+    const set = await signedInWithSshHome(services, 'gpu-rental-nokey-it-', { register: false });
     home = set.home;
     const { w } = set;
     const api = await services.api();

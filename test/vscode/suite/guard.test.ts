@@ -4,16 +4,16 @@
 // watchdog on the instance stops it and the tree shows it stopped.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, sleep } from './framework';
 import { SimControl } from '../../../src/sim/control';
-import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/templates/createFlow';
 import { KEEP_RUNNING } from '../../../src/host/guardWarnings';
+import { signInWithSimKey, signOutAndDropSshHome, tempSshHome } from './testKey';
 
 const TEMPLATE = '.gpu/guard-it.json';
 const IDLE_SECONDS = 8;
@@ -38,11 +38,8 @@ describe('idle guard', () => {
     createdId = undefined;
     await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
-    await services.secrets.delete('apiKey');
     await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', undefined, vscode.ConfigurationTarget.Global);
-    await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
-    delete process.env.GPU_RENTAL_SSH_HOME;
-    if (home) rmSync(home, { recursive: true, force: true });
+    await signOutAndDropSshHome(services, home);
     if (templateFile) rmSync(templateFile, { force: true });
     home = templateFile = undefined;
   });
@@ -50,11 +47,9 @@ describe('idle guard', () => {
   it('warning before the guard acts; Keep Running postpones the stop; the watchdog then stops the instance and the tree shows it', async () => {
     const { services } = await getExtensionApi();
     const control = new SimControl(simUrl());
-    home = mkdtempSync(join(tmpdir(), 'gpu-rental-guard-it-'));
-    process.env.GPU_RENTAL_SSH_HOME = home;
-    mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-    const w = new SshConfigWriter({ home });
-    writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+    const set = tempSshHome('gpu-rental-guard-it-');
+    home = set.home;
+    const { w } = set;
     const key = await createKeyPair({ home, comment: 'gpu-rental-guard-it' });
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     templateFile = join(folder, TEMPLATE);
@@ -69,8 +64,7 @@ describe('idle guard', () => {
     );
     // The key through the setting: every rewrite of the entry keeps it.
     await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', key.privatePath, vscode.ConfigurationTarget.Global);
-    await services.secrets.store('apiKey', 'sim-api-key');
-    await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+    await signInWithSimKey(services);
     const api = await services.api();
     await api.addSshKey(key.line);
     // The watchdog ticks every second and acts after IDLE_SECONDS instead of the template's minute.

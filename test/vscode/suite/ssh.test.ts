@@ -3,14 +3,12 @@
 // pointed at a temporary HOME (GPU_RENTAL_SSH_HOME) so the machine's ~/.ssh is never touched.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { mkdtempSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { runningInstance } from './sim';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Services } from '../../../src/host/services';
-import { registerTestKey, signOutAndDropSshHome } from './testKey';
+import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
 
 const REMOTE_COMMANDS = new Set(['vscode.openFolder', 'opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow', 'workbench.extensions.installExtension']);
 
@@ -37,31 +35,18 @@ function stubRemoteCommands(): { calls: Call[]; restore(): void } {
 let home: string | undefined;
 let restoreCommands: (() => void) | undefined;
 
-async function signedInWithRunningInstance(services: Services): Promise<number> {
-  await services.secrets.store('apiKey', 'sim-api-key');
-  await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
-  // Connect checks that the account holds a key of this machine: register one (scripted).
-  if (home) await registerTestKey(home);
-  return (await runningInstance(services, 'ssh it')).id;
-}
-
-function prepareHome(): SshConfigWriter {
-  home = mkdtempSync(join(tmpdir(), 'gpu-rental-ssh-it-'));
-  process.env.GPU_RENTAL_SSH_HOME = home;
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  const w = new SshConfigWriter({ home });
-  return w;
-}
-
-/** Temporary HOME whose user config already includes ours, a running instance, remote commands stubbed. */
-async function ready(): Promise<{ services: Services; w: SshConfigWriter; id: number; calls: Call[] }> {
+/**
+ * Signed in with a temporary HOME (whose user config is `userConfig`, or by default includes ours)
+ * and a key of it on the account (Connect checks for one), a running instance, remote commands stubbed.
+ */
+async function ready(userConfig?: string): Promise<{ services: Services; w: SshConfigWriter; id: number; calls: Call[] }> {
   const { services } = await getExtensionApi();
-  const w = prepareHome();
-  writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
-  const id = await signedInWithRunningInstance(services);
+  const set = await signedInWithSshHome(services, 'gpu-rental-ssh-it-', { userConfig });
+  home = set.home;
+  const { id } = await runningInstance(services, 'ssh it');
   const stub = stubRemoteCommands();
   restoreCommands = stub.restore;
-  return { services, w, id, calls: stub.calls };
+  return { services, w: set.w, id, calls: stub.calls };
 }
 
 describe('ssh', () => {
@@ -77,12 +62,7 @@ describe('ssh', () => {
   });
 
   it('connect writes the entry, asks once for the Include line and opens an empty Remote-SSH window', async () => {
-    const { services } = await getExtensionApi();
-    const w = prepareHome();
-    writeFileSync(w.userConfigPath, 'Host *\n  ServerAliveInterval 60\n');
-    const id = await signedInWithRunningInstance(services);
-    const stub = stubRemoteCommands();
-    restoreCommands = stub.restore;
+    const { services, w, id, calls } = await ready('Host *\n  ServerAliveInterval 60\n');
     answer('showInformationMessage', (msg: string, opts: vscode.MessageOptions | undefined) => {
       assert.match(msg, /Add one Include line/);
       // Connect waits for this answer: a notification would hide itself and Connect would seem dead.
@@ -97,7 +77,7 @@ describe('ssh', () => {
     assert.equal(entry.alias, r.alias);
     assert.equal(entry.hostName, inst.ssh_host);
     assert.equal(entry.port, inst.ssh_port);
-    assert.deepEqual(stub.calls, [{ command: 'opensshremotes.openEmptyWindow', args: [{ host: entry.alias }] }]);
+    assert.deepEqual(calls, [{ command: 'opensshremotes.openEmptyWindow', args: [{ host: entry.alias }] }]);
     const user = readFileSync(w.userConfigPath, 'utf8');
     assert.ok(user.endsWith('\n\nHost *\n  ServerAliveInterval 60\n') && user.includes(w.includeLine()));
   }, { timeoutMs: 30_000 });

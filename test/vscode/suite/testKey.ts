@@ -30,16 +30,35 @@ export async function signOutAndDropSshHome(services: Services, home: string | u
 }
 
 /**
- * A temporary SSH home whose user config already includes GPU Rental's file, signed in with the
- * simulator key, with a key pair of that home registered on the account (unless `register` is false).
+ * A temporary SSH home (GPU_RENTAL_SSH_HOME points at it; never the user's ~/.ssh) with a ~/.ssh
+ * folder, and its user config: `userConfig`, or by default one that includes GPU Rental's file.
  */
-export async function signedInWithSshHome(services: Services, prefix: string, register = true): Promise<{ home: string; w: SshConfigWriter; key?: { id: number; privatePath: string } }> {
+export function tempSshHome(prefix: string, userConfig?: string): { home: string; w: SshConfigWriter } {
   const home = mkdtempSync(join(tmpdir(), prefix));
   process.env.GPU_RENTAL_SSH_HOME = home;
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   const w = new SshConfigWriter({ home });
-  writeFileSync(w.userConfigPath, `${w.includeLine()}\n`);
+  writeFileSync(w.userConfigPath, userConfig ?? `${w.includeLine()}\n`);
+  return { home, w };
+}
+
+/** Signs in with the simulator key (stored as the secret, as Set API Key does) and waits until the extension is signed in. */
+export async function signInWithSimKey(services: Services): Promise<void> {
   await services.secrets.store('apiKey', 'sim-api-key');
   await waitFor(() => services.connection().signedIn, 5000, 'sign-in');
+}
+
+/**
+ * A temporary SSH home (tempSshHome: its user config includes GPU Rental's file unless `userConfig`
+ * says otherwise), signed in with the simulator key, with a key pair of that home registered on the
+ * account (unless `register` is false).
+ */
+export async function signedInWithSshHome(
+  services: Services,
+  prefix: string,
+  { register = true, userConfig }: { register?: boolean; userConfig?: string } = {},
+): Promise<{ home: string; w: SshConfigWriter; key?: { id: number; privatePath: string } }> {
+  const { home, w } = tempSshHome(prefix, userConfig);
+  await signInWithSimKey(services);
   return { home, w, ...(register ? { key: await registerTestKey(home) } : {}) };
 }
