@@ -7,8 +7,9 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../../src/api/types';
 import type { Services } from '../../../src/host/services';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
+import { signIn, ui } from './session';
 
 interface Ui {
   instances: { getChildren(): Thenable<Array<{ kind: string; id?: number }>> | Array<{ kind: string; id?: number }>; getTreeItem(n: { kind: string; id?: number }): vscode.TreeItem | Thenable<vscode.TreeItem> };
@@ -16,10 +17,9 @@ interface Ui {
 }
 
 async function signedIn(): Promise<{ services: Services; ui: Ui }> {
-  const { services } = await getExtensionApi();
-  await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
-  assert.equal(await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'sim-api-key'), true);
-  return { services, ui: services.ui as Ui };
+  const r = await ui<Ui>();
+  await signIn();
+  return r;
 }
 
 async function tooltipOf(ui: Ui, id: number): Promise<string> {
