@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { describe, it, afterEach, waitFor, answer, capture, promptCalls, uiCheckpoint, EXTENSION_ID } from './framework';
 import { simControl } from './sim';
-import { signIn, ui as sessionUi } from './session';
+import { signIn, signInToSeeded, ui as sessionUi } from './session';
 
 interface TreeLike<T> {
   getChildren(node?: T): T[] | Thenable<T[]> | undefined;
@@ -32,9 +32,7 @@ describe('renters\' tools', () => {
 
   it('Show Logs opens the container log from the simulator in a read-only log document; Refresh and the daemon log work', async () => {
     const { services } = await ui();
-    await simControl().seed({ instances: 1 });
-    await signIn();
-    await services.instances.refresh();
+    await signInToSeeded(1);
     const inst = services.instances.instances[0];
     assert.ok(inst, 'a seeded instance');
     // the prompt path: which log?
@@ -218,9 +216,7 @@ describe('server templates and followed logs', () => {
   it('a followed log is fetched again while visible', async () => {
     const { services } = await ui();
     await vscode.workspace.getConfiguration('gpuRental').update('logs.followIntervalSeconds', 3, vscode.ConfigurationTarget.Global);
-    await simControl().seed({ instances: 1 });
-    await signIn();
-    await services.instances.refresh();
+    await signInToSeeded(1);
     const id = services.instances.instances[0]!.id;
     const doc = await vscode.commands.executeCommand<vscode.TextDocument>('gpuRental.showInstanceLogs', { id, tail: 5 });
     await waitFor(() => /Instance ready|\[monitor\]/.test(doc!.getText()), 15_000, 'the log text');

@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { getExtensionApi, simUrl } from './framework';
+import { simControl } from './sim';
 
 type Services = Awaited<ReturnType<typeof getExtensionApi>>['services'];
 
@@ -19,4 +20,12 @@ export async function signIn(): Promise<void> {
   await vscode.workspace.getConfiguration('gpuRental').update('apiBaseUrl', simUrl(), vscode.ConfigurationTarget.Global);
   const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey', 'sim-api-key');
   assert.equal(ok, true, 'the simulator key was not accepted');
+}
+
+/** Seeds the simulator with `instances` instances, signs in (signIn) and loads them into the Instances store. */
+export async function signInToSeeded(instances: number): Promise<void> {
+  await simControl().seed({ instances });
+  await signIn();
+  const { services } = await getExtensionApi();
+  await services.instances.refresh();
 }

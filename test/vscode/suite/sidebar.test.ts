@@ -6,7 +6,7 @@ import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
-import { signIn, ui as sessionUi } from './session';
+import { signIn, signInToSeeded, ui as sessionUi } from './session';
 
 interface TreeLike<T> {
   getChildren(node?: T): T[] | Thenable<T[]> | undefined;
@@ -67,9 +67,7 @@ describe('sidebar', () => {
 
   it('trees show the simulator instances and offers', async () => {
     const { services, ui: u } = await ui();
-    await simControl().seed({ instances: 3 });
-    await signIn();
-    await services.instances.refresh();
+    await signInToSeeded(3);
     const server = await (await services.api()).listInstances();
     await waitFor(async () => (await rows(u)).length === server.instances.length, 10_000, 'one row per instance');
     for (const i of server.instances) {
@@ -90,9 +88,7 @@ describe('sidebar', () => {
 
   it('every instance action changes the server state and the row', async () => {
     const { services, ui: u } = await ui();
-    await simControl().seed({ instances: 2 });
-    await signIn();
-    await services.instances.refresh();
+    await signInToSeeded(2);
     const [a, b] = services.instances.instances;
     assert.ok(a && b, 'two seeded instances');
 
@@ -130,9 +126,7 @@ describe('sidebar', () => {
 
   it('status bar text and tooltip match the simulator costs', async () => {
     const { services, ui: u } = await ui();
-    await simControl().seed({ instances: 3 });
-    await signIn();
-    await services.instances.refresh();
+    await signInToSeeded(3);
     const first = services.instances.instances[0];
     assert.ok(first);
     await vscode.commands.executeCommand('gpuRental.stopInstance', first.id);
@@ -187,9 +181,7 @@ describe('sidebar', () => {
 
   it('a failed refresh shows one calm error row with Retry, no notification', async () => {
     const { services, ui: u } = await ui();
-    await simControl().seed({ instances: 1 });
-    await signIn();
-    await services.instances.refresh();
+    await signInToSeeded(1);
     await simControl().fault({ kind: 'http_error', status: 500, path: '/api/v1/instances', count: 1 });
     await services.instances.refresh();
     const all = await rows(u);
