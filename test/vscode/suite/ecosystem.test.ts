@@ -4,24 +4,14 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { describe, it, afterEach, waitFor, answer, capture, promptCalls, uiCheckpoint, EXTENSION_ID } from './framework';
 import { simControl } from './sim';
-import { signIn, signInToSeeded, ui as sessionUi } from './session';
+import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
 
-interface TreeLike<T> {
-  getChildren(node?: T): T[] | Thenable<T[]> | undefined;
-  getTreeItem(node: T): vscode.TreeItem | Thenable<vscode.TreeItem>;
-}
 interface Ui {
-  instances: TreeLike<{ kind: string; id?: number }>;
+  instances: TreeLike<InstanceNode>;
   offers: TreeLike<{ kind: string; id?: number; offer?: { num_gpus: number; gpu_ram?: number; dph_total: number } }> & { view?: vscode.TreeView<unknown> };
 }
 
 const ui = () => sessionUi<Ui>();
-
-async function rowOf(u: Ui, id: number): Promise<vscode.TreeItem | undefined> {
-  const nodes = (await u.instances.getChildren()) ?? [];
-  const node = nodes.find((n) => n.kind === 'instance' && n.id === id);
-  return node ? u.instances.getTreeItem(node) : undefined;
-}
 
 describe('renters\' tools', () => {
   afterEach(async () => {

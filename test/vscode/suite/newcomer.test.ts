@@ -9,10 +9,10 @@ import type { Offer } from '../../../src/api/types';
 import type { Services } from '../../../src/host/services';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
-import { signIn, ui } from './session';
+import { rowOf, signIn, ui, type InstanceNode, type TreeLike } from './session';
 
 interface Ui {
-  instances: { getChildren(): Thenable<Array<{ kind: string; id?: number }>> | Array<{ kind: string; id?: number }>; getTreeItem(n: { kind: string; id?: number }): vscode.TreeItem | Thenable<vscode.TreeItem> };
+  instances: TreeLike<InstanceNode>;
   statusBar: { item: vscode.StatusBarItem };
 }
 
@@ -23,9 +23,9 @@ async function signedIn(): Promise<{ services: Services; ui: Ui }> {
 }
 
 async function tooltipOf(ui: Ui, id: number): Promise<string> {
-  const node = (await ui.instances.getChildren()).find((n) => n.kind === 'instance' && n.id === id);
-  assert.ok(node, `no row for #${id}`);
-  const t = (await ui.instances.getTreeItem(node)).tooltip;
+  const row = await rowOf(ui, id);
+  assert.ok(row, `no row for #${id}`);
+  const t = row.tooltip;
   return typeof t === 'string' ? t : (t?.value ?? '');
 }
 

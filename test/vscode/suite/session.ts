@@ -7,6 +7,25 @@ import { simControl } from './sim';
 
 type Services = Awaited<ReturnType<typeof getExtensionApi>>['services'];
 
+/** A tree of the sidebar as the tests drive it (a vscode.TreeDataProvider). */
+export interface TreeLike<T> {
+  getChildren(node?: T): T[] | Thenable<T[]> | undefined;
+  getTreeItem(node: T): vscode.TreeItem | Thenable<vscode.TreeItem>;
+}
+
+/** A node of the Instances tree, as far as the tests look at it. */
+export interface InstanceNode {
+  kind: string;
+  id?: number;
+}
+
+/** The Instances tree's row for instance `id`, or undefined when the tree shows none. */
+export async function rowOf(u: { instances: TreeLike<InstanceNode> }, id: number): Promise<vscode.TreeItem | undefined> {
+  const nodes = (await u.instances.getChildren()) ?? [];
+  const node = nodes.find((n) => n.kind === 'instance' && n.id === id);
+  return node ? u.instances.getTreeItem(node) : undefined;
+}
+
 /** The services and the view handles registerViews published (`services.ui`), typed as the caller needs. */
 export async function ui<U>(): Promise<{ services: Services; ui: U }> {
   const { services } = await getExtensionApi();

@@ -6,27 +6,19 @@ import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
-import { signIn, signInToSeeded, ui as sessionUi } from './session';
+import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
 
-interface TreeLike<T> {
-  getChildren(node?: T): T[] | Thenable<T[]> | undefined;
-  getTreeItem(node: T): vscode.TreeItem | Thenable<vscode.TreeItem>;
-}
 interface Ui {
-  instances: TreeLike<{ kind: string; id?: number }> & object;
+  instances: TreeLike<InstanceNode> & object;
   offers: TreeLike<{ kind: string; id?: number }> & object;
   statusBar: { item: vscode.StatusBarItem };
 }
 
 const ui = () => sessionUi<Ui>();
 
-async function rows(u: Ui): Promise<Array<{ node: { kind: string; id?: number }; item: vscode.TreeItem }>> {
+async function rows(u: Ui): Promise<Array<{ node: InstanceNode; item: vscode.TreeItem }>> {
   const nodes = (await u.instances.getChildren()) ?? [];
   return Promise.all(nodes.map(async (node) => ({ node, item: await u.instances.getTreeItem(node) })));
-}
-
-async function rowOf(u: Ui, id: number): Promise<vscode.TreeItem | undefined> {
-  return (await rows(u)).find((r) => r.node.kind === 'instance' && r.node.id === id)?.item;
 }
 
 async function serverInstance(id: number): Promise<Instance | undefined> {
