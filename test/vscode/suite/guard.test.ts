@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, sleep } from './framework';
-import { SimControl } from '../../../src/sim/control';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep } from './framework';
+import { simControl } from './sim';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
@@ -28,7 +28,7 @@ interface TreeLike {
 describe('idle guard', () => {
   afterEach(async () => {
     const { services } = await getExtensionApi();
-    const control = new SimControl(simUrl());
+    const control = simControl();
     await control.runOnstart(false).catch(() => undefined);
     try {
       if (createdId !== undefined) await (await services.api()).destroyInstance(createdId);
@@ -46,7 +46,7 @@ describe('idle guard', () => {
 
   it('warning before the guard acts; Keep Running postpones the stop; the watchdog then stops the instance and the tree shows it', async () => {
     const { services } = await getExtensionApi();
-    const control = new SimControl(simUrl());
+    const control = simControl();
     const set = tempSshHome('gpu-rental-guard-it-');
     home = set.home;
     const { w } = set;

@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import { sshAddress } from '../../../src/ssh/address';
 import * as vscode from 'vscode';
 import { writeFileSync } from 'node:fs';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls, sleep } from './framework';
-import { SimControl } from '../../../src/sim/control';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep } from './framework';
+import { simControl, type SimControl } from './sim';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Instance } from '../../../src/api/types';
 import type { Services } from '../../../src/host/services';
@@ -27,7 +27,7 @@ async function setUp(): Promise<{ services: Services; w: SshConfigWriter; contro
   const api = await services.api();
   const offers = await api.searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, type: 'on-demand', order: [['dph_total', 'asc']] });
   assert.ok(offers.length >= 2, 'the simulator has fewer than two matching offers');
-  return { services, w, control: new SimControl(simUrl()), offerId: offers[0]!.id };
+  return { services, w, control: simControl(), offerId: offers[0]!.id };
 }
 
 const seen = new Set<number>();
@@ -218,7 +218,7 @@ describe('templates', () => {
       const r = await pending;
       assert.equal(r?.outcome, 'cancelled');
       // The live service lists a new instance a few seconds late (the simulator: 3 s of its clock).
-      await new SimControl(simUrl()).advance(5);
+      await simControl().advance(5);
       const live = (await (await services.api()).listInstances()).instances.map((i) => i.id);
       if (choice === 'Destroy') {
         assert.ok(r?.outcome === 'cancelled' && r.destroyedId === row.id);
