@@ -46,6 +46,23 @@ function start(services: Services, args: Record<string, unknown>): Thenable<Crea
   return vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createFromTemplate', { template: TEMPLATE, pollIntervalMs: 250, ...args });
 }
 
+/**
+ * Creates from the template on `offerId` without a confirmation, waits for the new row (`seen`
+ * gets it before the instance boots), lets it boot (120 s of the simulator's clock) and returns the
+ * running result, which must be for that row.
+ */
+async function createRunning(services: Services, control: SimControl, offerId: number, seen?: (row: Instance) => void): Promise<Extract<CreateFlowResult, { outcome: 'running' }>> {
+  capture('showInformationMessage');
+  const pending = start(services, { offerId, confirm: false });
+  const row = await waitFor(() => created(services)[0], 8000, 'the new row');
+  seen?.(row);
+  await control.advance(120);
+  const r = await pending;
+  assert.ok(r?.outcome === 'running', JSON.stringify(r && { ...r, instance: undefined }));
+  assert.equal(r.instance.id, row.id);
+  return r;
+}
+
 describe('templates', () => {
   afterEach(async () => {
     const { services } = await getExtensionApi();
@@ -63,16 +80,8 @@ describe('templates', () => {
 
   it('create from a sample template with {template, offerId, confirm:false} reaches running, writes the entry and shows the row', async () => {
     const { services, w, control, offerId } = await setUp();
-    capture('showInformationMessage');
-    const pending = start(services, { offerId, confirm: false });
     // the row is there while the instance is still provisioning
-    const row = await waitFor(() => created(services)[0], 8000, 'the new row');
-    assert.notEqual(row.state, 'running');
-    await control.advance(120);
-    const r = await pending;
-    assert.equal(r?.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
-    if (r?.outcome !== 'running') return;
-    assert.equal(r.instance.id, row.id);
+    const r = await createRunning(services, control, offerId, (row) => assert.notEqual(row.state, 'running'));
     const entry = await w.findEntry(r.instance.id);
     assert.ok(entry, 'SSH entry written');
     assert.equal(entry.alias, r.alias);
@@ -89,14 +98,7 @@ describe('templates', () => {
     const { services, w, control, offerId } = await setUp();
     await control.setEra('seed');
     try {
-      capture('showInformationMessage');
-      const pending = start(services, { offerId, confirm: false });
-      const row = await waitFor(() => created(services)[0], 8000, 'the new row');
-      await control.advance(120);
-      const r = await pending;
-      assert.equal(r?.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
-      if (r?.outcome !== 'running') return;
-      assert.equal(r.instance.id, row.id);
+      const r = await createRunning(services, control, offerId);
       const entry = await w.findEntry(r.instance.id);
       const addr = sshAddress(r.instance)!;
       assert.ok(entry, 'SSH entry written');
