@@ -1,21 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, statSync, symlinkSync, chmodSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, statSync, symlinkSync, chmodSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter, aliasFor, slug, INCLUDE_MARKER, SshConfigError } from '../../../src/ssh';
+import { inTempDir } from '../helpers';
 
 function inst(id: number, p: Partial<Instance> = {}): Instance {
   return { id, actual_status: 'running', state: 'running', label: `train ${id}`, ssh_host: 'ssh5.example.net', ssh_port: 40000 + id, ...p };
 }
 
-function tempHome(): string {
-  const h = mkdtempSync(join(tmpdir(), 'gpu-ssh-'));
-  return h;
-}
+/** Runs `fn` with a temporary HOME (removed afterwards). */
+const inTempHome = <T>(fn: (home: string) => Promise<T>) => inTempDir('gpu-ssh-', fn);
 
 const isPosix = process.platform !== 'win32';
 
@@ -36,8 +34,7 @@ if (process.env.GPU_SSH_CHILD_HOME) {
   });
 
   test('fresh HOME: entry written with the expected directives, file 0600 and dir 0700', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const w = new SshConfigWriter({ home, identityFile: '~/.ssh/my key' });
       const alias = await w.writeEntry(inst(101), { localForwards: [{ localPort: 8888, remotePort: 8888 }] });
       assert.equal(alias, 'gpu-train-101-101');
@@ -60,27 +57,21 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.equal(e?.user, 'ubuntu');
       assert.equal(e?.identityFile, '/keys/id_rsa');
       assert.equal(e?.alias, 'gpu-train-101-101');
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('values from the service are validated: no directive injection through ssh_host', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const w = new SshConfigWriter({ home });
       await assert.rejects(w.writeEntry(inst(5, { ssh_host: 'evil.net\n  ProxyCommand touch /tmp/x' }), {}), (e: unknown) => e instanceof SshConfigError && e.code === 'invalid-value');
       await assert.rejects(w.writeEntry(inst(6, { ssh_port: 0, state: 'stopped' }), {}), (e: unknown) => e instanceof SshConfigError && /no SSH address yet.*Wait until it is running/.test(e.message));
       await assert.rejects(w.writeEntry(inst(7), { user: 'root\nHost *' }), SshConfigError);
       assert.deepEqual(await w.entries(), []);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('Include: added once at the very top of a missing config, 0600', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const w = new SshConfigWriter({ home });
       assert.equal((await w.includeStatus()).state, 'absent');
       assert.equal((await w.addInclude()).state, 'present');
@@ -91,14 +82,11 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.equal(text.split('Include').length - 1, 1);
       assert.ok(existsSync(w.configPath), 'the included file exists');
       if (isPosix) assert.equal(statSync(user).mode & 0o777, 0o600);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('Include: an existing config (CRLF, no final newline, comments, Host * first) is kept byte for byte', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       mkdirSync(join(home, '.ssh'), { mode: 0o700 });
       const user = join(home, '.ssh', 'config');
       const original = Buffer.from('# my config\r\nHost *\r\n  ServerAliveInterval 60\r\n  IdentityFile ~/.ssh/id_ed25519\r\n\r\nHost box\r\n  HostName 10.0.0.2 # trailing', 'utf8');
@@ -114,14 +102,11 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       // Writing entries never touches the user's file again
       await w.writeEntry(inst(1), {});
       assert.deepEqual(readFileSync(user), after);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('Include: a line the user added by hand counts as present; remote.SSH.configFile is honoured', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const custom = join(home, 'custom_ssh_config');
       const w = new SshConfigWriter({ home, userConfigFile: custom });
       writeFileSync(custom, `${w.includeLine()}\nHost x\n  HostName y\n`);
@@ -135,9 +120,7 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.equal((await w2.addInclude()).state, 'present');
       assert.equal(readFileSync(join(shared, 'ssh_config'), 'utf8'), `${INCLUDE_MARKER}\n${w2.includeLine()}\n`);
       if (isPosix) assert.equal(statSync(shared).mode & 0o777, 0o755);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   const refusals: Array<[string, (user: string, w: SshConfigWriter) => void, string]> = [
@@ -150,8 +133,7 @@ if (process.env.GPU_SSH_CHILD_HOME) {
   if (isPosix) refusals.push(['read-only', (user) => { writeFileSync(user, 'Host a\n'); chmodSync(user, 0o444); }, 'readonly']);
   for (const [name, setup, reason] of refusals) {
     test(`Include: a ${name} config is never rewritten; the one line to add is returned`, async () => {
-      const home = tempHome();
-      try {
+      await inTempHome(async (home) => {
         mkdirSync(join(home, '.ssh'), { mode: 0o700 });
         const user = join(home, '.ssh', 'config');
         const w = new SshConfigWriter({ home });
@@ -165,9 +147,7 @@ if (process.env.GPU_SSH_CHILD_HOME) {
         assert.ok(st.message.includes(w.includeLine()) && st.message.includes('add this line at the very top'));
         assert.deepEqual(readFileSync(user), before);
         if (reason === 'symlink') assert.ok(statSync(user).isFile() && readFileSync(user + '.real', 'utf8') === 'Host a\n');
-      } finally {
-        rmSync(home, { recursive: true, force: true });
-      }
+      });
     });
   }
 
@@ -177,8 +157,7 @@ if (process.env.GPU_SSH_CHILD_HOME) {
   }
 
   test('host/port change rewrites the entry (same alias) and drops the old known_hosts lines', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const w = new SshConfigWriter({ home });
       await w.writeEntry(inst(3), { user: 'ubuntu', localForwards: [{ localPort: 6006, remotePort: 6006 }] });
       const kh = [
@@ -205,14 +184,11 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       // stopped (port 0): entry kept for the next start
       await w.reconcile([inst(3, { state: 'stopped', actual_status: 'exited', ssh_port: 0 })]);
       assert.equal((await w.findEntry(3))?.port, 41234);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('destroy removes the entry and its known_hosts lines; reconcile removes entries of vanished instances', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const w = new SshConfigWriter({ home });
       await w.writeEntry(inst(10), {});
       await w.writeEntry(inst(11), {});
@@ -226,14 +202,11 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.deepEqual(r.removed, [11]);
       assert.deepEqual((await w.entries()).map((e) => e.id), [12]);
       assert.equal(readFileSync(w.knownHostsPath, 'utf8'), `[ssh5.example.net]:40012 ssh-ed25519 AAAA12\n`);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('reconcile adds running instances the create flow registered, and leaves other origins alone', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const other = new SshConfigWriter({ home, origin: 'other.example' });
       await other.writeEntry(inst(99), {});
       const w = new SshConfigWriter({ home, origin: 'console.example' });
@@ -243,14 +216,11 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.equal(await w.findEntry(22), undefined, 'unregistered instances get no entry');
       await w.reconcile([]);
       assert.deepEqual((await w.entries()).map((e) => e.id), [99]);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('concurrent writers in one process (Promise.all) lose no entries', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const a = new SshConfigWriter({ home });
       const b = new SshConfigWriter({ home });
       await Promise.all([
@@ -261,14 +231,11 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.equal(ids.length, 20);
       assert.deepEqual(ids, [...Array.from({ length: 10 }, (_, i) => 200 + i), ...Array.from({ length: 10 }, (_, i) => 300 + i)]);
       assert.ok(!existsSync(join(a.dir, 'config.lock')), 'lock released');
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('concurrent writers in two child processes lose no entries', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const run = (base: number) =>
         new Promise<number | null>((resolve) => {
           const c = spawn(process.execPath, [__filename], { env: { ...process.env, GPU_SSH_CHILD_HOME: home, GPU_SSH_CHILD_BASE: String(base) }, stdio: 'ignore' });
@@ -277,14 +244,11 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.deepEqual(await Promise.all([run(500), run(600)]), [0, 0]);
       const ids = (await new SshConfigWriter({ home }).entries()).map((e) => e.id);
       assert.equal(ids.length, 16);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('a stale lock left by a crashed window is taken over', async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       const w = new SshConfigWriter({ home, lockTimeoutMs: 2000, lockStaleMs: 1000 });
       mkdirSync(w.dir, { recursive: true, mode: 0o700 });
       const lock = join(w.dir, 'config.lock');
@@ -299,15 +263,12 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       writeFileSync(lock, 'busy\n');
       const w2 = new SshConfigWriter({ home, lockTimeoutMs: 100, lockStaleMs: 60_000 });
       await assert.rejects(w2.writeEntry(inst(2), {}), /Another VS Code window.*Try again/);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
   test('ssh -G resolves the alias through the Include to the entry host and port', { skip: hasSsh ? false : 'no ssh binary' }, async () => {
-    const home = tempHome();
-    try {
+    await inTempHome(async (home) => {
       mkdirSync(join(home, '.ssh'), { mode: 0o700 });
       const user = join(home, '.ssh', 'config');
       writeFileSync(user, 'Host other\n  HostName 10.1.1.1\n', { mode: 0o600 });
@@ -322,8 +283,6 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.equal(get('stricthostkeychecking'), 'accept-new');
       assert.equal(get('userknownhostsfile'), w.knownHostsPath);
       assert.match(out, /localforward 8080 \[?localhost\]?:80/);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 }
