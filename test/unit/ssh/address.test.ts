@@ -3,13 +3,13 @@
 // direct instances, Copy SSH Command and the tooltip.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh';
 import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshConfigWriter';
+import { inTempDir } from '../helpers';
 import { describeSshAddress, sshAddress } from '../../../src/ssh/address';
 import { instanceTooltip, sshCommand } from '../../../src/model/instanceViewModel';
 
@@ -41,8 +41,7 @@ test('Copy SSH Command and the tooltip use the same rule', () => {
 
 const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
 test('ssh -G: the entry of each kind resolves to the rule\'s address; a direct entry also gets <alias>-proxy', { skip: hasSsh ? false : 'no ssh binary' }, async () => {
-  const home = mkdtempSync(join(tmpdir(), 'gpu-ssh-addr-'));
-  try {
+  await inTempDir('gpu-ssh-addr-', async (home) => {
     mkdirSync(join(home, '.ssh'), { mode: 0o700 });
     const user = join(home, '.ssh', 'config');
     writeFileSync(user, '', { mode: 0o600 });
@@ -64,7 +63,5 @@ test('ssh -G: the entry of each kind resolves to the rule\'s address; a direct e
     const res = await w.reconcile([{ ...direct, ssh_port: 30020 }, proxy, jupyterProxy], {});
     assert.deepEqual(res.updated, [direct.id]);
     assert.deepEqual(g(a + PROXY_ALIAS_SUFFIX), ['ssh4.example.net', '30020', 'root']);
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
+  });
 });

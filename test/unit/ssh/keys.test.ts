@@ -3,26 +3,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKeyPair, ensureAccountKey, findLocalKeys, readLocalKey, usableKey, SshKeyError, registerKey } from '../../../src/ssh/keys';
 import type { AccountSshKey, Instance } from '../../../src/api/types';
+import { inTempDir } from '../helpers';
 
 const ED = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFwD9Unho/7vK5FT2O5PjFdY7PojRsWttsnCDVe8EsZS alice@laptop';
 const ED2 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQGbt51U/8a3Ap053WtfHO0yWqVhShtktXOFWhSuBh8 bob@desk';
 const haveKeygen = spawnSync('ssh-keygen', ['-?'], { stdio: 'ignore' }).error === undefined;
 
 function withHome(fn: (home: string) => Promise<void>): () => Promise<void> {
-  return async () => {
-    const home = mkdtempSync(join(tmpdir(), 'gpu-rental-keys-'));
-    mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-    try {
-      await fn(home);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
-  };
+  return () =>
+    inTempDir('gpu-rental-keys-', (home) => {
+      mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+      return fn(home);
+    });
 }
 
 const put = (home: string, name: string, text: string) => writeFileSync(join(home, '.ssh', name), text, { mode: 0o600 });

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { tmpdir } from 'node:os';
 import { templateJsonSchema, type Template } from '../../../src/templates/schema';
 import { formatPath, parseJsonc, pathKey } from '../../../src/templates/jsonc';
 import { expandValue, type VariableProblem } from '../../../src/templates/variables';
@@ -10,6 +9,7 @@ import { loadTemplate, type TemplateContext } from '../../../src/templates/valid
 import { baseLabel, buildCreateRequest, buildOfferQuery, uniqueLabel } from '../../../src/templates/requestBuilder';
 import { rankOffers } from '../../../src/templates/ranking';
 import { discoverTemplates, matchesGlob } from '../../../src/templates/discovery';
+import { inFixtureTree } from '../helpers';
 import { parseProblem } from '../../../src/templates/creationRules';
 import type { Offer } from '../../../src/api/types';
 import { exampleTemplate } from '../../../src/templates/example';
@@ -253,23 +253,20 @@ test('discovery: glob setting, JSONC names, broken files still listed', async ()
   assert.ok(matchesGlob('.gpu/a.json', '.gpu/*.json'));
   assert.ok(!matchesGlob('.gpu/sub/a.json', '.gpu/*.json'));
   assert.ok(matchesGlob('x/y/.gpu/a.jsonc', '**/.gpu/*.{json,jsonc}'));
-  const root = mkdtempSync(join(tmpdir(), 'gpu-tpl-'));
-  try {
-    mkdirSync(join(root, '.gpu'));
-    mkdirSync(join(root, 'node_modules/.gpu'), { recursive: true });
-    writeFileSync(join(root, '.gpu/b.json'), '// comment\n{ "name": "Bee", "description": "d", "instance": {} }');
-    writeFileSync(join(root, '.gpu/a.json'), '{ broken');
-    writeFileSync(join(root, '.gpu/notes.txt'), 'x');
-    writeFileSync(join(root, 'node_modules/.gpu/c.json'), '{}');
+  const files = {
+    '.gpu/b.json': '// comment\n{ "name": "Bee", "description": "d", "instance": {} }',
+    '.gpu/a.json': '{ broken',
+    '.gpu/notes.txt': 'x',
+    'node_modules/.gpu/c.json': '{}',
+  };
+  await inFixtureTree('gpu-tpl-', files, async (root) => {
     const found = await discoverTemplates(root);
     assert.deepEqual(
       found.map((f) => [f.relativePath, f.name, f.broken ?? false]),
       [['.gpu/a.json', 'a', true], ['.gpu/b.json', 'Bee', false]],
     );
     assert.equal(found[1]!.description, 'd');
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  });
 });
 
 test('the demo workspace sample templates are valid', async () => {
