@@ -255,9 +255,12 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
 
         const err = httpError(ep, res);
         if (err.kind === 'rate_limited' && ep.pace) pacer.penalize(ep.pace);
-        if (err.kind === 'auth' && !authRetried && opts.credentials.onAuthFailure) {
+        if (err.kind === 'auth' && !authRetried) {
           authRetried = true;
-          const switched = await opts.credentials.onAuthFailure();
+          // Another request in flight may already have switched the credentials (an expired 2FA
+          // session seen by two requests at once): then this one is resent with the new token too.
+          const now = opts.credentials.token();
+          const switched = now !== undefined && now !== token ? true : ((await opts.credentials.onAuthFailure?.()) ?? false);
           if (switched) {
             log.info(`${method} ${path}: credentials were rejected; sending once more with the fallback credentials`);
             attempt--; // the auth resend does not use up a retry

@@ -2,7 +2,8 @@
 // creation, ambiguity + reconciliation, cancellation, timeouts, auth fallback, malformed answers.
 import { test, before, after, beforeEach, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, rejection, keyCredentials, type Harness } from './helpers';
+import { startHarness, rejection, keyCredentials, captureLogger, type Harness } from './helpers';
+import { ConnectionState } from '../../../src/model/connection';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import { reconcileCreation } from '../../../src/api/reconcile';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
@@ -394,4 +395,28 @@ test('an answer larger than the cap is refused with a clear "too large" error, a
   // and the connection pool still works afterwards
   assert.ok((await api.listInstances()).instances.length >= 1);
 });
+});
+
+test('requests in flight when the 2FA session expires: each is resent once with the API key, none fails', async () => {
+  // The real connection state: the first 401 drops the session key, a later one finds it gone.
+  const conn = new ConnectionState({ apiKey: 'the-api-key', baseUrl: 'http://127.0.0.1:9' });
+  conn.setSessionKey('expired-session-key');
+  const held: Array<() => void> = [];
+  const sent: string[] = [];
+  const transport: Transport = {
+    request: async (req) => {
+      const auth = req.headers.authorization ?? '';
+      sent.push(`${req.path} ${auth.endsWith('expired-session-key') ? 'session' : 'key'}`);
+      if (auth === 'Bearer the-api-key') return { status: 200, headers: { 'content-type': 'application/json' }, text: '{"id":1,"email":"a@b.c","balance":1}' };
+      // Both requests reach the service with the session key before either hears back.
+      await new Promise<void>((r) => (held.push(r), held.length === 2 && held.forEach((f) => f())));
+      return { status: 401, headers: { 'content-type': 'application/json' }, text: '{"success":false,"error":"auth_error","msg":"Session expired."}' };
+    },
+  };
+  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9/', credentials: conn, log: captureLogger(), transport, retry: { retries: 0 } });
+  const [a, b] = await Promise.all([api.currentUser(), api.currentUser()]);
+  assert.equal(a.email, 'a@b.c');
+  assert.equal(b.email, 'a@b.c');
+  assert.equal(conn.token(), 'the-api-key');
+  assert.deepEqual(sent.map((s) => s.split(' ')[1]).sort(), ['key', 'key', 'session', 'session']);
 });
