@@ -3,7 +3,7 @@
 // possible (the QR view included), and Try Demo Mode / Clear API Key explain themselves.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { existsSync, mkdtempSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep } from './framework';
@@ -50,6 +50,65 @@ describe('demo', () => {
     assert.equal(existsSync(temp), false, 'the demo left nothing behind');
     assert.deepEqual(readdirSync(join(home!, '.ssh')), []);
   }, { timeoutMs: 40_000 });
+
+  it("a newcomer's path in the demo: search, rent, connect in a terminal that logs in, stop, destroy", async () => {
+    const services = await demo();
+    try {
+      const proof = join(home!, 'demo-connect-proof.txt'); // a path the test owns; the instance shell writes it
+      // Search: the Offers view fills with matches.
+      const offers = await vscode.commands.executeCommand<Array<{ id: number; gpu_name: string }>>('gpuRental.searchOffers', { gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2 });
+      assert.ok(offers?.length, 'the demo offers an RTX 4090');
+      assert.equal(services.offers.offers?.[0]?.id, offers[0]!.id, 'the Offers view shows the results');
+
+      // Rent the first one: the workspace's one template is used without a question, the modal asks once.
+      answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
+        assert.match(msg, /^Rent 1× RTX 4090 for "PyTorch on one RTX 4090" on demand at \$\d+\.\d{3}\/h\?$/);
+        assert.equal(opts.modal, true);
+        assert.deepEqual(items, ['Rent']);
+        return 'Rent';
+      });
+      capture('showInformationMessage');
+      const before = services.instances.instances.length;
+      const r = await vscode.commands.executeCommand<{ outcome: string; instance?: { id: number } }>('gpuRental.rentOffer', offers[0], { pollIntervalMs: 1000 });
+      assert.equal(r?.outcome, 'running', `the rent ended ${r?.outcome}`);
+      const id = r.instance!.id;
+      await waitFor(() => services.instances.get(id)?.state === 'running', 10_000, 'the new row running');
+      assert.equal(services.instances.instances.length, before + 1, 'exactly one machine rented');
+      assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && new RegExp(`^Instance ${id} from "PyTorch on one RTX 4090" is running`).test(p.text)));
+
+      // Connect: in the demo a key pair is made and registered on the simulated account, and the terminal logs in.
+      const c = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string };
+      assert.equal(c.action, 'terminal');
+      const terminal = await waitFor(() => vscode.window.terminals.find((t) => t.name === `SSH ${c.alias}`), 5000, 'the SSH terminal');
+      for (let i = 0; i < 6 && !existsSync(proof); i++) {
+        terminal.sendText(`echo "logged in to $CONTAINER_ID" > '${proof}'`);
+        await waitFor(() => existsSync(proof), 5000, 'the command to run in the instance').catch(() => undefined);
+      }
+      assert.equal(readFileSync(proof, 'utf8'), `logged in to ${id}\n`, 'the shell ran inside the rented instance');
+      terminal.dispose();
+
+      // Stop, then destroy (which asks first and names the money already spent).
+      assert.equal(await vscode.commands.executeCommand('gpuRental.stopInstance', id), true);
+      await waitFor(async () => {
+        await services.instances.refresh();
+        return services.instances.get(id)?.state === 'stopped';
+      }, 15_000, 'the instance to stop');
+      answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions) => {
+        assert.match(msg, /^Destroy "PyTorch-on-one-RTX-4090-[0-9a-z]{4}" \(#\d+, 1× RTX 4090/);
+        assert.equal(opts.modal, true);
+        assert.match(opts.detail ?? '', /Cost so far/);
+        return 'Destroy';
+      });
+      assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', id), true);
+      await waitFor(async () => {
+        await services.instances.refresh();
+        return !services.instances.get(id);
+      }, 15_000, 'the destroyed instance to leave the list');
+      assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched');
+    } finally {
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode'); // before the other files' sign-out checks
+    }
+  }, { timeoutMs: 120_000 });
 
   it('Try Demo Mode and Clear API Key explain themselves inside the demo', async () => {
     const services = await demo();
