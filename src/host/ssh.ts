@@ -75,6 +75,17 @@ export function sshOptionsFor(services: Services, id: number): SshOptions {
   return recordedSshOptions(services)[String(id)] ?? {};
 }
 
+/**
+ * The key an instance's template names: what the create flow recorded, else (those records are
+ * per VS Code profile and machine) what its managed entry notes as the template's.
+ */
+export async function templateKeyFor(services: Services, id: number): Promise<string | undefined> {
+  const recorded = recordedSshOptions(services)[String(id)];
+  if (recorded) return recorded.identityFile;
+  const entry = await createWriter(services).findEntry(id).catch(() => undefined);
+  return entry?.templateIdentity ? entry.identityFile : undefined;
+}
+
 export const ADD_INCLUDE = 'Add Include Line';
 export const NOT_NOW = 'Not Now';
 export const COPY_LINE = 'Copy Line';

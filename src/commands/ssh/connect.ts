@@ -7,7 +7,7 @@ import type { Instance } from '../../api/types';
 import type { Services } from '../../host/services';
 import type { SshConfigWriter } from '../../ssh/sshConfigWriter';
 // SshConfigError through host/ssh: the class the writer in dist/ssh.js throws, not a copy.
-import { SshConfigError, createWriter, ensureInclude, sshOptionsFor } from '../../host/ssh';
+import { SshConfigError, createWriter, ensureInclude, recordedSshOptions, sshOptionsFor, templateKeyFor } from '../../host/ssh';
 import { instanceIdOf } from '../../model/instanceRef';
 import { instanceName, stateCategory } from '../../model/instanceViewModel';
 import { resolveInstance } from '../instances/target';
@@ -16,8 +16,6 @@ import { checkSshTarget } from '../../ssh/sshValues';
 import { REMOTE_SSH_EXTENSIONS, remoteSshExtensionFor, type RemoteSshExtension } from '../../ssh/remoteSsh';
 import { sshArgsForEntry } from '../../ssh/terminal';
 import { openSshTerminal } from './terminal';
-import { expandHome } from '../../ssh/keys';
-import { sshHome } from '../../host/ssh';
 import { checkSshKey } from './sshKeys';
 
 const EMPTY_WINDOW_COMMANDS = ['opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow'];
@@ -77,12 +75,11 @@ async function installRemoteSsh(services: Services, ext: RemoteSshExtension, ope
 /** A running instance and its up-to-date host entry, or the result to end with. */
 async function entryFor(services: Services, inst: Instance, keyFile?: string): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
   const writer = createWriter(services);
-  const recorded = sshOptionsFor(services, inst.id);
-  // The key the check found, unless the template or the setting names one: absolute IdentityFile, IdentitiesOnly.
-  const identityFile = recorded.identityFile || services.settings().ssh.identityFile || keyFile;
-  const opts = identityFile ? { ...recorded, identityFile: expandHome(identityFile, sshHome(services)) } : recorded;
+  // The template's key wins (the recorded options, else the entry keeps the key it notes as the
+  // template's); else the setting's; else the key the check found.
+  const key = services.settings().ssh.identityFile || keyFile;
   try {
-    return { writer, alias: await ensureEntry(writer, inst, opts) };
+    return { writer, alias: await writer.writeEntry(inst, recordedSshOptions(services)[String(inst.id)], key ? { key } : {}) };
   } catch (e) {
     services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
     return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
@@ -118,7 +115,7 @@ export async function openTerminalOnInstance(services: Services, target?: unknow
   if (!inst) return { action: 'cancelled' };
   const bad = notRunning(inst);
   if (bad) return bad;
-  const keys = await checkSshKey(services, { once: false, identityFile: sshOptionsFor(services, inst.id).identityFile });
+  const keys = await checkSshKey(services, { once: false, identityFile: await templateKeyFor(services, inst.id) });
   if (!keys.proceed) return { action: 'cancelled' };
   if (!services.settings().ssh.manageConfig) return plainTerminal(services, inst);
   const e = await entryFor(services, inst, keys.identityFile);
@@ -163,7 +160,7 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
   const bad = notRunning(inst);
   if (bad) return bad;
   // Without a key on the account whose private half is here, every login is refused: ask once.
-  const keys = await checkSshKey(services, { once: false, identityFile: sshOptionsFor(services, inst.id).identityFile });
+  const keys = await checkSshKey(services, { once: false, identityFile: await templateKeyFor(services, inst.id) });
   if (!keys.proceed) return { action: 'cancelled' };
 
   if (!services.settings().ssh.manageConfig) {
@@ -219,14 +216,6 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
   const command = EMPTY_WINDOW_COMMANDS.find((c) => available.has(c)) ?? EMPTY_WINDOW_COMMANDS[0]!;
   await vscode.commands.executeCommand(command, { host: alias });
   return { action: 'openEmptyWindow', alias, command };
-}
-
-/** Writes the entry when it is missing or stale; returns the alias. */
-export async function ensureEntry(writer: SshConfigWriter, inst: Instance, opts: Parameters<SshConfigWriter['writeEntry']>[1]): Promise<string> {
-  const e = await writer.findEntry(inst.id);
-  const addr = sshAddress(inst);
-  if (e && addr && e.hostName === addr.host && e.port === addr.port && (!opts.identityFile || e.identityFile === opts.identityFile)) return e.alias;
-  return writer.writeEntry(inst, opts);
 }
 
 /** How long a start is followed for its "running again" notice (a slow host can take minutes). */

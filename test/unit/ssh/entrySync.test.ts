@@ -1,37 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync, readFileSync } from 'node:fs';
 import type { Instance } from '../../../src/api/types';
-import { Emitter } from '../../../src/model/events';
-import { silentLogger } from '../helpers';
-import { SshConfigWriter, startEntrySync, type SshOptionsByInstance } from '../../../src/ssh';
-
+import { syncHarness } from './syncHarness';
 
 function inst(id: number, p: Partial<Instance> = {}): Instance {
   return { id, actual_status: 'running', state: 'running', label: 'x', ssh_host: 'ssh1.example.net', ssh_port: 30000 + id, ...p };
 }
 
-function harness() {
-  const home = mkdtempSync(join(tmpdir(), 'gpu-ssh-sync-'));
-  const changed = new Emitter<readonly Instance[]>();
-  const store = { instances: [] as Instance[], onDidChange: changed.event, loaded: true };
-  const state = { enabled: true, writers: 0, registered: {} as SshOptionsByInstance };
-  const sync = startEntrySync({
-    instances: store,
-    enabled: () => state.enabled,
-    writer: () => (state.writers++, new SshConfigWriter({ home })),
-    registered: () => state.registered,
-    log: silentLogger,
-    debounceMs: 60_000, // never fires by itself: flush() drives it
-  });
-  const set = (list: Instance[]) => {
-    store.instances = list;
-    changed.fire(list);
-  };
-  return { home, store, state, sync, set, writer: new SshConfigWriter({ home }), done: () => (sync.dispose(), rmSync(home, { recursive: true, force: true })) };
-}
+const harness = () => syncHarness();
 
 test('a burst of list changes is reconciled once; moves and destroys follow the list', async () => {
   const h = harness();

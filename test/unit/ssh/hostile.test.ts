@@ -15,9 +15,7 @@ import { SshConfigWriter } from '../../../src/ssh';
 import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
 import { loadTemplate } from '../../../src/templates/validate';
 import { silentLogger } from '../helpers';
-
-const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
-const noSsh = hasSsh ? false : 'no ssh binary';
+import { noSsh, sshG } from './sshG';
 
 function inst(id: number, p: Partial<Instance> = {}): Instance {
   return { id, actual_status: 'running', state: 'running', label: `train ${id}`, ssh_host: 'ssh5.example.net', ssh_port: 40000 + id, ...p };
@@ -28,20 +26,6 @@ function withHome<T>(name: string, fn: (home: string) => Promise<T>): Promise<T>
   const home = join(base, name);
   mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
   return fn(home).finally(() => rmSync(base, { recursive: true, force: true }));
-}
-
-/** `ssh -G` through the user's config; fails the test on any OpenSSH complaint. */
-function sshG(userConfig: string, alias: string): Map<string, string> {
-  const r = spawnSync('ssh', ['-G', '-F', userConfig, alias], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  assert.equal(r.status, 0, `ssh -G failed: ${r.stderr}`);
-  const complaints = r.stderr.split('\n').filter((l) => l.trim() && !/^Pseudo-terminal will not be allocated/.test(l));
-  assert.deepEqual(complaints, [], `ssh -G complained: ${r.stderr}`);
-  const m = new Map<string, string>();
-  for (const l of r.stdout.split('\n')) {
-    const i = l.indexOf(' ');
-    if (i > 0 && !m.has(l.slice(0, i))) m.set(l.slice(0, i), l.slice(i + 1));
-  }
-  return m;
 }
 
 function clientAnswering(body: unknown) {

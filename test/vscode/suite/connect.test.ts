@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
+import { sshGAll } from '../../unit/ssh/sshG';
 
 let home: string | undefined;
 
@@ -86,6 +88,35 @@ describe('connect', () => {
     assert.equal(out.trim(), String(id));
     await api.destroyInstance(id);
   }, { timeoutMs: 40_000 });
+  it("Connect keeps a template's key over the key the check picked, also once the recorded template options are gone (ssh -G)", async () => {
+    const { services } = await getExtensionApi();
+    const set = await signedInWithSshHome(services, 'gpu-rental-tplkey-it-');
+    home = set.home;
+    const { w } = set;
+    const picked = set.key!.privatePath; // registered and remembered: the key check picks it
+    const templateKey = join(home, '.ssh', 'template_ed25519'); // the template's own key (not on the account)
+    const api = await services.api();
+    const { id } = await runningInstance(services, 'template key', { image: 'sim/base:1' });
+    // What the create flow records for an instance of a template with ssh.identityFile.
+    await services.globalState.update(SSH_OPTIONS_STATE_KEY, { [String(id)]: { identityFile: '~/.ssh/template_ed25519', localForwards: [{ localPort: 18888, remotePort: 8888 }] } });
+    try {
+      for (const recorded of [true, false]) {
+        if (!recorded) await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined); // another profile, or the record lost
+        answer('showInformationMessage', (msg: string) => (assert.match(msg, /no Remote-SSH extension is installed/), 'Open in Terminal'));
+        const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string };
+        assert.equal(r.action, 'terminal');
+        const g = sshGAll(w.configPath, r.alias!);
+        const why = recorded ? 'with the recorded options' : 'without them';
+        assert.deepEqual(g.get('identityfile'), [templateKey], `${why}: the template's key, not ${picked}`);
+        assert.deepEqual(g.get('identitiesonly'), ['yes'], why);
+        assert.deepEqual(g.get('localforward'), ['18888 [localhost]:8888'], why);
+      }
+    } finally {
+      await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
+      await api.destroyInstance(id);
+    }
+  }, { timeoutMs: 40_000 });
+
   it('the key commands: Account view node, attach, copy, remove (asks, then removes)', async () => {
     const { services } = await getExtensionApi();
     const set = await signedInWithSshHome(services, 'gpu-rental-keycmds-it-');
