@@ -162,9 +162,12 @@ describe('the composed onstart runs for real', () => {
         await until('the user script ran', () => existsSync(join(home, 'marker')));
         // The user's script blocks (sleep 30); the guard does its job anyway.
         await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
-        const state = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8'));
+        // The guard records the stop just after the API call: wait for that write, not only the call.
+        const state = await until('the guard recorded the stop', () => {
+          const s = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')) as { idleLimitSeconds?: number; doneAt?: unknown };
+          return typeof s.doneAt === 'number' ? s : undefined;
+        });
         assert.equal(state.idleLimitSeconds, 2);
-        assert.equal(typeof state.doneAt, 'number');
       } finally {
         try {
           process.kill(-child.pid!, 'SIGKILL');
