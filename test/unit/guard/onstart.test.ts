@@ -167,7 +167,7 @@ describe('the composed onstart runs for real', () => {
           const s = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')) as { idleLimitSeconds?: number; doneAt?: unknown };
           return typeof s.doneAt === 'number' ? s : undefined;
         });
-        assert.equal(state.idleLimitSeconds, 2);
+        assert.equal(state?.idleLimitSeconds, 2);
       } finally {
         try {
           process.kill(-child.pid!, 'SIGKILL');
