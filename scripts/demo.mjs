@@ -92,6 +92,9 @@ async function main() {
   await openViewContainer(page, 'GPU Rental');
   const counts = await waitForRows(page, ['Instances', 'Offers'], { min: 1, timeoutMs: 45_000 });
   const rows = Math.min(...Object.values(counts));
+  // The demo workspace's README opens as a preview (workbench.startupEditor): let it render, as a user would see it.
+  const preview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  await preview.getByText('GPU Rental demo workspace').first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => process.stdout.write('(the README preview had not rendered after 15 s)\n'));
   await page.waitForTimeout(500);
   mkdirSync(dirname(screenshot), { recursive: true });
   await page.screenshot({ path: screenshot });
