@@ -52,8 +52,19 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
       }, 400),
     );
   };
+  // A deleted template (or its folder) takes its problems with it: VS Code disposes a closed
+  // document only later, so the close event alone left them in the Problems view.
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
+  const forget = (gone: vscode.Uri) => {
+    const prefix = `${gone.toString()}/`;
+    const stale: vscode.Uri[] = [];
+    collection.forEach((u) => void ((u.toString() === gone.toString() || u.toString().startsWith(prefix)) && stale.push(u)));
+    stale.forEach((u) => collection.delete(u));
+  };
   for (const d of [
     collection,
+    watcher,
+    watcher.onDidDelete(forget),
     vscode.workspace.onDidOpenTextDocument(check),
     vscode.workspace.onDidSaveTextDocument(check),
     vscode.workspace.onDidChangeTextDocument((e) => later(e.document)),
