@@ -19,7 +19,8 @@ import { NOT_SIGNED_IN } from '../api/errors';
 import { API_KEY_SECRET } from '../account/apiKey';
 import { startEntrySync } from '../ssh/entrySync';
 import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/types';
-import { GuardMonitor } from '../guard/monitor';
+import { GUARD_NO_WARN_KEY, GuardMonitor } from '../guard/monitor';
+import { InstanceGone, idList, inFlightIds, recordsById } from '../model/instanceGone';
 import { sshGuardRemote } from '../guard/remote';
 
 
@@ -57,6 +58,8 @@ export interface Services {
   readonly guard: GuardMonitor;
   /** The instance logs Show Logs opened (text, follow state). */
   readonly logs: InstanceLogStore;
+  /** Drops every per-instance record kept in globalState once its instance is known to be gone. */
+  readonly instanceGone: InstanceGone;
   /** Service templates seen by Browse Server Templates, by hash id (read-only template documents render them). */
   readonly serverTemplates: Map<string, ServerTemplate>;
   readonly secrets: SecretStore;
@@ -303,6 +306,17 @@ export function createServices(context: vscode.ExtensionContext): Services {
   });
   track(guard);
 
+  // Per-instance records go with their instance: destroyed by us, or left out of two list reads.
+  const instanceGone = new InstanceGone({
+    instances,
+    judging: () => conn.token() !== undefined && !conn.info().demo,
+    inFlight: () => inFlightIds(globalState),
+    log,
+  });
+  track(instanceGone);
+  track(instanceGone.register(recordsById('SSH options', globalState, SSH_OPTIONS_STATE_KEY)));
+  track(instanceGone.register(idList("guard: don't warn again", globalState, GUARD_NO_WARN_KEY)));
+
   const services: Services = {
     log,
     api,
@@ -313,6 +327,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     credit,
     guard,
     logs,
+    instanceGone,
     serverTemplates: new Map(),
     secrets,
     globalState,

@@ -46,6 +46,7 @@ export class PolledInstanceStore implements InstanceStore {
   /** When a record was put here before the list showed it (ms). */
   private readonly putAt = new Map<number, number>();
   private loadedOnce = false;
+  private readCount = 0;
   private readonly changed = new Emitter<readonly Instance[]>();
   private readonly statusChanged = new Emitter<void>();
   readonly onDidChange = this.changed.event;
@@ -79,6 +80,11 @@ export class PolledInstanceStore implements InstanceStore {
   /** True once a list has arrived for the current connection. */
   get loaded(): boolean {
     return this.loadedOnce;
+  }
+
+  /** Successful list reads since the connection changed (an upsert or a remove is not one). */
+  get reads(): number {
+    return this.readCount;
   }
 
   get(id: number): Instance | undefined {
@@ -133,6 +139,7 @@ export class PolledInstanceStore implements InstanceStore {
     this.pendingLabels.clear();
     this.lastError = undefined;
     this.loadedOnce = false;
+    this.readCount = 0;
     this.changed.fire(this.list);
     this.statusChanged.fire();
     this.poller.connectionChanged();
@@ -151,6 +158,7 @@ export class PolledInstanceStore implements InstanceStore {
     const hadError = this.lastError !== undefined || !this.loadedOnce;
     this.lastError = undefined;
     this.loadedOnce = true;
+    this.readCount++;
     const seen = new Set(list.map((i) => i.id));
     const kept: Instance[] = [];
     const now = this.now();

@@ -1,6 +1,7 @@
 // Keeps host entries following the instance list: rewritten when an instance moves, removed
 // when it is destroyed, added for running instances the create flow registered. Plain
 // TypeScript: the commands layer passes settings and the store in.
+import { AbsenceRule } from '../api/absence';
 import type { Instance, Logger } from '../api/types';
 import type { SshOptionsByInstance } from './types';
 import type { SshConfigWriter } from './sshConfigWriter';
@@ -30,10 +31,8 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
   // Every poll fires onDidChange; most polls change nothing the entries depend on, and then
   // the lock and the config file need not be touched.
   let lastReconciled: string | undefined;
-  // Entries whose instance the last successful read did not show. A read that leaves an
-  // instance out is not proof that it is gone (lists answer late, pages shift): an entry (and
-  // its pinned host key) goes only when two reads in a row leave its instance out.
-  let absentOnce = new Set<number>();
+  // An entry (and its pinned host key) goes only when two reads in a row leave its instance out.
+  const absence = new AbsenceRule();
   const run = async () => {
     // An empty list right after a connection change means "not loaded yet", not "all destroyed".
     if (!d.enabled() || d.instances.loaded === false) {
@@ -47,8 +46,8 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
       const w = await d.writer();
       const listed = new Set(d.instances.instances.map((i) => i.id));
       const missing = (await w.entries()).map((e) => e.id).filter((id) => !listed.has(id));
-      const keep = new Set(missing.filter((id) => !absentOnce.has(id)));
-      absentOnce = new Set(missing);
+      const gone = new Set(absence.read(missing));
+      const keep = new Set(missing.filter((id) => !gone.has(id)));
       await w.reconcile(d.instances.instances, registered, { keep });
       // With an entry kept on one read, the next poll must run again even if the list is the same.
       lastReconciled = keep.size ? undefined : key;

@@ -31,6 +31,9 @@ export async function destroyInstance(services: Services, arg?: unknown): Promis
   const ok = await runInstanceAction(services, inst, 'Destroying…', 'Could not destroy', async () =>
     (await services.api()).destroyInstance(inst.id),
   );
-  if (ok) services.instances.remove(inst.id);
+  if (ok) {
+    services.instances.remove(inst.id);
+    void services.instanceGone.destroyed(inst.id);
+  }
   return ok;
 }

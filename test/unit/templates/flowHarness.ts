@@ -32,7 +32,9 @@ export class MemoryState implements KeyValueStore {
     return this.data.get(key) as T | undefined;
   }
   async update(key: string, value: unknown): Promise<void> {
-    this.data.set(key, JSON.parse(JSON.stringify(value)));
+    // As VS Code's Memento: undefined removes the key.
+    if (value === undefined) this.data.delete(key);
+    else this.data.set(key, JSON.parse(JSON.stringify(value)));
   }
 }
 

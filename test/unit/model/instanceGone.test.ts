@@ -1,0 +1,184 @@
+// Every record kept per instance in globalState (the create flow's SSH options, the guard's
+// "don't warn again") goes once its instance is known gone, through one hook: destroyed by us
+// with the service's yes, or left out of two successful list reads in a row. One read that
+// misses it, a failed read, a creation still in flight, the demo or a signed-out window prove
+// nothing, and those records stay. Against the simulator, with the real polled instance store.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Instance, ServiceApi } from '../../../src/api/types';
+import { GUARD_NO_WARN_KEY } from '../../../src/guard/monitor';
+import { InstanceGone, idList, inFlightIds, recordsById } from '../../../src/model/instanceGone';
+import { PolledInstanceStore } from '../../../src/model/instanceStore';
+import { DEFAULT_POLLER_CONFIG } from '../../../src/model/poller';
+import { INFLIGHT_STATE_KEY } from '../../../src/model/stateKeys';
+import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh';
+import { runCreateFlow } from '../../../src/templates/createFlow';
+import { silentLogger } from '../helpers';
+import { harness, MemoryState, template } from '../templates/flowHarness';
+import { useFlowSim } from '../templates/flowHarness';
+
+useFlowSim();
+
+interface World {
+  api: ServiceApi;
+  state: MemoryState;
+  store: PolledInstanceStore;
+  gone: InstanceGone;
+  /** What the next list reads do: drop these ids from the answer, or fail. */
+  hide: Set<number>;
+  fail: boolean;
+  judging: boolean;
+  read(): Promise<void>;
+  ssh(): string[];
+  noWarn(): number[];
+  done(): void;
+}
+
+async function rented(state: MemoryState): Promise<{ api: ServiceApi; id: number }> {
+  const h = harness({ state });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  return { api: h.api, id: (r as { instance: Instance }).instance.id };
+}
+
+function world(api: ServiceApi, state: MemoryState): World {
+  const w = { api, state, hide: new Set<number>(), fail: false, judging: true } as World;
+  w.store = new PolledInstanceStore({
+    api: async () =>
+      ({
+        listInstances: async () => {
+          if (w.fail) throw new Error('connection reset');
+          const r = await api.listInstances();
+          return { ...r, instances: r.instances.filter((i) => !w.hide.has(i.id)) };
+        },
+      }) as unknown as ServiceApi,
+    isSignedIn: () => true,
+    generation: () => 0,
+    config: () => ({ ...DEFAULT_POLLER_CONFIG, intervalMs: 3_600_000, hiddenIntervalMs: 3_600_000, idlePauseMs: 3_600_000 }),
+    describeError: (e) => String(e),
+  });
+  w.gone = new InstanceGone({ instances: w.store, judging: () => w.judging, inFlight: () => inFlightIds(state), log: silentLogger });
+  w.gone.register(recordsById('SSH options', state, SSH_OPTIONS_STATE_KEY));
+  w.gone.register(idList("guard: don't warn again", state, GUARD_NO_WARN_KEY));
+  w.read = async () => {
+    await w.store.refresh().catch(() => undefined);
+    await w.gone.settled();
+  };
+  w.ssh = () => Object.keys(state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {}).sort();
+  w.noWarn = () => state.get<number[]>(GUARD_NO_WARN_KEY) ?? [];
+  w.done = () => (w.gone.dispose(), w.store.dispose());
+  return w;
+}
+
+/** Two instances rented with a template, both with "don't warn again", after the first read. */
+async function twoRented() {
+  const state = new MemoryState();
+  const a = await rented(state);
+  const b = await rented(state);
+  await state.update(GUARD_NO_WARN_KEY, [a.id, b.id]);
+  const w = world(a.api, state);
+  await w.read();
+  return { a, b, w, state };
+}
+
+test('an instance destroyed elsewhere loses its SSH options and "don\'t warn again" only after two list reads leave it out; another instance keeps its own', async () => {
+  const { a, b, w } = await twoRented();
+  try {
+    assert.deepEqual(w.ssh(), [String(a.id), String(b.id)].sort());
+    await a.api.destroyInstance(a.id); // from the web console, another window, the CLI…
+    await w.read();
+    assert.deepEqual(w.ssh(), [String(a.id), String(b.id)].sort(), 'one read that misses it proves nothing');
+    assert.deepEqual(w.noWarn(), [a.id, b.id]);
+    for (let k = 0; k < 3 && w.ssh().includes(String(a.id)); k++) await w.read();
+    assert.deepEqual(w.ssh(), [String(b.id)], 'gone after two reads: its options go, the live one stays');
+    assert.deepEqual(w.noWarn(), [b.id]);
+  } finally {
+    w.done();
+  }
+});
+
+test('reads that miss a live instance one at a time, and failed reads, never drop its records', async () => {
+  const state = new MemoryState();
+  const a = await rented(state);
+  await state.update(GUARD_NO_WARN_KEY, [a.id]);
+  const w = world(a.api, state);
+  try {
+    await w.read();
+    for (let k = 0; k < 4; k++) {
+      w.hide.add(a.id);
+      await w.read(); // a lagging page leaves it out
+      w.hide.delete(a.id);
+      w.fail = true;
+      await w.read(); // a failed read is no read
+      w.fail = false;
+      await w.read(); // listed again: it starts over
+    }
+    assert.deepEqual(w.ssh(), [String(a.id)]);
+    assert.deepEqual(w.noWarn(), [a.id]);
+    // Upserts and removes fire the store's change event too, but are no reads: an instance of
+    // an earlier session that one read has missed keeps its records through them.
+    const earlier = 7_000_003;
+    await state.update(SSH_OPTIONS_STATE_KEY, { ...state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY), [earlier]: { user: 'me' } });
+    await w.read();
+    for (let k = 0; k < 3; k++) {
+      w.store.upsert({ id: 999_999, state: 'loading', actual_status: 'loading' } as Instance);
+      w.store.remove(999_999);
+      await w.gone.settled();
+    }
+    assert.deepEqual(w.ssh(), [String(a.id), String(earlier)].sort(), 'still only one read has missed it');
+    await w.read();
+    assert.deepEqual(w.ssh(), [String(a.id)]);
+  } finally {
+    w.done();
+  }
+});
+
+test('records of instances destroyed while VS Code was closed go after two reads; a creation in flight keeps its records however many reads miss it', async () => {
+  const state = new MemoryState();
+  const a = await rented(state);
+  // Months ago: an instance long destroyed, and a creation this window has not settled yet.
+  const old = 7_000_001;
+  const flying = 7_000_002;
+  await state.update(SSH_OPTIONS_STATE_KEY, { ...state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY), [old]: { user: 'me' }, [flying]: { remoteFolder: '/w' } });
+  await state.update(INFLIGHT_STATE_KEY, [{ instanceId: flying, label: 'x', templatePath: 't', ssh: { remoteFolder: '/w' } }]);
+  await state.update(GUARD_NO_WARN_KEY, [old, flying]);
+  const w = world(a.api, state);
+  try {
+    await w.read();
+    assert.deepEqual(w.ssh(), [String(a.id), String(old), String(flying)].sort(), 'one read proves nothing');
+    await w.read();
+    assert.deepEqual(w.ssh(), [String(a.id), String(flying)].sort());
+    assert.deepEqual(w.noWarn(), [flying]);
+    for (let k = 0; k < 3; k++) await w.read();
+    assert.deepEqual(w.ssh(), [String(a.id), String(flying)].sort(), 'the create flow owns an in-flight record');
+    assert.equal(inFlightIds(state)[0], flying);
+  } finally {
+    w.done();
+  }
+});
+
+test('destroyed by us: its records go at once; not while the hook may not judge (demo, signed out), and not for a creation in flight', async () => {
+  const { a, b, w, state } = await twoRented();
+  try {
+    assert.equal((await a.api.destroyInstance(a.id)).success, true);
+    await w.gone.destroyed(a.id);
+    assert.deepEqual(w.ssh(), [String(b.id)]);
+    assert.deepEqual(w.noWarn(), [b.id]);
+
+    // The demo's list never shows the real account's instances: nothing it reads or destroys counts.
+    w.judging = false;
+    await w.gone.destroyed(b.id);
+    w.hide.add(b.id);
+    for (let k = 0; k < 4; k++) await w.read();
+    assert.deepEqual(w.ssh(), [String(b.id)]);
+    // Back on the account: the reads before prove nothing, two new ones do.
+    w.judging = true;
+    w.hide.delete(b.id);
+    await w.read();
+    await state.update(INFLIGHT_STATE_KEY, [{ instanceId: b.id, label: 'x', templatePath: 't', ssh: {} }]);
+    await w.gone.destroyed(b.id);
+    assert.deepEqual(w.ssh(), [String(b.id)], 'a creation in flight is settled by the create flow');
+  } finally {
+    w.done();
+  }
+});
