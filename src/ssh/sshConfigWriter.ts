@@ -212,6 +212,15 @@ export class SshConfigWriter implements SshEntryWriter {
   }
 
   /**
+   * What the instance's template asked for: the create flow's recorded options, else (they live in
+   * one VS Code profile's state and can be gone) what its managed entry carries (user, forwards,
+   * the template's key). A remoteFolder is only ever in the recorded options.
+   */
+  async templateOptions(id: number, recorded: SshOptions | undefined): Promise<SshOptions> {
+    return templateOptionsOf(recorded, recorded ? undefined : await this.findEntry(id));
+  }
+
+  /**
    * Writes or rewrites the instance's entry (the file only when it changes) and returns its alias.
    * `ssh`: the instance's template options (the create flow's, or what it recorded); undefined
    * when they are not known here, and then the entry's own user, forwards and template key are
@@ -327,7 +336,7 @@ export class SshConfigWriter implements SshEntryWriter {
       );
     }
     // The template's options; when they are not known, what the entry got from the template.
-    const ssh: SshOptions = known ?? (existing ? templatePartsOf(existing) : {});
+    const ssh = templateOptionsOf(known, existing);
     const target = checkSshTarget(instance.id, addr.host, addr.port, ssh.user?.trim() || 'root');
     if (!target.ok) throw new SshConfigError('invalid-value', target.problem);
     const { host, port, user } = target;
@@ -527,6 +536,11 @@ async function retryOnConcurrentChange<T>(log: Logger | undefined, what: string,
 
 function hasAddress(i: Instance): boolean {
   return sshAddress(i) !== undefined;
+}
+
+/** The template's options: the recorded ones when known, else what the entry got from its template. */
+function templateOptionsOf(known: SshOptions | undefined, existing: SshEntry | undefined): SshOptions {
+  return known ?? (existing ? templatePartsOf(existing) : {});
 }
 
 /** What an entry got from its template: user, forwards, and the key when the entry says it is the template's. */

@@ -86,10 +86,16 @@ async function entryFor(services: Services, inst: Instance, keyFile?: string): P
   }
 }
 
-/** `ssh -p PORT USER@HOST` in a terminal (no managed entry): the parts checked as the SSH writer checks them. */
-function plainTerminal(services: Services, inst: Instance): ConnectResult {
+/**
+ * `ssh -p PORT USER@HOST` in a terminal (no managed entry written): the parts checked as the SSH
+ * writer checks them. The user is the template's: recorded by the create flow, else the one an
+ * entry written earlier still names (another profile, state lost), else root.
+ */
+async function plainTerminal(services: Services, inst: Instance): Promise<ConnectResult> {
   const addr = sshAddress(inst);
-  const target = checkSshTarget(inst.id, addr?.host, addr?.port, sshOptionsFor(services, inst.id).user?.trim() || 'root');
+  const recorded = recordedSshOptions(services)[String(inst.id)];
+  const ssh = await createWriter(services).templateOptions(inst.id, recorded).catch(() => recorded ?? {});
+  const target = checkSshTarget(inst.id, addr?.host, addr?.port, ssh.user?.trim() || 'root');
   if (!target.ok) return fail(target.problem);
   return openTerminal(undefined, ['-p', String(target.port), `${target.user}@${target.host}`]);
 }
