@@ -4,6 +4,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
+import { GUARD_NO_WARN_KEY } from '../../../src/guard/monitor';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
 import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
@@ -105,8 +107,16 @@ describe('sidebar', () => {
     assert.equal(ssh, `ssh -p ${addr.port} root@${addr.host}`);
     assert.equal(await vscode.env.clipboard.readText(), ssh);
 
+    // What the create flow and the guard keep per instance: it goes with the instance, and only with it.
+    const records = () => ({
+      ssh: Object.keys(services.globalState.get<Record<string, unknown>>(SSH_OPTIONS_STATE_KEY) ?? {}).map(Number).filter((id) => id === a.id || id === b.id).sort(),
+      noWarn: (services.globalState.get<number[]>(GUARD_NO_WARN_KEY) ?? []).filter((id) => id === a.id || id === b.id).sort(),
+    });
+    await services.globalState.update(SSH_OPTIONS_STATE_KEY, { ...services.globalState.get<object>(SSH_OPTIONS_STATE_KEY), [a.id]: { user: 'root' }, [b.id]: { remoteFolder: '/workspace' } });
+    await services.globalState.update(GUARD_NO_WARN_KEY, [...(services.globalState.get<number[]>(GUARD_NO_WARN_KEY) ?? []), a.id, b.id]);
     answer('showWarningMessage', 'Destroy');
     assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', b.id), true);
+    await waitFor(async () => JSON.stringify(records()) === JSON.stringify({ ssh: [a.id], noWarn: [a.id] }), 5000, "the destroyed instance's records to go, the other's to stay");
     const prompt = promptCalls.find((p) => p.kind === 'showWarningMessage');
     assert.ok(prompt && prompt.text.includes(`#${b.id}`) && /\$\d+\.\d\d\/h/.test(prompt.text), 'confirmation names the instance and its cost');
     assert.equal(await serverInstance(b.id), undefined);
@@ -114,6 +124,7 @@ describe('sidebar', () => {
 
     assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', { id: a.id, skipConfirmation: true }), true);
     assert.equal(await serverInstance(a.id), undefined);
+    await waitFor(async () => JSON.stringify(records()) === JSON.stringify({ ssh: [], noWarn: [] }), 5000, 'both instances\' records to go');
   }, { timeoutMs: 60_000 });
 
   it('status bar text and tooltip match the simulator costs', async () => {
