@@ -77,6 +77,15 @@ describe('renters\' tools', () => {
     // the scripting command takes the same string, and the service's own filter object
     const svc = await vscode.commands.executeCommand<Array<{ num_gpus: number }>>('gpuRental.searchOffers', { num_gpus: { gte: 4 }, order: [['dph_total', 'asc']] });
     assert.ok(svc && svc.length > 0 && svc.every((o) => o.num_gpus >= 4));
+    // a scripted query with a mistake searches nothing and says why; so does a search the service refuses
+    capture('showErrorMessage');
+    assert.equal(await vscode.commands.executeCommand('gpuRental.searchOffersQuery', 'gpu_nme=RTX_4090'), undefined);
+    await simControl().fault({ kind: 'http_error', status: 400, error: 'bad_request', msg: 'no such filter', path: '/api/v0/bundles/', count: 1 });
+    assert.equal(await vscode.commands.executeCommand('gpuRental.searchOffersQuery', 'num_gpus>=1'), undefined);
+    const errors = promptCalls.filter((p) => p.kind === 'showErrorMessage').map((p) => p.text);
+    assert.equal(errors.length, 2, errors.join('\n'));
+    assert.match(errors[0]!, /^Search Offers: Unknown field 'gpu_nme'/);
+    assert.match(errors[1]!, /^Could not search offers: .*no such filter/);
   }, { timeoutMs: 30_000 });
 
   it('reboot shows rebooting, recycle confirms naming the data loss, an outbid row offers Change Bid', async () => {
