@@ -208,8 +208,13 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
     if (!query) return undefined;
     query = withDefaults(query);
   }
+  return searchAndShow(services, query);
+}
+
+/** Runs the search into the Offers view and shows the view; a failure is said and resolves undefined. */
+async function searchAndShow(services: Services, query: OfferQuery): Promise<Offer[] | undefined> {
   try {
-    const result = await offers.search(query);
+    const result = await services.offers.search(query);
     void vscode.commands.executeCommand('gpuRental.offers.focus');
     return result;
   } catch (e) {
@@ -255,12 +260,5 @@ export async function searchOffersQuery(services: Services, text?: unknown): Pro
     }
     query = parsed.query;
   }
-  try {
-    const result = await services.offers.search(query);
-    void vscode.commands.executeCommand('gpuRental.offers.focus');
-    return result;
-  } catch (e) {
-    void vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
-    return undefined;
-  }
+  return searchAndShow(services, query);
 }
