@@ -230,35 +230,28 @@ async function searchAndShow(services: Services, query: OfferQuery): Promise<Off
  */
 export async function searchOffersQuery(services: Services, text?: unknown): Promise<Offer[] | undefined> {
   if (!ensureSignedIn(services)) return undefined;
-  let query: OfferQuery;
-  if (typeof text === 'string') {
-    const parsed = parseQueryText(text);
-    if (!parsed.ok) {
-      void vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
-      return undefined;
-    }
-    query = parsed.query;
-  } else {
-    const current = services.offers.query;
-    const typed = await vscode.window.showInputBox({
-      title: 'GPU Rental: Search Offers (Query)',
-      prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
-      placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
-      value: current.text ?? '',
-      ignoreFocusOut: true,
-      validateInput: (v) => {
-        if (!v.trim()) return undefined; // checked on Enter
-        const r = parseQueryText(v);
-        return r.ok ? undefined : { message: r.message, severity: vscode.InputBoxValidationSeverity.Error };
-      },
-    });
-    if (typed === undefined) return undefined;
-    const parsed = parseQueryText(typed);
-    if (!parsed.ok) {
-      void vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
-      return undefined;
-    }
-    query = parsed.query;
+  const typed = typeof text === 'string' ? text : await askQueryText(services);
+  if (typed === undefined) return undefined;
+  const parsed = parseQueryText(typed);
+  if (!parsed.ok) {
+    void vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
+    return undefined;
   }
-  return searchAndShow(services, query);
+  return searchAndShow(services, parsed.query);
+}
+
+/** The input box of Search Offers (Query), starting from the query shown now; undefined on Escape. */
+function askQueryText(services: Services): Thenable<string | undefined> {
+  return vscode.window.showInputBox({
+    title: 'GPU Rental: Search Offers (Query)',
+    prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
+    placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
+    value: services.offers.query.text ?? '',
+    ignoreFocusOut: true,
+    validateInput: (v) => {
+      if (!v.trim()) return undefined; // checked on Enter
+      const r = parseQueryText(v);
+      return r.ok ? undefined : { message: r.message, severity: vscode.InputBoxValidationSeverity.Error };
+    },
+  });
 }
