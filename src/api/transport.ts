@@ -80,17 +80,17 @@ const NOT_SENT = new Set([
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/** How many connections, how long they are kept alive and the connect timeout: the same with or without a proxy. */
+function connectionOptions() {
+  return { connections: 8, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect: { timeout: CONNECT_TIMEOUT_MS } };
+}
+
 const pools = new Map<string, Pool>();
 
 function poolFor(origin: string): Pool {
   let p = pools.get(origin);
   if (!p) {
-    p = new Pool(origin, {
-      connections: 8,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      connect: { timeout: CONNECT_TIMEOUT_MS },
-    });
+    p = new Pool(origin, connectionOptions());
     pools.set(origin, p);
   }
   return p;
@@ -120,10 +120,7 @@ function dispatcherFor(origin: string, proxy: ProxySettings | null | undefined):
     agent = new EnvHttpProxyAgent({
       ...(url ? { httpProxy: url, httpsProxy: url } : { httpProxy: env.http ?? '', httpsProxy: env.https ?? env.http ?? '' }),
       noProxy,
-      connections: 8,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      connect: { timeout: CONNECT_TIMEOUT_MS },
+      ...connectionOptions(),
       ...(strict ? {} : { requestTls: { rejectUnauthorized: false }, proxyTls: { rejectUnauthorized: false } }),
     });
     proxied.set(key, agent);
