@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
-import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep, uiCheckpoint } from './framework';
 import { runningInstance } from './sim';
 import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
 import type { Services } from '../../../src/host/services';
@@ -165,6 +165,24 @@ describe('ssh', () => {
       sub.dispose();
     }
   }, { timeoutMs: 60_000 });
+
+  it('Connect and Open Terminal refuse an instance that is not running and say why', async () => {
+    const { services, id, calls } = await ready();
+    await (await services.api()).setInstanceState(id, 'stopped');
+    await waitFor(async () => {
+      await services.instances.refresh();
+      return services.instances.get(id)?.state === 'stopped';
+    }, 8000, 'the row to show stopped');
+    capture('showErrorMessage');
+    for (const command of ['gpuRental.connect', 'gpuRental.openTerminal']) {
+      const r = (await vscode.commands.executeCommand(command, id)) as { action: string; message?: string };
+      assert.equal(r.action, 'failed', command);
+      assert.match(r.message ?? '', new RegExp(`^Instance ${id} is stopped, and Connect works only on running instances`), command);
+    }
+    assert.equal(promptCalls.filter((p) => p.kind === 'showErrorMessage').length, 2, 'each says it');
+    assert.deepEqual(calls, []);
+    assert.ok(!vscode.window.terminals.some((t) => t.name.startsWith('SSH ')), 'no terminal opened');
+  }, { timeoutMs: 30_000 });
 
   it('destroying the instance removes its entry', async () => {
     const { services, w, id } = await ready();
