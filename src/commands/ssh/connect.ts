@@ -100,11 +100,17 @@ async function plainTerminal(services: Services, inst: Instance): Promise<Connec
   return openTerminal(undefined, ['-p', String(target.port), `${target.user}@${target.host}`]);
 }
 
-function notRunning(inst: Instance): ConnectResult | undefined {
+/**
+ * Before any SSH to `inst`: it must be running with an address, and the account must hold a key
+ * whose private half is here (without one every login is refused: the check asks once). The key
+ * the check found, or the result to end with.
+ */
+async function readyForSsh(services: Services, inst: Instance): Promise<{ identityFile?: string } | ConnectResult> {
   if (inst.state !== 'running' || !sshAddress(inst)) {
     return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
   }
-  return undefined;
+  const keys = await checkSshKey(services, { once: false, identityFile: await templateKeyFor(services, inst.id) });
+  return keys.proceed ? { identityFile: keys.identityFile } : { action: 'cancelled' };
 }
 
 /**
@@ -119,10 +125,8 @@ export async function openTerminalOnInstance(services: Services, target?: unknow
     takeOnly: true,
   });
   if (!inst) return { action: 'cancelled' };
-  const bad = notRunning(inst);
-  if (bad) return bad;
-  const keys = await checkSshKey(services, { once: false, identityFile: await templateKeyFor(services, inst.id) });
-  if (!keys.proceed) return { action: 'cancelled' };
+  const keys = await readyForSsh(services, inst);
+  if ('action' in keys) return keys;
   if (!services.settings().ssh.manageConfig) return plainTerminal(services, inst);
   const e = await entryFor(services, inst, keys.identityFile);
   if ('action' in e) return e;
@@ -163,11 +167,8 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
     }
     if (!inst) return fail(`Instance ${id} is not in your instance list (it may have been destroyed). Refresh the GPU Rental view and pick a running instance.`);
   }
-  const bad = notRunning(inst);
-  if (bad) return bad;
-  // Without a key on the account whose private half is here, every login is refused: ask once.
-  const keys = await checkSshKey(services, { once: false, identityFile: await templateKeyFor(services, inst.id) });
-  if (!keys.proceed) return { action: 'cancelled' };
+  const keys = await readyForSsh(services, inst);
+  if ('action' in keys) return keys;
 
   if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
