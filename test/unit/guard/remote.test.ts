@@ -4,22 +4,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSimulator, type RunningSim } from '../../../src/sim';
-import { SimControl } from '../../../src/sim/control';
-import { closeApiTransport, createApiClient } from '../../../src/api/client';
+import type { RunningSim } from '../../../src/sim';
+import type { SimControl } from '../../../src/sim/control';
 import type { ServiceApi } from '../../../src/api/types';
-import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { createKeyPair, type LocalKey } from '../../../src/ssh/keys';
+import type { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
+import type { LocalKey } from '../../../src/ssh/keys';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import { sshGuardRemote, type GuardRemote } from '../../../src/guard/remote';
 import { sleep, until } from './harness';
-import { silentLogger } from '../helpers';
+import { startSshFixture, type SshFixture } from '../sshFixture';
 
 const skip = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0 ? false : 'the OpenSSH client (ssh) is not installed';
 
+let fixture: SshFixture | undefined;
 let sim: RunningSim;
 let ctl: SimControl;
 let api: ServiceApi;
@@ -28,19 +25,11 @@ let writer: SshConfigWriter;
 let key: LocalKey;
 
 before(async () => {
-  sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 1, seed: 3, rateLimitPerSecond: 1000 });
-  ctl = new SimControl(sim.url);
-  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silentLogger, retry: { retries: 0 } });
-  home = mkdtempSync(join(tmpdir(), 'gpu-rental-guard-ssh-'));
-  writer = new SshConfigWriter({ home, origin: '127.0.0.1' });
-  key = await createKeyPair({ home, comment: 'gpu-rental-guard-test' });
+  fixture = await startSshFixture({ bootSeconds: 1, seed: 3 }, 'gpu-rental-guard-ssh-', 'gpu-rental-guard-test');
+  ({ sim, ctl, api, home, writer, key } = fixture);
   await api.addSshKey(key.line);
 });
-after(async () => {
-  await sim?.close();
-  await closeApiTransport();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+after(() => fixture?.close());
 
 test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance, ending the snooze lets the watchdog stop it', { skip }, async () => {
   await ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 3 });

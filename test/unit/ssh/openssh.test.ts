@@ -5,24 +5,25 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator, type RunningSim } from '../../../src/sim';
+import type { RunningSim } from '../../../src/sim';
 import { SimControl } from '../../../src/sim/control';
 import { instanceHome } from '../../../src/sim/sandbox';
-import { closeApiTransport, createApiClient } from '../../../src/api/client';
+import { createApiClient } from '../../../src/api/client';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { repoRoot } from '../repoRoot';
 import { silentLogger } from '../helpers';
+import { startSshFixture, type SshFixture } from '../sshFixture';
 import { Client as Ssh2Client, utils } from 'ssh2';
 import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice, type LocalKey } from '../../../src/ssh/keys';
 
 const haveSsh = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0;
 const skip = haveSsh ? false : 'the OpenSSH client (ssh) is not installed';
 
+let fixture: SshFixture | undefined;
 let sim: RunningSim;
 let ctl: SimControl;
 let api: ServiceApi;
@@ -31,18 +32,10 @@ let writer: SshConfigWriter;
 let key: LocalKey;
 
 before(async () => {
-  sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 7, instances: 0, rateLimitPerSecond: 1000 });
-  ctl = new SimControl(sim.url);
-  api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silentLogger, retry: { retries: 0 } });
-  home = mkdtempSync(join(tmpdir(), 'gpu-rental-openssh-'));
-  writer = new SshConfigWriter({ home, origin: '127.0.0.1' });
-  key = await createKeyPair({ home, comment: 'gpu-rental-test' });
+  fixture = await startSshFixture({ bootSeconds: 60, seed: 7, instances: 0 }, 'gpu-rental-openssh-', 'gpu-rental-test');
+  ({ sim, ctl, api, home, writer, key } = fixture);
 });
-after(async () => {
-  await sim?.close();
-  await closeApiTransport();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+after(() => fixture?.close());
 
 interface Run {
   code: number | null;
