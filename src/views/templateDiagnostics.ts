@@ -25,6 +25,13 @@ export function toDiagnostics(doc: vscode.TextDocument, problems: readonly Templ
   });
 }
 
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  return Promise.resolve(vscode.workspace.fs.stat(uri)).then(
+    () => true,
+    () => false,
+  );
+}
+
 export function registerTemplateDiagnostics(services: Services): vscode.DiagnosticCollection {
   const collection = vscode.languages.createDiagnosticCollection('gpuRental.templates');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -33,6 +40,9 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
     try {
       // Validation is a lazily loaded bundle, loaded when the first template file is seen.
       const r = await (await import('../host/templateFiles')).loadTemplateUri(services, doc.uri);
+      // A deleted file's document lingers until VS Code disposes it: a re-check (e.g. after a
+      // secret changed) must not bring its problems back.
+      if (doc.isClosed || !(await exists(doc.uri))) return void collection.delete(doc.uri);
       collection.set(doc.uri, toDiagnostics(doc, r.problems));
     } catch (e) {
       services.log.warn(`templates: checking ${vscode.workspace.asRelativePath(doc.uri)} failed: ${e instanceof Error ? e.message : 'unknown error'}`);

@@ -264,11 +264,15 @@ describe('template editing', () => {
       const all = vscode.languages.getDiagnostics(uri);
       const others = all.filter((d) => d.source !== 'GPU Rental template');
       assert.deepEqual(others.map((d) => `${d.source}: ${d.message}`), [], 'no second report of the same mistakes');
-      void services;
       // Deleting the file takes its problems with it (VS Code disposes the closed document only later).
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       await vscode.workspace.fs.delete(uri);
       await waitFor(() => vscode.languages.getDiagnostics(uri).length === 0, 5000, "the deleted template's problems to leave the Problems view");
+      // A secret change re-checks open templates (their ${secret:…}): the deleted one's document lingers but stays quiet.
+      await services.secrets.store('it-poke', '1');
+      await services.secrets.delete('it-poke');
+      await sleep(1200); // past the 400 ms re-check debounce
+      assert.deepEqual(vscode.languages.getDiagnostics(uri), [], 'the deleted template is not checked again');
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
