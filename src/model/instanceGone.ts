@@ -2,8 +2,9 @@
 // instance in globalState / workspaceState (the create flow's SSH options, the guard's "don't warn
 // again", …). Without it those records outlive their instances and grow for as long as the
 // extension is used. An instance is gone when we destroyed it and the service said yes, or when
-// two successful list reads in a row leave it out (the rule entry sync follows: one read that
-// misses it proves nothing). A creation still in flight is never judged: the create flow owns
+// two successful list reads in a row leave it out after a read of the same connection listed it
+// (the rule entry sync follows: one read that misses it proves nothing; and an instance another
+// account's key never lists is not gone). A creation still in flight is never judged: the create flow owns
 // its records and settles them itself.
 import { AbsenceRule } from '../api/absence';
 import type { Instance, Logger } from '../api/types';
@@ -42,6 +43,8 @@ export class InstanceGone implements Disposable {
   private readonly stores: PerInstanceRecords[] = [];
   private readonly absence = new AbsenceRule();
   private lastRead: number | undefined;
+  /** Ids listed by a read of this connection: only their absence can mean anything. */
+  private readonly seen = new Set<number>();
   private chain: Promise<void> = Promise.resolve();
   private readonly sub: Disposable;
 
@@ -70,14 +73,18 @@ export class InstanceGone implements Disposable {
     const list = this.d.instances;
     if (!this.d.judging() || list.loaded === false) {
       this.absence.reset();
+      this.seen.clear();
       this.lastRead = undefined;
       return;
     }
     if (list.reads === this.lastRead) return;
     this.lastRead = list.reads;
     const listed = new Set(list.instances.map((i) => i.id));
+    listed.forEach((id) => this.seen.add(id));
+    // A record whose instance this connection never listed may be another account's (the user
+    // switched API keys) or one destroyed while VS Code was closed: its absence proves nothing.
     const held = new Set(this.stores.flatMap((s) => s.ids()));
-    const gone = this.absence.read([...held].filter((id) => !listed.has(id)));
+    const gone = this.absence.read([...held].filter((id) => this.seen.has(id) && !listed.has(id)));
     if (gone.length) void this.forget(gone, 'confirmed gone by two list reads');
   }
 

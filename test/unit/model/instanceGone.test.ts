@@ -115,25 +115,46 @@ test('reads that miss a live instance one at a time, and failed reads, never dro
     }
     assert.deepEqual(w.ssh(), [String(a.id)]);
     assert.deepEqual(w.noWarn(), [a.id]);
-    // Upserts and removes fire the store's change event too, but are no reads: an instance of
-    // an earlier session that one read has missed keeps its records through them.
-    const earlier = 7_000_003;
-    await state.update(SSH_OPTIONS_STATE_KEY, { ...state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY), [earlier]: { user: 'me' } });
-    await w.read();
+    // Upserts and removes fire the store's change event too, but are no reads: an instance one
+    // read has missed keeps its records through them; only a second read drops them.
+    w.hide.add(a.id);
+    await w.read(); // the store keeps a row one read misses,
+    await w.read(); // so this is the first read whose list leaves it out
     for (let k = 0; k < 3; k++) {
       w.store.upsert({ id: 999_999, state: 'loading', actual_status: 'loading' } as Instance);
       w.store.remove(999_999);
       await w.gone.settled();
     }
-    assert.deepEqual(w.ssh(), [String(a.id), String(earlier)].sort(), 'still only one read has missed it');
+    assert.deepEqual(w.ssh(), [String(a.id)], 'still only one read has missed it');
     await w.read();
-    assert.deepEqual(w.ssh(), [String(a.id)]);
+    assert.deepEqual(w.ssh(), [], 'the second read that leaves it out does');
   } finally {
     w.done();
   }
 });
 
-test('records of instances destroyed while VS Code was closed go after two reads; a creation in flight keeps its records however many reads miss it', async () => {
+test("switching to another account's API key keeps the first account's records: its instances are not in this account's list, which proves nothing about them", async () => {
+  const { a, b, w } = await twoRented();
+  try {
+    w.store.reset(); // the connection changed (Set API Key with another account's key)
+    w.hide.add(a.id);
+    w.hide.add(b.id); // the other account lists neither
+    for (let k = 0; k < 4; k++) await w.read();
+    assert.deepEqual(w.ssh(), [String(a.id), String(b.id)].sort());
+    assert.deepEqual(w.noWarn(), [a.id, b.id]);
+    // Back on the first account: its instances are listed, and one destroyed elsewhere now goes after two reads.
+    w.store.reset();
+    w.hide.clear();
+    await w.read();
+    await a.api.destroyInstance(a.id);
+    for (let k = 0; k < 3; k++) await w.read();
+    assert.deepEqual(w.ssh(), [String(b.id)]);
+  } finally {
+    w.done();
+  }
+});
+
+test('records of instances never listed under this connection stay (destroyed while VS Code was closed, or another account\'s); a creation in flight keeps its records however many reads miss it', async () => {
   const state = new MemoryState();
   const a = await rented(state);
   // Months ago: an instance long destroyed, and a creation this window has not settled yet.
@@ -144,13 +165,9 @@ test('records of instances destroyed while VS Code was closed go after two reads
   await state.update(GUARD_NO_WARN_KEY, [old, flying]);
   const w = world(a.api, state);
   try {
-    await w.read();
-    assert.deepEqual(w.ssh(), [String(a.id), String(old), String(flying)].sort(), 'one read proves nothing');
-    await w.read();
-    assert.deepEqual(w.ssh(), [String(a.id), String(flying)].sort());
-    assert.deepEqual(w.noWarn(), [flying]);
-    for (let k = 0; k < 3; k++) await w.read();
-    assert.deepEqual(w.ssh(), [String(a.id), String(flying)].sort(), 'the create flow owns an in-flight record');
+    for (let k = 0; k < 4; k++) await w.read();
+    assert.deepEqual(w.ssh(), [String(a.id), String(old), String(flying)].sort(), 'never listed here: nothing proves it gone');
+    assert.deepEqual(w.noWarn(), [old, flying]);
     assert.equal(inFlightIds(state)[0], flying);
   } finally {
     w.done();
