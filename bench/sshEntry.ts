@@ -9,7 +9,7 @@ import { startSimulator } from '../src/sim';
 import { SimControl } from '../src/sim/control';
 import { createApiClient } from '../src/api/client';
 import { pollUntilReady, realClock } from '../src/templates/createFlow';
-import { SshConfigWriter } from '../src/ssh';
+import { SshConfigWriter } from '../src/ssh/sshConfigWriter';
 
 const INTERVAL_MS = 1000;
 // Where in the poll cycle the instance turns running (fractions of the interval).

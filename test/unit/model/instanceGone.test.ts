@@ -11,7 +11,7 @@ import { InstanceGone, idList, inFlightIds, recordsById } from '../../../src/mod
 import { PolledInstanceStore } from '../../../src/model/instanceStore';
 import { DEFAULT_POLLER_CONFIG } from '../../../src/model/poller';
 import { INFLIGHT_STATE_KEY } from '../../../src/model/stateKeys';
-import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh';
+import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh/types';
 import { runCreateFlow } from '../../../src/templates/createFlow';
 import { silentLogger } from '../helpers';
 import { harness, MemoryState, template } from '../templates/flowHarness';

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import type { Instance } from '../../../src/api/types';
-import { SshConfigWriter } from '../../../src/ssh';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshConfigWriter';
 import { inTempDir } from '../helpers';
 import { describeSshAddress, sshAddress } from '../../../src/ssh/address';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { DemoSshHome, DEMO_DIR_ENV } from '../../../src/ssh/demoHome';
-import { SshConfigWriter } from '../../../src/ssh';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 
 test('demo entries: a 0700 temp HOME under GPU_RENTAL_DEMO_DIR, resolved by ssh -F, removed on dispose', async () => {
   const parent = mkdtempSync(join(tmpdir(), 'gpu-demo-parent-'));

@@ -11,7 +11,7 @@ import type { Instance } from '../../../src/api/types';
 import { createApiClient } from '../../../src/api/client';
 import type { Transport } from '../../../src/api/transport';
 import { sshCommand } from '../../../src/model/instanceViewModel';
-import { SshConfigWriter } from '../../../src/ssh';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
 import { loadTemplate } from '../../../src/templates/validate';
 import { silentLogger } from '../helpers';

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/model/events';
-import { SshConfigWriter, startEntrySync, type SshConfigWriterOptions, type SshOptionsByInstance } from '../../../src/ssh';
+import { SshConfigWriter, type SshConfigWriterOptions } from '../../../src/ssh/sshConfigWriter';
+import { startEntrySync } from '../../../src/ssh/entrySync';
+import { type SshOptionsByInstance } from '../../../src/ssh/types';
 import { silentLogger } from '../helpers';
 
 /** `writer` options besides the home (the setting's identityFile, the origin): as createWriter passes them. */

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
-import { sshAddress, type SshOptions } from '../../../src/ssh';
+import { sshAddress } from '../../../src/ssh/address';
+import { type SshOptions } from '../../../src/ssh/types';
 import { sshGAll } from './sshG';
 
 /** As the create flow records it: the key path as the user wrote it (under the HOME). */

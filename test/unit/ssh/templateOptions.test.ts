@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
-import { SshConfigWriter } from '../../../src/ssh';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { inTempDir } from '../helpers';
 import { templateSsh } from './templateEntry';
 

@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
-import { SshConfigWriter, SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
+import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh/types';
 import { readInflight, resumeInflight, runCreateFlow } from '../../../src/templates/createFlow';
 import type { Template } from '../../../src/templates/schema';
 import { noSsh } from '../ssh/sshG';

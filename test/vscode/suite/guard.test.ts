@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep } from './framework';
 import { simControl } from './sim';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/templates/createFlow';

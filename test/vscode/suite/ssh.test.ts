@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep, uiCheckpoint } from './framework';
 import { runningInstance } from './sim';
-import { SshConfigWriter, SSH_OPTIONS_STATE_KEY } from '../../../src/ssh';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
 import type { Services } from '../../../src/host/services';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
 

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Services } from '../../../src/host/services';
-import { SshConfigWriter } from '../../../src/ssh';
+import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PICKED_SSH_KEY_STATE_KEY } from '../../../src/model/stateKeys';
 import { waitFor } from './framework';
 
