@@ -4,8 +4,8 @@
 import { startSimulator, type RunningSim } from '../src/sim';
 import { createApiClient } from '../src/api/client';
 import type { ServiceApi } from '../src/api/types';
-import { PolledInstanceStore } from '../src/model/instanceStore';
-import { DEFAULT_POLLER_CONFIG, type Timers } from '../src/model/poller';
+import { PolledInstanceStore } from '../src/instances/instanceStore';
+import { DEFAULT_POLLER_CONFIG, type Timers } from '../src/core/poller';
 
 const MINUTES = 10;
 const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };

@@ -288,7 +288,7 @@ ${distTable}
 The .vsix ships ${bundle.vsix.length} files, ${bundle.vsixTotal} bytes (${fmtBytes(bundle.vsixTotal)}), computed from the
 rules in .vscodeignore (the last matching rule wins). Every \`import()\` of a src/ module is a lazily
 loaded file, required the first time it is needed: transport (undici) and schemas (zod and the
-response schemas) with the first request, the command bundles of src/commands/index.ts when one of
+response schemas) with the first request, the command bundles of src/app/commandTable.ts when one of
 their commands runs, templateFiles when a template is opened, ssh with the first SSH entry, sim
 for the demo mode. zod is in ${bundle.zodCopies.length} bundles (${bundle.zodCopies.join(', ')}): stateless, so duplicated
 bytes only. Source modules in more than one bundle (the build fails if one of them keeps module state):

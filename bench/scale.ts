@@ -3,7 +3,7 @@
 // --expose-gc) reports heap/rss growth of keeping one such build instead of timings.
 import { startSimulator } from '../src/sim';
 import { instanceListSchema, offerListSchema, safeParse } from '../src/api/schemas';
-import { instanceDetails, instanceRow, offerRow } from '../src/model/instanceViewModel';
+import { instanceDetails, instanceRow, offerRow } from '../src/instances/instanceViewModel';
 
 const RUNS = 15;
 const median = (xs: number[]) => {

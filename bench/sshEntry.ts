@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startSimulator } from '../src/sim';
 import { SimControl } from '../src/sim/control';
 import { createApiClient } from '../src/api/client';
-import { pollUntilReady, realClock } from '../src/templates/createFlow';
+import { pollUntilReady, realClock } from '../src/create/createFlow';
 import { SshConfigWriter } from '../src/ssh/sshConfigWriter';
 
 const INTERVAL_MS = 1000;

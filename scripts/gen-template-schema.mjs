@@ -1,5 +1,5 @@
-// Writes schemas/template.schema.json from the zod/mini template schema (src/templates/schema.ts),
-// the single definition of the format. test/unit/templates/schema.test.ts fails when the committed
+// Writes schemas/template.schema.json from the zod/mini template schema (src/create/templateSchema.ts),
+// the single definition of the format. test/unit/create/template.test.ts fails when the committed
 // file is stale. Usage: node scripts/gen-template-schema.mjs
 import * as esbuild from 'esbuild';
 import { mkdirSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
@@ -13,7 +13,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gpu-template-schema-'));
 try {
   const out = join(dir, 'schema.cjs');
   await esbuild.build({
-    entryPoints: [join(root, 'src/templates/schema.ts')],
+    entryPoints: [join(root, 'src/create/templateSchema.ts')],
     bundle: true,
     platform: 'node',
     format: 'cjs',

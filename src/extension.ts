@@ -1,10 +1,11 @@
 // Wires the extension together: createServices() → registerViews() → registerCommands() → the guard's warnings.
-// Nothing else lives here (README "Architecture" has the folder map and the import rules).
+// Nothing else lives here (CONTRIBUTING.md "Architecture" has the feature map and the import rules).
 import type * as vscode from 'vscode';
-import { createServices, type Services } from './host/services';
-import { registerViews } from './views';
-import { registerCommands } from './commands';
-import { startGuardWarnings } from './host/guardWarnings';
+import { createServices } from './app/createServices';
+import type { Services } from './core/vscode/services';
+import { registerViews } from './app/registerViews';
+import { registerCommands } from './app/commandTable';
+import { startGuardWarnings } from './guard/vscode/guardWarnings';
 
 export interface ExtensionApi {
   /** For integration tests and scripts. */

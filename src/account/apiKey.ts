@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger, User } from '../api/types';
-import type { SecretStore } from '../model/ports';
-import { describeError, errorKind } from '../model/errors';
+import type { SecretStore } from '../core/ports';
+import { describeError, errorKind } from '../core/describeError';
 
 export const API_KEY_SECRET = 'apiKey';
 

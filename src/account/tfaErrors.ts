@@ -3,7 +3,7 @@
 // ApiError.userMessage(); only lockouts and rate limits are reworded here, because the
 // flow knows which method was locked and can name it.
 import type { TfaMethod } from '../api/types';
-import { apiErrorOf } from '../model/errors';
+import { apiErrorOf } from '../core/describeError';
 
 /** What a flow can offer after an error. */
 export type TfaErrorAction = 'retry' | 'newCode' | 'resend' | 'tryAgain';

@@ -9,7 +9,7 @@
 // step is silently skipped and nothing is left half done.
 import type {
   KeyValueStore,
-} from '../model/ports';
+} from '../core/ports';
 import type {
   Logger,
   ServiceApi,
@@ -20,9 +20,9 @@ import type {
   TotpSetupResult,
 
 } from '../api/types';
-import { errorCode } from '../model/errors';
+import { errorCode } from '../core/describeError';
 import { describeTfaError, formatLocal, methodName, type TfaErrorAction, type TfaErrorInfo } from './tfaErrors';
-import { inboxHint, newestCode, type DemoInbox } from './demoInbox';
+import { inboxHint, newestCode, type DemoInbox } from '../demo/demoInbox';
 import {
   normalizeBackupCode,
   normalizeOtp,
@@ -32,7 +32,7 @@ import {
   validateOtp,
   validatePhone,
 } from './tfaValidation';
-import { AUTHORIZED_UNTIL_KEY } from '../model/stateKeys';
+import { AUTHORIZED_UNTIL_KEY } from '../core/stateKeys';
 
 export const AUTHORIZATION_WINDOW_MS = 30 * 60 * 1000;
 export { AUTHORIZED_UNTIL_KEY };

@@ -4,8 +4,8 @@
 // minute per instance). Instances without a watchdog are judged from gpu_util alone, and only
 // ever get a warning: nothing here stops or destroys anything by itself. No `vscode`.
 import type { Instance, Logger } from '../api/types';
-import { Emitter, type Disposable, type Event } from '../model/events';
-import type { KeyValueStore } from '../model/ports';
+import { Emitter, type Disposable, type Event } from '../core/events';
+import type { KeyValueStore } from '../core/ports';
 import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard } from './installed';
 import type { GuardRemote, WatchdogState } from './remote';
 

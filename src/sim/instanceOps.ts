@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { fail } from './errors';
+import { fail } from './simError';
 import { actualStatus } from './instances';
 import { SearchError, compare } from './offers';
 import { instanceHome } from './sandbox';

@@ -1,6 +1,6 @@
 // Instance creation (PUT/POST /api/v0/asks/{id}/), lifecycle on the sim clock and the
 // wire shape of an instance record.
-import { fail } from './errors';
+import { fail } from './simError';
 import type { OfferRecord } from './offers';
 import { stableInt } from './prng';
 import {

@@ -1,15 +1,15 @@
 // The HTTP front of the simulator: parsing, auth, routing, faults, rate limit, request log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SimFail, fail } from './errors';
+import { SimFail, fail } from './simError';
 import { createInstance, destroyInstance, isVisible, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
 import { SearchError, generateOffers, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { ERAS, SimState, randomKey, type Era, type Fault } from './state';
-import { handleSshKeys } from './sshKeys';
+import { handleSshKeys } from './sshKeyRoutes';
 import { instanceHome } from './sandbox';
 import { listInstancesV1 } from './v1list';
 import { rateLimit, resolveRateLimits, type RateLimitOption } from './rateLimits';
-import { handleTfa, tfaInjected, userRecord } from './tfa';
+import { handleTfa, tfaInjected, userRecord } from './tfaState';
 import { totp } from './totp';
 import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
 

@@ -1,6 +1,6 @@
 // GET /api/v1/instances/: the live service's keyset-paged instance list (service-today.md
 // section 2), with every parameter and error it documents.
-import { fail } from './errors';
+import { fail } from './simError';
 import { isVisible, renderInstance } from './instances';
 import type { SimState } from './state';
 

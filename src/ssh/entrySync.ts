@@ -3,11 +3,10 @@
 // TypeScript: the commands layer passes settings and the store in.
 import { AbsenceRule } from '../api/absence';
 import type { Instance, Logger } from '../api/types';
-import type { SshOptionsByInstance } from './types';
+import type { SshOptionsByInstance } from './sshTypes';
 import type { SshConfigWriter } from './sshConfigWriter';
 
-// The shapes of model/events' Disposable and Event: ssh/ sits below model/ (whose rows build
-// SSH command lines with ssh/), so it names them itself.
+// The shapes of core/events' Disposable and Event, named here so this file needs no import for them.
 interface Disposable {
   dispose(): void;
 }

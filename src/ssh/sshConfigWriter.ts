@@ -3,7 +3,7 @@
 // No `vscode` here: the commands layer passes settings in, tests pass a temporary HOME.
 import { join, isAbsolute, dirname } from 'node:path';
 import type { Instance, Logger } from '../api/types';
-import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from './types';
+import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from './sshTypes';
 import { type FsPort, nodeFsPort, readIfExists, ensurePrivateDir, writeAtomic, withFileLock, errCode, ConcurrentChangeError } from './fsPort';
 import { removeKnownHosts } from './knownHosts';
 import { analyseUserConfig, includeLineFor, prependInclude, type IncludeStatus, type IncludeRefusal } from './userConfig';

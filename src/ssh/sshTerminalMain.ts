@@ -1,6 +1,6 @@
 // dist/sshTerminal.js: the process an "SSH …" terminal runs (see ssh/terminal.ts).
 // `node dist/sshTerminal.js <ssh arguments…>`
-import { runSsh } from './terminal';
+import { runSsh } from './explainingTerminal';
 
 // Ctrl-C while connecting goes to the whole foreground group: ssh ends, the wrapper stays to explain.
 process.on('SIGINT', () => undefined);

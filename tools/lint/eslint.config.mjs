@@ -1,11 +1,11 @@
 // The lint tier (`npm run lint`, run by `npm test`): typescript-eslint's recommended rules, no
 // console in src/ outside the simulator, and no-restricted-imports for the layer rules of
-// tools/lint/layers.mjs (README "Architecture"): a folder imports only the folders below it,
-// views never import commands, and `vscode` only in extension.ts, host/, views/ and commands/.
-// scripts/lint.mjs adds what one file at a time cannot show: import() across a boundary and
-// cycles between folders.
+// tools/lint/layers.mjs (CONTRIBUTING.md "Architecture"), one file at a time: a core imports only
+// the cores below it and never `vscode` or a VS Code part; a VS Code part uses the VS Code parts
+// of the features below its own; views never import commands. scripts/lint.mjs adds what one
+// file at a time cannot show: import() across a boundary, and cycles.
 import Module, { createRequire } from 'node:module';
-import { ALLOWED, FOLDERS, USES_VSCODE } from './layers.mjs';
+import { ALLOWED, FOLDERS, VSCODE_PARTS } from './layers.mjs';
 
 // typescript-eslint parses with the TypeScript JS API, which the project's TypeScript 7 (the
 // native compiler, used by `npm run typecheck`) no longer ships. tools/lint/package.json brings
@@ -19,20 +19,30 @@ Module._resolveFilename = function (request, ...rest) {
 };
 const { default: tseslint } = await import('typescript-eslint');
 
-const WHY = {
-  views: 'views render and never import a command: run it by id (vscode.commands.executeCommand) or move shared state into src/model/',
-  host: 'host/ is the composition root below views and commands',
-};
+const DOCS = 'See CONTRIBUTING.md "Architecture".';
+const up = (folder, sub = '') => `^(\\.\\./)+${folder}${sub}(/|$)`;
 
-/** no-restricted-imports options for files in `folder`. */
-function boundaries(folder) {
-  const forbidden = FOLDERS.filter((f) => f !== folder && !ALLOWED[folder].includes(f));
-  const patterns = forbidden.map((f) => ({
-    regex: `^(\\.\\./)+${f}(/|$)`,
-    message: `src/${folder}/ must not import src/${f}/: ${WHY[folder] && (f === 'commands' || f === 'views') ? WHY[folder] : `the layers point one way (${folder} may import ${ALLOWED[folder].join(', ') || 'nothing of the rest'})`}. See README "Architecture".`,
+/** no-restricted-imports options for the core of `folder` (its files outside vscode/). */
+function coreBoundaries(folder) {
+  const patterns = FOLDERS.filter((f) => f !== folder && !ALLOWED[folder].includes(f)).map((f) => ({
+    regex: up(f),
+    message: `src/${folder}/ must not import src/${f}/: the layers point one way (src/${folder}/ may import ${ALLOWED[folder].join(', ') || 'nothing of the rest'}). ${DOCS}`,
   }));
-  const paths = USES_VSCODE.includes(folder) ? [] : [{ name: 'vscode', message: `src/${folder}/ is plain TypeScript: only extension.ts, host/, views/ and commands/ import vscode.` }];
-  return ['error', { paths, patterns }];
+  patterns.push({ regex: '^\\.{1,2}/(.*/)?vscode(/|$)', message: `src/${folder}/ is a plain-TypeScript core: it never imports a VS Code part. ${DOCS}` });
+  return ['error', { paths: [{ name: 'vscode', message: `src/${folder}/ is plain TypeScript: only ${VSCODE_PARTS} import vscode. ${DOCS}` }], patterns }];
+}
+
+/** no-restricted-imports options for the VS Code part of `folder`: its views, or (commands) its command handlers. */
+function uiBoundaries(folder, commands) {
+  const others = FOLDERS.filter((f) => f !== folder && f !== 'core' && f !== 'app' && !ALLOWED[folder].includes(f));
+  const patterns = others.map((f) => ({
+    regex: up(f, '/vscode'),
+    message: `src/${folder}/vscode/ must not use src/${f}/vscode/: a VS Code part uses those of the features below its own. ${DOCS}`,
+  }));
+  patterns.push({ regex: up('app'), message: `Only src/extension.ts imports src/app/ (the composition root); the Services type is in src/core/vscode/services.ts. ${DOCS}` });
+  if (!commands)
+    patterns.push({ regex: '(^|/)commands(/|$)', message: `Views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core. ${DOCS}` });
+  return ['error', { patterns }];
 }
 
 export default tseslint.config(
@@ -50,22 +60,23 @@ export default tseslint.config(
   { files: ['src/**/*.ts'], ignores: ['src/sim/**'], rules: { 'no-console': 'error' } },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/commands/index.ts'],
+    ignores: ['src/app/commandTable.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: 'MemberExpression[property.name=/^register(TextEditor)?Command$/]', message: 'Commands are registered only by the command table in src/commands/index.ts: add a row there.' },
+        { selector: 'MemberExpression[property.name=/^register(TextEditor)?Command$/]', message: 'Commands are registered only by the command table in src/app/commandTable.ts: add a row there.' },
       ],
     },
   },
   {
     files: ['src/extension.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: `^\\./(${FOLDERS.filter((f) => !ALLOWED['extension.ts'].includes(f)).join('|')})(/|$)`, message: 'extension.ts only wires host/, views/ and commands/ together.' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [{ regex: `^\\./(${FOLDERS.filter((f) => f !== 'app').join('|')})/(?!vscode/)`, message: 'extension.ts only wires src/app/ and VS Code parts together.' }] }],
     },
   },
-  ...FOLDERS.map((folder) => ({ files: [`src/${folder}/**/*.ts`], rules: { 'no-restricted-imports': boundaries(folder) } })),
+  ...FOLDERS.filter((f) => f !== 'app').flatMap((folder) => [
+    { files: [`src/${folder}/**/*.ts`], ignores: [`src/${folder}/vscode/**`], rules: { 'no-restricted-imports': coreBoundaries(folder) } },
+    { files: [`src/${folder}/vscode/**/*.ts`], ignores: [`src/${folder}/vscode/commands/**`], rules: { 'no-restricted-imports': uiBoundaries(folder, false) } },
+    { files: [`src/${folder}/vscode/commands/**/*.ts`], rules: { 'no-restricted-imports': uiBoundaries(folder, true) } },
+  ]),
 );

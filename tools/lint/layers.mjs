@@ -1,30 +1,46 @@
-// The layer rules, in one place: which src/ folder may import which. Read by the ESLint config
+// The layer rules, in one place: which part of src/ may import which. Read by the ESLint config
 // (no-restricted-imports, one file at a time) and by checkLayers() below, which sees the whole
-// folder graph: every import, export-from, type import and import() of src/, so it also finds
-// what one-file rules cannot (a dynamic import across a boundary, a cycle between folders).
+// graph: every import, export-from, type import and import() of src/, so it also finds what
+// one-file rules cannot (a dynamic import across a boundary, a cycle between parts).
+//
+// src/ is organised by feature (CONTRIBUTING.md "Architecture"). Each folder below is a feature
+// or shared plumbing; its files are plain TypeScript (the *core*) except those under its
+// `vscode/` folder (its *VS Code part*), and the command handlers among those live in
+// `vscode/commands/`. The rules:
+//   1. A core imports only its own folder and the cores ALLOWED names for it. It never imports
+//      `vscode`, a VS Code part or src/app/.
+//   2. A VS Code part may import every core, src/core/vscode/, its own feature's VS Code part and
+//      the VS Code parts of the features its core may import (ALLOWED again, so the order holds).
+//   3. Views render and never import a command: only files under `vscode/commands/` (and src/app/)
+//      import a file under `vscode/commands/`.
+//   4. src/app/ (the composition root, the one command table, the view registration) may import
+//      everything; src/extension.ts imports only src/app/ and VS Code parts.
+//   5. No cycle between parts (a core and its VS Code part count as two).
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-/** The folders of src/, bottom layer first. */
-export const FOLDERS = ['api', 'sim', 'ssh', 'model', 'guard', 'account', 'templates', 'host', 'views', 'commands'];
+/** The folders of src/, bottom first. */
+export const FOLDERS = ['api', 'sim', 'core', 'demo', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'account', 'create', 'app'];
 
-/** What each folder may import (besides itself). src/extension.ts may import host, views and commands. */
+/** Which other cores each core may import. */
 export const ALLOWED = {
   api: [],
   sim: [],
-  ssh: ['api'],
-  model: ['ssh', 'api'],
-  guard: ['model', 'api'],
-  account: ['model', 'api'],
-  templates: ['guard', 'ssh', 'model', 'api'],
-  host: ['templates', 'guard', 'ssh', 'account', 'model', 'api'],
-  views: ['host', 'templates', 'guard', 'ssh', 'account', 'model', 'api'],
-  commands: ['views', 'host', 'sim', 'templates', 'guard', 'ssh', 'account', 'model', 'api'],
-  'extension.ts': ['host', 'views', 'commands'],
+  core: ['api'],
+  demo: [],
+  ssh: ['core', 'api'],
+  costs: ['core', 'api'],
+  instances: ['costs', 'ssh', 'core', 'api'],
+  offers: ['core', 'api'],
+  logs: ['core', 'api'],
+  guard: ['core', 'api'],
+  account: ['ssh', 'demo', 'core', 'api'],
+  create: ['instances', 'guard', 'costs', 'ssh', 'core', 'api'],
+  app: FOLDERS.filter((f) => f !== 'app'),
 };
 
-/** The only places that import `vscode`. */
-export const USES_VSCODE = ['extension.ts', 'host', 'views', 'commands'];
+/** Where `vscode` may be imported, in words (for messages). */
+export const VSCODE_PARTS = 'src/<feature>/vscode/, src/app/ and src/extension.ts';
 
 const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(=])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
@@ -36,20 +52,45 @@ function walk(dir) {
   });
 }
 
-/** `api`, `views`, … or `extension.ts` for a file under src/. */
-function layerOf(srcDir, file) {
-  const rel = relative(srcDir, file).split('\\').join('/');
-  return rel.includes('/') ? rel.split('/')[0] : rel;
+/**
+ * Where a file of src/ stands: its folder, whether it is in a VS Code part and whether it is a
+ * command handler. `node` names it in the graph: `ssh`, `ssh/vscode`, `app`, `extension.ts`.
+ */
+export function partOf(srcDir, file) {
+  const segs = relative(srcDir, file).split('\\').join('/').split('/');
+  if (segs.length === 1) return { folder: segs[0], node: segs[0], ui: true, command: false };
+  const folder = segs[0];
+  const ui = folder === 'app' || segs[1] === 'vscode';
+  const command = segs[1] === 'vscode' && segs[2] === 'commands' && segs.length > 3;
+  return { folder, node: segs[1] === 'vscode' ? `${folder}/vscode` : folder, ui, command };
 }
 
-/** Every import between src/ files: { from, to, spec, file }, with from/to their layers. */
+/** Why `from` may not import `to` (both partOf results), or undefined when it may. */
+export function forbidden(from, to) {
+  if (from.folder === 'app' || from.node === to.node && from.command === to.command) return undefined;
+  if (from.node === 'extension.ts') return to.folder === 'app' || to.node.endsWith('/vscode') ? undefined : 'src/extension.ts imports only src/app/ and VS Code parts';
+  if (to.folder === 'app' || to.node === 'extension.ts') return 'only src/extension.ts imports src/app/ (the composition root)';
+  if (!from.ui) {
+    if (to.ui) return `a core (src/${from.folder}/) never imports a VS Code part`;
+    if (to.folder !== from.folder && !ALLOWED[from.folder]?.includes(to.folder))
+      return `the layers point one way (src/${from.folder}/ may import ${ALLOWED[from.folder]?.map((f) => `src/${f}/`).join(', ') || 'nothing of the rest'})`;
+    return undefined;
+  }
+  // From a VS Code part.
+  if (to.command && !from.command) return 'views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core';
+  if (!to.ui || to.folder === 'core' || to.folder === from.folder) return undefined;
+  if (ALLOWED[from.folder]?.includes(to.folder)) return undefined;
+  return `src/${from.folder}/vscode/ may use the VS Code parts of ${ALLOWED[from.folder]?.filter((f) => f !== 'api' && f !== 'sim').map((f) => `src/${f}/`).join(', ') || 'no other feature'} only (the features its core may import)`;
+}
+
+/** Every import between src/ files: { from, to, spec, file } with from/to partOf results (to is 'vscode' for the module). */
 export function importEdges(srcDir) {
   const edges = [];
   for (const file of walk(srcDir)) {
     const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const from = partOf(srcDir, file);
     for (const m of text.matchAll(IMPORT_RE)) {
       const spec = m[1] ?? m[2] ?? m[3];
-      const from = layerOf(srcDir, file);
       if (spec === 'vscode') {
         edges.push({ from, to: 'vscode', spec, file });
         continue;
@@ -57,20 +98,21 @@ export function importEdges(srcDir) {
       if (!spec.startsWith('.')) continue;
       const target = resolve(dirname(file), spec);
       if (relative(srcDir, target).startsWith('..')) continue;
-      edges.push({ from, to: layerOf(srcDir, existsSync(target) && statSync(target).isDirectory() ? join(target, 'index.ts') : `${target}.ts`), spec, file });
+      const path = existsSync(target) && statSync(target).isDirectory() ? join(target, 'index.ts') : target.endsWith('.ts') ? target : `${target}.ts`;
+      edges.push({ from, to: partOf(srcDir, path), spec, file });
     }
   }
   return edges;
 }
 
-/** Folder cycles (strongly connected groups of more than one layer), by Tarjan's algorithm. */
+/** Cycles between parts (strongly connected groups of more than one node), by Tarjan's algorithm. */
 export function folderCycles(edges) {
   const graph = new Map();
   for (const e of edges) {
-    if (e.from === e.to || e.to === 'vscode') continue;
-    if (!graph.has(e.from)) graph.set(e.from, new Set());
-    if (!graph.has(e.to)) graph.set(e.to, new Set());
-    graph.get(e.from).add(e.to);
+    if (e.to === 'vscode' || e.from.node === e.to.node) continue;
+    if (!graph.has(e.from.node)) graph.set(e.from.node, new Set());
+    if (!graph.has(e.to.node)) graph.set(e.to.node, new Set());
+    graph.get(e.from.node).add(e.to.node);
   }
   let index = 0;
   const idx = new Map();
@@ -108,19 +150,21 @@ export function folderCycles(edges) {
 export function checkLayers(srcDir) {
   const edges = importEdges(srcDir);
   const problems = [];
-  for (const layer of new Set(edges.map((e) => e.from))) {
-    if (!ALLOWED[layer]) problems.push(`src/${layer} is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)`);
+  for (const folder of new Set(edges.map((e) => e.from.folder))) {
+    if (folder !== 'extension.ts' && !ALLOWED[folder]) problems.push(`src/${folder} is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)`);
   }
   for (const e of edges) {
     const where = relative(dirname(srcDir), e.file).split('\\').join('/');
     if (e.to === 'vscode') {
-      if (!USES_VSCODE.includes(e.from)) problems.push(`${where}: imports vscode; only ${USES_VSCODE.join(', ')} may`);
-    } else if (e.from !== e.to && ALLOWED[e.from] && !ALLOWED[e.from].includes(e.to)) {
-      problems.push(`${where}: imports ${e.spec} (src/${e.to}); src/${e.from} may import only ${ALLOWED[e.from].join(', ') || 'itself'}`);
+      if (!e.from.ui) problems.push(`${where}: imports vscode; only ${VSCODE_PARTS} may`);
+      continue;
     }
+    if (!ALLOWED[e.from.folder] && e.from.folder !== 'extension.ts') continue;
+    const why = forbidden(e.from, e.to);
+    if (why) problems.push(`${where}: imports ${e.spec} (src/${e.to.node}); ${why}`);
   }
   for (const c of folderCycles(edges)) {
-    const hops = edges.filter((e) => c.includes(e.from) && c.includes(e.to) && e.from !== e.to);
+    const hops = edges.filter((e) => e.to !== 'vscode' && c.includes(e.from.node) && c.includes(e.to.node) && e.from.node !== e.to.node);
     problems.push(`import cycle between folders ${c.map((l) => `src/${l}`).join(', ')}: ${hops.map((e) => `${relative(dirname(srcDir), e.file)} → ${e.spec}`).join('; ')}`);
   }
   return problems;

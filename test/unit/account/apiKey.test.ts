@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { startSimulator } from '../../../src/sim';
 import type { Logger } from '../../../src/api/types';
 import { closeApiTransport } from '../../../src/api/client';
-import { Emitter } from '../../../src/model/events';
-import type { SecretStore } from '../../../src/model/ports';
+import { Emitter } from '../../../src/core/events';
+import type { SecretStore } from '../../../src/core/ports';
 import { API_KEY_SECRET, cliKeyPaths, findCliKey, keyValidator, normalizeApiKey, validateAndSaveApiKey } from '../../../src/account/apiKey';
 
 class FakeSecrets implements SecretStore {

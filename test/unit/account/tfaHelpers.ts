@@ -7,7 +7,7 @@ import type { ServiceApi } from '../../../src/api/types';
 import { TfaFlows, type TfaFlowDeps } from '../../../src/account/tfaFlows';
 import { scriptedPrompts, type TfaScript } from '../../../src/account/tfaScript';
 import type { TfaErrorInfo } from '../../../src/account/tfaErrors';
-import type { KeyValueStore } from '../../../src/model/ports';
+import type { KeyValueStore } from '../../../src/core/ports';
 
 export interface Run {
   flows: TfaFlows;

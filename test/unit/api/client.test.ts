@@ -3,7 +3,7 @@
 import { test, before, after, beforeEach, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, rejection, keyCredentials, captureLogger, type Harness } from './helpers';
-import { ConnectionState } from '../../../src/model/connection';
+import { ConnectionState } from '../../../src/core/connection';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import { reconcileCreation } from '../../../src/api/reconcile';
 import type { Transport, TransportRequest } from '../../../src/api/transport';

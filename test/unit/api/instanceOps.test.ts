@@ -7,8 +7,8 @@ import { SimControl } from '../../../src/sim/control';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
 import type { ServiceApi } from '../../../src/api/types';
-import { parseOfferQuery } from '../../../src/model/offerQuery';
-import { isOutbid, currentBid } from '../../../src/model/bid';
+import { parseOfferQuery } from '../../../src/offers/offerQuery';
+import { isOutbid, currentBid } from '../../../src/instances/bid';
 import { API_KEY, captureLogger, keyCredentials, rejection } from './helpers';
 
 let sim: RunningSim;

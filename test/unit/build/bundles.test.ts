@@ -59,10 +59,10 @@ test("the command table's loaders are what the build splits off", async () => {
   const root = repoRoot();
   const found = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
   for (const [name, file] of [
-    ['createFromTemplate', 'src/commands/templates/createFromTemplate.ts'],
-    ['connect', 'src/commands/ssh/connect.ts'],
-    ['tfa', 'src/commands/account/tfa.ts'],
-    ['newTemplate', 'src/commands/templates/newTemplate.ts'],
+    ['createFromTemplate', 'src/create/vscode/commands/createFromTemplate.ts'],
+    ['connect', 'src/ssh/vscode/commands/connect.ts'],
+    ['tfa', 'src/account/vscode/commands/tfa.ts'],
+    ['newTemplate', 'src/create/vscode/commands/newTemplate.ts'],
     ['transport', 'src/api/transport.ts'],
     ['schemas', 'src/api/schemas.ts'],
   ]) {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
-import { Emitter } from '../../../src/model/events';
+import { Emitter } from '../../../src/core/events';
 import { silentLogger } from '../helpers';
-import type { KeyValueStore } from '../../../src/model/ports';
+import type { KeyValueStore } from '../../../src/core/ports';
 import { GUARD_NO_WARN_KEY, GuardMonitor, type GuardWarning } from '../../../src/guard/monitor';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import type { GuardRemote, WatchdogState } from '../../../src/guard/remote';

@@ -18,7 +18,7 @@ import {
   resolveGuardPlan,
 } from '../../../src/guard/plan';
 import { instanceHome } from '../../../src/sim/sandbox';
-import { loadTemplate } from '../../../src/templates/validate';
+import { loadTemplate } from '../../../src/create/templateValidation';
 import { start, type Ctx } from '../sim/helpers';
 import { sleep, until } from './harness';
 

@@ -17,72 +17,99 @@ async function restricted(file: string, code: string): Promise<string[]> {
   return (r?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
-test('eslint: a view importing a command fails', async () => {
-  const msgs = await restricted('src/views/fixtureView.ts', "import { commands } from '../commands';\nexport const n = Object.keys(commands).length;\n");
-  assert.equal(msgs.length, 1);
-  assert.match(msgs[0]!, /src\/views\/ must not import src\/commands\//);
-});
-
-test('eslint: vscode under src/model (and api, sim, templates, ssh, account) fails', async () => {
-  for (const folder of ['model', 'api', 'sim', 'templates', 'ssh', 'account']) {
-    const msgs = await restricted(`src/${folder}/fixture.ts`, "import * as vscode from 'vscode';\nexport const v = vscode;\n");
-    assert.equal(msgs.length, 1, `vscode in src/${folder} was not reported`);
-    assert.match(msgs[0]!, /only extension\.ts, host\/, views\/ and commands\/ import vscode/);
+test('eslint: a view importing a command fails, in its own feature or another', async () => {
+  for (const [file, spec] of [
+    ['src/instances/vscode/fixtureView.ts', './commands/destroyInstance'],
+    ['src/create/vscode/fixtureView.ts', '../../ssh/vscode/commands/connect'],
+  ]) {
+    const msgs = await restricted(file!, `import { x } from '${spec}';\nexport const n = x;\n`);
+    assert.equal(msgs.length, 1, file);
+    assert.match(msgs[0]!, /Views render and never import a command/);
   }
 });
 
-test('eslint: api and sim import nothing of the rest; model does not reach up', async () => {
-  assert.equal((await restricted('src/api/fixture.ts', "import { x } from '../model/costs';\nexport const y = x;\n")).length, 1);
+test('eslint: vscode in a core (any feature, api, sim, core) fails', async () => {
+  for (const folder of ['core', 'api', 'sim', 'create', 'ssh', 'account', 'instances', 'guard']) {
+    const msgs = await restricted(`src/${folder}/fixture.ts`, "import * as vscode from 'vscode';\nexport const v = vscode;\n");
+    assert.equal(msgs.length, 1, `vscode in src/${folder} was not reported`);
+    assert.match(msgs[0]!, /is plain TypeScript: only src\/<feature>\/vscode\/, src\/app\/ and src\/extension\.ts import vscode/);
+  }
+});
+
+test('eslint: cores point down; a core never imports a VS Code part; VS Code parts use only lower features', async () => {
+  assert.equal((await restricted('src/api/fixture.ts', "import { x } from '../costs/costs';\nexport const y = x;\n")).length, 1);
   assert.equal((await restricted('src/sim/fixture.ts', "import type { Instance } from '../api/types';\nexport type I = Instance;\n")).length, 1);
-  assert.equal((await restricted('src/model/fixture.ts', "import { x } from '../templates/schema';\nexport const y = x;\n")).length, 1);
-  assert.equal((await restricted('src/host/fixture.ts', "import { x } from '../views/index';\nexport const y = x;\n")).length, 1);
+  assert.equal((await restricted('src/ssh/fixture.ts', "import { x } from '../create/templateSchema';\nexport const y = x;\n")).length, 1);
+  assert.equal((await restricted('src/ssh/fixture.ts', "import { x } from './vscode/sshHost';\nexport const y = x;\n")).length, 1);
+  assert.equal((await restricted('src/ssh/vscode/fixture.ts', "import { x } from '../../create/vscode/templateFiles';\nexport const y = x;\n")).length, 1);
+  assert.equal((await restricted('src/guard/vscode/fixture.ts', "import { x } from '../../app/createServices';\nexport const y = x;\n")).length, 1);
 });
 
 test('eslint: registering a command anywhere but the command table fails', async () => {
   const code = "import * as vscode from 'vscode';\nexport const d = vscode.commands.registerCommand('gpuRental.x', () => undefined);\n";
-  for (const file of ['src/views/fixture.ts', 'src/commands/ssh/fixture.ts', 'src/host/fixture.ts']) {
+  for (const file of ['src/instances/vscode/fixture.ts', 'src/ssh/vscode/commands/fixture.ts', 'src/app/fixture.ts']) {
     const [r] = await eslint.lintText(code, { filePath: join(root, file) });
     assert.deepEqual(r?.messages.map((m) => m.ruleId), ['no-restricted-syntax'], file);
   }
-  const [table] = await eslint.lintText(code, { filePath: join(root, 'src/commands/index.ts') });
+  const [table] = await eslint.lintText(code, { filePath: join(root, 'src/app/commandTable.ts') });
   assert.deepEqual(table?.messages.filter((m) => m.ruleId === 'no-restricted-syntax'), []);
 });
 
 test('eslint: allowed imports pass', async () => {
-  assert.deepEqual(await restricted('src/commands/fixture.ts', "import * as vscode from 'vscode';\nimport { x } from '../views/errorItem';\nimport { y } from '../host/services';\nexport const z = [vscode, x, y];\n"), []);
-  assert.deepEqual(await restricted('src/views/fixture.ts', "import { x } from '../model/costs';\nimport { y } from './errorItem';\nexport const z = [x, y];\n"), []);
+  assert.deepEqual(
+    await restricted(
+      'src/create/vscode/commands/fixture.ts',
+      "import * as vscode from 'vscode';\nimport { a } from '../../../ssh/vscode/commands/sshKeyCommands';\nimport { b } from '../../../core/vscode/errorItem';\nimport { c } from '../../../instances/instanceViewModel';\nimport { d } from '../templateFiles';\nexport const z = [vscode, a, b, c, d];\n",
+    ),
+    [],
+  );
+  assert.deepEqual(await restricted('src/costs/vscode/fixture.ts', "import { x } from '../../instances/instanceViewModel';\nimport { y } from '../../core/vscode/errorItem';\nexport const z = [x, y];\n"), []);
+  assert.deepEqual(await restricted('src/instances/fixture.ts', "import { x } from '../costs/costs';\nimport { y } from '../ssh/address';\nexport const z = [x, y];\n"), []);
 });
 
 /** Runs `fn` with the src folder of a temporary fixture tree holding `files` (paths below src; removed afterwards). */
 const inSrcTree = <T>(files: Record<string, string>, fn: (src: string) => T | Promise<T>) =>
   inFixtureTree('gpu-rental-layers-', Object.fromEntries(Object.entries(files).map(([rel, text]) => [join('src', rel), text])), (dir) => fn(join(dir, 'src')));
 
-test('layers: a folder cycle is found, with the imports that make it', async () => {
+test('layers: a cycle between two cores is found, with the imports that make it', async () => {
   await inSrcTree({
-    'model/a.ts': "import type { B } from '../ssh/b';\nexport type A = B;\n",
-    'ssh/b.ts': "export type B = number;\nexport const lazy = () => import('../model/a');\n",
+    'costs/a.ts': "import type { B } from '../ssh/b';\nexport type A = B;\n",
+    'ssh/b.ts': "export type B = number;\nexport const lazy = () => import('../costs/a');\n",
   }, (src) => {
-    assert.deepEqual(folderCycles(importEdges(src)), [['model', 'ssh']]);
+    assert.deepEqual(folderCycles(importEdges(src)), [['costs', 'ssh']]);
     const problems = checkLayers(src);
-    assert.ok(problems.some((p) => /import cycle between folders src\/model, src\/ssh/.test(p) && p.includes("../ssh/b") && p.includes("../model/a")), problems.join('\n'));
+    assert.ok(problems.some((p) => /import cycle between folders src\/costs, src\/ssh/.test(p) && p.includes("../ssh/b") && p.includes("../costs/a")), problems.join('\n'));
   });
 });
 
-test('layers: import() of a command from a view and vscode under model are found', async () => {
+test('layers: a cycle between two VS Code parts is found', async () => {
   await inSrcTree({
-    'views/v.ts': "export async function f() {\n  return (await import('../commands/index')).commands;\n}\n",
-    'commands/index.ts': "import * as vscode from 'vscode';\nexport const commands = { vscode };\n",
-    'model/m.ts': "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n",
+    'ssh/vscode/a.ts': "export const lazy = () => import('../../instances/vscode/b');\n",
+    'instances/vscode/b.ts': "import { lazy } from '../../ssh/vscode/a';\nexport const b = lazy;\n",
+  }, (src) => {
+    assert.deepEqual(folderCycles(importEdges(src)), [['instances/vscode', 'ssh/vscode']]);
+    assert.ok(checkLayers(src).some((p) => p.startsWith('src/ssh/vscode/a.ts: imports ../../instances/vscode/b (src/instances/vscode); src/ssh/vscode/ may use')));
+  });
+});
+
+test('layers: import() of a command from a view, vscode in a core and a core reaching its VS Code part are found', async () => {
+  await inSrcTree({
+    'instances/vscode/v.ts': "export async function f() {\n  return (await import('./commands/c')).c;\n}\n",
+    'instances/vscode/commands/c.ts': "import * as vscode from 'vscode';\nexport const c = { vscode };\n",
+    'costs/m.ts': "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n",
+    'guard/g.ts': "import { w } from './vscode/w';\nexport const g = w;\n",
+    'guard/vscode/w.ts': 'export const w = 1;\n',
   }, (src) => {
     const problems = checkLayers(src);
-    assert.ok(problems.some((p) => p.startsWith('src/views/v.ts: imports ../commands/index (src/commands)')), problems.join('\n'));
-    assert.ok(problems.some((p) => p.startsWith('src/model/m.ts: imports vscode')), problems.join('\n'));
-    assert.equal(problems.length, 2, problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('src/instances/vscode/v.ts: imports ./commands/c (src/instances/vscode); views render and never import a command')), problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('src/costs/m.ts: imports vscode')), problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('src/guard/g.ts: imports ./vscode/w (src/guard/vscode); a core (src/guard/) never imports a VS Code part')), problems.join('\n'));
+    assert.equal(problems.length, 3, problems.join('\n'));
   });
 });
 
 test('layers: a new src/ folder must be placed in the layer rules first', async () => {
-  await inSrcTree({ 'newFeature/x.ts': "import { y } from '../model/y';\nexport const x = y;\n", 'model/y.ts': 'export const y = 1;\n' }, (src) => {
+  await inSrcTree({ 'newFeature/x.ts': "import { y } from '../core/y';\nexport const x = y;\n", 'core/y.ts': 'export const y = 1;\n' }, (src) => {
     assert.deepEqual(checkLayers(src), ['src/newFeature is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)']);
   });
 });

@@ -10,10 +10,10 @@ import { createServer } from 'node:net';
 import type { Instance } from '../../../src/api/types';
 import { createApiClient } from '../../../src/api/client';
 import type { Transport } from '../../../src/api/transport';
-import { sshCommand } from '../../../src/model/instanceViewModel';
+import { sshCommand } from '../../../src/instances/instanceViewModel';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
-import { loadTemplate } from '../../../src/templates/validate';
+import { loadTemplate } from '../../../src/create/templateValidation';
 import { silentLogger } from '../helpers';
 import { noSsh, sshG } from './sshG';
 

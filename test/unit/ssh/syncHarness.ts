@@ -5,10 +5,10 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
-import { Emitter } from '../../../src/model/events';
+import { Emitter } from '../../../src/core/events';
 import { SshConfigWriter, type SshConfigWriterOptions } from '../../../src/ssh/sshConfigWriter';
 import { startEntrySync } from '../../../src/ssh/entrySync';
-import { type SshOptionsByInstance } from '../../../src/ssh/types';
+import { type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
 import { silentLogger } from '../helpers';
 
 /** `writer` options besides the home (the setting's identityFile, the origin): as createWriter passes them. */

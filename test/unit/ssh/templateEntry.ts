@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
-import { type SshOptions } from '../../../src/ssh/types';
+import { type SshOptions } from '../../../src/ssh/sshTypes';
 import { sshGAll } from './sshG';
 
 /** As the create flow records it: the key path as the user wrote it (under the HOME). */

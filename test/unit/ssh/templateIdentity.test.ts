@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { type SshOptions } from '../../../src/ssh/types';
+import { type SshOptions } from '../../../src/ssh/sshTypes';
 import { noSsh, sshGAll } from './sshG';
 import { syncHarness } from './syncHarness';
 import { assertTemplateEntry, otherKey, templateSsh } from './templateEntry';

@@ -6,12 +6,12 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
-import type { AccountTreeProvider } from '../../../src/views/account/accountTree';
+import type { AccountTreeProvider } from '../../../src/account/vscode/accountTree';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { sshGAll } from '../../unit/ssh/sshG';
 
 let home: string | undefined;

@@ -8,11 +8,11 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep } from './framework';
 import { simControl } from './sim';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
-import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/templates/createFlow';
-import { KEEP_RUNNING } from '../../../src/host/guardWarnings';
+import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/create/createFlow';
+import { KEEP_RUNNING } from '../../../src/guard/vscode/guardWarnings';
 import { signInWithSimKey, signOutAndDropSshHome, tempSshHome } from './testKey';
 
 const TEMPLATE = '.gpu/guard-it.json';

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Offer } from '../../../src/api/types';
-import type { Services } from '../../../src/host/services';
+import type { Services } from '../../../src/core/vscode/services';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
 import { rowOf, signIn, ui, type InstanceNode, type TreeLike } from './session';

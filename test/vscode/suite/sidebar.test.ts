@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { GUARD_NO_WARN_KEY } from '../../../src/guard/monitor';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';

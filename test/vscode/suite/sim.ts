@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { SimControl } from '../../../src/sim/control';
 import type { Instance, OfferQuery } from '../../../src/api/types';
-import type { Services } from '../../../src/host/services';
+import type { Services } from '../../../src/core/vscode/services';
 import { simUrl, waitFor } from './framework';
 
 export { SimControl };

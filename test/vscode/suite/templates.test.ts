@@ -9,11 +9,11 @@ import { writeFileSync } from 'node:fs';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep } from './framework';
 import { simControl, type SimControl } from './sim';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/types';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import type { Instance } from '../../../src/api/types';
-import type { Services } from '../../../src/host/services';
+import type { Services } from '../../../src/core/vscode/services';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
-import { INFLIGHT_STATE_KEY, readInflight, type CreateFlowResult } from '../../../src/templates/createFlow';
+import { INFLIGHT_STATE_KEY, readInflight, type CreateFlowResult } from '../../../src/create/createFlow';
 
 const TEMPLATE = '.gpu/pytorch.json';
 const LABEL = /^PyTorch-on-one-RTX-4090-[0-9a-z]{4}$/;

@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Services } from '../../../src/host/services';
+import type { Services } from '../../../src/core/vscode/services';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { PICKED_SSH_KEY_STATE_KEY } from '../../../src/model/stateKeys';
+import { PICKED_SSH_KEY_STATE_KEY } from '../../../src/core/stateKeys';
 import { waitFor } from './framework';
 
 export async function registerTestKey(home: string): Promise<{ id: number; privatePath: string }> {

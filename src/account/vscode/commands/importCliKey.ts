@@ -1,0 +1,24 @@
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { findCliKey } from '../../apiKey';
+import { saveKeyWithFeedback } from './setApiKey';
+
+/** VAST_API_KEY or the official CLI's key file; asks before importing. */
+export async function importCliKey(services: Services): Promise<boolean> {
+  const found = await findCliKey();
+  if (!found) {
+    const pick = await vscode.window.showWarningMessage(
+      'No CLI API key found (checked VAST_API_KEY, ~/.config/vastai/vast_api_key and ~/.vast_api_key). Set the key by hand instead?',
+      'Set API Key',
+    );
+    if (pick) return (await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey')) === true;
+    return false;
+  }
+  const ok = await vscode.window.showInformationMessage(
+    `Import the API key from ${found.source}? It is checked with the service, then kept in VS Code secret storage.`,
+    { modal: true },
+    'Import',
+  );
+  if (ok !== 'Import') return false;
+  return saveKeyWithFeedback(services, found.key, false);
+}

@@ -1,6 +1,0 @@
-// gpuRental.refresh: the instance list now, and the offer search when it is shown.
-import type { Services } from '../../host/services';
-
-export async function refresh(services: Services): Promise<void> {
-  await Promise.all([services.instances.refresh(), services.offers.refreshIfShown()]);
-}

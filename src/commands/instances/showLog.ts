@@ -1,6 +1,0 @@
-// gpuRental.showLog: the "GPU Rental" output channel (secrets redacted).
-import type { Services } from '../../host/services';
-
-export async function showLog(services: Services): Promise<void> {
-  services.showLog();
-}

@@ -1,0 +1,6 @@
+// gpuRental.showLog: the "GPU Rental" output channel (secrets redacted).
+import type { Services } from '../services';
+
+export async function showLog(services: Services): Promise<void> {
+  services.showLog();
+}

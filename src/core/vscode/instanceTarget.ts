@@ -1,0 +1,82 @@
+// How every instance command finds its target: what instanceIdOf reads from its argument
+// (tree node, id, `{ id }`), or a quick pick by the picker rule (src/instances/instanceRef.ts).
+import * as vscode from 'vscode';
+import type { Instance } from '../../api/types';
+import type { Services } from './services';
+import { describeError } from '../describeError';
+import { formatRate, currentRate } from '../../costs/costs';
+import { gpuText, instanceName, stateText } from '../../instances/instanceViewModel';
+import { ensureSignedIn } from './signedIn';
+import { instanceIdOf, pickRule } from '../../instances/instanceRef';
+
+/** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
+export async function resolveInstance(
+  services: Services,
+  arg: unknown,
+  allowed: (i: Instance) => boolean,
+  what: { verb: string; none: string; takeOnly?: boolean },
+): Promise<Instance | undefined> {
+  const id = instanceIdOf(arg);
+  if (arg !== undefined && arg !== null && id === undefined) {
+    void vscode.window.showErrorMessage(`"${what.verb}" needs an instance id (a number) or an instance row. Pick the instance in the GPU Rental view and try again.`);
+    return undefined;
+  }
+  if (id !== undefined) {
+    let inst = services.instances.get(id);
+    if (!inst) {
+      try {
+        inst = await (await services.api()).showInstance(id);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Could not find instance #${id}: ${describeError(e)}`);
+        return undefined;
+      }
+    }
+    return inst;
+  }
+  if (!ensureSignedIn(services)) return undefined;
+  if (!services.instances.loaded) await services.instances.refresh();
+  const rule = pickRule(services.instances.instances, allowed, what.takeOnly);
+  if (rule.kind === 'none') {
+    void vscode.window.showInformationMessage(what.none);
+    return undefined;
+  }
+  if (rule.kind === 'one') return rule.instance;
+  const picked = await vscode.window.showQuickPick(
+    rule.candidates.map((i) => ({
+      label: instanceName(i),
+      description: [formatRate(currentRate(i)), stateText(i), gpuText(i)].filter(Boolean).join(' · '),
+      detail: `#${i.id}${i.geolocation ? ` · ${i.geolocation}` : ''}`,
+      instance: i,
+    })),
+    { title: `GPU Rental: ${what.verb}`, placeHolder: 'Pick an instance', matchOnDescription: true, matchOnDetail: true },
+  );
+  return picked?.instance;
+}
+
+/** Runs one action with "Stopping…" on the row, then polls fast until the state settles. */
+export async function runInstanceAction(
+  services: Services,
+  inst: Instance,
+  pending: string,
+  failure: string,
+  action: () => Promise<unknown>,
+): Promise<boolean> {
+  const store = services.instances;
+  store.setPending(inst.id, pending);
+  try {
+    await action();
+    services.log.info(`${pending.replace('…', '')} instance #${inst.id}: accepted`);
+    store.watch(inst.id);
+    await store.refresh();
+    return true;
+  } catch (e) {
+    const msg = describeError(e);
+    services.log.error(`${failure} #${inst.id}: ${msg}`);
+    void vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Log').then((a) => {
+      if (a) services.showLog(true);
+    });
+    return false;
+  } finally {
+    store.setPending(inst.id, undefined);
+  }
+}

@@ -1,0 +1,110 @@
+// One left status bar item: `$(server) $1.84/h · 2 running`, a cost tooltip, and the
+// once-per-session low-credit warning.
+import * as vscode from 'vscode';
+import type { Instance } from '../../api/types';
+import type { Services } from '../../core/vscode/services';
+import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
+import { instanceName, md } from '../../instances/instanceViewModel';
+
+export function statusText(s: CostSummary, demo: boolean): string {
+  return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
+}
+
+export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string): string {
+  const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
+  const active = instances.filter(isBilledForCompute);
+  const idle = instances.filter((i) => !isBilledForCompute(i));
+  if (active.length) {
+    lines.push('Running:');
+    for (const i of active) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
+  } else {
+    lines.push('Nothing running.');
+  }
+  if (idle.length) {
+    lines.push('', `Stopped (storage only, ${md(formatRate(s.idleStoragePerHour))} in all):`);
+    for (const i of idle) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
+  }
+  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}`);
+  if (s.credit !== undefined) {
+    // A blank line first: Markdown would otherwise join "Total" and "Credit" into one line.
+    lines.push(
+      '',
+      `Credit: ${md(formatMoney(s.credit))}` + (s.hoursLeft !== undefined ? ` · lasts about ${md(formatHours(s.hoursLeft))} at this rate` : ''),
+    );
+  }
+  // A blank line first: Markdown would otherwise join the lines.
+  if (today) lines.push('', md(today));
+  lines.push('', 'Click to open the Instances view.');
+  return lines.join('\n');
+}
+
+export class CostStatusBar implements vscode.Disposable {
+  readonly item: vscode.StatusBarItem;
+  private readonly subs: vscode.Disposable[] = [];
+  private warnedThisSession = false;
+  private muted = false;
+  summary: CostSummary | undefined;
+
+  constructor(private readonly services: Services) {
+    this.item = vscode.window.createStatusBarItem('gpuRental.cost', vscode.StatusBarAlignment.Left, 50);
+    this.item.name = 'GPU Rental Cost';
+    this.item.command = { command: 'gpuRental.instances.focus', title: 'Open Instances' };
+    const store = services.instances;
+    this.subs.push(
+      this.item,
+      store.onDidChange(() => this.update()),
+      services.credit.onDidChange(() => this.update()),
+      services.onDidChangeConnection(() => this.update()),
+    );
+    this.update();
+  }
+
+  update(): void {
+    const info = this.services.connection();
+    if (!info.signedIn) {
+      this.summary = undefined;
+      this.item.hide();
+      return;
+    }
+    const store = this.services.instances;
+    const instances = store.instances;
+    const s = summarizeCosts(instances, this.services.credit.current(instances));
+    this.summary = s;
+    this.item.text = statusText(s, info.demo);
+    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today()));
+    this.item.tooltip = tip;
+    this.item.accessibilityInformation = {
+      label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,
+    };
+    this.item.show();
+    if (store.loaded && !info.demo) this.maybeWarn(s);
+  }
+
+  /**
+   * Not in demo mode: its credit is simulated ("add credit" is impossible), the warning landed
+   * on top of the demo's own notice at once, and it used up the one warning of the session
+   * before a real key was set.
+   */
+  private maybeWarn(s: CostSummary): void {
+    if (this.warnedThisSession || this.muted) return;
+    if (!isCreditLow(s, this.services.settings().lowCreditWarningHours)) return;
+    this.warnedThisSession = true;
+    const hours = s.hoursLeft === undefined ? '' : ` in about ${formatHours(s.hoursLeft)}`;
+    void vscode.window
+      .showWarningMessage(
+        `GPU Rental: your credit (${formatMoney(s.credit ?? 0)}) runs out${hours} at the current ${formatRate(s.totalPerHour)}. Add credit on your account page or stop instances you do not need.`,
+        'Open Instances',
+        'Stop All Running…',
+        "Don't Remind Me This Session",
+      )
+      .then((a) => {
+        if (a === 'Open Instances') void vscode.commands.executeCommand('gpuRental.instances.focus');
+        else if (a === 'Stop All Running…') void vscode.commands.executeCommand('gpuRental.stopAllRunning');
+        else if (a) this.muted = true;
+      });
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+  }
+}

@@ -1,0 +1,47 @@
+// Does an offer satisfy a template's offer filters? The one check behind "Rent This Offer"
+// (a preselected offer is never rented outside its template without the user's yes) and
+// behind marking which templates fit an offer. It judges the offer itself, so it does not
+// matter on which page of which search the offer was seen.
+import type { Offer } from '../api/types';
+import { formatRate } from '../costs/costs';
+import { formatGpuRam } from '../instances/instanceViewModel';
+import type { Template } from './templateSchema';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * Every filter of the template's `offer` block the offer fails, as sentences a user can read
+ * ("price $23.28/h is above maxDphTotal $0.05/h"); empty when the offer fits. A field the offer
+ * does not carry is not held against it, except where the filter cannot be judged without it.
+ */
+export function offerSatisfies(template: Template, offer: Offer): string[] {
+  const f = template.offer ?? {};
+  const out: string[] = [];
+  if (f.maxDphTotal !== undefined && !(offer.dph_total <= f.maxDphTotal))
+    out.push(`price ${formatRate(offer.dph_total)} is above maxDphTotal ${formatRate(f.maxDphTotal)}`);
+  if (f.type === 'bid' && f.bidPrice !== undefined && typeof offer.min_bid === 'number' && offer.min_bid > f.bidPrice)
+    out.push(`minimum bid ${formatRate(offer.min_bid)} is above bidPrice ${formatRate(f.bidPrice)}`);
+  if (f.gpuNames && f.gpuNames.length) {
+    const want = f.gpuNames.map((n) => n.trim().toLowerCase());
+    if (!want.includes(offer.gpu_name.trim().toLowerCase())) out.push(`GPU ${offer.gpu_name} is not in gpuNames (${f.gpuNames.join(', ')})`);
+  }
+  if (f.numGpus !== undefined && offer.num_gpus !== f.numGpus) out.push(`${plural(offer.num_gpus, 'GPU')} instead of numGpus ${f.numGpus}`);
+  if (f.minNumGpus !== undefined && offer.num_gpus < f.minNumGpus) out.push(`${plural(offer.num_gpus, 'GPU')}, fewer than minNumGpus ${f.minNumGpus}`);
+  if (f.minGpuRamGb !== undefined) {
+    if (typeof offer.gpu_ram !== 'number') out.push(`GPU memory is not known (minGpuRamGb ${f.minGpuRamGb})`);
+    else if (offer.gpu_ram < Math.round(f.minGpuRamGb * 1000)) out.push(`${formatGpuRam(offer.gpu_ram) ?? '0 GB'} per GPU is below minGpuRamGb ${f.minGpuRamGb}`);
+  }
+  if (f.minReliability !== undefined) {
+    if (typeof offer.reliability !== 'number') out.push(`reliability is not known (minReliability ${+(f.minReliability * 100).toFixed(2)}%)`);
+    else if (offer.reliability < f.minReliability)
+      out.push(`reliability ${(offer.reliability * 100).toFixed(1)}% is below minReliability ${+(f.minReliability * 100).toFixed(2)}%`);
+  }
+  if ((f.verified ?? true) && offer.verified === false) out.push('the host is not verified (the template accepts verified hosts only)');
+  if ((f.rentable ?? true) && offer.rentable === false) out.push('the offer is not rentable right now');
+  if (f.minDirectPorts !== undefined) {
+    const n = offer.direct_port_count;
+    if (typeof n !== 'number') out.push(`the number of direct ports is not known (minDirectPorts ${f.minDirectPorts})`);
+    else if (n < f.minDirectPorts) out.push(`${plural(n, 'direct port')}, below minDirectPorts ${f.minDirectPorts}`);
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+// gpuRental.newTemplate: writes a commented example into .gpu/ and opens it.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { exampleTemplate } from '../../templateExample';
+
+export async function newTemplate(_services: Services): Promise<vscode.Uri | undefined> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length === 0) {
+    void vscode.window.showErrorMessage('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.');
+    return undefined;
+  }
+  const folder = folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder to create the template in' });
+  if (!folder) return undefined;
+  const name = await vscode.window.showInputBox({
+    title: 'New GPU Rental template',
+    prompt: 'File name in .gpu/',
+    value: 'my-gpu-box',
+    validateInput: (v) => (/^[A-Za-z0-9._-]+$/.test(v.replace(/\.json$/, '')) ? undefined : 'Use letters, digits, ".", "_" and "-".'),
+  });
+  if (!name) return undefined;
+  const stem = name.replace(/\.json$/, '');
+  const uri = vscode.Uri.joinPath(folder.uri, '.gpu', `${stem}.json`);
+  try {
+    await vscode.workspace.fs.stat(uri);
+    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(uri)} already exists. Choose another name, or open the existing file.`);
+    return undefined;
+  } catch {
+    // does not exist: good
+  }
+  await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder.uri, '.gpu'));
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(exampleTemplate(stem)));
+  await vscode.window.showTextDocument(uri);
+  return uri;
+}

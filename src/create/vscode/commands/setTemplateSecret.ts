@@ -1,0 +1,38 @@
+// gpuRental.setTemplateSecret: stores a value for ${secret:NAME} in SecretStorage.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { SECRET_NAME, templateSecretKey } from '../../templateVariables';
+
+export async function setTemplateSecret(services: Services, arg?: { name?: string; value?: string }): Promise<boolean> {
+  const name =
+    arg?.name ??
+    (await vscode.window.showInputBox({
+      title: 'Set template secret',
+      prompt: 'Name used in templates as ${secret:NAME}',
+      placeHolder: 'HF_TOKEN',
+      validateInput: (v) => (SECRET_NAME.test(v) ? undefined : 'Use letters, digits, "_", "-" and "."; start with a letter or "_".'),
+    }));
+  if (!name) return false;
+  if (!SECRET_NAME.test(name)) {
+    void vscode.window.showErrorMessage(`"${name}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.`);
+    return false;
+  }
+  const value =
+    arg?.value ??
+    (await vscode.window.showInputBox({
+      title: `Value of \${secret:${name}}`,
+      prompt: 'Stored in VS Code SecretStorage (your OS keychain); leave empty to delete it.',
+      password: true,
+      ignoreFocusOut: true,
+    }));
+  if (value === undefined) return false;
+  if (value === '') {
+    await services.secrets.delete(templateSecretKey(name));
+    void vscode.window.showInformationMessage(`Template secret ${name} deleted.`);
+  } else {
+    await services.secrets.store(templateSecretKey(name), value);
+    void vscode.window.showInformationMessage(`Template secret ${name} saved. Templates can use it as \${secret:${name}}.`);
+  }
+  services.log.info(`templates: secret ${name} ${value === '' ? 'deleted' : 'stored'}`);
+  return true;
+}

@@ -1,0 +1,23 @@
+// What Clear API Key and Try Demo Mode say inside a demo (a lazily loaded bundle: rare words,
+// kept off the activation path).
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { DEMO_MESSAGE } from '../../../core/connection';
+
+const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs) to end it.';
+
+/** The demo's key is simulated and never stored: "removed" would be untrue, and nothing would change. */
+export async function explainDemoKey(services: Services): Promise<void> {
+  if (services.connectionState.isDemo()) {
+    const pick = await vscode.window.showInformationMessage('Demo mode signs in with a simulated key that is never stored, so there is no API key to clear. Run "Exit Demo Mode" to leave the demo.', 'Exit Demo Mode');
+    if (pick) await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    return;
+  }
+  void vscode.window.showInformationMessage(`This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. ${END_NPM_DEMO}`);
+}
+
+/** `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse. */
+export function explainAlreadyInDemo(): void {
+  void vscode.window.showInformationMessage(`This window is already the demo (started by "npm run demo"). ${DEMO_MESSAGE} ${END_NPM_DEMO}`);
+  void vscode.commands.executeCommand('gpuRental.instances.focus');
+}

@@ -1,0 +1,38 @@
+// gpuRental.tryDemoMode / gpuRental.exitDemoMode. The simulator runs inside the extension host
+// (loaded lazily, never on the activation path) and the connection points at it until Exit Demo Mode.
+// Nothing is persisted.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { describeError } from '../../../core/describeError';
+import { DEMO_MESSAGE } from '../../../core/connection';
+
+export async function tryDemoMode(services: Services): Promise<boolean> {
+  if (services.connectionState.isDemo()) {
+    void vscode.commands.executeCommand('gpuRental.instances.focus');
+    return true;
+  }
+  if (services.connection().demo) {
+    (await import('./demoExplain')).explainAlreadyInDemo();
+    return true;
+  }
+  try {
+    const sim = await import('../../../sim');
+    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, demoInbox: true, era: 'today', invisibleSeconds: sim.CLI_INVISIBLE_SECONDS, rateLimits: 'service' });
+    await services.setDemo({ url: running.url, apiKey: sim.simConfig().apiKey }, () => running.close());
+    services.log.info(`Demo mode on (simulator at ${running.url}).`);
+    void vscode.commands.executeCommand('gpuRental.instances.focus');
+    void vscode.window.showInformationMessage(`${DEMO_MESSAGE} Run "GPU Rental: Exit Demo Mode" to leave.`, 'Exit Demo Mode').then((a) => {
+      if (a) void vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    });
+    return true;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Could not start demo mode: ${describeError(e)}. Check the "GPU Rental" output channel and try again.`);
+    return false;
+  }
+}
+
+export async function exitDemoMode(services: Services): Promise<void> {
+  if (!services.connectionState.isDemo()) return;
+  await services.setDemo(undefined);
+  services.log.info('Demo mode off.');
+}

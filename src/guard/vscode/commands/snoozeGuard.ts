@@ -1,0 +1,34 @@
+// gpuRental.snoozeGuard ({ instanceId, minutes }): keeps an instance running for a while although
+// its idle guard would act (writes the watchdog's snooze file over SSH); Keep Running 1 h in the
+// guard's warning runs it too. Without a watchdog only this window's warnings pause.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import type { Instance } from '../../../api/types';
+import type { SnoozeResult } from '../../monitor';
+import { describeError } from '../../../core/describeError';
+import { resolveInstance } from '../../../core/vscode/instanceTarget';
+
+export async function snoozeGuard(services: Services, arg?: unknown): Promise<SnoozeResult | undefined> {
+  const raw = arg && typeof arg === 'object' ? (arg as { minutes?: unknown }).minutes : undefined;
+  let minutes = 60;
+  if (raw !== undefined) {
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10080) {
+      void vscode.window.showErrorMessage('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).');
+      return undefined;
+    }
+    minutes = raw;
+  }
+  const inst = await resolveInstance(services, arg, (i: Instance) => i.state === 'running', {
+    verb: 'Keep Running (Snooze the Idle Guard)',
+    none: 'No running instance to keep running.',
+  });
+  if (!inst) return undefined;
+  try {
+    return await services.guard.snooze(inst.id, minutes);
+  } catch (e) {
+    const msg = `Could not snooze the idle guard of ${inst.label ?? `#${inst.id}`}: ${describeError(e)} The guard will act as planned; connect once with "Connect with Remote-SSH" so its SSH entry works, or stop the instance yourself.`;
+    services.log.warn(`guard: ${msg}`);
+    void vscode.window.showErrorMessage(msg);
+    return undefined;
+  }
+}

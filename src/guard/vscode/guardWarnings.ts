@@ -1,0 +1,39 @@
+// The warning shortly before an idle guard acts (or, without a watchdog, once an instance has
+// been idle long enough): Keep Running 1 h, Stop Now, Don't Warn Again for This Instance. The
+// monitor sends at most one per instance per hour. Buttons run the same commands scripts use.
+import * as vscode from 'vscode';
+import type { Services } from '../../core/vscode/services';
+import type { GuardWarning } from '../monitor';
+import { instanceName } from '../../instances/instanceViewModel';
+
+export const KEEP_RUNNING = 'Keep Running 1 h';
+export const STOP_NOW = 'Stop Now';
+export const DONT_WARN = "Don't Warn Again for This Instance";
+
+export function warningText(w: GuardWarning, now = Date.now()): string {
+  const name = instanceName(w.instance);
+  const mins = Math.max(0, Math.round((w.actAt - now) / 60_000));
+  const when = mins <= 0 ? 'now' : `in about ${mins} min`;
+  if (w.action === 'none') {
+    return `${name} has been idle (GPU below the threshold) for ${w.idleMinutes} min and has no idle guard: it keeps billing until you stop it.`;
+  }
+  const verb = w.action === 'destroy' ? 'destroy' : 'stop';
+  const why = w.reason === 'idle' ? `it has been idle for ${w.idleMinutes} min` : `it reaches its ${w.reason} cap`;
+  return `The idle guard will ${verb} ${name} ${when}: ${why}.`;
+}
+
+export function startGuardWarnings(services: Services): void {
+  services.track(
+    services.guard.onWarn((w) => {
+      // A cap is hard: snoozing does not postpone it, so only the idle warning offers Keep Running.
+      const actions = w.reason === 'idle' ? [KEEP_RUNNING, STOP_NOW, DONT_WARN] : [STOP_NOW, DONT_WARN];
+      services.log.info(`guard: warning for instance ${w.instance.id} (${w.reason}, ${w.action})`);
+      void vscode.window.showWarningMessage(warningText(w), ...actions).then(async (pick) => {
+        const instanceId = w.instance.id;
+        if (pick === KEEP_RUNNING) await vscode.commands.executeCommand('gpuRental.snoozeGuard', { instanceId, minutes: 60 });
+        else if (pick === STOP_NOW) await vscode.commands.executeCommand('gpuRental.stopInstance', instanceId);
+        else if (pick === DONT_WARN) await services.guard.dontWarn(instanceId);
+      });
+    }),
+  );
+}

@@ -1,0 +1,51 @@
+// Show Instance Details as a document: its path and its Markdown. Loaded with the command and the
+// document provider (not on the activation path).
+import type { Instance, Offer } from '../api/types';
+import { currentRate, formatRate } from '../costs/costs';
+import { instanceDetails, instanceName, pct, perGpu, stateText } from './instanceViewModel';
+
+/** The Show Instance Details document's URI scheme (a read-only virtual document). */
+export const DETAILS_SCHEME = 'gpu-rental-instance';
+
+/** `/<id>/<name>.md`: the id finds the instance; the name is the editor tab's title. */
+export function detailsPath(i: Pick<Instance, 'id' | 'label'>): string {
+  const name = instanceName(i as Instance).replace(/[\\/:*?"<>|#%\s]+/g, '-').replace(/^-+|-+$/g, '') || `instance-${i.id}`;
+  return `/${i.id}/${name}.md`;
+}
+
+/** The instance id of a details document path, or undefined. */
+export function detailsId(path: string): number | undefined {
+  const m = /^\/(\d+)\//.exec(path);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The Show Instance Details document: every set field (secrets masked) as a Markdown table,
+ * after what it has cost so far. Read-only, refreshed when the instance changes.
+ */
+export function instanceDetailsMarkdown(i: Instance, spent?: string): string {
+  const rows = instanceDetails(i).map((d) => `| ${d.label} | ${d.value.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  return [
+    `# ${instanceName(i)} (#${i.id})`,
+    '',
+    [stateText(i), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
+    '',
+    '| Field | Value |',
+    '|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+/** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */
+export function offerPickDetail(o: Offer): string {
+  return [
+    pct(o.reliability) && `${pct(o.reliability)} reliable`,
+    o.geolocation ?? undefined,
+    perGpu(o.gpu_ram ?? o.gpu_totalram),
+    typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
+    `offer ${o.id}`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}

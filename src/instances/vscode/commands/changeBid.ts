@@ -1,0 +1,50 @@
+// Change Bid… of an interruptible instance: shows the current bid and the machine's minimum,
+// validates, sends. An outbid instance runs again once its bid reaches the minimum.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { currentBid, isInterruptible, isOutbid, parseBid } from '../../bid';
+import { formatRate } from '../../../costs/costs';
+import { instanceName } from '../../instanceViewModel';
+import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+
+/** gpuRental.changeBid(node | id | { id, price }): with a price (scripts), sends it without asking. */
+export async function changeBid(services: Services, arg?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, isInterruptible, {
+    verb: 'Change Bid',
+    none: 'No interruptible instance: only instances rented with a bid have one.',
+  });
+  if (!inst) return false;
+  if (!isInterruptible(inst)) {
+    void vscode.window.showErrorMessage(`"${instanceName(inst)}" is an on-demand instance: it has a fixed price and no bid.`);
+    return false;
+  }
+  const fresh = await (await services.api()).showInstance(inst.id).catch(() => inst);
+  const min = typeof fresh.min_bid === 'number' && fresh.min_bid > 0 ? fresh.min_bid : undefined;
+  const cur = currentBid(fresh);
+  const given = typeof arg === 'object' && arg !== null ? (arg as { price?: unknown }).price : undefined;
+  let price: number;
+  if (given !== undefined) {
+    const r = parseBid(String(given), min);
+    if (!r.ok) {
+      void vscode.window.showErrorMessage(`Change Bid: ${r.message}`);
+      return false;
+    }
+    price = r.price;
+  } else {
+    const facts = [cur !== undefined ? `current bid ${formatRate(cur, 3)}` : undefined, min !== undefined ? `minimum now ${formatRate(min, 3)}` : undefined].filter(Boolean).join(' · ');
+    const text = await vscode.window.showInputBox({
+      title: `GPU Rental: Change Bid of "${instanceName(fresh)}"`,
+      prompt: `${isOutbid(fresh) ? 'Outbid: the service stopped this instance because someone bid more. ' : ''}New bid in $/h (${facts || 'no price information'}). A higher bid keeps the machine longer.`,
+      value: String(min !== undefined && (cur === undefined || cur < min) ? min : cur ?? ''),
+      validateInput: (v) => {
+        const r = parseBid(v, min);
+        return r.ok ? undefined : r.message;
+      },
+    });
+    if (text === undefined) return false;
+    const r = parseBid(text, min);
+    if (!r.ok) return false;
+    price = r.price;
+  }
+  return runInstanceAction(services, fresh, 'Changing bid…', 'Could not change the bid of', async () => (await services.api()).changeBid(fresh.id, price));
+}

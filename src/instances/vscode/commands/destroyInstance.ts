@@ -1,0 +1,39 @@
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { currentRate, formatRate } from '../../../costs/costs';
+import { gpuText, instanceName } from '../../instanceViewModel';
+import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+
+/**
+ * Destroy after a modal confirmation naming the instance and its cost. Scripts and tests
+ * may pass `{ id, skipConfirmation: true }` to skip the prompt.
+ */
+export async function destroyInstance(services: Services, arg?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, () => true, {
+    verb: 'Destroy Instance',
+    none: 'You have no instances to destroy.',
+  });
+  if (!inst) return false;
+  const skip = typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
+  if (!skip) {
+    const answer = await vscode.window.showWarningMessage(
+      `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,
+      {
+        modal: true,
+        detail: [services.costs.line(inst), 'Its disk and all data on it are deleted and billing stops. This cannot be undone.']
+          .filter(Boolean)
+          .join('\n'),
+      },
+      'Destroy',
+    );
+    if (answer !== 'Destroy') return false;
+  }
+  const ok = await runInstanceAction(services, inst, 'Destroying…', 'Could not destroy', async () =>
+    (await services.api()).destroyInstance(inst.id),
+  );
+  if (ok) {
+    services.instances.remove(inst.id);
+    void services.instanceGone.destroyed(inst.id);
+  }
+  return ok;
+}

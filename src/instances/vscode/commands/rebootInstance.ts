@@ -1,0 +1,51 @@
+// Reboot (stop + start keeping the GPU) and Recycle (a fresh image pull in place: the disk's
+// data is lost). Both confirm; scripts may pass `{ id, skipConfirmation: true }`.
+import * as vscode from 'vscode';
+import type { Instance } from '../../../api/types';
+import type { Services } from '../../../core/vscode/services';
+import { gpuText, instanceName, stateCategory } from '../../instanceViewModel';
+import { isOutbid } from '../../bid';
+import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+
+const skipped = (arg: unknown) => typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
+
+/** Reboot applies to running (or starting) instances and to a container that exited. */
+export function canReboot(i: Instance): boolean {
+  return !isOutbid(i) && (stateCategory(i) === 'running' || stateCategory(i) === 'loading' || i.state === 'exited');
+}
+
+/** Recycle applies to every instance the service still runs or could run: not to a user-stopped or outbid one. */
+export function canRecycle(i: Instance): boolean {
+  return !isOutbid(i) && stateCategory(i) !== 'stopped' && i.state !== 'offline' && i.state !== 'unknown';
+}
+
+export async function rebootInstance(services: Services, arg?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, canReboot, { verb: 'Reboot Instance', none: 'No running instance to reboot.' });
+  if (!inst) return false;
+  if (!skipped(arg)) {
+    const answer = await vscode.window.showWarningMessage(
+      `Reboot "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')})?`,
+      { modal: true, detail: 'The container is stopped and started again on the same machine: running programs and SSH sessions end; the disk and the GPU are kept. Its SSH port may change.' },
+      'Reboot',
+    );
+    if (answer !== 'Reboot') return false;
+  }
+  return runInstanceAction(services, inst, 'Rebooting…', 'Could not reboot', async () => (await services.api()).rebootInstance(inst.id));
+}
+
+export async function recycleInstance(services: Services, arg?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, canRecycle, { verb: 'Recycle Instance', none: 'No instance to recycle.' });
+  if (!inst) return false;
+  if (!skipped(arg)) {
+    const answer = await vscode.window.showWarningMessage(
+      `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,
+      {
+        modal: true,
+        detail: `The container is destroyed and recreated in place from a fresh pull of ${inst.image_uuid ?? 'its image'}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.`,
+      },
+      'Recycle and Lose Data',
+    );
+    if (answer !== 'Recycle and Lose Data') return false;
+  }
+  return runInstanceAction(services, inst, 'Recycling…', 'Could not recycle', async () => (await services.api()).recycleInstance(inst.id));
+}

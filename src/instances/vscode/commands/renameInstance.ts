@@ -1,0 +1,35 @@
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { instanceName } from '../../instanceViewModel';
+import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+
+const MAX_LABEL = 128;
+
+/** (instance node or id, optional new label): without a label, asks for one. */
+export async function renameInstance(services: Services, arg?: unknown, label?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, () => true, {
+    verb: 'Rename Instance',
+    none: 'You have no instances to rename.',
+  });
+  if (!inst) return false;
+  let next = typeof label === 'string' ? label.trim() : undefined;
+  if (next === undefined) {
+    next = (
+      await vscode.window.showInputBox({
+        title: `Rename ${instanceName(inst)}`,
+        prompt: 'New label for the instance (shown in the GPU Rental view and on the marketplace).',
+        value: inst.label ?? '',
+        validateInput: (v) => (v.trim().length > MAX_LABEL ? `At most ${MAX_LABEL} characters.` : undefined),
+      })
+    )?.trim();
+    if (next === undefined) return false;
+  }
+  if (next.length > MAX_LABEL) {
+    void vscode.window.showErrorMessage(`An instance label has at most ${MAX_LABEL} characters. Choose a shorter label.`);
+    return false;
+  }
+  const newLabel = next;
+  return runInstanceAction(services, inst, 'Renaming…', 'Could not rename', async () =>
+    (await services.api()).setInstanceLabel(inst.id, newLabel),
+  );
+}

@@ -1,0 +1,24 @@
+import type { Services } from '../../../core/vscode/services';
+import { stateCategory, type StateCategory } from '../../instanceViewModel';
+import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+
+export interface StateChange {
+  to: 'running' | 'stopped';
+  /** The states the command applies to (its picker rule). */
+  from: StateCategory[];
+  verb: string;
+  none: string;
+  pending: string;
+  failure: string;
+  /** Runs after the service accepted the change (e.g. Start follows the instance until it runs). */
+  after?: (id: number) => void;
+}
+
+/** Start and Stop differ only in the target state, the states they apply to and their words. */
+export async function setInstanceState(services: Services, spec: StateChange, arg?: unknown): Promise<boolean> {
+  const inst = await resolveInstance(services, arg, (i) => spec.from.includes(stateCategory(i)), spec);
+  if (!inst) return false;
+  const ok = await runInstanceAction(services, inst, spec.pending, spec.failure, async () => (await services.api()).setInstanceState(inst.id, spec.to));
+  if (ok) spec.after?.(inst.id);
+  return ok;
+}

@@ -1,0 +1,19 @@
+import type { Services } from '../../../core/vscode/services';
+import { setInstanceState } from './setInstanceState';
+
+export function startInstance(services: Services, arg?: unknown): Promise<boolean> {
+  return setInstanceState(
+    services,
+    {
+      to: 'running',
+      from: ['stopped', 'failed'],
+      verb: 'Start Instance',
+      none: 'No stopped instance to start.',
+      pending: 'Starting…',
+      failure: 'Could not start',
+      // Like Create, a start ends with "running again" and Connect (with Connect's bundle, dist/connect.js).
+      after: (id) => void import('../../../ssh/vscode/commands/connect').then((m) => m.offerConnectWhenRunning(services, id)),
+    },
+    arg,
+  );
+}

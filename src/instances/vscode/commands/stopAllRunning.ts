@@ -1,0 +1,25 @@
+// gpuRental.stopAllRunning: offered by the low-credit warning, and in the palette.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { currentRate, formatRate, isBilledForCompute } from '../../../costs/costs';
+import { instanceName } from '../../instanceViewModel';
+import { stopInstance } from './stopInstance';
+
+/** Stops every instance billed for compute, after one modal confirmation; resolves to how many stopped. */
+export async function stopAllRunning(services: Services): Promise<number> {
+  const running = services.instances.instances.filter(isBilledForCompute);
+  if (!running.length) {
+    void vscode.window.showInformationMessage('Nothing is running.');
+    return 0;
+  }
+  const total = running.reduce((sum, i) => sum + currentRate(i), 0);
+  const ok = await vscode.window.showWarningMessage(
+    `Stop ${running.length} running instance${running.length === 1 ? '' : 's'} (${formatRate(total)})?`,
+    { modal: true, detail: running.map((i) => `${instanceName(i)} (#${i.id})`).join(', ') + '\nDisks are kept (storage is still billed).' },
+    'Stop All',
+  );
+  if (ok !== 'Stop All') return 0;
+  let stopped = 0;
+  for (const i of running) if (await stopInstance(services, i.id)) stopped++;
+  return stopped;
+}

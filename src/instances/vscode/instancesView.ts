@@ -1,0 +1,114 @@
+// The Instances tree: one row per instance (stable id = instance id), details as children,
+// one calm error row with Retry when polling fails.
+import * as vscode from 'vscode';
+import type { Services } from '../../core/vscode/services';
+import { fullRecord } from '../fullRecord';
+import { instanceDetails, instanceRow } from '../instanceViewModel';
+import { DEMO_MESSAGE } from '../../core/connection';
+import { errorItem } from '../../core/vscode/errorItem';
+
+export type InstanceTreeNode =
+  | { kind: 'instance'; id: number }
+  | { kind: 'detail'; instanceId: number; key: string; label: string; value: string; secret: boolean }
+  | { kind: 'error'; message: string };
+
+export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<InstanceTreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subs: vscode.Disposable[] = [];
+  view: vscode.TreeView<InstanceTreeNode> | undefined;
+
+  constructor(private readonly services: Services) {
+    const store = services.instances;
+    this.subs.push(
+      store.onDidChange(() => this.update()),
+      store.onDidChangeStatus(() => this.update()),
+      services.onDidChangeConnection(() => this.update()),
+      services.guard.onDidChange(() => this.update()),
+    );
+  }
+
+  private update(): void {
+    this.updateMessage();
+    this.changed.fire(undefined);
+  }
+
+  updateMessage(): void {
+    if (!this.view) return;
+    const info = this.services.connection();
+    const store = this.services.instances;
+    const notes: string[] = [];
+    if (info.demo) notes.push(DEMO_MESSAGE);
+    if (info.signedIn && !store.loaded && !store.error) notes.push('Loading instances…');
+    if (info.signedIn && store.loaded && store.instances.length === 0 && !store.error) {
+      notes.push('No instances yet. Search the Offers view and rent one.');
+    }
+    this.view.message = notes.length ? notes.join(' ') : undefined;
+    this.view.description = info.demo ? 'Demo' : undefined;
+  }
+
+  getTreeItem(node: InstanceTreeNode): vscode.TreeItem {
+    const store = this.services.instances;
+    if (node.kind === 'error') {
+      return errorItem('instances:error', 'Could not refresh instances', node.message, `${node.message}\n\nRetrying automatically; click to retry now.`);
+    }
+    if (node.kind === 'detail') {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      item.id = `instance:${node.instanceId}:${node.key}`;
+      item.description = node.value;
+      item.tooltip = node.secret ? 'Secret: use the Copy action to put it on the clipboard.' : `${node.label}: ${node.value}`;
+      item.contextValue = node.secret && node.key === 'jupyter_token' ? 'instanceDetail.jupyterToken' : 'instanceDetail';
+      return item;
+    }
+    const inst = store.get(node.id);
+    if (!inst) {
+      const gone = new vscode.TreeItem(`#${node.id}`, vscode.TreeItemCollapsibleState.None);
+      gone.id = `instance:${node.id}`;
+      gone.description = 'removed';
+      return gone;
+    }
+    const row = instanceRow(inst, store.pending(inst.id), this.services.guard.status(inst.id), this.services.costs.line(inst));
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = row.id;
+    item.description = row.description;
+    const tip = new vscode.MarkdownString(row.tooltip);
+    tip.supportThemeIcons = false;
+    item.tooltip = tip;
+    item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);
+    item.contextValue = row.contextValue;
+    return item;
+  }
+
+  async getChildren(node?: InstanceTreeNode): Promise<InstanceTreeNode[]> {
+    const store = this.services.instances;
+    if (!node) {
+      if (!this.services.connection().signedIn) return [];
+      const rows: InstanceTreeNode[] = [];
+      if (store.error) rows.push({ kind: 'error', message: store.error.message });
+      for (const i of store.instances) rows.push({ kind: 'instance', id: i.id });
+      return rows;
+    }
+    if (node.kind !== 'instance') return [];
+    const row = store.get(node.id);
+    if (!row) return [];
+    // The list has only the view's columns: an expanded row shows the whole record.
+    const inst = await fullRecord(() => this.services.api(), row, this.services.log);
+    return instanceDetails(inst).map((d) => ({
+      kind: 'detail' as const,
+      instanceId: inst.id,
+      key: d.key,
+      label: d.label,
+      value: d.value,
+      secret: d.secret === true,
+    }));
+  }
+
+  getParent(node: InstanceTreeNode): InstanceTreeNode | undefined {
+    return node.kind === 'detail' ? { kind: 'instance', id: node.instanceId } : undefined;
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
+}

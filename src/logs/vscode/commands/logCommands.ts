@@ -1,0 +1,122 @@
+// Show Logs, Refresh Logs, Follow Logs / Stop Following: an instance's container or daemon log
+// in a read-only document (src/logs/vscode/logDocuments.ts renders it from services.logs).
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { LOGS_SCHEME, logKeyOf, logPath, type LogKey } from '../../logStore';
+import { instanceName } from '../../../instances/instanceViewModel';
+import { instanceIdOf, positiveId } from '../../../instances/instanceRef';
+import { resolveInstance } from '../../../core/vscode/instanceTarget';
+
+/** What scripts may pass instead of a node or id: `{ id, daemon?, tail?, filter?, resultUrl? }`. */
+interface LogArgs {
+  id?: unknown;
+  instanceId?: unknown;
+  daemon?: unknown;
+  tail?: unknown;
+  filter?: unknown;
+  resultUrl?: unknown;
+}
+
+function isLogArgs(arg: unknown): arg is LogArgs {
+  return typeof arg === 'object' && arg !== null && ('daemon' in arg || 'tail' in arg || 'filter' in arg || 'resultUrl' in arg);
+}
+
+async function chooseLog(tail: number): Promise<Pick<LogKey, 'daemon' | 'filter'> | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    [
+      { label: '$(output) Container log', description: `last ${tail} lines`, detail: 'What the container printed: start-up, the onstart script, your programs.', value: 'container' as const },
+      { label: '$(filter) Container log, matching lines only…', description: 'grep on the host', detail: 'Only lines matching a pattern, e.g. error|Traceback.', value: 'filter' as const },
+      { label: '$(server-process) Daemon log', description: `last ${tail} lines`, detail: "The host's side: image pull, container create, start and exit (why an instance failed to start).", value: 'daemon' as const },
+    ],
+    { title: 'GPU Rental: Show Logs', placeHolder: 'Which log?' },
+  );
+  if (!picked) return undefined;
+  if (picked.value === 'daemon') return { daemon: true };
+  if (picked.value === 'container') return { daemon: false };
+  const filter = await vscode.window.showInputBox({
+    title: 'GPU Rental: Show Logs',
+    prompt: 'Show only the lines matching this pattern (a regular expression, applied by the service)',
+    placeHolder: 'error|Traceback',
+    validateInput: (v) => (v.trim() ? undefined : 'Enter a pattern, or press Escape.'),
+  });
+  return filter ? { daemon: false, filter: filter.trim() } : undefined;
+}
+
+async function open(services: Services, key: LogKey, name: string): Promise<vscode.TextDocument> {
+  const { path, query } = logPath(key, name);
+  const uri = vscode.Uri.from({ scheme: LOGS_SCHEME, path, query });
+  services.logs.open(key, name);
+  const first = services.logs.refresh(key, name);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const shown = await vscode.languages.setTextDocumentLanguage(doc, 'log').then((d) => d, () => doc);
+  await vscode.window.showTextDocument(shown, { preview: false });
+  const e = await first;
+  if (e.error) void vscode.window.showWarningMessage(`Could not fetch the log of "${name}": ${e.error}`, 'Refresh').then((a) => {
+    if (a) void vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri);
+  });
+  return shown;
+}
+
+/**
+ * gpuRental.showInstanceLogs(node | id | { id, daemon?, tail?, filter?, resultUrl? }): asks which
+ * log (unless given), requests it and opens it read-only; resolves the document once the first
+ * text is in.
+ */
+export async function showInstanceLogs(services: Services, arg?: unknown): Promise<vscode.TextDocument | undefined> {
+  const tail = services.settings().logs.tail;
+  if (isLogArgs(arg)) {
+    const id = instanceIdOf(arg);
+    if (id === undefined) {
+      void vscode.window.showErrorMessage('"Show Logs" needs an instance id, e.g. { id: 123, daemon: true }.');
+      return undefined;
+    }
+    const t = positiveId(arg.tail);
+    const key: LogKey = { instanceId: id, daemon: arg.daemon === true, tail: t ?? tail };
+    if (typeof arg.filter === 'string' && arg.filter.trim()) key.filter = arg.filter.trim();
+    if (typeof arg.resultUrl === 'string' && arg.resultUrl) key.resultUrl = arg.resultUrl;
+    const inst = services.instances.get(id);
+    return open(services, key, inst ? instanceName(inst) : `#${id}`);
+  }
+  const inst = await resolveInstance(services, arg, () => true, { verb: 'Show Logs', none: 'You have no instances yet.' });
+  if (!inst) return undefined;
+  const which = await chooseLog(tail);
+  if (!which) return undefined;
+  return open(services, { instanceId: inst.id, tail, ...which }, instanceName(inst));
+}
+
+function keyFrom(arg: unknown): LogKey | undefined {
+  const uri = arg instanceof vscode.Uri ? arg : typeof arg === 'string' ? vscode.Uri.parse(arg) : vscode.window.activeTextEditor?.document.uri;
+  return logKeyOf(uri);
+}
+
+/** gpuRental.refreshInstanceLogs(uri?): fetches the (active) log document again; resolves its text. */
+export async function refreshInstanceLogs(services: Services, arg?: unknown): Promise<string | undefined> {
+  const key = keyFrom(arg);
+  if (!key) {
+    void vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
+    return undefined;
+  }
+  const e = await services.logs.refresh(key, services.logs.get(key)?.name);
+  if (e.error) void vscode.window.showWarningMessage(`Could not fetch the log: ${e.error}`);
+  return e.text;
+}
+
+async function setFollow(services: Services, arg: unknown, on: boolean): Promise<boolean> {
+  const key = keyFrom(arg);
+  if (!key || !services.logs.get(key)) {
+    void vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
+    return false;
+  }
+  services.logs.setFollowing(key, on);
+  if (on) void services.logs.refresh(key, services.logs.get(key)?.name);
+  return true;
+}
+
+/** gpuRental.followInstanceLogs(uri?): fetches the log again every few seconds while it is visible. */
+export function followInstanceLogs(services: Services, arg?: unknown): Promise<boolean> {
+  return setFollow(services, arg, true);
+}
+
+export function stopFollowingInstanceLogs(services: Services, arg?: unknown): Promise<boolean> {
+  return setFollow(services, arg, false);
+}

@@ -1,0 +1,137 @@
+// The offer search state the Offers view shows and Search Offers / Refresh change: the query
+// (this workspace's last search), the results, the GPU names seen, and which search is current.
+// Plain TypeScript: the view renders it, the commands drive it, neither knows the other.
+import type { Offer, OfferQuery, ServiceApi } from '../api/types';
+import { describeError } from '../core/describeError';
+import { Emitter, type Event } from '../core/events';
+import { DEFAULT_OFFER_QUERY, parseOfferQuery } from './offerQuery';
+import type { KeyValueStore } from '../core/ports';
+import { OFFER_SEARCH_STATE_KEY } from '../core/stateKeys';
+
+export interface OfferStoreDeps {
+  api(): Promise<ServiceApi>;
+  isSignedIn(): boolean;
+  workspaceState: KeyValueStore;
+  warn(message: string): void;
+  /** Clock (ms) for the refresh debounce; default Date.now. */
+  now?(): number;
+}
+
+/**
+ * The service allows 10 offer searches a minute: a Refresh of the same search within this many
+ * ms of the last one that succeeded shows those results again instead of asking (searches debounced).
+ */
+export const SEARCH_DEBOUNCE_MS = 6000;
+
+export class OfferStore {
+  private results: Offer[] | undefined;
+  private lastError: string | undefined;
+  private running: Promise<Offer[]> | undefined;
+  private runningKey: string | undefined;
+  /** The query and time of the last search that succeeded. */
+  private fresh: { key: string; at: number } | undefined;
+  private generation = 0;
+  private readonly seenGpuNames = new Set<string>();
+  private readonly changed = new Emitter<void>();
+  /** Results, error, query or "searching" changed. */
+  readonly onDidChange: Event<void> = this.changed.event;
+  /** Set by the Offers view: Refresh re-runs the search only when someone can see it (or saw results). */
+  visible = false;
+
+  constructor(private readonly deps: OfferStoreDeps) {}
+
+  /** The last search of this workspace (or the defaults). */
+  get query(): OfferQuery {
+    const saved = this.deps.workspaceState.get<unknown>(OFFER_SEARCH_STATE_KEY);
+    const parsed = saved === undefined ? undefined : parseOfferQuery(saved);
+    return parsed?.ok ? parsed.query : { ...DEFAULT_OFFER_QUERY };
+  }
+
+  get offers(): readonly Offer[] | undefined {
+    return this.results;
+  }
+
+  get error(): string | undefined {
+    return this.lastError;
+  }
+
+  get searching(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** GPU names seen in any result so far (for the model picker). */
+  get gpuNames(): string[] {
+    return [...this.seenGpuNames].sort((a, b) => a.localeCompare(b));
+  }
+
+  /** Runs a search, persists it as this workspace's last search and publishes the result. */
+  async search(query: OfferQuery = this.query): Promise<Offer[]> {
+    const key = JSON.stringify(query);
+    // The same search already on its way: wait for it instead of asking twice.
+    if (this.running && this.runningKey === key) return this.running;
+    const gen = ++this.generation;
+    const p = (async () => (await this.deps.api()).searchOffers(query))();
+    this.running = p;
+    this.runningKey = key;
+    this.changed.fire();
+    try {
+      await this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
+      const offers = await p;
+      if (gen === this.generation) {
+        this.results = offers;
+        this.lastError = undefined;
+        this.fresh = { key: JSON.stringify(this.query), at: this.now() }; // as Refresh reads it back
+        for (const o of offers) if (o.gpu_name) this.seenGpuNames.add(o.gpu_name);
+      }
+      return offers;
+    } catch (e) {
+      if (gen === this.generation) {
+        this.lastError = describeError(e);
+        this.deps.warn(`Offer search failed: ${this.lastError}`);
+      }
+      throw e;
+    } finally {
+      if (this.running === p) {
+        this.running = undefined;
+        this.runningKey = undefined;
+      }
+      if (gen === this.generation) this.changed.fire();
+    }
+  }
+
+  /** Re-run the current search; failures show as the error row, not as a rejection. */
+  refresh(): Promise<void> {
+    if (!this.deps.isSignedIn()) return Promise.resolve();
+    const q = this.query;
+    const f = this.fresh;
+    if (f && this.results && !this.lastError && f.key === JSON.stringify(q) && this.now() - f.at < SEARCH_DEBOUNCE_MS) return Promise.resolve();
+    return this.search(q).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** The Refresh command: only when the view is visible or has results to keep current. */
+  refreshIfShown(): Promise<void> {
+    return this.visible || this.results ? this.refresh() : Promise.resolve();
+  }
+
+  private now(): number {
+    return this.deps.now ? this.deps.now() : Date.now();
+  }
+
+  /** The connection changed: what was shown belongs to another account (or none). */
+  reset(): void {
+    this.generation++;
+    this.fresh = undefined;
+    this.runningKey = undefined;
+    this.results = undefined;
+    this.lastError = undefined;
+    this.running = undefined;
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,74 @@
+// The Offers tree: renders the offer search state (src/offers/offerStore.ts) of this workspace.
+import * as vscode from 'vscode';
+import type { Offer } from '../../api/types';
+import type { Services } from '../../core/vscode/services';
+import { offerRow } from '../../instances/instanceViewModel';
+import { describeOfferQuery } from '../offerQuery';
+import { DEMO_MESSAGE } from '../../core/connection';
+import { errorItem } from '../../core/vscode/errorItem';
+
+export type OfferTreeNode =
+  | { kind: 'offer'; id: number; offer: Offer }
+  | { kind: 'empty' }
+  | { kind: 'error'; message: string };
+
+export class OffersTreeProvider implements vscode.TreeDataProvider<OfferTreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<OfferTreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subs: vscode.Disposable[] = [];
+  view: vscode.TreeView<OfferTreeNode> | undefined;
+
+  constructor(private readonly services: Services) {
+    this.subs.push(services.offers.onDidChange(() => this.update()));
+  }
+
+  private update(): void {
+    if (this.view) {
+      const info = this.services.connection();
+      const store = this.services.offers;
+      this.view.description = info.signedIn ? describeOfferQuery(store.query) + (info.demo ? ' · demo' : '') : undefined;
+      this.view.message = info.demo ? DEMO_MESSAGE : store.searching && !store.offers ? 'Searching offers…' : undefined;
+    }
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(node: OfferTreeNode): vscode.TreeItem {
+    if (node.kind === 'error') return errorItem('offers:error', 'Could not search offers', node.message, `${node.message}\nClick to retry.`);
+    if (node.kind === 'empty') {
+      const item = new vscode.TreeItem('No offers match these filters', vscode.TreeItemCollapsibleState.None);
+      item.id = 'offers:empty';
+      item.description = 'Edit filters…';
+      item.tooltip = 'Loosen the filters (fewer GPUs, less GPU RAM, lower reliability) to see more machines.';
+      item.iconPath = new vscode.ThemeIcon('filter');
+      item.contextValue = 'offersEmpty';
+      item.command = { command: 'gpuRental.searchOffers', title: 'Edit Filters' };
+      return item;
+    }
+    const row = offerRow(node.offer);
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    item.id = row.id;
+    item.description = row.description;
+    item.tooltip = new vscode.MarkdownString(row.tooltip);
+    item.iconPath = new vscode.ThemeIcon(row.icon);
+    item.contextValue = row.contextValue;
+    return item;
+  }
+
+  getChildren(node?: OfferTreeNode): OfferTreeNode[] {
+    const store = this.services.offers;
+    if (node || !this.services.connection().signedIn) return [];
+    if (store.error) return [{ kind: 'error', message: store.error }];
+    const offers = store.offers;
+    if (!offers) {
+      if (!store.searching) void store.refresh();
+      return [];
+    }
+    if (offers.length === 0) return [{ kind: 'empty' }];
+    return offers.map((o) => ({ kind: 'offer', id: o.id, offer: o }));
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+  }
+}

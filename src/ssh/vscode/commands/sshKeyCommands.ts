@@ -1,0 +1,311 @@
+// The account's SSH keys in VS Code: gpuRental.addSshKey, removeSshKey, attachSshKey,
+// copySshPublicKey, and the one question before renting or connecting when the account holds
+// no key whose private half is on this machine. A lazily loaded bundle (src/app/commandTable.ts).
+import * as vscode from 'vscode';
+import type { AccountSshKey, Instance } from '../../../api/types';
+import type { Services } from '../../../core/vscode/services';
+import { sshHome } from '../sshHost';
+import { describeError } from '../../../core/describeError';
+import { instanceIdOf } from '../../../instances/instanceRef';
+import { PICKED_SSH_KEY_STATE_KEY } from '../../../core/stateKeys';
+import {
+  NO_KEY_MESSAGE,
+  SshKeyError,
+  createKeyPair,
+  describePublicKey,
+  ensureAccountKey,
+  findLocalKeys,
+  readLocalKey,
+  registerKey,
+  type EnsureKeyResult,
+  type KeyChoice,
+  type KeyPrompts,
+  type LocalKey,
+} from '../../keys';
+import { resolveInstance } from '../../../core/vscode/instanceTarget';
+
+export const REGISTER_LOCAL_KEY = 'Register a Local Key…';
+export const CREATE_KEY_PAIR = 'Create a New Key Pair';
+export const CONTINUE_WITHOUT = 'Continue Without';
+
+function keyItem(home: string, k: LocalKey, registered?: boolean): vscode.QuickPickItem & { key: LocalKey } {
+  return {
+    label: k.publicPath.replace(home, '~'),
+    description: `${k.type} · ${k.comment || 'no comment'}${registered ? ' · on your account' : ''}`,
+    detail: k.fingerprint,
+    key: k,
+  };
+}
+
+/** The key paths to look at first: the template's ssh.identityFile, the setting, the key picked before. */
+function preferred(services: Services, extra?: string): string[] {
+  return [extra, services.settings().ssh.identityFile, services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY)].filter((p): p is string => !!p?.trim());
+}
+
+function vscodeKeyPrompts(home: string): KeyPrompts {
+  return {
+    async choose(message, local) {
+      const items = [...(local.length ? [REGISTER_LOCAL_KEY] : []), CREATE_KEY_PAIR, CONTINUE_WITHOUT];
+      const detail = local.length
+        ? `Keys found on this machine: ${local.map((k) => `${k.publicPath.replace(home, '~')} (${k.fingerprint})`).join(', ')}.`
+        : `No key pair was found in ${home}/.ssh. A new one is created as ~/.ssh/gpu-rental_ed25519 (nothing existing is overwritten).`;
+      const pick = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
+      return pick === REGISTER_LOCAL_KEY ? 'register' : pick === CREATE_KEY_PAIR ? 'create' : pick === CONTINUE_WITHOUT ? 'continue' : undefined;
+    },
+    async pickKey(local) {
+      const pick = await vscode.window.showQuickPick(
+        local.map((k) => keyItem(home, k)),
+        { title: 'GPU Rental: Register which SSH key on your account?', placeHolder: 'Only the public key is sent', matchOnDetail: true, ignoreFocusOut: true },
+      );
+      return pick?.key;
+    },
+  };
+}
+
+const running = (services: Services) => () => services.instances.instances.filter((i) => i.state === 'running');
+
+/** Remembers the key so the next check, the Host entries and Connect use it. */
+async function remember(services: Services, key: LocalKey): Promise<void> {
+  // The demo's keys live in its temporary home, removed when it ends: nothing to remember.
+  if (services.connection().demo) return;
+  await services.globalState.update(PICKED_SSH_KEY_STATE_KEY, key.privatePath);
+}
+
+/** Origins (service URLs) whose key check passed, or was answered "Continue Without", in this session. */
+const checkedForRent = new Set<string>();
+
+export interface KeyCheck {
+  /** False: the user dismissed the question (nothing should be rented or opened). */
+  proceed: boolean;
+  /** The key the Host entry should use (absolute path of the private key). */
+  identityFile?: string;
+}
+
+/**
+ * The check before renting (`once`: first rent of the session only) and before Connect (every
+ * time: it is one request). Asks one question when the account holds none of this machine's keys.
+ */
+export async function checkSshKey(services: Services, o: { once: boolean; identityFile?: string }): Promise<KeyCheck> {
+  const origin = services.connection().baseUrl;
+  if (o.once && checkedForRent.has(origin)) return { proceed: true };
+  // The demo's account is simulated and its keys live in the demo's temporary home: a key pair
+  // is made and registered there without a question, so Connect in the demo just works.
+  const demo = services.connection().demo;
+  let r: EnsureKeyResult;
+  try {
+    r = await ensureAccountKey({
+      api: await services.api(),
+      home: sshHome(services),
+      preferred: demo ? [] : preferred(services, o.identityFile),
+      prompts: demo ? { choose: async () => 'create', pickKey: async () => undefined } : vscodeKeyPrompts(sshHome(services)),
+      instances: running(services),
+      log: services.log,
+    });
+  } catch (e) {
+    // A failed check must not block renting or connecting: say so and go on.
+    services.log.warn(`ssh: checking the account's SSH keys failed: ${describeError(e)}`);
+    return { proceed: true };
+  }
+  if (r.outcome === 'cancelled') return { proceed: false };
+  checkedForRent.add(origin);
+  if (r.outcome === 'continued') {
+    services.log.info('ssh: continuing without an SSH key on the account; SSH logins will be refused');
+    return { proceed: true };
+  }
+  if (r.outcome === 'ok' || r.outcome === 'registered' || r.outcome === 'created') {
+    const { key, attached } = r;
+    if (services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY) !== key.privatePath) await remember(services, key);
+    if (r.outcome !== 'ok') services.refreshAccount();
+    if (r.outcome !== 'ok' && demo) services.log.info(`ssh: demo: made and registered the key pair ${key.privatePath}`);
+    else if (r.outcome !== 'ok') {
+      void vscode.window.showInformationMessage(
+        `SSH key ${key.fingerprint} is now on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
+      );
+    }
+    return { proceed: true, identityFile: key.privatePath };
+  }
+  return { proceed: true };
+}
+
+/** Arguments of gpuRental.addSshKey. */
+export interface AddSshKeyArgs {
+  /** A .pub file (or the private key beside it): registered without any prompt. */
+  publicKeyPath?: string;
+}
+
+/**
+ * gpuRental.addSshKey({ publicKeyPath }?): registers a key on the account (and attaches it to
+ * running instances). Resolves the account's key record, or undefined when cancelled or failed.
+ */
+export async function addSshKey(services: Services, arg?: unknown): Promise<AccountSshKey | undefined> {
+  const path = arg && typeof arg === 'object' && typeof (arg as AddSshKeyArgs).publicKeyPath === 'string' ? (arg as AddSshKeyArgs).publicKeyPath : undefined;
+  let key: LocalKey | undefined;
+  try {
+    if (path) {
+      // Scripts may register a key whose private half lives elsewhere.
+      key = await readLocalKey(path, sshHome(services), false);
+    } else {
+      key = await pickOrCreate(services);
+      if (!key) return undefined;
+    }
+    const api = await services.api();
+    const { record, attached } = await registerKey({ api, instances: running(services), log: services.log }, key);
+    if (key.privatePath && (await readLocalKey(key.privatePath, sshHome(services)).then(() => true, () => false))) await remember(services, key);
+    services.refreshAccount();
+    if (!path) {
+      void vscode.window.showInformationMessage(
+        `SSH key ${key.fingerprint} is on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
+      );
+    }
+    return record;
+  } catch (e) {
+    void vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not add the SSH key: ${describeError(e)}`);
+    return undefined;
+  }
+}
+
+const CREATE_ITEM = '$(add) Create a new key pair for GPU Rental';
+const BROWSE_ITEM = '$(folder-opened) Choose a public key file…';
+
+async function pickOrCreate(services: Services): Promise<LocalKey | undefined> {
+  const local = await findLocalKeys(sshHome(services), preferred(services));
+  let onAccount = new Set<string>();
+  try {
+    onAccount = new Set((await (await services.api()).listSshKeys()).map((k) => describePublicKey(k.public_key)?.fingerprint ?? ''));
+  } catch {
+    // the marks are a convenience
+  }
+  const items: Array<vscode.QuickPickItem & { key?: LocalKey; action?: 'create' | 'browse' }> = [
+    ...local.map((k) => keyItem(sshHome(services), k, onAccount.has(k.fingerprint))),
+    { label: CREATE_ITEM, detail: '~/.ssh/gpu-rental_ed25519 (ed25519; nothing existing is overwritten)', action: 'create' },
+    { label: BROWSE_ITEM, action: 'browse' },
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title: 'GPU Rental: Add SSH Key to your account', placeHolder: 'Only the public key is sent', matchOnDetail: true });
+  if (!pick) return undefined;
+  if (pick.key) return pick.key;
+  if (pick.action === 'create') return createKeyPair({ home: sshHome(services), log: services.log });
+  const uris = await vscode.window.showOpenDialog({
+    title: 'Public key to add (.pub)',
+    canSelectMany: false,
+    defaultUri: vscode.Uri.file(`${sshHome(services)}/.ssh`),
+    filters: { 'Public keys': ['pub'], 'All files': ['*'] },
+  });
+  return uris?.[0] ? readLocalKey(uris[0].fsPath, sshHome(services), false) : undefined;
+}
+
+/** A key record from a tree row (`{ sshKey }`), an id, or `{ id }`. */
+function keyIdOf(arg: unknown): number | undefined {
+  if (typeof arg === 'number' && Number.isInteger(arg) && arg > 0) return arg;
+  if (arg && typeof arg === 'object') {
+    const o = arg as { id?: unknown; sshKey?: { id?: unknown } };
+    if (o.sshKey && typeof o.sshKey.id === 'number') return o.sshKey.id;
+    if (typeof o.id === 'number') return o.id;
+  }
+  return undefined;
+}
+
+function keyLabel(k: AccountSshKey): string {
+  const d = describePublicKey(k.public_key);
+  return d ? `${d.comment || d.type} (${d.fingerprint})` : `key ${k.id}`;
+}
+
+async function pickAccountKey(services: Services, title: string): Promise<AccountSshKey | undefined> {
+  const keys = await (await services.api()).listSshKeys();
+  if (!keys.length) {
+    void vscode.window.showInformationMessage('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    keys.map((k) => {
+      const d = describePublicKey(k.public_key);
+      return { label: d?.comment || d?.type || `key ${k.id}`, description: d?.type, detail: d?.fingerprint ?? k.public_key.slice(0, 60), key: k };
+    }),
+    { title, matchOnDetail: true },
+  );
+  return pick?.key;
+}
+
+/** gpuRental.removeSshKey(row | id | { id, skipConfirmation }?): removes a key from the account after confirming. */
+export async function removeSshKey(services: Services, arg?: unknown): Promise<{ removed: number } | undefined> {
+  try {
+    const api = await services.api();
+    const id = keyIdOf(arg);
+    const skip = !!arg && typeof arg === 'object' && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
+    const key = id === undefined ? await pickAccountKey(services, 'GPU Rental: Remove which SSH key from your account?') : (await api.listSshKeys()).find((k) => k.id === id);
+    if (!key) {
+      if (id !== undefined) void vscode.window.showErrorMessage(`Your account has no SSH key ${id} (it may have been removed already). Refresh the Account view.`);
+      return undefined;
+    }
+    if (!skip) {
+      const ok = await vscode.window.showWarningMessage(
+        `Remove SSH key ${keyLabel(key)} from your account?`,
+        { modal: true, detail: 'Instances created from now on will not accept it. Running instances keep the keys they have. The key files on this machine are not touched.' },
+        'Remove',
+      );
+      if (ok !== 'Remove') return undefined;
+    }
+    await api.deleteSshKey(key.id);
+    services.log.info(`ssh: removed account key ${key.id}`);
+    services.refreshAccount();
+    return { removed: key.id };
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Could not remove the SSH key: ${describeError(e)}`);
+    return undefined;
+  }
+}
+
+/** Arguments of gpuRental.attachSshKey. */
+export interface AttachSshKeyArgs {
+  instanceId?: number;
+  publicKeyPath?: string;
+}
+
+/**
+ * gpuRental.attachSshKey({ instanceId, publicKeyPath }?): lets one more key into a running
+ * instance (it accepts only the account keys of its creation). Resolves what was attached.
+ */
+export async function attachSshKey(services: Services, arg?: unknown): Promise<{ instanceId: number; fingerprint: string } | undefined> {
+  const a = (arg && typeof arg === 'object' ? arg : {}) as AttachSshKeyArgs;
+  try {
+    const inst: Instance | undefined = await resolveInstance(services, instanceIdOf(a.instanceId ?? arg) ?? undefined, (i) => i.state === 'running', {
+      verb: 'Attach SSH Key',
+      none: 'No instance is running, so there is nothing to attach a key to.',
+    });
+    if (!inst) return undefined;
+    let key: LocalKey | undefined;
+    if (typeof a.publicKeyPath === 'string') key = await readLocalKey(a.publicKeyPath, sshHome(services), false);
+    else {
+      const local = await findLocalKeys(sshHome(services), preferred(services));
+      if (!local.length) {
+        void vscode.window.showInformationMessage('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.');
+        return undefined;
+      }
+      key = local.length === 1 ? local[0] : (await vscode.window.showQuickPick(local.map((k) => keyItem(sshHome(services), k)), { title: `GPU Rental: Attach which key to instance ${inst.id}?`, matchOnDetail: true }))?.key;
+    }
+    if (!key) return undefined;
+    await (await services.api()).attachSshKey(inst.id, key.line);
+    services.log.info(`ssh: attached key ${key.fingerprint} to instance ${inst.id}`);
+    return { instanceId: inst.id, fingerprint: key.fingerprint };
+  } catch (e) {
+    void vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not attach the SSH key: ${describeError(e)}`);
+    return undefined;
+  }
+}
+
+/** gpuRental.copySshPublicKey(row | id): copies an account key's public key line. */
+export async function copySshPublicKey(services: Services, arg?: unknown): Promise<string | undefined> {
+  try {
+    const id = keyIdOf(arg);
+    const fromRow = arg && typeof arg === 'object' ? (arg as { sshKey?: AccountSshKey }).sshKey : undefined;
+    const key = fromRow ?? (id === undefined ? await pickAccountKey(services, 'GPU Rental: Copy which public key?') : (await (await services.api()).listSshKeys()).find((k) => k.id === id));
+    if (!key) return undefined;
+    await vscode.env.clipboard.writeText(key.public_key);
+    void vscode.window.setStatusBarMessage('GPU Rental: public key copied', 3000);
+    return key.public_key;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Could not copy the public key: ${describeError(e)}`);
+    return undefined;
+  }
+}
+
+export { NO_KEY_MESSAGE, type KeyChoice };

@@ -1,0 +1,268 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiError } from '../../../src/api/errors';
+import type { Instance, ServiceApi } from '../../../src/api/types';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+import {
+  INFLIGHT_STATE_KEY,
+  pollUntilReady,
+  readInflight,
+  resumeInflight,
+  runCreateFlow,
+} from '../../../src/create/createFlow';
+import { flowSim, harness, type Harness, memoryLog, puts, simInstances, template, useFlowSim } from './flowHarness';
+
+useFlowSim();
+
+function assertNoSecrets(h: Harness) {
+  const text = h.log.lines.join('\n');
+  assert.ok(!text.includes('sim-api-key'), 'API key in log');
+}
+
+test('happy path: search, confirm, rent, poll to running, write the SSH entry', async () => {
+  const h = harness();
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', onstart: 'echo hi' });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  if (r.outcome !== 'running') return;
+  assert.equal(r.alias, `gpu-${r.instance.id}`);
+  assert.ok(r.instance.ssh_host && r.instance.ssh_port);
+  assert.equal(r.attempts, 1);
+  assert.equal(h.confirms.length, 1);
+  assert.ok(['RTX 4090', 'RTX 3090'].includes(h.confirms[0]!.gpu_name));
+  assert.deepEqual(h.sshWrites, [{ id: r.instance.id, host: r.instance.ssh_host, port: r.instance.ssh_port, ssh: template.ssh }]);
+  // the row appeared before the first poll, and polling ran at the spec's 10 s
+  assert.equal(h.upserts[0], r.instance.id);
+  assert.ok(h.clock.slept.length >= 6 && h.clock.slept.every((ms) => ms === 10_000), JSON.stringify(h.clock.slept));
+  const stages = [...new Set(h.progress.map((p) => p.stage))];
+  for (const s of ['searching', 'renting', 'provisioning', 'loading', 'running', 'writing-ssh', 'done']) assert.ok(stages.includes(s as never), `stage ${s} missing: ${stages.join(',')}`);
+  assert.match(h.progress.find((p) => p.stage === 'renting')!.message, /\(1\/3\)/);
+  // the label carries a unique suffix; the instance is the one rented; in-flight state is cleared
+  const all = await simInstances();
+  assert.equal(all.length, 1);
+  assert.match(all[0]!.label ?? '', /^Unit-test-box-[0-9a-z]{4}$/);
+  assert.deepEqual(readInflight(h.state), []);
+  assert.deepEqual(h.state.get(SSH_OPTIONS_STATE_KEY), { [String(r.instance.id)]: template.ssh });
+  assertNoSecrets(h);
+});
+
+test('declining the price confirmation rents nothing', async () => {
+  const h = harness({ prompts: { confirmRent: async () => false } });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json' });
+  assert.equal(r.outcome, 'cancelled');
+  assert.equal(await puts(), 0);
+});
+
+test('ambiguous create (slow server, short client timeout) is reconciled: one click rents once', async () => {
+  let creates = 0;
+  const h = harness({
+    timeoutMs: 300,
+    wrap: (api) => ({ ...api, createInstance: (...a) => (creates++, api.createInstance(...a)) }),
+  });
+  await flowSim.control.fault({ kind: 'slow', ms: 800, path: '/api/v0/asks/', count: 1 });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.equal(creates, 1, 'the create was sent exactly once');
+  const all = await simInstances();
+  assert.equal(all.length, 1, 'exactly one instance rented');
+  assert.ok(r.outcome === 'running' && r.instance.id === all[0]!.id);
+  assert.ok(h.log.lines.some((l) => /unknown/.test(l) && /checking the instance list/.test(l)));
+  assert.ok(h.log.lines.some((l) => /the create had gone through/.test(l)));
+});
+
+test('an ambiguous create that did not go through is retried once the list shows nothing was rented', async () => {
+  const labels: string[] = [];
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, o) => {
+        labels.push(req.label!);
+        if (labels.length === 1) throw new ApiError({ kind: 'ambiguous', message: 'PUT /asks timed out', cause: 'timeout' });
+        return api.createInstance(offerId, req, o);
+      },
+    }),
+  });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.equal(labels.length, 2);
+  assert.notEqual(labels[0], labels[1], 'each attempt carries its own label');
+  const all = await simInstances();
+  assert.deepEqual(all.map((i) => i.label), [labels[1]]);
+  assert.ok(h.log.lines.some((l) => /the instance list showed no instance labelled "[^"]+" in \d+ reads over a minute; trying again/.test(l)), h.log.lines.join('\n'));
+  assert.ok(!h.log.lines.some((l) => /nothing was rented/i.test(l)), 'a reconciliation log states only what the list showed');
+});
+
+test('waiting too long asks keep or destroy (timeout)', async () => {
+  const reasons: string[] = [];
+  const h = harness({ prompts: { keepOrDestroy: async (_id, reason) => (reasons.push(reason), 'destroy') } });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxWaitMs: 20_000 });
+  assert.equal(r.outcome, 'cancelled');
+  assert.deepEqual(reasons, ['timeout']);
+  assert.equal((await simInstances()).length, 0);
+});
+
+test('an offer taken by someone else moves to the next match, bounded', async () => {
+  const h = harness({
+    prompts: {
+      pickOffer: async (offers) => {
+        await flowSim.control.fault({ kind: 'offer_taken', offerId: offers[0]!.id });
+        return offers[0];
+      },
+    },
+  });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json' });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.equal(r.outcome === 'running' && r.attempts, 2);
+  assert.ok(h.progress.some((p) => /rented by someone else/.test(p.message) && /next match/.test(p.message)));
+  assert.match(h.progress.filter((p) => p.stage === 'renting').at(-1)!.message, /\(2\/3\)/);
+  assert.equal((await simInstances()).length, 1);
+
+  // every offer taken: gives up after maxAttempts with a clear message
+  await flowSim.control.reset();
+  const h2 = harness({ prompts: { confirmRent: async () => true } });
+  const takeAll: ServiceApi = {
+    ...h2.api,
+    createInstance: async () => {
+      throw new ApiError({ kind: 'http', status: 410, code: 'no_such_ask', message: 'PUT /asks failed with HTTP 410' });
+    },
+  };
+  h2.ports.api = takeAll;
+  const r2 = await runCreateFlow(h2.ports, { template, templatePath: '.gpu/t.json', maxAttempts: 2 });
+  assert.equal(r2.outcome, 'failed');
+  assert.ok(r2.outcome === 'failed' && r2.attempts === 2 && /rented by someone else/.test(r2.message) && /after 2 attempt/.test(r2.message), JSON.stringify(r2));
+});
+
+test('an instance that exits while booting is destroyed and the flow retries on another offer', async () => {
+  let first: number | undefined;
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, o) => {
+        const res = await api.createInstance(offerId, req, o);
+        if (first === undefined) {
+          first = res.new_contract;
+          await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
+        }
+        return res;
+      },
+    }),
+  });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.ok(r.outcome === 'running' && r.instance.id !== first && r.attempts === 2);
+  const all = await simInstances();
+  assert.deepEqual(all.map((i) => i.id), [r.outcome === 'running' ? r.instance.id : -1], 'the failed instance was destroyed');
+  assert.ok(h.removed.includes(first!));
+  assert.ok(h.progress.some((p) => new RegExp(`Instance ${first}.*"exited".*Destroying`).test(p.message)));
+  assert.ok(h.log.lines.some((l) => l.startsWith('warn') && /Destroying it/.test(l)));
+  assert.ok(h.log.lines.some((l) => l.includes(`destroyed instance ${first}`)));
+});
+
+test('every attempt exits while booting: the failure carries each instance\'s log, readable after it was destroyed', async () => {
+  const failed: number[] = [];
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, o) => {
+        const res = await api.createInstance(offerId, req, o);
+        failed.push(res.new_contract);
+        await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
+        return res;
+      },
+    }),
+  });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxAttempts: 2 });
+  assert.equal(r.outcome, 'failed', JSON.stringify(r));
+  assert.ok(r.outcome === 'failed');
+  assert.deepEqual(r.logs?.map((l) => [l.instanceId, l.status]), failed.map((id) => [id, 'exited']));
+  assert.deepEqual(await simInstances(), [], 'both failed instances were destroyed');
+  const text = await h.api.fetchLogs(r.logs![0]!.resultUrl, { intervalMs: 50, attempts: 100 });
+  assert.match(text, /exited with code 137/);
+});
+
+test('cancel after renting asks; "destroy" destroys, "keep" keeps it tracked and a restart resumes it', async () => {
+  for (const answer of ['destroy', 'keep'] as const) {
+    await flowSim.control.reset();
+    const ac = new AbortController();
+    const asked: number[] = [];
+    const h = harness({ prompts: { keepOrDestroy: async (id) => (asked.push(id), answer) } });
+    const sleep = h.clock.sleep;
+    h.ports.clock = { ...h.clock, sleep: async (ms, s) => (await sleep(ms, s), ac.abort()) };
+    const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, signal: ac.signal });
+    assert.equal(r.outcome, 'cancelled', JSON.stringify(r));
+    assert.equal(asked.length, 1);
+    const all = await simInstances();
+    if (answer === 'destroy') {
+      assert.ok(r.outcome === 'cancelled' && r.destroyedId === asked[0]);
+      assert.equal(all.length, 0);
+      assert.deepEqual(readInflight(h.state), []);
+    } else {
+      assert.ok(r.outcome === 'cancelled' && r.keptId === asked[0]);
+      assert.deepEqual(all.map((i) => i.id), [asked[0]]);
+      const inflight = readInflight(h.state);
+      assert.deepEqual(inflight.map((x) => [x.instanceId, x.templatePath]), [[asked[0], '.gpu/t.json']]);
+      // "restart": new ports over the same persisted state
+      const h2 = harness({ state: h.state });
+      const res = await resumeInflight(h2.ports, {});
+      assert.deepEqual(res, [{ instanceId: asked[0]!, outcome: 'ready', alias: `gpu-${asked[0]}` }]);
+      assert.equal(h2.sshWrites[0]!.id, asked[0]);
+      assert.deepEqual(h2.sshWrites[0]!.ssh, template.ssh);
+      assert.deepEqual(h.state.get(INFLIGHT_STATE_KEY), []);
+    }
+  }
+});
+
+test('resume reports an instance that failed while VS Code was closed, and drops destroyed ones', async () => {
+  const h = harness({ prompts: { keepOrDestroy: async () => 'keep' } });
+  const ac = new AbortController();
+  const sleep = h.clock.sleep;
+  h.ports.clock = { ...h.clock, sleep: async (ms, s) => (await sleep(ms, s), ac.abort()) };
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, signal: ac.signal });
+  assert.ok(r.outcome === 'cancelled' && r.keptId);
+  const id = r.keptId!;
+  await flowSim.control.fault({ kind: 'instance_state', id, state: 'offline' });
+  await h.state.update(INFLIGHT_STATE_KEY, [...readInflight(h.state), { ...readInflight(h.state)[0]!, instanceId: 424242, label: 'destroyed-elsewhere-x1y2z3' }]);
+  const failed: string[] = [];
+  const res = await resumeInflight(harness({ state: h.state }).ports, { onFailed: (_r, m) => failed.push(m) });
+  assert.deepEqual(res.map((x) => [x.instanceId, x.outcome]).sort(), [[424242, 'gone'], [id, 'terminal']].sort());
+  assert.equal(failed.length, 1);
+  assert.match(failed[0]!, /"offline".*Destroy it from the Instances view/);
+  assert.deepEqual(readInflight(h.state), []);
+});
+
+test('polling backs off on 429 and returns to the 10 s interval', async () => {
+  let calls = 0;
+  const fake = {
+    showInstance: async (id: number) => {
+      calls++;
+      if (calls <= 2) throw new ApiError({ kind: 'rate_limited', status: 429, message: 'GET /instances failed with HTTP 429' });
+      if (calls === 3) return { id, actual_status: 'loading', state: 'loading' } as Instance;
+      return { id, actual_status: 'running', state: 'running', ssh_host: 'ssh1.example', ssh_port: 2222 } as Instance;
+    },
+  } as unknown as ServiceApi;
+  const slept: number[] = [];
+  const out = await pollUntilReady(fake, 7, { now: () => 0, sleep: async (ms) => void slept.push(ms) }, memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 1e9 });
+  assert.equal(out.kind, 'ready');
+  assert.deepEqual(slept, [20_000, 40_000, 10_000]);
+});
+
+test('the bid changed in the confirmation is the price sent, and the clock starts at the click on Rent', async () => {
+  const bidTemplate = { ...template, offer: { ...template.offer, type: 'bid' as const, bidPrice: 0.3 } };
+  const h: Harness = harness({
+    prompts: {
+      confirmRent: async (_offer, _t, bid) => {
+        assert.equal(bid, 0.3, 'the template bid is offered first');
+        // The user looked at the dialog for a minute, then raised the bid and clicked Rent.
+        await h.clock.sleep(60_000);
+        return { bidPrice: 0.45 };
+      },
+    },
+  });
+  const r = await runCreateFlow(h.ports, { template: bidTemplate, templatePath: '.gpu/t.json' });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  const mine = (await simInstances()).find((i) => r.outcome === 'running' && i.id === r.instance.id);
+  assert.equal(mine?.is_bid, true);
+  assert.equal(mine?.dph_base, 0.45, 'rented at the new bid');
+  const renting = h.progress.find((p) => p.stage === 'renting')!;
+  assert.match(renting.message, /bid \$0\.45\/h/);
+  assert.ok(renting.elapsedMs < 60_000, `the minute in the dialog is not counted (elapsed ${renting.elapsedMs} ms)`);
+});

@@ -1,0 +1,133 @@
+// The create flow's test harness: one simulator per test file (reset before each test), ports
+// that record what the flow did, and a clock whose sleeps advance the simulator's clock.
+import { before, after, beforeEach } from 'node:test';
+import { startSimulator, type RunningSim } from '../../../src/sim';
+import { SimControl } from '../../../src/sim/control';
+import { createApiClient } from '../../../src/api/client';
+import type { Instance, Logger, Offer, ServiceApi } from '../../../src/api/types';
+import type { KeyValueStore } from '../../../src/core/ports';
+import type { SshOptions } from '../../../src/ssh/sshTypes';
+import type { Template } from '../../../src/create/templateSchema';
+import type { Clock, CreateFlowPorts, FlowPrompts, ProgressUpdate } from '../../../src/create/createFlow';
+
+export const flowSim = { sim: undefined as unknown as RunningSim, control: undefined as unknown as SimControl };
+
+/** Starts the simulator for this test file and resets it before each test. */
+export function useFlowSim(): void {
+  before(async () => {
+    flowSim.sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, era: 'today', invisibleSeconds: 0 });
+    flowSim.control = new SimControl(flowSim.sim.url);
+  });
+  after(async () => {
+    await flowSim.sim.close();
+  });
+  beforeEach(async () => {
+    await flowSim.control.reset();
+  });
+}
+
+export class MemoryState implements KeyValueStore {
+  data = new Map<string, unknown>();
+  get<T>(key: string): T | undefined {
+    return this.data.get(key) as T | undefined;
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    // As VS Code's Memento: undefined removes the key.
+    if (value === undefined) this.data.delete(key);
+    else this.data.set(key, JSON.parse(JSON.stringify(value)));
+  }
+}
+
+export function memoryLog(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const push = (l: string) => (m: string) => void lines.push(`${l} ${m}`);
+  return { lines, trace: push('trace'), debug: push('debug'), info: push('info'), warn: push('warn'), error: push('error') };
+}
+
+/** Sleeping advances the simulator's clock instead of waiting. */
+export function simClock(): Clock & { slept: number[] } {
+  let t = 0;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => t,
+    sleep: async (ms) => {
+      slept.push(ms);
+      t += ms;
+      await flowSim.control.advance(ms / 1000);
+    },
+  };
+}
+
+export const template: Template = {
+  name: 'Unit test box',
+  offer: { gpuNames: ['RTX 4090', 'RTX 3090'], maxDphTotal: 5, limit: 50 },
+  instance: { image: 'pytorch/pytorch:latest', disk: 20, runtype: 'ssh_direct', env: { FOO: 'bar', '-p 8080:8080': '1' } },
+  ssh: { remoteFolder: '/workspace', localForwards: [{ localPort: 8080, remotePort: 8080 }] },
+};
+
+export interface Harness {
+  ports: CreateFlowPorts;
+  api: ServiceApi;
+  log: ReturnType<typeof memoryLog>;
+  state: MemoryState;
+  progress: ProgressUpdate[];
+  sshWrites: Array<{ id: number; host?: string | null; port?: number | null; ssh: SshOptions }>;
+  upserts: number[];
+  removed: number[];
+  confirms: Offer[];
+  clock: ReturnType<typeof simClock>;
+}
+
+export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>; wrap?: (api: ServiceApi) => ServiceApi; state?: MemoryState } = {}): Harness {
+  const log = memoryLog();
+  const raw = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 }, pacing: 'off' });
+  const api = o.wrap ? o.wrap(raw) : raw;
+  const state = o.state ?? new MemoryState();
+  const h: Harness = {
+    api,
+    log,
+    state,
+    progress: [],
+    sshWrites: [],
+    upserts: [],
+    removed: [],
+    confirms: [],
+    clock: simClock(),
+    ports: undefined as unknown as CreateFlowPorts,
+  };
+  h.ports = {
+    api,
+    log,
+    state,
+    clock: h.clock,
+    progress: (u) => h.progress.push(u),
+    ssh: {
+      writeEntry: async (inst, ssh) => {
+        h.sshWrites.push({ id: inst.id, host: inst.ssh_host, port: inst.ssh_port, ssh });
+        return `gpu-${inst.id}`;
+      },
+    },
+    instances: { upsert: (i) => h.upserts.push(i.id), watch: () => undefined, remove: (id) => h.removed.push(id) },
+    prompts: {
+      pickOffer: async (offers) => offers[0],
+      confirmRent: async (offer) => {
+        h.confirms.push(offer);
+        return true;
+      },
+      keepOrDestroy: async () => 'destroy',
+      ...o.prompts,
+    },
+  };
+  return h;
+}
+
+export async function simInstances(): Promise<Instance[]> {
+  const api = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log: memoryLog(), pacing: 'off' });
+  return (await api.listInstances()).instances;
+}
+
+export async function puts(): Promise<number> {
+  return (await flowSim.control.requests()).filter((r) => r.method === 'PUT' && r.path.includes('/asks/')).length;
+}
+

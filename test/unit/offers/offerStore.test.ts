@@ -1,0 +1,100 @@
+// The offer search state against the simulator: persisted query, results, GPU names, errors,
+// and a search overtaken by a connection change never shows up.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { OfferStore, SEARCH_DEBOUNCE_MS } from '../../../src/offers/offerStore';
+import { OFFER_SEARCH_STATE_KEY } from '../../../src/core/stateKeys';
+import type { KeyValueStore } from '../../../src/core/ports';
+import type { ServiceApi } from '../../../src/api/types';
+import { startHarness, type Harness } from '../api/helpers';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+function memory(): KeyValueStore & { data: Map<string, unknown> } {
+  const data = new Map<string, unknown>();
+  return { data, get: <T>(k: string) => data.get(k) as T | undefined, update: async (k, v) => void data.set(k, v) };
+}
+
+function store(over: { api?: () => Promise<ServiceApi>; signedIn?: boolean; now?: () => number } = {}) {
+  const state = memory();
+  const warnings: string[] = [];
+  const s = new OfferStore({ api: over.api ?? (async () => h.client()), isSignedIn: () => over.signedIn ?? true, workspaceState: state, warn: (m) => warnings.push(m), ...(over.now ? { now: over.now } : {}) });
+  let changes = 0;
+  s.onDidChange(() => changes++);
+  return { s, state, warnings, changes: () => changes };
+}
+
+test('a search is saved as the workspace query, its results and GPU names are kept', async () => {
+  const { s, state, changes } = store();
+  const offers = await s.search({ numGpus: 1, limit: 5 });
+  assert.ok(offers.length > 0 && offers.length <= 5);
+  assert.deepEqual(state.data.get(OFFER_SEARCH_STATE_KEY), { numGpus: 1, limit: 5 });
+  assert.equal(s.query.limit, 5, 'the saved query is read back');
+  assert.equal(s.offers, offers);
+  assert.equal(s.error, undefined);
+  assert.equal(s.searching, false);
+  assert.ok(s.gpuNames.length > 0 && s.gpuNames.every((n) => offers.some((o) => o.gpu_name === n)));
+  assert.ok(changes() >= 2, 'searching and done both publish');
+});
+
+test('a failed search becomes the error row and a warning, and refresh() does not reject', async () => {
+  const { s, warnings } = store();
+  await h.ctl.fault({ kind: 'http_error', status: 400, error: 'bad_request', path: '/bundles', count: 10 });
+  await assert.rejects(s.search({ limit: 3 }));
+  assert.match(s.error ?? '', /./);
+  assert.equal(warnings.length, 1);
+  await s.refresh();
+  await h.ctl.reset();
+  await s.refresh();
+  assert.equal(s.error, undefined, 'a later good search clears the error');
+  assert.ok(s.offers?.length);
+});
+
+test('a search overtaken by a connection change is dropped', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { s } = store({ api: async () => (await gate, h.client()) });
+  const p = s.search({ limit: 2 });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(s.searching, true);
+  s.reset();
+  release();
+  await p;
+  assert.equal(s.offers, undefined, 'results of the old connection must not show');
+});
+
+test('Refresh re-runs the search only when the view is shown or has results, and never while signed out', async () => {
+  const { s } = store();
+  await s.refreshIfShown();
+  assert.equal(s.offers, undefined);
+  s.visible = true;
+  await s.refreshIfShown();
+  assert.ok(s.offers);
+  const out = store({ signedIn: false });
+  out.s.visible = true;
+  await out.s.refreshIfShown();
+  assert.equal(out.s.offers, undefined);
+});
+
+test('searches are debounced: Refresh of the same search within 6 s reuses it, a running search is joined, a new query always asks', async () => {
+  let t = 0;
+  let calls = 0;
+  const api = async () => {
+    const c = h.client();
+    return { ...c, searchOffers: (q: Parameters<ServiceApi['searchOffers']>[0], o?: Parameters<ServiceApi['searchOffers']>[1]) => (calls++, c.searchOffers(q, o)) } as ServiceApi;
+  };
+  const { s } = store({ api, now: () => t });
+  await s.search({ limit: 3 });
+  assert.equal(calls, 1);
+  await Promise.all([s.refresh(), s.refresh()]);
+  assert.equal(calls, 1, 'within the debounce: the results shown are those of a moment ago');
+  t += SEARCH_DEBOUNCE_MS;
+  await Promise.all([s.refresh(), s.refresh()]);
+  assert.equal(calls, 2, 'after it: one search for two clicks (the second joins the first)');
+  await s.search({ limit: 4 });
+  assert.equal(calls, 3, 'a new query is always asked');
+});
