@@ -4,7 +4,7 @@
 //
 //   node scripts/code-server.mjs --install     install/verify only
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, copyFileSync, chmodSync, mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, copyFileSync, chmodSync, mkdtempSync, rmSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
@@ -26,36 +26,53 @@ function findRg() {
   throw new Error('ripgrep (rg) is not installed: run `apt-get install -y ripgrep` (VS Code needs it for search)');
 }
 
-/** Installs code-server into .vscode-test/ unless the marker says a previous install finished. */
+/**
+ * Installs code-server into .vscode-test/ unless the marker says a previous install finished.
+ * The install is built in a folder of its own and renamed into place when complete, so two test
+ * runs that start at once (two worktrees sharing one cache, a tier and the demo) never build into
+ * or delete each other's half-made install: the first to finish wins, the other's copy is dropped.
+ */
 export function ensureCodeServer({ quiet = false } = {}) {
   if (existsSync(marker) && existsSync(entry)) return entry;
   const say = (m) => quiet || process.stderr.write(`[code-server] ${m}\n`);
   const t0 = Date.now();
   const rg = findRg();
-  rmSync(cacheDir, { recursive: true, force: true });
-  mkdirSync(cacheDir, { recursive: true });
-  writeFileSync(join(cacheDir, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }));
+  mkdirSync(dirname(cacheDir), { recursive: true });
+  const work = mkdtempSync(`${cacheDir}.partial-`);
+  const workPkg = join(work, 'node_modules', 'code-server');
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }));
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  // `--version` writes a default config into $HOME/.config/code-server: never the real home.
+  const home = mkdtempSync(join(tmpdir(), 'gpu-rental-cs-home-'));
   try {
     say(`installing code-server@${CODE_SERVER_VERSION} into ${cacheDir} (about a minute, once)…`);
-    sh(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', `code-server@${CODE_SERVER_VERSION}`], cacheDir);
-    const vsDir = join(pkgDir, 'lib', 'vscode');
+    sh(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', `code-server@${CODE_SERVER_VERSION}`], work);
+    const vsDir = join(workPkg, 'lib', 'vscode');
     say('installing VS Code server dependencies…');
     sh(npm, ['install', '--no-audit', '--no-fund', '--omit=dev', '--ignore-scripts'], vsDir);
     say('building native modules…');
     sh(npm, ['rebuild', 'node-pty', '@parcel/watcher', '@vscode/spdlog', 'native-watchdog', '@vscode/deviceid'], vsDir);
-    sh(npm, ['rebuild', 'argon2'], cacheDir);
+    sh(npm, ['rebuild', 'argon2'], work);
     const rgDest = join(vsDir, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
     mkdirSync(dirname(rgDest), { recursive: true });
     copyFileSync(rg, rgDest);
     chmodSync(rgDest, 0o755);
-    const version = execFileSync(process.execPath, [entry, '--version'], { encoding: 'utf8' });
+    const version = execFileSync(process.execPath, [join(workPkg, 'out', 'node', 'entry.js'), '--version'], { encoding: 'utf8', env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share') } });
     if (!version.includes(CODE_SERVER_VERSION)) throw new Error(`unexpected version output: ${version.trim()}`);
-    writeFileSync(marker, version);
-    say(`installed in ${Math.round((Date.now() - t0) / 1000)} s: ${version.split('\n').find((l) => l.includes(CODE_SERVER_VERSION))}`);
+    writeFileSync(join(work, '.installed'), version);
+    if (existsSync(marker) && existsSync(entry)) {
+      say('another run finished installing first; using its copy');
+    } else {
+      rmSync(cacheDir, { recursive: true, force: true });
+      renameSync(work, cacheDir);
+      say(`installed in ${Math.round((Date.now() - t0) / 1000)} s: ${version.split('\n').find((l) => l.includes(CODE_SERVER_VERSION))}`);
+    }
   } catch (e) {
     const detail = e?.stderr ? String(e.stderr).split('\n').slice(-15).join('\n') : String(e?.message ?? e);
     throw new Error(`installing code-server failed (delete .vscode-test/ and retry; needs the npm registry):\n${detail}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
   }
   return entry;
 }
