@@ -9,6 +9,7 @@ import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { homeEnv } from './test-home.mjs';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CODE_SERVER_VERSION = '4.100.3';
@@ -120,9 +121,11 @@ async function waitHttp(url, timeoutMs, child) {
 }
 
 /**
- * Starts code-server on a free loopback port with fresh user-data and extensions folders.
- * `settings` are written to the fresh user settings.json; `env` is added to its
- * environment (inherited by the extension host). Returns { url, port, pid, dir, stop() }.
+ * Starts code-server on a free loopback port with fresh user-data and extensions folders and a
+ * HOME (and XDG folders) of its own inside its temporary folder: the extension host, its
+ * terminals and code-server itself never see the real home (the extension computes ~/.ssh from
+ * it). `settings` are written to the fresh user settings.json; `env` is added to its
+ * environment (inherited by the extension host). Returns { url, port, pid, dir, home, stop() }.
  */
 export async function startCodeServer({ env = {}, settings = {}, logFile, port } = {}) {
   ensureCodeServer();
@@ -130,6 +133,8 @@ export async function startCodeServer({ env = {}, settings = {}, logFile, port }
   const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-cs-'));
   const userData = join(dir, 'user-data');
   mkdirSync(join(userData, 'User'), { recursive: true });
+  const home = join(dir, 'home');
+  mkdirSync(home, { mode: 0o700 });
   writeFileSync(
     join(userData, 'User', 'settings.json'),
     JSON.stringify(
@@ -164,7 +169,7 @@ export async function startCodeServer({ env = {}, settings = {}, logFile, port }
   const fd = openSync(out, 'a');
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...homeEnv(home), ...env },
     stdio: ['ignore', fd, fd],
     detached: true, // own process group, so stop() also ends the extension host and helpers
   });
@@ -191,7 +196,7 @@ export async function startCodeServer({ env = {}, settings = {}, logFile, port }
     stop();
     throw new Error(`${e.message}\n${tail}`);
   }
-  return { url, port, pid: child.pid, dir, logFile: out, child, stop };
+  return { url, port, pid: child.pid, dir, home, logFile: out, child, stop };
 }
 
 /** The workbench URL that opens `folder` and (optionally) loads the extension under development and its tests. */
@@ -217,9 +222,12 @@ export async function launchChromium() {
     throw new Error(`Chromium not found at ${CHROMIUM}: run \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`);
   }
   const { chromium } = await import('playwright-core');
+  // Chromium writes ~/.pki and ~/.config/chromium beside its profile: give it a home of its own.
+  const home = mkdtempSync(join(tmpdir(), 'gpu-rental-chromium-'));
   const server = await chromium.launchServer({
     executablePath: CHROMIUM,
     headless: true,
+    env: { ...process.env, ...homeEnv(home) },
     // Our callers clean up on signals themselves; Playwright's handlers would exit the
     // process before code-server and the simulator are stopped.
     handleSIGINT: false,
@@ -236,6 +244,7 @@ export async function launchChromium() {
     await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 2000))]);
     await Promise.race([server.close().catch(() => {}), new Promise((r) => setTimeout(r, 2000))]);
     killTree(pid, 'SIGKILL');
+    rmSync(home, { recursive: true, force: true, maxRetries: 3 });
   };
   return { browser, pid, close };
 }

@@ -1,18 +1,26 @@
-// `npm test`: build, typecheck, lint, unit tests, the real-VS-Code tier, the demo check, then the bundle-size check. Fails when any tier
-// fails or a test tier runs no test; ends with one overall `N passed, N failed` line.
+// `npm test`: build, typecheck, lint, unit tests, the real-VS-Code tier, the demo check, the bundle-size check, the .vsix, then
+// the check that the real home was not touched. Fails when any tier fails or a test tier runs no test; ends with one overall
+// `N passed, N failed` line. Every tier runs with HOME and the XDG folders in a temporary directory (scripts/test-home.mjs).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
+import { diffFingerprints, homeFingerprint, tempHome } from './test-home.mjs';
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
-/** Runs a command with output streamed through; resolves { code, out } (out = stdout text). */
-function run(cmd, args, { env, timeoutS = 600 } = {}) {
+// The real ~/.ssh and VS Code user settings as they are before any tier runs; compared at the end.
+const realHomeBefore = homeFingerprint();
+const home = tempHome('gpu-rental-test-home-');
+process.on('exit', () => home.cleanup());
+
+/** Runs a command with output streamed through; resolves { code, out } (out = stdout text, and stderr's with `withStderr`). */
+function run(cmd, args, { env, timeoutS = 600, withStderr = false } = {}) {
   return new Promise((res) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env }, detached: true });
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', withStderr ? 'pipe' : 'inherit'], env: { ...process.env, ...home.env, ...env }, detached: true });
     // A hung tier (e.g. a test that leaves a server open) must not hang CI: end its whole group.
     const timer = setTimeout(() => {
       process.stdout.write(`\n${cmd} ${args.join(' ')}: no result after ${timeoutS} s, stopping it\n`);
@@ -24,6 +32,10 @@ function run(cmd, args, { env, timeoutS = 600 } = {}) {
     child.stdout.on('data', (d) => {
       out += d;
       process.stdout.write(d);
+    });
+    child.stderr?.on('data', (d) => {
+      out += d;
+      process.stderr.write(d);
     });
     const onSig = () => {
       try {
@@ -98,7 +110,28 @@ if (ok) {
     const ok = (await run(process.execPath, ['bench/run.mjs', '--quick', '--no-build'], { timeoutS: 60 })).code === 0;
     return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
   });
+
+  // The documented packaging command (`npm run package`) must give a .vsix without a single warning.
+  await step('package (vsce package: a .vsix, no warning)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-vsix-'));
+    const vsix = join(dir, 'gpu-rental.vsix');
+    const r = await run(bin('vsce'), ['package', '--no-dependencies', '--out', vsix], { timeoutS: 180, withStderr: true });
+    const warned = /\bWARNING\b|\bwarn\b/i.test(r.out);
+    const ok = r.code === 0 && existsSync(vsix) && !warned;
+    if (warned) process.stdout.write('vsce printed a warning: packaging must be clean\n');
+    rmSync(dir, { recursive: true, force: true });
+    return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
+  });
 }
+
+// Last: nothing above may have written into the real home (tests run under a temporary HOME; this
+// catches a writer that escapes it, e.g. by reading the passwd entry or a hard-coded path).
+await step('real home untouched (~/.ssh, VS Code user settings)', async () => {
+  const changed = diffFingerprints(realHomeBefore, homeFingerprint());
+  for (const line of changed) process.stdout.write(`the test run changed the real home: ${line}\n`);
+  const ok = changed.length === 0;
+  return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
+});
 
 header('summary');
 let passed = 0;
@@ -110,6 +143,6 @@ for (const t of tiers) {
   failed += t.failed ?? 0;
   if (!t.ok && t.passed === undefined) failed += 1; // a failed build/typecheck counts as a failure
 }
-const allOk = tiers.length === 7 && tiers.every((t) => t.ok);
+const allOk = tiers.length === 9 && tiers.every((t) => t.ok);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(allOk ? 0 : 1);
