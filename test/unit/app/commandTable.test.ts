@@ -1,11 +1,12 @@
-// The command table (src/app/commandTable.ts), package.json contributes.commands and README's
-// command tables list the same ids: a command added to one and forgotten in another fails here.
+// The command table (src/app/commandTable.ts), package.json contributes.commands and the command
+// tables of the user docs (README.md and docs/*.md) list the same ids, and docs/settings.md lists
+// every setting with its default: a command or setting added to one and forgotten in another fails here.
 // The table module is loaded for real, with a stand-in for the `vscode` module (it only
 // registers at activation, so loading it touches no VS Code API).
 import '../../../bench/vscodeStub.cjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commands } from '../../../src/app/commandTable';
 import { repoRoot } from '../repoRoot';
@@ -22,9 +23,23 @@ interface Contributed {
   category?: string;
 }
 
+/** The user documentation: README.md and every page under docs/, as { file, text }. */
+export function userDocs(root = repoRoot()): Array<{ file: string; text: string }> {
+  const pages = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+  return ['README.md', ...pages].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+}
+
+/** Every text that names `gpuRental.*`: the user docs, CONTRIBUTING.md, the demo workspace's README and the walkthrough pages. */
+function allDocs(): Array<{ file: string; text: string }> {
+  const root = repoRoot();
+  const walkthrough = readdirSync(join(root, 'media', 'walkthrough')).filter((f) => f.endsWith('.md')).map((f) => `media/walkthrough/${f}`);
+  const more = ['CONTRIBUTING.md', 'demo-workspace/README.md', ...walkthrough].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  return [...userDocs(root), ...more];
+}
+
 const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { commands: Contributed[]; menus: Record<string, Array<{ command: string }>>; configuration: { properties: Record<string, Setting> } } };
 
-/** The rows (cells split on unescaped `|`) of every README table whose header starts with `header`. */
+/** The rows (cells split on unescaped `|`) of every Markdown table whose header starts with `header`. */
 export function readmeTableRows(readme: string, header: string): string[][] {
   const rows: string[][] = [];
   let inTable = false;
@@ -39,7 +54,7 @@ export function readmeTableRows(readme: string, header: string): string[][] {
   return rows;
 }
 
-/** Ids in the first column of every README table whose header starts with "Command". */
+/** Ids in the first column of every Markdown table whose header starts with "Command". */
 export function readmeCommandIds(readme: string): string[] {
   return readmeTableRows(readme, 'Command').flatMap((cells) => [...(cells[0] ?? '').matchAll(/`(gpuRental\.[\w.]+)`/g)].map((m) => m[1]!));
 }
@@ -54,11 +69,12 @@ test('every id in the command table is contributed in package.json, and every co
   assert.deepEqual(sorted(table), sorted(contributed));
 });
 
-test("README's command tables list exactly the ids of the command table, each once", () => {
-  const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
-  const listed = readmeCommandIds(readme);
-  assert.ok(listed.length > 10, `found only ${listed.length} command ids in README's command tables; did the table headers change?`);
-  assert.deepEqual(dupes(listed), [], 'a command is listed twice in README');
+test("the docs' command tables list exactly the ids of the command table, each once", () => {
+  const docs = userDocs();
+  const listed = docs.flatMap((d) => readmeCommandIds(d.text));
+  assert.ok(listed.length > 10, `found only ${listed.length} command ids in the docs' command tables; did the table headers change?`);
+  const where = (id: string) => docs.filter((d) => readmeCommandIds(d.text).includes(id)).map((d) => d.file).join(', ');
+  assert.deepEqual(dupes(listed).map((id) => `${id} (${where(id)})`), [], 'a command is listed twice in the docs');
   assert.deepEqual(sorted(listed), sorted(Object.keys(commands)));
 });
 
@@ -81,18 +97,19 @@ test('the README reader finds ids in a command table and ignores other tables', 
   assert.deepEqual(readmeCommandIds(text), ['gpuRental.a', 'gpuRental.b', 'gpuRental.d']);
 });
 
-test("README's Settings table lists every contributed setting once, with its default", () => {
-  const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
-  const rows = readmeTableRows(readme, 'Setting');
+test('docs/settings.md lists every contributed setting once, with its default, and no other page has a Settings table', () => {
+  const docs = userDocs();
+  assert.deepEqual(docs.filter((d) => d.file !== 'docs/settings.md' && readmeTableRows(d.text, 'Setting').length).map((d) => d.file), [], 'a second Settings table would drift: link to docs/settings.md instead');
+  const rows = readmeTableRows(readFileSync(join(repoRoot(), 'docs', 'settings.md'), 'utf8'), 'Setting');
   const listed = rows.map((cells) => /^\s*`(gpuRental\.[\w.]+)`\s*$/.exec(cells[0] ?? '')?.[1] ?? `(not a setting id: ${cells[0]})`);
   const props = pkg.contributes.configuration.properties;
-  assert.deepEqual(dupes(listed), [], 'a setting is listed twice in README');
-  assert.deepEqual(sorted(listed), sorted(Object.keys(props)), "README's Settings table and package.json contributes.configuration differ");
+  assert.deepEqual(dupes(listed), [], 'a setting is listed twice in docs/settings.md');
+  assert.deepEqual(sorted(listed), sorted(Object.keys(props)), "docs/settings.md's Settings table and package.json contributes.configuration differ");
   for (const cells of rows) {
     const id = listed[rows.indexOf(cells)]!;
     const d = props[id]!.default;
     const shown = d === '' ? /empty/i : new RegExp(`\`${String(d).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``);
-    assert.match(cells[1] ?? '', shown, `${id}: README's default column does not show the default ${JSON.stringify(d)} of package.json`);
+    assert.match(cells[1] ?? '', shown, `${id}: the default column of docs/settings.md does not show the default ${JSON.stringify(d)} of package.json`);
   }
 });
 
@@ -101,8 +118,7 @@ test('the README table reader splits rows and skips the separator', () => {
   assert.deepEqual(readmeTableRows(text, 'Setting'), [[' `gpuRental.a` ', ' `1` ', ' a \\| b ']]);
 });
 
-test('every gpuRental.* name in README is a command, a setting, a view or a secret of the extension', () => {
-  const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
+test('every gpuRental.* name in README, docs/, CONTRIBUTING and the walkthrough is a command, a setting, a view or a secret of the extension', () => {
   const p = pkg as typeof pkg & { contributes: { views: Record<string, Array<{ id: string }>> } };
   const known = new Set([
     ...Object.keys(commands),
@@ -112,6 +128,6 @@ test('every gpuRental.* name in README is a command, a setting, a view or a secr
     'gpuRental.sessionKey',
     'gpuRental.tfa', // `gpuRental.tfa.*`
   ]);
-  const named = new Set([...readme.matchAll(/gpuRental\.[A-Za-z][\w.]*[A-Za-z0-9]/g)].map((m) => m[0]));
-  assert.deepEqual([...named].filter((n) => !known.has(n)), [], 'README names these, which the extension does not have');
+  const unknown = allDocs().flatMap((d) => [...new Set([...d.text.matchAll(/gpuRental\.[A-Za-z][\w.]*[A-Za-z0-9]/g)].map((m) => m[0]))].filter((n) => !known.has(n)).map((n) => `${d.file}: ${n}`));
+  assert.deepEqual(unknown, [], 'the docs name these, which the extension does not have');
 });
