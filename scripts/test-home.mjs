@@ -108,3 +108,16 @@ export function tempHome(prefix = 'gpu-rental-home-') {
 export function inTempHome(env = process.env) {
   return Boolean(env.GPU_RENTAL_TEST_HOME) && env.HOME === env.GPU_RENTAL_TEST_HOME && relative(realHome(), env.HOME) !== '';
 }
+
+// `node scripts/test-home.mjs <command> [args…]`: runs one tier (e.g. `npm run test:unit`) the way
+// `npm test` does: under a temporary home, failing if the real one changed meanwhile.
+if (process.argv[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href && process.argv.length > 2) {
+  const { spawnSync } = await import('node:child_process');
+  const before = homeFingerprint();
+  const home = tempHome();
+  const r = spawnSync(process.argv[2], process.argv.slice(3), { stdio: 'inherit', env: { ...process.env, ...home.env } });
+  home.cleanup();
+  const changed = diffFingerprints(before, homeFingerprint());
+  for (const line of changed) process.stderr.write(`the test run changed the real home: ${line}\n`);
+  process.exit(changed.length ? 1 : (r.status ?? 1));
+}
