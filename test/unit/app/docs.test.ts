@@ -51,6 +51,8 @@ test('README.md opens with the two set-up commands, demo then tests, and stays u
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   for (const s of ['demo', 'test', 'package']) assert.ok(scripts[s], `README relies on \`npm run ${s}\`, which package.json does not define`);
   assert.match(readme, /npm ci && npm run package\n/, 'README must give the packaging command');
+  const { name, version } = JSON.parse(read('package.json')) as { name: string; version: string };
+  assert.ok(readme.includes(`code --install-extension ${name}-${version}.vsix`), `README's install command must name the .vsix npm run package writes: ${name}-${version}.vsix`);
 });
 
 test('every relative link and picture in the docs points at a file (and a heading) that exists', () => {
