@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { root, startCodeServer, launchChromium, workbenchUrl, killTree } from './code-server.mjs';
 import { startSimulatorProcess } from './sim-process.mjs';
 import { openViewContainer, waitForRows } from './workbench-ui.mjs';
+import { homeEnv } from './test-home.mjs';
 
 const argv = process.argv.slice(2);
 const shotIdx = argv.indexOf('--screenshot');
@@ -50,6 +51,11 @@ async function main() {
 
   const work = mkdtempSync(join(tmpdir(), 'gpu-rental-demo-'));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  // The demo check is a test: the simulator, code-server and Chromium it starts get a temporary home.
+  if (screenshot) {
+    mkdirSync(join(work, 'home'));
+    Object.assign(process.env, homeEnv(join(work, 'home')));
+  }
   const workspace = join(work, 'demo-workspace');
   cpSync(join(root, 'demo-workspace'), workspace, { recursive: true });
 

@@ -17,6 +17,7 @@ import { root, startCodeServer, launchChromium, workbenchUrl } from '../../scrip
 import { simArgs, startSimulatorProcess } from '../../scripts/sim-process.mjs';
 import { printRecord, printTest, parseLines, summarize } from './report.mjs';
 import { openViewContainer, expandPane, waitForRows } from '../../scripts/workbench-ui.mjs';
+import { inTempHome, tempHome } from '../../scripts/test-home.mjs';
 
 const OVERALL_MS = Number(process.env.GPU_RENTAL_TEST_TIMEOUT_S || 480) * 1000;
 const START_MS = 120_000; // page open → suite's first record
@@ -302,6 +303,13 @@ async function main() {
 
   const work = mkdtempSync(join(tmpdir(), 'gpu-rental-vscode-test-'));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  // Everything this tier starts (the simulator, code-server, Chromium) sees a temporary home, also
+  // when the runner is started by hand rather than by npm test.
+  if (!inTempHome()) {
+    const home = tempHome();
+    Object.assign(process.env, home.env);
+    cleanups.push(() => home.cleanup());
+  }
   const resultsFile = join(work, 'results.jsonl');
   const workspace = join(work, 'workspace');
   cpSync(join(root, 'test', 'vscode', 'workspace'), workspace, { recursive: true });
