@@ -70,6 +70,8 @@ const load = {
   changeBid: () => import('../instances/vscode/commands/changeBid'),
   /** The account's SSH keys: add, remove, attach, copy, and the key check (dist/sshKeyCommands.js). */
   sshKeys: () => import('../ssh/vscode/commands/sshKeyCommands'),
+  /** Review, Accept and Reject a host's price increase (dist/priceIncrease.js). */
+  priceIncrease: () => import('../billing/vscode/commands/priceIncrease'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -130,6 +132,10 @@ export const commands = {
   'gpuRental.removeSshKey': lazy(load.sshKeys, 'removeSshKey'),
   'gpuRental.attachSshKey': lazy(load.sshKeys, 'attachSshKey'),
   'gpuRental.copySshPublicKey': lazy(load.sshKeys, 'copySshPublicKey'),
+  // Billing: price increases
+  'gpuRental.reviewPriceIncrease': lazy(load.priceIncrease, 'reviewPriceIncrease'),
+  'gpuRental.acceptPriceIncrease': lazy(load.priceIncrease, 'acceptPriceIncrease'),
+  'gpuRental.rejectPriceIncrease': lazy(load.priceIncrease, 'rejectPriceIncrease'),
 } satisfies Record<string, Handler>;
 
 export type CommandId = keyof typeof commands;

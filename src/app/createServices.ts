@@ -23,6 +23,7 @@ import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/sshType
 import { GUARD_NO_WARN_KEY, GuardMonitor } from '../guard/monitor';
 import { InstanceGone, idList, inFlightIds, recordsById } from '../instances/instanceGone';
 import { sshGuardRemote } from '../guard/remote';
+import { InstanceMarks } from '../core/instanceMarks';
 
 
 let clientLoaded = false;
@@ -160,6 +161,16 @@ export function createServices(context: vscode.ExtensionContext): Services {
       if (instances.loaded) void import('../costs/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now()));
     }),
   );
+  // Price increases (and the rest of billing) start with the first list read while signed in
+  // (dist/billingSession.js), off the activation path.
+  let billingStarted = false;
+  track(
+    instances.onDidChange(() => {
+      if (billingStarted || !instances.loaded || conn.token() === undefined) return;
+      billingStarted = true;
+      void import('../billing/vscode/billingSession').then((m) => m.startBilling(services));
+    }),
+  );
   const costs = {
     line: (i: Instance) => ledger?.line(i, Date.now()),
     today: () => ledger?.today(Date.now()),
@@ -261,8 +272,12 @@ export function createServices(context: vscode.ExtensionContext): Services {
   track(instanceGone.register(recordsById('SSH options', globalState, SSH_OPTIONS_STATE_KEY)));
   track(instanceGone.register(idList("guard: don't warn again", globalState, GUARD_NO_WARN_KEY)));
 
+  const marks = new InstanceMarks();
+  track(marks);
+
   const services: Services = {
     log,
+    marks,
     api,
     connection: () => conn.info(),
     onDidChangeConnection: connectionChanged.event,

@@ -9,6 +9,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commands } from '../../../src/app/commandTable';
 import { repoRoot } from '../repoRoot';
+import { readdirSync } from 'node:fs';
+
+/** README.md and every docs/*.md page: the user documentation, where each command and setting is listed once. */
+function userDocs(): string {
+  const dir = join(repoRoot(), 'docs');
+  const pages = readdirSync(dir).filter((n) => n.endsWith('.md')).sort();
+  return [readFileSync(join(repoRoot(), 'README.md'), 'utf8'), ...pages.map((n) => readFileSync(join(dir, n), 'utf8'))].join('\n\n');
+}
 
 
 interface Setting {
@@ -55,7 +63,7 @@ test('every id in the command table is contributed in package.json, and every co
 });
 
 test("README's command tables list exactly the ids of the command table, each once", () => {
-  const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
+  const readme = userDocs();
   const listed = readmeCommandIds(readme);
   assert.ok(listed.length > 10, `found only ${listed.length} command ids in README's command tables; did the table headers change?`);
   assert.deepEqual(dupes(listed), [], 'a command is listed twice in README');
@@ -82,7 +90,7 @@ test('the README reader finds ids in a command table and ignores other tables', 
 });
 
 test("README's Settings table lists every contributed setting once, with its default", () => {
-  const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
+  const readme = userDocs();
   const rows = readmeTableRows(readme, 'Setting');
   const listed = rows.map((cells) => /^\s*`(gpuRental\.[\w.]+)`\s*$/.exec(cells[0] ?? '')?.[1] ?? `(not a setting id: ${cells[0]})`);
   const props = pkg.contributes.configuration.properties;
@@ -102,7 +110,7 @@ test('the README table reader splits rows and skips the separator', () => {
 });
 
 test('every gpuRental.* name in README is a command, a setting, a view or a secret of the extension', () => {
-  const readme = readFileSync(join(repoRoot(), 'README.md'), 'utf8');
+  const readme = userDocs();
   const p = pkg as typeof pkg & { contributes: { views: Record<string, Array<{ id: string }>> } };
   const known = new Set([
     ...Object.keys(commands),

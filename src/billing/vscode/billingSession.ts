@@ -1,0 +1,96 @@
+// The billing watch of one window: pending price increases (fetched at most once per list
+// interval), their status bar count, their row marks and one notification per new increase.
+// Loaded with the first instance list (dist/billingSession.js), never at activation.
+import * as vscode from 'vscode';
+import type { Services } from '../../core/vscode/services';
+import type { PendingPriceIncrease } from '../../api/types';
+import { PriceIncreaseWatcher, increaseHeadline, newIncreases, rowMark } from '../priceIncreases';
+import { instanceName } from '../../instances/instanceViewModel';
+import type { InstanceMark } from '../../core/instanceMarks';
+
+/** Price increases this window already told about (bounded), so a reload does not repeat them. */
+export const NOTIFIED_INCREASES_KEY = 'gpuRental.billing.notifiedIncreases';
+const MAX_REMEMBERED = 200;
+
+export interface BillingSession {
+  increases: PriceIncreaseWatcher;
+  statusItem: vscode.StatusBarItem;
+  /** Notifications shown (tests). */
+  notified: number[];
+}
+
+const sessions = new WeakMap<Services, BillingSession>();
+
+export function billingSession(services: Services): BillingSession {
+  return sessions.get(services) ?? startBilling(services);
+}
+
+export function startBilling(services: Services): BillingSession {
+  const existing = sessions.get(services);
+  if (existing) return existing;
+  const increases = new PriceIncreaseWatcher({
+    api: () => services.api(),
+    onDidListInstances: (l) => services.instances.onDidChange((list) => {
+      if (services.connection().signedIn && services.instances.loaded) l(list);
+    }),
+    intervalMs: () => services.settings().pollIntervalSeconds * 1000,
+    now: () => Date.now(),
+    warn: (m) => services.log.warn(m),
+  });
+  const statusItem = vscode.window.createStatusBarItem('gpuRental.priceIncreases', vscode.StatusBarAlignment.Left, 49);
+  statusItem.name = 'GPU Rental Price Increases';
+  statusItem.command = { command: 'gpuRental.reviewPriceIncrease', title: 'Review Price Increase' };
+  statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+  const session: BillingSession = { increases, statusItem, notified: [] };
+  sessions.set(services, session);
+  services.billing = session;
+  services.track(increases);
+  services.track(statusItem);
+  services.track(services.onDidChangeConnection(() => increases.clear()));
+  services.track(increases.onDidChange((rows) => show(services, session, rows)));
+  services.track(services.instances.onDidChange(() => markRows(services, increases.pending)));
+  void increases.maybeFetch();
+  return session;
+}
+
+function nameOf(services: Services, id: number): string {
+  const inst = services.instances.get(id);
+  return inst ? instanceName(inst) : `instance #${id}`;
+}
+
+function markRows(services: Services, rows: readonly PendingPriceIncrease[]): void {
+  const marks = new Map<number, InstanceMark>();
+  for (const p of rows) {
+    const inst = services.instances.get(p.contract_id);
+    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Run "GPU Rental: Review Price Increase" to accept or reject it.` });
+  }
+  services.marks.set('priceIncreases', marks);
+}
+
+function show(services: Services, session: BillingSession, rows: readonly PendingPriceIncrease[]): void {
+  markRows(services, rows);
+  const n = rows.length;
+  if (n === 0) session.statusItem.hide();
+  else {
+    session.statusItem.text = `$(arrow-up) ${n} price increase${n === 1 ? '' : 's'}`;
+    session.statusItem.tooltip = `${n} host${n === 1 ? ' has' : 's have'} raised the price of a running rental. Click to review.`;
+    session.statusItem.accessibilityInformation = { label: `GPU Rental: ${n} pending price increase${n === 1 ? '' : 's'}` };
+    session.statusItem.show();
+  }
+  const remembered = services.globalState.get<number[]>(NOTIFIED_INCREASES_KEY) ?? [];
+  const fresh = newIncreases(rows, new Set([...remembered, ...session.notified]));
+  if (!fresh.length) return;
+  session.notified.push(...fresh.map((p) => p.pending_price_increase_id));
+  void services.globalState.update(NOTIFIED_INCREASES_KEY, [...remembered, ...fresh.map((p) => p.pending_price_increase_id)].slice(-MAX_REMEMBERED));
+  for (const p of fresh) notify(services, p);
+}
+
+function notify(services: Services, p: PendingPriceIncrease): void {
+  const id = p.pending_price_increase_id;
+  const inst = services.instances.get(p.contract_id);
+  void vscode.window.showWarningMessage(`GPU Rental: ${increaseHeadline(p, nameOf(services, p.contract_id), inst)}`, 'Accept', 'Reject', 'Details').then((a) => {
+    if (a === 'Accept') void vscode.commands.executeCommand('gpuRental.acceptPriceIncrease', id);
+    else if (a === 'Reject') void vscode.commands.executeCommand('gpuRental.rejectPriceIncrease', id);
+    else if (a === 'Details') void vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', id);
+  });
+}

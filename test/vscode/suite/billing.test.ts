@@ -1,0 +1,72 @@
+// Issue 24 in a real VS Code against the simulator: a host's price increase marks the row,
+// counts in the status bar, notifies once, and Accept sends the documented body and changes the price.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { describe, it, afterEach, waitFor, capture, promptCalls, uiCheckpoint } from './framework';
+import { simControl } from './sim';
+import { rowOf, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
+import type { PendingPriceIncrease } from '../../../src/api/types';
+
+interface Ui {
+  instances: TreeLike<InstanceNode>;
+}
+interface BillingHandle {
+  increases: { refresh(): Promise<void>; pending: readonly PendingPriceIncrease[]; fetches: number };
+  statusItem: vscode.StatusBarItem;
+  notified: number[];
+}
+
+const ui = () => sessionUi<Ui>();
+
+describe('billing', () => {
+  afterEach(async () => {
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    await simControl().reset();
+  });
+
+  it('price increase: row marked, status bar count, one notification; Accept changes the price', async () => {
+    const { services, ui: u } = await ui();
+    await signInToSeeded(2);
+    const billing = await waitFor(() => services.billing as BillingHandle | undefined, 10_000, 'the billing session to start with the first list');
+    const inst = services.instances.instances[0]!;
+    const before = inst.dph_base!;
+    const pid = await simControl().priceIncrease(inst.id, { gpuFactor: 1.5 });
+    await billing.increases.refresh();
+    assert.deepEqual(billing.increases.pending.map((p) => p.pending_price_increase_id), [pid]);
+    const row = await waitFor(async () => {
+      const r = await rowOf(u, inst.id);
+      return r && /price \+\d+ % pending/.test(String(r.description)) ? r : undefined;
+    }, 10_000, 'the marked row');
+    assert.match(String((row.tooltip as vscode.MarkdownString).value), /raises its price: \$[\d.]+\/h → \$[\d.]+\/h/);
+    assert.equal(billing.statusItem.text, '$(arrow-up) 1 price increase');
+    assert.deepEqual(billing.notified, [pid], 'one notification');
+    // further list walks and refreshes do not notify again
+    await services.instances.refresh();
+    await billing.increases.refresh();
+    assert.deepEqual(billing.notified, [pid]);
+    await vscode.commands.executeCommand('gpuRental.instances.focus');
+    const shot = await uiCheckpoint('price-increase');
+    assert.ok(shot === 'ok' || shot === 'skipped', `price increase screenshot: ${shot}`);
+
+    capture('showInformationMessage');
+    const n = (await simControl().requests()).length;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.acceptPriceIncrease', pid), 'accepted');
+    const puts = (await simControl().requests()).slice(n).filter((r) => r.method === 'PUT');
+    assert.deepEqual(puts.map((r) => `${r.path} ${r.status}`), ['/api/v0/instances/accept-price-increase/ 200']);
+    assert.match(promptCalls.find((p) => p.kind === 'showInformationMessage')?.text ?? '', /accepted the new price/);
+    await waitFor(async () => {
+      await services.instances.refresh();
+      const i = services.instances.get(inst.id);
+      return i && Math.abs(i.dph_base! - before * 1.5) < 0.01 ? i : undefined;
+    }, 10_000, 'the new price on the instance');
+    assert.equal(billing.increases.pending.length, 0);
+    await waitFor(async () => !/price \+/.test(String((await rowOf(u, inst.id))?.description)), 5_000, 'the mark to go');
+
+    // the same id again: no longer pending, said so, list read again
+    const fetches = billing.increases.fetches;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.rejectPriceIncrease', { pending_price_increase_id: pid }), 'stale');
+    assert.match(promptCalls.filter((p) => p.kind === 'showInformationMessage').pop()?.text ?? '', /no longer pending/);
+    assert.ok(billing.increases.fetches > fetches, 'refreshed after the stale answer');
+  }, { timeoutMs: 60_000 });
+});
