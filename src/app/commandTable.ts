@@ -72,6 +72,8 @@ const load = {
   sshKeys: () => import('../ssh/vscode/commands/sshKeyCommands'),
   /** Review, Accept and Reject a host's price increase (dist/priceIncrease.js). */
   priceIncrease: () => import('../billing/vscode/commands/priceIncrease'),
+  /** Show Spending and its CSV export (dist/spending.js). */
+  spending: () => import('../billing/vscode/commands/spending'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -136,6 +138,8 @@ export const commands = {
   'gpuRental.reviewPriceIncrease': lazy(load.priceIncrease, 'reviewPriceIncrease'),
   'gpuRental.acceptPriceIncrease': lazy(load.priceIncrease, 'acceptPriceIncrease'),
   'gpuRental.rejectPriceIncrease': lazy(load.priceIncrease, 'rejectPriceIncrease'),
+  'gpuRental.showSpending': lazy(load.spending, 'showSpending'),
+  'gpuRental.exportSpending': lazy(load.spending, 'exportSpending'),
 } satisfies Record<string, Handler>;
 
 export type CommandId = keyof typeof commands;

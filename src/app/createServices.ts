@@ -164,16 +164,18 @@ export function createServices(context: vscode.ExtensionContext): Services {
   // Price increases (and the rest of billing) start with the first list read while signed in
   // (dist/billingSession.js), off the activation path.
   let billingStarted = false;
+  let billing: import('../billing/vscode/billingSession').BillingSession | undefined;
   track(
     instances.onDidChange(() => {
       if (billingStarted || !instances.loaded || conn.token() === undefined) return;
       billingStarted = true;
-      void import('../billing/vscode/billingSession').then((m) => m.startBilling(services));
+      void import('../billing/vscode/billingSession').then((m) => (billing = m.startBilling(services)));
     }),
   );
+  // The service's charges where they are read (src/billing/spending.ts), else the ledger's estimate.
   const costs = {
-    line: (i: Instance) => ledger?.line(i, Date.now()),
-    today: () => ledger?.today(Date.now()),
+    line: (i: Instance) => billing?.costLine(i) ?? ledger?.line(i, Date.now()),
+    today: () => billing?.spentToday() ?? ledger?.today(Date.now()),
   };
   track(
     conn.onDidChange((info) => {

@@ -5,6 +5,8 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { PendingPriceIncrease } from '../../api/types';
 import { PriceIncreaseWatcher, increaseHeadline, newIncreases, rowMark } from '../priceIncreases';
+import { SpendingStore, instanceCostLine, spentLines } from '../spending';
+import type { Instance } from '../../api/types';
 import { instanceName } from '../../instances/instanceViewModel';
 import type { InstanceMark } from '../../core/instanceMarks';
 
@@ -14,6 +16,12 @@ const MAX_REMEMBERED = 200;
 
 export interface BillingSession {
   increases: PriceIncreaseWatcher;
+  /** The service's charges (read at most every 5 minutes). */
+  spending: SpendingStore;
+  /** "Spent today: $x · This week: … · This month: …" from the charges, or undefined without them. */
+  spentToday(): string | undefined;
+  /** "Cost so far: $x (the service's charges)" when the charges cover the instance's life. */
+  costLine(i: Instance): string | undefined;
   statusItem: vscode.StatusBarItem;
   /** Notifications shown (tests). */
   notified: number[];
@@ -41,12 +49,32 @@ export function startBilling(services: Services): BillingSession {
   statusItem.name = 'GPU Rental Price Increases';
   statusItem.command = { command: 'gpuRental.reviewPriceIncrease', title: 'Review Price Increase' };
   statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-  const session: BillingSession = { increases, statusItem, notified: [] };
+  const spending = new SpendingStore({ api: () => services.api(), now: () => Date.now() / 1000, warn: (m) => services.log.warn(m) });
+  const session: BillingSession = {
+    increases,
+    spending,
+    statusItem,
+    notified: [],
+    spentToday: () => (spending.current ? spentLines(spending.current).join(' · ') : undefined),
+    costLine: (i) => instanceCostLine(spending.current, i),
+  };
   sessions.set(services, session);
   services.billing = session;
   services.track(increases);
   services.track(statusItem);
-  services.track(services.onDidChangeConnection(() => increases.clear()));
+  services.track(spending);
+  services.track(
+    services.onDidChangeConnection(() => {
+      increases.clear();
+      spending.clear();
+    }),
+  );
+  services.track(
+    services.instances.onDidChange(() => {
+      if (services.connection().signedIn && services.instances.loaded) void spending.maybeRefresh();
+    }),
+  );
+  void spending.refresh();
   services.track(increases.onDidChange((rows) => show(services, session, rows)));
   services.track(services.instances.onDidChange(() => markRows(services, increases.pending)));
   void increases.maybeFetch();
