@@ -120,6 +120,12 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('price-increase');
   },
+  /** The budget warning: this month's charges against gpuRental.budget.monthly, with the projection. */
+  'budget-warning': async () => {
+    await ui.page.locator('.notification-toast', { hasText: 'monthly budget' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('budget-warning');
+  },
   /** The Getting Started walkthrough is open and the steps the test completed show as checked. */
   walkthrough: async () => {
     const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');

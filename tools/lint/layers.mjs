@@ -36,7 +36,7 @@ export const ALLOWED = {
   guard: ['core', 'api'],
   account: ['billing', 'ssh', 'demo', 'core', 'api'],
   create: ['instances', 'guard', 'costs', 'ssh', 'core', 'api'],
-  billing: ['instances', 'costs', 'core', 'api'],
+  billing: ['instances', 'guard', 'costs', 'core', 'api'],
   app: FOLDERS.filter((f) => f !== 'app'),
 };
 

@@ -7,6 +7,7 @@ import type { PendingPriceIncrease } from '../../api/types';
 import { PriceIncreaseWatcher, increaseHeadline, newIncreases, rowMark } from '../priceIncreases';
 import { SpendingStore, instanceCostLine, spentLines } from '../spending';
 import type { Instance } from '../../api/types';
+import { checkBudgetNow } from './budgetWatch';
 import { instanceName } from '../../instances/instanceViewModel';
 import type { InstanceMark } from '../../core/instanceMarks';
 
@@ -72,6 +73,13 @@ export function startBilling(services: Services): BillingSession {
   services.track(
     services.instances.onDidChange(() => {
       if (services.connection().signedIn && services.instances.loaded) void spending.maybeRefresh();
+    }),
+  );
+  // The budget follows the charges and its settings (src/billing/vscode/budgetWatch.ts).
+  services.track(spending.onDidChange(() => void checkBudgetNow(services, spending.current)));
+  services.track(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('gpuRental.budget')) void checkBudgetNow(services, spending.current);
     }),
   );
   void spending.refresh();

@@ -11,6 +11,7 @@ interface Ui {
   instances: TreeLike<InstanceNode>;
 }
 interface BillingHandle {
+  spending: { refresh(): Promise<{ month: number } | undefined> };
   increases: { refresh(): Promise<void>; pending: readonly PendingPriceIncrease[]; fetches: number };
   statusItem: vscode.StatusBarItem;
   notified: number[];
@@ -20,6 +21,7 @@ const ui = () => sessionUi<Ui>();
 
 describe('billing', () => {
   afterEach(async () => {
+    await vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('gpuRental.clearApiKey');
     await simControl().reset();
@@ -68,5 +70,25 @@ describe('billing', () => {
     assert.equal(await vscode.commands.executeCommand('gpuRental.rejectPriceIncrease', { pending_price_increase_id: pid }), 'stale');
     assert.match(promptCalls.filter((p) => p.kind === 'showInformationMessage').pop()?.text ?? '', /no longer pending/);
     assert.ok(billing.increases.fetches > fetches, 'refreshed after the stale answer');
+  }, { timeoutMs: 60_000 });
+
+  it('budget: the month\'s charges over the budget warn once, with the projection to the month end', async () => {
+    const { services } = await ui();
+    await services.globalState.update('gpuRental.budget.warned', undefined);
+    await signInToSeeded(2);
+    const billing = await waitFor(() => services.billing as BillingHandle | undefined, 10_000, 'the billing session');
+    await simControl().advance(6 * 3600);
+    const s = await billing.spending.refresh();
+    assert.ok(s && s.month > 0, 'the simulator charged something this month');
+    await vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', s.month / 2, vscode.ConfigurationTarget.Global);
+    await waitFor(() => (services.globalState.get<{ levels: number[] }>('gpuRental.budget.warned')?.levels ?? []).includes(100), 10_000, 'the 100 % warning');
+    await vscode.commands.executeCommand('gpuRental.instances.focus');
+    const shot = await uiCheckpoint('budget-warning');
+    assert.ok(shot === 'ok' || shot === 'skipped', `budget screenshot: ${shot}`);
+    // later reads of the charges do not warn again this month
+    capture('showWarningMessage');
+    await billing.spending.refresh();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(promptCalls.filter((p) => p.kind === 'showWarningMessage').length, 0);
   }, { timeoutMs: 60_000 });
 });
