@@ -314,6 +314,8 @@ function invoicesPage(state: SimState, url: URL): Reply {
 
 /** Control calls: POST /_sim/instances/{id}/price-increase {gpuFactor?, diskFactor?, askDays?}. */
 export function controlBilling(state: SimState, path: string, json: Record<string, unknown>): Reply | undefined {
+  const b = /^\/_sim\/instances\/(\d+)\/backdate$/.exec(path);
+  if (b) return backdate(state, Number(b[1]), json.seconds);
   const m = /^\/_sim\/instances\/(\d+)\/price-increase$/.exec(path);
   if (!m) return undefined;
   const inst = state.instances.get(Number(m[1]));
@@ -329,4 +331,15 @@ export function controlBilling(state: SimState, path: string, json: Record<strin
   state.accrue();
   const p = createPriceIncrease(state, inst, opts);
   return { status: 200, body: { success: true, pending_price_increase_id: p.id } };
+}
+
+/** Test control: the instance was created `seconds` earlier (a machine stopped for days, a contract near its end). */
+function backdate(state: SimState, id: number, seconds: unknown): Reply {
+  const inst = state.instances.get(id);
+  if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${id}.` } };
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return { status: 400, body: { success: false, error: 'bad_request', msg: 'seconds must be a non-negative number' } };
+  state.accrue();
+  inst.createdAt -= seconds;
+  inst.bootStart -= seconds;
+  return { status: 200, body: { success: true, start_date: inst.createdAt } };
 }

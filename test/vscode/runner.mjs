@@ -126,6 +126,13 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('budget-warning');
   },
+  /** A stopped instance that still bills for storage, flagged on its row. */
+  'stopped-storage': async () => {
+    await openSidebar();
+    await ui.page.locator('.monaco-list-row', { hasText: '/month' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('stopped-storage');
+  },
   /** The Getting Started walkthrough is open and the steps the test completed show as checked. */
   walkthrough: async () => {
     const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');

@@ -8,6 +8,8 @@ import { PriceIncreaseWatcher, increaseHeadline, newIncreases, rowMark } from '.
 import { SpendingStore, instanceCostLine, spentLines } from '../spending';
 import type { Instance } from '../../api/types';
 import { checkBudgetNow } from './budgetWatch';
+import { KEEP_STOPPED_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY, checkIdleBilling } from './idleBilling';
+import { idList } from '../../instances/instanceGone';
 import { instanceName } from '../../instances/instanceViewModel';
 import type { InstanceMark } from '../../core/instanceMarks';
 
@@ -26,6 +28,8 @@ export interface BillingSession {
   statusItem: vscode.StatusBarItem;
   /** Notifications shown (tests). */
   notified: number[];
+  /** The last check of stopped, outbid and ending instances (tests wait on it). */
+  idle?: Promise<void>;
 }
 
 const sessions = new WeakMap<Services, BillingSession>();
@@ -64,6 +68,10 @@ export function startBilling(services: Services): BillingSession {
   services.track(increases);
   services.track(statusItem);
   services.track(spending);
+  // Per-instance memories go with their instance.
+  services.track(services.instanceGone.register(idList('billing: keep stopped', services.globalState, KEEP_STOPPED_KEY)));
+  services.track(services.instanceGone.register(idList('billing: told outbid', services.globalState, TOLD_OUTBID_KEY)));
+  services.track(services.instanceGone.register(idList('billing: told contract end', services.globalState, TOLD_CONTRACT_END_KEY)));
   services.track(
     services.onDidChangeConnection(() => {
       increases.clear();
@@ -72,7 +80,9 @@ export function startBilling(services: Services): BillingSession {
   );
   services.track(
     services.instances.onDidChange(() => {
-      if (services.connection().signedIn && services.instances.loaded) void spending.maybeRefresh();
+      if (!services.connection().signedIn || !services.instances.loaded) return;
+      void spending.maybeRefresh();
+      session.idle = checkIdleBilling(services, spending.current);
     }),
   );
   // The budget follows the charges and its settings (src/billing/vscode/budgetWatch.ts).

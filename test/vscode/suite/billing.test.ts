@@ -2,7 +2,7 @@
 // counts in the status bar, notifies once, and Accept sends the documented body and changes the price.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, afterEach, waitFor, capture, promptCalls, uiCheckpoint } from './framework';
+import { describe, it, afterEach, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import { simControl } from './sim';
 import { rowOf, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
 import type { PendingPriceIncrease } from '../../../src/api/types';
@@ -90,5 +90,46 @@ describe('billing', () => {
     await billing.spending.refresh();
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(promptCalls.filter((p) => p.kind === 'showWarningMessage').length, 0);
+  }, { timeoutMs: 60_000 });
+
+  it('stopped for days: the row shows the storage it bills; the weekly reminder offers Destroy (which confirms) and Keep', async () => {
+    const { services, ui: u } = await ui();
+    for (const k of ['gpuRental.billing.keepStopped', 'gpuRental.billing.toldContractEnd']) await services.globalState.update(k, undefined);
+    await services.globalState.update('gpuRental.billing.storageReminderAt', Date.now()); // not due yet
+    await signInToSeeded(2);
+    const billing = await waitFor(() => services.billing as (BillingHandle & { idle?: Promise<void> }) | undefined, 10_000, 'the billing session');
+    const [a, b] = services.instances.instances;
+    const api = await services.api();
+    // backdated by days, a short contract may end soon: that warning is another test's
+    await services.globalState.update('gpuRental.billing.toldContractEnd', [a!.id, b!.id]);
+    for (const i of [a!, b!]) {
+      await simControl().backdate(i.id, 5 * 86400);
+      await api.setInstanceState(i.id, 'stopped');
+    }
+    await services.instances.refresh();
+    const row = await waitFor(async () => {
+      const r = await rowOf(u, a!.id);
+      return r && /storage .*\/month/.test(String(r.description)) ? r : undefined;
+    }, 10_000, 'the flagged row');
+    assert.match(String((row.tooltip as vscode.MarkdownString).value), /still bills/);
+    await vscode.commands.executeCommand('gpuRental.instances.focus');
+    const shot = await uiCheckpoint('stopped-storage');
+    assert.ok(shot === 'ok' || shot === 'skipped', `stopped storage screenshot: ${shot}`);
+
+    // the reminder is due: one notification per instance; Destroy asks first, Keep is remembered
+    await services.globalState.update('gpuRental.billing.storageReminderAt', Date.now() - 8 * 86400 * 1000);
+    const texts: string[] = [];
+    answer(
+      'showWarningMessage',
+      (m: string) => (texts.push(m), /still bills for storage/.test(m) ? (m.includes(a!.label ?? `#${a!.id}`) ? 'Destroy…' : 'Keep') : undefined),
+      (m: string) => (texts.push(m), /still bills for storage/.test(m) ? (m.includes(a!.label ?? `#${a!.id}`) ? 'Destroy…' : 'Keep') : undefined),
+      (m: string) => (texts.push(m), /^Destroy "/.test(m) ? 'Destroy' : undefined),
+    );
+    await services.instances.refresh();
+    await waitFor(async () => (await simControl().requests()).some((r) => r.method === 'DELETE' && r.path.includes(`/${a!.id}/`)), 15_000, 'the destroy');
+    await billing.idle;
+    assert.equal(texts.filter((t) => /still bills for storage/.test(t)).length, 2, texts.join('\n'));
+    assert.ok(texts.some((t) => /^Destroy "/.test(t)), 'Destroy confirmed first');
+    await waitFor(() => (services.globalState.get<number[]>('gpuRental.billing.keepStopped') ?? []).includes(b!.id), 5_000, 'Keep remembered');
   }, { timeoutMs: 60_000 });
 });
