@@ -72,7 +72,8 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = row.id;
     const marks = this.services.marks.of(inst.id);
-    item.description = [row.description, ...marks.map((m) => `⚠ ${m.text}`)].join(' · ');
+    // Marks first: a narrow sidebar truncates the end of the description.
+    item.description = [...marks.map((m) => `⚠ ${m.text}`), row.description].join(' · ');
     const tip = new vscode.MarkdownString([row.tooltip, ...marks.map((m) => md(m.tooltip))].join('\n\n'));
     tip.supportThemeIcons = false;
     item.tooltip = tip;

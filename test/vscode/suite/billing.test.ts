@@ -40,7 +40,7 @@ describe('billing', () => {
       const r = await rowOf(u, inst.id);
       return r && /price \+\d+ % pending/.test(String(r.description)) ? r : undefined;
     }, 10_000, 'the marked row');
-    assert.match(String((row.tooltip as vscode.MarkdownString).value), /raises its price: \$[\d.]+\/h → \$[\d.]+\/h/);
+    assert.match(String((row.tooltip as vscode.MarkdownString).value), /raises its price.*→.*Review Price Increase/);
     assert.equal(billing.statusItem.text, '$(arrow-up) 1 price increase');
     assert.deepEqual(billing.notified, [pid], 'one notification');
     // further list walks and refreshes do not notify again
