@@ -30,9 +30,9 @@ export function staleStopped(instances: readonly Instance[], days: number, nowS:
 
 /** The row's mark: "stopped 5 d, storage $0.42 so far · $3.10/month". */
 export function staleMark(s: StaleStopped): { text: string; tooltip: string } {
-  const so = s.storageSoFar !== undefined ? `${formatMoney(s.storageSoFar)} so far · ` : '';
+  const so = s.storageSoFar !== undefined ? `, ${formatMoney(s.storageSoFar)} so far` : '';
   return {
-    text: `storage ${so}${formatMoney(s.perMonth)}/month`,
+    text: `storage ${formatMoney(s.perMonth)}/month${so}`,
     tooltip: `Stopped and created ${Math.floor(s.ageDays)} days ago: its disk still bills ${formatRate(storageRate(s.inst), 4)} (${formatMoney(s.perMonth)} a month)${s.storageSoFar !== undefined ? `, ${formatMoney(s.storageSoFar)} of storage so far` : ''}. Destroy it if you no longer need its data.`,
   };
 }

@@ -339,7 +339,16 @@ function backdate(state: SimState, id: number, seconds: unknown): Reply {
   if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${id}.` } };
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return { status: 400, body: { success: false, error: 'bad_request', msg: 'seconds must be a non-negative number' } };
   state.accrue();
-  inst.createdAt -= seconds;
+  const from = inst.createdAt - seconds;
+  // The earlier life is billed as it would have been: storage throughout, compute while running.
+  const running = inst.intended === 'running' && !inst.failure && !inst.outbid;
+  const storage = (instanceStorageHour(inst) * seconds) / 3600;
+  const compute = running ? (instanceComputeHour(inst) * seconds) / 3600 : 0;
+  recordUsage(state, inst, from, inst.createdAt, running ? from : undefined);
+  inst.storageTotal += storage;
+  inst.totalCost += storage + compute;
+  state.user.credit -= storage + compute;
+  inst.createdAt = from;
   inst.bootStart -= seconds;
   return { status: 200, body: { success: true, start_date: inst.createdAt } };
 }

@@ -13,7 +13,7 @@ test('stopped longer than the setting: flagged with storage so far and per month
   assert.deepEqual(s.map((x) => x.inst.id), [1, 4]);
   assert.equal(s[0]!.storageSoFar, 0.5, 'from the charges');
   assert.equal(s[1]!.storageSoFar, 1.2, "the service's own figure first");
-  assert.equal(staleMark(s[1]!).text, 'storage $1.20 so far · $7.30/month');
+  assert.equal(staleMark(s[1]!).text, 'storage $7.30/month, $1.20 so far');
   assert.match(staleMark(s[1]!).tooltip, /created 5 days ago: its disk still bills/);
   assert.deepEqual(staleStopped(rows, 0, now), [], '0 turns it off');
 });
