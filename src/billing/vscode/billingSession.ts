@@ -76,6 +76,7 @@ export function startBilling(services: Services): BillingSession {
     services.onDidChangeConnection(() => {
       increases.clear();
       spending.clear();
+      session.notified.length = 0;
     }),
   );
   services.track(
@@ -123,11 +124,15 @@ function show(services: Services, session: BillingSession, rows: readonly Pendin
     session.statusItem.accessibilityInformation = { label: `GPU Rental: ${n} pending price increase${n === 1 ? '' : 's'}` };
     session.statusItem.show();
   }
-  const remembered = services.globalState.get<number[]>(NOTIFIED_INCREASES_KEY) ?? [];
+  // Ids are the service's: remembered per server (a new demo simulator numbers from the start again).
+  const b = services.connectionState.baseUrl();
+  const server = b.ok ? b.url : '';
+  const all = services.globalState.get<Record<string, number[]>>(NOTIFIED_INCREASES_KEY) ?? {};
+  const remembered = Array.isArray(all[server]) ? all[server] : [];
   const fresh = newIncreases(rows, new Set([...remembered, ...session.notified]));
   if (!fresh.length) return;
   session.notified.push(...fresh.map((p) => p.pending_price_increase_id));
-  void services.globalState.update(NOTIFIED_INCREASES_KEY, [...remembered, ...fresh.map((p) => p.pending_price_increase_id)].slice(-MAX_REMEMBERED));
+  void services.globalState.update(NOTIFIED_INCREASES_KEY, { ...all, [server]: [...remembered, ...fresh.map((p) => p.pending_price_increase_id)].slice(-MAX_REMEMBERED) });
   for (const p of fresh) notify(services, p);
 }
 
