@@ -24,6 +24,7 @@ import { LIST_COLUMNS, V1_PAGE_LIMIT, v1ListPath } from './listing';
 import { SecretRegistry, createRedactingLogger } from './redact';
 import { redactLog, resultUrlProblem } from './logs';
 import type * as Schemas from './schemas';
+import { billingCalls } from './billingApi';
 
 // The response schemas (and zod) load with the first request, not at activation: building
 // them is most of what requiring the activation bundle would otherwise cost.
@@ -718,6 +719,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     tfaTestDeprecated: (req, o) => sendCode('tfaTestDeprecated', `${T}test/`, req, o),
     tfaTestSubmitDeprecated: (req, o) => confirmNew('tfaTestSubmitDeprecated', `${T}test-submit/`, req, o),
     tfaResendDeprecated: (req, o) => sendCode('tfaResendDeprecated', `${T}resend/`, req, o),
+    // Price increases, charges, invoices (src/api/billingApi.ts).
+    ...billingCalls({ send, validate }),
   };
   return api;
 }

@@ -14,7 +14,7 @@ export const LIST_COLUMNS: readonly string[] = [
   'ssh_host', 'ssh_port', 'public_ipaddr', 'ports',
   'gpu_name', 'num_gpus', 'gpu_ram', 'gpu_totalram', 'cpu_name', 'cpu_cores_effective', 'cpu_ram',
   'disk_space', 'geolocation', 'reliability2', 'is_bid', 'min_bid', 'gpu_util',
-  'dph_total', 'dph_base', 'storage_cost', 'instance', 'credit_balance', 'total_cost',
+  'dph_total', 'dph_base', 'storage_cost', 'storage_total_cost', 'end_date', 'instance', 'credit_balance', 'total_cost',
   // the idle guard reads its settings from onstart; Copy Jupyter Token and Open Jupyter use the token
   'onstart', 'jupyter_token',
 ];

@@ -4,6 +4,8 @@ import * as z from 'zod/mini';
 
 /** For the client, which loads this module (and zod) on its first request. */
 export { safeParse } from 'zod/mini';
+/** The billing calls' schemas (src/api/billingApi.ts) load with the rest. */
+export * from './billingSchemas';
 import { BACKUP_CODE_RE, E164_RE, OTP_RE, TFA_LABEL_MAX } from './tfaFormats';
 import { parsePublicKeyLine } from './sshKeyFormat';
 import type {

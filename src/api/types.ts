@@ -1,6 +1,8 @@
 // The contract between the API layer and everything above it. The zod schemas in
 // schemas.ts parse the wire into these shapes; every layer above codes against them.
 // No `vscode` import here or anywhere under src/api.
+import type { BillingApi } from './billingTypes';
+export type * from './billingTypes';
 
 /** Normalised container state. Unknown wire values become 'unknown'; null becomes 'provisioning'. */
 export type InstanceState =
@@ -525,7 +527,7 @@ export interface Logger {
 }
 
 /** The whole service, one method per endpoint of the spec. */
-export interface ServiceApi {
+export interface ServiceApi extends BillingApi {
   /**
    * Every instance of the account: the live service's paged `GET /api/v1/instances/` (walked
    * page by page, ordered by id, deduplicated), or the v0 list on servers without v1.

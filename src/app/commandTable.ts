@@ -70,6 +70,10 @@ const load = {
   changeBid: () => import('../instances/vscode/commands/changeBid'),
   /** The account's SSH keys: add, remove, attach, copy, and the key check (dist/sshKeyCommands.js). */
   sshKeys: () => import('../ssh/vscode/commands/sshKeyCommands'),
+  /** Review, Accept and Reject a host's price increase (dist/priceIncrease.js). */
+  priceIncrease: () => import('../billing/vscode/commands/priceIncrease'),
+  /** Show Spending and its CSV export (dist/spending.js). */
+  spending: () => import('../billing/vscode/commands/spending'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -130,6 +134,12 @@ export const commands = {
   'gpuRental.removeSshKey': lazy(load.sshKeys, 'removeSshKey'),
   'gpuRental.attachSshKey': lazy(load.sshKeys, 'attachSshKey'),
   'gpuRental.copySshPublicKey': lazy(load.sshKeys, 'copySshPublicKey'),
+  // Billing: price increases
+  'gpuRental.reviewPriceIncrease': lazy(load.priceIncrease, 'reviewPriceIncrease'),
+  'gpuRental.acceptPriceIncrease': lazy(load.priceIncrease, 'acceptPriceIncrease'),
+  'gpuRental.rejectPriceIncrease': lazy(load.priceIncrease, 'rejectPriceIncrease'),
+  'gpuRental.showSpending': lazy(load.spending, 'showSpending'),
+  'gpuRental.exportSpending': lazy(load.spending, 'exportSpending'),
 } satisfies Record<string, Handler>;
 
 export type CommandId = keyof typeof commands;

@@ -23,6 +23,7 @@ import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/sshType
 import { GUARD_NO_WARN_KEY, GuardMonitor } from '../guard/monitor';
 import { InstanceGone, idList, inFlightIds, recordsById } from '../instances/instanceGone';
 import { sshGuardRemote } from '../guard/remote';
+import { InstanceMarks } from '../core/instanceMarks';
 
 
 let clientLoaded = false;
@@ -160,9 +161,21 @@ export function createServices(context: vscode.ExtensionContext): Services {
       if (instances.loaded) void import('../costs/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now()));
     }),
   );
+  // Price increases (and the rest of billing) start with the first list read while signed in
+  // (dist/billingSession.js), off the activation path.
+  let billingStarted = false;
+  let billing: import('../billing/vscode/billingSession').BillingSession | undefined;
+  track(
+    instances.onDidChange(() => {
+      if (billingStarted || !instances.loaded || conn.token() === undefined) return;
+      billingStarted = true;
+      void import('../billing/vscode/billingSession').then((m) => (billing = m.startBilling(services)));
+    }),
+  );
+  // The service's charges where they are read (src/billing/spending.ts), else the ledger's estimate.
   const costs = {
-    line: (i: Instance) => ledger?.line(i, Date.now()),
-    today: () => ledger?.today(Date.now()),
+    line: (i: Instance) => billing?.costLine(i) ?? ledger?.line(i, Date.now()),
+    today: () => billing?.spentToday() ?? ledger?.today(Date.now()),
   };
   track(
     conn.onDidChange((info) => {
@@ -261,8 +274,12 @@ export function createServices(context: vscode.ExtensionContext): Services {
   track(instanceGone.register(recordsById('SSH options', globalState, SSH_OPTIONS_STATE_KEY)));
   track(instanceGone.register(idList("guard: don't warn again", globalState, GUARD_NO_WARN_KEY)));
 
+  const marks = new InstanceMarks();
+  track(marks);
+
   const services: Services = {
     log,
+    marks,
     api,
     connection: () => conn.info(),
     onDidChangeConnection: connectionChanged.event,

@@ -5,7 +5,8 @@
 // userOnly() as well, so a workspace value never counts even where a scope is not enforced.
 
 /** The settings read only from the user's own settings. */
-export const USER_ONLY_SETTINGS = ['gpuRental.apiBaseUrl', 'gpuRental.ssh.identityFile', 'gpuRental.ssh.manageConfig'] as const;
+// The budget too: a repository must not raise it (or switch off its action) for the user.
+export const USER_ONLY_SETTINGS = ['gpuRental.apiBaseUrl', 'gpuRental.ssh.identityFile', 'gpuRental.ssh.manageConfig', 'gpuRental.budget.monthly', 'gpuRental.budget.onExceeded'] as const;
 
 /** Remote-SSH's setting naming the SSH config file GPU Rental adds its Include line to: read the user's value only. */
 export const USER_ONLY_FOREIGN_SETTINGS = ['remote.SSH.configFile'] as const;

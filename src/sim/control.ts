@@ -130,6 +130,16 @@ export class SimControl {
     return (await this.call<{ min_bid: number }>('POST', `instances/${id}/outbid`, minBid === undefined ? {} : { minBid })).min_bid;
   }
 
+  /** The host raises the price of a running contract: a pending increase (src/sim/billing.ts). */
+  async priceIncrease(id: number, opts: { gpuFactor?: number; diskFactor?: number; askDays?: number } = {}): Promise<number> {
+    return (await this.call<{ pending_price_increase_id: number }>('POST', `instances/${id}/price-increase`, opts)).pending_price_increase_id;
+  }
+
+  /** The instance was created `seconds` earlier (its start_date and contract end move back). */
+  async backdate(id: number, seconds: number): Promise<void> {
+    await this.call('POST', `instances/${id}/backdate`, { seconds });
+  }
+
   /** The instance's scratch folder (its HOME and the working directory of its shells). */
   async instanceHome(id: number): Promise<string> {
     return (await this.call<{ home: string }>('GET', `instances/${id}/home`)).home;

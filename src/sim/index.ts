@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seedInstances } from './instances';
+import { createPriceIncrease } from './billing';
 import { configureOnstart, stopAllOnstart } from './onstart';
 import { closeSandbox, setSandboxUrl } from './sandbox';
 import { createHandler } from './server';
@@ -49,6 +50,8 @@ export interface SimOptions {
   rateLimits?: RateLimitOption;
   /** Deprecated: N show-instance calls per second, the other endpoints unlimited (overrides rateLimits). */
   rateLimitPerSecond?: number;
+  /** The host of the first seeded instance has raised its price: one pending increase (the demo). */
+  pendingPriceIncrease?: boolean;
   /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default and in the demo. */
   runOnstart?: boolean;
   /** Wall-clock ms a requested log answers 404 before its text is there (default 900). */
@@ -97,6 +100,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim>
   const config = simConfig(opts);
   const state = new SimState(config);
   if (config.instances > 0) seedInstances(state, config.instances);
+  const first = [...state.instances.values()][0];
+  if (opts.pendingPriceIncrease && first) createPriceIncrease(state, first);
   const ssh = config.ssh ? startSshServers(state) : undefined;
   await ssh?.sync();
   const server: Server = createServer(createHandler(state, ssh ? () => ssh.sync() : undefined));

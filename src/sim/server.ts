@@ -6,6 +6,7 @@ import { SearchError, generateOffers, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { ERAS, SimState, randomKey, type Era, type Fault } from './state';
 import { handleSshKeys } from './sshKeyRoutes';
+import { controlBilling, resetBilling, routeBilling } from './billing';
 import { instanceHome } from './sandbox';
 import { listInstancesV1 } from './v1list';
 import { rateLimit, resolveRateLimits, type RateLimitOption } from './rateLimits';
@@ -134,7 +135,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   }
   if (path.startsWith('/_sim')) {
     if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
-    const r = controlInstanceOps(state, path, body.json ?? {}) ?? control(state, method, path, body.json ?? {});
+    const r = controlInstanceOps(state, path, body.json ?? {}) ?? controlBilling(state, path, body.json ?? {}) ?? control(state, method, path, body.json ?? {});
     await sync();
     return send(res, r.status, r.body);
   }
@@ -235,6 +236,8 @@ function route(
   if (body.bad) throw fail(400, 'invalid_args', 'The request body is not valid JSON.');
   const json = body.json ?? {};
 
+  const billing = routeBilling(state, method, path, url, json, who.kind); // src/sim/billing.ts
+  if (billing) return billing;
   let m: RegExpExecArray | null;
   if ((m = /^\/api\/v0\/instances\/(\d+)$/.exec(path)) || (m = /^\/api\/v0\/instances\/([^/]+)$/.exec(path))) {
     const id = Number(m[1]);
@@ -546,5 +549,6 @@ function resetState(state: SimState): void {
   const fresh = new SimState(state.config);
   const { sshListenPort } = state;
   Object.assign(state, fresh, { sshListenPort });
+  resetBilling(state);
   if (state.config.instances > 0) seedInstances(state, state.config.instances);
 }

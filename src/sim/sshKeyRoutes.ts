@@ -24,8 +24,17 @@ export function checkKeyLine(raw: unknown): string {
   return line;
 }
 
+/**
+ * The published reference types `created_at`/`deleted_at` as date-time strings; nothing shows the
+ * live service sending numbers, so the today era follows the reference (the seed era keeps its
+ * epoch seconds). The client accepts both.
+ */
+function when(t: number | null, state: SimState): number | string | null {
+  return t === null || state.era !== 'today' ? t : new Date(t * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 function render(k: SimSshKey, state: SimState): Record<string, unknown> {
-  return { id: k.id, user_id: state.user.id, public_key: k.public_key, created_at: k.created_at, deleted_at: k.deleted_at };
+  return { id: k.id, user_id: state.user.id, public_key: k.public_key, created_at: when(k.created_at, state), deleted_at: when(k.deleted_at, state) };
 }
 
 const liveKeys = (state: SimState) => state.sshKeys.filter((k) => k.deleted_at === null);

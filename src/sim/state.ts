@@ -2,6 +2,7 @@
 // 2FA records, injected faults and the request log. Plain data so tests can inspect it.
 import { randomBytes } from 'node:crypto';
 import { generateOffers, type OfferRecord } from './offers';
+import { recordUsage } from './billing';
 
 export interface SimConfig {
   host: string;
@@ -361,10 +362,13 @@ export class SimState {
       if (now <= start) continue;
       const storage = (storageHour * (now - start)) / 3600;
       let compute = 0;
+      let billedFrom: number | undefined;
       if (inst.intended === 'running' && !inst.failure && !inst.outbid) {
         const runFrom = Math.max(start, inst.bootStart + inst.bootSeconds);
         if (now > runFrom) compute = (instanceComputeHour(inst) * (now - runFrom)) / 3600;
+        billedFrom = runFrom;
       }
+      recordUsage(this, inst, start, now, billedFrom); // the per-day charges (src/sim/billing.ts)
       inst.storageTotal += storage;
       inst.totalCost += storage + compute;
       this.user.credit -= storage + compute;

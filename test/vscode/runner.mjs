@@ -111,6 +111,29 @@ const uiSteps = {
     await ui.page.waitForTimeout(500);
     await shot('instance-logs');
   },
+  /** A host's price increase: the marked row, the status bar count and the notification with Accept / Reject / Details. */
+  'price-increase': async () => {
+    await openSidebar();
+    await expandPane(ui.page, 'Instances').catch(() => undefined);
+    await ui.page.locator('.monaco-list-row', { hasText: 'price +' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.locator('.statusbar-item', { hasText: 'price increase' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('price-increase');
+  },
+  /** The budget warning: this month's charges against gpuRental.budget.monthly, with the projection. */
+  'budget-warning': async () => {
+    await ui.page.locator('.notification-toast', { hasText: 'monthly budget' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('budget-warning');
+  },
+  /** A stopped instance that still bills for storage, flagged on its row. */
+  'stopped-storage': async () => {
+    await openSidebar();
+    await ui.page.locator('.monaco-list-row', { hasText: '/month' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('stopped-storage');
+  },
   /** The Getting Started walkthrough is open and the steps the test completed show as checked. */
   walkthrough: async () => {
     const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');

@@ -20,7 +20,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The folders of src/, bottom first. */
-export const FOLDERS = ['api', 'sim', 'core', 'demo', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'account', 'create', 'app'];
+export const FOLDERS = ['api', 'sim', 'core', 'demo', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'billing', 'account', 'create', 'app'];
 
 /** Which other cores each core may import. */
 export const ALLOWED = {
@@ -34,8 +34,9 @@ export const ALLOWED = {
   offers: ['core', 'api'],
   logs: ['core', 'api'],
   guard: ['core', 'api'],
-  account: ['ssh', 'demo', 'core', 'api'],
+  account: ['billing', 'ssh', 'demo', 'core', 'api'],
   create: ['instances', 'guard', 'costs', 'ssh', 'core', 'api'],
+  billing: ['instances', 'guard', 'costs', 'core', 'api'],
   app: FOLDERS.filter((f) => f !== 'app'),
 };
 

@@ -70,7 +70,10 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
       await this.loading;
     }
     if (!this.snapshot) return [];
-    return accountRows(this.snapshot, { nowMs: Date.now(), authorizedUntil: this.authorizedUntil(), session: conn.session, fmt: formatLocal });
+    const rows = accountRows(this.snapshot, { nowMs: Date.now(), authorizedUntil: this.authorizedUntil(), session: conn.session, fmt: formatLocal });
+    // Spending (dist/spendingNode.js): the service's charges, read at most every few minutes.
+    const spending = await import('../../billing/vscode/spendingNode').then((m) => m.spendingNode(this.services)).catch(() => undefined);
+    return spending ? [...rows, spending] : rows;
   }
 
   dispose(): void {

@@ -13,6 +13,7 @@ import type { GuardMonitor } from '../../guard/monitor';
 import type { InstanceLogStore } from '../../logs/logStore';
 import type { InstanceGone } from '../../instances/instanceGone';
 import type { Settings } from './settings';
+import type { InstanceMarks } from '../instanceMarks';
 
 /**
  * Everything a command or view needs, created once by createServices (the composition root).
@@ -68,6 +69,10 @@ export interface Services {
    * Undefined until the first instance list has loaded the ledger (dist/costLedger.js).
    */
   readonly costs: { line(i: Instance): string | undefined; today(): string | undefined };
+  /** Notes features pin on instance rows (src/core/instanceMarks.ts), shown by the Instances view. */
+  readonly marks: InstanceMarks;
+  /** Set by the billing session when it starts (dist/billingSession.js; integration tests). */
+  billing?: unknown;
   /** Set by registerViews: the tree providers and status bar (for integration tests). */
   ui?: unknown;
 }

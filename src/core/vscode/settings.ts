@@ -23,6 +23,14 @@ export interface Settings {
   };
   /** The idle guard for templates without a `guard` block and for Rent This Offer. */
   guard: GuardDefaults;
+  budget: {
+    /** Dollars per calendar month (UTC); 0: no budget. User settings only. */
+    monthly: number;
+    /** At 100 %: only warn, or offer to stop the instances with an idle guard. User settings only. */
+    onExceeded: 'warn' | 'stopGuarded';
+  };
+  /** A stopped instance older than this many days is flagged for the storage it still bills. */
+  stoppedStorageDays: number;
   logs: {
     /** Lines Show Logs asks for. */
     tail: number;
@@ -64,6 +72,11 @@ export function readSettings(): Settings {
       idleMinutes: within(c.get<number>('guard.idleMinutes'), 1, 10080, DEFAULT_GUARD.idleMinutes),
       gpuUtilBelow: within(c.get<number>('guard.gpuUtilBelow'), 1, 100, DEFAULT_GUARD.gpuUtilBelow),
     },
+    budget: {
+      monthly: Math.max(0, Number(userOnly(c.inspect<number>('budget.monthly'))) || 0),
+      onExceeded: userOnly(c.inspect<string>('budget.onExceeded')) === 'stopGuarded' ? 'stopGuarded' : 'warn',
+    },
+    stoppedStorageDays: Math.max(0, Number(c.get<number>('stoppedStorageDays', 3)) || 0),
     logs: {
       tail: Math.min(100_000, Math.max(1, Math.floor(Number(c.get<number>('logs.tail', 1000)) || 1000))),
       followIntervalSeconds: Math.max(3, Number(c.get<number>('logs.followIntervalSeconds', 10)) || 10),

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { fullRecord } from '../fullRecord';
-import { instanceDetails, instanceRow } from '../instanceViewModel';
+import { instanceDetails, instanceRow, md } from '../instanceViewModel';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 
@@ -25,6 +25,7 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
       store.onDidChangeStatus(() => this.update()),
       services.onDidChangeConnection(() => this.update()),
       services.guard.onDidChange(() => this.update()),
+      services.marks.onDidChange(() => this.update()),
     );
   }
 
@@ -70,8 +71,10 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
     const row = instanceRow(inst, store.pending(inst.id), this.services.guard.status(inst.id), this.services.costs.line(inst));
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = row.id;
-    item.description = row.description;
-    const tip = new vscode.MarkdownString(row.tooltip);
+    const marks = this.services.marks.of(inst.id);
+    // Marks first: a narrow sidebar truncates the end of the description.
+    item.description = [...marks.map((m) => `⚠ ${m.text}`), row.description].join(' · ');
+    const tip = new vscode.MarkdownString([row.tooltip, ...marks.map((m) => md(m.tooltip))].join('\n\n'));
     tip.supportThemeIcons = false;
     item.tooltip = tip;
     item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);

@@ -114,12 +114,16 @@ describe('renters\' tools', () => {
     assert.equal((await simControl().requests()).filter((r) => r.path.includes('/recycle/')).length, 0);
 
     const minBid = await simControl().outbid(id);
+    capture('showWarningMessage'); // the outbid notification (src/billing/vscode/idleBilling.ts)
     await services.instances.refresh();
     const row = await waitFor(async () => {
       const r = await rowOf(u, id);
       return r && /outbid/.test(String(r.description)) ? r : undefined;
     }, 10_000, 'the outbid row');
     assert.match(String(row.contextValue), /^instance\.stopped\.bid\.outbid$/);
+    await waitFor(() => promptCalls.some((p) => p.kind === 'showWarningMessage' && /was outbid/.test(p.text)), 10_000, 'one outbid notification');
+    await services.instances.refresh();
+    assert.equal(promptCalls.filter((p) => /was outbid/.test(p.text)).length, 1, 'told once');
     let prompt = '';
     answer('showInputBox', (opts: vscode.InputBoxOptions) => {
       prompt = String(opts.prompt);

@@ -60,3 +60,4 @@ import './ecosystem.test';
 import './demo.test';
 import './newcomer.test';
 import './guard.test';
+import './billing.test';

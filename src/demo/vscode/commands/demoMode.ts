@@ -17,7 +17,7 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
   }
   try {
     const sim = await import('../../../sim');
-    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, demoInbox: true, era: 'today', invisibleSeconds: sim.CLI_INVISIBLE_SECONDS, rateLimits: 'service' });
+    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, pendingPriceIncrease: true, demoInbox: true, era: 'today', invisibleSeconds: sim.CLI_INVISIBLE_SECONDS, rateLimits: 'service' });
     await services.setDemo({ url: running.url, apiKey: sim.simConfig().apiKey }, () => running.close());
     services.log.info(`Demo mode on (simulator at ${running.url}).`);
     void vscode.commands.executeCommand('gpuRental.instances.focus');

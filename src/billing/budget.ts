@@ -1,0 +1,61 @@
+// The monthly budget: what the service has charged this month against gpuRental.budget.monthly,
+// with the running rate projected to the month's end, warned about once per level and month.
+import type { Instance } from '../api/types';
+import { formatMoney, formatRate } from '../costs/costs';
+import { installedGuard } from '../guard/installed';
+import { monthStart } from './spending';
+
+export type BudgetLevel = 0 | 80 | 100;
+
+export interface BudgetCheck {
+  level: BudgetLevel;
+  percent: number;
+  spent: number;
+  budget: number;
+  /** This month's charges plus the current rate until the month ends. */
+  projected: number;
+  /** 'YYYY-MM' (UTC): warnings are remembered per month. */
+  month: string;
+}
+
+export function nextMonthStart(now: number): number {
+  const d = new Date(now * 1000);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
+}
+
+export function checkBudget(budget: number, spentThisMonth: number, ratePerHour: number, now: number): BudgetCheck | undefined {
+  if (!(budget > 0)) return undefined;
+  const hoursLeft = Math.max(0, (nextMonthStart(now) - now) / 3600);
+  const percent = (spentThisMonth / budget) * 100;
+  return {
+    level: percent >= 100 ? 100 : percent >= 80 ? 80 : 0,
+    percent,
+    spent: spentThisMonth,
+    budget,
+    projected: spentThisMonth + Math.max(0, ratePerHour) * hoursLeft,
+    month: new Date(monthStart(now) * 1000).toISOString().slice(0, 7),
+  };
+}
+
+/** Remembered warnings: the month and the levels already shown in it. */
+export interface BudgetWarned {
+  month: string;
+  levels: number[];
+}
+
+/** The level to warn about now, or undefined (already told this month, or below 80 %). */
+export function levelToWarn(c: BudgetCheck, warned: BudgetWarned | undefined): 80 | 100 | undefined {
+  if (c.level === 0) return undefined;
+  const told = warned?.month === c.month ? warned.levels : [];
+  return told.includes(c.level) ? undefined : c.level;
+}
+
+export function budgetMessage(c: BudgetCheck, ratePerHour: number): string {
+  const head = c.level >= 100 ? `you have reached your monthly budget` : `you have used ${Math.floor(c.percent)} % of your monthly budget`;
+  return `GPU Rental: ${head} (${formatMoney(c.spent)} of ${formatMoney(c.budget)} charged in ${c.month}). At the current ${formatRate(ratePerHour)} the month ends at about ${formatMoney(c.projected)}.`;
+}
+
+/** Running instances with an idle guard installed: the ones the budget action may stop. */
+export function guardedRunning(instances: readonly Instance[]): Instance[] {
+  return instances.filter((i) => i.state === 'running' && installedGuard(i.onstart) !== undefined);
+}

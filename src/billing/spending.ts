@@ -1,0 +1,165 @@
+// Money actually spent, from the service's per-day charges (GET /api/v0/charges/): today, this
+// week (from Monday, UTC), this month (UTC), the last 30 days by day, and per instance. Charges
+// are days in UTC, as the service bills them.
+import type { Charge, Instance, ServiceApi } from '../api/types';
+import { Emitter, type Disposable } from '../core/events';
+import { formatMoney } from '../costs/costs';
+
+export const DAY = 86400;
+export const dayStart = (t: number): number => Math.floor(t / DAY) * DAY;
+
+export function weekStart(t: number): number {
+  const d = dayStart(t);
+  const dow = (new Date(d * 1000).getUTCDay() + 6) % 7; // Monday 0
+  return d - dow * DAY;
+}
+
+export function monthStart(t: number): number {
+  const d = new Date(t * 1000);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000;
+}
+
+/** The first second the charges are asked from: the earliest of the month, the week and 29 days back. */
+export function windowStart(now: number): number {
+  return Math.min(monthStart(now), weekStart(now), dayStart(now) - 29 * DAY);
+}
+
+export interface SpendingDay {
+  day: number;
+  total: number;
+  byType: Record<string, number>;
+}
+
+export interface Spending {
+  /** When the charges were read (epoch s). */
+  at: number;
+  from: number;
+  today: number;
+  week: number;
+  month: number;
+  last30: number;
+  /** The last 30 days, oldest first, a row for every day (0 when nothing was charged). */
+  days: SpendingDay[];
+  /** By instance id, over the whole window. */
+  byInstance: Map<number, number>;
+  charges: Charge[];
+}
+
+export function instanceIdOf(source: string): number | undefined {
+  const m = /^instance-(\d+)$/.exec(source);
+  return m ? Number(m[1]) : undefined;
+}
+
+export function summarizeCharges(charges: readonly Charge[], now: number): Spending {
+  const today = dayStart(now);
+  const week = weekStart(now);
+  const month = monthStart(now);
+  const first = today - 29 * DAY;
+  const days = new Map<number, SpendingDay>();
+  for (let d = first; d <= today; d += DAY) days.set(d, { day: d, total: 0, byType: {} });
+  const s: Spending = { at: now, from: windowStart(now), today: 0, week: 0, month: 0, last30: 0, days: [], byInstance: new Map(), charges: [...charges] };
+  for (const c of charges) {
+    const d = dayStart(c.start);
+    if (d === today) s.today += c.amount;
+    if (d >= week && d <= today) s.week += c.amount;
+    if (d >= month && d <= today) s.month += c.amount;
+    const row = days.get(d);
+    if (row) {
+      row.total += c.amount;
+      row.byType[c.type] = (row.byType[c.type] ?? 0) + c.amount;
+      s.last30 += c.amount;
+    }
+    const id = instanceIdOf(c.source);
+    if (id !== undefined) s.byInstance.set(id, (s.byInstance.get(id) ?? 0) + c.amount);
+  }
+  s.days = [...days.values()];
+  return s;
+}
+
+/** "Cost so far: $x (service charges)" when the charges cover the instance's whole life. */
+export function instanceCostLine(s: Spending | undefined, i: Instance): string | undefined {
+  if (!s) return undefined;
+  const start = typeof i.start_date === 'number' ? i.start_date : undefined;
+  if (start === undefined || start < s.from) return undefined;
+  const v = s.byInstance.get(i.id);
+  return v === undefined ? undefined : `Cost so far: ${formatMoney(v)} (the service's charges)`;
+}
+
+export function spentLines(s: Spending): string[] {
+  return [`Spent today: ${formatMoney(s.today)}`, `This week: ${formatMoney(s.week)}`, `This month: ${formatMoney(s.month)}`];
+}
+
+/** CSV of the charges (RFC 4180 quoting; cells a spreadsheet would run as a formula are prefixed with '). */
+export function chargesCsv(charges: readonly Charge[]): string {
+  const cell = (v: string | number): string => {
+    let t = String(v);
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(t)) t = `'${t}`;
+    return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+  };
+  const types = [...new Set(charges.flatMap((c) => c.items.map((i) => i.type)))].sort();
+  const head = ['day', 'type', 'source', 'label', 'description', 'amount_usd', ...types.map((t) => `${t}_usd`)];
+  const rows = [...charges]
+    .sort((a, b) => a.start - b.start || a.source.localeCompare(b.source))
+    .map((c) => [
+      new Date(c.start * 1000).toISOString().slice(0, 10),
+      c.type,
+      c.source,
+      c.metadata?.label ?? '',
+      c.description ?? '',
+      c.amount.toFixed(6),
+      ...types.map((t) => c.items.filter((i) => i.type === t).reduce((a, i) => a + i.amount, 0).toFixed(6)),
+    ]);
+  return [head, ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
+}
+
+export interface SpendingDeps {
+  api(): Promise<ServiceApi>;
+  now(): number;
+  warn(message: string): void;
+}
+
+/** The charges, read at most every `minAgeS` seconds (they change by the day, not the second). */
+export class SpendingStore implements Disposable {
+  current: Spending | undefined;
+  error: string | undefined;
+  private inFlight: Promise<Spending | undefined> | undefined;
+  private readonly changed = new Emitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly deps: SpendingDeps, private readonly minAgeS = 300) {}
+
+  maybeRefresh(): Promise<Spending | undefined> {
+    if (this.current && this.deps.now() - this.current.at < this.minAgeS) return Promise.resolve(this.current);
+    return this.refresh();
+  }
+
+  refresh(): Promise<Spending | undefined> {
+    this.inFlight ??= this.read().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async read(): Promise<Spending | undefined> {
+    const now = this.deps.now();
+    try {
+      const charges = await (await this.deps.api()).listCharges({ from: windowStart(now), to: now });
+      this.current = summarizeCharges(charges, now);
+      this.error = undefined;
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      if (this.error !== msg) this.deps.warn(`The service's charges could not be read (figures stay estimates): ${msg}`);
+      this.error = msg;
+    }
+    this.changed.fire();
+    return this.current;
+  }
+
+  clear(): void {
+    this.current = undefined;
+    this.error = undefined;
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

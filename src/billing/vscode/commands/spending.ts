@@ -1,0 +1,87 @@
+// Show Spending (a webview: the service's charges of the last 30 days as a chart and a table,
+// strict CSP, no script, no network) and Export Spending to CSV.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { ensureSignedIn } from '../../../core/vscode/signedIn';
+import { describeError } from '../../../core/describeError';
+import { formatMoney } from '../../../costs/costs';
+import { chargesCsv, instanceIdOf, type Spending } from '../../spending';
+import { spendingSvg } from '../../spendingChart';
+import { billingSession } from '../billingSession';
+
+const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+let panel: vscode.WebviewPanel | undefined;
+
+async function readSpending(services: Services): Promise<Spending | undefined> {
+  const store = billingSession(services).spending;
+  const s = await store.refresh();
+  if (!s) void vscode.window.showErrorMessage(`GPU Rental: could not read the service's charges: ${store.error ?? 'no answer'}`);
+  return s;
+}
+
+export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s: Spending, names: (id: number) => string | undefined): string {
+  const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'billing', 'spending.css'));
+  const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, "img-src 'none'", "script-src 'none'", "connect-src 'none'", "form-action 'none'"].join('; ');
+  const fig = (what: string, v: number) => `<div class="figure"><div class="value">${esc(formatMoney(v))}</div><div class="what">${esc(what)}</div></div>`;
+  const byInstance = [...s.byInstance.entries()].sort((a, b) => b[1] - a[1]);
+  const rows = byInstance.map(([id, v]) => `<tr><td>${esc(names(id) ?? `#${id}`)}</td><td class="num">${esc(formatMoney(v))}</td></tr>`).join('');
+  const other = s.charges.filter((c) => instanceIdOf(c.source) === undefined).reduce((a, c) => a + c.amount, 0);
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${css}"><title>Spending</title></head>
+<body>
+<h1>Spending (the service's charges)</h1>
+<div class="figures">${fig('today', s.today)}${fig('this week', s.week)}${fig('this month', s.month)}${fig('last 30 days', s.last30)}</div>
+${spendingSvg(s)}
+<div class="legend"><span class="instance">■ instances</span><span class="volume">■ volumes</span><span class="serverless">■ serverless</span></div>
+<table><tr><th>Instance</th><th>Since ${esc(new Date(s.from * 1000).toISOString().slice(0, 10))}</th></tr>${rows}${other > 0 ? `<tr><td>Other</td><td class="num">${esc(formatMoney(other))}</td></tr>` : ''}</table>
+<p class="note">Days are UTC, as the service bills them. Read ${esc(new Date(s.at * 1000).toISOString().slice(0, 16).replace('T', ' '))} UTC. <a href="command:gpuRental.exportSpending">Export to CSV…</a></p>
+</body></html>`;
+}
+
+/** gpuRental.showSpending: the webview (one panel, refreshed when shown again). */
+export async function showSpending(services: Services): Promise<boolean> {
+  if (!ensureSignedIn(services)) return false;
+  const s = await readSpending(services);
+  if (!s) return false;
+  const root = vscode.Uri.joinPath(services.extensionUri, 'media', 'billing');
+  if (!panel) {
+    panel = vscode.window.createWebviewPanel('gpuRental.spending', 'GPU Rental: Spending', vscode.ViewColumn.Active, {
+      enableScripts: false,
+      enableCommandUris: ['gpuRental.exportSpending'],
+      localResourceRoots: [root],
+    });
+    panel.onDidDispose(() => (panel = undefined));
+  } else panel.reveal();
+  const names = (id: number) => {
+    const i = services.instances.get(id);
+    return i ? `${i.label || `#${id}`} (#${id})` : s.charges.find((c) => c.source === `instance-${id}`)?.metadata?.label ?? undefined;
+  };
+  panel.webview.html = spendingHtml(panel.webview, services.extensionUri, s, names);
+  return true;
+}
+
+/** gpuRental.exportSpending(uri?): the charges of the window as CSV; returns the file written. */
+export async function exportSpending(services: Services, target?: unknown): Promise<string | undefined> {
+  if (!ensureSignedIn(services)) return undefined;
+  const s = await readSpending(services);
+  if (!s) return undefined;
+  const day = new Date(s.at * 1000).toISOString().slice(0, 10);
+  const uri =
+    target instanceof vscode.Uri
+      ? target
+      : typeof target === 'string'
+        ? vscode.Uri.file(target)
+        : await vscode.window.showSaveDialog({ title: 'GPU Rental: Export Spending', saveLabel: 'Export', filters: { CSV: ['csv'] }, defaultUri: vscode.Uri.file(`gpu-rental-charges-${day}.csv`) });
+  if (!uri) return undefined;
+  try {
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(s.charges)));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`GPU Rental: could not write ${uri.fsPath}: ${describeError(e)}`);
+    return undefined;
+  }
+  void vscode.window.showInformationMessage(`GPU Rental: exported ${s.charges.length} charge rows to ${uri.fsPath}.`);
+  return uri.fsPath;
+}
