@@ -19,6 +19,25 @@ Module._resolveFilename = function (request, ...rest) {
 };
 const { default: tseslint } = await import('typescript-eslint');
 
+// TEMPORARY: split by the money/test-gaps/guard work. These files are over the size limits and are
+// being split in other branches; remove each entry when its split lands (the rules below then apply).
+const TEMPORARY_SIZE_EXEMPT = [
+  'src/create/createFlow.ts',
+  'src/create/vscode/commands/createFromTemplate.ts',
+  'src/sim/sshServer.ts',
+  'src/guard/**',
+  // Split in this branch, one commit each (entries leave as their split lands).
+  'src/api/client.ts',
+  'src/api/schemas.ts',
+  'src/api/types.ts',
+  'src/app/createServices.ts',
+  'src/sim/instances.ts',
+  'src/sim/server.ts',
+  'src/sim/tfaState.ts',
+  'src/account/tfaFlows.ts',
+  'src/ssh/sshConfigWriter.ts',
+];
+
 const DOCS = 'See CONTRIBUTING.md "Architecture".';
 const up = (folder, sub = '') => `^(\\.\\./)+${folder}${sub}(/|$)`;
 
@@ -58,6 +77,16 @@ export default tseslint.config(
   // Tests read loosely typed JSON from the simulator.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   { files: ['src/**/*.ts'], ignores: ['src/sim/**'], rules: { 'no-console': 'error' } },
+  // Size: a function fits on a screen or two, a file reads in one sitting. Lines are counted raw
+  // (blank lines and comments count) so a split cannot be dodged by deleting comments.
+  {
+    files: ['src/**/*.ts'],
+    ignores: TEMPORARY_SIZE_EXEMPT,
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
   {
     files: ['src/**/*.ts'],
     ignores: ['src/app/commandTable.ts'],
