@@ -14,7 +14,7 @@ import type {
   TfaUpdateResult,
   TotpSetupResult,
   User,
-} from './types';
+} from './accountTypes';
 import { lbool, lenient, lnum, lstr, lstrArray, requiredInt } from './schemaBasics';
 
 // ---------------------------------------------------------------- user

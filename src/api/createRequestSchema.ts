@@ -2,7 +2,7 @@
 // problem at once, each with its field path and what to write instead. The template layer
 // reuses it.
 import * as z from 'zod/mini';
-import type { CreateInstanceRequest } from './types';
+import type { CreateInstanceRequest } from './instanceTypes';
 import { stripNulls, validateWith } from './schemaBasics';
 
 export const ONSTART_MAX = 4048;

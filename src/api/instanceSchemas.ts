@@ -2,7 +2,7 @@
 // service sends, the state derived from actual and intended status), the v0 and v1 lists, the
 // show answer and the creation answer.
 import * as z from 'zod/mini';
-import type { CreateInstanceResult, Instance, InstanceList, InstanceState } from './types';
+import type { CreateInstanceResult, Instance, InstanceList, InstanceState } from './instanceTypes';
 import { instanceId, lbool, lnum, lstr, lstrArray, numberish, pricing } from './schemaBasics';
 
 // ---------------------------------------------------------------- ports and env

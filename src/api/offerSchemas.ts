@@ -1,7 +1,7 @@
 // Offer search: the response schema of one offer and the list, and the request side (an
 // OfferQuery checked, then written as the service's search body).
 import * as z from 'zod/mini';
-import type { Offer, OfferQuery } from './types';
+import type { Offer, OfferQuery } from './offerTypes';
 import { lbool, lnum, lstr, numberish, requiredInt } from './schemaBasics';
 
 // ---------------------------------------------------------------- offers
