@@ -1,0 +1,78 @@
+// The stores of Services, one small factory each: the polled instance list, the offer search
+// state, the account credit, instance logs, and the cost notes (the ledger loads with the first
+// list, dist/costLedger.js, off the activation path).
+import type { Instance, ServiceApi } from '../api/types';
+import { OfferStore } from '../offers/offerStore';
+import { CreditStore } from '../costs/credit';
+import { InstanceLogStore } from '../logs/logStore';
+import { PolledInstanceStore } from '../instances/instanceStore';
+import { DEFAULT_POLLER_CONFIG, type PollerConfig } from '../core/poller';
+import { describeError } from '../core/describeError';
+import type { Services } from '../core/vscode/services';
+import type { ServiceBase } from './serviceBase';
+
+type Api = () => Promise<ServiceApi>;
+
+export function createInstanceStore(base: ServiceBase, api: Api): PolledInstanceStore {
+  const { conn, log } = base;
+  const pollerConfig = (): PollerConfig => ({
+    ...DEFAULT_POLLER_CONFIG,
+    intervalMs: base.settings.pollIntervalSeconds * 1000,
+    hiddenIntervalMs: base.settings.hiddenPollIntervalSeconds * 1000,
+  });
+  const instances = new PolledInstanceStore({
+    api,
+    isSignedIn: () => conn.token() !== undefined,
+    generation: () => conn.generation,
+    config: pollerConfig,
+    describeError: (e) => {
+      const msg = describeError(e);
+      log.warn(`Refreshing instances failed (will retry with backoff): ${msg}`);
+      return msg;
+    },
+  });
+  base.track(instances);
+  return instances;
+}
+
+export function createOfferStore(base: ServiceBase, api: Api): OfferStore {
+  const offers = new OfferStore({
+    api,
+    isSignedIn: () => base.conn.token() !== undefined,
+    workspaceState: base.workspaceState,
+    warn: (m) => base.log.warn(m),
+  });
+  base.track(offers);
+  return offers;
+}
+
+export function createCreditStore(base: ServiceBase, api: Api): CreditStore {
+  const credit = new CreditStore({ api, generation: () => base.conn.generation });
+  base.track(credit);
+  return credit;
+}
+
+export function createLogStore(base: ServiceBase, api: Api): InstanceLogStore {
+  const logs = new InstanceLogStore({ api, describeError });
+  base.track(logs);
+  return logs;
+}
+
+/** Cost notes of Services, and `clear` for a connection change. */
+export function createCostNotes(base: ServiceBase, instances: PolledInstanceStore): { costs: Services['costs']; clear(): void } {
+  // Every poll adds to the rate history (an empty list right after a connection change is "not loaded yet").
+  // The ledger loads with the first list (dist/costLedger.js), off the activation path.
+  let ledger: import('../costs/costLedger').CostNotesImpl | undefined;
+  base.track(
+    instances.onDidChange(() => {
+      if (instances.loaded) void import('../costs/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now()));
+    }),
+  );
+  return {
+    costs: {
+      line: (i: Instance) => ledger?.line(i, Date.now()),
+      today: () => ledger?.today(Date.now()),
+    },
+    clear: () => ledger?.clear(),
+  };
+}
