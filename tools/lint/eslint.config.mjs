@@ -1,5 +1,6 @@
 // The lint tier (`npm run lint`, run by `npm test`): typescript-eslint's recommended rules, no
-// console in src/ outside the simulator, and no-restricted-imports for the layer rules of
+// console in src/ outside the simulator, no file over 500 lines and no function over 120 in src/,
+// and no-restricted-imports for the layer rules of
 // tools/lint/layers.mjs (CONTRIBUTING.md "Architecture"), one file at a time: a core imports only
 // the cores below it and never `vscode` or a VS Code part; a VS Code part uses the VS Code parts
 // of the features below its own; views never import commands. scripts/lint.mjs adds what one
@@ -25,8 +26,7 @@ const TEMPORARY_SIZE_EXEMPT = [
   'src/create/createFlow.ts',
   'src/create/vscode/commands/createFromTemplate.ts',
   'src/sim/sshServer.ts',
-  'src/guard/**',
-  // Split in this branch, one commit each (entries leave as their split lands).
+  'src/guard/**', // nothing in src/guard/ is over the limits today; listed while its files move
 ];
 
 const DOCS = 'See CONTRIBUTING.md "Architecture".';
