@@ -1,7 +1,7 @@
 // How scripts/build.mjs splits the extension into bundles, as functions it and the unit tests
 // share. The split is declared in the source, once: every `import()` of a src/ module is a lazily
 // loaded bundle (the loaders in src/app/commandTable.ts, the transport and schemas in
-// src/api/client.ts, ...). findLazyModules() reads those import() sites from esbuild's module
+// src/api/pipeline.ts, ...). findLazyModules() reads those import() sites from esbuild's module
 // graph; each target becomes dist/<its file name>.js, and every import of it from another bundle
 // becomes a require of that file, so its module state exists once.
 import * as esbuild from 'esbuild';

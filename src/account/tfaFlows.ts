@@ -1,5 +1,5 @@
 // Every 2FA flow of the spec as plain TypeScript driven through injected ports (api,
-// prompts, clock, state), so each one runs against the simulator in unit tests and
+// prompts, clock, state: tfaPorts.ts), so each one runs against the simulator in unit tests and
 // against VS Code input boxes and webviews in the extension.
 //
 // The shape of each flow: choose how to verify -> start a challenge (send a code, or
@@ -7,22 +7,10 @@
 // loop where it stopped: a wrong code asks for the code again with the same challenge,
 // an expired challenge sends a new one, a flaky service repeats the same call. No
 // step is silently skipped and nothing is left half done.
-import type {
-  KeyValueStore,
-} from '../core/ports';
-import type {
-  Logger,
-  ServiceApi,
-  TfaLoginResult,
-  TfaMethod,
-  TfaStatus,
-  TfaVerification,
-  TotpSetupResult,
-
-} from '../api/types';
+import type { ServiceApi, TfaLoginResult, TfaMethod, TfaStatus, TfaVerification } from '../api/types';
 import { errorCode } from '../core/describeError';
-import { describeTfaError, formatLocal, methodName, type TfaErrorAction, type TfaErrorInfo } from './tfaErrors';
-import { inboxHint, newestCode, type DemoInbox } from '../demo/demoInbox';
+import { describeTfaError, formatLocal, methodName, type TfaErrorInfo } from './tfaErrors';
+import { inboxHint, newestCode } from '../demo/demoInbox';
 import {
   normalizeBackupCode,
   normalizeOtp,
@@ -33,87 +21,10 @@ import {
   validatePhone,
 } from './tfaValidation';
 import { AUTHORIZED_UNTIL_KEY } from '../core/stateKeys';
+import { Stop, cancelled, codePrompt, failed, toVerification, type Clock, type FlowResult, type PickVerifierRequest, type TfaFlowDeps, type TfaPrompts, type Verifier } from './tfaPorts';
 
 export const AUTHORIZATION_WINDOW_MS = 30 * 60 * 1000;
 export { AUTHORIZED_UNTIL_KEY };
-
-/** How the user proves it is them for one step. */
-export type Verifier =
-  | { kind: 'method'; method: TfaMethod }
-  | { kind: 'email' }
-  | { kind: 'backup' }
-  /** Legacy accounts: an SMS to the phone number on file (no method rows yet). */
-  | { kind: 'phoneOnFile' };
-
-export interface PickVerifierRequest {
-  title: string;
-  methods: TfaMethod[];
-  email: boolean;
-  backup: boolean;
-  phoneOnFile?: boolean;
-}
-
-export interface CodeRequest {
-  title: string;
-  prompt: string;
-  kind: 'otp' | 'backup';
-  /** Demo mode: where the code can be read ("Demo inbox: the e-mail to … says 123456"). */
-  hint?: string;
-}
-
-/** The user-facing side of the flows. The extension backs it with VS Code UI; tests script it. */
-export interface TfaPrompts {
-  pickVerifier(req: PickVerifierRequest): Promise<Verifier | undefined>;
-  pickMethod(title: string, methods: TfaMethod[]): Promise<TfaMethod | undefined>;
-  /** Returns the entered code (already format-checked by the UI) or undefined when cancelled. */
-  code(req: CodeRequest): Promise<string | undefined>;
-  phone(title: string): Promise<string | undefined>;
-  /** undefined = cancelled; '' = no label. */
-  label(title: string, value?: string): Promise<string | undefined>;
-  confirm(message: string, confirmLabel: string): Promise<boolean>;
-  /** Shows an error with its follow-up actions; returns the action chosen. */
-  error(info: TfaErrorInfo): Promise<TfaErrorAction | undefined>;
-  info(message: string): void;
-  /** Shows the codes once. Must not persist them anywhere. */
-  backupCodes(codes: readonly string[], title: string): Promise<void>;
-  /**
-   * Shows the TOTP setup (QR from provisioning_uri, secret for manual entry, code field).
-   * `submit` returns undefined on success or an error sentence to show; the view closes
-   * on success. Resolves false when the user closed it without success.
-   */
-  totpSetup(setup: TotpSetupResult, submit: (code: string, label?: string) => Promise<string | undefined>): Promise<boolean>;
-}
-
-export interface Clock {
-  now(): number;
-}
-
-export interface TfaFlowDeps {
-  api: ServiceApi;
-  prompts: TfaPrompts;
-  clock?: Clock;
-  /** Where the authorization window end is remembered (globalState in the extension). */
-  state?: KeyValueStore;
-  setSessionKey?: (key: string | undefined) => Promise<void>;
-  log?: Logger;
-  formatTime?: (ms: number) => string;
-  /** Demo mode: the simulator's inbox, shown as a hint wherever a code is asked for. */
-  inbox?: DemoInbox;
-}
-
-export type FlowResult<T = void> = { ok: true; value: T } | { ok: false; reason: 'cancelled' | 'failed'; message?: string };
-
-const cancelled = { ok: false as const, reason: 'cancelled' as const };
-function failed(message: string): { ok: false; reason: 'failed'; message: string } {
-  return { ok: false, reason: 'failed', message };
-}
-
-/** Raised inside a flow to stop it with a message the user has already seen. */
-class Stop extends Error {
-  constructor(readonly result: { ok: false; reason: 'cancelled' | 'failed'; message?: string }) {
-    super(result.message ?? result.reason);
-  }
-}
 
 export class TfaFlows {
   private readonly clock: Clock;
@@ -561,34 +472,3 @@ export class TfaFlows {
     this.prompts.info('Signed out of the 2FA session. Requests use your API key again.');
   }
 }
-
-function codePrompt(v: Verifier): string {
-  switch (v.kind) {
-    case 'email':
-      return 'Enter the 6-digit code sent to your account e-mail';
-    case 'backup':
-      return 'Enter an unused backup code (XXXX-XXXX-XXXX)';
-    case 'phoneOnFile':
-      return 'Enter the 6-digit code sent by SMS to the phone number on file';
-    case 'method':
-      return v.method.method === 'totp'
-        ? `Enter the current 6-digit code from your authenticator app${v.method.label ? ` (${v.method.label})` : ''}`
-        : `Enter the 6-digit code sent by SMS${v.method.phone_number ? ` to ${v.method.phone_number}` : ''}`;
-  }
-}
-
-export function toVerification(v: Verifier, code: string, secret: string | undefined): TfaVerification {
-  switch (v.kind) {
-    case 'backup':
-      return { backup_code: code };
-    case 'email':
-      return { tfa_method: 'email', code, secret };
-    case 'phoneOnFile':
-      return { tfa_method: 'sms', code, secret };
-    case 'method':
-      return v.method.method === 'sms'
-        ? { tfa_method: 'sms', code, secret, tfa_method_id: v.method.id }
-        : { tfa_method: 'totp', code, tfa_method_id: v.method.id };
-  }
-}
-

@@ -4,7 +4,7 @@
 // (the real UI), or is treated as cancelled when there is none.
 import type { TfaMethod, TotpSetupResult } from '../api/types';
 import type { TfaErrorAction, TfaErrorInfo } from './tfaErrors';
-import type { CodeRequest, PickVerifierRequest, TfaPrompts, Verifier } from './tfaFlows';
+import type { CodeRequest, PickVerifierRequest, TfaPrompts, Verifier } from './tfaPorts';
 
 type CodeSource = string | ((totpSecret: string | undefined, req?: CodeRequest) => string | Promise<string>);
 

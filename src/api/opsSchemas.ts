@@ -1,5 +1,5 @@
 // Response schemas of the instance operations and the server-template search (service-today §6),
-// kept apart from schemas.ts; it re-exports them so the client loads them with the rest.
+// re-exported by schemas.ts so the client loads them with the rest.
 import * as z from 'zod/mini';
 import type { LogRequestResult, ServerTemplate } from './types';
 

@@ -1,5 +1,5 @@
 // The ports the plain-TypeScript layers are written against (secrets, key-value state, the
-// connection, the instance list). src/app/createServices.ts implements them with VS Code.
+// connection, the instance list). src/app/vscodeAdapters.ts implements them with VS Code.
 import type { Instance } from '../api/types';
 import type { Event } from './events';
 

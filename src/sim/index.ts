@@ -2,7 +2,7 @@
 // tests, the demo mode and manual runs (`node dist/sim.js --port 0`). No `vscode`, no src/api.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { seedInstances } from './instances';
+import { seedInstances } from './instanceCreate';
 import { createPriceIncrease } from './billing';
 import { configureOnstart, stopAllOnstart } from './onstart';
 import { closeSandbox, setSandboxUrl } from './sandbox';

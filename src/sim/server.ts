@@ -1,18 +1,20 @@
 // The HTTP front of the simulator: parsing, auth, routing, faults, rate limit, request log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimFail, fail } from './simError';
-import { createInstance, destroyInstance, isVisible, renderInstance, seedInstances, startInstance, stopInstance } from './instances';
-import { SearchError, generateOffers, searchOffers } from './offers';
+import { destroyInstance, isVisible, renderInstance, startInstance, stopInstance } from './instances';
+import { createInstance } from './instanceCreate';
+import { SearchError, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
-import { ERAS, SimState, randomKey, type Era, type Fault } from './state';
+import { controlBilling, routeBilling } from './billing';
+import { SimState, type Fault } from './state';
+import { control } from './simControl';
 import { handleSshKeys } from './sshKeyRoutes';
-import { controlBilling, resetBilling, routeBilling } from './billing';
-import { instanceHome } from './sandbox';
 import { listInstancesV1 } from './v1list';
-import { rateLimit, resolveRateLimits, type RateLimitOption } from './rateLimits';
-import { handleTfa, tfaInjected, userRecord } from './tfaState';
+import { rateLimit } from './rateLimits';
+import { handleTfa } from './tfaState';
+import { tfaInjected, userRecord } from './tfaRules';
 import { totp } from './totp';
-import { configureOnstart, instanceEnded, instanceStarted, setGpuUtil, stopAllOnstart } from './onstart';
+import { instanceEnded, instanceStarted } from './onstart';
 
 export interface Principal {
   kind: 'full' | 'read' | 'session' | 'instance';
@@ -219,6 +221,55 @@ function sendHuge(res: ServerResponse, bytes: number, declare: boolean): void {
   pump();
 }
 
+/** /api/v0/instances/{id}/: read one instance, change its state or label, destroy it. */
+function routeInstance(state: SimState, method: string, path: string, rawId: string, json: Record<string, unknown>, who: Principal): Reply {
+  const id = Number(rawId);
+  if (!Number.isInteger(id) || id <= 0) throw fail(400, 'invalid_args', `'${rawId}' is not a valid instance id.`);
+  if (who.kind === 'instance') {
+    // Section 7: the key inside an instance may read, start, stop or destroy that one instance.
+    const ok = who.instanceId === id && (method === 'GET' || (method === 'PUT' && 'state' in json && !('label' in json)) || method === 'DELETE');
+    if (!ok) throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
+  }
+  const limited = rateLimit(state, who.token, method === 'GET' ? 'show' : method === 'DELETE' ? 'destroy' : 'update');
+  if (limited) return limited;
+  const inst = state.instances.get(id);
+  if (method === 'GET') {
+    // Reads lag behind a creation; an unknown (destroyed) id: the live service answers
+    // {"instances": null}, the seed an empty object. Writes act on the instance at once.
+    const shown = inst && isVisible(state, inst) ? inst : undefined;
+    return { status: 200, body: { instances: shown ? renderInstance(state, shown) : state.era === 'today' ? null : {} } };
+  }
+  if (who.kind === 'read') throw denyWrite();
+  if (!inst) throw fail(404, 'no_such_instance', `Instance ${id} does not exist (it may have been destroyed). Refresh the list.`);
+  if (method === 'PUT') {
+    let did = false;
+    if (json.state !== undefined && json.state !== null) {
+      if (json.state === 'stopped') {
+        stopInstance(state, inst);
+        instanceEnded(state, inst.id);
+      } else if (json.state === 'running') {
+        startInstance(state, inst);
+        instanceStarted(state, inst);
+      }
+      else throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
+      did = true;
+    }
+    if (json.label !== undefined) {
+      if (json.label !== null && typeof json.label !== 'string') throw fail(400, 'invalid_args', 'label must be a string.');
+      inst.label = (json.label as string | null) || null;
+      did = true;
+    }
+    if (!did) throw fail(400, 'invalid_args', 'Nothing to change: send {"state": "running"|"stopped"} or {"label": "..."}.');
+    return { status: 200, body: { success: true } };
+  }
+  if (method === 'DELETE') {
+    destroyInstance(state, inst);
+    instanceEnded(state, inst.id);
+    return { status: 200, body: { success: true } };
+  }
+  throw fail(405, 'method_not_allowed', `${method} is not supported on ${path}.`);
+}
+
 function route(
   state: SimState,
   method: string,
@@ -235,57 +286,11 @@ function route(
   if (!who || who === 'expired') throw authFail(state, path, token !== undefined);
   if (body.bad) throw fail(400, 'invalid_args', 'The request body is not valid JSON.');
   const json = body.json ?? {};
-
   const billing = routeBilling(state, method, path, url, json, who.kind); // src/sim/billing.ts
   if (billing) return billing;
+
   let m: RegExpExecArray | null;
-  if ((m = /^\/api\/v0\/instances\/(\d+)$/.exec(path)) || (m = /^\/api\/v0\/instances\/([^/]+)$/.exec(path))) {
-    const id = Number(m[1]);
-    if (!Number.isInteger(id) || id <= 0) throw fail(400, 'invalid_args', `'${m[1]}' is not a valid instance id.`);
-    if (who.kind === 'instance') {
-      // Section 7: the key inside an instance may read, start, stop or destroy that one instance.
-      const ok = who.instanceId === id && (method === 'GET' || (method === 'PUT' && 'state' in json && !('label' in json)) || method === 'DELETE');
-      if (!ok) throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
-    }
-    const limited = rateLimit(state, who.token, method === 'GET' ? 'show' : method === 'DELETE' ? 'destroy' : 'update');
-    if (limited) return limited;
-    const inst = state.instances.get(id);
-    if (method === 'GET') {
-      // Reads lag behind a creation; an unknown (destroyed) id: the live service answers
-      // {"instances": null}, the seed an empty object. Writes act on the instance at once.
-      const shown = inst && isVisible(state, inst) ? inst : undefined;
-      return { status: 200, body: { instances: shown ? renderInstance(state, shown) : state.era === 'today' ? null : {} } };
-    }
-    if (who.kind === 'read') throw denyWrite();
-    if (!inst) throw fail(404, 'no_such_instance', `Instance ${id} does not exist (it may have been destroyed). Refresh the list.`);
-    if (method === 'PUT') {
-      let did = false;
-      if (json.state !== undefined && json.state !== null) {
-        if (json.state === 'stopped') {
-          stopInstance(state, inst);
-          instanceEnded(state, inst.id);
-        } else if (json.state === 'running') {
-          startInstance(state, inst);
-          instanceStarted(state, inst);
-        }
-        else throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
-        did = true;
-      }
-      if (json.label !== undefined) {
-        if (json.label !== null && typeof json.label !== 'string') throw fail(400, 'invalid_args', 'label must be a string.');
-        inst.label = (json.label as string | null) || null;
-        did = true;
-      }
-      if (!did) throw fail(400, 'invalid_args', 'Nothing to change: send {"state": "running"|"stopped"} or {"label": "..."}.');
-      return { status: 200, body: { success: true } };
-    }
-    if (method === 'DELETE') {
-      destroyInstance(state, inst);
-      instanceEnded(state, inst.id);
-      return { status: 200, body: { success: true } };
-    }
-    throw fail(405, 'method_not_allowed', `${method} is not supported on ${path}.`);
-  }
+  if ((m = /^\/api\/v0\/instances\/(\d+)$/.exec(path)) || (m = /^\/api\/v0\/instances\/([^/]+)$/.exec(path))) return routeInstance(state, method, path, m[1]!, json, who);
   if (who.kind === 'instance') throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
   const extra = routeInstanceOps(state, method, path, url, json, req, who.kind === 'read');
   if (extra) return extra;
@@ -345,210 +350,4 @@ function route(
     return { status: 200, body: userRecord(state) };
   }
   throw fail(404, 'not_found', `No endpoint ${method} ${path}.`);
-}
-
-function control(state: SimState, method: string, path: string, json: Record<string, unknown>): Reply {
-  const ok = (extra: Record<string, unknown> = {}) => ({ status: 200, body: { success: true, ...extra } });
-  const bad = (msg: string) => ({ status: 400, body: { success: false, error: 'bad_request', msg } });
-  let m: RegExpExecArray | null;
-  if (path === '/_sim/outbox' && method === 'GET') return { status: 200, body: { messages: state.outbox } };
-  if (path === '/_sim/requests' && method === 'GET') return { status: 200, body: { requests: state.requests } };
-  if (path === '/_sim/clock' && method === 'GET') return { status: 200, body: { now: state.now(), offset: state.offset } };
-  if (path === '/_sim/state' && method === 'GET') {
-    return {
-      status: 200,
-      body: {
-        now: state.now(),
-        era: state.era,
-        credit: state.user.credit,
-        instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure })),
-        faults: state.faults,
-      },
-    };
-  }
-  if ((m = /^\/_sim\/instances\/(\d+)\/home$/.exec(path)) && method === 'GET') {
-    const inst = state.instances.get(Number(m[1]));
-    if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
-    return { status: 200, body: { home: instanceHome(state, inst.id) } };
-  }
-  if (method !== 'POST') return { status: 404, body: { success: false, error: 'not_found', msg: `No control endpoint ${method} ${path}.` } };
-  if (path === '/_sim/advance') {
-    const s = Number(json.seconds);
-    if (!Number.isFinite(s) || s < 0) return bad('seconds must be a non-negative number');
-    return ok({ now: state.advance(s) });
-  }
-  if (path === '/_sim/login') {
-    // stands for the regular username/password login, which answers a 2FA account with a tfa_secret
-    const secret = randomKey(16);
-    state.loginSecrets.add(secret);
-    return ok({ tfa_secret: secret });
-  }
-  if (path === '/_sim/era') {
-    // Flip the service the simulator plays at run time (and optionally the read-after-create lag).
-    if (json.era !== undefined) {
-      if (!ERAS.includes(json.era as Era)) return bad(`era must be one of ${ERAS.join(', ')}`);
-      state.era = json.era as Era;
-    }
-    if (json.invisibleSeconds !== undefined) {
-      const n = Number(json.invisibleSeconds);
-      if (!Number.isFinite(n) || n < 0) return bad('invisibleSeconds must be a non-negative number');
-      state.config.invisibleSeconds = n;
-    }
-    return ok({ era: state.era, invisibleSeconds: state.config.invisibleSeconds });
-  }
-  if (path === '/_sim/rate-limits') {
-    try {
-      state.rateLimits = resolveRateLimits(json.limits as RateLimitOption);
-    } catch (e) {
-      return bad((e as Error).message);
-    }
-    state.lastCalls.clear();
-    state.penalties.clear();
-    return ok({ limits: state.rateLimits });
-  }
-  if (path === '/_sim/reset') {
-    resetState(state);
-    return ok();
-  }
-  if (path === '/_sim/account') {
-    const u = state.user;
-    if (typeof json.emailVerified === 'boolean') u.emailVerified = json.emailVerified;
-    if (typeof json.team === 'boolean') u.team = json.team;
-    if (typeof json.admin === 'boolean') u.admin = json.admin;
-    if (typeof json.credit === 'number') u.credit = json.credit;
-    if (json.sshKey === null || typeof json.sshKey === 'string') u.ssh_key = (json.sshKey as string | null) ?? '';
-    if (json.phone === null || typeof json.phone === 'string') u.phone = json.phone as string | null;
-    if (json.email === null || typeof json.email === 'string') u.email = (json.email as string | null) ?? '';
-    if (typeof json.legacy === 'boolean') {
-      u.legacy = json.legacy;
-      if (json.legacy) {
-        // A legacy account: 2FA on, no method rows, no backup codes, the phone on file.
-        state.tfa.enabled = true;
-        state.tfa.methods = [];
-        state.tfa.backupCodes = [];
-        if (!u.phone) u.phone = '+14155550123';
-      }
-    }
-    return ok({ user: userRecord(state) });
-  }
-  if (path === '/_sim/seed') {
-    if (json.offers !== undefined) {
-      const n = Number(json.offers);
-      if (!Number.isInteger(n) || n < 0) return bad('offers must be a non-negative integer');
-      const rented = new Set([...state.instances.values()].map((i) => i.offer));
-      state.offers = [...rented, ...generateOffers(state.config.seed, n).filter((o) => ![...rented].some((r) => r.id === o.id))];
-    }
-    if (json.instances !== undefined) {
-      const n = Number(json.instances);
-      if (!Number.isInteger(n) || n < 0) return bad('instances must be a non-negative integer');
-      seedInstances(state, n);
-    }
-    return ok({ offers: state.offers.length, instances: state.instances.size });
-  }
-  if ((m = /^\/_sim\/instances\/(\d+)\/running$/.exec(path))) {
-    const inst = state.instances.get(Number(m[1]));
-    if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
-    state.accrue();
-    inst.intended = 'running';
-    inst.everStarted = true;
-    inst.bootStart = state.now() - inst.bootSeconds;
-    return ok();
-  }
-  if (path === '/_sim/onstart') {
-    // Run each instance's onstart for real (off by default): { enabled, env?: {GPU_GUARD_*: value}, nvidiaSmi? }
-    if (typeof json.enabled !== 'boolean') return bad('enabled must be true or false');
-    if (json.env !== undefined && (json.env === null || typeof json.env !== 'object' || Array.isArray(json.env))) return bad('env must be an object');
-    try {
-      configureOnstart(state, { enabled: json.enabled, env: json.env as Record<string, unknown> | undefined, nvidiaSmi: json.nvidiaSmi !== false });
-    } catch (e) {
-      return bad((e as Error).message);
-    }
-    return ok();
-  }
-  if ((m = /^\/_sim\/instances\/(\d+)\/gpu$/.exec(path))) {
-    const inst = state.instances.get(Number(m[1]));
-    if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
-    const util = Array.isArray(json.util) ? json.util : [json.util];
-    if (!util.length || util.some((u) => typeof u !== 'number' || !Number.isFinite(u) || u < 0 || u > 100)) return bad('util must be a percentage or a list of them (one per GPU)');
-    setGpuUtil(state, inst, util as number[]);
-    return ok();
-  }
-  if (path === '/_sim/fault') {
-    const count = json.count === undefined ? 1 : Number(json.count);
-    if (!Number.isInteger(count) || count < 1) return bad('count must be a positive integer');
-    const p = typeof json.path === 'string' ? json.path : undefined;
-    const exact = json.exact === true;
-    switch (json.kind) {
-      case 'instance_state': {
-        const inst = state.instances.get(Number(json.id));
-        if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${String(json.id)}.` } };
-        state.accrue();
-        inst.failure = json.state === null || json.state === undefined ? null : String(json.state);
-        return ok();
-      }
-      case 'http_error': {
-        const status = Number(json.status);
-        if (!Number.isInteger(status) || status < 400 || status > 599) return bad('status must be an HTTP error status');
-        state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, exact, count });
-        return ok();
-      }
-      case 'slow': {
-        const ms = Number(json.ms);
-        if (!Number.isFinite(ms) || ms < 0) return bad('ms must be a non-negative number');
-        state.faults.push({ kind: 'slow', ms, path: p, exact, count });
-        return ok();
-      }
-      case 'malformed':
-      case 'truncated':
-      case 'wrong_shape':
-      case 'reset':
-        state.faults.push({ kind: json.kind, path: p, exact, count });
-        return ok();
-      case 'huge': {
-        const bytes = Number(json.bytes);
-        if (!Number.isInteger(bytes) || bytes < 0) return bad('bytes must be a non-negative integer');
-        state.faults.push({ kind: 'huge', bytes, declare: json.declare === true, path: p, exact, count });
-        return ok();
-      }
-      case 'hidden': {
-        const seconds = Number(json.seconds);
-        if (!Number.isFinite(seconds) || seconds < 0) return bad('seconds must be a non-negative number');
-        state.faults.push({ kind: 'hidden', seconds, count });
-        return ok();
-      }
-      case 'tfa_error':
-        if (typeof json.error !== 'string') return bad('error must be a 2FA error code');
-        state.faults.push({ kind: 'tfa_error', error: json.error, count });
-        return ok();
-      case 'offer_unschedulable':
-      case 'offer_own': {
-        const id = Number(json.offerId);
-        if (!state.offers.some((o) => o.id === id)) return { status: 404, body: { success: false, error: 'not_found', msg: `No offer ${String(json.offerId)}.` } };
-        (json.kind === 'offer_own' ? state.ownOffers : state.unschedulable).add(id);
-        return ok();
-      }
-      case 'offer_taken': {
-        const offer = state.offers.find((o) => o.id === Number(json.offerId));
-        if (!offer) return { status: 404, body: { success: false, error: 'not_found', msg: `No offer ${String(json.offerId)}.` } };
-        offer.taken = true;
-        return ok();
-      }
-      case 'expire_session':
-        for (const s of state.sessions.values()) s.expired = true;
-        return ok();
-      default:
-        return bad(`unknown fault kind '${String(json.kind)}'`);
-    }
-  }
-  return { status: 404, body: { success: false, error: 'not_found', msg: `No control endpoint ${method} ${path}.` } };
-}
-
-function resetState(state: SimState): void {
-  stopAllOnstart(state);
-  configureOnstart(state, { enabled: false });
-  const fresh = new SimState(state.config);
-  const { sshListenPort } = state;
-  Object.assign(state, fresh, { sshListenPort });
-  resetBilling(state);
-  if (state.config.instances > 0) seedInstances(state, state.config.instances);
 }

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MANAGED_DIR } from './sshConfigWriter';
+import { MANAGED_DIR } from './sshEntryFormat';
 
 /**
  * `npm run demo` sets GPU_RENTAL_DEMO_DIR to a folder inside its own temporary directory, which

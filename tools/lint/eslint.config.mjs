@@ -1,5 +1,6 @@
 // The lint tier (`npm run lint`, run by `npm test`): typescript-eslint's recommended rules, no
-// console in src/ outside the simulator, and no-restricted-imports for the layer rules of
+// console in src/ outside the simulator, no file over 500 lines and no function over 120 in src/,
+// and no-restricted-imports for the layer rules of
 // tools/lint/layers.mjs (CONTRIBUTING.md "Architecture"), one file at a time: a core imports only
 // the cores below it and never `vscode` or a VS Code part; a VS Code part uses the VS Code parts
 // of the features below its own; views never import commands. scripts/lint.mjs adds what one
@@ -18,6 +19,15 @@ Module._resolveFilename = function (request, ...rest) {
   return request === 'typescript' ? lintTypescript : resolveFilename.call(this, request, ...rest);
 };
 const { default: tseslint } = await import('typescript-eslint');
+
+// TEMPORARY: split by the money/test-gaps/guard work. These files are over the size limits and are
+// being split in other branches; remove each entry when its split lands (the rules below then apply).
+const TEMPORARY_SIZE_EXEMPT = [
+  'src/create/createFlow.ts',
+  'src/create/vscode/commands/createFromTemplate.ts',
+  'src/sim/sshServer.ts',
+  'src/guard/**', // nothing in src/guard/ is over the limits today; listed while its files move
+];
 
 const DOCS = 'See CONTRIBUTING.md "Architecture".';
 const up = (folder, sub = '') => `^(\\.\\./)+${folder}${sub}(/|$)`;
@@ -58,6 +68,16 @@ export default tseslint.config(
   // Tests read loosely typed JSON from the simulator.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   { files: ['src/**/*.ts'], ignores: ['src/sim/**'], rules: { 'no-console': 'error' } },
+  // Size: a function fits on a screen or two, a file reads in one sitting. Lines are counted raw
+  // (blank lines and comments count) so a split cannot be dodged by deleting comments.
+  {
+    files: ['src/**/*.ts'],
+    ignores: TEMPORARY_SIZE_EXEMPT,
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
   {
     files: ['src/**/*.ts'],
     ignores: ['src/app/commandTable.ts'],

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { TfaMethod, TotpSetupResult } from '../../api/types';
 import type { TfaErrorAction, TfaErrorInfo } from '../tfaErrors';
 import { formatLocal, methodName } from '../tfaErrors';
-import type { CodeRequest, PickVerifierRequest, TfaPrompts, Verifier } from '../tfaFlows';
+import type { CodeRequest, PickVerifierRequest, TfaPrompts, Verifier } from '../tfaPorts';
 import { validateBackupCode, validateLabel, validateOtp, validatePhone } from '../tfaValidation';
 import { showBackupCodes } from './backupCodesView';
 

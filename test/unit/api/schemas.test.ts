@@ -2,17 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as z from 'zod/mini';
+import { deriveState, instanceSchema, instanceListSchema, normalizeExtraEnv, normalizePorts, showInstanceSchema } from '../../../src/api/instanceSchemas';
+import { offerListSchema, offerQueryToWire } from '../../../src/api/offerSchemas';
+import { validateCreateRequest } from '../../../src/api/createRequestSchema';
+import { validateWith } from '../../../src/api/schemaBasics';
 import {
-  deriveState,
-  instanceSchema,
-  instanceListSchema,
-  normalizeExtraEnv,
-  normalizePorts,
-  offerListSchema,
-  offerQueryToWire,
-  showInstanceSchema,
-  validateCreateRequest,
-  validateWith,
   confirmNewRequestSchema,
   tfaLoginRequestSchema,
   tfaSmsRequestSchema,
@@ -20,7 +14,7 @@ import {
   tfaUpdateRequestSchema,
   authorizeConfirmRequestSchema,
   tfaStatusSchema,
-} from '../../../src/api/schemas';
+} from '../../../src/api/accountSchemas';
 
 const parse = <T>(s: z.ZodMiniType<T>, v: unknown): T => {
   const r = z.safeParse(s, v);

@@ -124,7 +124,7 @@ test('every gpuRental.* name in README, docs/, CONTRIBUTING and the walkthrough 
     ...Object.keys(commands),
     ...Object.keys(p.contributes.configuration.properties),
     ...Object.values(p.contributes.views).flat().map((v) => v.id),
-    'gpuRental.apiKey', // the secret storage entries (src/app/createServices.ts SECRET_PREFIX)
+    'gpuRental.apiKey', // the secret storage entries (src/app/vscodeAdapters.ts SECRET_PREFIX)
     'gpuRental.sessionKey',
     'gpuRental.tfa', // `gpuRental.tfa.*`
   ]);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshConfigWriter';
+import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshEntryFormat';
 import { inTempDir } from '../helpers';
 import { describeSshAddress, sshAddress } from '../../../src/ssh/address';
 import { instanceTooltip, sshCommand } from '../../../src/instances/instanceViewModel';

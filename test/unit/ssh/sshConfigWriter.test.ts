@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import type { Instance } from '../../../src/api/types';
-import { SshConfigWriter, aliasFor, slug, SshConfigError } from '../../../src/ssh/sshConfigWriter';
+import { SshConfigWriter, SshConfigError } from '../../../src/ssh/sshConfigWriter';
+import { aliasFor, slug } from '../../../src/ssh/sshEntryFormat';
 import { INCLUDE_MARKER } from '../../../src/ssh/userConfig';
 import { inTempDir } from '../helpers';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep } from './framework';
-import type { FlowResult } from '../../../src/account/tfaFlows';
+import type { FlowResult } from '../../../src/account/tfaPorts';
 
 let home: string | undefined;
 

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { totp } from '../../../src/sim/totp';
 import type { TfaScript } from '../../../src/account/tfaScript';
-import type { FlowResult } from '../../../src/account/tfaFlows';
+import type { FlowResult } from '../../../src/account/tfaPorts';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, capture, promptCalls, uiCheckpoint } from './framework';
 import { simControl } from './sim';
 

@@ -1,0 +1,106 @@
+// How the connection moves everything else: the stored keys read at start (and again when
+// another window changes them), the context keys of menus and views, the stores reset when the
+// URL, key or demo mode changes, an expired 2FA session dropped once, and the settings watched.
+import * as vscode from 'vscode';
+import type { ConnectionInfo } from '../core/ports';
+import { readSettings } from '../core/vscode/settings';
+import { checkBaseUrl } from '../core/connection';
+import { describeError } from '../core/describeError';
+import { API_KEY_SECRET } from '../account/apiKey';
+import type { PolledInstanceStore } from '../instances/instanceStore';
+import type { ServiceBase } from './serviceBase';
+
+export const SESSION_KEY_SECRET = 'sessionKey';
+
+/** What a connection change resets. */
+export interface ConnectionDependents {
+  instances: PolledInstanceStore;
+  /** Forget the rate history (before the context keys change). */
+  clearCosts(): void;
+  /** Empty the stores of the previous connection. */
+  resetStores(): void;
+}
+
+function setContext(base: ServiceBase, info: ConnectionInfo): void {
+  void vscode.commands.executeCommand('setContext', 'gpuRental.signedIn', info.signedIn);
+  // Only the in-process demo can be left with "Exit Demo Mode"; the `npm run demo` key cannot.
+  void vscode.commands.executeCommand('setContext', 'gpuRental.demo', base.conn.isDemo());
+  // Either demo (in-process, or `npm run demo`'s key): Try Demo Mode and Clear API Key have nothing to do there.
+  void vscode.commands.executeCommand('setContext', 'gpuRental.demoSession', info.demo);
+}
+
+function watchSession(base: ServiceBase): void {
+  // An expired 2FA session key: forget it (in every window) and say so once.
+  let toldSessionDropped = false;
+  base.track(
+    base.conn.onDidDropSession(() => {
+      void base.secrets.delete(SESSION_KEY_SECRET);
+      base.log.warn('The 2FA session key was rejected; falling back to the API key.');
+      if (!toldSessionDropped) {
+        toldSessionDropped = true;
+        void vscode.window.showWarningMessage(
+          'Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.',
+        );
+      }
+    }),
+  );
+}
+
+function watchSettings(base: ServiceBase, instances: PolledInstanceStore): void {
+  base.track(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('gpuRental')) return;
+      const before = base.settings;
+      base.settings = readSettings();
+      if (before.apiBaseUrl !== base.settings.apiBaseUrl) {
+        const c = checkBaseUrl(base.settings.apiBaseUrl);
+        if (!c.ok) void vscode.window.showErrorMessage(c.message);
+        base.conn.setBaseUrl(base.settings.apiBaseUrl);
+      } else {
+        instances.poller.nudge();
+      }
+    }),
+  );
+}
+
+/** Wires the connection to the stores and returns `ready`: the stored keys read and polling started. */
+export function wireConnection(base: ServiceBase, deps: ConnectionDependents): Promise<void> {
+  const { conn, secrets, log } = base;
+  const { instances } = deps;
+  base.track(
+    conn.onDidChange((info) => {
+      deps.clearCosts();
+      setContext(base, info);
+      deps.resetStores();
+      base.connectionChanged.fire(info);
+    }),
+  );
+  watchSession(base);
+
+  const loadKeys = async (): Promise<void> => {
+    const [apiKey, sessionKey] = await Promise.all([secrets.get(API_KEY_SECRET), secrets.get(SESSION_KEY_SECRET)]);
+    conn.setApiKey(apiKey);
+    conn.setSessionKey(sessionKey);
+  };
+
+  const ready: Promise<void> = loadKeys()
+    .catch((e) => log.error(`Could not read the stored API key: ${describeError(e)}`))
+    .then(() => {
+      setContext(base, conn.info());
+      const b = conn.baseUrl();
+      if (!b.ok) void vscode.window.showErrorMessage(b.message, 'Open Settings').then((a) => {
+        if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.apiBaseUrl');
+      });
+      instances.poller.start();
+    });
+
+  // Keys changed in this or another window.
+  base.track(
+    secrets.onDidChange((name) => {
+      if (name === API_KEY_SECRET || name === SESSION_KEY_SECRET) void loadKeys();
+    }),
+  );
+  watchSettings(base, instances);
+  base.track(vscode.window.onDidChangeWindowState((s) => instances.poller.setFocused(s.focused)));
+  return ready;
+}
