@@ -18,7 +18,8 @@ import type {
   ConfirmNewMethodResult,
 } from './types';
 import type { ProxySettings, Transport, TransportRequest, TransportResponse } from './transport';
-import { ApiError, NOT_VISIBLE_WINDOW_MS, errorFromResponse, isApiError, parseErrorBody } from './errors';
+import { ApiError, errorFromResponse, isApiError, parseErrorBody } from './errors';
+import { NOT_VISIBLE_WINDOW_MS } from './visibility';
 import { NO_PACING_MS, Pacer, SERVICE_PACING_MS, type PacedEndpoint, type PacingMs } from './pacing';
 import { LIST_COLUMNS, V1_PAGE_LIMIT, v1ListPath } from './listing';
 import { SecretRegistry, createRedactingLogger } from './redact';

@@ -319,22 +319,3 @@ export function errorFromResponse(
     message: `${method} ${path} failed with HTTP ${status}${detail ? ` (${detail})` : ''}`,
   });
 }
-
-/**
- * A creation error that says this offer cannot be had (taken, unavailable, or the caller's own
- * machine), so the next offer may be tried: `no_such_ask` (404, or 410 with cancel_unavail) and
- * 403 on the creation path. A 410 is judged by its code: `deprecated_endpoint` is not this.
- */
-export function isOfferUnavailable(e: unknown): boolean {
-  if (!isApiError(e) || e.kind !== 'http') return false;
-  if (e.code === 'no_such_ask' || e.code === 'own_machine') return true;
-  if (e.code !== undefined) return false;
-  return (e.status === 403 && !!e.path?.startsWith('/api/v0/asks/')) || e.status === 404 || e.status === 410;
-}
-
-/** The window in which a 404/null for a new instance means "not visible yet", not "gone". */
-export const NOT_VISIBLE_WINDOW_MS = 60_000;
-
-export function isNotVisibleYet(e: unknown): boolean {
-  return isApiError(e) && e.kind === 'not_visible_yet';
-}

@@ -121,6 +121,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     isSignedIn: () => conn.token() !== undefined,
     generation: () => conn.generation,
     config: pollerConfig,
+    inFlight: () => inFlightIds(keyValue(context.globalState)),
     describeError: (e) => {
       const msg = describeError(e);
       log.warn(`Refreshing instances failed (will retry with backoff): ${msg}`);
