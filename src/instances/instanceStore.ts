@@ -5,6 +5,7 @@ import { Emitter } from '../core/events';
 import type { InstanceStore } from '../core/ports';
 import { Poller, realTimers, type PollerConfig, type Timers } from '../core/poller';
 import { keepUnlisted } from '../api/visibility';
+import { ActionGuard } from './actionGuard';
 
 const TRANSITIONAL: ReadonlySet<InstanceState> = new Set(['provisioning', 'loading', 'rebooting']);
 const SETTLED: ReadonlySet<InstanceState> = new Set(['running', 'stopped', 'exited', 'unknown', 'offline', 'frozen']);
@@ -55,6 +56,8 @@ export class PolledInstanceStore implements InstanceStore {
   /** Error row, first load, or "Stopping…" labels changed. */
   readonly onDidChangeStatus = this.statusChanged.event;
   readonly poller: Poller<Instance[]>;
+  /** The actions running per instance (and per rental): one at a time, whichever bundle runs it. */
+  readonly actions = new ActionGuard();
 
   constructor(private readonly deps: PolledInstanceStoreDeps) {
     this.poller = new Poller<Instance[]>({

@@ -14,6 +14,7 @@ import { describeError } from '../../../core/describeError';
 import { offerRefOf } from '../../../instances/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri } from '../templateFiles';
 import { guardRequestFor } from '../../../guard/plan';
+import { oneAtATime } from '../../../core/vscode/instanceTarget';
 import { vscodePrompts, type PromptArgs } from '../createPrompts';
 import { keepWatching } from '../inflightWatcher';
 
@@ -85,6 +86,15 @@ async function loadChosenTemplate(services: Services, args: CreateArgs, preselec
 async function create(services: Services, args: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
   const chosen = await loadChosenTemplate(services, args, preselected);
   if (!chosen) return undefined;
+  // One rental at a time per offer (or per template without one): a second click says so and rents nothing.
+  const offer = preselected ?? args.offerId;
+  const offerId = typeof offer === 'object' ? offer.id : offer;
+  const key = offerId !== undefined ? `offer:${offerId}` : `template:${chosen.rel}`;
+  const name = offerId !== undefined ? `offer ${offerId}` : `template ${chosen.rel}`;
+  return oneAtATime(services, key, 'Rent', name, undefined, () => rent(services, args, chosen, offer));
+}
+
+async function rent(services: Services, args: CreateArgs, chosen: { rel: string; loaded: LoadedTemplate & { template: Template } }, offer: Offer | number | undefined): Promise<CreateFlowResult | undefined> {
   const { rel, loaded } = chosen;
   const template = loaded.template;
   let api;
@@ -97,7 +107,6 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
   // The first rent of a session checks that SSH will let the user in (one question when not).
   const keys = await checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
   if (!keys.proceed) return undefined;
-  const offer = preselected ?? args.offerId;
   const { maxAttempts } = services.settings().templates;
   // The idle guard goes in through onstart and calls the same service URL this window uses.
   const guard = guardRequestFor(template.guard, template.instance.runtype, services.settings().guard, services.connection().baseUrl);
