@@ -20,6 +20,18 @@ import type {
 import type { ProxySettings, Transport, TransportRequest, TransportResponse } from './transport';
 import { ApiError, errorFromResponse, isApiError, parseErrorBody } from './errors';
 import { NOT_VISIBLE_WINDOW_MS } from './visibility';
+import { mayCarryKey } from './loopback';
+
+/** The key is never sent in clear off this computer: http:// is for loopback only. */
+function insecureUrl(baseUrl: string, method: string, path: string): ApiError {
+  let host = 'that address';
+  try {
+    host = new URL(baseUrl).host;
+  } catch {
+    // keep the generic name
+  }
+  return new ApiError({ kind: 'invalid_request', code: 'insecure_url', msg: host, method, path, message: `${method} ${path}: not sent: the API key would travel in clear text to ${host}` });
+}
 import { NO_PACING_MS, Pacer, SERVICE_PACING_MS, type PacedEndpoint, type PacingMs } from './pacing';
 import { LIST_COLUMNS, V1_PAGE_LIMIT, v1ListPath } from './listing';
 import { SecretRegistry, createRedactingLogger } from './redact';
@@ -233,6 +245,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
         const token = opts.credentials.token();
         if (!token)
           throw new ApiError({ kind: 'auth', method, path, message: `${method} ${path}: not signed in (no API key)` });
+        if (!mayCarryKey(baseUrl)) throw insecureUrl(baseUrl, method, path);
         const t = await transport();
         if (ep.pace) await pacer.take(ep.pace, signal);
         const headers: Record<string, string> = {

@@ -134,6 +134,8 @@ const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
     'The service no longer offers this endpoint. Update the extension; if it is current, report this.',
   rate_limit_exceeded: (e) => `The service is limiting how often requests can be made. ${waitPhrase(e.retryAfterSec, 'Wait a few seconds and try again.')}`,
   invalid_request: (e) => `The service rejected the request as invalid${e.msg ? ` (${e.msg})` : ''}. Check the values and try again.`,
+  insecure_url: (e) =>
+    `Nothing was sent: the service URL ${e.msg ?? ''} uses plain http:// and is not on this computer, so your API key would travel in clear text. Change gpuRental.apiBaseUrl to an https:// URL (http:// is allowed only for 127.0.0.1, localhost or [::1]).`,
   not_visible_yet: () =>
     'The new instance is not visible in the service yet (new machines show up with a delay). It is being tracked; it appears in the list within a minute.',
 };

@@ -12,6 +12,7 @@ import { OfferStore } from '../offers/offerStore';
 import { CreditStore } from '../costs/credit';
 import { InstanceLogStore } from '../logs/logStore';
 import { describeProxy, readProxySettings, readSettings } from '../core/vscode/settings';
+import { isLoopbackUrl } from '../api/loopback';
 import { ConnectionState, checkBaseUrl } from '../core/connection';
 import { PolledInstanceStore } from '../instances/instanceStore';
 import { DEFAULT_POLLER_CONFIG, type PollerConfig } from '../core/poller';
@@ -97,8 +98,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
     const b = conn.baseUrl();
     if (!b.ok) throw new Error(b.message);
     if (conn.token() === undefined) throw new Error(NOT_SIGNED_IN);
-    // The in-process demo simulator is on loopback: never through a proxy.
-    const proxy = conn.isDemo() ? null : readProxySettings();
+    // This computer (the demo simulator, a local proxy or tunnel) is never reached through a proxy (src/api/loopback.ts).
+    const proxy = conn.isDemo() || isLoopbackUrl(b.url) ? null : readProxySettings();
     const key = `${conn.isDemo() ? 'demo' : 'live'} ${b.url} ${JSON.stringify(proxy)}`;
     // The client (with its pacing and list logic) is its own bundle, loaded with the first request.
     const { createApiClient } = await loadClient();
