@@ -99,7 +99,9 @@ export async function pollUntilReady(api: ServiceApi, id: number, clock: Clock, 
               log.warn(`create: ${what}, and no read ever showed it: it may still appear`);
               return { kind: 'not-found', proof: verdict.proof };
             }
-            log.debug(`create: ${what}; still watching for it`);
+            // Still watched, but no faster than needed: the wait doubles up to the cap while it stays unseen.
+            delay = backoff(delay, o.intervalMs);
+            log.debug(`create: ${what}; still watching for it (next look in ${Math.round(delay / 1000)} s)`);
           } else if (verdict.state === 'unconfirmed') {
             log.info(`create: the instance list shows neither instance ${id} nor the label "${o.label ?? '(none)'}"; asking again before concluding anything`);
           }

@@ -1,6 +1,6 @@
 // A machine the service shows late, through the create flow against the simulator: the grace
 // minute and the list reads after it are counted, an ambiguous create is never re-rented on its
-// own, and the late machine is adopted. (money.test.ts runs every scenario as one sweep.)
+// own, and the late machine is adopted. (moneyLate.test.ts runs every scenario as one sweep.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readInflight, runCreateFlow } from '../../../src/create/createFlow';

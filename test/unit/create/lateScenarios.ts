@@ -2,7 +2,7 @@
 // replica), answers storms of errors, or loses the create's answer, and one click must end with
 // exactly one machine, tracked. Each scenario runs the create flow, then (as a reload, a restart
 // or the 'unknown' answer does in VS Code) the in-flight watcher, on the same globalState.
-// money.test.ts runs them all; lateMachine.test.ts checks them one by one in more detail.
+// moneyLate.test.ts runs them all as one sweep; lateMachine.test.ts checks some in more detail.
 import assert from 'node:assert/strict';
 import type { SimFault } from '../../../src/sim/control';
 import { readInflight, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type NotFoundAnswer, type ResumeResult } from '../../../src/create/createFlow';
