@@ -134,6 +134,8 @@ const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
     'The service no longer offers this endpoint. Update the extension; if it is current, report this.',
   rate_limit_exceeded: (e) => `The service is limiting how often requests can be made. ${waitPhrase(e.retryAfterSec, 'Wait a few seconds and try again.')}`,
   invalid_request: (e) => `The service rejected the request as invalid${e.msg ? ` (${e.msg})` : ''}. Check the values and try again.`,
+  insecure_url: (e) =>
+    `Nothing was sent: the service URL ${e.msg ?? ''} uses plain http:// and is not on this computer, so your API key would travel in clear text. Change gpuRental.apiBaseUrl to an https:// URL (http:// is allowed only for 127.0.0.1, localhost or [::1]).`,
   not_visible_yet: () =>
     'The new instance is not visible in the service yet (new machines show up with a delay). It is being tracked; it appears in the list within a minute.',
 };
@@ -318,23 +320,4 @@ export function errorFromResponse(
     jsonBody: b.json === true,
     message: `${method} ${path} failed with HTTP ${status}${detail ? ` (${detail})` : ''}`,
   });
-}
-
-/**
- * A creation error that says this offer cannot be had (taken, unavailable, or the caller's own
- * machine), so the next offer may be tried: `no_such_ask` (404, or 410 with cancel_unavail) and
- * 403 on the creation path. A 410 is judged by its code: `deprecated_endpoint` is not this.
- */
-export function isOfferUnavailable(e: unknown): boolean {
-  if (!isApiError(e) || e.kind !== 'http') return false;
-  if (e.code === 'no_such_ask' || e.code === 'own_machine') return true;
-  if (e.code !== undefined) return false;
-  return (e.status === 403 && !!e.path?.startsWith('/api/v0/asks/')) || e.status === 404 || e.status === 410;
-}
-
-/** The window in which a 404/null for a new instance means "not visible yet", not "gone". */
-export const NOT_VISIBLE_WINDOW_MS = 60_000;
-
-export function isNotVisibleYet(e: unknown): boolean {
-  return isApiError(e) && e.kind === 'not_visible_yet';
 }

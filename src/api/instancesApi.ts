@@ -1,7 +1,8 @@
 // The endpoints of one instance: read it, change its state, label or bid, reboot, recycle,
 // destroy, and rent it (PUT /asks/{offer}/, never retried: one click rents at most one machine).
 import type { Instance, ServiceApi, ShowCallOptions } from './types';
-import { ApiError, NOT_VISIBLE_WINDOW_MS, isApiError } from './errors';
+import { ApiError, isApiError } from './errors';
+import { NOT_VISIBLE_WINDOW_MS } from './visibility';
 import { invalid, positiveId, type Pipeline } from './pipeline';
 import { INSTANCES_PATH as I, noteInstanceSecrets } from './instanceListApi';
 

@@ -16,6 +16,11 @@ export const SERVICE_THRESHOLDS_MS: Readonly<PacingMs> = { show: 2000, list: 100
  * not delayed up front, but after a 429 the next call waits the endpoint's whole threshold.
  */
 export const SERVICE_PACING_MS: Readonly<PacingMs> = { show: 2000, list: 1000, update: 0, destroy: 0, create: 0, search: 0 };
+/**
+ * How long a 429 on each endpoint holds it back beyond its threshold: the creation endpoint's
+ * penalty (service-today.md section 9: threshold 4.5 s, penalty 12 s). A refused creation waits this out.
+ */
+export const SERVICE_PENALTY_MS: Readonly<PacingMs> = { show: 0, list: 0, update: 0, destroy: 0, create: 12_000, search: 0 };
 export const NO_PACING_MS: Readonly<PacingMs> = { show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 };
 /** Clocks of client and server are not the same clock: stay a little above each threshold. */
 const MARGIN_MS = 50;

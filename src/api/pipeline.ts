@@ -1,6 +1,7 @@
 // The HTTP pipeline every endpoint module of the client sends through (client.ts composes them):
 // builds the request with the auth header, paces rate-limited endpoints, retries only safe
 // requests, parses the answer (answers.ts) and never logs bodies or secrets.
+import { mayCarryKey } from './loopback';
 import type * as z from 'zod/mini';
 import type { CallOptions, Credentials, Logger } from './types';
 import type { ProxySettings, Transport, TransportRequest, TransportResponse } from './transport';
@@ -15,6 +16,17 @@ import type * as Schemas from './schemas';
 // them is most of what requiring the activation bundle would otherwise cost.
 let schemasModule: Promise<typeof Schemas> | undefined;
 const loadSchemas = (): Promise<typeof Schemas> => (schemasModule ??= import('./schemas'));
+
+/** The key is never sent in clear off this computer: http:// is for loopback only. */
+function insecureUrl(baseUrl: string, method: string, path: string): ApiError {
+  let host = 'that address';
+  try {
+    host = new URL(baseUrl).host;
+  } catch {
+    // keep the generic name
+  }
+  return new ApiError({ kind: 'invalid_request', code: 'insecure_url', msg: host, method, path, message: `${method} ${path}: not sent: the API key would travel in clear text to ${host}` });
+}
 
 export interface RetryOptions {
   /** Extra attempts after the first (safe requests only). */
@@ -213,6 +225,7 @@ async function send<T>(p: Pipeline, opts: ApiClientOptions, pacer: Pacer, ep: En
       const token = opts.credentials.token();
       if (!token)
         throw new ApiError({ kind: 'auth', method, path, message: `${method} ${path}: not signed in (no API key)` });
+      if (!mayCarryKey(p.baseUrl)) throw insecureUrl(p.baseUrl, method, path);
       const t = await p.transport();
       if (ep.pace) await pacer.take(ep.pace, signal);
       const headers: Record<string, string> = {

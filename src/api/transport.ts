@@ -1,6 +1,7 @@
 // The only file that imports undici. Built as its own bundle (dist/transport.js) and loaded
 // on the first request, so activation does not pay for the HTTP stack.
 import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { isLoopbackHost } from './loopback';
 
 /**
  * How to reach the service: VS Code's `http.proxy`, `http.proxyStrictSSL` and `http.noProxy`.
@@ -105,10 +106,12 @@ function envProxy(): { http?: string; https?: string; no?: string } {
 
 /**
  * undici's own proxy agent when a proxy is configured (VS Code setting first, then the
- * environment), else the keep-alive pool of the origin. One agent per distinct configuration.
+ * environment) and the origin is not this computer (src/api/loopback.ts), else the keep-alive
+ * pool of the origin. One agent per distinct configuration.
  */
 function dispatcherFor(origin: string, proxy: ProxySettings | null | undefined): Dispatcher {
-  if (proxy === null) return poolFor(origin);
+  // This computer is reached directly, whatever the proxy settings say: a proxy would see the key in clear.
+  if (proxy === null || isLoopbackHost(new URL(origin).hostname)) return poolFor(origin);
   const env = envProxy();
   const url = proxy?.url?.trim() || undefined;
   if (!url && !env.http && !env.https) return poolFor(origin);
@@ -168,6 +171,9 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): 
 
 export async function request(req: TransportRequest): Promise<TransportResponse> {
   const url = new URL(req.baseUrl);
+  // The last line of defence (the client refuses first, with its own message): no key in clear off this computer.
+  if (req.headers.authorization !== undefined && url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+    throw new TransportError('network', false, `refused to send the API key over plain ${url.protocol}// to ${url.hostname}: use an https URL`, 'INSECURE_URL');
   if (req.signal?.aborted) throw new TransportError('aborted', false, 'cancelled before sending');
   const base = url.pathname.replace(/\/+$/, '');
   const ctl = new AbortController();

@@ -1,6 +1,7 @@
 // The API client as the rest of the extension gets it: loaded with the first request (its own
 // bundle, dist/client.js), made again only when the URL, the demo mode or the proxy changes, and
 // its keep-alive sockets closed when the extension host shuts down.
+import { isLoopbackUrl } from '../api/loopback';
 import type { ServiceApi } from '../api/types';
 import { NOT_SIGNED_IN } from '../api/errors';
 import { describeProxy, readProxySettings } from '../core/vscode/settings';
@@ -23,7 +24,8 @@ export function createApiAccess(base: ServiceBase, ready: () => Promise<void>): 
     if (!b.ok) throw new Error(b.message);
     if (conn.token() === undefined) throw new Error(NOT_SIGNED_IN);
     // The in-process demo simulator is on loopback: never through a proxy.
-    const proxy = conn.isDemo() ? null : readProxySettings();
+    // This computer (the demo simulator, a local proxy or tunnel) is never reached through a proxy (src/api/loopback.ts).
+    const proxy = conn.isDemo() || isLoopbackUrl(b.url) ? null : readProxySettings();
     const key = `${conn.isDemo() ? 'demo' : 'live'} ${b.url} ${JSON.stringify(proxy)}`;
     // The client (with its pacing and list logic) is its own bundle, loaded with the first request.
     const { createApiClient } = await loadClient();

@@ -1,6 +1,7 @@
 // The stores of Services, one small factory each: the polled instance list, the offer search
 // state, the account credit, instance logs, and the cost notes (the ledger loads with the first
 // list, dist/costLedger.js, off the activation path).
+import { inFlightIds } from '../instances/instanceGone';
 import type { BillingSession } from '../billing/vscode/billingSession';
 import type { Instance, ServiceApi } from '../api/types';
 import { OfferStore } from '../offers/offerStore';
@@ -26,6 +27,7 @@ export function createInstanceStore(base: ServiceBase, api: Api): PolledInstance
     isSignedIn: () => conn.token() !== undefined,
     generation: () => conn.generation,
     config: pollerConfig,
+    inFlight: () => inFlightIds(base.globalState),
     describeError: (e) => {
       const msg = describeError(e);
       log.warn(`Refreshing instances failed (will retry with backoff): ${msg}`);

@@ -5,15 +5,9 @@ import type { ConnectionInfo } from './ports';
 import { DEFAULT_BASE_URL } from '../api/defaults';
 import { Emitter } from './events';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+import { isLoopbackHost, isLoopbackUrl } from '../api/loopback';
 
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    return LOOPBACK_HOSTS.has(new URL(url).hostname.toLowerCase());
-  } catch {
-    return false;
-  }
-}
+export { isLoopbackUrl };
 
 export type BaseUrlCheck = { ok: true; url: string } | { ok: false; message: string };
 
@@ -29,7 +23,7 @@ export function checkBaseUrl(raw: string | undefined): BaseUrlCheck {
       message: `The setting gpuRental.apiBaseUrl ("${text}") is not a valid URL. Fix it or reset it to ${DEFAULT_BASE_URL}.`,
     };
   }
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname.toLowerCase()))) {
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
     return {
       ok: false,
       message: `The setting gpuRental.apiBaseUrl must use https (plain http is only allowed for 127.0.0.1, localhost or ::1), so your API key is not sent in clear text. Change it to an https URL such as ${DEFAULT_BASE_URL}.`,

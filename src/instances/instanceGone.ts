@@ -6,7 +6,7 @@
 // (the rule entry sync follows: one read that misses it proves nothing; and an instance another
 // account's key never lists is not gone). A creation still in flight is never judged: the create flow owns
 // its records and settles them itself.
-import { AbsenceRule } from '../api/absence';
+import { AbsenceRule } from '../api/visibility';
 import type { Instance, Logger } from '../api/types';
 import type { Disposable, Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';

@@ -4,7 +4,8 @@ import type { Instance, InstanceState, ServiceApi } from '../api/types';
 import { Emitter } from '../core/events';
 import type { InstanceStore } from '../core/ports';
 import { Poller, realTimers, type PollerConfig, type Timers } from '../core/poller';
-import { NOT_VISIBLE_WINDOW_MS } from '../api/errors';
+import { keepUnlisted } from '../api/visibility';
+import { ActionGuard } from './actionGuard';
 
 const TRANSITIONAL: ReadonlySet<InstanceState> = new Set(['provisioning', 'loading', 'rebooting']);
 const SETTLED: ReadonlySet<InstanceState> = new Set(['running', 'stopped', 'exited', 'unknown', 'offline', 'frozen']);
@@ -33,6 +34,8 @@ export interface PolledInstanceStoreDeps {
   describeError(e: unknown): string;
   timers?: Timers;
   random?: () => number;
+  /** Ids of rentals in flight (globalState): their rows stay until the list shows them or the user decides. */
+  inFlight?(): readonly number[];
 }
 
 export class PolledInstanceStore implements InstanceStore {
@@ -53,6 +56,8 @@ export class PolledInstanceStore implements InstanceStore {
   /** Error row, first load, or "Stopping…" labels changed. */
   readonly onDidChangeStatus = this.statusChanged.event;
   readonly poller: Poller<Instance[]>;
+  /** The actions running per instance (and per rental): one at a time, whichever bundle runs it. */
+  readonly actions = new ActionGuard();
 
   constructor(private readonly deps: PolledInstanceStoreDeps) {
     this.poller = new Poller<Instance[]>({
@@ -146,14 +151,17 @@ export class PolledInstanceStore implements InstanceStore {
   }
 
   /**
-   * A new walk of the list. A row it lacks is removed only when the next walk lacks it too (a
-   * page boundary or a late read is not proof it is gone), and a row created here less than a
-   * minute ago stays until the service lists it or the minute is over: reads show new machines late.
+   * Now, on the store's timers' clock.
    */
   private now(): number {
     return (this.deps.timers ?? realTimers).now();
   }
 
+  /**
+   * A new walk of the list. Whether a row it lacks stays is the visibility rule's
+   * (src/api/visibility.ts keepUnlisted): a page boundary or a late read is not proof it is gone,
+   * and a rental in flight stays until the list shows it.
+   */
   private setAll(list: Instance[]): void {
     const hadError = this.lastError !== undefined || !this.loadedOnce;
     this.lastError = undefined;
@@ -162,11 +170,11 @@ export class PolledInstanceStore implements InstanceStore {
     const seen = new Set(list.map((i) => i.id));
     const kept: Instance[] = [];
     const now = this.now();
+    const flying = new Set(this.deps.inFlight?.() ?? []);
     for (const old of this.list) {
       if (seen.has(old.id)) continue;
       const misses = (this.missed.get(old.id) ?? 0) + 1;
-      const fresh = now - (this.putAt.get(old.id) ?? -Infinity) < NOT_VISIBLE_WINDOW_MS;
-      if (misses < 2 || fresh) {
+      if (keepUnlisted({ misses, putAtMs: this.putAt.get(old.id), nowMs: now, inFlight: flying.has(old.id) })) {
         this.missed.set(old.id, misses);
         kept.push(old);
       } else {

@@ -1,7 +1,7 @@
 // Keeps host entries following the instance list: rewritten when an instance moves, removed
 // when it is destroyed, added for running instances the create flow registered. Plain
 // TypeScript: the commands layer passes settings and the store in.
-import { AbsenceRule } from '../api/absence';
+import { AbsenceRule } from '../api/visibility';
 import type { Instance, Logger } from '../api/types';
 import type { SshOptionsByInstance } from './sshTypes';
 import type { SshConfigWriter } from './sshConfigWriter';

@@ -8,6 +8,7 @@ import { formatRate, currentRate } from '../../costs/costs';
 import { gpuText, instanceName, stateText } from '../../instances/instanceViewModel';
 import { ensureSignedIn } from './signedIn';
 import { instanceIdOf, pickRule } from '../../instances/instanceRef';
+import { instanceKey } from '../../instances/actionGuard';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
@@ -79,4 +80,27 @@ export async function runInstanceAction(
   } finally {
     store.setPending(inst.id, undefined);
   }
+}
+
+/**
+ * Runs `fn` (confirmation and request) as the one action on `key` (an instance, an offer, a
+ * template). While another runs there, says so and sends nothing: `busy` is returned.
+ */
+export async function oneAtATime<T>(services: Services, key: string, what: string, name: string, busy: T, fn: () => Promise<T>): Promise<T> {
+  const claim = services.instances.actions.claim(key, what);
+  if (typeof claim !== 'function') {
+    services.log.info(`${what} ${name}: refused, ${claim.busy} is still running there`);
+    void vscode.window.showInformationMessage(`${claim.busy} of ${name} is still in progress. Wait for it to finish; nothing was sent for this ${what}.`);
+    return busy;
+  }
+  try {
+    return await fn();
+  } finally {
+    claim();
+  }
+}
+
+/** oneAtATime for an instance action: `false` when another action on it still runs. */
+export function guardedInstanceAction(services: Services, inst: Instance, what: string, fn: () => Promise<boolean>): Promise<boolean> {
+  return oneAtATime(services, instanceKey(inst.id), what, `"${instanceName(inst)}" (#${inst.id})`, false, fn);
 }

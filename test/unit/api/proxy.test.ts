@@ -1,6 +1,8 @@
 // Proxy routing of the real undici transport: a small local CONNECT proxy proves that requests
 // really go through it (VS Code's http.proxy, or HTTP(S)_PROXY), that noProxy/NO_PROXY bypass it,
-// and that the proxy's credentials are sent to it and never logged.
+// and that the proxy's credentials are sent to it and never logged. The service stands on this
+// machine's non-loopback address behind TLS (a self-signed front to the simulator): loopback URLs
+// are never proxied, and a key never goes over plain http off this computer.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -8,6 +10,20 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { startSimulator, type RunningSim } from '../../../src/sim';
 import { closeApiTransport, createApiClient, type ApiClientOptions } from '../../../src/api/client';
 import { captureLogger, keyCredentials, rejection } from './helpers';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer as createHttps, type Server as HttpsServer } from 'node:https';
+import { request as httpRequest } from 'node:http';
+
+/** This machine's first non-loopback IPv4 address: a service URL that is not loopback. */
+const LAN_IP = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+let front: HttpsServer | undefined;
+/** https://LAN_IP:port: a self-signed TLS front forwarding to the simulator. */
+let frontUrl = '';
+let tlsDir = '';
+let cert: { key: Buffer; cert: Buffer } | undefined;
 
 interface Tunnel {
   target: string;
@@ -50,12 +66,43 @@ before(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  if (!LAN_IP) return;
+  tlsDir = mkdtempSync(join(tmpdir(), 'gpu-rental-proxy-tls-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(tlsDir, 'key.pem'), '-out', join(tlsDir, 'cert.pem'), '-days', '1', '-subj', `/CN=${LAN_IP}`, '-addext', `subjectAltName=IP:${LAN_IP}`], { stdio: 'ignore' });
+  } catch {
+    return; // no openssl: the tests that need the front skip
+  }
+  cert = { key: readFileSync(join(tlsDir, 'key.pem')), cert: readFileSync(join(tlsDir, 'cert.pem')) };
+  const simPort = Number(new URL(sim.url).port);
+  front = createHttps(cert, (req, res) => {
+    const up = httpRequest({ host: '127.0.0.1', port: simPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => front!.listen(0, LAN_IP, r));
+  frontUrl = `https://${LAN_IP}:${(front.address() as AddressInfo).port}`;
 });
+
+/** Skips a test that needs the non-loopback TLS front (no non-loopback address, or no openssl). */
+function needFront(t: { skip(m: string): void }): boolean {
+  if (front) return true;
+  t.skip(LAN_IP ? 'openssl is not installed: cannot make a self-signed certificate' : 'this machine has no non-loopback IPv4 address');
+  return false;
+}
 
 after(async () => {
   await closeApiTransport();
   for (const s of sockets) s.destroy();
   await new Promise<void>((r) => proxy.close(() => r()));
+  if (front) {
+    front.closeAllConnections();
+    await new Promise<void>((r) => front!.close(() => r()));
+  }
+  if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
   await sim.close();
 });
 
@@ -77,55 +124,91 @@ after(() => {
   }
 });
 
-const simHostPort = () => new URL(sim.url).host;
+const frontHostPort = () => new URL(frontUrl).host;
 const log = captureLogger();
+/** A client of the service behind the TLS front; through a proxy its self-signed certificate is accepted (strictSSL off). */
 const client = (over: Partial<ApiClientOptions> = {}) =>
-  createApiClient({ baseUrl: sim.url, credentials: keyCredentials(), log, timeoutMs: 5000, retry: { retries: 0 }, ...over });
+  createApiClient({ baseUrl: frontUrl, credentials: keyCredentials(), log, timeoutMs: 5000, retry: { retries: 0 }, ...over });
+const lax = (p: { url?: string; noProxy?: string[] } = {}) => ({ ...p, strictSSL: false });
 
-test('http.proxy: every request goes through the proxy as a CONNECT tunnel to the service', async () => {
-  const api = client({ proxy: { url: proxyUrl } });
+test('http.proxy: every request goes through the proxy as a CONNECT tunnel to the service', async (t) => {
+  if (!needFront(t)) return;
+  const api = client({ proxy: lax({ url: proxyUrl }) });
   const list = await api.listInstances();
   assert.equal(list.instances.length, 1);
   await api.currentUser();
   assert.ok(tunnels.length >= 1);
-  assert.ok(tunnels.every((t) => t.target === simHostPort()), JSON.stringify(tunnels));
+  assert.ok(tunnels.every((x) => x.target === frontHostPort()), JSON.stringify(tunnels));
   assert.equal(tunnels[0]!.auth, undefined);
 });
 
-test('http.noProxy bypasses the proxy for the listed host (and host:port)', async () => {
-  await client({ proxy: { url: proxyUrl, noProxy: ['127.0.0.1'] } }).listInstances();
-  await client({ proxy: { url: proxyUrl, noProxy: [simHostPort()] } }).currentUser();
+test('http.noProxy bypasses the proxy for the listed host (and host:port)', async (t) => {
+  if (!needFront(t)) return;
+  // direct, the self-signed certificate is checked (and refused): what matters is that no tunnel was asked for
+  await rejection(client({ proxy: lax({ url: proxyUrl, noProxy: [LAN_IP!] }) }).listInstances());
+  await rejection(client({ proxy: lax({ url: proxyUrl, noProxy: [frontHostPort()] }) }).currentUser());
   assert.deepEqual(tunnels, []);
-  await client({ proxy: { url: proxyUrl, noProxy: ['example.org'] } }).currentUser();
+  await client({ proxy: lax({ url: proxyUrl, noProxy: ['example.org'] }) }).currentUser();
   assert.equal(tunnels.length, 1, 'another host in noProxy does not bypass');
 });
 
-test('HTTP_PROXY / NO_PROXY from the environment when no http.proxy is set; null means direct', async () => {
-  process.env.HTTP_PROXY = proxyUrl;
-  await client().listInstances();
+test('HTTPS_PROXY / NO_PROXY from the environment when no http.proxy is set; null means direct', async (t) => {
+  if (!needFront(t)) return;
+  process.env.HTTPS_PROXY = proxyUrl;
+  await client({ proxy: lax() }).listInstances();
   assert.equal(tunnels.length, 1);
-  assert.equal(tunnels[0]!.target, simHostPort());
-  await client({ proxy: null }).listInstances();
-  assert.equal(tunnels.length, 1, 'the built-in simulator is always reached directly');
+  assert.equal(tunnels[0]!.target, frontHostPort());
+  await rejection(client({ proxy: null }).listInstances());
+  assert.equal(tunnels.length, 1, 'null is always direct');
   await closeApiTransport();
-  process.env.NO_PROXY = 'localhost,127.0.0.1';
-  await client().listInstances();
+  process.env.NO_PROXY = `localhost,${LAN_IP}`;
+  await rejection(client({ proxy: lax() }).listInstances());
   assert.equal(tunnels.length, 1, 'NO_PROXY bypasses');
   // http.proxy wins over the environment
   delete process.env.NO_PROXY;
-  process.env.HTTP_PROXY = 'http://127.0.0.1:9';
-  await client({ proxy: { url: proxyUrl } }).listInstances();
+  process.env.HTTPS_PROXY = 'http://127.0.0.1:9';
+  await client({ proxy: lax({ url: proxyUrl }) }).listInstances();
   assert.equal(tunnels.length, 2);
 });
 
-test('proxy credentials reach the proxy only; a 407 is a clear error that never shows them, and a creation is not ambiguous', async () => {
+test('a loopback service URL (127.0.0.1, localhost, [::1]) never goes through a proxy, whatever http.proxy, HTTP_PROXY and NO_PROXY say', async () => {
+  process.env.HTTP_PROXY = proxyUrl;
+  process.env.HTTPS_PROXY = proxyUrl;
+  process.env.NO_PROXY = 'localhost'; // does not name 127.0.0.1 or [::1]: not needed either
+  const port = new URL(sim.url).port;
+  for (const base of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+    assert.equal((await client({ baseUrl: base, proxy: { url: proxyUrl } }).listInstances()).instances.length, 1, base);
+    assert.equal((await client({ baseUrl: base }).listInstances()).instances.length, 1, `${base} (environment only)`);
+  }
+  // the simulator listens on IPv4 only: [::1] is refused, and still never tunnelled
+  const v6 = await rejection(client({ baseUrl: `http://[::1]:${port}`, proxy: { url: proxyUrl } }).listInstances());
+  assert.equal(v6.kind, 'network');
+  assert.deepEqual(tunnels, [], 'no CONNECT was asked for: the key never passed the proxy');
+});
+
+test('a key is never sent over plain http to a non-loopback URL: refused before anything leaves, with a clear error', async () => {
+  const sent = sim.state.requests.length;
+  for (const base of [`http://${LAN_IP ?? '192.0.2.1'}:${new URL(sim.url).port}`, 'http://gpu.example.com']) {
+    for (const proxy of [undefined, { url: proxyUrl }, null]) {
+      const e = await rejection(client({ baseUrl: base, ...(proxy !== undefined ? { proxy } : {}) }).listInstances());
+      assert.equal(e.kind, 'invalid_request');
+      assert.match(e.userMessage(), /Nothing was sent: the service URL .* uses plain http:\/\/ and is not on this computer.*https:\/\//);
+      assert.ok(!`${e.message} ${e.userMessage()}`.includes('sim-api-key'));
+    }
+  }
+  assert.deepEqual(tunnels, []);
+  assert.equal(sim.state.requests.length, sent, 'the service saw nothing');
+});
+
+test('proxy credentials reach the proxy only; a 407 is a clear error that never shows them, and a creation is not ambiguous', async (t) => {
+  if (!needFront(t)) return;
   requiredAuth = 'alice:pr0xy-s3cret';
-  const good = client({ proxy: { url: 'http://alice:pr0xy-s3cret@' + proxyUrl.slice('http://'.length) } });
+  const good = client({ proxy: lax({ url: 'http://alice:pr0xy-s3cret@' + proxyUrl.slice('http://'.length) }) });
   await good.listInstances();
   assert.equal(tunnels[0]!.auth, `Basic ${Buffer.from('alice:pr0xy-s3cret').toString('base64')}`);
 
   await closeApiTransport();
-  const bad = client({ proxy: { url: 'http://alice:wrong-pass@' + proxyUrl.slice('http://'.length) } });
+  const bad = client({ proxy: lax({ url: 'http://alice:wrong-pass@' + proxyUrl.slice('http://'.length) }) });
   const e = await rejection(bad.listInstances());
   assert.equal(e.kind, 'network');
   assert.match(e.message, /proxy refused the connection \(HTTP 407\): check the user and password in the http\.proxy setting/);
@@ -137,45 +220,18 @@ test('proxy credentials reach the proxy only; a 407 is a clear error that never 
 });
 
 test('http.proxyStrictSSL: a self-signed service behind the proxy is refused by default and reached with strictSSL off', async (t) => {
-  const { execFileSync } = await import('node:child_process');
-  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { createServer: createHttps } = await import('node:https');
-  const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-proxy-tls-'));
-  try {
-    try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    } catch {
-      t.skip('openssl is not installed: cannot make a self-signed certificate');
-      return;
-    }
-    const tls = createHttps({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
-      const body = JSON.stringify({ id: 1, email: 'tls@example.com', credit: 1 });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    });
-    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
-    const base = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
-    try {
-      const strict = client({ baseUrl: base, proxy: { url: proxyUrl } });
-      const e = await rejection(strict.currentUser());
-      assert.equal(e.kind, 'network');
-      assert.match(e.message, /CERT|certificate|SELF_SIGNED/i);
-      assert.equal(tunnels.length, 1, 'it went through the proxy');
-      await closeApiTransport();
-      const lax = client({ baseUrl: base, proxy: { url: proxyUrl, strictSSL: false } });
-      assert.equal((await lax.currentUser()).email, 'tls@example.com');
-      assert.equal(tunnels.length, 2);
-      // not behind the proxy (noProxy), the setting does not apply: certificates are checked
-      await closeApiTransport();
-      const direct = client({ baseUrl: base, proxy: { url: proxyUrl, strictSSL: false, noProxy: ['127.0.0.1'] } });
-      assert.equal((await rejection(direct.currentUser())).kind, 'network');
-    } finally {
-      await closeApiTransport();
-      tls.closeAllConnections();
-      await new Promise<void>((r) => tls.close(() => r()));
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  if (!needFront(t)) return;
+  const strict = client({ proxy: { url: proxyUrl } });
+  const e = await rejection(strict.currentUser());
+  assert.equal(e.kind, 'network');
+  assert.match(e.message, /CERT|certificate|SELF_SIGNED/i);
+  assert.equal(tunnels.length, 1, 'it went through the proxy');
+  await closeApiTransport();
+  assert.ok((await client({ proxy: lax({ url: proxyUrl }) }).currentUser()).email);
+  assert.equal(tunnels.length, 2);
+  // not behind the proxy (noProxy), the setting does not apply: certificates are checked
+  await closeApiTransport();
+  const direct = client({ proxy: lax({ url: proxyUrl, noProxy: [LAN_IP!] }) });
+  assert.equal((await rejection(direct.currentUser())).kind, 'network');
+  assert.equal(tunnels.length, 2);
 });

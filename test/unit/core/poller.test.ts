@@ -20,7 +20,7 @@ interface Harness {
   inFlightMax: number;
 }
 
-function harness(initial: Instance[] = [inst(1, 'running')]): Harness {
+function harness(initial: Instance[] = [inst(1, 'running')], inFlightIds?: () => readonly number[]): Harness {
   const h: Harness = {
     timers: new FakeTimers(),
     store: undefined as unknown as PolledInstanceStore,
@@ -54,6 +54,7 @@ function harness(initial: Instance[] = [inst(1, 'running')]): Harness {
     describeError: (e) => (e instanceof Error ? e.message : String(e)),
     timers: h.timers,
     random: () => 0,
+    ...(inFlightIds ? { inFlight: inFlightIds } : {}),
   });
   return h;
 }
@@ -234,5 +235,20 @@ test('a row missing from one walk is removed only when the next walk confirms it
   h.list = [inst(1, 'running'), inst(4, 'running')];
   await h.store.refresh();
   h.store.remove(4);
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1]);
+});
+
+test('the row of a rental in flight stays however late the list shows it (a late machine keeps its row); once settled, two misses drop it', async () => {
+  let flying: number[] = [5];
+  const h = harness([inst(1, 'running')], () => flying);
+  h.store.poller.start();
+  await flush();
+  h.store.upsert(inst(5, 'provisioning'));
+  await h.timers.advance(30 * 60_000);
+  for (let i = 0; i < 5; i++) await h.store.refresh();
+  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 5], 'still in flight after 30 minutes and five walks without it');
+  flying = [];
+  await h.store.refresh();
+  await h.store.refresh();
   assert.deepEqual(h.store.instances.map((i) => i.id), [1]);
 });

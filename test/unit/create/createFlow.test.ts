@@ -69,26 +69,54 @@ test('ambiguous create (slow server, short client timeout) is reconciled: one cl
   assert.ok(h.log.lines.some((l) => /the create had gone through/.test(l)));
 });
 
-test('an ambiguous create that did not go through is retried once the list shows nothing was rented', async () => {
-  const labels: string[] = [];
-  const h = harness({
-    wrap: (api) => ({
-      ...api,
-      createInstance: async (offerId, req, o) => {
-        labels.push(req.label!);
-        if (labels.length === 1) throw new ApiError({ kind: 'ambiguous', message: 'PUT /asks timed out', cause: 'timeout' });
-        return api.createInstance(offerId, req, o);
-      },
-    }),
+function failingFirstCreate(labels: string[]) {
+  return (api: ServiceApi): ServiceApi => ({
+    ...api,
+    createInstance: async (offerId, req, o) => {
+      labels.push(req.label!);
+      if (labels.length === 1) throw new ApiError({ kind: 'ambiguous', message: 'PUT /asks timed out', cause: 'timeout' });
+      return api.createInstance(offerId, req, o);
+    },
   });
+}
+
+test('an ambiguous create the list never shows: scripted, nothing else is rented; the answer is unknown and the label stays in flight', async () => {
+  const labels: string[] = [];
+  const h = harness({ wrap: failingFirstCreate(labels) });
   const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
-  assert.equal(r.outcome, 'running', JSON.stringify(r));
-  assert.equal(labels.length, 2);
-  assert.notEqual(labels[0], labels[1], 'each attempt carries its own label');
-  const all = await simInstances();
-  assert.deepEqual(all.map((i) => i.label), [labels[1]]);
-  assert.ok(h.log.lines.some((l) => /the instance list showed no instance labelled "[^"]+" in \d+ reads over a minute; trying again/.test(l)), h.log.lines.join('\n'));
+  assert.equal(r.outcome, 'unknown', JSON.stringify(r));
+  assert.equal(labels.length, 1, 'never a second create on its own');
+  assert.ok(r.outcome === 'unknown' && r.label === labels[0] && r.instanceId === undefined);
+  assert.match(r.outcome === 'unknown' ? r.message : '', /nothing else was rented.*watched/);
+  const rec = readInflight(h.state);
+  assert.equal(rec.length, 1);
+  assert.equal(rec[0]!.label, labels[0]);
+  assert.equal(rec[0]!.late, true);
+  assert.ok(h.log.lines.some((l) => /the instance list showed no instance labelled "[^"]+" in \d+ reads over \d+ s; its fate is unknown/.test(l)), h.log.lines.join('\n'));
   assert.ok(!h.log.lines.some((l) => /nothing was rented/i.test(l)), 'a reconciliation log states only what the list showed');
+});
+
+test('an ambiguous create the list never shows: interactive, the user is asked, and only "Rent Another" rents again', async () => {
+  for (const answer of ['stop', 'rent-again'] as const) {
+    await flowSim.control.reset();
+    const labels: string[] = [];
+    const asked: Array<{ instanceId?: number; label: string }> = [];
+    const h = harness({ wrap: failingFirstCreate(labels), prompts: { notFound: async (w) => (asked.push(w), answer) } });
+    const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json' });
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]!.label, labels[0]);
+    if (answer === 'stop') {
+      assert.equal(r.outcome, 'unknown', JSON.stringify(r));
+      assert.equal(labels.length, 1);
+    } else {
+      assert.equal(r.outcome, 'running', JSON.stringify(r));
+      assert.equal(labels.length, 2);
+      assert.notEqual(labels[0], labels[1], 'each attempt carries its own label');
+      assert.deepEqual((await simInstances()).map((i) => i.label), [labels[1]]);
+    }
+    // the first rental's label stays watched either way: a late machine is adopted, never forgotten
+    assert.deepEqual(readInflight(h.state).map((x) => [x.label, x.late]), [[labels[0], true]]);
+  }
 });
 
 test('waiting too long asks keep or destroy (timeout)', async () => {
@@ -202,8 +230,9 @@ test('cancel after renting asks; "destroy" destroys, "keep" keeps it tracked and
       assert.deepEqual(inflight.map((x) => [x.instanceId, x.templatePath]), [[asked[0], '.gpu/t.json']]);
       // "restart": new ports over the same persisted state
       const h2 = harness({ state: h.state });
+      const readLabel = inflight[0]!.label;
       const res = await resumeInflight(h2.ports, {});
-      assert.deepEqual(res, [{ instanceId: asked[0]!, outcome: 'ready', alias: `gpu-${asked[0]}` }]);
+      assert.deepEqual(res, [{ instanceId: asked[0]!, label: readLabel, outcome: 'ready', alias: `gpu-${asked[0]}` }]);
       assert.equal(h2.sshWrites[0]!.id, asked[0]);
       assert.deepEqual(h2.sshWrites[0]!.ssh, template.ssh);
       assert.deepEqual(h.state.get(INFLIGHT_STATE_KEY), []);

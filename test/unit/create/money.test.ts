@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SimFault, WireFaultKind } from '../../../src/sim/control';
 import type { Offer } from '../../../src/api/types';
-import { runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
+import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
 import { offerSatisfies } from '../../../src/create/offerFit';
 import type { Template } from '../../../src/create/templateSchema';
 import { mulberry32 } from '../../../src/sim/prng';
@@ -24,6 +24,7 @@ async function held(): Promise<number[]> {
 
 function mentioned(r: CreateFlowResult, id: number): boolean {
   if (r.outcome === 'running' || r.outcome === 'stopped') return r.instance.id === id;
+  if (r.outcome === 'unknown') return r.instanceId === id;
   if (r.outcome === 'cancelled' || r.outcome === 'failed' || r.outcome === 'kept') {
     if ('keptId' in r && r.keptId === id) return new RegExp(`\\b${id}\\b`).test(r.message);
   }
@@ -74,21 +75,41 @@ test('a new machine invisible to show and list for 40 s (late visibility) is wai
   assert.equal(await puts(), 1);
 });
 
-test('a machine confirmed gone through the list (by id and label, asked twice) is dropped and the flow may rent again', async () => {
+test('a machine shown once, then confirmed gone through the list (by id and label, asked twice), is dropped and the flow may rent again', async () => {
+  let shown = 0;
   const h = harness({
     wrap: (api) => ({
       ...api,
-      createInstance: async (offerId, req, o) => {
-        const res = await api.createInstance(offerId, req, o);
-        if ((await puts()) === 1) await api.destroyInstance(res.new_contract); // destroyed behind our back
-        return res;
+      showInstance: async (id, o) => {
+        const inst = await api.showInstance(id, o);
+        if ((await puts()) === 1 && ++shown === 1) await api.destroyInstance(id); // destroyed behind our back once seen
+        return inst;
       },
     }),
   });
   const r = await run(h);
   assert.equal(r.outcome, 'running', JSON.stringify(r));
   assert.equal(await puts(), 2);
-  assert.ok(h.log.lines.some((l) => /the instance list shows neither instance \d+ nor the label/.test(l)), h.log.lines.join('\n'));
+  assert.equal((await held()).length, 1);
+  assert.ok(h.log.lines.some((l) => /the instance list shows neither instance \d+ nor the label .* after showing it before: it is gone/.test(l)), h.log.lines.join('\n'));
+});
+
+test('a machine never shown and destroyed behind our back: scripted, the flow never rents a second one, it answers unknown and keeps it in flight', async () => {
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, o) => {
+        const res = await api.createInstance(offerId, req, o);
+        await api.destroyInstance(res.new_contract);
+        return res;
+      },
+    }),
+  });
+  const r = await run(h);
+  assert.equal(r.outcome, 'unknown', JSON.stringify(r));
+  assert.equal(await puts(), 1);
+  assert.equal(readInflight(h.state).length, 1);
+  assert.equal(readInflight(h.state)[0]!.late, true);
 });
 
 // ---- 2. an unreadable 2xx creation answer is ambiguous ------------------------------
@@ -269,6 +290,9 @@ test('money invariant: under every injectable fault on create/show/list, one cli
     await assertInvariant(h, r, c.what);
   }
 });
+
+// ---- late machines: test/unit/create/moneyLate.test.ts runs the invariant over every late-machine
+// scenario (its own file, so each file stays within the runner's per-file time limit) ----
 
 // ---- 13. template secrets echoed by the server never reach a message or the log --------
 

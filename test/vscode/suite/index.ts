@@ -54,6 +54,7 @@ import './smoke.test';
 import './ssh.test';
 import './connect.test';
 import './templates.test';
+import './inflight.test';
 import './sidebar.test';
 import './tfa.test';
 import './ecosystem.test';

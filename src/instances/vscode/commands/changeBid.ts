@@ -1,11 +1,12 @@
 // Change Bid… of an interruptible instance: shows the current bid and the machine's minimum,
 // validates, sends. An outbid instance runs again once its bid reaches the minimum.
 import * as vscode from 'vscode';
+import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { currentBid, isInterruptible, isOutbid, parseBid } from '../../bid';
 import { formatRate } from '../../../costs/costs';
 import { instanceName } from '../../instanceViewModel';
-import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 
 /** gpuRental.changeBid(node | id | { id, price }): with a price (scripts), sends it without asking. */
 export async function changeBid(services: Services, arg?: unknown): Promise<boolean> {
@@ -18,6 +19,10 @@ export async function changeBid(services: Services, arg?: unknown): Promise<bool
     void vscode.window.showErrorMessage(`"${instanceName(inst)}" is an on-demand instance: it has a fixed price and no bid.`);
     return false;
   }
+  return guardedInstanceAction(services, inst, 'Change Bid', () => askAndChangeBid(services, inst, arg));
+}
+
+async function askAndChangeBid(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
   const fresh = await (await services.api()).showInstance(inst.id).catch(() => inst);
   const min = typeof fresh.min_bid === 'number' && fresh.min_bid > 0 ? fresh.min_bid : undefined;
   const cur = currentBid(fresh);

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { currentRate, formatRate } from '../../../costs/costs';
 import { gpuText, instanceName } from '../../instanceViewModel';
-import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 
 /**
  * Destroy after a modal confirmation naming the instance and its cost. Scripts and tests
@@ -14,6 +15,10 @@ export async function destroyInstance(services: Services, arg?: unknown): Promis
     none: 'You have no instances to destroy.',
   });
   if (!inst) return false;
+  return guardedInstanceAction(services, inst, 'Destroy', () => confirmAndDestroy(services, inst, arg));
+}
+
+async function confirmAndDestroy(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
   const skip = typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
   if (!skip) {
     const answer = await vscode.window.showWarningMessage(

@@ -5,7 +5,7 @@ import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { gpuText, instanceName, stateCategory } from '../../instanceViewModel';
 import { isOutbid } from '../../bid';
-import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 
 const skipped = (arg: unknown) => typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
 
@@ -22,6 +22,10 @@ export function canRecycle(i: Instance): boolean {
 export async function rebootInstance(services: Services, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, canReboot, { verb: 'Reboot Instance', none: 'No running instance to reboot.' });
   if (!inst) return false;
+  return guardedInstanceAction(services, inst, 'Reboot', () => confirmAndReboot(services, inst, arg));
+}
+
+async function confirmAndReboot(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
   if (!skipped(arg)) {
     const answer = await vscode.window.showWarningMessage(
       `Reboot "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')})?`,
@@ -36,6 +40,10 @@ export async function rebootInstance(services: Services, arg?: unknown): Promise
 export async function recycleInstance(services: Services, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, canRecycle, { verb: 'Recycle Instance', none: 'No instance to recycle.' });
   if (!inst) return false;
+  return guardedInstanceAction(services, inst, 'Recycle', () => confirmAndRecycle(services, inst, arg));
+}
+
+async function confirmAndRecycle(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
   if (!skipped(arg)) {
     const answer = await vscode.window.showWarningMessage(
       `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,

@@ -1,6 +1,6 @@
 import type { Services } from '../../../core/vscode/services';
 import { stateCategory, type StateCategory } from '../../instanceViewModel';
-import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 
 export interface StateChange {
   to: 'running' | 'stopped';
@@ -18,7 +18,9 @@ export interface StateChange {
 export async function setInstanceState(services: Services, spec: StateChange, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, (i) => spec.from.includes(stateCategory(i)), spec);
   if (!inst) return false;
-  const ok = await runInstanceAction(services, inst, spec.pending, spec.failure, async () => (await services.api()).setInstanceState(inst.id, spec.to));
-  if (ok) spec.after?.(inst.id);
-  return ok;
+  return guardedInstanceAction(services, inst, spec.to === 'running' ? 'Start' : 'Stop', async () => {
+    const ok = await runInstanceAction(services, inst, spec.pending, spec.failure, async () => (await services.api()).setInstanceState(inst.id, spec.to));
+    if (ok) spec.after?.(inst.id);
+    return ok;
+  });
 }

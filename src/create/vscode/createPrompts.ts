@@ -1,0 +1,111 @@
+// The create flow's questions as VS Code dialogs (src/create/flowTypes.ts FlowPrompts).
+import * as vscode from 'vscode';
+import type { Offer } from '../../api/types';
+import type { Template } from '../templateSchema';
+import { describeOffer } from '../ranking';
+import { offerPickDetail } from '../../instances/instanceDetails';
+import { formatRate } from '../../costs/costs';
+import type { FlowPrompts, NotFoundAnswer } from '../flowTypes';
+
+/** What the prompts need of the command's arguments. */
+export interface PromptArgs {
+  /** Scripts and tests: the answer to "keep or destroy" on cancel, instead of asking. */
+  onCancel?: 'keep' | 'destroy';
+  /** Tests: the answer to "the list has not shown it: wait, rent again or stop?", instead of asking. */
+  onNotFound?: NotFoundAnswer;
+}
+
+const DESTROY = 'Destroy';
+const KEEP = 'Keep (decide later)';
+
+function money(n: number): string {
+  return formatRate(n, n < 1 ? 3 : 2);
+}
+
+export function vscodePrompts(args: PromptArgs): FlowPrompts {
+  return {
+    async pickOffer(offers: readonly Offer[], t: Template) {
+      const best = t.offer?.rank === 'best-value' ? 'best value first' : 'cheapest first';
+      const pick = await vscode.window.showQuickPick(
+        offers.slice(0, 50).map((o, i) => ({
+          label: `${o.num_gpus}× ${o.gpu_name}`,
+          description: `${money(o.dph_total)}${i === 0 ? ' · best match' : ''}`,
+          detail: offerPickDetail(o),
+          offer: o,
+        })),
+        { title: `"${t.name}": ${offers.length} matching offers (${best})`, matchOnDetail: true, ignoreFocusOut: true },
+      );
+      return pick?.offer;
+    },
+    async confirmRent(offer: Offer, t: Template, bidPrice: number | undefined) {
+      let bid = bidPrice;
+      for (;;) {
+        const what = `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}"`;
+        const question =
+          bid !== undefined
+            ? `${what} as an interruptible instance, bidding ${money(bid)}? The offer's listed price is ${money(offer.dph_total)}.`
+            : `${what} on demand at ${money(offer.dph_total)}?`;
+        const bidNote = bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
+        const answer = await vscode.window.showWarningMessage(
+          question,
+          { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}` },
+          'Rent',
+          ...(bid !== undefined ? ['Change Bid…'] : []),
+        );
+        if (answer === 'Rent') return bid !== undefined && bid !== bidPrice ? { bidPrice: bid } : true;
+        if (answer !== 'Change Bid…' || bid === undefined) return false;
+        const min = typeof offer.min_bid === 'number' ? offer.min_bid : 0;
+        const typed = await vscode.window.showInputBox({
+          title: `Your bid for ${offer.num_gpus}× ${offer.gpu_name}`,
+          prompt: `Dollars per hour${min > 0 ? `, at least the minimum bid ${money(min)}` : ''}. A higher bid is outbid less often.`,
+          value: String(bid),
+          ignoreFocusOut: true,
+          validateInput: (v) => {
+            const n = Number(v.trim());
+            if (!v.trim() || !Number.isFinite(n) || n <= 0) return 'Enter a price in $/h, e.g. 0.35.';
+            if (n < min) return `The minimum bid for this offer is ${money(min)}.`;
+            return undefined;
+          },
+        });
+        if (typed !== undefined) bid = Number(typed.trim());
+      }
+    },
+    async confirmOutsideTemplate(offer: Offer, t: Template, reasons: readonly string[]) {
+      const answer = await vscode.window.showWarningMessage(
+        `Offer ${offer.id} (${offer.num_gpus}× ${offer.gpu_name}, ${money(offer.dph_total)}) does not fit template "${t.name}". Rent it anyway?`,
+        { modal: true, detail: `It fails the template's offer filters:\n• ${reasons.join('\n• ')}\n\nRent it only if you meant to; otherwise pick an offer that fits or change the template.` },
+        'Rent Anyway',
+      );
+      return answer === 'Rent Anyway';
+    },
+    async keepOrDestroy(id: number, reason: 'cancelled' | 'timeout') {
+      if (args.onCancel) return args.onCancel;
+      const why = reason === 'timeout' ? `Instance ${id} has not come up after a long wait.` : `Creation cancelled, but instance ${id} is already rented and billing.`;
+      // Two answers, no ambiguous "Cancel": Keep is the close affordance, so Escape keeps it too.
+      const answer = await vscode.window.showWarningMessage<vscode.MessageItem>(
+        `${why} Destroy it, or keep it and decide later?`,
+        { modal: true, detail: 'Destroy: it is removed and billing stops. Keep (decide later): it stays in the Instances view, keeps billing, and its SSH entry is written when it runs.' },
+        { title: DESTROY },
+        { title: KEEP, isCloseAffordance: true },
+      );
+      // Dismissing keeps it: it stays tracked, and nothing is destroyed without a clear yes.
+      return answer?.title === DESTROY ? 'destroy' : 'keep';
+    },
+    async notFound({ instanceId, label, waitedMs }) {
+      if (args.onNotFound) return args.onNotFound;
+      const what = instanceId !== undefined ? `Instance ${instanceId} ("${label}")` : `The rental "${label}"`;
+      const answer = await vscode.window.showWarningMessage<vscode.MessageItem & { value: NotFoundAnswer }>(
+        `${what} was sent ${Math.max(1, Math.round(waitedMs / 60_000))} min ago, but the instance list does not show it yet. It may still appear and bill. Keep waiting, or rent another machine?`,
+        {
+          modal: true,
+          detail:
+            'Keep Waiting: the flow goes on watching it.\nRent Another: a second machine is rented; the first stays watched and, if it appears, is added to the Instances view and you are told (destroy it there if you do not need two).\nStop (the default): nothing else is rented; the first stays watched.',
+        },
+        { title: 'Keep Waiting', value: 'wait' },
+        { title: 'Rent Another', value: 'rent-again' },
+        { title: 'Stop', value: 'stop', isCloseAffordance: true },
+      );
+      return answer?.value ?? 'stop';
+    },
+  };
+}

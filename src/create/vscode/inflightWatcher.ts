@@ -1,0 +1,47 @@
+// Watches the in-flight rentals in the background (after a reload or restart, after a kept or
+// unknown outcome) until each settles; a rental the flow had stopped waiting for that appears is
+// adopted and announced: "arrived late".
+import * as vscode from 'vscode';
+import type { Services } from '../../core/vscode/services';
+import { readInflight, realClock, resumeInflight } from '../createFlow';
+import { sshEntryWriterFor } from '../../ssh/vscode/sshHost';
+
+/** One watcher per in-flight rental (by id, or label while its id is unknown), however often this is called. */
+const watching = new Set<number | string>();
+
+export async function keepWatching(services: Services, ref?: number | string): Promise<void> {
+  const keys = readInflight(services.globalState)
+    .map((r) => r.instanceId ?? r.label)
+    .filter((x) => (ref === undefined || x === ref) && !watching.has(x));
+  if (!keys.length) return;
+  keys.forEach((x) => watching.add(x));
+  try {
+    const api = await services.api();
+    const ac = new AbortController();
+    services.track({ dispose: () => ac.abort() });
+    await resumeInflight(
+      { api, log: services.log, clock: realClock, ssh: sshEntryWriterFor(services), state: services.globalState, instances: services.instances },
+      {
+        only: keys,
+        signal: ac.signal,
+        onFailed: (r, message) =>
+          void vscode.window.showWarningMessage(message, 'Destroy').then((c) => {
+            if (c && r.instanceId !== undefined) void vscode.commands.executeCommand('gpuRental.destroyInstance', r.instanceId);
+          }),
+        onAdopted: (r, inst, alias) =>
+          void vscode.window
+            .showWarningMessage(
+              `Instance ${inst.id} ("${r.label}") arrived late: the service showed it only now. It is billing and is in the Instances view${alias ? `, with its SSH entry ${alias}` : ''}. Destroy it there if you rented another machine instead.`,
+              'Show Instances',
+            )
+            .then((c) => {
+              if (c) void vscode.commands.executeCommand('gpuRental.instances.focus');
+            }),
+      },
+    );
+  } catch (e) {
+    services.log.warn(`templates: watching in-flight creations failed: ${e instanceof Error ? e.message : 'unknown error'}`);
+  } finally {
+    keys.forEach((x) => watching.delete(x));
+  }
+}

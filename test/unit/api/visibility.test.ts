@@ -1,0 +1,202 @@
+// The one visibility rule (src/api/visibility.ts): what each read proves about a rental in flight
+// or a known instance, and what to do next. The watch on its own, then every fault the simulator
+// can inject, read through the real client and judged by the module.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  AbsenceRule,
+  GONE_CONFIRMATIONS,
+  NOT_VISIBLE_WINDOW_MS,
+  OFFER_GONE_CODES,
+  VisibilityWatch,
+  isAmbiguousCreate,
+  isOfferGone,
+  keepUnlisted,
+  saysNotFound,
+} from '../../../src/api/visibility';
+import { ApiError } from '../../../src/api/errors';
+import type { Instance, ServiceApi } from '../../../src/api/types';
+import type { SimFault } from '../../../src/sim/control';
+import { startHarness, type Harness } from './helpers';
+
+const inst = (id: number) => ({ id, state: 'provisioning', actual_status: null }) as Instance;
+
+test('within the grace minute "not found" is "not visible yet": ask show again', () => {
+  const w = new VisibilityWatch(1000);
+  assert.deepEqual(w.notFound(1000 + NOT_VISIBLE_WINDOW_MS - 1), { state: 'not-visible-yet', next: 'poll' });
+  assert.deepEqual(w.notFound(1000 + NOT_VISIBLE_WINDOW_MS), { state: 'unconfirmed', listReads: 0, next: 'ask-list' });
+});
+
+test('after the minute, one list read without the id and the label settles nothing; the second says "not found" (fate unknown) for a rental never shown', () => {
+  const w = new VisibilityWatch(0);
+  const t = NOT_VISIBLE_WINDOW_MS + 5000;
+  assert.equal(GONE_CONFIRMATIONS, 2);
+  assert.deepEqual(w.listRead(t, undefined), { state: 'unconfirmed', listReads: 1, next: 'ask-list' });
+  const v = w.listRead(t + 10_000, undefined);
+  assert.deepEqual(v, { state: 'not-found', proof: { listReads: 2, sinceMs: t + 10_000, seenBefore: false }, next: 'ask-user' });
+});
+
+test('two list reads inside the minute prove nothing; a read that failed proves nothing and does not count', () => {
+  const w = new VisibilityWatch(0);
+  assert.equal(w.listRead(1000, undefined).state, 'unconfirmed');
+  assert.equal(w.listRead(2000, undefined).state, 'unconfirmed');
+  assert.deepEqual(w.unreadable(), { state: 'unknown', next: 'backoff' });
+  // once past the minute the count so far stands: a third miss settles it
+  assert.equal(w.listRead(NOT_VISIBLE_WINDOW_MS, undefined).state, 'not-found');
+});
+
+test('a rental shown once and then missing from two list reads is gone (with its proof); a list that shows it again starts over', () => {
+  const w = new VisibilityWatch(0);
+  assert.equal(w.shown(inst(7)).state, 'visible');
+  const t = NOT_VISIBLE_WINDOW_MS * 2;
+  assert.equal(w.listRead(t, undefined).state, 'unconfirmed');
+  assert.equal(w.listRead(t + 1, inst(7)).state, 'visible', 'found by id or label');
+  assert.equal(w.listRead(t + 2, undefined).state, 'unconfirmed', 'the count started over');
+  const v = w.listRead(t + 3, undefined);
+  assert.equal(v.state, 'gone');
+  assert.deepEqual(v.state === 'gone' && v.proof, { listReads: 2, sinceMs: t + 3, seenBefore: true });
+  // a resumed watch of a rental seen before a reload
+  const resumed = new VisibilityWatch(0, { seenBefore: true });
+  resumed.listRead(t, undefined);
+  assert.equal(resumed.listRead(t, undefined).state, 'gone');
+});
+
+test('the store keeps an unlisted row while its rental is in flight, inside the minute, or after one miss', () => {
+  assert.equal(keepUnlisted({ misses: 5, putAtMs: 0, nowMs: 10 * NOT_VISIBLE_WINDOW_MS, inFlight: true }), true);
+  assert.equal(keepUnlisted({ misses: 5, putAtMs: 0, nowMs: NOT_VISIBLE_WINDOW_MS - 1, inFlight: false }), true);
+  assert.equal(keepUnlisted({ misses: 1, putAtMs: undefined, nowMs: 0, inFlight: false }), true);
+  assert.equal(keepUnlisted({ misses: 2, putAtMs: undefined, nowMs: 0, inFlight: false }), false);
+  assert.equal(keepUnlisted({ misses: 2, putAtMs: 0, nowMs: NOT_VISIBLE_WINDOW_MS, inFlight: false }), false);
+});
+
+test('the absence rule: gone after two reads in a row that leave an id out; listed again starts over', () => {
+  const a = new AbsenceRule();
+  assert.deepEqual(a.read([1, 2]), []);
+  assert.deepEqual(a.read([2]), [2]);
+  assert.deepEqual(a.read([1]), [], '1 was listed in between');
+  a.reset();
+  assert.deepEqual(a.read([1]), []);
+});
+
+test('the one offer-gone table: codes first, bare statuses only without a code', () => {
+  for (const code of OFFER_GONE_CODES) assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 400, code, message: 'x' })), true, code);
+  assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 410, code: 'deprecated_endpoint', message: 'x' })), false);
+  assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 403, code: 'permission_denied', message: 'x' })), false);
+  for (const status of [403, 404, 410]) assert.equal(isOfferGone(new ApiError({ kind: 'http', status, message: 'x' })), true, String(status));
+  assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 500, message: 'x' })), false);
+  assert.equal(isOfferGone(new ApiError({ kind: 'timeout', message: 'x' })), false);
+});
+
+// ---- every fault the simulator can inject, through the real client --------------------
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+beforeEach(() => h.ctl.reset());
+
+type Judged = 'visible' | 'not-found' | 'unreadable' | 'ambiguous' | 'offer-gone' | 'refused';
+const SHOW = '/api/v0/instances/';
+const CREATE = '/api/v0/asks/';
+
+/** How the module judges a read's outcome. */
+function judge(e: unknown, call: 'show' | 'create'): Judged {
+  if (e === undefined) return 'visible';
+  if (call === 'show') return saysNotFound(e) ? 'not-found' : 'unreadable';
+  if (isOfferGone(e)) return 'offer-gone';
+  return isAmbiguousCreate(e) ? 'ambiguous' : 'refused';
+}
+
+interface Case {
+  call: 'show' | 'create';
+  fault(c: { id: number; offerId: number }): SimFault;
+  expect: Judged;
+}
+
+/** One row per fault kind the simulator has: a new kind fails the typecheck until it is judged here. */
+const CASES: Record<SimFault['kind'], Case[]> = {
+  instance_state: [{ call: 'show', fault: ({ id }) => ({ kind: 'instance_state', id, state: 'offline' }), expect: 'visible' }],
+  http_error: [
+    ...[404, 400].map((status): Case => ({ call: 'show', fault: () => ({ kind: 'http_error', status, error: 'no_such_instance', path: SHOW }), expect: 'not-found' })),
+    ...[410, 429, 500, 502, 503].map((status): Case => ({ call: 'show', fault: () => ({ kind: 'http_error', status, path: SHOW }), expect: 'unreadable' })),
+    { call: 'create', fault: () => ({ kind: 'http_error', status: 404, error: 'no_such_ask', path: CREATE }), expect: 'offer-gone' },
+    { call: 'create', fault: () => ({ kind: 'http_error', status: 500, path: CREATE }), expect: 'refused' },
+  ],
+  slow: [
+    { call: 'show', fault: () => ({ kind: 'slow', ms: 3000, path: SHOW }), expect: 'unreadable' },
+    { call: 'create', fault: () => ({ kind: 'slow', ms: 3000, path: CREATE }), expect: 'ambiguous' },
+  ],
+  malformed: [
+    { call: 'show', fault: () => ({ kind: 'malformed', path: SHOW }), expect: 'unreadable' },
+    { call: 'create', fault: () => ({ kind: 'malformed', path: CREATE }), expect: 'ambiguous' },
+  ],
+  truncated: [
+    { call: 'show', fault: () => ({ kind: 'truncated', path: SHOW }), expect: 'unreadable' },
+    { call: 'create', fault: () => ({ kind: 'truncated', path: CREATE }), expect: 'ambiguous' },
+  ],
+  wrong_shape: [
+    { call: 'show', fault: () => ({ kind: 'wrong_shape', path: SHOW }), expect: 'unreadable' },
+    { call: 'create', fault: () => ({ kind: 'wrong_shape', path: CREATE }), expect: 'ambiguous' },
+  ],
+  huge: [
+    { call: 'show', fault: () => ({ kind: 'huge', bytes: 9 * 1024 * 1024, path: SHOW }), expect: 'unreadable' },
+    { call: 'create', fault: () => ({ kind: 'huge', bytes: 9 * 1024 * 1024, path: CREATE }), expect: 'ambiguous' },
+  ],
+  reset: [
+    { call: 'show', fault: () => ({ kind: 'reset', path: SHOW }), expect: 'unreadable' },
+    { call: 'create', fault: () => ({ kind: 'reset', path: CREATE }), expect: 'ambiguous' },
+  ],
+  hidden: [{ call: 'show', fault: () => ({ kind: 'hidden', seconds: 600 }), expect: 'not-found' }],
+  offer_taken: [{ call: 'create', fault: ({ offerId }) => ({ kind: 'offer_taken', offerId }), expect: 'offer-gone' }],
+  offer_unschedulable: [{ call: 'create', fault: ({ offerId }) => ({ kind: 'offer_unschedulable', offerId }), expect: 'offer-gone' }],
+  offer_own: [{ call: 'create', fault: ({ offerId }) => ({ kind: 'offer_own', offerId }), expect: 'offer-gone' }],
+  // a 2FA fault touches only the 2FA endpoints: instance reads and creations answer as usual
+  tfa_error: [
+    { call: 'show', fault: () => ({ kind: 'tfa_error', error: '2fa_expired' }), expect: 'visible' },
+    { call: 'create', fault: () => ({ kind: 'tfa_error', error: '2fa_expired' }), expect: 'visible' },
+  ],
+  expire_session: [{ call: 'show', fault: () => ({ kind: 'expire_session' }), expect: 'visible' }],
+};
+
+async function attempt(api: ServiceApi, c: Case): Promise<Judged> {
+  const setup = h.client(); // the setup reads and creation, with the usual timeout
+  const [offer] = await setup.searchOffers({ limit: 1 });
+  const label = `vis-${Math.random().toString(36).slice(2, 8)}`;
+  // 'hidden' applies to the next creation; the others to the call under test
+  const pre = c.fault({ id: 0, offerId: offer!.id });
+  if (pre.kind === 'hidden') await h.ctl.fault(pre);
+  let id = 0;
+  if (c.call === 'show') id = (await setup.createInstance(offer!.id, { image: 'i', label, disk: 10, runtype: 'ssh_direct' })).new_contract;
+  if (pre.kind !== 'hidden') await h.ctl.fault(c.fault({ id, offerId: offer!.id }));
+  try {
+    if (c.call === 'show') await api.showInstance(id);
+    else await api.createInstance(offer!.id, { image: 'i', label, disk: 10, runtype: 'ssh_direct' });
+    return judge(undefined, c.call);
+  } catch (e) {
+    return judge(e, c.call);
+  }
+}
+
+test('every fault the simulator can inject is judged by the visibility rule: only "not found" reads count toward absence, only lost create answers are reconciled, only offer-gone codes move on', async () => {
+  const seen: string[] = [];
+  for (const [kind, cases] of Object.entries(CASES)) {
+    for (const c of cases) {
+      await h.ctl.reset();
+      // a short timeout only where the fault is a slow answer (a loaded machine must not turn a plain read into a timeout)
+      const slow = c.fault({ id: 1, offerId: 1 }).kind === 'slow';
+      const api = h.client({ timeoutMs: slow ? 300 : 10_000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+      const got = await attempt(api, c);
+      seen.push(`${kind}/${c.call}`);
+      assert.equal(got, c.expect, `${kind} on ${c.call}: ${JSON.stringify(c.fault({ id: 1, offerId: 1 }))}`);
+      if (c.call === 'show') {
+        // and what the watch makes of it after the minute: not-found asks the list, the rest back off
+        const w = new VisibilityWatch(0);
+        const v = got === 'visible' ? w.shown(inst(1)) : got === 'not-found' ? w.notFound(NOT_VISIBLE_WINDOW_MS) : w.unreadable();
+        assert.equal(v.next, got === 'visible' ? 'track' : got === 'not-found' ? 'ask-list' : 'backoff');
+      }
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 3200)); // let the slow answers finish before the simulator closes
+  assert.ok(seen.length >= Object.keys(CASES).length);
+});
