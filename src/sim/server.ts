@@ -148,8 +148,10 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   };
 
   let reply: Reply;
-  const pre = takeFault(state, ['http_error', 'tfa_error'], path);
-  if (pre?.kind === 'http_error') {
+  const pre = takeFault(state, ['http_error', 'refused', 'tfa_error'], path);
+  if (pre?.kind === 'refused') {
+    reply = { status: 200, body: { success: false, msg: pre.msg ?? 'Injected refusal: the request was not carried out.' } };
+  } else if (pre?.kind === 'http_error') {
     reply =
       pre.status === 429 && !pre.error
         ? { status: 429, body: { detail: 'API requests too frequent' } }
@@ -489,6 +491,9 @@ function control(state: SimState, method: string, path: string, json: Record<str
         state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, exact, count });
         return ok();
       }
+      case 'refused':
+        state.faults.push({ kind: 'refused', msg: json.msg as string | undefined, path: p, exact, count });
+        return ok();
       case 'slow': {
         const ms = Number(json.ms);
         if (!Number.isFinite(ms) || ms < 0) return bad('ms must be a non-negative number');
