@@ -3,6 +3,7 @@
 // and that the proxy's credentials are sent to it and never logged.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { requireTools } from '../tools';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { startSimulator, type RunningSim } from '../../../src/sim';
@@ -144,11 +145,11 @@ test('http.proxyStrictSSL: a self-signed service behind the proxy is refused by 
   const { createServer: createHttps } = await import('node:https');
   const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-proxy-tls-'));
   try {
+    if (!requireTools(t, 'openssl')) return;
     try {
       execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    } catch {
-      t.skip('openssl is not installed: cannot make a self-signed certificate');
-      return;
+    } catch (e) {
+      assert.fail(`openssl could not make a self-signed certificate: ${(e as Error).message}`);
     }
     const tls = createHttps({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
       const body = JSON.stringify({ id: 1, email: 'tls@example.com', credit: 1 });
