@@ -187,16 +187,18 @@ test('creation is never retried: 503, 429 and 500 with an error body each mean o
 });
 
 test('ambiguous creation (slow answer + short timeout), then reconcileCreation finds exactly one instance', async () => {
-  const api = h.client({ timeoutMs: 150 });
+  // margins wide enough for a loaded machine (the mutation run): the request must reach the
+  // service well inside the timeout, and the answer come well after it
+  const api = h.client({ timeoutMs: 400 });
   const [offer] = await api.searchOffers({ limit: 1 });
-  await h.ctl.fault({ kind: 'slow', ms: 600, path: '/asks/' });
+  await h.ctl.fault({ kind: 'slow', ms: 1500, path: '/asks/' });
   const label = 'gpu-rental-7f3a9c';
   const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label }));
   assert.equal(e.kind, 'ambiguous');
   assert.match(e.message, /outcome is unknown/);
   assert.match(e.userMessage(), /check your instance list/);
   assert.equal((await requestsTo('/asks/')).length <= 1, true);
-  await new Promise((r) => setTimeout(r, 500)); // let the slow answer drain
+  await new Promise((r) => setTimeout(r, 1200)); // let the slow answer drain
   const found = await reconcileCreation(api, label);
   assert.ok(found, 'the instance created despite the timeout is found');
   assert.equal(found.label, label);
