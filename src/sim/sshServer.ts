@@ -201,7 +201,7 @@ async function open(ctx: Ctx, inst: SimInstance): Promise<void> {
     const address = srv?.address();
     const port = address && typeof address === 'object' ? address.port : 0;
     // A Jupyter-proxy instance reports ssh_port = listener - 1: that must stay a valid port.
-    if (!srv || port < 2) {
+    if (!srv || port < 1 || (sshPlacement(inst) === 'jupyter_proxy' && port < 2)) {
       srv?.close();
       continue;
     }
