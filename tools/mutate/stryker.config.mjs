@@ -15,13 +15,10 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   mutate: [
-    // the HTTP client's answer pipeline (send, retry, parse) and its rules; not the per-resource wrappers
-    'src/api/{pipeline,answers,pacing,redact,reconcile,absence}.ts',
-    // the create flow's visibility and reconciliation rules (waiting for a new instance, reconciling an ambiguous create)
-    'src/create/{pollUntilReady,reconcile*,visibility*}.ts',
-    // SSH value checks, addresses and the managed config's parsing
+    // redaction, pacing and the reconciliation/absence rules of the HTTP client
+    'src/api/{redact,pacing,reconcile,absence}.ts',
+    // SSH value checks and addresses (what reaches ~/.ssh/config and a shell)
     'src/ssh/{sshValues,address}.ts',
-    'src/ssh/sshConfigWriter.ts:87-173',
     // cost summaries
     'src/costs/costs.ts',
   ],
@@ -33,9 +30,9 @@ export default {
   testRunner: 'tap',
   tap: {
     testFiles: [
-      'out/unit/api/{client,errors,pacing,redact,refusals,listing}.test.js',
-      'out/unit/create/{createFlow,money}.test.js',
-      'out/unit/ssh/{address,hostile,sshConfigWriter}.test.js',
+      // the fast, targeted files: a surviving mutant runs every file that reaches it
+      'out/unit/api/{redact,keyEcho,pacing,pacingSim,refusals,errors}.test.js',
+      'out/unit/ssh/{address,sshConfigWriter}.test.js',
       'out/unit/costs/*.test.js',
     ],
     nodeArgs: ['--test-reporter=tap'],
@@ -50,8 +47,8 @@ export default {
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   ignorePatterns: ['/.vscode-test', '/out', '/dist', '/screenshots', '/test-results', '/.demo', '/tools/lint/node_modules', '/tools/mutate/node_modules', '/reports', '/demo-workspace'],
-  concurrency: 2,
-  timeoutMS: 60_000,
+  concurrency: 3,
+  timeoutMS: 20_000,
   timeoutFactor: 2,
   reporters: ['clear-text', 'progress-append-only', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
