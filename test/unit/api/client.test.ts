@@ -190,7 +190,7 @@ test('ambiguous creation (slow answer + short timeout), then reconcileCreation f
   // margins wide enough for a loaded machine (the mutation run): the request must reach the
   // service well inside the timeout, and the answer come well after it
   const api = h.client({ timeoutMs: 400 });
-  const [offer] = await api.searchOffers({ limit: 1 });
+  const [offer] = await h.client().searchOffers({ limit: 1 });
   await h.ctl.fault({ kind: 'slow', ms: 1500, path: '/asks/' });
   const label = 'gpu-rental-7f3a9c';
   const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label }));
@@ -364,13 +364,18 @@ test('2FA requests are validated before sending', async () => {
 test('cancelling a creation after it was sent is ambiguous, not a plain cancel (it may have been rented)', async () => {
   const api = h.client();
   const [offer] = await api.searchOffers({ limit: 1 });
-  await h.ctl.fault({ kind: 'slow', ms: 300, path: '/asks/' });
+  await h.ctl.fault({ kind: 'slow', ms: 2000, path: '/asks/' });
   const ctl = new AbortController();
-  setTimeout(() => ctl.abort(), 50);
-  const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label: 'cancel-1' }, { signal: ctl.signal }));
-  assert.equal(e.kind, 'ambiguous');
-  assert.equal(e.causeKind, 'aborted');
-  await new Promise((r) => setTimeout(r, 350));
+  // cancelled once the service has rented (and before it answers), however loaded the machine is
+  const rented = () => [...h.sim.state.instances.values()].some((i) => i.label === 'cancel-1');
+  const watch = setInterval(() => rented() && ctl.abort(), 5);
+  try {
+    const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label: 'cancel-1' }, { signal: ctl.signal }));
+    assert.equal(e.kind, 'ambiguous');
+    assert.equal(e.causeKind, 'aborted');
+  } finally {
+    clearInterval(watch);
+  }
   assert.ok(await reconcileCreation(api, 'cancel-1'));
   // Cancelled before sending: nothing can have been rented.
   const early = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04' }, { signal: AbortSignal.abort() }));
