@@ -40,10 +40,30 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Secrets this long are also found re-cased or split by whitespace (a wrapped message or log line). */
+const LOOSE_MIN = 12;
+
+/** The secret with any case and any whitespace (line breaks too) between its characters. */
+function loosePattern(s: string): RegExp {
+  return new RegExp([...s].map(escapeRegExp).join('\\s*'), 'gi');
+}
+
+/** Masks `s` where it appears exactly, URL-encoded, or (when long) re-cased or split by whitespace. */
+function maskSecret(out: string, s: string, flat: string): string {
+  out = out.replace(new RegExp(escapeRegExp(s), 'g'), MASK);
+  // Also the URL-encoded and JSON-escaped forms a secret takes inside a URL or body.
+  const enc = encodeURIComponent(s);
+  if (enc !== s) out = out.replace(new RegExp(escapeRegExp(enc), 'g'), MASK);
+  // The service may echo a key upper-cased, or wrapped over lines; the (cheap) test on the text
+  // without case and whitespace keeps the loose pattern off texts that cannot hold it.
+  if (s.length >= LOOSE_MIN && !/\s/.test(s) && flat.includes(s.toLowerCase())) out = out.replace(loosePattern(s), MASK);
+  return out;
+}
+
 /**
- * Returns `text` with secrets masked: the given secret values (API key, session key, …),
- * bearer tokens, `api_key=` query values, values of secret-named keys, otpauth:// URIs
- * and backup-code-shaped strings.
+ * Returns `text` with secrets masked: the given secret values (API key, session key, …) also
+ * URL-encoded, re-cased or split by whitespace, bearer tokens, `api_key=` query values, values
+ * of secret-named keys, otpauth:// URIs and backup-code-shaped strings.
  */
 export function redact(text: string, extraSecrets: ReadonlyArray<string | undefined> = []): string {
   let out = String(text);
@@ -51,12 +71,8 @@ export function redact(text: string, extraSecrets: ReadonlyArray<string | undefi
   const secrets = [...new Set(extraSecrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort(
     (a, b) => b.length - a.length,
   );
-  for (const s of secrets) {
-    out = out.replace(new RegExp(escapeRegExp(s), 'g'), MASK);
-    // Also the URL-encoded and JSON-escaped forms a secret takes inside a URL or body.
-    const enc = encodeURIComponent(s);
-    if (enc !== s) out = out.replace(new RegExp(escapeRegExp(enc), 'g'), MASK);
-  }
+  const flat = secrets.some((s) => s.length >= LOOSE_MIN) ? out.toLowerCase().replace(/\s+/g, '') : '';
+  for (const s of secrets) out = maskSecret(out, s, flat);
   out = out.replace(OTPAUTH, MASK);
   out = out.replace(JSON_ARRAY, `$1["${MASK}"]`);
   out = out.replace(JSON_STRING, `$1"${MASK}"`);

@@ -7,6 +7,8 @@ export type { OutboxMessage, RequestLogEntry };
 export type SimFault =
   | { kind: 'instance_state'; id: number; state: string | null }
   | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count?: number }
+  /** The request does not take effect; the answer is `200 {"success": false, "msg": …}` (a refusal in a 2xx). */
+  | { kind: 'refused'; msg?: string; path?: string; exact?: boolean; count?: number }
   /** The answer is delayed by `ms` after the request took effect (a client timeout then makes it ambiguous). */
   | { kind: 'slow'; ms: number; path?: string; exact?: boolean; count?: number }
   /** The request takes effect; the answer's body is not JSON. */

@@ -18,6 +18,8 @@ export { parseRateLimits, resolveRateLimits } from './rateLimits';
 export { totp, base32Decode, base32Encode } from './totp';
 
 export interface SimOptions {
+  /** Where the simulator's own events go (SSH listeners opened, and why one could not be); the command line prints them. */
+  log?: (line: string) => void;
   host?: string;
   port?: number;
   apiKey?: string;
@@ -102,7 +104,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim>
   if (config.instances > 0) seedInstances(state, config.instances);
   const first = [...state.instances.values()][0];
   if (opts.pendingPriceIncrease && first) createPriceIncrease(state, first);
-  const ssh = config.ssh ? startSshServers(state) : undefined;
+  const ssh = config.ssh ? startSshServers(state, { ...(opts.log ? { log: opts.log } : {}) }) : undefined;
   await ssh?.sync();
   const server: Server = createServer(createHandler(state, ssh ? () => ssh.sync() : undefined));
   server.keepAliveTimeout = 1000;
@@ -197,7 +199,7 @@ async function main(): Promise<void> {
     console.error(`${(e as Error).message}\n${USAGE}`);
     process.exit(2);
   }
-  const sim = await startSimulator(opts);
+  const sim = await startSimulator({ log: (line) => console.log(line), ...opts });
   console.log(`listening on ${sim.url}`);
   console.log(`era ${sim.state.era}; rate limits ${JSON.stringify(sim.state.rateLimits)}`);
   if (sim.ssh) console.log('SSH servers on 127.0.0.1 for running instances: each is a /bin/sh on this machine, as you (--no-ssh turns them off)');

@@ -151,8 +151,10 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   };
 
   let reply: Reply;
-  const pre = takeFault(state, ['http_error', 'tfa_error'], path);
-  if (pre?.kind === 'http_error') {
+  const pre = takeFault(state, ['http_error', 'refused', 'tfa_error'], path);
+  if (pre?.kind === 'refused') {
+    reply = { status: 200, body: { success: false, msg: pre.msg ?? 'Injected refusal: the request was not carried out.' } };
+  } else if (pre?.kind === 'http_error') {
     reply =
       pre.status === 429 && !pre.error
         ? { status: 429, body: { detail: 'API requests too frequent' } }

@@ -86,6 +86,9 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
       state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, exact, count });
       return ok();
     }
+    case 'refused':
+      state.faults.push({ kind: 'refused', msg: json.msg as string | undefined, path: p, exact, count });
+      return ok();
     case 'slow': {
       const ms = Number(json.ms);
       if (!Number.isFinite(ms) || ms < 0) return bad('ms must be a non-negative number');

@@ -178,6 +178,7 @@ export interface TfaState {
  */
 export type Fault =
   | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count: number }
+  | { kind: 'refused'; msg?: string; path?: string; exact?: boolean; count: number }
   | { kind: 'slow'; ms: number; path?: string; exact?: boolean; count: number }
   | { kind: 'malformed'; path?: string; exact?: boolean; count: number }
   | { kind: 'truncated'; path?: string; exact?: boolean; count: number }

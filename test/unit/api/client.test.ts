@@ -187,16 +187,18 @@ test('creation is never retried: 503, 429 and 500 with an error body each mean o
 });
 
 test('ambiguous creation (slow answer + short timeout), then reconcileCreation finds exactly one instance', async () => {
-  const api = h.client({ timeoutMs: 150 });
-  const [offer] = await api.searchOffers({ limit: 1 });
-  await h.ctl.fault({ kind: 'slow', ms: 600, path: '/asks/' });
+  // margins wide enough for a loaded machine (the mutation run): the request must reach the
+  // service well inside the timeout, and the answer come well after it
+  const api = h.client({ timeoutMs: 400 });
+  const [offer] = await h.client().searchOffers({ limit: 1 });
+  await h.ctl.fault({ kind: 'slow', ms: 1500, path: '/asks/' });
   const label = 'gpu-rental-7f3a9c';
   const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label }));
   assert.equal(e.kind, 'ambiguous');
   assert.match(e.message, /outcome is unknown/);
   assert.match(e.userMessage(), /check your instance list/);
   assert.equal((await requestsTo('/asks/')).length <= 1, true);
-  await new Promise((r) => setTimeout(r, 500)); // let the slow answer drain
+  await new Promise((r) => setTimeout(r, 1200)); // let the slow answer drain
   const found = await reconcileCreation(api, label);
   assert.ok(found, 'the instance created despite the timeout is found');
   assert.equal(found.label, label);
@@ -362,13 +364,18 @@ test('2FA requests are validated before sending', async () => {
 test('cancelling a creation after it was sent is ambiguous, not a plain cancel (it may have been rented)', async () => {
   const api = h.client();
   const [offer] = await api.searchOffers({ limit: 1 });
-  await h.ctl.fault({ kind: 'slow', ms: 300, path: '/asks/' });
+  await h.ctl.fault({ kind: 'slow', ms: 2000, path: '/asks/' });
   const ctl = new AbortController();
-  setTimeout(() => ctl.abort(), 50);
-  const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label: 'cancel-1' }, { signal: ctl.signal }));
-  assert.equal(e.kind, 'ambiguous');
-  assert.equal(e.causeKind, 'aborted');
-  await new Promise((r) => setTimeout(r, 350));
+  // cancelled once the service has rented (and before it answers), however loaded the machine is
+  const rented = () => [...h.sim.state.instances.values()].some((i) => i.label === 'cancel-1');
+  const watch = setInterval(() => rented() && ctl.abort(), 5);
+  try {
+    const e = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04', label: 'cancel-1' }, { signal: ctl.signal }));
+    assert.equal(e.kind, 'ambiguous');
+    assert.equal(e.causeKind, 'aborted');
+  } finally {
+    clearInterval(watch);
+  }
   assert.ok(await reconcileCreation(api, 'cancel-1'));
   // Cancelled before sending: nothing can have been rented.
   const early = await rejection(api.createInstance(offer!.id, { image: 'ubuntu:22.04' }, { signal: AbortSignal.abort() }));

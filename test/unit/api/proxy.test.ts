@@ -3,7 +3,8 @@
 // and that the proxy's credentials are sent to it and never logged. The service stands on this
 // machine's non-loopback address behind TLS (a self-signed front to the simulator): loopback URLs
 // are never proxied, and a key never goes over plain http off this computer.
-import { test, before, after, beforeEach } from 'node:test';
+import { test, before, after, beforeEach, type TestContext } from 'node:test';
+import { requireTools } from '../tools';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -87,10 +88,14 @@ before(async () => {
   frontUrl = `https://${LAN_IP}:${(front.address() as AddressInfo).port}`;
 });
 
-/** Skips a test that needs the non-loopback TLS front (no non-loopback address, or no openssl). */
-function needFront(t: { skip(m: string): void }): boolean {
+/**
+ * Skips a test that needs the non-loopback TLS front: without openssl it is skipped locally and
+ * fails in CI with the install hint (test/unit/tools.ts); without a non-loopback address it skips.
+ */
+function needFront(t: TestContext): boolean {
   if (front) return true;
-  t.skip(LAN_IP ? 'openssl is not installed: cannot make a self-signed certificate' : 'this machine has no non-loopback IPv4 address');
+  if (LAN_IP) return requireTools(t, 'openssl') && assert.fail('the TLS front did not start although openssl is installed');
+  t.skip('this machine has no non-loopback IPv4 address');
   return false;
 }
 

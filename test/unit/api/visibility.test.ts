@@ -123,6 +123,11 @@ const CASES: Record<SimFault['kind'], Case[]> = {
     { call: 'create', fault: () => ({ kind: 'http_error', status: 404, error: 'no_such_ask', path: CREATE }), expect: 'offer-gone' },
     { call: 'create', fault: () => ({ kind: 'http_error', status: 500, path: CREATE }), expect: 'refused' },
   ],
+  // 200 {"success": false}: the service says it did not do it. A show is unreadable, not "gone"; a create made nothing.
+  refused: [
+    { call: 'show', fault: () => ({ kind: 'refused', path: SHOW }), expect: 'unreadable' },
+    { call: 'create', fault: () => ({ kind: 'refused', path: CREATE }), expect: 'refused' },
+  ],
   slow: [
     { call: 'show', fault: () => ({ kind: 'slow', ms: 3000, path: SHOW }), expect: 'unreadable' },
     { call: 'create', fault: () => ({ kind: 'slow', ms: 3000, path: CREATE }), expect: 'ambiguous' },

@@ -248,6 +248,7 @@ const FAULTS: Record<WireFaultKind, (path: string) => SimFault> = {
   huge: (path) => ({ kind: 'huge', bytes: 9 * 1024 * 1024, path }),
   reset: (path) => ({ kind: 'reset', path }),
   hidden: () => ({ kind: 'hidden', seconds: 45 }),
+  refused: (path) => ({ kind: 'refused', msg: 'Refused: not carried out.', path }), // 200 {"success": false, "msg"}
 };
 const STATUSES = [404, 410, 429, 500, 502];
 const TARGETS: Array<[string, { path: string; exact?: boolean }]> = [

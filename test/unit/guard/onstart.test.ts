@@ -21,6 +21,7 @@ import { instanceHome } from '../../../src/sim/sandbox';
 import { loadTemplate } from '../../../src/create/templateValidation';
 import { start, type Ctx } from '../sim/helpers';
 import { sleep, until } from './harness';
+import { needs } from '../tools';
 
 const ctx = { apiUrl: 'https://console.vast.ai/', dphTotal: 0.5 };
 const plan = resolveGuardPlan(undefined)!;
@@ -146,7 +147,7 @@ describe('the composed onstart runs for real', () => {
     ['guard-compressed', 'echo user-ran > "$HOME/marker"; sleep 30'],
     ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(2600)}; sleep 30`],
   ] as const) {
-    test(`${form}: under dash the guard starts in the background and the user's script still runs (and may block)`, async () => {
+    test(`${form}: under dash the guard starts in the background and the user's script still runs (and may block)`, { skip: needs('dash') }, async () => {
       const composed = composeOnstart(user, { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
       assert.equal(composed.form, form);
       const inst = await rent(composed.onstart!);

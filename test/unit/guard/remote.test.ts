@@ -3,7 +3,6 @@
 // instance running until the snooze ends. Temporary HOME; never the user's ~/.ssh.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import type { RunningSim } from '../../../src/sim';
 import type { SimControl } from '../../../src/sim/control';
 import type { ServiceApi } from '../../../src/api/types';
@@ -12,9 +11,10 @@ import type { LocalKey } from '../../../src/ssh/keys';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import { sshGuardRemote, type GuardRemote } from '../../../src/guard/remote';
 import { sleep, until } from './harness';
+import { needs } from '../tools';
 import { startSshFixture, type SshFixture } from '../sshFixture';
 
-const skip = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0 ? false : 'the OpenSSH client (ssh) is not installed';
+const skip = needs('ssh');
 
 let fixture: SshFixture | undefined;
 let sim: RunningSim;

@@ -8,6 +8,7 @@ import { WatchdogStateSchema } from '../../../src/guard/watchdogState';
 import * as z from 'zod/mini';
 import { start, type Ctx } from '../sim/helpers';
 import { SHELLS, runGuard, sleep, until, type RunOptions } from './harness';
+import { needs, type Tool } from '../tools';
 
 let c!: Ctx;
 before(async () => {
@@ -31,14 +32,14 @@ async function instance(): Promise<{ id: number; key: string }> {
 const intended = (id: number) => c.sim.state.instances.get(id)?.intended ?? 'gone';
 const guardCalls = (id: number) => c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`) && q.method !== 'GET');
 
-test('shellcheck passes on the watchdog (POSIX sh)', () => {
+test('shellcheck passes on the watchdog (POSIX sh)', { skip: needs('shellcheck') }, () => {
   const r = spawnSync('shellcheck', ['-s', 'sh', '-'], { input: WATCHDOG_SCRIPT, encoding: 'utf8' });
   assert.equal(r.error, undefined, 'shellcheck is not installed (apt-get install shellcheck; .ci/run does)');
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
 
 for (const shell of SHELLS) {
-  describe(`watchdog under ${shell.name}`, { concurrency: true }, () => {
+  describe(`watchdog under ${shell.name}`, { concurrency: true, skip: needs(shell.argv[0] as Tool) }, () => {
     const go = (inst: { id: number; key: string }, o: Omit<RunOptions, 'shell'> = {}) => runGuard(c, inst, { shell: shell.argv, ...o });
 
     test('idle → stopped through the API with the instance key; state and log say so', async () => {

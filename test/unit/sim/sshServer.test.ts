@@ -3,8 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { parseArgs, startSimulator } from '../../../src/sim';
+import { utils } from 'ssh2';
+import { parseArgs, simConfig, startSimulator } from '../../../src/sim';
 import { SimControl } from '../../../src/sim/control';
+import { SimState } from '../../../src/sim/state';
+import { seedInstances } from '../../../src/sim/instanceCreate';
+import { startSshServers } from '../../../src/sim/sshServer';
 
 /** 'open' when the server answers with an SSH banner, 'closed' when it hangs up, 'refused'. */
 function probe(port: number): Promise<'open' | 'closed' | 'refused'> {
@@ -84,5 +88,39 @@ test('ssh off (--no-ssh / ssh: false): no listeners, the seed addresses', async 
     assert.notEqual(rec.public_ipaddr, '127.0.0.1');
   } finally {
     await sim.close();
+  }
+});
+
+test('an instance whose listener cannot be opened leaves the others served, is logged, and is tried again on the next sync', async () => {
+  const state = new SimState(simConfig({ seed: 3 }));
+  seedInstances(state, 3);
+  const ids = [...state.instances.values()].filter((i) => i.intended === 'running' && !i.runtype.includes('args')).map((i) => i.id);
+  assert.ok(ids.length >= 2, 'seeded running instances');
+  const broken = ids[0]!;
+  let fail = true;
+  const lines: string[] = [];
+  const ssh = startSshServers(state, {
+    log: (l) => lines.push(l),
+    hostKey: (id) => {
+      if (id === broken && fail) throw new Error('host key store unavailable');
+      return utils.generateKeyPairSync('ed25519').private;
+    },
+  });
+  try {
+    await ssh.sync();
+    for (const id of ids.slice(1)) {
+      const port = ssh.portOf(id);
+      assert.ok(port !== undefined && port > 0, `instance ${id} is served although ${broken} failed: ${lines.join("\n")}`);
+      assert.equal(await probe(port), 'open');
+    }
+    assert.equal(ssh.portOf(broken), undefined);
+    assert.match(ssh.problemOf(broken) ?? '', /host key store unavailable/);
+    assert.ok(lines.some((l) => l.includes(`instance ${broken}`) && l.includes('host key store unavailable')), lines.join('\n'));
+    fail = false;
+    await ssh.sync();
+    assert.ok((ssh.portOf(broken) ?? 0) > 0, 'the next sync opens it');
+    assert.equal(ssh.problemOf(broken), undefined);
+  } finally {
+    await ssh.close();
   }
 });

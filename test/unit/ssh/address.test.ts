@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { needs } from '../tools';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshEntryFormat';
@@ -39,8 +40,7 @@ test('Copy SSH Command and the tooltip use the same rule', () => {
   assert.equal(sshCommand({ ...direct, public_ipaddr: '1.2.3.4; rm -rf ~' }), undefined);
 });
 
-const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
-test('ssh -G: the entry of each kind resolves to the rule\'s address; a direct entry also gets <alias>-proxy', { skip: hasSsh ? false : 'no ssh binary' }, async () => {
+test('ssh -G: the entry of each kind resolves to the rule\'s address; a direct entry also gets <alias>-proxy', { skip: needs('ssh') }, async () => {
   await inTempDir('gpu-ssh-addr-', async (home) => {
     mkdirSync(join(home, '.ssh'), { mode: 0o700 });
     const user = join(home, '.ssh', 'config');

@@ -15,13 +15,13 @@ import { createApiClient } from '../../../src/api/client';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { repoRoot } from '../repoRoot';
+import { needs } from '../tools';
 import { silentLogger } from '../helpers';
 import { startSshFixture, type SshFixture } from '../sshFixture';
 import { Client as Ssh2Client, utils } from 'ssh2';
 import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice, type LocalKey } from '../../../src/ssh/keys';
 
-const haveSsh = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0;
-const skip = haveSsh ? false : 'the OpenSSH client (ssh) is not installed';
+const skip = needs('ssh', 'ssh-keygen');
 
 let fixture: SshFixture | undefined;
 let sim: RunningSim;

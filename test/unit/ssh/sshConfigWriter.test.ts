@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, statSync, symlinkSync, chmodSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { needs } from '../tools';
 import { createHmac } from 'node:crypto';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter, SshConfigError } from '../../../src/ssh/sshConfigWriter';
@@ -268,8 +269,7 @@ if (process.env.GPU_SSH_CHILD_HOME) {
     });
   });
 
-  const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
-  test('ssh -G resolves the alias through the Include to the entry host and port', { skip: hasSsh ? false : 'no ssh binary' }, async () => {
+  test('ssh -G resolves the alias through the Include to the entry host and port', { skip: needs('ssh') }, async () => {
     await inTempHome(async (home) => {
       mkdirSync(join(home, '.ssh'), { mode: 0o700 });
       const user = join(home, '.ssh', 'config');

@@ -2,10 +2,11 @@
 // that prove an entry by OpenSSH's own parsing rather than by reading the file back.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { hasTool, needs } from '../tools';
 
-export const hasSsh = spawnSync('ssh', ['-V']).error === undefined;
-/** For `{ skip: noSsh }`. */
-export const noSsh = hasSsh ? false : 'no ssh binary';
+export const hasSsh = hasTool('ssh');
+/** For `{ skip: noSsh }`: skipped locally without OpenSSH, failed with the install hint in CI (../tools.ts). */
+export const noSsh = needs('ssh');
 
 /** Every value ssh -G prints per key (identityfile, localforward… can repeat); fails the test on any OpenSSH complaint. */
 export function sshGAll(config: string, alias: string): Map<string, string[]> {

@@ -6,6 +6,8 @@ import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { GUARD_NO_WARN_KEY } from '../../../src/guard/monitor';
+import { formatRate } from '../../../src/costs/costs';
+import { instanceName, md as mdEscape } from '../../../src/instances/instanceViewModel';
 import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
 import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
@@ -148,7 +150,13 @@ describe('sidebar', () => {
     await waitFor(() => u.statusBar.item.text === expected, 10_000, `status bar "${expected}" (is "${u.statusBar.item.text}")`);
     const tip = u.statusBar.item.tooltip;
     const md = typeof tip === 'string' ? tip : (tip?.value ?? '');
-    assert.match(md, /Stopped \(storage only/);
+    // the stopped instance bills its storage only, at the simulator's storage-only rate, named in the tooltip
+    const stopped = list.find((i) => i.id === first.id);
+    const storage = stopped?.instance?.totalHour ?? 0;
+    assert.ok(stopped && stopped.intended_status === 'stopped' && storage > 0, 'the simulator bills storage while stopped');
+    const stoppedTotal = list.filter((i) => i.intended_status === 'stopped').reduce((n, i) => n + (i.instance?.totalHour ?? 0), 0);
+    assert.ok(md.includes(`Stopped (storage only, ${mdEscape(formatRate(stoppedTotal))} in all):`), md);
+    assert.ok(md.includes(`- ${mdEscape(instanceName(stopped))}: ${mdEscape(formatRate(storage))}`), md);
     assert.match(md, /Credit: \$\d/);
     assert.match(md, /^Total: .*\n\nCredit: /m, 'Total and Credit are separate Markdown paragraphs, not one joined line');
   }, { timeoutMs: 30_000 });
