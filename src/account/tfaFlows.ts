@@ -99,6 +99,11 @@ export interface TfaFlowDeps {
   formatTime?: (ms: number) => string;
   /** Demo mode: the simulator's inbox, shown as a hint wherever a code is asked for. */
   inbox?: DemoInbox;
+  /**
+   * The account's 2FA state changed (a method added or removed, codes replaced): called at once,
+   * before any view that waits for the user (the backup codes), so the Account view is current.
+   */
+  changed?: () => void;
 }
 
 export type FlowResult<T = void> = { ok: true; value: T } | { ok: false; reason: 'cancelled' | 'failed'; message?: string };
@@ -393,6 +398,7 @@ export class TfaFlows {
       setup.provisioning_uri = '';
       if (!shown || !done) return cancelled;
       this.deps.log?.info('tfa: authenticator app added');
+      this.deps.changed?.();
       this.prompts.info('Authenticator app added. 2FA is on for your account.');
       if (codes?.length) await this.prompts.backupCodes(codes, 'Your 2FA backup codes');
       return { ok: true, value: { backupCodes: !!codes?.length } };
@@ -444,6 +450,7 @@ export class TfaFlows {
           ),
       });
       this.deps.log?.info('tfa: SMS method added');
+      this.deps.changed?.();
       this.prompts.info('SMS method added. 2FA is on for your account.');
       if (r.backup_codes?.length) await this.prompts.backupCodes(r.backup_codes, 'Your 2FA backup codes');
       return { ok: true, value: { backupCodes: !!r.backup_codes?.length } };
@@ -465,6 +472,7 @@ export class TfaFlows {
         preset,
       );
       this.deps.log?.info('tfa: backup codes regenerated');
+      this.deps.changed?.();
       await this.prompts.backupCodes(r.backup_codes, 'Your new 2FA backup codes');
       return { ok: true, value: r.backup_codes.length };
     } catch (e) {

@@ -49,6 +49,8 @@ async function runFlow<T>(
     state: services.globalState,
     setSessionKey: (k) => services.setSessionKey(k),
     log: services.log,
+    // The Account view shows the new state while the backup codes are still open.
+    changed: () => services.refreshAccount(),
   });
   try {
     return await fn(flows, targetOf(arg));
