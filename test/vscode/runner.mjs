@@ -216,6 +216,36 @@ const uiSteps = {
     await ui.page.keyboard.press('Escape');
     if (value !== '24') throw new Error(`after Back the GPU RAM box shows "${value}", not the 24 typed before`);
   },
+  /** Search Offers: typed answers are taken when valid ("0.98" at reliability) and refused with a reason, never dropped. */
+  'search-typed': async () => {
+    const widget = ui.page.locator('.quick-input-widget');
+    const input = widget.locator('input.input').first();
+    const waitFor = async (step) => widget.locator('.quick-input-title', { hasText: `(${step}/` }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    for (const s of [1, 2, 3]) {
+      await waitFor(s);
+      await ui.page.keyboard.press('Enter');
+    }
+    await waitFor(4); // Minimum host reliability
+    await input.fill('0.98');
+    await ui.page.waitForTimeout(300);
+    await shot('search-typed-reliability');
+    await ui.page.keyboard.press('Enter');
+    await waitFor(5); // verified hosts: a yes/no step
+    await input.fill('maybe');
+    await ui.page.waitForTimeout(300);
+    await ui.page.keyboard.press('Enter');
+    await ui.page.waitForTimeout(500);
+    await shot('search-typed-refused');
+    const title = await widget.locator('.quick-input-title').first().innerText();
+    if (!title.includes('(5/')) throw new Error(`"maybe" at step 5 was not refused: the wizard moved on to "${title}"`);
+    const list = (await widget.locator('.quick-input-list').first().innerText()).replace(/\s+/g, ' ');
+    if (!/is not one of the choices/.test(list)) throw new Error(`no reason shown for the refused answer: "${list.slice(0, 200)}"`);
+    await input.fill('');
+    for (const s of [5, 6, 7, 8, 9, 10]) {
+      await waitFor(s);
+      await ui.page.keyboard.press('Enter');
+    }
+  },
   /** README picture: a creation in progress (the notification with its stage and clock, the new row loading). */
   'readme-create-progress': async () => {
     await openSidebar();

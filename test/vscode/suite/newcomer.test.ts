@@ -99,6 +99,16 @@ describe('newcomer', () => {
     assert.equal(await pending, undefined, 'cancelled at the end');
   }, { timeoutMs: 60_000 });
 
+  it('Search Offers takes a typed reliability (0.98) and refuses an answer that is not a choice, with a reason (screenshot)', async () => {
+    const { services } = await signedIn();
+    const pending = vscode.commands.executeCommand<unknown[]>('gpuRental.searchOffers');
+    // The runner types 0.98 at "Minimum host reliability", "maybe" at "Only verified hosts?", then Enter to the end.
+    assert.equal(await uiCheckpoint('search-typed'), 'ok');
+    assert.ok(Array.isArray(await pending), 'the search ran');
+    assert.equal(services.offers.query.minReliability, 0.98, 'the typed reliability was kept');
+    assert.equal(services.offers.query.verified, true, 'the refused answer changed nothing');
+  }, { timeoutMs: 60_000 });
+
   it('"Rent this offer with which template?" lists the templates that fit first, marks the others and the broken one', async () => {
     const { services } = await signedIn();
     const folder = vscode.workspace.workspaceFolders![0]!.uri;
