@@ -88,6 +88,31 @@ describe('renters\' tools', () => {
     assert.match(errors[1]!, /^Could not search offers: .*no such filter/);
   }, { timeoutMs: 30_000 });
 
+  it('while a new search waits out a 429 the Offers view says "Searching offers…", not the previous offers', async () => {
+    const { services, ui: u } = await ui();
+    await signIn();
+    await simControl().setRateLimits({ search: 3 });
+    try {
+      const first = await vscode.commands.executeCommand<unknown[]>('gpuRental.searchOffersQuery', 'num_gpus>=1 -o dph');
+      assert.ok(first && first.length > 0);
+      await waitFor(async () => ((await u.offers.getChildren()) ?? []).some((n) => n.kind === 'offer'), 5000, 'the first offers');
+      const pending = vscode.commands.executeCommand<unknown[]>('gpuRental.searchOffersQuery', 'num_gpus>=2 -o dph');
+      await waitFor(() => services.offers.searching, 5000, 'the second search to start');
+      await new Promise((r) => setTimeout(r, 500)); // its 429 came back; the client waits before retrying
+      assert.equal(services.offers.searching, true, 'still waiting out the 429');
+      const rows = ((await u.offers.getChildren()) ?? []).filter((n) => n.kind === 'offer');
+      assert.equal(rows.length, 0, 'the previous query\'s offers are not shown under the new title');
+      assert.equal(u.offers.view?.message, 'Searching offers…');
+      assert.ok(u.offers.view?.description?.startsWith('num_gpus>=2'));
+      const second = await pending;
+      assert.ok(second && second.length > 0);
+      await waitFor(async () => ((await u.offers.getChildren()) ?? []).filter((n) => n.kind === 'offer').length === second.length, 5000, 'the new offers');
+      assert.equal(u.offers.view?.message, undefined);
+    } finally {
+      await simControl().setRateLimits('off');
+    }
+  }, { timeoutMs: 40_000 });
+
   it('reboot shows rebooting, recycle confirms naming the data loss, an outbid row offers Change Bid', async () => {
     const { services, ui: u } = await ui();
     await signIn();
