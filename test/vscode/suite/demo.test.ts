@@ -51,6 +51,23 @@ describe('demo', () => {
     assert.deepEqual(readdirSync(join(home!, '.ssh')), []);
   }, { timeoutMs: 40_000 });
 
+  it('Copy SSH Command in the demo gives ssh -F <the demo file> <alias> and says where the file is', async () => {
+    const services = await demo();
+    const inst = services.instances.instances.find((i) => i.state === 'running')!;
+    capture('showInformationMessage', 'showWarningMessage');
+    const line = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', inst.id);
+    const m = /^ssh -F (\S+) (\S+)$/.exec(line ?? '');
+    assert.ok(m, `copied "${line}"`);
+    const file = m[1]!.replace(/^'(.*)'$/, '$1');
+    assert.match(file, /gpu-rental-demo-ssh-[^/]+\/\.ssh\/gpu-rental\/config$/);
+    assert.ok(readFileSync(file, 'utf8').includes(`Host ${m[2]}\n`), 'the alias is in that file');
+    assert.match(readFileSync(file, 'utf8'), /IdentityFile .+\n\s+IdentitiesOnly yes/, 'the entry names the demo key');
+    assert.equal(await vscode.env.clipboard.readText(), line);
+    const note = promptCalls.find((p) => p.kind === 'showInformationMessage' && p.text.startsWith('Copied: '));
+    assert.ok(note && note.text.includes(file), 'the message says where the file is');
+    assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched');
+  }, { timeoutMs: 40_000 });
+
   it("a newcomer's path in the demo: search, rent, connect in a terminal that logs in, stop, destroy", async () => {
     const services = await demo();
     try {
