@@ -68,6 +68,20 @@ describe('demo', () => {
     assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched');
   }, { timeoutMs: 40_000 });
 
+  it('the walkthrough in the demo: no sign-in step; "Register an SSH key" ticks once the demo registered its key (screenshot)', async () => {
+    await vscode.commands.executeCommand('setContext', 'gpuRental.walkthrough.sshKeyOnAccount', false);
+    await vscode.commands.executeCommand('resetGettingStartedProgress');
+    const services = await demo();
+    const inst = services.instances.instances.find((i) => i.state === 'running')!;
+    capture('showInformationMessage');
+    // Copy SSH Command (like Connect) makes the demo's key pair and registers it on the simulated account.
+    assert.match((await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', inst.id)) ?? '', /^ssh -F /);
+    assert.ok((await (await services.api()).listSshKeys()).length > 0, 'the demo registered a key');
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'gpurental.gpu-rental#gettingStarted', false);
+    assert.equal(await uiCheckpoint('walkthrough-demo'), 'ok');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  }, { timeoutMs: 60_000 });
+
   it("a newcomer's path in the demo: search, rent, connect in a terminal that logs in, stop, destroy", async () => {
     const services = await demo();
     try {

@@ -7,6 +7,7 @@ import { describeError } from '../../../core/describeError';
 import { SORT_CHOICES, parseOfferQuery, parseQueryText, withDefaults } from '../../offerQuery';
 import { BACK, runSteps, typedChoice, typedReliability, type Step as StepOf, type Typed } from '../../../core/steps';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
+import { markWalkthroughStep } from '../../../core/vscode/walkthroughProgress';
 
 type Step = StepOf<OfferQuery>;
 
@@ -265,6 +266,7 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
 async function searchAndShow(services: Services, query: OfferQuery): Promise<Offer[] | undefined> {
   try {
     const result = await services.offers.search(query);
+    markWalkthroughStep('searched');
     void vscode.commands.executeCommand('gpuRental.offers.focus');
     return result;
   } catch (e) {
