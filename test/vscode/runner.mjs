@@ -279,6 +279,15 @@ const uiSteps = {
       await ui.page.keyboard.press('Enter');
     }
   },
+  /** A destructive confirmation is on screen: Enter must answer Cancel. */
+  'confirm-enter-cancels': async () => {
+    const widget = ui.page.locator('.quick-input-widget, .monaco-dialog-box').first();
+    await widget.waitFor({ state: 'visible', timeout: 15_000 });
+    await ui.page.waitForTimeout(400);
+    await shot('confirm-enter-cancels');
+    await ui.page.keyboard.press('Enter');
+    await ui.page.waitForTimeout(500);
+  },
   /** README picture: a creation in progress (the notification with its stage and clock, the new row loading). */
   'readme-create-progress': async () => {
     await openSidebar();

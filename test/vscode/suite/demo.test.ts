@@ -124,11 +124,10 @@ describe('demo', () => {
         await services.instances.refresh();
         return services.instances.get(id)?.state === 'stopped';
       }, 15_000, 'the instance to stop');
-      answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions) => {
-        assert.match(msg, /^Destroy "PyTorch-on-one-RTX-4090-[0-9a-z]{4}" \(#\d+, 1× RTX 4090/);
-        assert.equal(opts.modal, true);
-        assert.match(opts.detail ?? '', /Cost so far/);
-        return 'Destroy';
+      answer('showQuickPick', (items: vscode.QuickPickItem[], opts: vscode.QuickPickOptions) => {
+        assert.match(opts.title ?? '', /^Destroy "PyTorch-on-one-RTX-4090-[0-9a-z]{4}" \(#\d+, 1× RTX 4090/);
+        assert.match(items[1]?.detail ?? '', /Cost so far/);
+        return items[1];
       });
       assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', id), true);
       await waitFor(async () => {

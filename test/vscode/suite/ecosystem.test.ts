@@ -134,8 +134,9 @@ describe('renters\' tools', () => {
     await waitFor(async () => services.instances.get(id)?.state === 'rebooting', 10_000, 'rebooting');
     assert.match(String((await rowOf(u, id))?.description), /rebooting/);
 
-    answer('showWarningMessage', (msg: string, opts: { detail?: string }) => {
-      assert.match(`${msg} ${opts.detail}`, /lost|deleted/);
+    answer('showQuickPick', (items: vscode.QuickPickItem[], opts: vscode.QuickPickOptions) => {
+      assert.match(`${opts.title} ${items[1]?.detail}`, /lost|deleted/);
+      assert.match(items[0]!.label, /Cancel$/, 'Cancel first: Enter keeps the data');
       return undefined; // the user backs out: nothing is sent
     });
     assert.equal(await vscode.commands.executeCommand('gpuRental.recycleInstance', id), false);

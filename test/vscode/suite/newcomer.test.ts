@@ -63,13 +63,27 @@ describe('newcomer', () => {
     await waitFor(() => /^stopped · /m.test(doc.getText()), 8000, 'the details document to follow the stop');
     assert.equal(doc.isDirty, false);
 
-    answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions) => {
-      assert.match(msg, /^Destroy "cost check"/);
-      assert.match(opts.detail ?? '', /^Cost so far: \$\d+\.\d\d\n/);
-      return 'Destroy';
+    answer('showQuickPick', (items: vscode.QuickPickItem[], opts: vscode.QuickPickOptions) => {
+      assert.match(opts.title ?? '', /^Destroy "cost check"/);
+      assert.match(items[1]?.detail ?? '', /^Cost so far: \$\d+\.\d\d /);
+      return items[1];
     });
     assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', inst.id), true);
   }, { timeoutMs: 40_000 });
+
+  it('Destroy and Recycle: Enter on the confirmation keeps the instance (Cancel is the focused answer)', async () => {
+    const { services } = await signedIn();
+    const inst = await runningInstance(services, 'enter keeps it');
+    const api = await services.api();
+    for (const command of ['gpuRental.destroyInstance', 'gpuRental.recycleInstance']) {
+      const pending = vscode.commands.executeCommand<boolean>(command, inst.id);
+      // The runner waits for the confirmation, screenshots it and presses Enter.
+      assert.equal(await uiCheckpoint('confirm-enter-cancels'), 'ok');
+      assert.equal(await pending, false, `${command}: Enter went ahead`);
+    }
+    assert.equal((await api.showInstance(inst.id)).state, 'running', 'still there, still running');
+    assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE' || r.path.includes('/recycle/')).length, 0, 'nothing destroyed or recycled');
+  }, { timeoutMs: 60_000 });
 
   it('a long generated label leaves the price and "stopped" in view (screenshot); Start offers Connect when it runs again', async () => {
     const { services } = await signedIn();
