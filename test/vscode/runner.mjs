@@ -288,6 +288,13 @@ const uiSteps = {
     await ui.page.keyboard.press('Enter');
     await ui.page.waitForTimeout(500);
   },
+  /** Show Instance Details, rendered: a table in a Markdown preview (screenshot). */
+  'instance-details': async () => {
+    const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('table').first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(400);
+    await shot('instance-details');
+  },
   /** README picture: a creation in progress (the notification with its stage and clock, the new row loading). */
   'readme-create-progress': async () => {
     await openSidebar();

@@ -57,6 +57,12 @@ describe('newcomer', () => {
     assert.equal(doc.isDirty, false, 'nothing to save on close');
     assert.equal(doc.languageId, 'markdown');
     assert.match(doc.getText(), /^running · \$\d+\.\d\d\/h now · Cost so far: \$\d+\.\d\d$/m);
+    // Shown rendered (a Markdown preview), not as raw Markdown.
+    await waitFor(() => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputWebview && /markdown\.preview/.test(input.viewType);
+    }, 8000, 'the details shown as a rendered Markdown preview');
+    assert.equal(await uiCheckpoint('instance-details'), 'ok');
     // Stopping the instance refreshes the open document.
     await (await services.api()).setInstanceState(inst.id, 'stopped');
     await services.instances.refresh();
