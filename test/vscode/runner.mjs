@@ -295,6 +295,15 @@ const uiSteps = {
     await ui.page.waitForTimeout(400);
     await shot('instance-details');
   },
+  /** The backup codes view: Save to File… (the suite records where the dialog would open), then close it. */
+  'backup-codes-save': async () => {
+    const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('#save').waitFor({ state: 'visible', timeout: 30_000 });
+    await shot('backup-codes');
+    await frame.locator('#save').click();
+    await ui.page.waitForTimeout(800);
+    await frame.locator('#done').click();
+  },
   /** README picture: a creation in progress (the notification with its stage and clock, the new row loading). */
   'readme-create-progress': async () => {
     await openSidebar();

@@ -4,7 +4,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
+import { totp } from '../../../src/sim/totp';
 import { dirname, join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep } from './framework';
 import type { FlowResult } from '../../../src/account/tfaFlows';
@@ -180,6 +181,33 @@ describe('demo', () => {
       assert.equal(st.methods[0]?.method, 'totp');
     } finally {
       await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    }
+  }, { timeoutMs: 90_000 });
+
+  it("Save to File for backup codes in the demo proposes the demo's folder, not the real home", async () => {
+    const services = await demo();
+    const original = vscode.window.showSaveDialog;
+    const asked: vscode.SaveDialogOptions[] = [];
+    (vscode.window as { showSaveDialog: typeof original }).showSaveDialog = async (o) => (asked.push(o ?? {}), undefined);
+    try {
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const pending = vscode.commands.executeCommand<FlowResult<unknown>>('gpuRental.tfa.addTotp', {
+        onInfo: () => undefined,
+        label: 'Save check',
+        // The demo inbox's e-mail code (in the prompt's hint), then what an app would show for the key.
+        code: [(_s: string | undefined, req?: { hint?: string }) => /says (\d{6})/.exec(req?.hint ?? '')?.[1] ?? '', (s: string | undefined) => totp(s!, Date.now() / 1000)],
+      });
+      // The backup codes view is real here: the runner clicks Save to File…, then I Have Stored Them.
+      assert.equal(await uiCheckpoint('backup-codes-save'), 'ok');
+      const r = await pending;
+      assert.ok(r.ok, JSON.stringify(r));
+      assert.equal(asked.length, 1, 'Save to File asked for a place once');
+      const proposed = asked[0]!.defaultUri?.fsPath ?? '';
+      assert.match(proposed, /gpu-rental-demo-ssh-[^/]+\/gpu-rental-backup-codes\.txt$/, `proposed ${proposed}`);
+      assert.ok(!proposed.startsWith(homedir() + '/') || proposed.startsWith(tmpdir()), `the real home: ${proposed}`);
+    } finally {
+      (vscode.window as { showSaveDialog: typeof original }).showSaveDialog = original;
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   }, { timeoutMs: 90_000 });
 
