@@ -304,6 +304,13 @@ const uiSteps = {
     await ui.page.waitForTimeout(800);
     await frame.locator('#done').click();
   },
+  /** An ssh LocalForward is listening: no "Your application running on port N is available" toast within 12 s. */
+  'no-port-popup': async () => {
+    const toast = ui.page.locator('.notifications-toasts .notification-toast', { hasText: /is available|running on port/ }).first();
+    const seen = await toast.waitFor({ state: 'visible', timeout: 12_000 }).then(() => true, () => false);
+    await shot('no-port-popup');
+    if (seen) throw new Error(`a port popup appeared: "${(await toast.innerText()).replace(/\s+/g, ' ').slice(0, 200)}"`);
+  },
   /** README picture: a creation in progress (the notification with its stage and clock, the new row loading). */
   'readme-create-progress': async () => {
     await openSidebar();
