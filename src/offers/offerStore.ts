@@ -87,6 +87,7 @@ export class OfferStore {
     this.changed.fire();
     try {
       await this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
+      if (gen === this.generation) this.changed.fire(); // the view's title names the new query while it runs
       const offers = await p;
       if (gen === this.generation) {
         this.results = offers;

@@ -54,6 +54,7 @@ describe('demo', () => {
 
   it('Copy SSH Command in the demo gives ssh -F <the demo file> <alias> and says where the file is', async () => {
     const services = await demo();
+    try {
     const inst = services.instances.instances.find((i) => i.state === 'running')!;
     capture('showInformationMessage', 'showWarningMessage');
     const line = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', inst.id);
@@ -67,12 +68,14 @@ describe('demo', () => {
     const note = promptCalls.find((p) => p.kind === 'showInformationMessage' && p.text.startsWith('Copied: '));
     assert.ok(note && note.text.includes(file), 'the message says where the file is');
     assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched');
+    } finally {
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode'); // before the other files' sign-out checks
+    }
   }, { timeoutMs: 40_000 });
 
   it('the walkthrough in the demo: no sign-in step; "Register an SSH key" ticks once the demo registered its key (screenshot)', async () => {
-    await vscode.commands.executeCommand('setContext', 'gpuRental.walkthrough.sshKeyOnAccount', false);
-    await vscode.commands.executeCommand('resetGettingStartedProgress');
     const services = await demo();
+    try {
     const inst = services.instances.instances.find((i) => i.state === 'running')!;
     capture('showInformationMessage');
     // Copy SSH Command (like Connect) makes the demo's key pair and registers it on the simulated account.
@@ -80,7 +83,10 @@ describe('demo', () => {
     assert.ok((await (await services.api()).listSshKeys()).length > 0, 'the demo registered a key');
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'gpurental.gpu-rental#gettingStarted', false);
     assert.equal(await uiCheckpoint('walkthrough-demo'), 'ok');
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    }
   }, { timeoutMs: 60_000 });
 
   it("a newcomer's path in the demo: search, rent, connect in a terminal that logs in, stop, destroy", async () => {
@@ -185,7 +191,7 @@ describe('demo', () => {
   }, { timeoutMs: 90_000 });
 
   it("Save to File for backup codes in the demo proposes the demo's folder, not the real home", async () => {
-    const services = await demo();
+    await demo();
     const original = vscode.window.showSaveDialog;
     const asked: vscode.SaveDialogOptions[] = [];
     (vscode.window as { showSaveDialog: typeof original }).showSaveDialog = async (o) => (asked.push(o ?? {}), undefined);
@@ -208,6 +214,7 @@ describe('demo', () => {
     } finally {
       (vscode.window as { showSaveDialog: typeof original }).showSaveDialog = original;
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     }
   }, { timeoutMs: 90_000 });
 
