@@ -103,7 +103,7 @@ describe('renters\' tools', () => {
       const rows = ((await u.offers.getChildren()) ?? []).filter((n) => n.kind === 'offer');
       assert.equal(rows.length, 0, 'the previous query\'s offers are not shown under the new title');
       assert.equal(u.offers.view?.message, 'Searching offers…');
-      assert.ok(u.offers.view?.description?.startsWith('num_gpus>=2'));
+      assert.ok(u.offers.view?.description?.startsWith('num_gpus>=2'), `the view is titled "${u.offers.view?.description}"`);
       const second = await pending;
       assert.ok(second && second.length > 0);
       await waitFor(async () => ((await u.offers.getChildren()) ?? []).filter((n) => n.kind === 'offer').length === second.length, 5000, 'the new offers');
