@@ -86,8 +86,11 @@ export class OfferStore {
     this.runningKey = key;
     this.changed.fire();
     try {
-      await this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
-      if (gen === this.generation) this.changed.fire(); // the view's title names the new query while it runs
+      // VS Code's Memento reads the new value at once; its write may take a while: the view's
+      // title names the new query while the search runs, not only once the write is done.
+      const saved = this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
+      if (gen === this.generation) this.changed.fire();
+      await saved;
       const offers = await p;
       if (gen === this.generation) {
         this.results = offers;
