@@ -304,6 +304,7 @@ export class TfaFlows {
       setup.provisioning_uri = '';
       if (!shown || !done) return cancelled;
       this.deps.log?.info('tfa: authenticator app added');
+      this.deps.changed?.();
       this.prompts.info('Authenticator app added. 2FA is on for your account.');
       if (codes?.length) await this.prompts.backupCodes(codes, 'Your 2FA backup codes');
       return { ok: true, value: { backupCodes: !!codes?.length } };
@@ -355,6 +356,7 @@ export class TfaFlows {
           ),
       });
       this.deps.log?.info('tfa: SMS method added');
+      this.deps.changed?.();
       this.prompts.info('SMS method added. 2FA is on for your account.');
       if (r.backup_codes?.length) await this.prompts.backupCodes(r.backup_codes, 'Your 2FA backup codes');
       return { ok: true, value: { backupCodes: !!r.backup_codes?.length } };
@@ -376,6 +378,7 @@ export class TfaFlows {
         preset,
       );
       this.deps.log?.info('tfa: backup codes regenerated');
+      this.deps.changed?.();
       await this.prompts.backupCodes(r.backup_codes, 'Your new 2FA backup codes');
       return { ok: true, value: r.backup_codes.length };
     } catch (e) {

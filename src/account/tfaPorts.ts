@@ -68,6 +68,11 @@ export interface TfaFlowDeps {
   formatTime?: (ms: number) => string;
   /** Demo mode: the simulator's inbox, shown as a hint wherever a code is asked for. */
   inbox?: DemoInbox;
+  /**
+   * The account's 2FA state changed (a method added or removed, codes replaced): called at once,
+   * before any view that waits for the user (the backup codes), so the Account view is current.
+   */
+  changed?: () => void;
 }
 
 export type FlowResult<T = void> = { ok: true; value: T } | { ok: false; reason: 'cancelled' | 'failed'; message?: string };

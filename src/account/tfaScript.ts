@@ -26,7 +26,7 @@ export interface TfaScript {
   /** What to do after an error; default: stop. */
   onError?: TfaErrorAction | 'stop' | ((info: TfaErrorInfo) => TfaErrorAction | undefined);
   /** Receives backup codes instead of the view (tests only). */
-  onBackupCodes?: (codes: readonly string[]) => void;
+  onBackupCodes?: (codes: readonly string[]) => unknown;
   onInfo?: (message: string) => void;
   onConfirm?: (message: string) => void;
   onErrorShown?: (info: TfaErrorInfo) => void;
@@ -92,7 +92,7 @@ export function scriptedPrompts(script: TfaScript, fallback?: TfaPrompts): TfaPr
       else fallback?.info(message);
     },
     async backupCodes(list, title) {
-      if (script.onBackupCodes) script.onBackupCodes(list);
+      if (script.onBackupCodes) await script.onBackupCodes(list);
       else await fallback?.backupCodes(list, title);
     },
     async totpSetup(setup: TotpSetupResult, submit) {

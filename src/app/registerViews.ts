@@ -15,7 +15,7 @@ import { InstanceLogsProvider } from '../logs/vscode/logDocuments';
 import { LOGS_SCHEME } from '../logs/logStore';
 import { SERVER_TEMPLATE_SCHEME } from '../create/serverTemplates';
 import { ServerTemplateDocs } from '../create/vscode/serverTemplateDocs';
-import { openWalkthroughOnce } from './walkthrough';
+import { openWalkthroughOnce, trackWalkthroughProgress } from './walkthrough';
 
 /** Handles the integration tests reach through `services.ui`. */
 export interface ViewsUi {
@@ -77,6 +77,7 @@ export function registerViews(services: Services): ViewsUi {
   sub(vscode.workspace.registerTextDocumentContentProvider(SERVER_TEMPLATE_SCHEME, new ServerTemplateDocs(services)));
 
   openWalkthroughOnce(services);
+  trackWalkthroughProgress(services);
 
   const ui: ViewsUi = { instances, offers, account, statusBar };
   services.ui = ui;

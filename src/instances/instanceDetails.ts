@@ -19,12 +19,32 @@ export function detailsId(path: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Values longer than this leave the table for a folded section below it. */
+export const LONG_VALUE_CHARS = 120;
+/** A base64 run this long (the idle guard's packed onstart script) is shortened even there. */
+const BLOB_RE = /[A-Za-z0-9+/]{100,}={0,2}/g;
+
+/** A long value as the folded section shows it: base64 runs shortened to their length. */
+export function foldBlobs(v: string): string {
+  return v.replace(BLOB_RE, (b) => `${b.slice(0, 12)}…[${b.length.toLocaleString('en-US')} base64 characters]`);
+}
+
 /**
  * The Show Instance Details document: every set field (secrets masked) as a Markdown table,
- * after what it has cost so far. Read-only, refreshed when the instance changes.
+ * after what it has cost so far. Long values (the onstart script and its packed base64) are
+ * folded below the table, so the table stays readable in the preview. Read-only, refreshed when
+ * the instance changes.
  */
 export function instanceDetailsMarkdown(i: Instance, spent?: string): string {
-  const rows = instanceDetails(i).map((d) => `| ${d.label} | ${d.value.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  const cell = (v: string) => v.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const details = instanceDetails(i);
+  const long = details.filter((d) => d.value.length > LONG_VALUE_CHARS);
+  const rows = details.map((d) => `| ${d.label} | ${long.includes(d) ? `${d.value.length.toLocaleString('en-US')} characters, folded below` : cell(d.value)} |`);
+  const folded = long.flatMap((d) => {
+    const text = foldBlobs(d.value);
+    const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+    return ['<details>', `<summary>${d.label} (${d.value.length.toLocaleString('en-US')} characters)</summary>`, '', fence, text, fence, '', '</details>', ''];
+  });
   return [
     `# ${instanceName(i)} (#${i.id})`,
     '',
@@ -34,6 +54,7 @@ export function instanceDetailsMarkdown(i: Instance, spent?: string): string {
     '|---|---|',
     ...rows,
     '',
+    ...folded,
   ].join('\n');
 }
 

@@ -26,6 +26,8 @@ export const SEARCH_DEBOUNCE_MS = 6000;
 export class OfferStore {
   private results: Offer[] | undefined;
   private lastError: string | undefined;
+  /** The query the results (or the error) answer. */
+  private shownKey: string | undefined;
   private running: Promise<Offer[]> | undefined;
   private runningKey: string | undefined;
   /** The query and time of the last search that succeeded. */
@@ -47,12 +49,21 @@ export class OfferStore {
     return parsed?.ok ? parsed.query : { ...DEFAULT_OFFER_QUERY };
   }
 
+  /**
+   * The results of the current query. While a search for another query runs (or waits out a
+   * 429) there are none: the previous query's offers under the new query's title misled.
+   */
   get offers(): readonly Offer[] | undefined {
-    return this.results;
+    return this.stale ? undefined : this.results;
   }
 
   get error(): string | undefined {
-    return this.lastError;
+    return this.stale ? undefined : this.lastError;
+  }
+
+  /** A search for another query than the one the results (or error) answer is on its way. */
+  private get stale(): boolean {
+    return this.running !== undefined && this.runningKey !== this.shownKey;
   }
 
   get searching(): boolean {
@@ -75,11 +86,16 @@ export class OfferStore {
     this.runningKey = key;
     this.changed.fire();
     try {
-      await this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
+      // VS Code's Memento reads the new value at once; its write may take a while: the view's
+      // title names the new query while the search runs, not only once the write is done.
+      const saved = this.deps.workspaceState.update(OFFER_SEARCH_STATE_KEY, query);
+      if (gen === this.generation) this.changed.fire();
+      await saved;
       const offers = await p;
       if (gen === this.generation) {
         this.results = offers;
         this.lastError = undefined;
+        this.shownKey = key;
         this.fresh = { key: JSON.stringify(this.query), at: this.now() }; // as Refresh reads it back
         for (const o of offers) if (o.gpu_name) this.seenGpuNames.add(o.gpu_name);
       }
@@ -87,6 +103,7 @@ export class OfferStore {
     } catch (e) {
       if (gen === this.generation) {
         this.lastError = describeError(e);
+        this.shownKey = key;
         this.deps.warn(`Offer search failed: ${this.lastError}`);
       }
       throw e;
@@ -127,6 +144,7 @@ export class OfferStore {
     this.runningKey = undefined;
     this.results = undefined;
     this.lastError = undefined;
+    this.shownKey = undefined;
     this.running = undefined;
     this.changed.fire();
   }

@@ -68,6 +68,15 @@ export function sshArgsForEntry(alias: string, configFile?: string): string[] {
   return configFile ? ['-F', configFile, alias] : [alias];
 }
 
+/**
+ * A no-op option that marks the ssh of GPU Rental's terminals on its command line (the variable
+ * is never set, so nothing is sent). When VS Code itself runs remotely (code-server, the demo),
+ * it notices the ports an ssh LocalForward listens on and pops up "Your application running on
+ * port 8080 is available": package.json's configurationDefaults give `remote.portsAttributes` a
+ * key matching this text with `onAutoForward: silent`, so the forward works without that popup.
+ */
+export const SSH_TERMINAL_MARKER = 'SendEnv=GPU_RENTAL_SSH_TERMINAL';
+
 export interface WrapperIo {
   stderr: { write(s: string | Uint8Array): unknown };
   stdin: NodeJS.ReadStream | (NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (b: boolean) => unknown });
@@ -94,7 +103,9 @@ export function runSsh(args: readonly string[], io: WrapperIo): Promise<number> 
       stdin.once('end', () => resolve(code));
       stdin.resume();
     };
-    const child = spawn(io.ssh ?? 'ssh', [...args], { stdio: ['inherit', 'inherit', 'pipe'] });
+    const env = { ...process.env };
+    delete env.GPU_RENTAL_SSH_TERMINAL; // the marker sends nothing
+    const child = spawn(io.ssh ?? 'ssh', ['-o', SSH_TERMINAL_MARKER, ...args], { stdio: ['inherit', 'inherit', 'pipe'], env });
     child.stderr?.on('data', (d: Buffer) => {
       io.stderr.write(d);
       tail = (tail + d.toString('utf8')).slice(-16_384);

@@ -37,9 +37,56 @@ export function checkSshTarget(id: number, host: unknown, port: unknown, user = 
   return { ok: true, host, port, user };
 }
 
-/** `ssh -p PORT USER@HOST` for a checked target: every part matched the patterns above, so no shell quoting is needed. */
-export function sshCommandLine(t: { host: string; port: number; user: string }): string {
-  return `ssh -p ${t.port} ${t.user}@${t.host}`;
+/** The private keys ssh tries without -i or an IdentityFile line (ssh(1), ~/.ssh/id_*). */
+export const DEFAULT_IDENTITY_NAMES = ['id_rsa', 'id_ecdsa', 'id_ecdsa_sk', 'id_ed25519', 'id_ed25519_sk', 'id_xmss', 'id_dsa'];
+
+/** True when `path` is one of the keys ssh tries by default for a user whose home is `home`. */
+export function isDefaultIdentity(path: string, home: string, platform: NodeJS.Platform = process.platform): boolean {
+  const norm = (p: string) => (platform === 'win32' ? p.replace(/\\/g, '/').toLowerCase() : p).replace(/\/+$/, '');
+  const h = norm(home);
+  return DEFAULT_IDENTITY_NAMES.some((n) => norm(path) === `${h}/.ssh/${n}`);
+}
+
+/**
+ * A value as one word of a command line pasted into a shell: as is when it has only plain
+ * characters; else in single quotes (POSIX shells; `'` written as '\'') or, on Windows, in double
+ * quotes (PowerShell and cmd). A control character (a pasted line break would run what follows),
+ * or on Windows a `"`, cannot be quoted safely: SshValueError, with `what` naming the value.
+ */
+export function shellWord(v: string, what: string, platform: NodeJS.Platform = process.platform): string {
+  if (/[\u0000-\u001f\u007f]/.test(v)) throw new SshValueError(`${what} "${printable(v)}" cannot be put on a command line: it contains a control character (such as a line break).`);
+  if (/^[A-Za-z0-9._/:@%+=,-]+$/.test(v) && !v.startsWith('-')) return v;
+  if (platform === 'win32') {
+    if (v.includes('"')) throw new SshValueError(`${what} "${printable(v)}" cannot be put on a command line: it contains a double quote (").`);
+    return `"${v}"`;
+  }
+  return `'${v.replace(/'/g, "'\\''")}'`;
+}
+
+export interface SshCommandOptions {
+  /** The private key the instance accepts: `-i` (and IdentitiesOnly) when ssh would not try it by default. */
+  identityFile?: string;
+  /** The home whose ~/.ssh/id_* keys ssh tries by default. */
+  home?: string;
+  platform?: NodeJS.Platform;
+}
+
+/**
+ * `ssh -p PORT USER@HOST` for a checked target (every part matched the patterns above, so no
+ * quoting is needed there), with `-i <key> -o IdentitiesOnly=yes` when the key is not one ssh
+ * tries by default: without it a plain shell's ssh is refused ("Permission denied (publickey)").
+ */
+export function sshCommandLine(t: { host: string; port: number; user: string }, o: SshCommandOptions = {}): string {
+  const platform = o.platform ?? process.platform;
+  const key = o.identityFile?.trim();
+  const id = key && !(o.home && isDefaultIdentity(key, o.home, platform)) ? `-i ${shellWord(sshPath(key, platform), 'The SSH key path', platform)} -o IdentitiesOnly=yes ` : '';
+  return `ssh ${id}-p ${t.port} ${t.user}@${t.host}`;
+}
+
+/** `ssh -F <config file> <alias>`: a host entry in a file plain ssh does not read (the demo's). */
+export function sshConfigCommandLine(configFile: string, alias: string, platform: NodeJS.Platform = process.platform): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(alias)) throw new SshValueError(`The host alias "${printable(alias)}" cannot be put on a command line.`);
+  return `ssh -F ${shellWord(sshPath(configFile, platform), 'The SSH config path', platform)} ${alias}`;
 }
 
 function printable(s: string): string {

@@ -78,6 +78,47 @@ async function shot(name) {
 
 const openSidebar = () => openViewContainer(ui.page, containerTitle(), 20_000);
 
+async function openWalkthroughPage() {
+  const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');
+  await steps.first().waitFor({ state: 'attached', timeout: 30_000 });
+  // The Welcome page may show its start slide: open the walkthrough from its tile.
+  await ui.page.locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' }).first().click({ timeout: 5_000 }).catch(() => undefined);
+  await ui.page.waitForTimeout(500);
+}
+
+/** Clicks each step, then its button; the command's prompt is answered by the suite (or Escape here). */
+async function clickStepButtons(buttons) {
+  for (const [id, label] of Object.entries(buttons)) {
+    const step = ui.page.locator(`button.getting-started-step[data-step-id$="#${id}"]`).first();
+    await step.scrollIntoViewIfNeeded({ timeout: 5_000 }).catch(() => undefined);
+    await step.click({ force: true, timeout: 10_000 });
+    await ui.page.waitForTimeout(300);
+    await step.locator('.button-container .monaco-button', { hasText: label }).first().click({ force: true, timeout: 10_000 });
+    await ui.page.waitForTimeout(500);
+    await ui.page.keyboard.press('Escape'); // any quick input the command opened
+  }
+}
+
+/** Step id -> aria-checked of the steps shown. */
+async function walkthroughState() {
+  const state = {};
+  for (const el of await ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]').all()) {
+    if (!(await el.isVisible())) continue;
+    const id = String(await el.getAttribute('data-step-id')).split('#').pop();
+    state[id] = await el.getAttribute('aria-checked');
+  }
+  return state;
+}
+
+async function waitForTicks(want, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const state = await walkthroughState();
+    if (want.every((w) => state[w] === 'true') || Date.now() > deadline) return state;
+    await ui.page.waitForTimeout(250);
+  }
+}
+
 const uiSteps = {
   /** Signed out: the sidebar shows the sign-in welcome. */
   'signed-out': async () => {
@@ -134,44 +175,36 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('stopped-storage');
   },
-  /** The Getting Started walkthrough is open and the steps the test completed show as checked. */
+  /** The walkthrough: its step buttons only open commands (answered with Escape), and nothing ticks for that. */
+  'walkthrough-opened-only': async () => {
+    await openWalkthroughPage();
+    await clickStepButtons({ searchOffers: 'Search Offers (Query)', sshKey: 'Add SSH Key', createFromTemplate: 'Create Instance from Template' });
+    await ui.page.waitForTimeout(2500); // the key check after a sign-in and any context change have landed
+    const state = await walkthroughState();
+    await shot('walkthrough-opened-only');
+    const ticked = ['searchOffers', 'sshKey', 'createFromTemplate'].filter((id) => state[id] === 'true');
+    if (ticked.length) throw new Error(`ticked although nothing was done: ${ticked.join(', ')} (${JSON.stringify(state)})`);
+    if (state.apiKey !== 'true') throw new Error(`signed in, but "apiKey" is not ticked (${JSON.stringify(state)})`);
+  },
+  /** The walkthrough after the real outcomes: every step checked (Connect and Stop by their buttons). */
   walkthrough: async () => {
-    const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');
-    await steps.first().waitFor({ state: 'attached', timeout: 30_000 });
-    // The Welcome page may show its start slide: open the walkthrough from its tile.
-    await ui.page.locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' }).first().click({ timeout: 5_000 }).catch(() => undefined);
-    await ui.page.waitForTimeout(500);
-    await shot('walkthrough-open');
+    await openWalkthroughPage();
     const want = ['apiKey', 'sshKey', 'searchOffers', 'createFromTemplate', 'connect', 'stop'];
-    // A user clicks each step's button (commands the extension host runs itself do not count
-    // as completion events); apiKey completes on its own once signed in.
-    const buttons = { sshKey: 'Add SSH Key', searchOffers: 'Search Offers (Query)', createFromTemplate: 'Create Instance from Template', connect: 'Connect', stop: 'Stop Instance' };
-    for (const [id, label] of Object.entries(buttons)) {
-      const step = ui.page.locator(`button.getting-started-step[data-step-id$="#${id}"]`).first();
-      await step.scrollIntoViewIfNeeded({ timeout: 5_000 }).catch(() => undefined);
-      await step.click({ force: true, timeout: 10_000 });
-      await ui.page.waitForTimeout(300);
-      await step.locator('.button-container .monaco-button', { hasText: label }).first().click({ force: true, timeout: 10_000 });
-      await ui.page.waitForTimeout(500);
-      await ui.page.keyboard.press('Escape'); // any quick input the command opened
-
-    }
-    const deadline = Date.now() + 20_000;
-    let state = {};
-    for (;;) {
-      state = {};
-      for (const el of await steps.all()) {
-        const id = String(await el.getAttribute('data-step-id')).split('#').pop();
-        state[id] = await el.getAttribute('aria-checked');
-      }
-      if (want.every((w) => state[w] === 'true') || Date.now() > deadline) break;
-      await ui.page.waitForTimeout(250);
-    }
+    await clickStepButtons({ connect: 'Connect', stop: 'Stop Instance' });
+    const state = await waitForTicks(want);
     await shot('walkthrough');
     const ids = Object.keys(state);
     if (ids.length !== 6) throw new Error(`the walkthrough shows ${ids.length} steps (${ids.join(', ')}), expected 6`);
     const open = want.filter((w) => state[w] !== 'true');
     if (open.length) throw new Error(`steps not completed: ${open.join(', ')} (${JSON.stringify(state)})`);
+  },
+  /** The walkthrough in the demo: no sign-in step (Set API Key, Try Demo Mode); the key the demo registered ticks its step. */
+  'walkthrough-demo': async () => {
+    await openWalkthroughPage();
+    const state = await waitForTicks(['sshKey']);
+    await shot('walkthrough-demo');
+    if ('apiKey' in state) throw new Error(`the demo still offers the sign-in step (${JSON.stringify(state)})`);
+    if (state.sshKey !== 'true') throw new Error(`the demo registered a key, but "sshKey" is not ticked (${JSON.stringify(state)})`);
   },
   /** Connect's terminal fallback: ssh logged in to the simulated instance (screenshot for the README). */
   'connect-terminal': async () => {
@@ -238,6 +271,68 @@ const uiSteps = {
     const value = await input.inputValue();
     await ui.page.keyboard.press('Escape');
     if (value !== '24') throw new Error(`after Back the GPU RAM box shows "${value}", not the 24 typed before`);
+  },
+  /** Search Offers: typed answers are taken when valid ("0.98" at reliability) and refused with a reason, never dropped. */
+  'search-typed': async () => {
+    const widget = ui.page.locator('.quick-input-widget');
+    const input = widget.locator('input.input').first();
+    const waitFor = async (step) => widget.locator('.quick-input-title', { hasText: `(${step}/` }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    for (const s of [1, 2, 3]) {
+      await waitFor(s);
+      await ui.page.keyboard.press('Enter');
+    }
+    await waitFor(4); // Minimum host reliability
+    await input.fill('0.98');
+    await ui.page.waitForTimeout(300);
+    await shot('search-typed-reliability');
+    await ui.page.keyboard.press('Enter');
+    await waitFor(5); // verified hosts: a yes/no step
+    await input.fill('maybe');
+    await ui.page.waitForTimeout(300);
+    await ui.page.keyboard.press('Enter');
+    await ui.page.waitForTimeout(500);
+    await shot('search-typed-refused');
+    const title = await widget.locator('.quick-input-title').first().innerText();
+    if (!title.includes('(5/')) throw new Error(`"maybe" at step 5 was not refused: the wizard moved on to "${title}"`);
+    const list = (await widget.locator('.quick-input-list').first().innerText()).replace(/\s+/g, ' ');
+    if (!/is not one of the choices/.test(list)) throw new Error(`no reason shown for the refused answer: "${list.slice(0, 200)}"`);
+    await input.fill('');
+    for (const s of [5, 6, 7, 8, 9, 10]) {
+      await waitFor(s);
+      await ui.page.keyboard.press('Enter');
+    }
+  },
+  /** A destructive confirmation is on screen: Enter must answer Cancel. */
+  'confirm-enter-cancels': async () => {
+    const widget = ui.page.locator('.quick-input-widget, .monaco-dialog-box').first();
+    await widget.waitFor({ state: 'visible', timeout: 15_000 });
+    await ui.page.waitForTimeout(400);
+    await shot('confirm-enter-cancels');
+    await ui.page.keyboard.press('Enter');
+    await ui.page.waitForTimeout(500);
+  },
+  /** Show Instance Details, rendered: a table in a Markdown preview (screenshot). */
+  'instance-details': async () => {
+    const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('table').first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(400);
+    await shot('instance-details');
+  },
+  /** The backup codes view: Save to File… (the suite records where the dialog would open), then close it. */
+  'backup-codes-save': async () => {
+    const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('#save').waitFor({ state: 'visible', timeout: 30_000 });
+    await shot('backup-codes');
+    await frame.locator('#save').click();
+    await ui.page.waitForTimeout(800);
+    await frame.locator('#done').click();
+  },
+  /** An ssh LocalForward is listening: no "Your application running on port N is available" toast within 12 s. */
+  'no-port-popup': async () => {
+    const toast = ui.page.locator('.notifications-toasts .notification-toast', { hasText: /is available|running on port/ }).first();
+    const seen = await toast.waitFor({ state: 'visible', timeout: 12_000 }).then(() => true, () => false);
+    await shot('no-port-popup');
+    if (seen) throw new Error(`a port popup appeared: "${(await toast.innerText()).replace(/\s+/g, ' ').slice(0, 200)}"`);
   },
   /** README picture: a creation in progress (the notification with its stage and clock, the new row loading). */
   'readme-create-progress': async () => {

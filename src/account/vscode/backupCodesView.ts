@@ -2,11 +2,10 @@
 // anywhere unnoticed). Copy and Save to File are explicit user actions; the codes are not
 // persisted by the view: no webview state, no serializer, nothing retained when closed.
 import * as vscode from 'vscode';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { escapeHtml, page, webviewOptions } from '../../core/vscode/webviewPage';
 
-export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string[], title: string): Promise<void> {
+/** `savePath`: where Save to File proposes to save (see src/account/backupCodesFile.ts). */
+export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string[], title: string, savePath: () => string): Promise<void> {
   const panel = vscode.window.createWebviewPanel('gpuRental.tfaBackupCodes', title, vscode.ViewColumn.Active, webviewOptions(extensionUri));
   let list = [...codes];
   const body = `
@@ -31,7 +30,7 @@ export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string
       } else if (m?.type === 'save') {
         const uri = await vscode.window.showSaveDialog({
           title: 'Save backup codes',
-          defaultUri: vscode.Uri.file(join(homedir(), 'gpu-rental-backup-codes.txt')),
+          defaultUri: vscode.Uri.file(savePath()),
           filters: { 'Text files': ['txt'] },
         });
         if (!uri) return;

@@ -7,6 +7,8 @@ import { formatLocal, methodName } from '../tfaErrors';
 import type { CodeRequest, PickVerifierRequest, TfaPrompts, Verifier } from '../tfaPorts';
 import { validateBackupCode, validateLabel, validateOtp, validatePhone } from '../tfaValidation';
 import { showBackupCodes } from './backupCodesView';
+import { backupCodesSavePath, type DemoFolders } from '../backupCodesFile';
+import { homedir } from 'node:os';
 
 const ACTION_LABELS: Record<TfaErrorAction, string> = {
   retry: 'Retry',
@@ -26,6 +28,8 @@ export function describeMethod(m: TfaMethod, now = Date.now()): string {
 /** Demo mode: what an authenticator app with a given key would show now (the demo user has no app for a simulated key). */
 export interface DemoCodes {
   totpCode(secret: string): string;
+  /** The demo's folders: file dialogs propose them, never the real home. */
+  folders: DemoFolders;
 }
 
 export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes): TfaPrompts {
@@ -90,7 +94,7 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
       void vscode.window.showInformationMessage(message);
     },
     async backupCodes(codes, title) {
-      await showBackupCodes(extensionUri, codes, title);
+      await showBackupCodes(extensionUri, codes, title, () => backupCodesSavePath(homedir(), demo?.folders));
     },
     async totpSetup(setup: TotpSetupResult, submit) {
       // The QR encoder is loaded only when this view opens (kept out of the activation bundle).

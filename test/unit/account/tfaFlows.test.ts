@@ -57,6 +57,16 @@ test('first authenticator app: forced e-mail authorization, real TOTP code, 10 b
   for (const c of r.backupCodes[0]!) assert.ok(!t.h.log.text().includes(c));
 });
 
+test('the Account view is told as soon as a method is added, before the backup codes view opens', async () => {
+  const order: string[] = [];
+  const r = t.h.run(
+    { label: 'Order', code: [emailCode, async (s) => totp(s!, await t.h.ctl.now())], onBackupCodes: () => void order.push('backup codes view') },
+    { changed: () => order.push('account changed') },
+  );
+  assert.ok((await r.flows.addTotp()).ok);
+  assert.deepEqual(order, ['account changed', 'backup codes view']);
+});
+
 test('inside the 30-minute window no new authorization is asked; after it the user authorizes again', async () => {
   await enableTotp();
   // Within the window: no verifier scripted, so asking for one would cancel the flow.

@@ -11,7 +11,7 @@ interface Pkg {
     commands: Array<{ command: string; enablement?: string }>;
     menus: Record<string, Array<{ command: string; when?: string }>>;
     configuration: { properties: Record<string, { scope?: string; markdownDescription?: string; description?: string }> };
-    walkthroughs?: Array<{ id: string; steps: Array<{ id: string; description: string; completionEvents?: string[]; media: { markdown?: string; image?: string } }> }>;
+    walkthroughs?: Array<{ id: string; steps: Array<{ id: string; when?: string; description: string; completionEvents?: string[]; media: { markdown?: string; image?: string } }> }>;
   };
 }
 const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as Pkg;
@@ -69,4 +69,20 @@ test('the walkthrough: six steps, each with a command button, a completion event
     assert.ok(media && readFileSync(join(repoRoot(), media), 'utf8').length > 0, `${s.id}: media ${media} missing`);
   }
   assert.ok(w.steps.find((s) => s.id === 'sshKey')!.description.includes('command:gpuRental.addSshKey'));
+});
+
+test('walkthrough steps complete on the outcome, not on opening a command; the demo hides the sign-in step', () => {
+  const w = pkg.contributes.walkthroughs!.find((x) => x.id === 'gettingStarted')!;
+  const step = (id: string) => w.steps.find((s) => s.id === id)!;
+  // Opening Search Offers and pressing Escape, or picking a template without renting, completed these.
+  for (const id of ['sshKey', 'searchOffers', 'createFromTemplate']) {
+    const events = step(id).completionEvents ?? [];
+    assert.deepEqual(events.filter((e) => e.startsWith('onCommand:')), [], `${id} completes when its command merely runs`);
+    assert.ok(events.some((e) => e.startsWith('onContext:gpuRental.walkthrough.')), `${id}: no outcome context`);
+  }
+  // Each outcome context is one the extension sets.
+  const src = readFileSync(join(repoRoot(), 'src', 'core', 'vscode', 'walkthroughProgress.ts'), 'utf8');
+  for (const s of w.steps) for (const e of s.completionEvents ?? []) if (e.startsWith('onContext:gpuRental.walkthrough.')) assert.ok(src.includes(`'${e.slice('onContext:'.length)}'`), `${e} is never set`);
+  // Try Demo Mode and Set API Key have nothing to do inside the demo.
+  assert.equal(step('apiKey').when, '!gpuRental.demoSession');
 });

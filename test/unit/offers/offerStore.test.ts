@@ -98,3 +98,45 @@ test('searches are debounced: Refresh of the same search within 6 s reuses it, a
   await s.search({ limit: 4 });
   assert.equal(calls, 3, 'a new query is always asked');
 });
+
+test('while a new query waits out a 429 the previous query\'s offers are not shown as its results', async () => {
+  // The extension's pacing: a search is sent at once; after a 429 the next waits the service's threshold.
+  const api = h.client({ pacing: 'service' });
+  const { s } = store({ api: async () => api });
+  await h.ctl.setRateLimits({ search: 2 }); // one search per 2 s: the second one gets a real 429 and retries
+  try {
+    const first = await s.search({ numGpus: 1, limit: 3 });
+    assert.ok(first.length > 0);
+    const seen: Array<{ searching: boolean; offers: number | undefined; error: string | undefined }> = [];
+    const sub = s.onDidChange(() => seen.push({ searching: s.searching, offers: s.offers?.length, error: s.error }));
+    const second = s.search({ numGpus: 1, limit: 2 });
+    await new Promise((r) => setTimeout(r, 300)); // the 429 came back; the client waits before retrying
+    assert.equal(s.searching, true);
+    assert.equal(s.offers, undefined, 'the view shows "Searching offers…", not the previous query\'s offers');
+    assert.equal(s.error, undefined);
+    const got = await second;
+    assert.equal(got.length, 2);
+    assert.equal(s.offers, got);
+    sub.dispose();
+    assert.deepEqual(seen.at(-1), { searching: false, offers: 2, error: undefined });
+    const reqs = (await h.ctl.requests()).filter((r) => r.status === 429);
+    assert.ok(reqs.length >= 1, 'the second search really met a 429');
+  } finally {
+    await h.ctl.setRateLimits('off');
+  }
+});
+
+test('a Refresh of the same query keeps its offers in view while it runs', async () => {
+  let release!: () => void;
+  let gated = false;
+  const gate = new Promise<void>((r) => (release = r));
+  const { s } = store({ api: async () => (gated ? (await gate, h.client()) : h.client()) });
+  const q = { numGpus: 1, limit: 3 };
+  const first = await s.search(q);
+  gated = true;
+  const again = s.search(q);
+  assert.equal(s.searching, true);
+  assert.equal(s.offers, first, 'the same query: its offers stay while they are refreshed');
+  release();
+  await again;
+});

@@ -123,8 +123,9 @@ describe('billing', () => {
       'showWarningMessage',
       (m: string) => (texts.push(m), /still bills for storage/.test(m) ? (m.includes(a!.label ?? `#${a!.id}`) ? 'Destroy…' : 'Keep') : undefined),
       (m: string) => (texts.push(m), /still bills for storage/.test(m) ? (m.includes(a!.label ?? `#${a!.id}`) ? 'Destroy…' : 'Keep') : undefined),
-      (m: string) => (texts.push(m), /^Destroy "/.test(m) ? 'Destroy' : undefined),
     );
+    // Destroy's own confirmation: a quick pick whose first item is Cancel (src/core/vscode/confirmDestructive.ts)
+    answer('showQuickPick', (items: unknown[], opts: vscode.QuickPickOptions | undefined) => (texts.push(opts?.title ?? ''), /^Destroy "/.test(opts?.title ?? '') ? items.find((i) => /Destroy/.test((i as { label: string }).label)) : undefined));
     await services.instances.refresh();
     await waitFor(async () => (await simControl().requests()).some((r) => r.method === 'DELETE' && r.path.includes(`/${a!.id}/`)), 15_000, 'the destroy');
     await billing.idle;

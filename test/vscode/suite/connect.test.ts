@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import type { AccountTreeProvider } from '../../../src/account/vscode/accountTree';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
@@ -60,6 +61,28 @@ describe('connect', () => {
     assert.equal(await uiCheckpoint('connect-terminal'), 'ok');
     await api.destroyInstance(id);
   }, { timeoutMs: 60_000 });
+
+  it("a template's port forward in Connect's terminal raises no \"port is available\" popup (VS Code runs remotely here)", async () => {
+    const { services } = await getExtensionApi();
+    const attrs = vscode.workspace.getConfiguration('remote').get<Record<string, { onAutoForward?: string }>>('portsAttributes') ?? {};
+    assert.equal(attrs['SendEnv=GPU_RENTAL_SSH_TERMINAL']?.onAutoForward, 'silent', `remote.portsAttributes: ${JSON.stringify(attrs)}`);
+    const set = await signedInWithSshHome(services, 'gpu-rental-ports-it-');
+    home = set.home;
+    const { id } = await runningInstance(services, 'port popup', { image: 'sim/base:1' });
+    const localPort = 20000 + (id % 20000);
+    await services.globalState.update(SSH_OPTIONS_STATE_KEY, { [String(id)]: { localForwards: [{ localPort, remotePort: 8080 }] } });
+    await vscode.commands.executeCommand('notifications.clearAll');
+    answer('showInformationMessage', 'Open in Terminal');
+    const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string };
+    assert.equal(r.action, 'terminal');
+    // The forward listens (ssh logged in); VS Code scans for new listening ports every few seconds.
+    await waitFor(() => new Promise<boolean>((res) => {
+      const c = connect(localPort, '127.0.0.1', () => (c.destroy(), res(true)));
+      c.on('error', () => res(false));
+    }), 20_000, `ssh to listen on ${localPort}`);
+    assert.equal(await uiCheckpoint('no-port-popup', 90_000), 'ok');
+    await (await services.api()).destroyInstance(id);
+  }, { timeoutMs: 90_000 });
 
   it('without a key of this machine on the account, Connect asks once, says why, creates and attaches a key, and ssh gets in', async () => {
     const { services } = await getExtensionApi();

@@ -4,7 +4,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
+import { totp } from '../../../src/sim/totp';
 import { dirname, join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep } from './framework';
 import type { FlowResult } from '../../../src/account/tfaPorts';
@@ -51,6 +52,43 @@ describe('demo', () => {
     assert.deepEqual(readdirSync(join(home!, '.ssh')), []);
   }, { timeoutMs: 40_000 });
 
+  it('Copy SSH Command in the demo gives ssh -F <the demo file> <alias> and says where the file is', async () => {
+    const services = await demo();
+    try {
+    const inst = services.instances.instances.find((i) => i.state === 'running')!;
+    capture('showInformationMessage', 'showWarningMessage');
+    const line = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', inst.id);
+    const m = /^ssh -F (\S+) (\S+)$/.exec(line ?? '');
+    assert.ok(m, `copied "${line}"`);
+    const file = m[1]!.replace(/^'(.*)'$/, '$1');
+    assert.match(file, /gpu-rental-demo-ssh-[^/]+\/\.ssh\/gpu-rental\/config$/);
+    assert.ok(readFileSync(file, 'utf8').includes(`Host ${m[2]}\n`), 'the alias is in that file');
+    assert.match(readFileSync(file, 'utf8'), /IdentityFile .+\n\s+IdentitiesOnly yes/, 'the entry names the demo key');
+    assert.equal(await vscode.env.clipboard.readText(), line);
+    const note = promptCalls.find((p) => p.kind === 'showInformationMessage' && p.text.startsWith('Copied: '));
+    assert.ok(note && note.text.includes(file), 'the message says where the file is');
+    assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched');
+    } finally {
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode'); // before the other files' sign-out checks
+    }
+  }, { timeoutMs: 40_000 });
+
+  it('the walkthrough in the demo: no sign-in step; "Register an SSH key" ticks once the demo registered its key (screenshot)', async () => {
+    const services = await demo();
+    try {
+    const inst = services.instances.instances.find((i) => i.state === 'running')!;
+    capture('showInformationMessage');
+    // Copy SSH Command (like Connect) makes the demo's key pair and registers it on the simulated account.
+    assert.match((await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', inst.id)) ?? '', /^ssh -F /);
+    assert.ok((await (await services.api()).listSshKeys()).length > 0, 'the demo registered a key');
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'gpurental.gpu-rental#gettingStarted', false);
+    assert.equal(await uiCheckpoint('walkthrough-demo'), 'ok');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    }
+  }, { timeoutMs: 60_000 });
+
   it("a newcomer's path in the demo: search, rent, connect in a terminal that logs in, stop, destroy", async () => {
     const services = await demo();
     try {
@@ -93,11 +131,10 @@ describe('demo', () => {
         await services.instances.refresh();
         return services.instances.get(id)?.state === 'stopped';
       }, 15_000, 'the instance to stop');
-      answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions) => {
-        assert.match(msg, /^Destroy "PyTorch-on-one-RTX-4090-[0-9a-z]{4}" \(#\d+, 1× RTX 4090/);
-        assert.equal(opts.modal, true);
-        assert.match(opts.detail ?? '', /Cost so far/);
-        return 'Destroy';
+      answer('showQuickPick', (items: vscode.QuickPickItem[], opts: vscode.QuickPickOptions) => {
+        assert.match(opts.title ?? '', /^Destroy "PyTorch-on-one-RTX-4090-[0-9a-z]{4}" \(#\d+, 1× RTX 4090/);
+        assert.match(items[1]?.detail ?? '', /Cost so far/);
+        return items[1];
       });
       assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', id), true);
       await waitFor(async () => {
@@ -149,6 +186,34 @@ describe('demo', () => {
       const st = await (await services.api()).tfaStatus();
       assert.equal(st.methods[0]?.method, 'totp');
     } finally {
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    }
+  }, { timeoutMs: 90_000 });
+
+  it("Save to File for backup codes in the demo proposes the demo's folder, not the real home", async () => {
+    await demo();
+    const original = vscode.window.showSaveDialog;
+    const asked: vscode.SaveDialogOptions[] = [];
+    (vscode.window as { showSaveDialog: typeof original }).showSaveDialog = async (o) => (asked.push(o ?? {}), undefined);
+    try {
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const pending = vscode.commands.executeCommand<FlowResult<unknown>>('gpuRental.tfa.addTotp', {
+        onInfo: () => undefined,
+        label: 'Save check',
+        // The demo inbox's e-mail code (in the prompt's hint), then what an app would show for the key.
+        code: [(_s: string | undefined, req?: { hint?: string }) => /says (\d{6})/.exec(req?.hint ?? '')?.[1] ?? '', (s: string | undefined) => totp(s!, Date.now() / 1000)],
+      });
+      // The backup codes view is real here: the runner clicks Save to File…, then I Have Stored Them.
+      assert.equal(await uiCheckpoint('backup-codes-save'), 'ok');
+      const r = await pending;
+      assert.ok(r.ok, JSON.stringify(r));
+      assert.equal(asked.length, 1, 'Save to File asked for a place once');
+      const proposed = asked[0]!.defaultUri?.fsPath ?? '';
+      assert.match(proposed, /gpu-rental-demo-ssh-[^/]+\/gpu-rental-backup-codes\.txt$/, `proposed ${proposed}`);
+      assert.ok(!proposed.startsWith(homedir() + '/') || proposed.startsWith(tmpdir()), `the real home: ${proposed}`);
+    } finally {
+      (vscode.window as { showSaveDialog: typeof original }).showSaveDialog = original;
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     }
   }, { timeoutMs: 90_000 });

@@ -344,7 +344,7 @@ export async function runRegistered(): Promise<void> {
           }),
         ]);
       } catch (e) {
-        error ??= new Error(`afterEach hook failed: ${errorText(e)}`);
+        error ??= new Error(`afterEach hook failed: ${errorText(e)} (hook: ${String(h).replace(/\s+/g, ' ').slice(0, 160)})`);
       } finally {
         clearTimeout(hookTimer);
       }

@@ -51,6 +51,7 @@ export function run(): Promise<void> {
 
 // ---- test files (keep the export lines above these imports) ----
 import './smoke.test';
+import './walkthrough.test'; // before any test registers a key, searches or creates (walkthrough events count once)
 import './ssh.test';
 import './connect.test';
 import './templates.test';

@@ -32,16 +32,17 @@ describe('templates: in-flight guard and late machines', () => {
     home = (await signedInWithSshHome(services, 'gpu-rental-guard-it-', { register: false })).home;
     const inst = await runningInstance(services, 'guard-it-recycle');
     capture('showInformationMessage');
-    let release: (v: string) => void = () => undefined;
-    const confirmed = new Promise<string>((r) => (release = r));
-    answer('showWarningMessage', () => confirmed); // the first click's confirmation stays open
+    let release: (v: boolean) => void = () => undefined;
+    const confirmed = new Promise<boolean>((r) => (release = r));
+    // the first click's confirmation (a quick pick: Cancel first) stays open until released
+    answer('showQuickPick', async (items: unknown[]) => ((await confirmed) ? items.find((i) => /Recycle and Lose Data/.test((i as { label: string }).label)) : undefined));
     const first = vscode.commands.executeCommand<boolean>('gpuRental.recycleInstance', inst.id);
-    await waitFor(() => promptCalls.some((p) => p.kind === 'showWarningMessage' && /Recycle/.test(p.text)), 5000, 'the confirmation');
+    await waitFor(() => promptCalls.some((p) => p.kind === 'showQuickPick' && /Recycle/.test(p.text)), 5000, 'the confirmation');
     const second = await vscode.commands.executeCommand<boolean>('gpuRental.recycleInstance', inst.id);
     assert.equal(second, false, 'the second click sends nothing');
     assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && /Recycle of ".*" \(#\d+\) is still in progress/.test(p.text)), JSON.stringify(promptCalls));
-    assert.equal(promptCalls.filter((p) => p.kind === 'showWarningMessage').length, 1, 'one confirmation only');
-    release('Recycle and Lose Data');
+    assert.equal(promptCalls.filter((p) => p.kind === 'showQuickPick').length, 1, 'one confirmation only');
+    release(true);
     assert.equal(await first, true);
     const recycles = (await simControl().requests()).filter((r) => r.path.includes('/recycle/'));
     assert.equal(recycles.length, 1, 'one recycle request for the double click');

@@ -57,19 +57,39 @@ describe('newcomer', () => {
     assert.equal(doc.isDirty, false, 'nothing to save on close');
     assert.equal(doc.languageId, 'markdown');
     assert.match(doc.getText(), /^running · \$\d+\.\d\d\/h now · Cost so far: \$\d+\.\d\d$/m);
+    // Shown rendered (a Markdown preview), not as raw Markdown.
+    await waitFor(() => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputWebview && /markdown\.preview/.test(input.viewType);
+    }, 8000, 'the details shown as a rendered Markdown preview');
+    assert.equal(await uiCheckpoint('instance-details'), 'ok');
     // Stopping the instance refreshes the open document.
     await (await services.api()).setInstanceState(inst.id, 'stopped');
     await services.instances.refresh();
     await waitFor(() => /^stopped · /m.test(doc.getText()), 8000, 'the details document to follow the stop');
     assert.equal(doc.isDirty, false);
 
-    answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions) => {
-      assert.match(msg, /^Destroy "cost check"/);
-      assert.match(opts.detail ?? '', /^Cost so far: \$\d+\.\d\d\n/);
-      return 'Destroy';
+    answer('showQuickPick', (items: vscode.QuickPickItem[], opts: vscode.QuickPickOptions) => {
+      assert.match(opts.title ?? '', /^Destroy "cost check"/);
+      assert.match(items[1]?.detail ?? '', /^Cost so far: \$\d+\.\d\d /);
+      return items[1];
     });
     assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', inst.id), true);
   }, { timeoutMs: 40_000 });
+
+  it('Destroy and Recycle: Enter on the confirmation keeps the instance (Cancel is the focused answer)', async () => {
+    const { services } = await signedIn();
+    const inst = await runningInstance(services, 'enter keeps it');
+    const api = await services.api();
+    for (const command of ['gpuRental.destroyInstance', 'gpuRental.recycleInstance']) {
+      const pending = vscode.commands.executeCommand<boolean>(command, inst.id);
+      // The runner waits for the confirmation, screenshots it and presses Enter.
+      assert.equal(await uiCheckpoint('confirm-enter-cancels'), 'ok');
+      assert.equal(await pending, false, `${command}: Enter went ahead`);
+    }
+    assert.equal((await api.showInstance(inst.id)).state, 'running', 'still there, still running');
+    assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE' || r.path.includes('/recycle/')).length, 0, 'nothing destroyed or recycled');
+  }, { timeoutMs: 60_000 });
 
   it('a long generated label leaves the price and "stopped" in view (screenshot); Start offers Connect when it runs again', async () => {
     const { services } = await signedIn();
@@ -97,6 +117,16 @@ describe('newcomer', () => {
     // The runner types 24 at "Minimum GPU RAM", goes on, presses Back and reads the box.
     assert.equal(await uiCheckpoint('search-back'), 'ok');
     assert.equal(await pending, undefined, 'cancelled at the end');
+  }, { timeoutMs: 60_000 });
+
+  it('Search Offers takes a typed reliability (0.98) and refuses an answer that is not a choice, with a reason (screenshot)', async () => {
+    const { services } = await signedIn();
+    const pending = vscode.commands.executeCommand<unknown[]>('gpuRental.searchOffers');
+    // The runner types 0.98 at "Minimum host reliability", "maybe" at "Only verified hosts?", then Enter to the end.
+    assert.equal(await uiCheckpoint('search-typed'), 'ok');
+    assert.ok(Array.isArray(await pending), 'the search ran');
+    assert.equal(services.offers.query.minReliability, 0.98, 'the typed reliability was kept');
+    assert.equal(services.offers.query.verified, true, 'the refused answer changed nothing');
   }, { timeoutMs: 60_000 });
 
   it('"Rent this offer with which template?" lists the templates that fit first, marks the others and the broken one', async () => {

@@ -116,10 +116,10 @@ describe('sidebar', () => {
     });
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, { ...services.globalState.get<object>(SSH_OPTIONS_STATE_KEY), [a.id]: { user: 'root' }, [b.id]: { remoteFolder: '/workspace' } });
     await services.globalState.update(GUARD_NO_WARN_KEY, [...(services.globalState.get<number[]>(GUARD_NO_WARN_KEY) ?? []), a.id, b.id]);
-    answer('showWarningMessage', 'Destroy');
+    answer('showQuickPick', 'Destroy');
     assert.equal(await vscode.commands.executeCommand('gpuRental.destroyInstance', b.id), true);
     await waitFor(async () => JSON.stringify(records()) === JSON.stringify({ ssh: [a.id], noWarn: [a.id] }), 5000, "the destroyed instance's records to go, the other's to stay");
-    const prompt = promptCalls.find((p) => p.kind === 'showWarningMessage');
+    const prompt = promptCalls.find((p) => p.kind === 'showQuickPick');
     assert.ok(prompt && prompt.text.includes(`#${b.id}`) && /\$\d+\.\d\d\/h/.test(prompt.text), 'confirmation names the instance and its cost');
     assert.equal(await serverInstance(b.id), undefined);
     assert.equal(await rowOf(u, b.id), undefined);

@@ -69,6 +69,32 @@ describe('2FA', () => {
     assert.equal(st.backup_codes_remaining, 10);
   }, { timeoutMs: 30_000 });
 
+  it('the Account view says 2FA is on while the backup codes are still open', async () => {
+    await signIn();
+    const { services } = await getExtensionApi();
+    const account = (services as unknown as { ui: { account: vscode.TreeDataProvider<{ label: string }> } }).ui.account;
+    const labels = async () => ((await account.getChildren()) ?? []).map((r) => r.label);
+    await vscode.commands.executeCommand('gpuRental.account.focus');
+    await waitFor(async () => (await labels()).includes('Two-factor authentication: off'), 10_000, 'the Account view before');
+    let shownWhileOpen: string[] = [];
+    const seen = newSeen();
+    const script: TfaScript = {
+      label: 'View check',
+      code: [emailCode, async (s) => totpNow(s!)()],
+      // The codes view waits for the user: the view must be current before it opens.
+      onBackupCodes: async () => {
+        shownWhileOpen = await waitFor(async () => {
+          const l = await labels();
+          return l.includes('Two-factor authentication: on') ? l : undefined;
+        }, 8000, 'the Account view to say 2FA is on').catch(async () => labels());
+      },
+    };
+    const r = await run('gpuRental.tfa.addTotp', script, seen);
+    assert.ok(r.ok, `enable TOTP failed: ${seen.errors.join(', ')}`);
+    assert.ok(shownWhileOpen.includes('Two-factor authentication: on'), `while the codes were open the view showed: ${shownWhileOpen.join(' | ')}`);
+    assert.ok(!shownWhileOpen.includes('Adding a method: needs authorization'), 'the authorization row is current too');
+  }, { timeoutMs: 40_000 });
+
   it('regenerates backup codes verified by the authenticator app', async () => {
     await signIn();
     const first = newSeen();

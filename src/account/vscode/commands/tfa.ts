@@ -13,6 +13,7 @@ import { describeError } from '../../../core/describeError';
 import { createVscodePrompts } from '../tfaPrompts';
 import { simulatorInbox } from '../../../demo/demoInbox';
 import { totp } from '../../../sim/totp';
+import type { DemoFolders } from '../../backupCodesFile';
 
 /** Arguments a command accepts: a tree node (context menu) or scripted answers. */
 export type TfaCommandArg = AccountRow | TfaScript | undefined;
@@ -24,6 +25,17 @@ export function targetOf(arg: TfaCommandArg): TfaMethod | undefined {
 
 function scriptOf(arg: TfaCommandArg): TfaScript {
   return arg && !targetOf(arg) && typeof arg === 'object' ? (arg as TfaScript) : {};
+}
+
+/** The demo's folders for file dialogs: `npm run demo`'s workspace copy, else the demo's temporary HOME. */
+async function demoFolders(services: Services): Promise<DemoFolders> {
+  const { demoSshHome } = await import('../../../ssh/vscode/sshHost');
+  const { DEMO_DIR_ENV } = await import('../../../ssh/demoHome');
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return {
+    ...(process.env[DEMO_DIR_ENV] && folder?.scheme === 'file' ? { demoWorkspace: folder.fsPath } : {}),
+    demoHome: () => demoSshHome(services).path(),
+  };
 }
 
 /** Runs one flow; the result is returned for scripts and tests. */
@@ -44,12 +56,14 @@ async function runFlow<T>(
   const demo = services.connection().demo;
   const flows = new TfaFlows({
     api,
-    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: (secret) => totp(secret, Date.now() / 1000) } : undefined)),
+    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: (secret) => totp(secret, Date.now() / 1000), folders: await demoFolders(services) } : undefined)),
     // The demo has no real e-mail or phone: its codes come from the simulator's inbox.
     ...(demo ? { inbox: simulatorInbox(services.connection().baseUrl, () => services.connectionState.token()) } : {}),
     state: services.globalState,
     setSessionKey: (k) => services.setSessionKey(k),
     log: services.log,
+    // The Account view shows the new state while the backup codes are still open.
+    changed: () => services.refreshAccount(),
   });
   try {
     return await fn(flows, targetOf(arg));

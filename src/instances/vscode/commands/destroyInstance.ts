@@ -1,12 +1,12 @@
-import * as vscode from 'vscode';
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { currentRate, formatRate } from '../../../costs/costs';
 import { gpuText, instanceName } from '../../instanceViewModel';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
 
 /**
- * Destroy after a modal confirmation naming the instance and its cost. Scripts and tests
+ * Destroy after a confirmation naming the instance and its cost (Enter cancels). Scripts and tests
  * may pass `{ id, skipConfirmation: true }` to skip the prompt.
  */
 export async function destroyInstance(services: Services, arg?: unknown): Promise<boolean> {
@@ -21,17 +21,12 @@ export async function destroyInstance(services: Services, arg?: unknown): Promis
 async function confirmAndDestroy(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
   const skip = typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
   if (!skip) {
-    const answer = await vscode.window.showWarningMessage(
-      `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,
-      {
-        modal: true,
-        detail: [services.costs.line(inst), 'Its disk and all data on it are deleted and billing stops. This cannot be undone.']
-          .filter(Boolean)
-          .join('\n'),
-      },
-      'Destroy',
-    );
-    if (answer !== 'Destroy') return false;
+    const confirmed = await confirmDestructive({
+      question: `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,
+      detail: [services.costs.line(inst), 'Its disk and all data on it are deleted and billing stops. This cannot be undone.'].filter(Boolean).join('\n'),
+      action: 'Destroy',
+    });
+    if (!confirmed) return false;
   }
   const ok = await runInstanceAction(services, inst, 'Destroying…', 'Could not destroy', async () =>
     (await services.api()).destroyInstance(inst.id),

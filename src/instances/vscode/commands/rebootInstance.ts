@@ -6,6 +6,7 @@ import type { Services } from '../../../core/vscode/services';
 import { gpuText, instanceName, stateCategory } from '../../instanceViewModel';
 import { isOutbid } from '../../bid';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
 
 const skipped = (arg: unknown) => typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
 
@@ -45,15 +46,12 @@ export async function recycleInstance(services: Services, arg?: unknown): Promis
 
 async function confirmAndRecycle(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
   if (!skipped(arg)) {
-    const answer = await vscode.window.showWarningMessage(
-      `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,
-      {
-        modal: true,
-        detail: `The container is destroyed and recreated in place from a fresh pull of ${inst.image_uuid ?? 'its image'}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.`,
-      },
-      'Recycle and Lose Data',
-    );
-    if (answer !== 'Recycle and Lose Data') return false;
+    const confirmed = await confirmDestructive({
+      question: `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,
+      detail: `The container is destroyed and recreated in place from a fresh pull of ${inst.image_uuid ?? 'its image'}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.`,
+      action: 'Recycle and Lose Data',
+    });
+    if (!confirmed) return false;
   }
   return runInstanceAction(services, inst, 'Recycling…', 'Could not recycle', async () => (await services.api()).recycleInstance(inst.id));
 }

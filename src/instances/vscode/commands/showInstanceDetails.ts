@@ -5,7 +5,7 @@ import { fullRecord } from '../../fullRecord';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 
 /**
- * (A lazily loaded bundle.) Every set field of the instance in a read-only Markdown document (secrets masked), with its
+ * (A lazily loaded bundle.) Every set field of the instance in a read-only Markdown document, shown rendered (secrets masked), with its
  * cost so far; the document follows the instance (src/instances/vscode/instanceDetailsDocument.ts).
  */
 export async function showInstanceDetails(services: Services, arg?: unknown): Promise<vscode.TextDocument | undefined> {
@@ -18,6 +18,13 @@ export async function showInstanceDetails(services: Services, arg?: unknown): Pr
   rememberFullRecord(await fullRecord(() => services.api(), row, services.log));
   registerInstanceDetails(services);
   const doc = await vscode.workspace.openTextDocument(detailsUri(row));
-  await vscode.window.showTextDocument(doc, { preview: true });
+  // Rendered (the table, long values folded), not raw Markdown; the source stays a click away
+  // (the preview's "Open Source"). Without the built-in Markdown extension: the text itself.
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+  } catch (e) {
+    services.log.debug(`details: no Markdown preview (${(e as Error).message}); showing the text`);
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
   return doc;
 }

@@ -5,22 +5,31 @@ import type { Offer, OfferQuery } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { SORT_CHOICES, parseOfferQuery, parseQueryText, withDefaults } from '../../offerQuery';
-import { BACK, runSteps, type Step as StepOf } from '../../../core/steps';
+import { BACK, runSteps, typedChoice, typedReliability, type Step as StepOf, type Typed } from '../../../core/steps';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
+import { markWalkthroughStep } from '../../../core/vscode/walkthroughProgress';
 
 type Step = StepOf<OfferQuery>;
 
 const COMMON_GPUS = ['RTX 3090', 'RTX 4090', 'RTX 5090', 'RTX A6000', 'A100 PCIE', 'A100 SXM4', 'H100 PCIE', 'H100 SXM', 'L40S'];
 
+type Item<T> = vscode.QuickPickItem & { value: T };
+
+/**
+ * One quick pick step. Text typed and confirmed with Enter is never dropped: a single-choice
+ * step takes it when `typed` (default: a choice's exact label) accepts it and otherwise stays
+ * open with the reason at the top of the list; a many-choice step with `typed` adds a typed
+ * value no listed label contains.
+ */
 function pick<T>(
   title: string,
   step: number,
   total: number,
-  items: Array<vscode.QuickPickItem & { value: T }>,
-  opts: { many?: boolean; placeholder?: string } = {},
+  items: Array<Item<T>>,
+  opts: { many?: boolean; placeholder?: string; typed?: (text: string) => Typed<T> } = {},
 ): Promise<T[] | typeof BACK | undefined> {
   return new Promise((resolve) => {
-    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value: T }>();
+    const qp = vscode.window.createQuickPick<Item<T>>();
     qp.title = title;
     qp.step = step;
     qp.totalSteps = total;
@@ -31,6 +40,22 @@ function pick<T>(
     if (opts.many) qp.selectedItems = items.filter((i) => i.picked);
     else qp.activeItems = items.filter((i) => i.picked).slice(0, 1);
     qp.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
+    const parse = opts.typed ?? (opts.many ? undefined : (text: string) => typedChoice<T, Item<T>>(text, items));
+    let extra: Item<T> | undefined;
+    const listed = (text: string) => items.some((i) => i.label.toLowerCase().includes(text.toLowerCase()));
+    const showTyped = (text: string, force = false): void => {
+      const t = text.trim();
+      const r = parse && t && (force || !listed(t)) ? parse(t) : undefined;
+      extra = r
+        ? r.ok
+          ? { label: t, description: opts.many ? `add "${r.label}"` : `→ ${r.label}`, value: r.value, alwaysShow: true }
+          : { label: `$(error) ${t}`, description: r.problem, value: undefined as T, alwaysShow: true }
+        : undefined;
+      const selected = opts.many ? qp.selectedItems : [];
+      qp.items = extra ? [extra, ...items] : items;
+      if (opts.many) qp.selectedItems = selected.filter((i) => i !== extra);
+      if (extra && !opts.many) qp.activeItems = [extra];
+    };
     let done = false;
     const finish = (v: T[] | typeof BACK | undefined): void => {
       if (done) return;
@@ -38,10 +63,26 @@ function pick<T>(
       resolve(v);
       qp.dispose();
     };
+    qp.onDidChangeValue((v) => showTyped(v));
     qp.onDidTriggerButton((b) => {
       if (b === vscode.QuickInputButtons.Back) finish(BACK);
     });
-    qp.onDidAccept(() => finish((opts.many ? qp.selectedItems : qp.activeItems).map((i) => i.value)));
+    qp.onDidAccept(() => {
+      const text = qp.value.trim();
+      if (opts.many) {
+        const chosen = qp.selectedItems.filter((i) => i !== extra).map((i) => i.value);
+        if (!text || listed(text) || !parse) return finish(chosen);
+        const r = parse(text);
+        if (r.ok) return finish([...chosen, r.value]);
+        return showTyped(text, true); // says why, stays open
+      }
+      const active = qp.activeItems[0];
+      if (active && active !== extra) return finish([active.value]);
+      if (!text) return active ? finish([active.value]) : finish([]);
+      const r = parse!(text);
+      if (r.ok) return finish([r.value]);
+      showTyped(text, true); // refused: the reason stays on top, nothing is dropped
+    });
     qp.onDidHide(() => finish(undefined));
     qp.show();
   });
@@ -87,6 +128,14 @@ function input(
 
 const TITLE = 'GPU Rental: Search Offers';
 
+/** A GPU model typed in the models step (RTX_4090 as the CLI writes it reads as RTX 4090). */
+function typedGpuName(text: string): Typed<string> {
+  const name = text.replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
+  return /^[A-Za-z0-9][A-Za-z0-9 .+-]{0,39}$/.test(name)
+    ? { ok: true, value: name, label: name }
+    : { ok: false, problem: 'A GPU model name has letters, digits, spaces, ".", "+" or "-" (e.g. RTX 4090).' };
+}
+
 function numberInput(
   key: keyof OfferQuery,
   prompt: string,
@@ -129,7 +178,8 @@ export function offerSearchSteps(gpuNames: string[]): Step[] {
       const chosen = new Set(q.gpuNames ?? []);
       const r = await pick(TITLE, step, total, names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })), {
         many: true,
-        placeholder: 'GPU models (none selected = any model)',
+        placeholder: 'GPU models (none selected = any model; type a model that is not listed to add it)',
+        typed: typedGpuName,
       });
       if (r === BACK || r === undefined) return r;
       const next = { ...q };
@@ -157,7 +207,8 @@ export function offerSearchSteps(gpuNames: string[]): Step[] {
     async (q, step, total) => {
       const levels: Array<[string, number | undefined]> = [['Any reliability', undefined], ['≥ 90%', 0.9], ['≥ 95%', 0.95], ['≥ 98%', 0.98], ['≥ 99%', 0.99]];
       const r = await pick(TITLE, step, total, levels.map(([label, v]) => ({ label, value: v, picked: v === q.minReliability })), {
-        placeholder: 'Minimum host reliability',
+        placeholder: 'Minimum host reliability (or type one: 0.98, 98%)',
+        typed: typedReliability,
       });
       if (r === BACK || r === undefined) return r;
       const next = { ...q };
@@ -215,6 +266,7 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
 async function searchAndShow(services: Services, query: OfferQuery): Promise<Offer[] | undefined> {
   try {
     const result = await services.offers.search(query);
+    markWalkthroughStep('searched');
     void vscode.commands.executeCommand('gpuRental.offers.focus');
     return result;
   } catch (e) {

@@ -7,12 +7,14 @@ import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import type { SshConfigWriter } from '../../sshConfigWriter';
 // SshConfigError through sshHost.ts: the class the writer in dist/sshHost.js throws, not a copy.
-import { SshConfigError, createWriter, ensureInclude, recordedSshOptions, sshOptionsFor, templateKeyFor } from '../sshHost';
+import { SshConfigError, createWriter, ensureInclude, recordedSshOptions, sshHome, sshOptionsFor, templateKeyFor } from '../sshHost';
 import { instanceIdOf } from '../../../instances/instanceRef';
 import { instanceName, stateCategory } from '../../../instances/instanceViewModel';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { sshAddress } from '../../address';
-import { checkSshTarget } from '../../sshValues';
+import { checkSshTarget, sshCommandLine, sshConfigCommandLine } from '../../sshValues';
+import { expandHome } from '../../keys';
+import { PICKED_SSH_KEY_STATE_KEY } from '../../../core/stateKeys';
 import { REMOTE_SSH_EXTENSIONS, remoteSshExtensionFor, type RemoteSshExtension } from '../../remoteSsh';
 import { sshArgsForEntry } from '../../explainingTerminal';
 import { openSshTerminal } from '../openSshTerminal';
@@ -83,6 +85,39 @@ async function entryFor(services: Services, inst: Instance, keyFile?: string): P
   } catch (e) {
     services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
     return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
+  }
+}
+
+/**
+ * What Copy SSH Command copies (a lazily loaded part of it). Outside the demo: `ssh -p PORT
+ * USER@HOST`, with `-i <key> -o IdentitiesOnly=yes` when the instance's key (the template's,
+ * else its entry's, the setting's or the one the key check picked) is not one ssh tries by
+ * default. In the demo, whose hosts are only in a temporary file: `ssh -F <file> <alias>`, and
+ * `note` says where the file is.
+ */
+export async function commandToCopy(services: Services, inst: Instance): Promise<{ command: string; note?: string } | { problem: string }> {
+  try {
+    if (services.connection().demo) {
+      const keys = await readyForSsh(services, inst);
+      if ('action' in keys) return { problem: keys.action === 'failed' ? keys.message : 'No SSH key: nothing was copied.' };
+      const e = await entryFor(services, inst, keys.identityFile);
+      if ('action' in e) return { problem: e.action === 'failed' ? e.message : 'No SSH entry: nothing was copied.' };
+      const file = e.writer.configPath;
+      return { command: sshConfigCommandLine(file, e.alias), note: `The demo's SSH entries are in ${file}, a temporary file removed when the demo ends; plain "ssh ${e.alias}" does not read it.` };
+    }
+    const addr = sshAddress(inst);
+    const recorded = recordedSshOptions(services)[String(inst.id)];
+    const writer = createWriter(services);
+    const entry = await writer.findEntry(inst.id).catch(() => undefined);
+    const ssh = await writer.templateOptions(inst.id, recorded).catch(() => recorded ?? {});
+    const target = checkSshTarget(inst.id, addr?.host, addr?.port, ssh.user?.trim() || 'root');
+    if (!target.ok) return { problem: target.problem };
+    const home = sshHome(services);
+    const key =
+      (await templateKeyFor(services, inst.id)) || entry?.identityFile || services.settings().ssh.identityFile || services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY);
+    return { command: sshCommandLine(target, { home, ...(key ? { identityFile: expandHome(key, home) } : {}) }) };
+  } catch (e) {
+    return { problem: (e as Error).message };
   }
 }
 

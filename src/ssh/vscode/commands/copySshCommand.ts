@@ -1,6 +1,8 @@
+// gpuRental.copySshCommand: an ssh command line for a running instance that works when pasted into
+// a plain shell (its key named when ssh would not try it; the demo's entries through ssh -F).
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { instanceName, sshCommandFor, stateCategory } from '../../../instances/instanceViewModel';
+import { instanceName, stateCategory } from '../../../instances/instanceViewModel';
 import { sshAddress } from '../../address';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 
@@ -10,13 +12,14 @@ export async function copySshCommand(services: Services, arg?: unknown): Promise
     none: 'No running instance with SSH yet. Start one (or wait until it is running) and try again.',
   });
   if (!inst) return undefined;
-  // Host and port are server text: checked like the SSH writer checks them, never pasted unchecked.
-  const r = sshCommandFor(inst);
+  // Host, port and paths are checked and quoted in src/ssh/sshValues.ts, never pasted unchecked.
+  const r = await (await import('./connect')).commandToCopy(services, inst);
   if ('problem' in r) {
     void vscode.window.showErrorMessage(`No SSH command was copied for "${instanceName(inst)}". ${r.problem}`);
     return undefined;
   }
   await vscode.env.clipboard.writeText(r.command);
-  void vscode.window.setStatusBarMessage(`Copied: ${r.command}`, 4000);
+  if (r.note) void vscode.window.showInformationMessage(`Copied: ${r.command}. ${r.note}`);
+  else void vscode.window.setStatusBarMessage(`Copied: ${r.command}`, 4000);
   return r.command;
 }

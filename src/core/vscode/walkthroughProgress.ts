@@ -1,0 +1,17 @@
+// The Getting Started walkthrough's steps complete on what really happened (package.json
+// completionEvents `onContext:<key>`), not when a step's command merely opened: these are the
+// context keys, set once the outcome is seen. VS Code remembers a completed step itself.
+import * as vscode from 'vscode';
+
+export const WALKTHROUGH_CONTEXT = {
+  /** A search returned offers (or an empty list): the user saw what the marketplace has. */
+  searched: 'gpuRental.walkthrough.searched',
+  /** An instance that appeared in this session is running. */
+  instanceRunning: 'gpuRental.walkthrough.instanceRunning',
+  /** The account holds at least one SSH key. */
+  sshKey: 'gpuRental.walkthrough.sshKeyOnAccount',
+} as const;
+
+export function markWalkthroughStep(step: keyof typeof WALKTHROUGH_CONTEXT, done = true): void {
+  void vscode.commands.executeCommand('setContext', WALKTHROUGH_CONTEXT[step], done);
+}
