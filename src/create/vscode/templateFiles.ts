@@ -76,6 +76,17 @@ export async function loadTemplateUri(services: Services, uri: vscode.Uri): Prom
   return loadTemplate(await readText(uri), templateContext(services, uri));
 }
 
+/**
+ * In Restricted Mode: tells the user templates are not read (with a way to trust the folder) and
+ * answers true; in a trusted workspace answers false at once.
+ */
+export async function templatesRestricted(): Promise<boolean> {
+  if (vscode.workspace.isTrusted) return false;
+  const choice = await vscode.window.showInformationMessage(TEMPLATES_RESTRICTED, MANAGE_TRUST.label);
+  if (choice === MANAGE_TRUST.label) await vscode.commands.executeCommand(MANAGE_TRUST.command);
+  return true;
+}
+
 /** For "Rent this offer with which template?": the offer, and how to read a template to judge it. */
 export interface OfferFitContext {
   offer: Offer | number;
@@ -90,11 +101,7 @@ type TemplateItem = vscode.QuickPickItem & { uri?: vscode.Uri; order: number };
  * broken (each group under its own separator).
  */
 export async function pickTemplate(title: string, fit?: OfferFitContext): Promise<vscode.Uri | undefined> {
-  if (!vscode.workspace.isTrusted) {
-    const choice = await vscode.window.showInformationMessage(TEMPLATES_RESTRICTED, MANAGE_TRUST.label);
-    if (choice === MANAGE_TRUST.label) await vscode.commands.executeCommand(MANAGE_TRUST.command);
-    return undefined;
-  }
+  if (await templatesRestricted()) return undefined;
   const active = vscode.window.activeTextEditor?.document.uri;
   const found = await findTemplates();
   if (found.length === 0) {
