@@ -20,7 +20,7 @@ const quick = args.includes('--quick');
 const noVscode = args.includes('--no-vscode');
 const vscodeRuns = Number(args.find((a) => a.startsWith('--vscode-runs='))?.split('=')[1] ?? 3);
 const LIMIT = 150 * 1024;
-/** The packed .vsix: today about 690 KB and 42 files (the files the extension loads, test/unit/build/package.test.ts). */
+/** The packed .vsix: today about 706 KB and 45 files (the files the extension loads, test/unit/build/package.test.ts). */
 const PACKAGE_LIMIT = 800 * 1024;
 const PACKAGE_FILES = 50;
 
