@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem, availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { median, fmtBytes, fmtMs } from './util.mjs';
 
@@ -19,6 +20,9 @@ const quick = args.includes('--quick');
 const noVscode = args.includes('--no-vscode');
 const vscodeRuns = Number(args.find((a) => a.startsWith('--vscode-runs='))?.split('=')[1] ?? 3);
 const LIMIT = 150 * 1024;
+/** The packed .vsix: today about 706 KB and 45 files (the files the extension loads, test/unit/build/package.test.ts). */
+const PACKAGE_LIMIT = 800 * 1024;
+const PACKAGE_FILES = 50;
 
 function sh(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
@@ -30,62 +34,56 @@ const step = (what) => process.stderr.write(`bench: ${what}…\n`);
 
 // ------------------------------------------------------------------ bundle
 
-/** A .vscodeignore glob: `**` any depth, `*` within a segment; a directory match covers its contents. */
-function globToRe(glob) {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*' && glob[i + 1] === '*') {
-      i++;
-      if (glob[i + 1] === '/') {
-        i++;
-        re += '(?:.*/)?';
-      } else re += '.*';
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+/** The files `npm run package` packs (vsce's own listFiles: `npx vsce ls --no-dependencies`), with their sizes. */
+async function vsixFiles() {
+  const vsce = createRequire(import.meta.url)(join(root, 'node_modules/@vscode/vsce'));
+  const files = await vsce.listFiles({ cwd: root, packageManager: vsce.PackageManager.None });
+  return files.map((f) => ({ file: f.split('\\').join('/'), bytes: statSync(join(root, f)).size })).sort((a, b) => a.file.localeCompare(b.file));
+}
+
+// ------------------------------------------------------------------ package
+
+/** The packed .vsix `npm run package` writes: gpu-rental-<version>.vsix in the repository. */
+const vsixPath = () => join(root, `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name}-${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}.vsix`);
+const fmtPacked = (bytes) => `${(bytes / 1024).toFixed(0)} KB`;
+const packageOk = (p) => p.packed < PACKAGE_LIMIT && p.files <= PACKAGE_FILES;
+
+/** `npm run package` into a temporary folder (its vscode:prepublish builds dist/): packed bytes and file count. */
+async function packageRow() {
+  step('packaging (vsce package --no-dependencies)');
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-vsix-'));
+  try {
+    const out = join(dir, 'gpu-rental.vsix');
+    sh(join(root, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--out', out]);
+    return { packed: statSync(out).size, files: (await vsixFiles()).length };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  return new RegExp(`^${re}(?:/.*)?$`);
 }
 
-/** .vscodeignore semantics as vsce applies them: the last matching rule wins, `!` re-includes. */
-function vsixFiles() {
-  const rules = readFileSync(join(root, '.vscodeignore'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'))
-    .map((l) => {
-      const neg = l.startsWith('!');
-      const glob = (neg ? l.slice(1) : l).replace(/^\//, '');
-      return { neg, re: globToRe(glob) };
-    });
-  const out = [];
-  const walk = (dir) => {
-    for (const n of readdirSync(dir)) {
-      if (n === '.git' || n === 'node_modules') continue;
-      const p = join(dir, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else {
-        const rel = relative(root, p).split('\\').join('/');
-        let ignored = false;
-        for (const r of rules) if (r.re.test(rel)) ignored = !r.neg;
-        if (!ignored) out.push({ file: rel, bytes: statSync(p).size });
-      }
-    }
-  };
-  walk(root);
-  return out.sort((a, b) => a.file.localeCompare(b.file));
+/** --quick: the .vsix npm run package left, if it is newer than dist/; else a note (packaging takes a build). */
+async function quickPackage() {
+  const p = vsixPath();
+  const ext = join(root, 'dist/extension.js');
+  if (!existsSync(p) || !existsSync(ext) || statSync(p).mtimeMs < statSync(ext).mtimeMs) {
+    process.stdout.write(`${relative(root, p)}: none newer than dist/, package size not checked (run npm run package, or npm run bench for the full row)\n`);
+    return true;
+  }
+  const r = { packed: statSync(p).size, files: (await vsixFiles()).length };
+  process.stdout.write(`${relative(root, p)}: ${fmtPacked(r.packed)} packed, ${r.files} files, budget < ${fmtPacked(PACKAGE_LIMIT)} and ≤ ${PACKAGE_FILES} files: ${packageOk(r) ? 'ok' : 'TOO BIG'}\n`);
+  return packageOk(r);
 }
 
-function quickCheck() {
+async function quickCheck() {
   if (!args.includes('--no-build')) sh(process.execPath, ['scripts/build.mjs', '--no-tests']);
   const bytes = statSync(join(root, 'dist/extension.js')).size;
   const ok = bytes < LIMIT;
   process.stdout.write(`dist/extension.js: ${bytes} bytes (${(bytes / 1024).toFixed(1)} KB), limit ${LIMIT / 1024} KB: ${ok ? 'ok' : 'TOO BIG'}\n`);
-  process.exit(ok ? 0 : 1);
+  const packed = await quickPackage();
+  process.exit(ok && packed ? 0 : 1);
 }
 
-function bundleRow() {
+async function bundleRow() {
   step('building (scripts/build.mjs --meta)');
   sh(process.execPath, ['scripts/build.mjs', '--meta']);
   const dist = readdirSync(join(root, 'dist'))
@@ -93,7 +91,7 @@ function bundleRow() {
     .map((n) => ({ file: `dist/${n}`, bytes: statSync(join(root, 'dist', n)).size }))
     .sort((a, b) => b.bytes - a.bytes);
   const ext = dist.find((d) => d.file === 'dist/extension.js').bytes;
-  const vsix = vsixFiles();
+  const vsix = await vsixFiles();
   const vsixTotal = vsix.reduce((n, f) => n + f.bytes, 0);
   // Modules in more than one bundle (each copy has its own module state).
   const meta = JSON.parse(readFileSync(join(root, 'dist/meta.json'), 'utf8')).outputs;
@@ -211,9 +209,10 @@ function vscodeMetrics() {
 
 // ------------------------------------------------------------------ main
 
-if (quick) quickCheck();
+if (quick) await quickCheck();
 const t0 = Date.now();
-const bundle = bundleRow();
+const pkg = await packageRow();
+const bundle = await bundleRow();
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
 await buildBenches();
 const load = loadCost();
@@ -234,6 +233,7 @@ const prov = byName('hidden, 10 steady + 1');
 
 const rows = [
   ['Bundle', `dist/extension.js ${kb(bundle.ext)}; .vsix contents ${fmtBytes(bundle.vsixTotal)} (${bundle.vsix.length} files)`, 'activation bundle < 150 KB', yes(bundle.ext < LIMIT)],
+  ['Package', `${fmtPacked(pkg.packed)} packed (${pkg.packed} bytes), ${pkg.files} files (npm run package)`, `< ${fmtPacked(PACKAGE_LIMIT)}, ≤ ${PACKAGE_FILES} files`, yes(packageOk(pkg))],
   ['Load cost', `${fmtMs(load.extMs)} vs empty module ${fmtMs(load.emptyMs)}: +${fmtMs(load.aboveMs)} (×${load.ratio.toFixed(0)}), median of ${load.runs}`, '< 15 ms above empty', yes(load.aboveMs < 15)],
   vs
     ? ['Activation', `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms), of which activate() itself ${vs.activateFnMs === undefined ? '?' : fmtMs(vs.activateFnMs)}; bundle evaluation in the host ${vs.bundleEvalMs === undefined ? '?' : fmtMs(vs.bundleEvalMs)}, then VS Code ${vs.hostWaitMs === undefined ? '?' : fmtMs(vs.hostWaitMs)} before calling activate()`, '< 20 ms', vs.activationMs < 20 ? 'met' : vs.activateFnMs !== undefined && vs.activateFnMs < 20 ? '**missed** (see Notes)' : '**missed**']
@@ -285,8 +285,8 @@ ${table}
 
 ${distTable}
 
-The .vsix ships ${bundle.vsix.length} files, ${bundle.vsixTotal} bytes (${fmtBytes(bundle.vsixTotal)}), computed from the
-rules in .vscodeignore (the last matching rule wins). Every \`import()\` of a src/ module is a lazily
+The .vsix ships ${bundle.vsix.length} files, ${bundle.vsixTotal} bytes (${fmtBytes(bundle.vsixTotal)}), as vsce lists them from
+.vscodeignore (\`npx vsce ls --no-dependencies\`). Every \`import()\` of a src/ module is a lazily
 loaded file, required the first time it is needed: transport (undici) and schemas (zod and the
 response schemas) with the first request, the command bundles of src/app/commandTable.ts when one of
 their commands runs, templateFiles when a template is opened, ssh with the first SSH entry, sim
@@ -305,6 +305,10 @@ ${ecoTable}
 
 - **Bundle**: \`node scripts/build.mjs --meta\`, then the byte size of every dist/*.js; dist/meta.json (esbuild's
   metafile per bundle) lists which sources each bundle contains.
+- **Package**: \`vsce package --no-dependencies --out <temporary folder>\` (what \`npm run package\` runs, its
+  vscode:prepublish build included): the .vsix's size on disk, and the number of files vsce packs (its
+  listFiles, as \`npx vsce ls --no-dependencies\` prints them). \`npm run bench -- --quick\` checks the
+  gpu-rental-<version>.vsix \`npm run package\` left when it is newer than dist/, else says it skipped.
 - **Load cost**: ${load.runs} fresh \`node -e\` processes each for dist/extension.js and an empty module, alternating;
   each process installs a stub 'vscode' module (bench/vscodeStub.cjs, via Module._resolveFilename and
   require.cache) and times only the require with process.hrtime. Median; range for the bundle ${fmtMs(load.extMin)} to ${fmtMs(load.extMax)}.

@@ -3,7 +3,7 @@
 // --meta writes dist/meta.json: per dist file, the source files it contains (to check that no module with state
 // ends up in two bundles).
 import * as esbuild from 'esbuild';
-import { findLazyModules, statefulCopies } from './bundles.mjs';
+import { findLazyModules, programs, statefulCopies } from './bundles.mjs';
 import { readdirSync, statSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,6 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 
 // The bundle split: every import() of a src/ module is a lazily loaded bundle (scripts/bundles.mjs).
-/**
- * Programs run on their own (`npm run sim`, scripts/sim-process.mjs; the process an SSH terminal runs),
- * built whether or not something import()s them.
- */
-const programs = { sim: 'src/sim/index.ts', sshTerminal: 'src/ssh/sshTerminalMain.ts' };
 
 const lazyModules = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
 for (const [name, file] of Object.entries(programs)) {

@@ -36,7 +36,8 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
   const collection = vscode.languages.createDiagnosticCollection('gpuRental.templates');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const check = async (doc: vscode.TextDocument) => {
-    if (!isTemplateUri(services, doc.uri)) return;
+    // Restricted Mode: templates are not read (templateTrust.ts); trust granted re-checks below.
+    if (!vscode.workspace.isTrusted || !isTemplateUri(services, doc.uri)) return;
     try {
       // Validation is a lazily loaded bundle, loaded when the first template file is seen.
       const r = await (await import('./templateFiles')).loadTemplateUri(services, doc.uri);
@@ -75,6 +76,7 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
     collection,
     watcher,
     watcher.onDidDelete(forget),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => vscode.workspace.textDocuments.forEach((d) => void check(d))),
     vscode.workspace.onDidOpenTextDocument(check),
     vscode.workspace.onDidSaveTextDocument(check),
     vscode.workspace.onDidChangeTextDocument((e) => later(e.document)),

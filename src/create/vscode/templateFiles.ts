@@ -8,8 +8,11 @@ import { templateSecretKey } from '../templateVariables';
 import { readSettings } from '../../core/vscode/settings';
 import type { Offer } from '../../api/types';
 import { offerSatisfies } from '../offerFit';
+import { assertTemplatesReadable, MANAGE_TRUST, TEMPLATES_RESTRICTED } from '../templateTrust';
 
+/** The workspace's template files; none in Restricted Mode (templateTrust.ts). */
 export async function findTemplates(): Promise<TemplateFileInfo[]> {
+  if (!vscode.workspace.isTrusted) return [];
   const { glob } = readSettings().templates;
   const uris = await vscode.workspace.findFiles(glob, '**/node_modules/**', 200);
   const out: TemplateFileInfo[] = [];
@@ -69,7 +72,19 @@ export function templateContext(services: Services, uri: vscode.Uri): TemplateCo
 }
 
 export async function loadTemplateUri(services: Services, uri: vscode.Uri): Promise<LoadedTemplate> {
+  assertTemplatesReadable(vscode.workspace.isTrusted);
   return loadTemplate(await readText(uri), templateContext(services, uri));
+}
+
+/**
+ * In Restricted Mode: tells the user templates are not read (with a way to trust the folder) and
+ * answers true; in a trusted workspace answers false at once.
+ */
+export async function templatesRestricted(): Promise<boolean> {
+  if (vscode.workspace.isTrusted) return false;
+  const choice = await vscode.window.showInformationMessage(TEMPLATES_RESTRICTED, MANAGE_TRUST.label);
+  if (choice === MANAGE_TRUST.label) await vscode.commands.executeCommand(MANAGE_TRUST.command);
+  return true;
 }
 
 /** For "Rent this offer with which template?": the offer, and how to read a template to judge it. */
@@ -86,6 +101,7 @@ type TemplateItem = vscode.QuickPickItem & { uri?: vscode.Uri; order: number };
  * broken (each group under its own separator).
  */
 export async function pickTemplate(title: string, fit?: OfferFitContext): Promise<vscode.Uri | undefined> {
+  if (await templatesRestricted()) return undefined;
   const active = vscode.window.activeTextEditor?.document.uri;
   const found = await findTemplates();
   if (found.length === 0) {

@@ -12,7 +12,7 @@ import { sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
 import { checkSshKey } from '../../../ssh/vscode/commands/sshKeyCommands';
 import { describeError } from '../../../core/describeError';
 import { offerRefOf } from '../../../instances/instanceRef';
-import { loadTemplateUri, pickTemplate, resolveTemplateUri } from '../templateFiles';
+import { loadTemplateUri, pickTemplate, resolveTemplateUri, templatesRestricted } from '../templateFiles';
 import { guardRequestFor } from '../../../guard/plan';
 import { oneAtATime } from '../../../core/vscode/instanceTarget';
 import { vscodePrompts, type PromptArgs } from '../createPrompts';
@@ -56,6 +56,7 @@ export function createFromTemplate(services: Services, arg?: CreateArgs | vscode
 /** The template the user meant, loaded and valid; undefined when there is none (already said why). */
 async function loadChosenTemplate(services: Services, args: CreateArgs, preselected?: Offer | number): Promise<{ uri: vscode.Uri; rel: string; loaded: LoadedTemplate & { template: Template } } | undefined> {
   let uri: vscode.Uri | undefined;
+  if (await templatesRestricted()) return undefined; // Restricted Mode: no template is read, the user is told why
   if (args.template !== undefined) {
     uri = await resolveTemplateUri(args.template);
     if (!uri) {

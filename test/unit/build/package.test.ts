@@ -1,0 +1,77 @@
+// The .vsix holds what the installed extension reads at run time and nothing else. The list is the
+// one `npm run package` packs (vsce's own listFiles, the code behind `npx vsce ls --no-dependencies`),
+// read from the tree as built; nothing is built here. What is needed is derived, not listed: the
+// bundles the build splits off (scripts/bundles.mjs), every `require("./x.js")` a packaged bundle
+// makes, every file package.json names, and every webview file the source loads from media/tfa.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findLazyModules, programs } from '../../../scripts/bundles.mjs';
+import { repoRoot } from '../repoRoot';
+
+const root = repoRoot();
+
+/** The files vsce packs, as `npx vsce ls --no-dependencies` prints them. */
+async function packedFiles(): Promise<string[]> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const vsce = require(join(root, 'node_modules/@vscode/vsce')) as { PackageManager: { None: number }; listFiles(o: { cwd: string; packageManager: number }): Promise<string[]> };
+  return (await vsce.listFiles({ cwd: root, packageManager: vsce.PackageManager.None })).map((f) => f.split('\\').join('/')).sort();
+}
+
+/** Every relative file path package.json points at (icons, walkthrough media, the schema). */
+function manifestFiles(manifest: unknown): string[] {
+  const out = new Set<string>();
+  const walk = (v: unknown, key: string) => {
+    if (typeof v === 'string') {
+      if (['icon', 'markdown', 'image', 'svg', 'url', 'path', 'main'].includes(key) && /^\.?\/?[\w-]+(\/[\w.-]+)+$|^[\w-]+\.\w+$/.test(v) && !/^https?:/.test(v)) out.add(v.replace(/^\.\//, ''));
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) if (k !== 'repository' && k !== 'bugs' && k !== 'scripts') walk(x, k);
+  };
+  walk(manifest, '');
+  return [...out].sort();
+}
+
+/** media/tfa/<file> names the webview code loads (page(..., { script: 'totp.js' }), tfa.css). */
+function webviewFiles(): string[] {
+  const names = new Set<string>();
+  const scan = (dir: string) => {
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory()) scan(p);
+      else if (p.endsWith('.ts')) for (const m of readFileSync(join(root, p), 'utf8').matchAll(/'(\w+\.(?:js|css))'/g)) names.add(m[1]!);
+    }
+  };
+  scan('src/account/vscode');
+  scan('src/core/vscode');
+  return readdirSync(join(root, 'media/tfa')).filter((f) => names.has(f)).map((f) => `media/tfa/${f}`);
+}
+
+/** `require("./x.js")` of a sibling bundle in a dist file. */
+function siblingRequires(js: string): string[] {
+  return [...new Set([...js.matchAll(/require\(["']\.\/([\w.-]+\.js)["']\)/g)].map((m) => `dist/${m[1]!}`))].sort();
+}
+
+test('siblingRequires finds the lazily required bundles and nothing else', () => {
+  assert.deepEqual(siblingRequires('a=require("./client.js");b=require(\'./sshHost.js\');c=require("vscode");d=require("../x.js");e=require("./client.js")'), ['dist/client.js', 'dist/sshHost.js']);
+});
+
+test('manifestFiles reads the icons, walkthrough media and schema package.json names, not its links', () => {
+  const m = { icon: 'media/icon.png', main: './dist/extension.js', repository: { url: 'https://x/y.git' }, contributes: { jsonValidation: [{ url: './schemas/t.json' }, { url: 'https://json.schemastore.org/x' }], walkthroughs: [{ steps: [{ media: { markdown: 'media/w/a.md' } }] }] } };
+  assert.deepEqual(manifestFiles(m), ['dist/extension.js', 'media/icon.png', 'media/w/a.md', 'schemas/t.json']);
+});
+
+test('the .vsix holds every file the extension reads at run time, and nothing else', async () => {
+  assert.ok(existsSync(join(root, 'dist/extension.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
+  const files = await packedFiles();
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as unknown;
+  const lazy = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
+  const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs)])].map((n) => `dist/${n}.js`);
+  const needed = new Set([...bundles, ...manifestFiles(manifest), ...webviewFiles(), 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
+  for (const f of files.filter((x) => /^dist\/[^/]+\.js$/.test(x))) for (const r of siblingRequires(readFileSync(join(root, f), 'utf8'))) needed.add(r);
+  const missing = [...needed].filter((f) => !files.includes(f)).sort();
+  const extra = files.filter((f) => !needed.has(f));
+  assert.deepEqual(missing, [], `the .vsix lacks files the extension loads (check .vscodeignore): ${missing.join(', ')}`);
+  assert.deepEqual(extra, [], `the .vsix holds files nothing loads at run time (leave them out in .vscodeignore): ${extra.join(', ')}`);
+  for (const f of files) assert.doesNotMatch(f, /\.map$|^(src|test|out|docs|bench|scripts|tools|node_modules)\//, f);
+});
