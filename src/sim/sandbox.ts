@@ -61,6 +61,7 @@ export function instanceEnv(state: SimState, inst: SimInstance): Record<string, 
 /** Removes every instance's folder (the simulator is closing). */
 export function closeSandbox(state: SimState): void {
   const r = roots.get(state);
-  if (r) rmSync(r, { recursive: true, force: true });
+  // Retried: a killed onstart may still be finishing a write for a moment.
+  if (r) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   roots.delete(state);
 }

@@ -14,7 +14,7 @@ import { checkSshKey } from '../../../ssh/vscode/commands/sshKeyCommands';
 import { describeError } from '../../../core/describeError';
 import { offerRefOf } from '../../../instances/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri } from '../templateFiles';
-import { guardRequestFor } from '../../../guard/plan';
+import { baseOnstart, guardRequestFor } from '../../../guard/plan';
 
 export interface CreateArgs {
   /** Workspace-relative path, URI string or vscode.Uri of the template. */
@@ -171,6 +171,14 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
   const { maxAttempts } = services.settings().templates;
   // The idle guard goes in through onstart and calls the same service URL this window uses.
   const guard = guardRequestFor(template.guard, template.instance.runtype, services.settings().guard, services.connection().baseUrl);
+  // With a server template, the guard is added to its own onstart (read first), never replaces it.
+  let onstart: string | undefined;
+  try {
+    onstart = await baseOnstart(loaded.onstart ?? template.instance.onstart, template.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Nothing was rented. ${describeError(e)}`);
+    return undefined;
+  }
 
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true },
@@ -219,7 +227,7 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
           {
             template,
             templatePath: rel,
-            ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}),
+            ...(onstart !== undefined ? { onstart } : {}),
             secrets: loaded.secrets,
             ...(guard ? { guard } : {}),
             ...(offer !== undefined ? { offer } : {}),
