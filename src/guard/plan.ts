@@ -111,7 +111,7 @@ export const WATCHDOG_SCRIPT: string = WATCHDOG;
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
 const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
-export const NO_TOOLS = 'gpu-rental: no base64 or gzip on this image: onstart not run (shorten it or set guard false)';
+export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
 /** The warning templates get before renting when their onstart needs the all-compressed form. */
 export const NEEDS_TOOLS_WARNING = 'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.';
 
@@ -194,7 +194,7 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   // onstart log and guard.log) instead of silently running nothing; templates are warned first.
   const all =
     `mkdir -p ${DIR} && if command -v base64 >/dev/null && command -v gzip >/dev/null; then echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')} && . ${FILE('onstart.sh')}; ` +
-    `else echo "${NO_TOOLS}" | tee -a ${FILE('guard.log')} >&2; fi\n`;
+    `else echo "${NO_TOOLS}" >&2; fi\n`;
   if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed' };
   throw new GuardSetupError(
     `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +

@@ -19,7 +19,7 @@ num() {
   esac
 }
 
-D=${GPU_GUARD_DIR:-${TMPDIR:-/tmp}/gpu-rental}
+D=${TMPDIR:-/tmp}/gpu-rental
 TICK=$(num "$GPU_GUARD_TICK" 60)
 [ "$TICK" -ge 1 ] || TICK=1
 IDLE_S=$(num "$GPU_GUARD_IDLE_SECONDS" $(($(num "$GPU_GUARD_IDLE_MINUTES" 30) * 60)))
@@ -39,12 +39,9 @@ log() {
   echo "$(date -u +%FT%TZ) $*" >>"$LOG"
 }
 
-# JSON: a string or a number; empty is null. Strings are our own words, or ERR (sanitised).
+# JSON: a string; empty is null. Strings are our own words, or ERR (sanitised).
 js() {
   if [ -z "$1" ]; then echo null; else echo "\"$1\""; fi
-}
-jn() {
-  echo "${1:-null}"
 }
 
 # A live guard is known by its pid, this boot's id and its command line (the script's own
@@ -88,9 +85,9 @@ write_state() {
   cap=
   [ "$CAP_S" -gt 0 ] && cap=$((START + CAP_S))
   printf '{"version":1,"pid":%s,"startedAt":%s,"updatedAt":%s,"action":"%s","idleLimitSeconds":%s,"gpu":%s,"gpuUtil":%s,"sshSessions":%s,"heartbeatAgeSeconds":%s,"snoozedUntil":%s,"busyReason":%s,"idleSince":%s,"actAt":%s,"capAt":%s,"capReason":%s,"failures":%s,"nextRetryAt":%s,"lastError":%s,"doneAt":%s,"tickSeconds":%s}\n' \
-    $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$(js "$GPU_NOTE")" "$(jn "$GPU")" "$SSH" "$(jn "$HB_AGE")" \
-    "$(jn "$SNOOZED")" "$(js "$BUSY")" "$(jn "$IDLE_SINCE")" "$(jn "$at")" "$(jn "$cap")" "$(js "$CAP_WHY")" "$FAILS" \
-    "$(jn "$([ "$FAILS" -gt 0 ] && echo "$NEXT")")" "$(js "$ERR")" "$(jn "$DONE_AT")" "$TICK" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
+    $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$(js "$GPU_NOTE")" "${GPU:-null}" "$SSH" "${HB_AGE:-null}" \
+    "${SNOOZED:-null}" "$(js "$BUSY")" "${IDLE_SINCE:-null}" "${at:-null}" "${cap:-null}" "$(js "$CAP_WHY")" "$FAILS" \
+    "$([ "$FAILS" -gt 0 ] && echo "$NEXT" || echo null)" "$(js "$ERR")" "${DONE_AT:-null}" "$TICK" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
 }
 
 sample() {
@@ -147,7 +144,7 @@ act() {
       ;;
     2??:*) ;;
     *)
-      ERR="$ACTION failed (HTTP $CODE)${SAYS:+ $SAYS} $(grep -v '^ ' "$D/api.err" | head -c 200 | tr -cd 'A-Za-z0-9 ,.:()/_-')"
+      ERR="$ACTION failed (HTTP $CODE)${SAYS:+ $SAYS} $(head -c 200 "$D/api.err" | tr -cd 'A-Za-z0-9 ,.:()/_-')"
       return 1
       ;;
   esac

@@ -10,6 +10,7 @@ import { userInfo } from 'node:os';
 import { Server as Ssh2Server, utils, type Connection, type ServerChannel } from 'ssh2';
 import { actualStatus, sshPlacement } from './instances';
 import { instanceEnv, instanceHome } from './sandbox';
+import { instancePath } from './onstart';
 import type { SimInstance, SimState } from './state';
 
 const LOOPBACK = '127.0.0.1';
@@ -78,7 +79,7 @@ export function startSshServers(state: SimState, log: (msg: string) => void = ()
     const home = instanceHome(state, inst.id);
     const u = userInfo();
     const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      PATH: instancePath(state),
       LANG: 'C.UTF-8',
       SHELL: '/bin/sh',
       USER: u.username,
