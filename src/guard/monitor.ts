@@ -27,6 +27,8 @@ export interface GuardStatus {
   text: string;
   /** Tooltip lines (plain text). */
   details: string[];
+  /** The last lines of the instance's guard.log, when read over SSH. */
+  log?: string;
   watchdog: boolean;
 }
 
@@ -154,7 +156,7 @@ export class GuardMonitor implements Disposable {
     t.readAt = this.now();
     try {
       const r = await this.o.remote.readState(id);
-      if (r) t.watchdog = { ...(r.state ? { state: r.state } : {}), readAt: this.now(), remoteNow: r.now };
+      if (r) t.watchdog = { ...(r.state ? { state: r.state } : {}), ...(r.log ? { log: r.log } : {}), readAt: this.now(), remoteNow: r.now };
       // No SSH entry (yet: it is written once the instance runs): look again in 10 s, not in a minute.
       else t.readAt = this.now() - (this.o.remoteEveryMs ?? 60_000) + 10_000;
       delete t.readError;
@@ -252,7 +254,7 @@ export class GuardMonitor implements Disposable {
     }
     details.push(`Settings: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`);
     if (g.capSeconds !== undefined) details.push(`Hard cap (${g.capWhy}): after ${(g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)} h running, whatever the activity`);
-    return { text, details, watchdog: true };
+    return { text, details, watchdog: true, ...(t.watchdog?.log ? { log: t.watchdog.log } : {}) };
   }
 
   /**

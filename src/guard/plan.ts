@@ -231,3 +231,16 @@ export async function baseOnstart(
   if (!t) throw new GuardSetupError(`The service has no template ${hashId}, so its start script cannot be kept with the idle guard. Check template_hash_id.`);
   return typeof t.onstart === 'string' && t.onstart.trim() ? t.onstart : undefined;
 }
+
+/** What the Rent confirmation says the guard will do, e.g. "stops it after 30 idle minutes; caps 6 h / $10". */
+export function guardSummary(guard: GuardRequest | undefined, dphTotal: number): string {
+  if (!guard) return 'Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).';
+  const p = guard.plan;
+  const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
+  const cap = capOf(p, dphTotal);
+  return (
+    `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
+    (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
+    '.'
+  );
+}

@@ -11,6 +11,8 @@ export interface Reading {
   readAt: number;
   /** The instance's clock then (epoch seconds). */
   remoteNow: number;
+  /** The last lines of guard.log. */
+  log?: string;
 }
 
 /** Seconds without an update after which a watchdog counts as not reporting (3 of its ticks and a minute). */

@@ -23,18 +23,32 @@ export function detailsId(path: string): number | undefined {
  * The Show Instance Details document: every set field (secrets masked) as a Markdown table,
  * after what it has cost so far. Read-only, refreshed when the instance changes.
  */
-export function instanceDetailsMarkdown(i: Instance, spent?: string): string {
+export function instanceDetailsMarkdown(i: Instance, spent?: string, guard?: { details: string[]; log?: string }): string {
   const rows = instanceDetails(i).map((d) => `| ${d.label} | ${d.value.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
   return [
     `# ${instanceName(i)} (#${i.id})`,
     '',
     [stateText(i), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
     '',
+    ...guardSection(guard),
     '| Field | Value |',
     '|---|---|',
     ...rows,
     '',
   ].join('\n');
+}
+
+/** The idle guard's section: what the row's tooltip says, and the end of its guard.log. */
+function guardSection(guard: { details: string[]; log?: string } | undefined): string[] {
+  if (!guard || !guard.details.length) return [];
+  const plain = (l: string) => l.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`);
+  return [
+    '## Idle guard',
+    '',
+    ...guard.details.map((l) => `- ${plain(l)}`),
+    '',
+    ...(guard.log ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', guard.log.replace(/`/g, "'"), '```', ''] : []),
+  ];
 }
 
 /** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */

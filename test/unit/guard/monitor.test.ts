@@ -146,7 +146,7 @@ test('a hard cap (maxHours from the onstart, uptime from the list) warns althoug
 });
 
 test('the remote commands are fixed text; minutes are checked before they reach a shell', () => {
-  assert.equal(READ_STATE_COMMAND, 'date +%s; cat "${TMPDIR:-/tmp}/gpu-rental"/state.json 2>/dev/null; true');
+  assert.equal(READ_STATE_COMMAND, 'date +%s; cat "${TMPDIR:-/tmp}/gpu-rental"/state.json 2>/dev/null; echo; echo @@guard.log@@; tail -n 15 "${TMPDIR:-/tmp}/gpu-rental"/guard.log 2>/dev/null; true');
   assert.match(snoozeCommand(60), /\+ 3600 \)\)/);
   for (const bad of [-1, 1.5, NaN, 1e9]) assert.throws(() => snoozeCommand(bad));
 });
@@ -247,5 +247,21 @@ test('a failed SSH read: its raw text goes to the log only, the tooltip says it 
     assert.ok(lines.some((l) => l.includes('No such file')), 'the raw reason is in the log');
   } finally {
     m.dispose();
+  }
+});
+
+test('Show Instance Details has a guard section: the tooltip lines and the end of guard.log', async () => {
+  const { instanceDetailsMarkdown } = await import('../../../src/instances/instanceDetails');
+  const T = 1_000_000_000_000;
+  const s = stateAt(T);
+  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async readState() { return { now: T / 1000, state: s, log: '2026-11-26T10:00:00Z started: stop after 1800 s idle' }; } };
+  const h = setup({ instances: [inst(11)], remote });
+  try {
+    await settle(h);
+    const md = instanceDetailsMarkdown(inst(11), undefined, h.m.status(11));
+    assert.match(md, /## Idle guard\n\n- Idle guard: watching · idle 3 of 30 min/);
+    assert.match(md, /```text\n2026-11-26T10:00:00Z started: stop after 1800 s idle\n```/);
+  } finally {
+    h.m.dispose();
   }
 });

@@ -65,6 +65,7 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
     assert.equal(sim.state.instances.get(id)?.intended, 'running', 'snoozed: kept although idle');
     const read = await remote.readState(id);
     assert.ok(Math.abs(read!.now - Date.now() / 1000) < 10, 'the instance clock comes with the state');
+    assert.match(read!.log ?? '', /started: stop after 3 s idle/, 'and the end of guard.log');
     const snoozed = read?.state;
     assert.match((await remote.readLog(id))!, /started: stop after 3 s idle/, 'guard.log over SSH');
     assert.equal(snoozed?.snoozedUntil, until1h);

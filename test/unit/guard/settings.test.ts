@@ -25,3 +25,22 @@ test('guard settings: a workspace may make the guard stricter, never turn it off
   // Hand-edited nonsense falls back.
   assert.deepEqual(guardDefaultsFrom({ globalValue: 'no' }, { globalValue: 0, workspaceValue: 2.5 }, { globalValue: 500 }), DEFAULT_GUARD);
 });
+
+test('New Template has a commented guard block that is valid once uncommented; the Rent confirmation says what the guard does', async () => {
+  const { exampleTemplate } = await import('../../../src/create/templateExample');
+  const { loadTemplate } = await import('../../../src/create/templateValidation');
+  const { guardSummary, resolveGuardPlan } = await import('../../../src/guard/plan');
+  const text = exampleTemplate('t');
+  assert.match(text, /\/\/ "guard": \{/);
+  const on = text.replace(/^ {2}\/\/ ("guard": \{|  "|\},)/gm, (_m, rest: string) => `  ${rest}`);
+  const ctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined };
+  const r = await loadTemplate(on, ctx);
+  assert.deepEqual(r.problems, [], on);
+  assert.deepEqual(r.template!.guard, { idleMinutes: 30, gpuUtilBelow: 5, keepWhileSsh: true, action: 'stop', maxHours: 12, maxSpend: 10 });
+  const plan = resolveGuardPlan({ idleMinutes: 30, maxHours: 6, maxSpend: 10 })!;
+  assert.equal(
+    guardSummary({ plan, explicit: true, apiUrl: 'https://x' }, 2),
+    'Idle guard: stops it after 30 idle minutes (GPUs below 5 %, no SSH session), even with VS Code closed; caps 6 h / $10 (at the latest after 5.0 h).',
+  );
+  assert.match(guardSummary(undefined, 1), /none/);
+});

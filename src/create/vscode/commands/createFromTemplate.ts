@@ -14,7 +14,7 @@ import { checkSshKey } from '../../../ssh/vscode/commands/sshKeyCommands';
 import { describeError } from '../../../core/describeError';
 import { offerRefOf } from '../../../instances/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri } from '../templateFiles';
-import { baseOnstart, guardRequestFor } from '../../../guard/plan';
+import { baseOnstart, guardRequestFor, guardSummary, type GuardRequest } from '../../../guard/plan';
 
 export interface CreateArgs {
   /** Workspace-relative path, URI string or vscode.Uri of the template. */
@@ -53,7 +53,7 @@ function money(n: number): string {
   return formatRate(n, n < 1 ? 3 : 2);
 }
 
-export function vscodePrompts(args: CreateArgs): FlowPrompts {
+export function vscodePrompts(args: CreateArgs, guard?: GuardRequest): FlowPrompts {
   return {
     async pickOffer(offers: readonly Offer[], t: Template) {
       const best = t.offer?.rank === 'best-value' ? 'best value first' : 'cheapest first';
@@ -79,7 +79,7 @@ export function vscodePrompts(args: CreateArgs): FlowPrompts {
         const bidNote = bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
         const answer = await vscode.window.showWarningMessage(
           question,
-          { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}` },
+          { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}\n${guardSummary(guard, offer.dph_total)}` },
           'Rent',
           ...(bid !== undefined ? ['Change Bid…'] : []),
         );
@@ -213,7 +213,7 @@ async function create(services: Services, args: CreateArgs, preselected?: Offer 
           {
             api,
             log: services.log,
-            prompts: vscodePrompts(args),
+            prompts: vscodePrompts(args, guard),
             progress: (u) => {
               last = u;
               clockFrom = Date.now() - u.elapsedMs;
