@@ -8,7 +8,7 @@ import { Emitter, type Disposable, type Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';
 import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard } from './installed';
 import type { GuardRemote, WatchdogState } from './remote';
-import { activity, localTime, notReporting, readings, reporting, type Reading } from './statusText';
+import { activity, clock, localTime, notReporting, readings, reporting, type Reading } from './statusText';
 
 export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
 
@@ -133,7 +133,13 @@ export class GuardMonitor implements Disposable {
       this.tracks.set(inst.id, t);
       if (inst.state !== 'running') {
         delete t.idleSince;
-        delete t.watchdog;
+        // It stopped when its reporting guard was due (the container, and the guard's own record
+        // of the stop, are gone by the next read): the stopped row says why.
+        const w = t.watchdog;
+        if (w?.state && w.state.doneAt === null && w.state.actAt !== null && reporting(w) && localTime(w)(w.state.actAt) <= now + 90_000) {
+          t.watchdog = { ...w, state: { ...w.state, doneAt: w.state.actAt } };
+        }
+        if (t.watchdog?.state?.doneAt == null) delete t.watchdog;
         continue;
       }
       const g = installedGuard(inst.onstart);
@@ -216,7 +222,13 @@ export class GuardMonitor implements Disposable {
   status(id: number): GuardStatus | undefined {
     const inst = this.o.instances.instances.find((i) => i.id === id);
     const t = this.tracks.get(id);
-    if (!inst || inst.state !== 'running' || !t) return undefined;
+    if (!inst || !t) return undefined;
+    if (inst.state !== 'running') {
+      const w = t.watchdog;
+      if (!w?.state || w.state.doneAt === null) return undefined;
+      const done = `${w.state.action === 'destroy' ? 'destroyed' : 'stopped'} by its idle guard at ${clock(localTime(w)(w.state.doneAt))} (idle ${Math.round(w.state.idleLimitSeconds / 60)} min)`;
+      return { text: done, details: [`Idle guard: ${done}, with the instance's own key.`], watchdog: true, ...(w.log ? { log: w.log } : {}) };
+    }
     const now = this.now();
     const g = installedGuard(inst.onstart);
     const details: string[] = [];

@@ -265,3 +265,22 @@ test('Show Instance Details has a guard section: the tooltip lines and the end o
     h.m.dispose();
   }
 });
+
+test('stopped by its guard: the stopped row says so (the reason on the row)', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { idleSince: T / 1000 - 1770, actAt: T / 1000 + 30 });
+  const h = setup({ instances: [inst(12)], remote: remoteOf(() => ({ now: T / 1000, state: s })) });
+  try {
+    await settle(h);
+    h.set([inst(12, { state: 'stopped' } as Partial<Instance>)]);
+    assert.match(h.m.status(12)!.text, /^stopped by its idle guard at \d\d:\d\d( [AP]M)? \(idle 30 min\)$/);
+    // A stop long before the guard was due is not put on the guard.
+    const h2 = setup({ instances: [inst(13)], remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T) })) });
+    await settle(h2);
+    h2.set([inst(13, { state: 'stopped' } as Partial<Instance>)]);
+    assert.equal(h2.m.status(13), undefined);
+    h2.m.dispose();
+  } finally {
+    h.m.dispose();
+  }
+});
