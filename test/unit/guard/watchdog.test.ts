@@ -133,10 +133,12 @@ for (const shell of SHELLS) {
       const hb = join(g.tmp, 'gpu-rental', 'busy');
       mkdirSync(join(g.tmp, 'gpu-rental'), { recursive: true });
       try {
+        // Longer than the 2 s idle limit, and until a tick saw it (ticks are slow on a busy machine).
         const t0 = Date.now();
-        while (Date.now() - t0 < 4500) {
+        while (Date.now() - t0 < 4500 || g.state()?.busyReason !== 'heartbeat') {
           writeFileSync(hb, '');
           await sleep(500);
+          if (Date.now() - t0 > 30_000) break;
         }
         assert.equal(intended(inst.id), 'running');
         assert.equal(g.state()!.busyReason, 'heartbeat');
@@ -154,10 +156,11 @@ for (const shell of SHELLS) {
       const inst = await instance();
       const g = go(inst);
       mkdirSync(join(g.tmp, 'gpu-rental'), { recursive: true });
-      const until5 = Math.floor(Date.now() / 1000) + 5;
+      const until5 = Math.floor(Date.now() / 1000) + 8;
       writeFileSync(join(g.tmp, 'gpu-rental', 'snooze-until'), `${until5}\n`);
       try {
         await sleep(3500);
+        await until('a tick saw the snooze', () => g.state()?.snoozedUntil === until5);
         assert.equal(intended(inst.id), 'running');
         assert.equal(g.state()!.snoozedUntil, until5);
         assert.equal(await g.exited, 0);
