@@ -1,7 +1,5 @@
 #!/bin/sh
-# Sent as onstart by vllm-server.json. With ssh_direct the service's entrypoint replaces the
-# image's, so the server has to be started here. Variables are appended to /etc/environment
-# so they are visible in SSH sessions too.
+# vllm-server.json's onstart: ssh_direct replaces the image's entrypoint, so start the server.
 env >> /etc/environment
 mkdir -p /workspace/hf
 nohup python3 -m vllm.entrypoints.openai.api_server \

@@ -38,6 +38,19 @@ const EXAMPLE_TEMPLATE = `{
     // or "onstartFile": "scripts/onstart.sh" (workspace-relative, max 4048 characters)
   },
 
+  // The idle guard: a watchdog on the instance, added to onstart, that stops it when idle even
+  // with VS Code closed. Without this block your gpuRental.guard.* settings apply (on: 30 min).
+  // Keep a long job alive with:  touch /tmp/gpu-rental/busy  (every few minutes).
+  // "guard": {
+  //   "idleMinutes": 30,      // minutes with GPUs below gpuUtilBelow, no SSH session, no heartbeat
+  //   "gpuUtilBelow": 5,      // percent; the busiest GPU counts
+  //   "keepWhileSsh": true,   // an open SSH session keeps it running
+  //   "action": "stop",       // or "destroy" (deletes the disk too)
+  //   "maxHours": 12,         // hard cap, whatever the activity
+  //   "maxSpend": 10          // hard cap in $ at the rented price
+  // },
+  // or "guard": false, to rent without it.
+
   // The Remote-SSH entry and what Connect opens.
   "ssh": {
     "remoteFolder": "/workspace",

@@ -8,7 +8,7 @@ import { TemplateSchema, type Template } from './templateSchema';
 import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './templateVariables';
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
-import { GuardSetupError, composeOnstart, resolveGuardPlan } from '../guard/plan';
+import { GuardSetupError, NEEDS_TOOLS_WARNING, composeOnstart, resolveGuardPlan } from '../guard/plan';
 import { sshPathProblem } from '../ssh/sshValues';
 
 export interface TemplateProblem {
@@ -266,8 +266,9 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
       : [];
   }
   try {
-    composeOnstart(onstart ?? t.instance.onstart, resolveGuardPlan(explicit ? t.guard : undefined), { apiUrl: 'https://console.vast.ai', dphTotal: 1 });
-    return [];
+    const c = composeOnstart(onstart ?? t.instance.onstart, resolveGuardPlan(explicit ? t.guard : undefined), { apiUrl: 'https://console.vast.ai', dphTotal: 1 });
+    const at: JsonPath = t.instance.onstartFile !== undefined ? ['instance', 'onstartFile'] : ['instance', 'onstart'];
+    return c.form === 'all-compressed' ? [{ path: at, message: NEEDS_TOOLS_WARNING, severity: 'warning' }] : [];
   } catch (e) {
     if (!(e instanceof GuardSetupError)) return [];
     const path: JsonPath = t.instance.onstartFile !== undefined ? ['instance', 'onstartFile'] : t.instance.onstart !== undefined ? ['instance', 'onstart'] : ['guard'];

@@ -8,6 +8,7 @@ import { Emitter, type Disposable, type Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';
 import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard } from './installed';
 import type { GuardRemote, WatchdogState } from './remote';
+import { activity, clock, localTime, notReporting, readings, reporting, type Reading } from './statusText';
 
 export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
 
@@ -26,6 +27,8 @@ export interface GuardStatus {
   text: string;
   /** Tooltip lines (plain text). */
   details: string[];
+  /** The last lines of the instance's guard.log, when read over SSH. */
+  log?: string;
   watchdog: boolean;
 }
 
@@ -57,7 +60,7 @@ export interface GuardMonitorOptions {
 interface Track {
   /** gpu_util below the threshold since (ms), from the list. */
   idleSince?: number;
-  watchdog?: { state: WatchdogState; readAt: number };
+  watchdog?: Reading;
   readAt?: number;
   reading?: boolean;
   readError?: string;
@@ -77,10 +80,6 @@ function placeholderState(g: InstalledGuard, now: number): WatchdogState {
 }
 
 const minutes = (ms: number) => Math.max(0, Math.floor(ms / 60_000));
-
-function clock(ms: number): string {
-  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-}
 
 export class GuardMonitor implements Disposable {
   private readonly tracks = new Map<number, Track>();
@@ -134,7 +133,13 @@ export class GuardMonitor implements Disposable {
       this.tracks.set(inst.id, t);
       if (inst.state !== 'running') {
         delete t.idleSince;
-        delete t.watchdog;
+        // It stopped when its reporting guard was due (the container, and the guard's own record
+        // of the stop, are gone by the next read): the stopped row says why.
+        const w = t.watchdog;
+        if (w?.state && w.state.doneAt === null && w.state.actAt !== null && reporting(w) && localTime(w)(w.state.actAt) <= now + 90_000) {
+          t.watchdog = { ...w, state: { ...w.state, doneAt: w.state.actAt } };
+        }
+        if (t.watchdog?.state?.doneAt == null) delete t.watchdog;
         continue;
       }
       const g = installedGuard(inst.onstart);
@@ -156,14 +161,15 @@ export class GuardMonitor implements Disposable {
     t.reading = true;
     t.readAt = this.now();
     try {
-      const s = await this.o.remote.readState(id);
-      if (s) t.watchdog = { state: s, readAt: this.now() };
+      const r = await this.o.remote.readState(id);
+      if (r) t.watchdog = { ...(r.state ? { state: r.state } : {}), ...(r.log ? { log: r.log } : {}), readAt: this.now(), remoteNow: r.now };
       // No SSH entry (yet: it is written once the instance runs): look again in 10 s, not in a minute.
       else t.readAt = this.now() - (this.o.remoteEveryMs ?? 60_000) + 10_000;
       delete t.readError;
     } catch (e) {
       t.readError = e instanceof Error ? e.message : 'unknown error';
-      this.o.log.debug(`guard: could not read the guard state of instance ${id}: ${t.readError}`);
+      // The raw reason goes to the log only; the row says it in words.
+      this.o.log.info(`guard: could not read the guard state of instance ${id}: ${t.readError}`);
     } finally {
       t.reading = false;
     }
@@ -172,25 +178,27 @@ export class GuardMonitor implements Disposable {
     this.notify();
   }
 
-  /** The watchdog state when read recently enough to trust (3 read intervals). */
-  private fresh(t: Track, now: number): { state: WatchdogState; skew: number } | undefined {
+  /** The last read of the instance, when recent enough to trust (3 read intervals). */
+  private fresh(t: Track, now: number): Reading | undefined {
     if (!t.watchdog || now - t.watchdog.readAt > 3 * (this.o.remoteEveryMs ?? 60_000) + 30_000) return undefined;
-    // Remote epoch seconds → local ms, through the moment it was read.
-    return { state: t.watchdog.state, skew: t.watchdog.readAt - t.watchdog.state.updatedAt * 1000 };
+    return t.watchdog;
   }
 
   /** When the guard acts next, and why; undefined when nothing is due (busy, snoozed, acted). */
-  private next(inst: Instance, g: InstalledGuard | undefined, t: Track, now: number): Omit<GuardWarning, 'instance'> | undefined {
+  private next(inst: Instance, guard: InstalledGuard | undefined, t: Track, now: number): Omit<GuardWarning, 'instance'> | undefined {
+    let g = guard;
     const f = this.fresh(t, now);
-    if (g && f) {
+    if (g && f?.state && reporting(f)) {
       const s = f.state;
       if (s.doneAt !== null) return undefined;
-      const at = (epoch: number) => epoch * 1000 + f.skew;
+      const at = localTime(f);
       const options: Array<Omit<GuardWarning, 'instance'>> = [];
       if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: Math.round(s.idleLimitSeconds / 60) });
       if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: Math.round(s.idleLimitSeconds / 60) });
       return options.sort((a, b) => a.actAt - b.actAt)[0];
     }
+    // A watchdog that did not report at the last read will not act: warn as for an instance without one.
+    if (g && t.watchdog && !reporting(t.watchdog)) g = undefined;
     const options: Array<Omit<GuardWarning, 'instance'>> = [];
     const idleMinutes = g?.idleMinutes ?? this.defaults().idleMinutes;
     if (t.idleSince !== undefined) options.push({ actAt: t.idleSince + idleMinutes * 60_000, action: g?.action ?? 'none', reason: 'idle', idleMinutes });
@@ -214,7 +222,13 @@ export class GuardMonitor implements Disposable {
   status(id: number): GuardStatus | undefined {
     const inst = this.o.instances.instances.find((i) => i.id === id);
     const t = this.tracks.get(id);
-    if (!inst || inst.state !== 'running' || !t) return undefined;
+    if (!inst || !t) return undefined;
+    if (inst.state !== 'running') {
+      const w = t.watchdog;
+      if (!w?.state || w.state.doneAt === null) return undefined;
+      const done = `${w.state.action === 'destroy' ? 'destroyed' : 'stopped'} by its idle guard at ${clock(localTime(w)(w.state.doneAt))} (idle ${Math.round(w.state.idleLimitSeconds / 60)} min)`;
+      return { text: done, details: [`Idle guard: ${done}, with the instance's own key.`], watchdog: true, ...(w.log ? { log: w.log } : {}) };
+    }
     const now = this.now();
     const g = installedGuard(inst.onstart);
     const details: string[] = [];
@@ -230,30 +244,29 @@ export class GuardMonitor implements Disposable {
     const verb = g.action === 'destroy' ? 'destroys' : 'stops';
     let text = `guard: ${verb} after ${g.idleMinutes} idle min`;
     const f = this.fresh(t, now);
-    if (f) {
-      const s = f.state;
-      const local = (epoch: number) => epoch * 1000 + f.skew;
-      if (s.doneAt !== null) text += ` · ${g.action === 'destroy' ? 'destroy' : 'stop'} requested`;
-      else if (s.snoozedUntil !== null) text += ` · snoozed until ${clock(local(s.snoozedUntil))}`;
-      else if (s.idleSince !== null) text += ` · idle ${minutes(now - local(s.idleSince))} min`;
-      else if (s.busyReason) text += ` · busy (${s.busyReason})`;
-      details.push(
-        `Idle guard on the instance (read ${minutes(now - t.watchdog!.readAt)} min ago): GPU ${s.gpuUtil === null ? (s.gpu === 'none' ? 'none (judged by SSH and heartbeat)' : 'no reading') : `${s.gpuUtil} %`}, SSH sessions ${s.sshSessions}` +
-          (s.heartbeatAgeSeconds !== null ? `, heartbeat ${minutes(s.heartbeatAgeSeconds * 1000)} min ago` : ''),
-      );
-      if (s.actAt !== null && s.doneAt === null) details.push(`${g.action === 'destroy' ? 'Destroys' : 'Stops'} at ${clock(local(s.actAt))} unless work resumes`);
-      if (s.lastError) details.push(`Last error: ${s.lastError}`);
+    const startedMinutesAgo = typeof inst.uptime_mins === 'number' ? inst.uptime_mins : Infinity;
+    if (f?.state && reporting(f)) {
+      const r = { ...f, state: f.state };
+      const doing = activity(r, now);
+      text = `guard: ${doing}`;
+      details.push(`Idle guard: ${doing} · ${readings(r, now)}`);
+    } else if (f && (f.state || startedMinutesAgo >= 3)) {
+      const n = notReporting(f, g);
+      text = n.text;
+      details.push(...n.details);
     } else {
       if (t.idleSince !== undefined) text += ` · idle ${minutes(now - t.idleSince)} min`;
       details.push(
         t.readError
-          ? `Idle guard state not readable over SSH (${t.readError}); idle time estimated from the GPU utilisation in the list`
-          : 'Idle guard: idle time estimated from the GPU utilisation in the list (connect over SSH for the watchdog\'s own view)',
+          ? 'Idle guard: its state could not be read over SSH yet (the reason is in the GPU Rental log); idle time estimated from the GPU utilisation in the list'
+          : f
+            ? 'Idle guard: starting on the instance'
+            : 'Idle guard: idle time estimated from the GPU utilisation in the list (its own view is read over SSH once the instance has an SSH entry here)',
       );
     }
-    details.unshift(`Idle guard: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`);
+    details.push(`Settings: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`);
     if (g.capSeconds !== undefined) details.push(`Hard cap (${g.capWhy}): after ${(g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)} h running, whatever the activity`);
-    return { text, details, watchdog: true };
+    return { text, details, watchdog: true, ...(t.watchdog?.log ? { log: t.watchdog.log } : {}) };
   }
 
   /**
@@ -274,9 +287,11 @@ export class GuardMonitor implements Disposable {
       const epoch = await this.o.remote.snooze(id, mins);
       const until = now + mins * 60_000;
       // Until the next regular read (the watchdog applies it on its next tick), the row says what was written.
+      const remoteNow = epoch - mins * 60;
       t.watchdog = {
-        state: { ...(t.watchdog?.state ?? placeholderState(g, now)), snoozedUntil: mins ? epoch : null, idleSince: null, actAt: null, updatedAt: epoch - mins * 60 },
+        state: { ...(t.watchdog?.state ?? placeholderState(g, now)), snoozedUntil: mins ? epoch : null, idleSince: null, actAt: null, failures: 0, lastError: null, updatedAt: remoteNow },
         readAt: now,
+        remoteNow,
       };
       result = { instanceId: id, until, via: 'ssh' };
     } else {

@@ -110,6 +110,10 @@ export const WATCHDOG_SCRIPT: string = WATCHDOG;
 
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
 const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
+/** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
+export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
+/** The warning templates get before renting when their onstart needs the all-compressed form. */
+export const NEEDS_TOOLS_WARNING = 'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.';
 
 function packed(text: string): string {
   return gzipSync(Buffer.from(text, 'utf8'), { level: 9 }).toString('base64');
@@ -186,7 +190,11 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   if (plain.length <= ONSTART_LIMIT) return { onstart: plain, form: 'plain' };
   const guardPacked = `mkdir -p ${DIR} && echo '${packed(script)}' | base64 -d | gzip -dc >${FILE('guard.sh')}\n${launch}${tail}`;
   if (guardPacked.length <= ONSTART_LIMIT) return { onstart: guardPacked, form: 'guard-compressed' };
-  const all = `mkdir -p ${DIR} && echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')} && . ${FILE('onstart.sh')}\n`;
+  // Only this form needs base64 and gzip for the user's part: without them it says so (in the
+  // onstart log and guard.log) instead of silently running nothing; templates are warned first.
+  const all =
+    `mkdir -p ${DIR} && if command -v base64 >/dev/null && command -v gzip >/dev/null; then echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')} && . ${FILE('onstart.sh')}; ` +
+    `else echo "${NO_TOOLS}" >&2; fi\n`;
   if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed' };
   throw new GuardSetupError(
     `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +
@@ -194,3 +202,45 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   );
 }
 
+
+/** The service's template as far as the guard needs it (its own start script). */
+export interface ServerTemplateOnstart {
+  hash_id: string;
+  onstart?: string | null;
+}
+
+/**
+ * The start script the guard is added to. A template that rents with a server template
+ * (template_hash_id) and sets no onstart of its own would otherwise send only the watchdog,
+ * which replaces the server template's own (`ollama serve`, Jupyter entrypoints): so the
+ * server template's onstart is read first. It cannot be read: an error, before anything is rented.
+ */
+export async function baseOnstart(
+  own: string | undefined,
+  hashId: string | undefined,
+  guard: GuardRequest | undefined,
+  lookUp: (hashId: string) => Promise<ServerTemplateOnstart | undefined>,
+): Promise<string | undefined> {
+  if (own !== undefined || !hashId || !guard) return own;
+  let t: ServerTemplateOnstart | undefined;
+  try {
+    t = await lookUp(hashId);
+  } catch (e) {
+    throw new GuardSetupError(`The start script of the service's template ${hashId} could not be read (${e instanceof Error ? e.message : 'unknown error'}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.`);
+  }
+  if (!t) throw new GuardSetupError(`The service has no template ${hashId}, so its start script cannot be kept with the idle guard. Check template_hash_id.`);
+  return typeof t.onstart === 'string' && t.onstart.trim() ? t.onstart : undefined;
+}
+
+/** What the Rent confirmation says the guard will do, e.g. "stops it after 30 idle minutes; caps 6 h / $10". */
+export function guardSummary(guard: GuardRequest | undefined, dphTotal: number): string {
+  if (!guard) return 'Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).';
+  const p = guard.plan;
+  const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
+  const cap = capOf(p, dphTotal);
+  return (
+    `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
+    (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
+    '.'
+  );
+}

@@ -5,10 +5,20 @@ import type { WatchdogState } from './watchdogState';
 
 export type { WatchdogState };
 
+/** One read on the instance: its clock (epoch seconds) and the watchdog's state, when it has written one. */
+export interface GuardReading {
+  now: number;
+  state?: WatchdogState;
+  /** The last lines of guard.log (Show Instance Details shows them). */
+  log?: string;
+}
+
 /** The instance as the guard UI reaches it. */
 export interface GuardRemote {
-  /** The watchdog's state; undefined when the instance has no SSH entry on this machine. */
-  readState(id: number): Promise<WatchdogState | undefined>;
+  /** The instance's clock and the watchdog's state; undefined when the instance has no SSH entry on this machine. */
+  readState(id: number): Promise<GuardReading | undefined>;
+  /** The end of the watchdog's log (guard.log); undefined without an SSH entry. */
+  readLog(id: number): Promise<string | undefined>;
   /** Writes the snooze file (minutes from the instance's own clock; 0 ends a snooze); returns its epoch. */
   snooze(id: number, minutes: number): Promise<number>;
 }
@@ -18,7 +28,10 @@ export class GuardRemoteError extends Error {
 }
 
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
-export const READ_STATE_COMMAND = `cat ${DIR}/state.json`;
+const LOG_MARK = '@@guard.log@@';
+/** The instance's clock on the first line (freshness is judged by it, not by ours), then state.json if there is one. */
+export const READ_STATE_COMMAND = `date +%s; cat ${DIR}/state.json 2>/dev/null; echo; echo ${LOG_MARK}; tail -n 15 ${DIR}/guard.log 2>/dev/null; true`;
+export const READ_LOG_COMMAND = `tail -n 200 ${DIR}/guard.log 2>/dev/null; true`;
 export function snoozeCommand(minutes: number): string {
   if (!Number.isInteger(minutes) || minutes < 0 || minutes > 7 * 24 * 60) throw new GuardRemoteError('minutes must be a whole number from 0 to 10080.');
   return `d=${DIR}; mkdir -p "$d" && t=$(( $(date +%s) + ${minutes * 60} )) && echo "$t" >"$d/snooze-until" && echo "$t"`;
@@ -61,16 +74,30 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
     async readState(id) {
       const out = await run(id, READ_STATE_COMMAND);
       if (out === undefined) return undefined;
+      const nl = out.indexOf('\n');
+      const now = Number((nl < 0 ? out : out.slice(0, nl)).trim());
+      if (!Number.isInteger(now) || now <= 0) throw new GuardRemoteError(`Instance ${id} answered the guard state read in an unexpected way.`);
+      const body = nl < 0 ? '' : out.slice(nl + 1);
+      const mark = body.indexOf(`${LOG_MARK}\n`);
+      // Only our own log's words, as plain text (it is shown in a Markdown document).
+      const logText = mark < 0 ? '' : body.slice(mark + LOG_MARK.length + 1).replace(/[^\x20-\x7e\n]/g, '').slice(-4000).trim();
+      const log = logText ? { log: logText } : {};
+      const rest = (mark < 0 ? body : body.slice(0, mark)).trim();
+      if (!rest) return { now, ...log };
       let json: unknown;
       try {
-        json = JSON.parse(out);
+        json = JSON.parse(rest);
       } catch {
-        throw new GuardRemoteError(`The guard state on instance ${id} is not JSON (the watchdog may not have started yet).`);
+        // Half-written by a guard killed mid-write (it writes a temp file and renames, so rarely): no state.
+        return { now, ...log };
       }
       // The schema (and zod) load with the first state read, not with the extension.
       const state = (await import('./watchdogState')).readWatchdogState(json);
       if (!state) throw new GuardRemoteError(`The guard state on instance ${id} has an unexpected shape.`);
-      return state;
+      return { now, state, ...log };
+    },
+    async readLog(id) {
+      return run(id, READ_LOG_COMMAND);
     },
     async snooze(id, minutes) {
       const out = await run(id, snoozeCommand(minutes));

@@ -19,7 +19,7 @@ num() {
   esac
 }
 
-D=${GPU_GUARD_DIR:-${TMPDIR:-/tmp}/gpu-rental}
+D=${TMPDIR:-/tmp}/gpu-rental
 TICK=$(num "$GPU_GUARD_TICK" 60)
 [ "$TICK" -ge 1 ] || TICK=1
 IDLE_S=$(num "$GPU_GUARD_IDLE_SECONDS" $(($(num "$GPU_GUARD_IDLE_MINUTES" 30) * 60)))
@@ -39,20 +39,29 @@ log() {
   echo "$(date -u +%FT%TZ) $*" >>"$LOG"
 }
 
-# JSON: a string or a number; empty is null. Strings are our own words, or ERR (sanitised).
+# JSON: a string; empty is null. Strings are our own words, or ERR (sanitised).
 js() {
   if [ -z "$1" ]; then echo null; else echo "\"$1\""; fi
 }
-jn() {
-  echo "${1:-null}"
-}
 
-old=$(cat "$PIDF" 2>/dev/null)
-if [ -n "$old" ] && [ "$old" != $$ ] && kill -0 "$old" 2>/dev/null; then
+# A live guard is known by its pid, this boot's id and its command line (the script's own
+# path): after a container stop (SIGKILL, no trap) or a reboot another process may hold the
+# old pid, and that must not keep this guard from starting.
+BOOT=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
+alive() {
+  [ -n "$1" ] && [ "$1" != $$ ] && [ "$2" = "${BOOT:--}" ] && kill -0 "$1" 2>/dev/null || return 1
+  [ -r "/proc/$1/cmdline" ] || return 0
+  tr '\0' '\n' <"/proc/$1/cmdline" | grep -qxF -- "$0"
+}
+old=
+oldboot=
+[ -f "$PIDF" ] && read -r old oldboot <"$PIDF"
+if alive "$old" "$oldboot"; then
   log "guard $old is already running"
   exit 0
 fi
-echo $$ >"$PIDF"
+[ -n "$old" ] && log "restarted (guard $old of an earlier start is gone)"
+echo "$$ ${BOOT:--}" >"$PIDF"
 trap 'rm -f "$PIDF"; exit 0' TERM INT HUP
 
 START=$(date +%s)
@@ -75,10 +84,10 @@ write_state() {
   [ -n "$IDLE_SINCE" ] && at=$((IDLE_SINCE + IDLE_S))
   cap=
   [ "$CAP_S" -gt 0 ] && cap=$((START + CAP_S))
-  printf '{"version":1,"pid":%s,"startedAt":%s,"updatedAt":%s,"action":"%s","idleLimitSeconds":%s,"gpu":%s,"gpuUtil":%s,"sshSessions":%s,"heartbeatAgeSeconds":%s,"snoozedUntil":%s,"busyReason":%s,"idleSince":%s,"actAt":%s,"capAt":%s,"capReason":%s,"failures":%s,"nextRetryAt":%s,"lastError":%s,"doneAt":%s}\n' \
-    $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$(js "$GPU_NOTE")" "$(jn "$GPU")" "$SSH" "$(jn "$HB_AGE")" \
-    "$(jn "$SNOOZED")" "$(js "$BUSY")" "$(jn "$IDLE_SINCE")" "$(jn "$at")" "$(jn "$cap")" "$(js "$CAP_WHY")" "$FAILS" \
-    "$(jn "$([ "$FAILS" -gt 0 ] && echo "$NEXT")")" "$(js "$ERR")" "$(jn "$DONE_AT")" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
+  printf '{"version":1,"pid":%s,"startedAt":%s,"updatedAt":%s,"action":"%s","idleLimitSeconds":%s,"gpu":%s,"gpuUtil":%s,"sshSessions":%s,"heartbeatAgeSeconds":%s,"snoozedUntil":%s,"busyReason":%s,"idleSince":%s,"actAt":%s,"capAt":%s,"capReason":%s,"failures":%s,"nextRetryAt":%s,"lastError":%s,"doneAt":%s,"tickSeconds":%s}\n' \
+    $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$(js "$GPU_NOTE")" "${GPU:-null}" "$SSH" "${HB_AGE:-null}" \
+    "${SNOOZED:-null}" "$(js "$BUSY")" "${IDLE_SINCE:-null}" "${at:-null}" "${cap:-null}" "$(js "$CAP_WHY")" "$FAILS" \
+    "$([ "$FAILS" -gt 0 ] && echo "$NEXT" || echo null)" "$(js "$ERR")" "${DONE_AT:-null}" "$TICK" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
 }
 
 sample() {
@@ -105,37 +114,47 @@ sample() {
   [ "$SNOOZED" -gt "$NOW" ] || SNOOZED=
 }
 
-# One API call for this instance; CODE is the HTTP status (0: no answer), ERR the error text.
-act() {
+# One API call on this instance: $1 method, $2 JSON body (or empty). CODE is the HTTP status
+# (0: no answer), the answer is in api.out and in $o (no blanks), complaints in api.err.
+call() {
   url="${GPU_GUARD_API%/}/api/v0/instances/$CONTAINER_ID/"
-  m=PUT
-  body='{"state":"stopped"}'
-  [ "$ACTION" = destroy ] && m=DELETE && body=
   : >"$D/api.err"
+  : >"$D/api.out"
+  # The key goes in through stdin, never onto a command line that ps shows.
   if command -v curl >/dev/null 2>&1; then
-    # The key goes in through stdin, never onto a command line that ps shows.
     CODE=$(printf 'header = "Authorization: Bearer %s"\n' "$CONTAINER_API_KEY" |
-      curl -sS -m 30 -K - -o /dev/null -w '%{http_code}' -X $m -H 'Content-Type: application/json' ${body:+-d "$body"} "$url" 2>"$D/api.err")
-  elif wget --help 2>&1 | grep -q -- --method; then
-    (umask 077 && echo "header = Authorization: Bearer $CONTAINER_API_KEY" >"$D/wgetrc")
-    WGETRC=$D/wgetrc wget -qS -T 30 -t 1 -O /dev/null --method=$m --header='Content-Type: application/json' ${body:+"--body-data=$body"} "$url" 2>"$D/api.err"
-    rm -f "$D/wgetrc"
-    CODE=$(awk '/^ *HTTP\//{c=$2}END{print c+0}' "$D/api.err")
-  elif command -v python3 >/dev/null 2>&1; then
-    CODE=$(python3 -c 'import os,sys,urllib.request as u
-a=sys.argv
-r=u.Request(a[2],a[3].encode() or None,{"Authorization":"Bearer "+os.environ["CONTAINER_API_KEY"],"Content-Type":"application/json"},method=a[1])
-try:c=u.urlopen(r,timeout=30).status
-except u.HTTPError as x:c=x.code
-except Exception as x:c=0;print(x,file=sys.stderr)
-print(c)' $m "$url" "$body" 2>"$D/api.err")
+      curl -sS -m 30 -K - -o "$D/api.out" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' ${2:+-d "$2"} "$url" 2>"$D/api.err")
   else
-    echo "no curl, wget --method or python3" >"$D/api.err"
+    echo "no curl on this image" >"$D/api.err"
   fi
   CODE=$(num "$CODE" 0)
   case $CODE in 0*) CODE=0 ;; esac
-  ERR="$ACTION failed (HTTP $CODE) $(grep -v '^ ' "$D/api.err" | head -c 200 | tr -cd 'A-Za-z0-9 ,.:()/_-')"
-  [ "$CODE" -ge 200 ] && [ "$CODE" -lt 300 ]
+  o=$(tr -d ' \n' <"$D/api.out")
+}
+
+# The stop (or destroy), then a read of this instance to confirm it. ERR says why not.
+act() {
+  if [ "$ACTION" = destroy ]; then call DELETE; else call PUT '{"state":"stopped"}'; fi
+  # The service's error code, as a word (its text goes no further than this).
+  SAYS=$(echo "$o" | sed -n 's/.*"error":"\([A-Za-z0-9_.-]\{1,60\}\)".*/\1/p')
+  case $CODE:$o in
+    2??:*'"success":false'* | 429:*)
+      ERR="$ACTION refused: ${SAYS:-HTTP $CODE}"
+      return 1
+      ;;
+    2??:*) ;;
+    *)
+      ERR="$ACTION failed (HTTP $CODE)${SAYS:+ $SAYS} $(head -c 200 "$D/api.err" | tr -cd 'A-Za-z0-9 ,.:()/_-')"
+      return 1
+      ;;
+  esac
+  # Keys that may not read their instance (401/403): the accepted answer is all there is.
+  call GET
+  case $ACTION:$CODE:$o in
+    *:40[13]:* | destroy:404:* | destroy:2??:*'"instances":null'* | destroy:2??:*'"instances":{}'* | stop:2??:*'"intended_status":"stopped"'*) return 0 ;;
+  esac
+  ERR="$ACTION accepted, not confirmed (read: HTTP $CODE)"
+  return 1
 }
 
 if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ] || [ -z "$GPU_GUARD_API" ]; then
@@ -186,7 +205,7 @@ while :; do
     if act; then
       DONE_AT=$NOW
       ERR=
-      log "$ACTION accepted (HTTP $CODE)"
+      log "$ACTION accepted and confirmed"
       write_state
       rm -f "$PIDF"
       exit 0
@@ -201,7 +220,7 @@ while :; do
     done
     [ "$w" -gt 900 ] && w=900
     NEXT=$((NOW + w))
-    log "$ERR; retry in $w s"
+    log "$ERR; retrying in $w s"
   fi
   write_state
   sleep "$TICK"

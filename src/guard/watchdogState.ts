@@ -27,6 +27,8 @@ export const WatchdogStateSchema = z.object({
   nextRetryAt: maybeNum,
   lastError: maybeStr,
   doneAt: maybeNum,
+  /** Seconds between two updates (older scripts: absent, 60). */
+  tickSeconds: z.optional(num),
 });
 
 export type WatchdogState = z.infer<typeof WatchdogStateSchema>;

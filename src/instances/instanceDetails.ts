@@ -35,7 +35,7 @@ export function foldBlobs(v: string): string {
  * folded below the table, so the table stays readable in the preview. Read-only, refreshed when
  * the instance changes.
  */
-export function instanceDetailsMarkdown(i: Instance, spent?: string): string {
+export function instanceDetailsMarkdown(i: Instance, spent?: string, guard?: { details: string[]; log?: string }): string {
   const cell = (v: string) => v.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const details = instanceDetails(i);
   const long = details.filter((d) => d.value.length > LONG_VALUE_CHARS);
@@ -50,12 +50,26 @@ export function instanceDetailsMarkdown(i: Instance, spent?: string): string {
     '',
     [stateText(i), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
     '',
+    ...guardSection(guard),
     '| Field | Value |',
     '|---|---|',
     ...rows,
     '',
     ...folded,
   ].join('\n');
+}
+
+/** The idle guard's section: what the row's tooltip says, and the end of its guard.log. */
+function guardSection(guard: { details: string[]; log?: string } | undefined): string[] {
+  if (!guard || !guard.details.length) return [];
+  const plain = (l: string) => l.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`);
+  return [
+    '## Idle guard',
+    '',
+    ...guard.details.map((l) => `- ${plain(l)}`),
+    '',
+    ...(guard.log ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', guard.log.replace(/`/g, "'"), '```', ''] : []),
+  ];
 }
 
 /** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */

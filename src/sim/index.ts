@@ -54,8 +54,10 @@ export interface SimOptions {
   rateLimitPerSecond?: number;
   /** The host of the first seeded instance has raised its price: one pending increase (the demo). */
   pendingPriceIncrease?: boolean;
-  /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default and in the demo. */
+  /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default; on in the demo. */
   runOnstart?: boolean;
+  /** With runOnstart: the idle guard's tick in seconds (GPU_GUARD_TICK), so the demo shows it within minutes. */
+  guardTick?: number;
   /** Wall-clock ms a requested log answers 404 before its text is there (default 900). */
   logDelayMs?: number;
   /**
@@ -119,7 +121,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim>
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${hostForUrl}:${port}`;
   setSandboxUrl(state, url);
-  if (opts.runOnstart) configureOnstart(state, { enabled: true });
+  if (opts.runOnstart) configureOnstart(state, { enabled: true, ...(opts.guardTick ? { env: { GPU_GUARD_TICK: opts.guardTick } } : {}) });
   return {
     url,
     port,
@@ -169,6 +171,7 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--invisible-seconds': o.invisibleSeconds = num(a, next()); break;
       case '--test-control': o.testControl = true; break;
       case '--run-onstart': o.runOnstart = true; break;
+      case '--guard-tick': o.guardTick = num(a, next()); break;
       case '--no-ssh': o.ssh = false; break;
       case '--demo-inbox': o.demoInbox = true; break;
       case '-h':
@@ -183,7 +186,7 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--era today|seed] [--invisible-seconds S] [--log-delay-ms N] [--test-control] [--run-onstart] [--no-ssh] [--demo-inbox]\n' +
+  '[--seed N] [--offers N] [--instances N] [--era today|seed] [--invisible-seconds S] [--log-delay-ms N] [--test-control] [--run-onstart] [--guard-tick S] [--no-ssh] [--demo-inbox]\n' +
   '  [--rate-limits service|off|show=2,list=1,create=4.5,search=6,update=1,destroy=3]\n' +
   'Running instances get real SSH servers on 127.0.0.1 (a /bin/sh on this machine, as you, in a scratch folder); --no-ssh turns them off.';
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fail } from './simError';
 import { actualStatus } from './instances';
 import { SearchError, compare } from './offers';
+import { instanceEnded, instanceStarted } from './onstart';
 import { instanceHome } from './sandbox';
 import { TEMPLATES, randomKey, type SimInstance, type SimState, type SimTemplate } from './state';
 
@@ -266,8 +267,10 @@ export function routeInstanceOps(state: SimState, method: string, path: string, 
   if (op === 'request_logs') return requestLogs(state, findInstance(state, raw, 'invalid_id'), json, req);
   if (readOnly) throw fail(403, 'permission_denied', 'This API key is read-only (instance_read). Use a key with instance_write permission.');
   const inst = findInstance(state, raw, 'no_such_instance');
-  if (op === 'reboot') return reboot(state, inst);
-  if (op === 'recycle') return recycle(state, inst);
+  // A reboot or recycle restarts the container: what onstart started ends, onstart runs again.
+  const restart = (r: Reply) => (instanceEnded(state, inst.id, 0), instanceStarted(state, inst), r);
+  if (op === 'reboot') return restart(reboot(state, inst));
+  if (op === 'recycle') return restart(recycle(state, inst));
   return changeBid(state, inst, json);
 }
 

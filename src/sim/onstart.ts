@@ -1,4 +1,4 @@
-// Runs an instance's onstart for real, under test control (off by default and in the demo):
+// Runs an instance's onstart for real, under test control or in the demo (off by default):
 // /bin/sh in the instance's scratch folder with the section-7 variables, the simulator's URL,
 // and a fake `nvidia-smi` first on PATH that prints the GPU utilisation tests set through
 // /_sim/instances/{id}/gpu. The list's gpu_util follows the same value. Like the service,
@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { actualStatus } from './instances';
-import { instanceEnv, instanceHome, sandboxRoot } from './sandbox';
+import { gpuUtilFile, instanceEnv, instanceHome, sandboxRoot } from './sandbox';
 import type { SimInstance, SimState } from './state';
 
 interface Runner {
@@ -21,14 +21,19 @@ interface Runner {
   /** Instances whose onstart waits for the instance to reach running. */
   pending: Set<number>;
   timer: NodeJS.Timeout | null;
+  /** Demo mode: instances that got their short fake load already. */
+  demoLoaded: Set<number>;
 }
+
+/** The demo's fake job on each new instance: this GPU utilisation for this long, then 0 %. */
+export const DEMO_LOAD = { util: 72, seconds: 40 };
 
 const runners = new WeakMap<SimState, Runner>();
 
 function runnerOf(state: SimState): Runner {
   let r = runners.get(state);
   if (!r) {
-    r = { enabled: false, env: {}, nvidiaSmi: true, running: new Map(), pending: new Set(), timer: null };
+    r = { enabled: false, env: {}, nvidiaSmi: true, running: new Map(), pending: new Set(), timer: null, demoLoaded: new Set() };
     runners.set(state, r);
   }
   return r;
@@ -68,8 +73,12 @@ function fakeBin(state: SimState): string {
   return dir;
 }
 
-function utilFile(state: SimState, id: number): string {
-  return join(instanceHome(state, id), 'gpu-util');
+const utilFile = gpuUtilFile;
+
+/** PATH in the instance's shells (onstart and SSH): the fake nvidia-smi first while the runner runs with it. */
+export function instancePath(state: SimState): string {
+  const r = runnerOf(state);
+  return `${r.enabled && r.nvidiaSmi ? `${fakeBin(state)}:` : ''}${process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
 }
 
 /** Sets the utilisation (percent per GPU) the fake nvidia-smi and the list's gpu_util report. */
@@ -112,13 +121,21 @@ function run(state: SimState, inst: SimInstance): void {
   const r = runnerOf(state);
   if (r.running.has(inst.id)) return;
   const home = instanceHome(state, inst.id);
-  if (!inst.gpuUtil) setGpuUtil(state, inst, [0]);
-  const path = `${r.nvidiaSmi ? `${fakeBin(state)}:` : ''}${process.env.PATH ?? '/usr/bin:/bin'}`;
+  if (state.config.demoInbox && !r.demoLoaded.has(inst.id)) {
+    // The demo: a short "training job" on the fake GPU, then idle, so the guard is seen watching,
+    // warning and stopping the instance within minutes (the demo's templates use 2 idle minutes).
+    r.demoLoaded.add(inst.id);
+    setGpuUtil(state, inst, [DEMO_LOAD.util]);
+    setTimeout(() => {
+      if (state.instances.get(inst.id)) setGpuUtil(state, inst, [0]);
+    }, DEMO_LOAD.seconds * 1000).unref();
+  } else if (!inst.gpuUtil) setGpuUtil(state, inst, [0]);
+  const path = instancePath(state);
   const out = openSync(join(home, 'onstart.log'), 'a');
   try {
     const child = spawn('/bin/sh', ['-c', inst.onstart ?? ''], {
       cwd: home,
-      env: { PATH: path, ...instanceEnv(state, inst), GPU_SIM_UTIL_FILE: utilFile(state, inst.id), ...r.env },
+      env: { ...instanceEnv(state, inst), PATH: path, ...r.env },
       detached: true,
       stdio: ['ignore', out, out],
     });

@@ -32,6 +32,11 @@ export function instanceHome(state: SimState, id: number): string {
   return d;
 }
 
+/** The file the fake nvidia-smi reads (one utilisation per GPU per line). */
+export function gpuUtilFile(state: SimState, id: number): string {
+  return join(instanceHome(state, id), 'gpu-util');
+}
+
 /** The section-7 variables every instance gets, plus the simulator's URL, HOME and TMPDIR. */
 export function instanceEnv(state: SimState, inst: SimInstance): Record<string, string> {
   const home = instanceHome(state, inst.id);
@@ -44,6 +49,8 @@ export function instanceEnv(state: SimState, inst: SimInstance): Record<string, 
     HOME: home,
     // /tmp of the simulated instance: the idle guard keeps its files in $TMPDIR/gpu-rental.
     TMPDIR: join(home, 'tmp'),
+    // What the simulator's nvidia-smi prints (src/sim/onstart.ts).
+    GPU_SIM_UTIL_FILE: join(home, 'gpu-util'),
   };
   const rec = renderInstance(state, inst);
   // What the record says (127.0.0.1 while the simulator's SSH servers are on).
@@ -61,6 +68,7 @@ export function instanceEnv(state: SimState, inst: SimInstance): Record<string, 
 /** Removes every instance's folder (the simulator is closing). */
 export function closeSandbox(state: SimState): void {
   const r = roots.get(state);
-  if (r) rmSync(r, { recursive: true, force: true });
+  // Retried: a killed onstart may still be finishing a write for a moment.
+  if (r) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   roots.delete(state);
 }

@@ -136,7 +136,12 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     return send(res, 200, { messages: [...state.outbox.map((m) => ({ channel: m.channel, to: m.to, code: m.code, at: m.at })), ...apps] });
   }
   if (path.startsWith('/_sim')) {
-    if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
+    // The demo's fake GPU load (its "Set Demo GPU Load" command): demo mode, the account's own key.
+    const demoGpu = state.config.demoInbox && method === 'POST' && /^\/_sim\/instances\/\d+\/gpu$/.test(path);
+    if (demoGpu) {
+      const who = resolvePrincipal(state, tokenOf(req, url));
+      if (!who || who === 'expired' || who.kind === 'instance') return send(res, 401, { success: false, error: 'auth_error', msg: 'Invalid user key.' });
+    } else if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
     const r = controlInstanceOps(state, path, body.json ?? {}) ?? controlBilling(state, path, body.json ?? {}) ?? control(state, method, path, body.json ?? {});
     await sync();
     return send(res, r.status, r.body);

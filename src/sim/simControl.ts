@@ -82,7 +82,8 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
     }
     case 'http_error': {
       const status = Number(json.status);
-      if (!Number.isInteger(status) || status < 400 || status > 599) return bad('status must be an HTTP error status');
+      // 200 with an error: the service's {"success": false, "error": ...} refusals.
+      if (!Number.isInteger(status) || ((status < 400 || status > 599) && !(status === 200 && typeof json.error === 'string'))) return bad('status must be an HTTP error status (or 200 with an error)');
       state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, exact, count });
       return ok();
     }

@@ -10,6 +10,7 @@ import { userInfo } from 'node:os';
 import { Server as Ssh2Server, utils, type Connection, type ServerChannel, type Session } from 'ssh2';
 import { actualStatus, sshPlacement } from './instances';
 import { instanceEnv, instanceHome } from './sandbox';
+import { instancePath } from './onstart';
 import type { SimInstance, SimState } from './state';
 
 const LOOPBACK = '127.0.0.1';
@@ -87,7 +88,7 @@ function runShell(ctx: Ctx, inst: SimInstance, channel: ServerChannel, command: 
   const home = instanceHome(ctx.state, inst.id);
   const u = userInfo();
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    PATH: instancePath(ctx.state),
     LANG: 'C.UTF-8',
     SHELL: '/bin/sh',
     USER: u.username,

@@ -3,7 +3,8 @@
 import * as vscode from 'vscode';
 import { DEFAULT_TEMPLATE_GLOB } from '../../create/templateDiscovery';
 import { userOnly } from '../userOnlySettings';
-import { DEFAULT_GUARD, type GuardDefaults } from '../../guard/installed';
+import type { GuardDefaults } from '../../guard/installed';
+import { guardDefaultsFrom } from '../../guard/settingsScope';
 import type { ProxySettings } from '../../api/transport';
 
 export interface Settings {
@@ -39,11 +40,6 @@ export interface Settings {
   };
 }
 
-/** A whole number within bounds, else the default (settings.json is edited by hand). */
-function within(v: unknown, min: number, max: number, fallback: number): number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : fallback;
-}
-
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('gpuRental');
   const poll = Math.max(5, Number(c.get<number>('pollIntervalSeconds', 10)) || 10);
@@ -67,11 +63,8 @@ export function readSettings(): Settings {
       glob: c.get<string>('templateGlob')?.trim() || DEFAULT_TEMPLATE_GLOB,
       maxAttempts: Number.isInteger(attempts) && attempts >= 1 && attempts <= 10 ? attempts : 3,
     },
-    guard: {
-      enabled: c.get<boolean>('guard.enabled', DEFAULT_GUARD.enabled) !== false,
-      idleMinutes: within(c.get<number>('guard.idleMinutes'), 1, 10080, DEFAULT_GUARD.idleMinutes),
-      gpuUtilBelow: within(c.get<number>('guard.gpuUtilBelow'), 1, 100, DEFAULT_GUARD.gpuUtilBelow),
-    },
+    // A workspace may make the guard stricter, never turn it off or loosen it (src/guard/settingsScope.ts).
+    guard: guardDefaultsFrom(c.inspect('guard.enabled'), c.inspect('guard.idleMinutes'), c.inspect('guard.gpuUtilBelow')),
     budget: {
       monthly: Math.max(0, Number(userOnly(c.inspect<number>('budget.monthly'))) || 0),
       onExceeded: userOnly(c.inspect<string>('budget.onExceeded')) === 'stopGuarded' ? 'stopGuarded' : 'warn',

@@ -6,6 +6,7 @@ import { describeOffer } from '../ranking';
 import { offerPickDetail } from '../../instances/instanceDetails';
 import { formatRate } from '../../costs/costs';
 import type { FlowPrompts, NotFoundAnswer } from '../flowTypes';
+import { guardSummary, type GuardRequest } from '../../guard/plan';
 
 /** What the prompts need of the command's arguments. */
 export interface PromptArgs {
@@ -22,7 +23,7 @@ function money(n: number): string {
   return formatRate(n, n < 1 ? 3 : 2);
 }
 
-export function vscodePrompts(args: PromptArgs): FlowPrompts {
+export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPrompts {
   return {
     async pickOffer(offers: readonly Offer[], t: Template) {
       const best = t.offer?.rank === 'best-value' ? 'best value first' : 'cheapest first';
@@ -48,7 +49,7 @@ export function vscodePrompts(args: PromptArgs): FlowPrompts {
         const bidNote = bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
         const answer = await vscode.window.showWarningMessage(
           question,
-          { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}` },
+          { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}\n${guardSummary(guard, offer.dph_total)}` },
           'Rent',
           ...(bid !== undefined ? ['Change Bid…'] : []),
         );

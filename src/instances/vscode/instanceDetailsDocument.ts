@@ -45,6 +45,7 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
   ) {
     this.subs.push(
       services.instances.onDidChange(() => this.refresh()),
+      services.guard.onDidChange(() => this.refresh()),
       vscode.workspace.onDidCloseTextDocument((d) => this.shown.delete(d.uri.toString())),
     );
   }
@@ -61,7 +62,7 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
     const full = id === undefined ? undefined : fullRecords.get(id);
     const inst = row && full ? { ...full, ...definedOnly(row) } : row;
     if (!inst) return `# Instance #${id ?? '?'}\n\nThis instance is no longer in your instance list (destroyed, or signed out). Refresh the Instances view to check.\n`;
-    return instanceDetailsMarkdown(inst, this.services.costs.line(inst));
+    return instanceDetailsMarkdown(inst, this.services.costs.line(inst), this.services.guard.status(inst.id));
   }
 
   private refresh(): void {

@@ -45,14 +45,17 @@ export interface RunOptions {
   /** Limit PATH to the script's tools, leaving these out (e.g. ['curl']). */
   without?: string[];
   gpu?: number | number[];
+  /** Run in the folder of an earlier run (same script path, TMPDIR and guard files): a restart. */
+  dir?: string;
 }
 
 export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOptions): GuardRun {
-  const dir = mkdtempSync(join(tmpdir(), 'gpu-guard-test-'));
+  const own = !o.dir;
+  const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'gpu-guard-test-'));
   const tmp = join(dir, 'tmp');
   const bin = join(dir, 'bin');
-  mkdirSync(tmp);
-  mkdirSync(bin);
+  mkdirSync(tmp, { recursive: true });
+  mkdirSync(bin, { recursive: true });
   const script = join(dir, 'guard.sh');
   writeFileSync(script, WATCHDOG_SCRIPT);
   const utilFile = join(dir, 'gpu-util');
@@ -65,10 +68,10 @@ export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOption
   let path = `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`;
   if (o.without) {
     const only = join(dir, 'only');
-    mkdirSync(only);
+    mkdirSync(only, { recursive: true });
     for (const t of TOOLS) {
       const p = which(t);
-      if (p && !o.without.includes(t)) symlinkSync(p, join(only, t));
+      if (p && !o.without.includes(t) && !existsSync(join(only, t))) symlinkSync(p, join(only, t));
     }
     path = `${bin}:${only}`;
   }
@@ -105,7 +108,7 @@ export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOption
         child.kill('SIGKILL');
         await exited;
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (own) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

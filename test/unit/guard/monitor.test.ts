@@ -5,7 +5,7 @@ import { Emitter } from '../../../src/core/events';
 import { silentLogger } from '../helpers';
 import type { KeyValueStore } from '../../../src/core/ports';
 import { GUARD_NO_WARN_KEY, GuardMonitor, type GuardWarning } from '../../../src/guard/monitor';
-import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
+import { DEFAULT_GUARD, composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import type { GuardRemote, WatchdogState } from '../../../src/guard/remote';
 import { snoozeCommand, READ_STATE_COMMAND } from '../../../src/guard/remote';
 
@@ -103,7 +103,10 @@ test('with the watchdog state over SSH: its own idle time and act time win; Keep
   const fake: GuardRemote = {
     async readState(id) {
       calls.push(`read ${id}`);
-      return remote;
+      return { now: remote.updatedAt + 5, state: remote };
+    },
+    async readLog() {
+      return '';
     },
     async snooze(id, minutes) {
       calls.push(`snooze ${id} ${minutes}`);
@@ -115,7 +118,8 @@ test('with the watchdog state over SSH: its own idle time and act time win; Keep
     await new Promise((r) => setImmediate(r));
     h.advance(0);
     assert.ok(calls.includes('read 3'));
-    assert.equal(h.m.status(3)!.text, 'guard: stops after 30 idle min · idle 28 min');
+    assert.match(h.m.status(3)!.text, /^guard: watching · idle 28 of 30 min · acts at \d\d:\d\d( [AP]M)?$/);
+    assert.match(h.m.status(3)!.details[0]!, /^Idle guard: watching · idle 28 of 30 min · acts at \d\d:\d\d( [AP]M)? · GPU 1 % · 0 SSH sessions · reported just now$/);
     assert.equal(h.warnings.length, 1, 'the watchdog says it acts in 2 min although the list shows a busy GPU');
     const reads = calls.length;
     h.advance(10_000);
@@ -123,7 +127,7 @@ test('with the watchdog state over SSH: its own idle time and act time win; Keep
     const r = await h.m.snooze(3, 60);
     assert.equal(r.via, 'ssh');
     assert.ok(calls.includes('snooze 3 60'));
-    assert.match(h.m.status(3)!.text, /snoozed until/);
+    assert.match(h.m.status(3)!.text, /kept running until/);
   } finally {
     h.m.dispose();
   }
@@ -142,7 +146,141 @@ test('a hard cap (maxHours from the onstart, uptime from the list) warns althoug
 });
 
 test('the remote commands are fixed text; minutes are checked before they reach a shell', () => {
-  assert.equal(READ_STATE_COMMAND, 'cat "${TMPDIR:-/tmp}/gpu-rental"/state.json');
+  assert.equal(READ_STATE_COMMAND, 'date +%s; cat "${TMPDIR:-/tmp}/gpu-rental"/state.json 2>/dev/null; echo; echo @@guard.log@@; tail -n 15 "${TMPDIR:-/tmp}/gpu-rental"/guard.log 2>/dev/null; true');
   assert.match(snoozeCommand(60), /\+ 3600 \)\)/);
   for (const bad of [-1, 1.5, NaN, 1e9]) assert.throws(() => snoozeCommand(bad));
+});
+
+function stateAt(now: number, o: Partial<WatchdogState> = {}): WatchdogState {
+  const t = now / 1000;
+  return {
+    version: 1, startedAt: t - 600, updatedAt: t, action: 'stop', idleLimitSeconds: 1800, gpu: 'ok', gpuUtil: 0, sshSessions: 1,
+    heartbeatAgeSeconds: 120, snoozedUntil: null, busyReason: null, idleSince: t - 180, actAt: t - 180 + 1800, capAt: null, capReason: null,
+    failures: 0, nextRetryAt: null, lastError: null, doneAt: null, ...o,
+  };
+}
+
+function remoteOf(read: () => { now: number; state?: WatchdogState } | Error): GuardRemote {
+  return {
+    async readState() {
+      const r = read();
+      if (r instanceof Error) throw r;
+      return r;
+    },
+    async readLog() {
+      return '';
+    },
+    async snooze() {
+      return 0;
+    },
+  };
+}
+
+async function settle(h: ReturnType<typeof setup>): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  h.advance(0);
+}
+
+test('a state file left by an earlier boot (72 h old by the instance clock) is "not reporting", not busy; warnings do not promise an action', async () => {
+  const T = 1_000_000_000_000;
+  const old = stateAt(T - 72 * 3600_000, { busyReason: 'GPU at 93 %', gpuUtil: 93, idleSince: null, actAt: null });
+  // Read just now (our clock), but the instance's own clock says the file is 72 h old.
+  const h = setup({ instances: [inst(5, { gpu_util: 0 })], remote: remoteOf(() => ({ now: T / 1000, state: old })) });
+  try {
+    await settle(h);
+    const st = h.m.status(5)!;
+    assert.match(st.text, /^guard: not reporting since \d\d:\d\d( [AP]M)?$/);
+    assert.ok(!st.details.join('\n').includes('93'), 'nothing of the old boot is shown as current');
+    assert.match(st.details.join('\n'), /Show Guard Log/);
+    h.advance(31 * MIN);
+    assert.equal(h.warnings.at(-1)?.action, 'none', 'a guard that does not report will not act: the warning says so');
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('no state on an instance running for minutes: not reporting; a fresh start: starting', async () => {
+  const T = 1_000_000_000_000;
+  const h = setup({ instances: [inst(6, { uptime_mins: 10 }), inst(7, { uptime_mins: 1 })], remote: remoteOf(() => ({ now: T / 1000 })) });
+  try {
+    await settle(h);
+    assert.equal(h.m.status(6)!.text, 'guard: not reporting');
+    assert.match(h.m.status(6)!.details[0]!, /no state written/);
+    assert.match(h.m.status(7)!.details.join('\n'), /starting on the instance/);
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('a refused stop in words: "stop refused: rate_limit_exceeded, retrying in 2 min"', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { failures: 2, lastError: 'stop refused: rate_limit_exceeded', nextRetryAt: T / 1000 + 120 });
+  const h = setup({ instances: [inst(8)], remote: remoteOf(() => ({ now: T / 1000, state: s })) });
+  try {
+    await settle(h);
+    assert.equal(h.m.status(8)!.text, 'guard: stop refused: rate_limit_exceeded, retrying in 2 min');
+    const done = stateAt(T, { doneAt: T / 1000 - 60 });
+    const h2 = setup({ instances: [inst(9)], remote: remoteOf(() => ({ now: T / 1000, state: done })) });
+    await settle(h2);
+    assert.match(h2.m.status(9)!.text, /^guard: stopped the instance at \d\d:\d\d( [AP]M)?$/);
+    h2.m.dispose();
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('a failed SSH read: its raw text goes to the log only, the tooltip says it in words', async () => {
+  const lines: string[] = [];
+  const log = { ...silentLogger, info: (m: string) => lines.push(m), debug: (m: string) => lines.push(m) };
+  const list = { instances: [inst(10)], changed: new Emitter<readonly Instance[]>() };
+  const m = new GuardMonitor({
+    instances: { get instances() { return list.instances; }, onDidChange: list.changed.event },
+    remote: remoteOf(() => new Error('ssh i10 failed: cat: /tmp/gpu-rental/state.json: No such file or directory')),
+    defaults: () => DEFAULT_GUARD, state: new Memory(), log, tickMs: 3_600_000,
+  });
+  try {
+    m.update();
+    await new Promise((r) => setImmediate(r));
+    const text = m.status(10)!.details.join('\n');
+    assert.ok(!/cat:|No such file/.test(text), text);
+    assert.match(text, /could not be read over SSH yet \(the reason is in the GPU Rental log\)/);
+    assert.ok(lines.some((l) => l.includes('No such file')), 'the raw reason is in the log');
+  } finally {
+    m.dispose();
+  }
+});
+
+test('Show Instance Details has a guard section: the tooltip lines and the end of guard.log', async () => {
+  const { instanceDetailsMarkdown } = await import('../../../src/instances/instanceDetails');
+  const T = 1_000_000_000_000;
+  const s = stateAt(T);
+  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async readState() { return { now: T / 1000, state: s, log: '2026-11-26T10:00:00Z started: stop after 1800 s idle' }; } };
+  const h = setup({ instances: [inst(11)], remote });
+  try {
+    await settle(h);
+    const md = instanceDetailsMarkdown(inst(11), undefined, h.m.status(11));
+    assert.match(md, /## Idle guard\n\n- Idle guard: watching · idle 3 of 30 min/);
+    assert.match(md, /```text\n2026-11-26T10:00:00Z started: stop after 1800 s idle\n```/);
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('stopped by its guard: the stopped row says so (the reason on the row)', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { idleSince: T / 1000 - 1770, actAt: T / 1000 + 30 });
+  const h = setup({ instances: [inst(12)], remote: remoteOf(() => ({ now: T / 1000, state: s })) });
+  try {
+    await settle(h);
+    h.set([inst(12, { state: 'stopped' } as Partial<Instance>)]);
+    assert.match(h.m.status(12)!.text, /^stopped by its idle guard at \d\d:\d\d( [AP]M)? \(idle 30 min\)$/);
+    // A stop long before the guard was due is not put on the guard.
+    const h2 = setup({ instances: [inst(13)], remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T) })) });
+    await settle(h2);
+    h2.set([inst(13, { state: 'stopped' } as Partial<Instance>)]);
+    assert.equal(h2.m.status(13), undefined);
+    h2.m.dispose();
+  } finally {
+    h.m.dispose();
+  }
 });

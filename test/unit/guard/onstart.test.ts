@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,9 @@ import {
   composeOnstart,
   guardEnv,
   guardedOnstart,
+  NO_TOOLS,
+  baseOnstart,
+  installedGuard,
   minifiedWatchdog,
   resolveGuardPlan,
 } from '../../../src/guard/plan';
@@ -80,18 +83,15 @@ describe('onstart composition', () => {
     assert.ok(!/^\s*#(?!!)/m.test(min.split('\n').slice(1).join('\n')), 'no comment lines');
   });
 
-  test('at the limit: the guard is compressed first, then everything; beyond it a clear error', () => {
-    const first = composeOnstart('', plan, ctx);
-    assert.equal(first.form, 'guard-compressed');
-    const room = ONSTART_LIMIT - first.onstart!.length - 1; // the user script gets a newline
-    const exact = 'x'.repeat(room);
-    const fit = composeOnstart(exact, plan, ctx);
-    assert.equal(fit.form, 'guard-compressed');
-    assert.equal(fit.onstart!.length, ONSTART_LIMIT);
-    assert.ok(fit.onstart!.endsWith(`\n${exact}\n`), 'the user script stays readable at the end');
-    const over = composeOnstart(`${exact}x`, plan, ctx);
+  test('the guard is added to the user\'s onstart, compressed as far as needed; beyond the limit a clear error', () => {
+    const first = composeOnstart('ollama serve > /var/log/ollama.log 2>&1 &', plan, ctx);
+    assert.ok(first.onstart!.length <= ONSTART_LIMIT);
+    assert.ok(first.form === 'guard-compressed' || first.form === 'all-compressed', first.form);
+    const long = `echo start; ${'y'.repeat(1500)}`;
+    const over = composeOnstart(long, plan, ctx);
     assert.equal(over.form, 'all-compressed');
     assert.ok(over.onstart!.length <= ONSTART_LIMIT);
+    assert.ok(over.onstart!.includes(NO_TOOLS), 'says so on an image without base64/gzip');
     // Text that does not compress: an error that says what to do, before anything is rented.
     const noise = randomBytes(3000).toString('base64');
     assert.throws(() => composeOnstart(noise, plan, ctx), (e: Error) => e instanceof GuardSetupError && /"guard": false/.test(e.message) && /4048/.test(e.message));
@@ -100,6 +100,22 @@ describe('onstart composition', () => {
     assert.equal(guardedOnstart(noise, { plan, explicit: false, apiUrl: ctx.apiUrl }, 1, (m) => warnings.push(m)), noise);
     assert.equal(warnings.length, 1);
     assert.throws(() => guardedOnstart(noise, { plan, explicit: true, apiUrl: ctx.apiUrl }, 1, () => undefined), GuardSetupError);
+  });
+
+  test('a server template keeps its own onstart: it is read first and the guard is added to it', async () => {
+    const req = { plan, explicit: false, apiUrl: ctx.apiUrl };
+    const asked: string[] = [];
+    const lookUp = async (h: string) => (asked.push(h), { hash_id: h, onstart: 'ollama serve > /var/log/ollama.log 2>&1 &' });
+    assert.equal(await baseOnstart(undefined, 'abc123', req, lookUp), 'ollama serve > /var/log/ollama.log 2>&1 &');
+    assert.deepEqual(asked, ['abc123']);
+    // The template's own onstart wins (the service would replace the server template's with it anyway); no guard: nothing to read.
+    assert.equal(await baseOnstart('echo mine', 'abc123', req, lookUp), 'echo mine');
+    assert.equal(await baseOnstart(undefined, 'abc123', undefined, lookUp), undefined);
+    assert.equal(asked.length, 1);
+    await assert.rejects(baseOnstart(undefined, 'abc123', req, async () => undefined), GuardSetupError);
+    await assert.rejects(baseOnstart(undefined, 'abc123', req, async () => { throw new Error('HTTP 500'); }), (e: Error) => e instanceof GuardSetupError && /HTTP 500/.test(e.message));
+    const composed = composeOnstart(await baseOnstart(undefined, 'abc123', req, lookUp), plan, ctx).onstart!;
+    assert.ok(installedGuard(composed), 'the guard is there');
   });
 
   test('templates: an explicit guard that cannot be installed is an error; the default one a warning', async () => {
@@ -112,6 +128,9 @@ describe('onstart composition', () => {
     const dflt = await load({ name: 'T', instance: { image: 'i', onstart: noise } });
     assert.ok(dflt.template, JSON.stringify(dflt.problems));
     assert.ok(dflt.problems.some((p) => p.severity === 'warning' && /default idle guard/.test(p.message)));
+    const long = await load({ name: 'T', instance: { image: 'i', onstart: `echo start; : ${'y'.repeat(1500)}` } });
+    assert.ok(long.template);
+    assert.ok(long.problems.some((p) => p.where === 'instance.onstart' && p.severity === 'warning' && /base64 and gzip/.test(p.message)), JSON.stringify(long.problems));
     const off = await load({ name: 'T', instance: { image: 'i', onstart: noise }, guard: false });
     assert.deepEqual(off.problems, []);
     const args = await load({ name: 'T', instance: { image: 'i', runtype: 'args' }, guard: { action: 'destroy' } });
@@ -143,39 +162,63 @@ describe('the composed onstart runs for real', () => {
     return { id: r.json.new_contract, key: r.json.instance_api_key };
   }
 
-  for (const [form, user] of [
-    ['guard-compressed', 'echo user-ran > "$HOME/marker"; sleep 30'],
-    ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(2600)}; sleep 30`],
-  ] as const) {
-    test(`${form}: under dash the guard starts in the background and the user's script still runs (and may block)`, { skip: needs('dash') }, async () => {
-      const composed = composeOnstart(user, { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
-      assert.equal(composed.form, form);
-      const inst = await rent(composed.onstart!);
-      await c.ctl.finishBoot(inst.id);
-      const home = mkdtempSync(join(tmpdir(), 'gpu-onstart-'));
-      const child = spawn('dash', ['-c', composed.onstart!], {
-        cwd: home,
-        env: { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_CMD: 'echo 0' },
-        detached: true,
-        stdio: 'ignore',
-      });
-      try {
-        await until('the user script ran', () => existsSync(join(home, 'marker')));
-        // The user's script blocks (sleep 30); the guard does its job anyway.
-        await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
-        // The guard records the stop just after the API call: wait for that write, not only the call.
-        const state = await until('the guard recorded the stop', () => {
-          const s = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')) as { idleLimitSeconds?: number; doneAt?: unknown };
-          return typeof s.doneAt === 'number' ? s : undefined;
+  const TOOLS = ['mkdir', 'wc', 'date', 'mv', 'tr', 'cat', 'rm', 'sleep', 'stat', 'cut', 'awk', 'grep', 'head', 'printf', 'echo', 'nohup', 'curl', 'sed', 'tee', 'sh', 'dash', 'busybox'];
+  /** A bin folder with the tools an image has (optionally without base64 and gzip). */
+  function image(dir: string, withPacking: boolean): string {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    for (const t of [...TOOLS, ...(withPacking ? ['base64', 'gzip'] : [])]) {
+      const r = spawnSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' });
+      if (r.status === 0 && r.stdout.trim().startsWith('/')) symlinkSync(r.stdout.trim(), join(bin, t));
+    }
+    return bin;
+  }
+
+  for (const shell of [['dash'], ['busybox', 'sh']]) {
+    for (const [form, user] of [
+      ['guard-compressed', 'echo user-ran > "$HOME/marker"; sleep 30'],
+      ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(2600)}; sleep 30`],
+    ] as const) {
+      for (const packing of [true, false]) {
+        test(`${form} under ${shell.join(' ')} ${packing ? 'with' : 'without'} base64/gzip: the user's script runs (or the reason is printed) and the guard acts`, { skip: needs(shell[0] as 'dash' | 'busybox') }, async () => {
+          const composed = composeOnstart(user, { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
+          assert.equal(composed.form, form);
+          const inst = await rent(composed.onstart!);
+          await c.ctl.finishBoot(inst.id);
+          const home = mkdtempSync(join(tmpdir(), 'gpu-onstart-'));
+          const bin = image(home, packing);
+          let err = '';
+          const child = spawn(shell[0]!, [...shell.slice(1), '-c', composed.onstart!], {
+            cwd: home,
+            env: { PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_CMD: 'echo 0' },
+            detached: true,
+            stdio: ['ignore', 'ignore', 'pipe'],
+          });
+          child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+          try {
+            if (!packing && form === 'all-compressed') {
+              await until('the reason is printed', () => err.includes(NO_TOOLS));
+              assert.ok(!existsSync(join(home, 'marker')));
+              return;
+            }
+            await until('the user script ran', () => existsSync(join(home, 'marker')));
+            if (!packing) return; // guard-compressed: the user's part is plain and runs; the guard cannot unpack (the row says "not reporting")
+            // The user's script blocks (sleep 30); the guard does its job anyway.
+            await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
+            const state = await until('the guard recorded the stop', () => {
+              const s = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')) as { idleLimitSeconds?: number; doneAt?: unknown };
+              return typeof s.doneAt === 'number' ? s : undefined;
+            });
+            assert.equal(state?.idleLimitSeconds, 2);
+          } finally {
+            try {
+              process.kill(-child.pid!, 'SIGKILL');
+            } catch {}
+            rmSync(home, { recursive: true, force: true });
+          }
         });
-        assert.equal(state?.idleLimitSeconds, 2);
-      } finally {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {}
-        rmSync(home, { recursive: true, force: true });
       }
-    });
+    }
   }
 
   test('the simulator runs onstart only when asked; then gpu_util follows the fake nvidia-smi and the watchdog acts', async () => {

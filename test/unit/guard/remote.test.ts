@@ -49,7 +49,7 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
 
     const busy = await until('the watchdog state over SSH', async () => {
       try {
-        const s = await remote.readState(id);
+        const s = (await remote.readState(id))?.state;
         return s?.gpuUtil === 90 ? s : undefined;
       } catch {
         return undefined; // the watchdog has not written its first state yet
@@ -63,7 +63,11 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
     await ctl.setGpuUtil(id, 0);
     await sleep(5000);
     assert.equal(sim.state.instances.get(id)?.intended, 'running', 'snoozed: kept although idle');
-    const snoozed = await remote.readState(id);
+    const read = await remote.readState(id);
+    assert.ok(Math.abs(read!.now - Date.now() / 1000) < 10, 'the instance clock comes with the state');
+    assert.match(read!.log ?? '', /started: stop after 3 s idle/, 'and the end of guard.log');
+    const snoozed = read?.state;
+    assert.match((await remote.readLog(id))!, /started: stop after 3 s idle/, 'guard.log over SSH');
     assert.equal(snoozed?.snoozedUntil, until1h);
     assert.equal(snoozed?.busyReason, 'snoozed');
 

@@ -13,7 +13,7 @@ import { checkSshKey } from '../../../ssh/vscode/commands/sshKeyCommands';
 import { describeError } from '../../../core/describeError';
 import { offerRefOf } from '../../../instances/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templatesRestricted } from '../templateFiles';
-import { guardRequestFor } from '../../../guard/plan';
+import { baseOnstart, guardRequestFor, type GuardRequest } from '../../../guard/plan';
 import { oneAtATime } from '../../../core/vscode/instanceTarget';
 import { vscodePrompts, type PromptArgs } from '../createPrompts';
 import { keepWatching } from '../inflightWatcher';
@@ -111,10 +111,18 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
   const { maxAttempts } = services.settings().templates;
   // The idle guard goes in through onstart and calls the same service URL this window uses.
   const guard = guardRequestFor(template.guard, template.instance.runtype, services.settings().guard, services.connection().baseUrl);
+  // With a server template, the guard is added to its own onstart (read first), never replaces it.
+  let onstart: string | undefined;
+  try {
+    onstart = await baseOnstart(loaded.onstart ?? template.instance.onstart, template.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Nothing was rented. ${describeError(e)}`);
+    return undefined;
+  }
   const input: Omit<CreateFlowInput, 'signal'> = {
     template,
     templatePath: rel,
-    ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}),
+    ...(onstart !== undefined ? { onstart } : {}),
     secrets: loaded.secrets,
     ...(guard ? { guard } : {}),
     ...(offer !== undefined ? { offer } : {}),
@@ -122,7 +130,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
     ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),
     maxAttempts,
   };
-  const result = await withProgress(services, args, template, (ports, signal) => runCreateFlow({ api, ...ports }, { ...input, signal }));
+  const result = await withProgress(services, args, template, guard, (ports, signal) => runCreateFlow({ api, ...ports }, { ...input, signal }));
   report(services, result, template, rel);
   return result;
 }
@@ -130,7 +138,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
 type FlowRunner = (ports: Omit<Parameters<typeof runCreateFlow>[0], 'api'>, signal: AbortSignal) => Promise<CreateFlowResult>;
 
 /** Runs the flow behind a cancellable progress notification: stage n of 6, message, attempt, elapsed time. */
-function withProgress(services: Services, args: CreateArgs, template: Template, runFlow: FlowRunner): Thenable<CreateFlowResult> {
+function withProgress(services: Services, args: CreateArgs, template: Template, guard: GuardRequest | undefined, runFlow: FlowRunner): Thenable<CreateFlowResult> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true }, async (progress, token) => {
     const ac = new AbortController();
     token.onCancellationRequested(() => ac.abort());
@@ -161,7 +169,7 @@ function withProgress(services: Services, args: CreateArgs, template: Template, 
       return await runFlow(
         {
           log: services.log,
-          prompts: vscodePrompts(args),
+          prompts: vscodePrompts(args, guard),
           progress: (u) => {
             last = u;
             clockFrom = Date.now() - u.elapsedMs;
