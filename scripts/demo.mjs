@@ -62,7 +62,8 @@ async function main() {
   // --demo-inbox: the 2FA prompts show the codes the simulator "sent" (there is no real e-mail or phone).
   // --run-onstart: each instance's onstart runs for real (a fake nvidia-smi on its PATH), so the
   // idle guard watches, warns and stops it; --guard-tick 10: it looks every 10 s, not every minute.
-  const sim = await startSimulatorProcess({ args: ['--instances', '2', '--demo-inbox', '--run-onstart', '--guard-tick', '10'] });
+  // --pending-price-increase: the first seeded instance's host has raised its price (Accept / Reject).
+  const sim = await startSimulatorProcess({ args: ['--instances', '2', '--demo-inbox', '--pending-price-increase', '--run-onstart', '--guard-tick', '10'] });
   cleanups.push(() => sim.stop());
   const settings = { 'gpuRental.apiBaseUrl': sim.url };
   // The demo's SSH entries go under `work` (never ~/.ssh), which the clean-up removes even if VS Code is killed.

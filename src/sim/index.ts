@@ -174,6 +174,7 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--guard-tick': o.guardTick = num(a, next()); break;
       case '--no-ssh': o.ssh = false; break;
       case '--demo-inbox': o.demoInbox = true; break;
+      case '--pending-price-increase': o.pendingPriceIncrease = true; break;
       case '-h':
       case '--help':
         throw new Error('usage');
@@ -186,7 +187,7 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--era today|seed] [--invisible-seconds S] [--log-delay-ms N] [--test-control] [--run-onstart] [--guard-tick S] [--no-ssh] [--demo-inbox]\n' +
+  '[--seed N] [--offers N] [--instances N] [--era today|seed] [--invisible-seconds S] [--log-delay-ms N] [--test-control] [--run-onstart] [--guard-tick S] [--no-ssh] [--demo-inbox] [--pending-price-increase]\n' +
   '  [--rate-limits service|off|show=2,list=1,create=4.5,search=6,update=1,destroy=3]\n' +
   'Running instances get real SSH servers on 127.0.0.1 (a /bin/sh on this machine, as you, in a scratch folder); --no-ssh turns them off.';
 

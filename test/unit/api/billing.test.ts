@@ -164,3 +164,22 @@ test('charges: a repeating next_token stops the walk with a clear error', async 
   assert.match(e.message, /same page twice/);
   assert.equal(transportCalls.length, 2);
 });
+
+test('npm run demo\'s simulator (--pending-price-increase) starts with one pending increase on its first seeded instance, read through the real client', async () => {
+  const { parseArgs, startSimulator } = await import('../../../src/sim');
+  const { createApiClient } = await import('../../../src/api/client');
+  const opts = parseArgs(['--instances', '2', '--pending-price-increase', '--no-ssh']);
+  assert.equal(opts.pendingPriceIncrease, true);
+  assert.equal(parseArgs(['--instances', '2', '--no-ssh']).pendingPriceIncrease, undefined);
+  const sim = await startSimulator({ ...opts, port: 0, host: '127.0.0.1', apiKey: API_KEY });
+  try {
+    const quiet = () => undefined;
+    const api = createApiClient({ baseUrl: sim.url, credentials: { token: () => API_KEY }, log: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet } } as Parameters<typeof createApiClient>[0]);
+    const list = await api.listPendingPriceIncreases();
+    const first = Math.min(...sim.state.instances.keys());
+    assert.deepEqual(list.pending_price_increases.map((r) => r.contract_id), [first]);
+  } finally {
+    await closeApiTransport();
+    await sim.close();
+  }
+});
