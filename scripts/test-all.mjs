@@ -83,11 +83,11 @@ if (ok) {
     const tap = join(dir, 'unit.tap');
     const r = await run(process.execPath, [
       '--test',
-      '--test-timeout=60000',
+      '--test-timeout=180000',
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       'out/unit/',
-    ], { timeoutS: 300 });
+    ], { timeoutS: 600 });
     let text = '';
     try {
       text = readFileSync(tap, 'utf8');
@@ -100,7 +100,7 @@ if (ok) {
   });
 
   await step('VS Code integration tests (code-server 4.100.3)', async () => {
-    const r = await run(process.execPath, ['test/vscode/runner.mjs'], { timeoutS: 540 });
+    const r = await run(process.execPath, ['test/vscode/runner.mjs'], { timeoutS: 960 });
     const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();
     const passed = Number(m?.[1] ?? 0);
     const failed = Number(m?.[2] ?? (r.code === 0 ? 0 : 1));
