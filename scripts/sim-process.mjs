@@ -18,15 +18,22 @@ export async function startSimulatorProcess({ testControl = false, args = [], ti
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the simulator printed no "listening on" line within ${timeoutMs} ms\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`the simulator printed no "listening on" line within ${timeoutMs} ms\n${[...seen, stderr].join('\n')}`)), timeoutMs);
     const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => {
+    // Lines before "listening on" are the simulator's own events (an SSH listener opened for a
+    // seeded running instance): skip them; later lines are drained so it never blocks on a full pipe.
+    const seen = [];
+    const onLine = (line) => {
+      const m = /^listening on (http:\/\/\S+)/.exec(line);
+      if (!m) {
+        seen.push(line.slice(0, 200));
+        return;
+      }
       clearTimeout(timer);
-      const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m) resolve(m[1].replace(/\/+$/, ''));
-      else reject(new Error(`unexpected first line from the simulator: ${line.slice(0, 200)}`));
-      child.stdout.resume(); // keep draining so the simulator never blocks on a full pipe
-    });
+      lines.off('line', onLine);
+      resolve(m[1].replace(/\/+$/, ''));
+    };
+    lines.on('line', onLine);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the simulator exited with code ${code} before listening\n${stderr}`));
