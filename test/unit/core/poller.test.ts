@@ -146,8 +146,7 @@ test('a response that arrives after the key changed is dropped; one request in f
   await flush();
   assert.equal(h.calls, 1);
   // refresh while in flight joins the same request
-  void h.store.refresh();
-  void h.store.refresh();
+  const joined = Promise.all([h.store.refresh(), h.store.refresh()]);
   await flush();
   assert.equal(h.calls, 1);
   // the key changes: the old response must not show up
@@ -164,6 +163,7 @@ test('a response that arrives after the key changed is dropped; one request in f
     [9],
   );
   assert.equal(h.inFlightMax, 1);
+  await joined;
   h.store.dispose();
 });
 

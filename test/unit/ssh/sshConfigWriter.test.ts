@@ -24,9 +24,13 @@ const isPosix = process.platform !== 'win32';
 if (process.env.GPU_SSH_CHILD_HOME) {
   const w = new SshConfigWriter({ home: process.env.GPU_SSH_CHILD_HOME, lockTimeoutMs: 20000 });
   const base = Number(process.env.GPU_SSH_CHILD_BASE);
-  void (async () => {
+  (async () => {
     for (let i = 0; i < 8; i++) await w.writeEntry(inst(base + i), {});
-  })();
+  })().catch((e: unknown) => {
+    // The parent sees the exit code and this message.
+    console.error(e);
+    process.exitCode = 1;
+  });
 } else {
   test('alias: readable, stable and unique from label and id', () => {
     assert.equal(aliasFor({ id: 42, label: 'Llama Fine-tune #3 (Ä)' }), 'gpu-llama-fine-tune-3-a-42');
