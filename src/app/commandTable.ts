@@ -143,8 +143,6 @@ export const commands = {
   'gpuRental.exportSpending': lazy(load.spending, 'exportSpending'),
 } satisfies Record<string, Handler>;
 
-export type CommandId = keyof typeof commands;
-
 export function registerCommands(services: Services): void {
   for (const [id, handler] of Object.entries(commands) as Array<[string, Handler]>) {
     services.track(vscode.commands.registerCommand(id, (...args: unknown[]) => handler(services, ...args)));
