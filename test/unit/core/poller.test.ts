@@ -3,11 +3,10 @@ import * as assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { PolledInstanceStore } from '../../../src/instances/instanceStore';
 import { DEFAULT_POLLER_CONFIG } from '../../../src/core/poller';
-import { FakeTimers, flush } from './fakeTimers';
+import { FakeTimers, flush } from '../../kit/clock';
+import { instanceIn } from '../../kit/fixtures';
 
-function inst(id: number, state: Instance['state'], extra: Partial<Instance> = {}): Instance {
-  return { id, state, actual_status: state, intended_status: state === 'stopped' ? 'stopped' : 'running', ...extra };
-}
+const inst = instanceIn;
 
 interface Harness {
   timers: FakeTimers;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { checkLayers, folderCycles, importEdges, sameBaseNames } from '../../../tools/lint/layers.mjs';
 import { repoRoot } from '../repoRoot';
-import { inFixtureTree } from '../helpers';
+import { inFixtureTree } from '../../kit/temp';
 
 
 const root = repoRoot();

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { inFixtureTree } from '../helpers';
+import { inFixtureTree } from '../../kit/temp';
 import { repoRoot } from '../repoRoot';
 
 // Loaded as the ES module it is (it finds the linter's TypeScript through import.meta.url).
