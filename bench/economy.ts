@@ -1,7 +1,8 @@
 // Request economy row: the real PolledInstanceStore/Poller on a virtual clock against the
 // simulator for 10 simulated minutes per scenario; requests counted from the simulator's log.
 // Prints one JSON line.
-import { startSimulator, type RunningSim } from '../src/sim';
+import type { RunningSim } from '../src/sim';
+import { startSim } from '../test/kit/sim';
 import { createApiClient } from '../src/api/client';
 import type { ServiceApi } from '../src/api/types';
 import { PolledInstanceStore } from '../src/instances/instanceStore';
@@ -44,7 +45,7 @@ interface Scenario {
 }
 
 async function run(s: Scenario): Promise<Record<string, unknown>> {
-  const sim: RunningSim = await startSimulator({ instances: s.instances, offers: 600, bootSeconds: 180, rateLimitPerSecond: 1000 });
+  const sim: RunningSim = await startSim({ instances: s.instances, offers: 600, bootSeconds: 180, rateLimitPerSecond: 1000 });
   try {
     if (s.provisioning) {
       const headers = { Authorization: 'Bearer sim-api-key', 'Content-Type': 'application/json' };

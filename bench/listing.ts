@@ -1,7 +1,7 @@
 // Instance-list rows: what one refresh of N instances costs against the live service's paged list
 // (the simulator's `today` era): requests (target ceil(N/25), never more) and response bytes with
 // the list columns only (select_cols) and with every column. Prints one JSON line.
-import { startSimulator } from '../src/sim';
+import { startSim } from '../test/kit/sim';
 import { createApiClient } from '../src/api/client';
 import { request as realRequest, close as closeTransport, type Transport } from '../src/api/transport';
 
@@ -11,7 +11,7 @@ const SIZES = [0, 10, 200, 1000];
 async function main(): Promise<void> {
   const rows: Array<Record<string, number>> = [];
   for (const n of SIZES) {
-    const sim = await startSimulator({ era: 'today', offers: Math.max(300, Math.ceil(n * 1.4)), instances: n });
+    const sim = await startSim({ era: 'today', offers: Math.max(300, Math.ceil(n * 1.4)), instances: n });
     try {
       let bytes = 0;
       let requests = 0;

@@ -1,7 +1,7 @@
 // Scale row: parse + validate + build the view models (tree rows) for 1,000 offers and 500
 // instances served by the simulator (1,600 offers seeded: the 500 instances rent 500 of them). Prints one JSON line. `--memory` (run with
 // --expose-gc) reports heap/rss growth of keeping one such build instead of timings.
-import { startSimulator } from '../src/sim';
+import { startSim } from '../test/kit/sim';
 import { instanceListSchema, offerListSchema, safeParse } from '../src/api/schemas';
 import { instanceDetails, instanceRow, offerRow } from '../src/instances/instanceViewModel';
 
@@ -31,7 +31,7 @@ function buildOffers(text: string) {
 
 async function main() {
   // The seed era's v0 list: one JSON document of all 500, the same rows the v1 pages carry.
-  const sim = await startSimulator({ era: 'seed', offers: 1600, instances: 500 });
+  const sim = await startSim({ era: 'seed', offers: 1600, instances: 500 });
   try {
     const auth = { Authorization: 'Bearer sim-api-key', 'Content-Type': 'application/json' };
     const instancesText = await (await fetch(`${sim.url}/api/v0/instances/`, { headers: auth })).text();

@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator } from '../src/sim';
+import { startSim } from '../test/kit/sim';
 import { SimControl } from '../src/sim/control';
 import { createApiClient } from '../src/api/client';
 import { pollUntilReady, realClock } from '../src/create/createFlow';
@@ -18,7 +18,7 @@ const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const sim = await startSimulator({ testControl: true, bootSeconds: 100_000, offers: 50, rateLimitPerSecond: 1000 });
+  const sim = await startSim({ testControl: true, bootSeconds: 100_000, offers: 50, rateLimitPerSecond: 1000 });
   const home = mkdtempSync(join(tmpdir(), 'gpu-rental-bench-home-'));
   try {
     const control = new SimControl(sim.url);

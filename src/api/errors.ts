@@ -37,6 +37,7 @@ function clock(epochSec: number): string {
 }
 
 /** Local HH:MM of an epoch-seconds time, as userMessage() shows it (exported for tests and UI). */
+/** @internal test */
 export const formatLocalTime = clock;
 
 function lockSentence(lockedUntil: number | null | undefined, now: Date): string | undefined {
@@ -150,6 +151,7 @@ const CODE_ALIASES: Record<string, string> = {
 };
 
 /** Error codes with a dedicated sentence (for tests and callers that branch on them). */
+/** @internal test */
 export const KNOWN_ERROR_CODES: readonly string[] = Object.keys(CODE_MESSAGES);
 
 /** The one wording for "no key yet", whichever layer notices it. */

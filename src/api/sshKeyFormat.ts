@@ -48,6 +48,7 @@ export function publicKeyFingerprint(k: Pick<PublicKeyLine, 'blob'>): string {
 }
 
 /** True when both lines carry the same key material (comments do not count). */
+/** @internal test */
 export function samePublicKey(a: string, b: string): boolean {
   const x = parsePublicKeyLine(a);
   const y = parsePublicKeyLine(b);

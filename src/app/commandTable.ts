@@ -41,6 +41,7 @@ import { showLog } from '../core/vscode/commands/showLog';
 import { snoozeGuard } from '../guard/vscode/commands/snoozeGuard';
 import { setupSshConfig } from '../ssh/vscode/commands/setupSshConfig';
 import { setTemplateSecret } from '../create/vscode/commands/setTemplateSecret';
+import { background } from '../core/background';
 
 /** The one handler shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types
@@ -72,8 +73,8 @@ const load = {
   sshKeys: () => import('../ssh/vscode/commands/sshKeyCommands'),
   /** Review, Accept and Reject a host's price increase (dist/priceIncrease.js). */
   priceIncrease: () => import('../billing/vscode/commands/priceIncrease'),
-  /** Show Spending and its CSV export (dist/spending.js). */
-  spending: () => import('../billing/vscode/commands/spending'),
+  /** Show Spending and its CSV export (dist/showSpending.js). */
+  spending: () => import('../billing/vscode/commands/showSpending'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -142,8 +143,6 @@ export const commands = {
   'gpuRental.exportSpending': lazy(load.spending, 'exportSpending'),
 } satisfies Record<string, Handler>;
 
-export type CommandId = keyof typeof commands;
-
 export function registerCommands(services: Services): void {
   for (const [id, handler] of Object.entries(commands) as Array<[string, Handler]>) {
     services.track(vscode.commands.registerCommand(id, (...args: unknown[]) => handler(services, ...args)));
@@ -161,7 +160,7 @@ function resumeCreations(services: Services): void {
   if (!inflight()) return;
   const sub = services.instances.onDidChange(() => {
     sub.dispose();
-    if (inflight()) void load.createFlow().then((t) => t.keepWatching(services));
+    if (inflight()) background(load.createFlow().then((t) => t.keepWatching(services)), services.log, 'watching an interrupted creation');
   });
   services.track(sub);
 }

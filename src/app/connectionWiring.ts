@@ -1,6 +1,7 @@
 // How the connection moves everything else: the stored keys read at start (and again when
 // another window changes them), the context keys of menus and views, the stores reset when the
 // URL, key or demo mode changes, an expired 2FA session dropped once, and the settings watched.
+import { background } from '../core/background';
 import * as vscode from 'vscode';
 import type { ConnectionInfo } from '../core/ports';
 import { readSettings } from '../core/vscode/settings';
@@ -22,11 +23,11 @@ export interface ConnectionDependents {
 }
 
 function setContext(base: ServiceBase, info: ConnectionInfo): void {
-  void vscode.commands.executeCommand('setContext', 'gpuRental.signedIn', info.signedIn);
+  background(vscode.commands.executeCommand('setContext', 'gpuRental.signedIn', info.signedIn), base.log, 'setting the signed-in context');
   // Only the in-process demo can be left with "Exit Demo Mode"; the `npm run demo` key cannot.
-  void vscode.commands.executeCommand('setContext', 'gpuRental.demo', base.conn.isDemo());
+  background(vscode.commands.executeCommand('setContext', 'gpuRental.demo', base.conn.isDemo()), base.log, 'setting the demo context');
   // Either demo (in-process, or `npm run demo`'s key): Try Demo Mode and Clear API Key have nothing to do there.
-  void vscode.commands.executeCommand('setContext', 'gpuRental.demoSession', info.demo);
+  background(vscode.commands.executeCommand('setContext', 'gpuRental.demoSession', info.demo), base.log, 'setting the demo-session context');
 }
 
 function watchSession(base: ServiceBase): void {
@@ -34,11 +35,11 @@ function watchSession(base: ServiceBase): void {
   let toldSessionDropped = false;
   base.track(
     base.conn.onDidDropSession(() => {
-      void base.secrets.delete(SESSION_KEY_SECRET);
+      background(base.secrets.delete(SESSION_KEY_SECRET), base.log, 'forgetting the expired 2FA session key');
       base.log.warn('The 2FA session key was rejected; falling back to the API key.');
       if (!toldSessionDropped) {
         toldSessionDropped = true;
-        void vscode.window.showWarningMessage(
+        vscode.window.showWarningMessage(
           'Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.',
         );
       }
@@ -54,7 +55,7 @@ function watchSettings(base: ServiceBase, instances: PolledInstanceStore): void 
       base.settings = readSettings();
       if (before.apiBaseUrl !== base.settings.apiBaseUrl) {
         const c = checkBaseUrl(base.settings.apiBaseUrl);
-        if (!c.ok) void vscode.window.showErrorMessage(c.message);
+        if (!c.ok) vscode.window.showErrorMessage(c.message);
         base.conn.setBaseUrl(base.settings.apiBaseUrl);
       } else {
         instances.poller.nudge();
@@ -88,16 +89,21 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
     .then(() => {
       setContext(base, conn.info());
       const b = conn.baseUrl();
-      if (!b.ok) void vscode.window.showErrorMessage(b.message, 'Open Settings').then((a) => {
-        if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.apiBaseUrl');
-      });
+      if (!b.ok)
+        background(
+          vscode.window.showErrorMessage(b.message, 'Open Settings').then((a) => {
+            if (a) background(vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.apiBaseUrl'), log, 'opening the gpuRental.apiBaseUrl setting');
+          }),
+          log,
+          'the base URL notice',
+        );
       instances.poller.start();
     });
 
   // Keys changed in this or another window.
   base.track(
     secrets.onDidChange((name) => {
-      if (name === API_KEY_SECRET || name === SESSION_KEY_SECRET) void loadKeys();
+      if (name === API_KEY_SECRET || name === SESSION_KEY_SECRET) background(loadKeys(), log, 'reading the stored keys');
     }),
   );
   watchSettings(base, instances);

@@ -5,6 +5,7 @@
 // client), createStores.ts (instances, offers, credit, logs, cost notes), connectionWiring.ts
 // (stored keys, context keys, resets on a connection change), createGuard.ts (the idle guard's
 // monitor, per-instance clean-up).
+import { background } from '../core/background';
 import type * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { Emitter } from '../core/events';
@@ -106,7 +107,7 @@ function startBackground(base: ServiceBase, services: Services): void {
       log,
     }),
   );
-  track({ dispose: () => void services.demoStop?.().catch(() => undefined) });
+  track({ dispose: () => void (services.demoStop ? services.demoStop().catch(() => undefined) : undefined) });
   // Keep-alive sockets must not outlive the extension host's shutdown.
-  track({ dispose: () => void closeApiClient() });
+  track({ dispose: () => background(closeApiClient(), log, 'closing the API connections') });
 }

@@ -1,6 +1,7 @@
 // The stores of Services, one small factory each: the polled instance list, the offer search
 // state, the account credit, instance logs, and the cost notes (the ledger loads with the first
 // list, dist/costLedger.js, off the activation path).
+import { background } from '../core/background';
 import { inFlightIds } from '../instances/instanceGone';
 import type { BillingSession } from '../billing/vscode/billingSession';
 import type { Instance, ServiceApi } from '../api/types';
@@ -72,7 +73,7 @@ export function startBillingLater(base: ServiceBase, instances: PolledInstanceSt
     instances.onDidChange(() => {
       if (started || !instances.loaded || base.conn.token() === undefined) return;
       started = true;
-      void import('../billing/vscode/billingSession').then((m) => (billing = m.startBilling(services())));
+      background(import('../billing/vscode/billingSession').then((m) => (billing = m.startBilling(services()))), base.log, 'starting billing');
     }),
   );
   return () => billing;
@@ -88,7 +89,7 @@ export function createCostNotes(base: ServiceBase, instances: PolledInstanceStor
   let ledger: import('../costs/costLedger').CostNotesImpl | undefined;
   base.track(
     instances.onDidChange(() => {
-      if (instances.loaded) void import('../costs/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now()));
+      if (instances.loaded) background(import('../costs/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now())), base.log, 'loading the cost ledger');
     }),
   );
   return {

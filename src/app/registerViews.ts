@@ -16,6 +16,7 @@ import { LOGS_SCHEME } from '../logs/logStore';
 import { SERVER_TEMPLATE_SCHEME } from '../create/serverTemplates';
 import { ServerTemplateDocs } from '../create/vscode/serverTemplateDocs';
 import { openWalkthroughOnce, trackWalkthroughProgress } from './walkthrough';
+import { background } from '../core/background';
 
 /** Handles the integration tests reach through `services.ui`. */
 export interface ViewsUi {
@@ -53,7 +54,7 @@ export function registerViews(services: Services): ViewsUi {
   const account = new AccountTreeProvider(services, authorizedUntil);
   const accountView = vscode.window.createTreeView('gpuRental.account', { treeDataProvider: account, showCollapseAll: false });
   account.setVisible(accountView.visible);
-  const sessionContext = (session: boolean): void => void vscode.commands.executeCommand('setContext', 'gpuRental.tfaSession', session);
+  const sessionContext = (session: boolean): void => background(vscode.commands.executeCommand('setContext', 'gpuRental.tfaSession', session), services.log, 'setting the 2FA session context');
   sessionContext(services.connection().session);
   sub(account);
   sub(accountView);

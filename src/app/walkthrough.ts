@@ -1,5 +1,6 @@
 // The Getting Started walkthrough (package.json contributes.walkthroughs) opens once, on the
 // first activation after install, unless the user turned walkthroughs-on-install off.
+import { background } from '../core/background';
 import * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { WALKTHROUGH_SHOWN_KEY } from '../core/stateKeys';
@@ -9,7 +10,7 @@ export const WALKTHROUGH_ID = 'gpurental.gpu-rental#gettingStarted';
 
 export function openWalkthroughOnce(services: Services): void {
   if (services.globalState.get<boolean>(WALKTHROUGH_SHOWN_KEY)) return;
-  void services.globalState.update(WALKTHROUGH_SHOWN_KEY, true);
+  background(services.globalState.update(WALKTHROUGH_SHOWN_KEY, true), services.log, 'remembering that the walkthrough was shown');
   if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
   void Promise.resolve(vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false)).catch((e: unknown) =>
     services.log.debug(`walkthrough: could not open it (${e instanceof Error ? e.message : 'unknown error'})`),
@@ -34,7 +35,7 @@ export function trackWalkthroughProgress(services: Services): void {
       void services
         .api()
         .then((api) => api.listSshKeys())
-        .then((keys) => gen === keyCheck && keys.length > 0 && markWalkthroughStep('sshKey'))
+        .then((keys) => gen === keyCheck && keys.length > 0 && markWalkthroughStep('sshKey', services.log))
         .catch((e: unknown) => services.log.debug(`walkthrough: could not read the account's SSH keys (${e instanceof Error ? e.message : 'unknown error'})`));
     }, 1500);
   };
@@ -46,7 +47,7 @@ export function trackWalkthroughProgress(services: Services): void {
         baseline = new Set(store.instances.map((i) => i.id));
         return;
       }
-      if (store.instances.some((i) => !baseline!.has(i.id) && i.state === 'running')) markWalkthroughStep('instanceRunning');
+      if (store.instances.some((i) => !baseline!.has(i.id) && i.state === 'running')) markWalkthroughStep('instanceRunning', services.log);
     }),
   );
   services.track(

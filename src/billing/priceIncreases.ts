@@ -28,7 +28,9 @@ export class PriceIncreaseWatcher implements Disposable {
   fetches = 0;
 
   constructor(private readonly deps: PriceIncreaseDeps) {
-    this.sub = deps.onDidListInstances(() => void this.maybeFetch());
+    this.sub = deps.onDidListInstances(() => {
+      this.maybeFetch().catch((e: unknown) => this.deps.warn(`Pending price increases could not be read: ${e instanceof Error ? e.message : String(e)}`));
+    });
   }
 
   get pending(): readonly PendingPriceIncrease[] {

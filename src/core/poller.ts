@@ -75,7 +75,7 @@ export class Poller<T> {
   /** Begin polling (an immediate fetch when signed in). */
   start(): void {
     this.started = true;
-    void this.refresh();
+    this.refreshInBackground();
   }
 
   get consecutiveFailures(): number {
@@ -86,7 +86,7 @@ export class Poller<T> {
     if (visible === this.visible) return;
     this.visible = visible;
     // Becoming visible with a long hidden interval pending: refresh now.
-    if (visible) void this.refresh();
+    if (visible) this.refreshInBackground();
     else this.reschedule();
   }
 
@@ -98,14 +98,14 @@ export class Poller<T> {
       this.unfocusedSince = this.timers.now();
       return;
     }
-    if (wasPaused || this.nextDueAt === undefined) void this.refresh();
+    if (wasPaused || this.nextDueAt === undefined) this.refreshInBackground();
   }
 
   /** Credentials or URL changed: fetch at once for the new connection (or stop when signed out). */
   connectionChanged(): void {
     this.failures = 0;
     this.clear();
-    if (this.deps.isSignedIn()) void this.refresh();
+    if (this.deps.isSignedIn()) this.refreshInBackground();
   }
 
   /** Something became transitional (an action ran): make sure the fast interval applies. */
@@ -114,6 +114,11 @@ export class Poller<T> {
     const fast = this.delay();
     if (fast === undefined) return;
     if (this.nextDueAt === undefined || this.nextDueAt - this.timers.now() > fast) this.schedule(fast);
+  }
+
+  /** refresh() nobody waits for: a fetch failure is already onError's; anything else thrown goes there too. */
+  private refreshInBackground(): void {
+    this.refresh().catch((e: unknown) => this.deps.onError(e, this.failures, this.currentBackoff));
   }
 
   /** Fetch now; joins the request in flight when it belongs to the current connection. */
@@ -186,7 +191,7 @@ export class Poller<T> {
       this.nextDueAt = undefined;
       // Unfocused for long: stay quiet until focus returns.
       if (this.delay() === undefined) return;
-      void this.refresh();
+      this.refreshInBackground();
     }, ms);
   }
 

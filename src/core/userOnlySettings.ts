@@ -6,9 +6,11 @@
 
 /** The settings read only from the user's own settings. */
 // The budget too: a repository must not raise it (or switch off its action) for the user.
+/** @internal test */
 export const USER_ONLY_SETTINGS = ['gpuRental.apiBaseUrl', 'gpuRental.ssh.identityFile', 'gpuRental.ssh.manageConfig', 'gpuRental.budget.monthly', 'gpuRental.budget.onExceeded'] as const;
 
 /** Remote-SSH's setting naming the SSH config file GPU Rental adds its Include line to: read the user's value only. */
+/** @internal test */
 export const USER_ONLY_FOREIGN_SETTINGS = ['remote.SSH.configFile'] as const;
 
 /** The shape of WorkspaceConfiguration.inspect()'s answer that matters here. */

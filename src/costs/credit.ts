@@ -31,7 +31,7 @@ export class CreditStore {
   current(instances: readonly Instance[]): number | undefined {
     const fromInstance = instances.find((i) => typeof i.credit_balance === 'number')?.credit_balance;
     if (typeof fromInstance === 'number') return fromInstance;
-    if (!this.fetching && this.now() - this.fetchedAt > USER_CREDIT_REFRESH_MS) void this.fetch();
+    if (!this.fetching && this.now() - this.fetchedAt > USER_CREDIT_REFRESH_MS) this.fetch().catch(() => undefined); // fetch() ends every failure itself (the credit stays unknown);
     return this.userCredit;
   }
 

@@ -18,6 +18,7 @@
 // - a preselected offer is rented only when it satisfies the template's offer filters, or the
 //   user said yes knowing why it does not (never when scripted with confirm: false);
 // - an instance that fails while booting (exited/unknown/offline) is destroyed, not left billing.
+import { background } from '../core/background';
 import type { CreateInstanceRequest, Offer } from '../api/types';
 import type { SshOptions } from '../ssh/sshTypes';
 import { buildCreateRequest, baseLabel, uniqueLabel } from './requestBuilder';
@@ -181,7 +182,7 @@ function poll(run: Run, id: number, label: string): Promise<PollOutcome> {
     signal: run.input.signal,
     onUpdate: (inst) => {
       run.ports.instances?.upsert(inst);
-      void markSeen(run.ports.state, id);
+      background(markSeen(run.ports.state, id), run.ports.log, 'remembering that the instance was seen');
       if (inst.state === 'loading') progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${inst.status_msg}` : ''}`);
       else if (inst.state === 'provisioning') progress('provisioning', `Instance ${id}: provisioning…`);
       else if (inst.state === 'running') progress('running', `Instance ${id} is running; waiting for SSH details…`);

@@ -1,6 +1,7 @@
 // Resume and adoption: every persisted in-flight rental is watched (after a reload, a restart, or
 // when the flow stopped waiting for it) until the list shows it settle. A rental the flow gave up
 // waiting for ('late') that then appears is adopted: its row, its SSH entry, and a notification.
+import { background } from '../core/background';
 import type { Instance } from '../api/types';
 import type { CreateFlowPorts, InflightCreation } from './flowTypes';
 import { logText } from './flowTypes';
@@ -71,7 +72,7 @@ async function resumeOne(ports: ResumePorts, opts: ResumeOptions, r: InflightCre
     seenBefore: r.seen === true,
     onUpdate: (inst) => {
       ports.instances?.upsert(inst);
-      void markSeen(ports.state, id);
+      background(markSeen(ports.state, id), ports.log, 'remembering that the instance was seen');
     },
   });
   const res: ResumeResult = { instanceId: id, label: r.label, outcome: out.kind };

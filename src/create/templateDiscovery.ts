@@ -55,6 +55,7 @@ export interface TemplateFileInfo {
 const SKIP = new Set(['node_modules', '.git', 'out', 'dist']);
 
 /** Walks `root` (bounded depth) and returns the files matching `glob`, sorted by path. */
+/** @internal test */
 export async function discoverTemplates(root: string, glob: string = DEFAULT_TEMPLATE_GLOB, maxDepth = 6): Promise<TemplateFileInfo[]> {
   const re = globToRegExp(glob.replace(/^\.\//, ''));
   const found: string[] = [];

@@ -179,11 +179,6 @@ export const TemplateSchema = doc(
 );
 
 export type Template = z.infer<typeof TemplateSchema>;
-export type OfferRequirements = z.infer<typeof OfferRequirementsSchema>;
-export type InstanceSpec = z.infer<typeof InstanceSpecSchema>;
-export type SshOptions = z.infer<typeof SshOptionsSchema>;
-export type LocalForward = z.infer<typeof LocalForwardSchema>;
-export type GuardOptions = z.infer<typeof GuardSchema>;
 
 /** The JSON Schema contributed through contributes.jsonValidation (draft-07: what VS Code's JSON service understands best). */
 /**

@@ -9,6 +9,7 @@ import type { KeyValueStore } from '../core/ports';
 import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard } from './installed';
 import type { GuardRemote, WatchdogState } from './remote';
 import { activity, clock, localTime, notReporting, readings, reporting, type Reading } from './statusText';
+import { background } from '../core/background';
 
 export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
 
@@ -148,7 +149,7 @@ export class GuardMonitor implements Disposable {
         if (inst.gpu_util < below) t.idleSince ??= now;
         else delete t.idleSince;
       }
-      if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= (this.o.remoteEveryMs ?? 60_000))) void this.read(inst.id);
+      if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= (this.o.remoteEveryMs ?? 60_000))) background(this.read(inst.id), this.o.log, 'reading the guard state');
       this.maybeWarn(inst, g, t, now);
     }
     for (const id of [...this.tracks.keys()]) if (!seen.has(id)) this.tracks.delete(id);

@@ -106,6 +106,7 @@ export function minifiedWatchdog(script: string = WATCHDOG): string {
   return `${lines.filter((l, i) => l && (!l.startsWith('#') || i === 0)).join('\n')}\n`;
 }
 
+/** @internal test */
 export const WATCHDOG_SCRIPT: string = WATCHDOG;
 
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';

@@ -11,6 +11,7 @@ import type { Instance, Logger } from '../api/types';
 import type { Disposable, Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';
 import { INFLIGHT_STATE_KEY } from '../core/stateKeys';
+import { background } from '../core/background';
 
 /** Something that keeps records per instance id and drops them when told the instance is gone. */
 export interface PerInstanceRecords {
@@ -85,7 +86,7 @@ export class InstanceGone implements Disposable {
     // switched API keys) or one destroyed while VS Code was closed: its absence proves nothing.
     const held = new Set(this.stores.flatMap((s) => s.ids()));
     const gone = this.absence.read([...held].filter((id) => this.seen.has(id) && !listed.has(id)));
-    if (gone.length) void this.forget(gone, 'confirmed gone by two list reads');
+    if (gone.length) background(this.forget(gone, 'confirmed gone by two list reads'), this.d.log, 'forgetting the records of gone instances');
   }
 
   private forget(ids: readonly number[], why: string): Promise<void> {

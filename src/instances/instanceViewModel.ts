@@ -131,6 +131,7 @@ export function sshCommandFor(i: Instance): { command: string } | { problem: str
   return t.ok ? { command: sshCommandLine(t) } : { problem: t.problem };
 }
 
+/** @internal test */
 export function sshCommand(i: Instance): string | undefined {
   const r = sshCommandFor(i);
   return 'command' in r ? r.command : undefined;

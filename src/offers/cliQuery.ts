@@ -420,6 +420,7 @@ export function parseCliQuery(input: string): CliQuery {
 }
 
 /** A caret line under the input marking the error, for logs and multi-line messages. */
+/** @internal test */
 export function pointAt(input: string, e: QueryError): string {
   const width = Math.max(1, e.end - e.start);
   return `${input}\n${' '.repeat(e.start)}${'^'.repeat(width)}`;

@@ -208,7 +208,13 @@ async function main(): Promise<void> {
   console.log(`era ${sim.state.era}; rate limits ${JSON.stringify(sim.state.rateLimits)}`);
   if (sim.ssh) console.log('SSH servers on 127.0.0.1 for running instances: each is a /bin/sh on this machine, as you (--no-ssh turns them off)');
   const stop = () => {
-    void sim.close().then(() => process.exit(0));
+    sim.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

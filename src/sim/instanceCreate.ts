@@ -6,12 +6,6 @@ import { findTemplate, randomKey, type SimInstance, type SimState, type SimTempl
 import { keyName } from './instances';
 
 const RUNTYPES = new Set(['ssh', 'ssh_direct', 'ssh_proxy', 'jupyter', 'jupyter_direct', 'jupyter_proxy', 'args']);
-const KNOWN_CREATE_KEYS = new Set([
-  'image', 'template_hash_id', 'label', 'disk', 'runtype', 'target_state', 'price', 'env', 'onstart', 'args_str',
-  'use_jupyter_lab', 'jupyter_dir', 'python_utf8', 'lang_utf8', 'image_login', 'cancel_unavail', 'vm', 'volume_info',
-  // sent by the official CLI and ignored by the service
-  'client_id', 'force', 'extra', 'args', 'onstart_cmd', 'template_id', 'ssh', 'jupyter', 'direct', 'jupyter_lab',
-]);
 
 const PORT_KEY = /^-p\s+(\d{1,5}):(\d{1,5})(\/(tcp|udp))?$/;
 
@@ -232,10 +226,6 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
   state.instances.set(id, inst);
   offer.rented = true;
   return { id, apiKey };
-}
-
-export function ignoredCreateKeys(body: Record<string, unknown>): string[] {
-  return Object.keys(body).filter((k) => !KNOWN_CREATE_KEYS.has(k));
 }
 
 /** Seeds N already-running instances on rentable offers. */

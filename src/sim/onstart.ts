@@ -55,10 +55,6 @@ export function configureOnstart(state: SimState, opts: { enabled: boolean; env?
   if (!r.enabled) stopAllOnstart(state);
 }
 
-export function onstartEnabled(state: SimState): boolean {
-  return runnerOf(state).enabled;
-}
-
 const FAKE_NVIDIA_SMI = `#!/bin/sh
 # The simulator's nvidia-smi: one utilisation per GPU, as the tests set it.
 cat "$GPU_SIM_UTIL_FILE" 2>/dev/null || echo 0

@@ -29,8 +29,6 @@ interface Reply {
   text?: boolean;
 }
 
-export class BadJson extends Error {}
-
 export async function readBody(req: IncomingMessage): Promise<{ raw: string; json: Record<string, unknown> | undefined; bad: boolean }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -75,10 +73,6 @@ function faultPathMatches(want: string, exact: boolean, path: string): boolean {
   const bare = want.replace(/\/+$/, '');
   return exact ? path === bare : path.includes(want) || path.includes(bare);
 }
-
-/** Whether show and list reveal the instance yet (an injected late visibility hides it). */
-/** Whether show and list see the instance yet (a `hidden` fault, or the today era's lag). */
-export const visible = isVisible;
 
 function takeFault<K extends Fault['kind']>(state: SimState, kinds: K[], path: string): Extract<Fault, { kind: K }> | undefined {
   const i = state.faults.findIndex(

@@ -5,6 +5,7 @@ import { AbsenceRule } from '../api/visibility';
 import type { Instance, Logger } from '../api/types';
 import type { SshOptionsByInstance } from './sshTypes';
 import type { SshConfigWriter } from './sshConfigWriter';
+import { background } from '../core/background';
 
 // The shapes of core/events' Disposable and Event, named here so this file needs no import for them.
 interface Disposable {
@@ -62,7 +63,7 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
-      void schedule();
+      background(schedule(), d.log, 'syncing SSH entries');
     }, d.debounceMs ?? 1000);
   });
   return {

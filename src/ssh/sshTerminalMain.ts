@@ -4,4 +4,10 @@ import { runSsh } from './explainingTerminal';
 
 // Ctrl-C while connecting goes to the whole foreground group: ssh ends, the wrapper stays to explain.
 process.on('SIGINT', () => undefined);
-void runSsh(process.argv.slice(2), { stderr: process.stderr, stdin: process.stdin }).then((code) => process.exit(code));
+runSsh(process.argv.slice(2), { stderr: process.stderr, stdin: process.stdin }).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`\r\nThe SSH terminal failed: ${e instanceof Error ? e.message : 'unknown error'}\r\n`);
+    process.exit(255);
+  },
+);

@@ -6,6 +6,7 @@
 // of the features below its own; views never import commands. scripts/lint.mjs adds what one
 // file at a time cannot show: import() across a boundary, and cycles.
 import Module, { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { ALLOWED, FOLDERS, VSCODE_PARTS } from './layers.mjs';
 
 // typescript-eslint parses with the TypeScript JS API, which the project's TypeScript 7 (the
@@ -20,7 +21,14 @@ Module._resolveFilename = function (request, ...rest) {
 };
 const { default: tseslint } = await import('typescript-eslint');
 
-
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// Calls whose promise may float: node:test reports a failing test itself; VS Code's notifications
+// and status bar messages resolve (to undefined when dismissed) and never reject, and a webview's
+// postMessage resolves false when the webview is gone.
+const SAFE_CALLS = [
+  { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+  { from: 'package', package: 'vscode', name: ['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'setStatusBarMessage', 'postMessage'] },
+];
 const DOCS = 'See CONTRIBUTING.md "Architecture".';
 const up = (folder, sub = '') => `^(\\.\\./)+${folder}${sub}(/|$)`;
 
@@ -55,6 +63,16 @@ export default tseslint.config(
     rules: {
       // Unused arguments are part of a handler's documented shape; a leading _ says so.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  // Typed rules (CONTRIBUTING.md "Lint rules"): they read types through TypeScript 6's project
+  // service (the tsconfig.json of the repository root), so a promise nobody awaits is an error.
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: ROOT } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false, checkThenables: true, allowForKnownSafeCalls: SAFE_CALLS }],
+      '@typescript-eslint/no-misused-promises': 'error',
     },
   },
   // Tests read loosely typed JSON from the simulator.

@@ -18,3 +18,4 @@ export declare function forbidden(from: Part, to: Part): string | undefined;
 export declare function importEdges(srcDir: string): ImportEdge[];
 export declare function folderCycles(edges: ImportEdge[]): string[][];
 export declare function checkLayers(srcDir: string): string[];
+export declare function sameBaseNames(srcDir: string): string[];

@@ -16,6 +16,7 @@
 //   4. src/app/ (the composition root, the one command table, the view registration) may import
 //      everything; src/extension.ts imports only src/app/ and VS Code parts.
 //   5. No cycle between parts (a core and its VS Code part count as two).
+//   6. No two files of src/ share a base name (sameBaseNames).
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -147,10 +148,23 @@ export function folderCycles(edges) {
   return out;
 }
 
-/** Problems with the layering of `srcDir` (empty when the arrows all point one way). */
+/**
+ * Files of src/ that share a base name, as "name: path, path" lines. A file's name says what it
+ * holds without its folder: two `errors.ts` make every stack trace, tab and search ambiguous.
+ */
+export function sameBaseNames(srcDir) {
+  const byName = new Map();
+  for (const file of walk(srcDir)) {
+    const name = file.split(/[\\/]/).pop();
+    byName.set(name, [...(byName.get(name) ?? []), relative(dirname(srcDir), file).split('\\').join('/')]);
+  }
+  return [...byName].filter(([, files]) => files.length > 1).map(([name, files]) => `${name}: ${files.sort().join(', ')}`);
+}
+
+/** Problems with the layering of `srcDir` (empty when the arrows all point one way) and with its file names. */
 export function checkLayers(srcDir) {
   const edges = importEdges(srcDir);
-  const problems = [];
+  const problems = sameBaseNames(srcDir).map((s) => `two files of src/ share a base name (${s}): name each file for what it holds, without its folder`);
   for (const folder of new Set(edges.map((e) => e.from.folder))) {
     if (folder !== 'extension.ts' && !ALLOWED[folder]) problems.push(`src/${folder} is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)`);
   }

@@ -26,7 +26,7 @@ export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string
       const text = `${list.join('\n')}\n`;
       if (m?.type === 'copy') {
         await vscode.env.clipboard.writeText(text);
-        void panel.webview.postMessage({ type: 'status', text: 'Copied to the clipboard.' });
+        panel.webview.postMessage({ type: 'status', text: 'Copied to the clipboard.' });
       } else if (m?.type === 'save') {
         const uri = await vscode.window.showSaveDialog({
           title: 'Save backup codes',
@@ -36,9 +36,9 @@ export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string
         if (!uri) return;
         try {
           await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
-          void panel.webview.postMessage({ type: 'status', text: `Saved to ${uri.fsPath}. Keep that file private.` });
+          panel.webview.postMessage({ type: 'status', text: `Saved to ${uri.fsPath}. Keep that file private.` });
         } catch (e) {
-          void panel.webview.postMessage({ type: 'status', text: `Could not save the file (${(e as Error).message}). Choose another location or copy the codes instead.` });
+          panel.webview.postMessage({ type: 'status', text: `Could not save the file (${(e as Error).message}). Choose another location or copy the codes instead.` });
         }
       } else if (m?.type === 'done') {
         panel.dispose();

@@ -49,7 +49,7 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
     },
     async pickMethod(title, methods) {
       if (methods.length === 0) {
-        void vscode.window.showInformationMessage('You have no 2FA methods yet. Add an authenticator app or SMS from the Account view.');
+        vscode.window.showInformationMessage('You have no 2FA methods yet. Add an authenticator app or SMS from the Account view.');
         return undefined;
       }
       const pick = await vscode.window.showQuickPick(
@@ -91,7 +91,7 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
       return info.actions.find((a) => ACTION_LABELS[a] === r);
     },
     info(message) {
-      void vscode.window.showInformationMessage(message);
+      vscode.window.showInformationMessage(message);
     },
     async backupCodes(codes, title) {
       await showBackupCodes(extensionUri, codes, title, () => backupCodesSavePath(homedir(), demo?.folders));

@@ -64,7 +64,9 @@ export function showTotpSetup(
   const panel = vscode.window.createWebviewPanel('gpuRental.tfaTotp', 'Add Authenticator App', vscode.ViewColumn.Active, webviewOptions(extensionUri));
   let secret = setup.secret;
   const body = totpBody(setup, demoCode?.());
-  const ticker = demoCode && setInterval(() => void panel.webview.postMessage({ type: 'demoCode', code: demoCode() }), 5000);
+  const ticker = demoCode && setInterval(() => {
+    panel.webview.postMessage({ type: 'demoCode', code: demoCode() });
+  }, 5000);
   panel.webview.html = page(panel.webview, extensionUri, { title: 'Add Authenticator App', body, script: 'totp.js' });
   return new Promise<boolean>((resolve) => {
     let ok = false;
@@ -79,7 +81,7 @@ export function showTotpSetup(
     panel.webview.onDidReceiveMessage(async (m: { type?: string; code?: unknown; label?: unknown }) => {
       if (m?.type === 'copy') {
         await vscode.env.clipboard.writeText(secret);
-        void panel.webview.postMessage({ type: 'copied' });
+        panel.webview.postMessage({ type: 'copied' });
       } else if (m?.type === 'cancel') {
         panel.dispose();
       } else if (m?.type === 'submit' && typeof m.code === 'string') {
@@ -90,7 +92,7 @@ export function showTotpSetup(
           panel.webview.html = '';
           panel.dispose();
         } else {
-          void panel.webview.postMessage({ type: 'result', error: err });
+          panel.webview.postMessage({ type: 'result', error: err });
         }
       }
     });

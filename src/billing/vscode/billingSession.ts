@@ -12,6 +12,7 @@ import { KEEP_STOPPED_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY, checkIdleBill
 import { idList } from '../../instances/instanceGone';
 import { instanceName } from '../../instances/instanceViewModel';
 import type { InstanceMark } from '../../core/instanceMarks';
+import { background } from '../../core/background';
 
 /** Price increases this window already told about (bounded), so a reload does not repeat them. */
 export const NOTIFIED_INCREASES_KEY = 'gpuRental.billing.notifiedIncreases';
@@ -82,21 +83,21 @@ export function startBilling(services: Services): BillingSession {
   services.track(
     services.instances.onDidChange(() => {
       if (!services.connection().signedIn || !services.instances.loaded) return;
-      void spending.maybeRefresh();
+      background(spending.maybeRefresh(), services.log, 'refreshing spending');
       session.idle = checkIdleBilling(services, spending.current);
     }),
   );
   // The budget follows the charges and its settings (src/billing/vscode/budgetWatch.ts).
-  services.track(spending.onDidChange(() => void checkBudgetNow(services, spending.current)));
+  services.track(spending.onDidChange(() => background(checkBudgetNow(services, spending.current), services.log, 'checking the budget')));
   services.track(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('gpuRental.budget')) void checkBudgetNow(services, spending.current);
+      if (e.affectsConfiguration('gpuRental.budget')) background(checkBudgetNow(services, spending.current), services.log, 'checking the budget');
     }),
   );
-  void spending.refresh();
+  background(spending.refresh(), services.log, 'refreshing spending');
   services.track(increases.onDidChange((rows) => show(services, session, rows)));
   services.track(services.instances.onDidChange(() => markRows(services, increases.pending)));
-  void increases.maybeFetch();
+  background(increases.maybeFetch(), services.log, 'reading price increases');
   return session;
 }
 
@@ -132,16 +133,17 @@ function show(services: Services, session: BillingSession, rows: readonly Pendin
   const fresh = newIncreases(rows, new Set([...remembered, ...session.notified]));
   if (!fresh.length) return;
   session.notified.push(...fresh.map((p) => p.pending_price_increase_id));
-  void services.globalState.update(NOTIFIED_INCREASES_KEY, { ...all, [server]: [...remembered, ...fresh.map((p) => p.pending_price_increase_id)].slice(-MAX_REMEMBERED) });
+  background(services.globalState.update(NOTIFIED_INCREASES_KEY, { ...all, [server]: [...remembered, ...fresh.map((p) => p.pending_price_increase_id)].slice(-MAX_REMEMBERED) }), services.log, 'remembering notified price increases');
   for (const p of fresh) notify(services, p);
 }
 
 function notify(services: Services, p: PendingPriceIncrease): void {
   const id = p.pending_price_increase_id;
   const inst = services.instances.get(p.contract_id);
-  void vscode.window.showWarningMessage(`GPU Rental: ${increaseHeadline(p, nameOf(services, p.contract_id), inst)}`, 'Accept', 'Reject', 'Details').then((a) => {
-    if (a === 'Accept') void vscode.commands.executeCommand('gpuRental.acceptPriceIncrease', id);
-    else if (a === 'Reject') void vscode.commands.executeCommand('gpuRental.rejectPriceIncrease', id);
-    else if (a === 'Details') void vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', id);
-  });
+  background(vscode.window.showWarningMessage(`GPU Rental: ${increaseHeadline(p, nameOf(services, p.contract_id), inst)}`, 'Accept', 'Reject', 'Details').then((a) => {
+    if (a === 'Accept') return vscode.commands.executeCommand('gpuRental.acceptPriceIncrease', id);
+    if (a === 'Reject') return vscode.commands.executeCommand('gpuRental.rejectPriceIncrease', id);
+    if (a === 'Details') return vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', id);
+    return undefined;
+  }), services.log, 'the price increase notice');
 }

@@ -7,6 +7,7 @@ import type { Spending } from '../spending';
 import { budgetMessage, checkBudget, guardedRunning, levelToWarn, type BudgetWarned } from '../budget';
 import { summarizeCosts } from '../../costs/costs';
 import { instanceName } from '../../instances/instanceViewModel';
+import { background } from '../../core/background';
 
 export const BUDGET_WARNED_KEY = 'gpuRental.budget.warned';
 
@@ -30,11 +31,11 @@ export async function checkBudgetNow(services: Services, s: Spending | undefined
   const buttons = [...(guarded.length ? [stopLabel] : []), 'Show Spending', ...(level === 100 && !guarded.length ? ['Stop All Running…'] : [])];
   const a = await vscode.window.showWarningMessage(budgetMessage(c, rate), ...buttons);
   if (a === 'Show Spending') {
-    void vscode.commands.executeCommand('gpuRental.showSpending');
+    background(vscode.commands.executeCommand('gpuRental.showSpending'), services.log, 'opening Spending');
     return { level, action: 'spending' };
   }
   if (a === 'Stop All Running…') {
-    void vscode.commands.executeCommand('gpuRental.stopAllRunning');
+    background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), services.log, 'running Stop All Running');
     return { level, action: 'none' };
   }
   if (a !== stopLabel) return { level, action: 'none' };

@@ -9,6 +9,7 @@ import { gpuText, instanceName, stateText } from '../../instances/instanceViewMo
 import { ensureSignedIn } from './signedIn';
 import { instanceIdOf, pickRule } from '../../instances/instanceRef';
 import { instanceKey } from '../../instances/actionGuard';
+import { background } from '../background';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
@@ -19,7 +20,7 @@ export async function resolveInstance(
 ): Promise<Instance | undefined> {
   const id = instanceIdOf(arg);
   if (arg !== undefined && arg !== null && id === undefined) {
-    void vscode.window.showErrorMessage(`"${what.verb}" needs an instance id (a number) or an instance row. Pick the instance in the GPU Rental view and try again.`);
+    vscode.window.showErrorMessage(`"${what.verb}" needs an instance id (a number) or an instance row. Pick the instance in the GPU Rental view and try again.`);
     return undefined;
   }
   if (id !== undefined) {
@@ -28,7 +29,7 @@ export async function resolveInstance(
       try {
         inst = await (await services.api()).showInstance(id);
       } catch (e) {
-        void vscode.window.showErrorMessage(`Could not find instance #${id}: ${describeError(e)}`);
+        vscode.window.showErrorMessage(`Could not find instance #${id}: ${describeError(e)}`);
         return undefined;
       }
     }
@@ -38,7 +39,7 @@ export async function resolveInstance(
   if (!services.instances.loaded) await services.instances.refresh();
   const rule = pickRule(services.instances.instances, allowed, what.takeOnly);
   if (rule.kind === 'none') {
-    void vscode.window.showInformationMessage(what.none);
+    vscode.window.showInformationMessage(what.none);
     return undefined;
   }
   if (rule.kind === 'one') return rule.instance;
@@ -73,9 +74,9 @@ export async function runInstanceAction(
   } catch (e) {
     const msg = describeError(e);
     services.log.error(`${failure} #${inst.id}: ${msg}`);
-    void vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Log').then((a) => {
+    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Log').then((a) => {
       if (a) services.showLog(true);
-    });
+    }), services.log, 'the failure notice');
     return false;
   } finally {
     store.setPending(inst.id, undefined);
@@ -90,7 +91,7 @@ export async function oneAtATime<T>(services: Services, key: string, what: strin
   const claim = services.instances.actions.claim(key, what);
   if (typeof claim !== 'function') {
     services.log.info(`${what} ${name}: refused, ${claim.busy} is still running there`);
-    void vscode.window.showInformationMessage(`${claim.busy} of ${name} is still in progress. Wait for it to finish; nothing was sent for this ${what}.`);
+    vscode.window.showInformationMessage(`${claim.busy} of ${name} is still in progress. Wait for it to finish; nothing was sent for this ${what}.`);
     return busy;
   }
   try {

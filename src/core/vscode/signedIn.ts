@@ -5,6 +5,6 @@ import { NOT_SIGNED_IN } from '../../api/errors';
 /** True when signed in; otherwise tells the user how to sign in (the one wording, api/errors.ts). */
 export function ensureSignedIn(services: Services): boolean {
   if (services.connection().signedIn) return true;
-  void vscode.window.showErrorMessage(NOT_SIGNED_IN);
+  vscode.window.showErrorMessage(NOT_SIGNED_IN);
   return false;
 }

@@ -2,6 +2,8 @@
 // completionEvents `onContext:<key>`), not when a step's command merely opened: these are the
 // context keys, set once the outcome is seen. VS Code remembers a completed step itself.
 import * as vscode from 'vscode';
+import type { Logger } from '../../api/types';
+import { background } from '../background';
 
 export const WALKTHROUGH_CONTEXT = {
   /** A search returned offers (or an empty list): the user saw what the marketplace has. */
@@ -12,6 +14,7 @@ export const WALKTHROUGH_CONTEXT = {
   sshKey: 'gpuRental.walkthrough.sshKeyOnAccount',
 } as const;
 
-export function markWalkthroughStep(step: keyof typeof WALKTHROUGH_CONTEXT, done = true): void {
-  void vscode.commands.executeCommand('setContext', WALKTHROUGH_CONTEXT[step], done);
+/** Ticks `step` (sets its context key); `log` hears of a failure to set it. */
+export function markWalkthroughStep(step: keyof typeof WALKTHROUGH_CONTEXT, log: Pick<Logger, 'warn'>, done = true): void {
+  background(vscode.commands.executeCommand('setContext', WALKTHROUGH_CONTEXT[step], done), log, `ticking the walkthrough step ${step}`);
 }

@@ -5,6 +5,7 @@ import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
 import { instanceName, md } from '../../instances/instanceViewModel';
+import { background } from '../../core/background';
 
 export function statusText(s: CostSummary, demo: boolean): string {
   return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
@@ -90,7 +91,7 @@ export class CostStatusBar implements vscode.Disposable {
     if (!isCreditLow(s, this.services.settings().lowCreditWarningHours)) return;
     this.warnedThisSession = true;
     const hours = s.hoursLeft === undefined ? '' : ` in about ${formatHours(s.hoursLeft)}`;
-    void vscode.window
+    background(vscode.window
       .showWarningMessage(
         `GPU Rental: your credit (${formatMoney(s.credit ?? 0)}) runs out${hours} at the current ${formatRate(s.totalPerHour)}. Add credit on your account page or stop instances you do not need.`,
         'Open Instances',
@@ -98,10 +99,10 @@ export class CostStatusBar implements vscode.Disposable {
         "Don't Remind Me This Session",
       )
       .then((a) => {
-        if (a === 'Open Instances') void vscode.commands.executeCommand('gpuRental.instances.focus');
-        else if (a === 'Stop All Running…') void vscode.commands.executeCommand('gpuRental.stopAllRunning');
+        if (a === 'Open Instances') background(vscode.commands.executeCommand('gpuRental.instances.focus'), this.services.log, 'opening the Instances view');
+        else if (a === 'Stop All Running…') background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), this.services.log, 'running Stop All Running');
         else if (a) this.muted = true;
-      });
+      }), this.services.log, 'the credit warning');
   }
 
   dispose(): void {

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { readInflight, realClock, resumeInflight } from '../createFlow';
 import { sshEntryWriterFor } from '../../ssh/vscode/sshHost';
+import { background } from '../../core/background';
 
 /** One watcher per in-flight rental (by id, or label while its id is unknown), however often this is called. */
 const watching = new Set<number | string>();
@@ -25,18 +26,26 @@ export async function keepWatching(services: Services, ref?: number | string): P
         only: keys,
         signal: ac.signal,
         onFailed: (r, message) =>
-          void vscode.window.showWarningMessage(message, 'Destroy').then((c) => {
-            if (c && r.instanceId !== undefined) void vscode.commands.executeCommand('gpuRental.destroyInstance', r.instanceId);
-          }),
+          background(
+            vscode.window.showWarningMessage(message, 'Destroy').then((c) => {
+              if (c && r.instanceId !== undefined) background(vscode.commands.executeCommand('gpuRental.destroyInstance', r.instanceId), services.log, 'opening Destroy');
+            }),
+            services.log,
+            'the Destroy offer',
+          ),
         onAdopted: (r, inst, alias) =>
-          void vscode.window
+          background(
+            vscode.window
             .showWarningMessage(
               `Instance ${inst.id} ("${r.label}") arrived late: the service showed it only now. It is billing and is in the Instances view${alias ? `, with its SSH entry ${alias}` : ''}. Destroy it there if you rented another machine instead.`,
               'Show Instances',
             )
             .then((c) => {
-              if (c) void vscode.commands.executeCommand('gpuRental.instances.focus');
+              if (c) background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'showing the Instances view');
             }),
+            services.log,
+            'the arrived-late notice',
+          ),
       },
     );
   } catch (e) {

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { TemplateProblem } from '../templateValidation';
 import { matchesGlob } from '../templateDiscovery';
+import { background } from '../../core/background';
 
 /** Is this file a template by the glob setting (relative to its workspace folder)? */
 export function isTemplateUri(services: Services, uri: vscode.Uri): boolean {
@@ -59,7 +60,7 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
       k,
       setTimeout(() => {
         timers.delete(k);
-        void check(doc);
+        background(check(doc), services.log, 'checking a template file');
       }, 400),
     );
   };
@@ -76,7 +77,7 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
     collection,
     watcher,
     watcher.onDidDelete(forget),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => vscode.workspace.textDocuments.forEach((d) => void check(d))),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file'))),
     vscode.workspace.onDidOpenTextDocument(check),
     vscode.workspace.onDidSaveTextDocument(check),
     vscode.workspace.onDidChangeTextDocument((e) => later(e.document)),
@@ -90,6 +91,6 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
     { dispose: () => timers.forEach((t) => clearTimeout(t)) },
   ])
     services.track(d);
-  vscode.workspace.textDocuments.forEach((d) => void check(d));
+  vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file'));
   return collection;
 }

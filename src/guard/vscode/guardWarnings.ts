@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { GuardWarning } from '../monitor';
 import { instanceName } from '../../instances/instanceViewModel';
+import { background } from '../../core/background';
 
 export const KEEP_RUNNING = 'Keep Running 1 h';
 export const STOP_NOW = 'Stop Now';
@@ -28,12 +29,12 @@ export function startGuardWarnings(services: Services): void {
       // A cap is hard: snoozing does not postpone it, so only the idle warning offers Keep Running.
       const actions = w.reason === 'idle' ? [KEEP_RUNNING, STOP_NOW, DONT_WARN] : [STOP_NOW, DONT_WARN];
       services.log.info(`guard: warning for instance ${w.instance.id} (${w.reason}, ${w.action})`);
-      void vscode.window.showWarningMessage(warningText(w), ...actions).then(async (pick) => {
+      background(vscode.window.showWarningMessage(warningText(w), ...actions).then(async (pick) => {
         const instanceId = w.instance.id;
         if (pick === KEEP_RUNNING) await vscode.commands.executeCommand('gpuRental.snoozeGuard', { instanceId, minutes: 60 });
         else if (pick === STOP_NOW) await vscode.commands.executeCommand('gpuRental.stopInstance', instanceId);
         else if (pick === DONT_WARN) await services.guard.dontWarn(instanceId);
-      });
+      }), services.log, 'the guard warning');
     }),
   );
 }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { keyId, logKeyOf, renderLog } from '../logStore';
+import { background } from '../../core/background';
 
 export const LOG_FOLLOWING_CONTEXT = 'gpuRental.logFollowing';
 
@@ -40,7 +41,7 @@ export class InstanceLogsProvider implements vscode.TextDocumentContentProvider,
     let e = this.services.logs.get(key);
     if (!e) {
       e = this.services.logs.open(key, name);
-      void this.services.logs.refresh(key, name);
+      background(this.services.logs.refresh(key, name), this.services.log, 'fetching the instance log');
     }
     return renderLog(e, this.services.settings().logs.followIntervalSeconds);
   }
@@ -48,7 +49,7 @@ export class InstanceLogsProvider implements vscode.TextDocumentContentProvider,
   private updateContext(): void {
     const key = logKeyOf(vscode.window.activeTextEditor?.document.uri);
     const following = key ? this.services.logs.get(key)?.following === true : false;
-    void vscode.commands.executeCommand('setContext', LOG_FOLLOWING_CONTEXT, following);
+    background(vscode.commands.executeCommand('setContext', LOG_FOLLOWING_CONTEXT, following), this.services.log, 'setting the log-following context');
   }
 
   /** One timer while anything is followed; each tick fetches the followed logs that are on screen. */
@@ -72,7 +73,7 @@ export class InstanceLogsProvider implements vscode.TextDocumentContentProvider,
       const key = logKeyOf(doc.uri);
       if (!key || !visible.has(doc.uri.toString())) continue;
       const e = this.services.logs.get(key);
-      if (e?.following && !e.loading) void this.services.logs.refresh(key, e.name);
+      if (e?.following && !e.loading) background(this.services.logs.refresh(key, e.name), this.services.log, 'fetching the instance log');
     }
   }
 

@@ -6,6 +6,7 @@ import { offerRow } from '../../instances/instanceViewModel';
 import { describeOfferQuery } from '../offerQuery';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
+import { background } from '../../core/background';
 
 export type OfferTreeNode =
   | { kind: 'offer'; id: number; offer: Offer }
@@ -60,7 +61,7 @@ export class OffersTreeProvider implements vscode.TreeDataProvider<OfferTreeNode
     if (store.error) return [{ kind: 'error', message: store.error }];
     const offers = store.offers;
     if (!offers) {
-      if (!store.searching) void store.refresh();
+      if (!store.searching) background(store.refresh(), this.services.log, 'searching offers');
       return [];
     }
     if (offers.length === 0) return [{ kind: 'empty' }];

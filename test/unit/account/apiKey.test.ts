@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator } from '../../../src/sim';
+import { startSim } from '../../kit/sim';
 import type { Logger } from '../../../src/api/types';
 import { closeApiTransport } from '../../../src/api/client';
 import { Emitter } from '../../../src/core/events';
@@ -36,9 +36,9 @@ const log: Logger = {
   error: (m) => lines.push(m),
 };
 
-let sim: Awaited<ReturnType<typeof startSimulator>>;
+let sim: Awaited<ReturnType<typeof startSim>>;
 before(async () => {
-  sim = await startSimulator({ port: 0, seed: 1 });
+  sim = await startSim({ seed: 1 });
 });
 after(async () => {
   await sim.close();

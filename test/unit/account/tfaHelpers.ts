@@ -9,6 +9,7 @@ import type { TfaFlowDeps } from '../../../src/account/tfaPorts';
 import { scriptedPrompts, type TfaScript } from '../../../src/account/tfaScript';
 import type { TfaErrorInfo } from '../../../src/account/tfaErrors';
 import type { KeyValueStore } from '../../../src/core/ports';
+import { MemoryState } from '../../kit/state';
 
 export interface Run {
   flows: TfaFlows;
@@ -32,8 +33,7 @@ export async function startTfa(): Promise<TfaHarness> {
   const api = h.client({ retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
   let offset = 0;
   const clock = { now: () => Date.now() + offset };
-  const kv = new Map<string, unknown>();
-  const state: KeyValueStore = { get: <T>(k: string) => kv.get(k) as T | undefined, update: async (k, v) => void (v === undefined ? kv.delete(k) : kv.set(k, v)) };
+  const state: KeyValueStore = new MemoryState();
   return {
     ...h,
     api,

@@ -2,7 +2,8 @@
 // creation, ambiguity + reconciliation, cancellation, timeouts, auth fallback, malformed answers.
 import { test, before, after, beforeEach, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, rejection, keyCredentials, captureLogger, type Harness } from './helpers';
+import { startHarness, rejection, keyCredentials, type Harness } from './helpers';
+import { captureLogger } from '../../kit/log';
 import { ConnectionState } from '../../../src/core/connection';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import { reconcileCreation } from '../../../src/api/reconcile';

@@ -1,23 +1,12 @@
-// Shared test plumbing: a simulator per test file, a capturing logger, a client factory.
-import { startSimulator, type RunningSim, type SimOptions } from '../../../src/sim';
-import { SimControl } from '../../../src/sim/control';
+// The API client's test plumbing: a simulator (the kit's) and clients for it.
+import type { RunningSim, SimOptions } from '../../../src/sim';
+import type { SimControl } from '../../../src/sim/control';
+import { captureLogger, type CapturingLogger } from '../../kit/log';
+import { startTestSim } from '../../kit/sim';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client';
-import type { Credentials, Logger, ServiceApi } from '../../../src/api/types';
+import type { Credentials, ServiceApi } from '../../../src/api/types';
 
 export const API_KEY = 'sim-api-key';
-
-export interface CapturingLogger extends Logger {
-  lines: string[];
-  text(): string;
-}
-
-export function captureLogger(): CapturingLogger {
-  const lines: string[] = [];
-  const at = (level: string) => (m: string) => {
-    lines.push(`${level} ${m}`);
-  };
-  return { lines, text: () => lines.join('\n'), trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 export function keyCredentials(key: string | undefined = API_KEY): Credentials {
   return { token: () => key };
@@ -37,18 +26,15 @@ export interface Harness {
  * clients do not pace (the simulator does not limit).
  */
 export async function startHarness(opts: { instances?: number; bootSeconds?: number; rateLimitPerSecond?: number } & Pick<SimOptions, 'era' | 'invisibleSeconds' | 'rateLimits'> = {}): Promise<Harness> {
-  const sim = await startSimulator({
-    port: 0,
-    testControl: true,
+  const sim = await startTestSim({
     bootSeconds: opts.bootSeconds ?? 60,
-    seed: 1,
     instances: opts.instances ?? 0,
     era: opts.era ?? 'today',
     invisibleSeconds: opts.invisibleSeconds ?? 0,
     ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}),
     ...(opts.rateLimitPerSecond ? { rateLimitPerSecond: opts.rateLimitPerSecond } : {}),
   });
-  const ctl = new SimControl(sim.url);
+  const ctl = sim.ctl;
   const log = captureLogger();
   return {
     sim,

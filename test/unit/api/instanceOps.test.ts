@@ -2,14 +2,16 @@
 // against the real simulator over loopback.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulator, type RunningSim } from '../../../src/sim';
+import type { RunningSim } from '../../../src/sim';
+import { startSim } from '../../kit/sim';
 import { SimControl } from '../../../src/sim/control';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
 import type { ServiceApi } from '../../../src/api/types';
 import { parseOfferQuery } from '../../../src/offers/offerQuery';
 import { isOutbid, currentBid } from '../../../src/instances/bid';
-import { API_KEY, captureLogger, keyCredentials, rejection } from './helpers';
+import { API_KEY, keyCredentials, rejection } from './helpers';
+import { captureLogger } from '../../kit/log';
 
 let sim: RunningSim;
 let ctl: SimControl;
@@ -17,8 +19,8 @@ const log = captureLogger();
 let api: ServiceApi;
 
 before(async () => {
-  sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, instances: 2, rateLimitPerSecond: 1000, logDelayMs: 250 });
-  ctl = new SimControl(sim.url);
+  sim = await startSim({ testControl: true, bootSeconds: 60, seed: 1, instances: 2, rateLimitPerSecond: 1000, logDelayMs: 250 });
+  ctl = (sim as Awaited<ReturnType<typeof startSim>>).ctl;
   api = createApiClient({ baseUrl: sim.url, credentials: keyCredentials(), log, timeoutMs: 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
 });
 after(async () => {

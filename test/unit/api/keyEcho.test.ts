@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createApiClient } from '../../../src/api/client';
 import { redact } from '../../../src/api/redact';
 import type { Transport } from '../../../src/api/transport';
-import { captureLogger, keyCredentials, rejection } from './helpers';
+import { keyCredentials, rejection } from './helpers';
+import { captureLogger } from '../../kit/log';
 
 const KEY = '3f9a1c7be2d04a6f8b15c9e07d2a4b6c1e8f0a3d5b7c9e2f4a6b8d0c1e3f5a7b';
 const FORMS: Array<[string, string]> = [

@@ -4,7 +4,8 @@
 // service, "not visible yet", reconciliation by label with one filtered request, pacing.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { captureLogger, keyCredentials, rejection, startHarness, type Harness } from './helpers';
+import { keyCredentials, rejection, startHarness, type Harness } from './helpers';
+import { captureLogger } from '../../kit/log';
 import { closeApiTransport, createApiClient, forgetListEras, learntListEra } from '../../../src/api/client';
 import { reconcileCreation } from '../../../src/api/reconcile';
 import { request as realRequest } from '../../../src/api/transport';

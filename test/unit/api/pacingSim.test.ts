@@ -8,7 +8,8 @@ import { startSimulator } from '../../../src/sim';
 import { SimControl } from '../../../src/sim/control';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import { SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
-import { captureLogger, keyCredentials, rejection } from './helpers';
+import { keyCredentials, rejection } from './helpers';
+import { captureLogger } from '../../kit/log';
 
 test('after a 429 on a label change, the next one comes a whole threshold later and is accepted', async () => {
   // the simulator enforces the service's threshold for state changes; everything else is free

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { redact, createRedactingLogger, SecretRegistry } from '../../../src/api/redact';
 import { ApiError, errorFromResponse } from '../../../src/api/errors';
-import { captureLogger } from './helpers';
+import { captureLogger } from '../../kit/log';
 
 const gone = (out: string, secret: string) => assert.equal(out.includes(secret), false, 'a secret survived redaction');
 

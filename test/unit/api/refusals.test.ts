@@ -9,7 +9,8 @@ import { SimControl } from '../../../src/sim/control';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
 import type { ServiceApi } from '../../../src/api/types';
-import { API_KEY, captureLogger, keyCredentials, rejection } from './helpers';
+import { API_KEY, keyCredentials, rejection } from './helpers';
+import { captureLogger } from '../../kit/log';
 
 type Op = [name: string, call: (api: ServiceApi, id: number) => Promise<unknown>];
 const OPS: Op[] = [

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { bundleName, findLazyModules, statefulCopies } from '../../../scripts/bundles.mjs';
 import { repoRoot } from '../repoRoot';
-import { inFixtureTree } from '../helpers';
+import { inFixtureTree } from '../../kit/temp';
 
 /** Runs `fn` in a temporary fixture tree of `files` (removed afterwards). */
 const inTree = <T>(files: Record<string, string>, fn: (dir: string) => T | Promise<T>) => inFixtureTree('gpu-rental-bundles-', files, fn);

@@ -3,11 +3,10 @@ import * as assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { PolledInstanceStore } from '../../../src/instances/instanceStore';
 import { DEFAULT_POLLER_CONFIG } from '../../../src/core/poller';
-import { FakeTimers, flush } from './fakeTimers';
+import { FakeTimers, flush } from '../../kit/clock';
+import { instanceIn } from '../../kit/fixtures';
 
-function inst(id: number, state: Instance['state'], extra: Partial<Instance> = {}): Instance {
-  return { id, state, actual_status: state, intended_status: state === 'stopped' ? 'stopped' : 'running', ...extra };
-}
+const inst = instanceIn;
 
 interface Harness {
   timers: FakeTimers;
@@ -146,8 +145,7 @@ test('a response that arrives after the key changed is dropped; one request in f
   await flush();
   assert.equal(h.calls, 1);
   // refresh while in flight joins the same request
-  void h.store.refresh();
-  void h.store.refresh();
+  const joined = Promise.all([h.store.refresh(), h.store.refresh()]);
   await flush();
   assert.equal(h.calls, 1);
   // the key changes: the old response must not show up
@@ -164,6 +162,7 @@ test('a response that arrives after the key changed is dropped; one request in f
     [9],
   );
   assert.equal(h.inFlightMax, 1);
+  await joined;
   h.store.dispose();
 });
 

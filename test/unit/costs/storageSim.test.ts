@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startSimulator } from '../../../src/sim';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import { currentRate, formatRate, isBilledForCompute, summarizeCosts } from '../../../src/costs/costs';
-import { captureLogger, keyCredentials } from '../api/helpers';
+import { keyCredentials } from '../api/helpers';
+import { captureLogger } from '../../kit/log';
 
 test('stopping an instance moves it from its running price to its storage rate in the summary', async () => {
   const sim = await startSimulator({ port: 0, seed: 5, instances: 3, ssh: false });

@@ -1,41 +1,31 @@
 // The create flow's test harness: one simulator per test file (reset before each test), ports
 // that record what the flow did, and a clock whose sleeps advance the simulator's clock.
-import { before, after, beforeEach } from 'node:test';
-import { startSimulator, type RunningSim } from '../../../src/sim';
-import { SimControl } from '../../../src/sim/control';
+import type { SimControl } from '../../../src/sim/control';
+import { MemoryState } from '../../kit/state';
+import { useTestSim } from '../../kit/simPerFile';
+import type { StartedSim } from '../../kit/sim';
 import { createApiClient } from '../../../src/api/client';
 import type { Instance, Logger, Offer, ServiceApi } from '../../../src/api/types';
-import type { KeyValueStore } from '../../../src/core/ports';
 import type { SshOptions } from '../../../src/ssh/sshTypes';
 import type { Template } from '../../../src/create/templateSchema';
 import type { Clock, CreateFlowPorts, FlowPrompts, ProgressUpdate } from '../../../src/create/createFlow';
 
-export const flowSim = { sim: undefined as unknown as RunningSim, control: undefined as unknown as SimControl };
+let started: { readonly current: StartedSim } | undefined;
+
+/** This test file's simulator and its control client (useFlowSim() starts them). */
+export const flowSim = {
+  get sim(): StartedSim {
+    if (!started) throw new Error('call useFlowSim() at the top of the test file');
+    return started.current;
+  },
+  get control(): SimControl {
+    return flowSim.sim.ctl;
+  },
+};
 
 /** Starts the simulator for this test file and resets it before each test. */
 export function useFlowSim(): void {
-  before(async () => {
-    flowSim.sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, era: 'today', invisibleSeconds: 0 });
-    flowSim.control = new SimControl(flowSim.sim.url);
-  });
-  after(async () => {
-    await flowSim.sim.close();
-  });
-  beforeEach(async () => {
-    await flowSim.control.reset();
-  });
-}
-
-export class MemoryState implements KeyValueStore {
-  data = new Map<string, unknown>();
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    // As VS Code's Memento: undefined removes the key.
-    if (value === undefined) this.data.delete(key);
-    else this.data.set(key, JSON.parse(JSON.stringify(value)));
-  }
+  started = useTestSim({ era: 'today', invisibleSeconds: 0 });
 }
 
 export function memoryLog(): Logger & { lines: string[] } {

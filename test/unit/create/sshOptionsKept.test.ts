@@ -13,8 +13,9 @@ import type { Template } from '../../../src/create/templateSchema';
 import { noSsh } from '../ssh/sshG';
 import { syncHarness } from '../ssh/syncHarness';
 import { assertTemplateEntry, otherKey, templateSsh } from '../ssh/templateEntry';
-import { inTempDir } from '../helpers';
-import { flowSim, harness, MemoryState, simInstances, template as base, useFlowSim } from './flowHarness';
+import { inTempDir } from '../../kit/temp';
+import { flowSim, harness, simInstances, template as base, useFlowSim } from './flowHarness';
+import { MemoryState } from '../../kit/state';
 
 useFlowSim();
 

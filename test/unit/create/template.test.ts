@@ -9,11 +9,12 @@ import { loadTemplate, type TemplateContext } from '../../../src/create/template
 import { baseLabel, buildCreateRequest, buildOfferQuery, uniqueLabel } from '../../../src/create/requestBuilder';
 import { rankOffers } from '../../../src/create/ranking';
 import { discoverTemplates, matchesGlob } from '../../../src/create/templateDiscovery';
-import { inFixtureTree } from '../helpers';
+import { inFixtureTree } from '../../kit/temp';
 import { parseProblem } from '../../../src/create/creationRules';
 import type { Offer } from '../../../src/api/types';
 import { exampleTemplate } from '../../../src/create/templateExample';
 import { repoRoot } from '../repoRoot';
+import { offerRecord } from '../../kit/fixtures';
 
 
 const SECRET_VALUE = 'hunter2-not-for-logs';
@@ -241,7 +242,7 @@ test('request building: query filters, env object with port keys, price only for
 });
 
 test('offer ranking: cheapest first, best value, price cap and bid floor', () => {
-  const o = (id: number, dph: number, extra: Partial<Offer> = {}): Offer => ({ id, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: dph, ...extra });
+  const o = (id: number, dph: number, extra: Partial<Offer> = {}): Offer => offerRecord(id, { dph_total: dph, ...extra });
   const offers = [o(1, 0.5, { dlperf: 50, reliability: 0.9 }), o(2, 0.3, { dlperf: 15 }), o(3, 0.3, { dlperf: 30, reliability: 0.99 }), o(4, 2, { dlperf: 400 }), o(5, 0.4, { dlperf_per_dphtotal: 500, min_bid: 0.35 })];
   assert.deepEqual(rankOffers(offers).map((x) => x.id), [3, 2, 5, 1, 4]);
   assert.deepEqual(rankOffers(offers, { rank: 'best-value' }).map((x) => x.id), [5, 4, 3, 1, 2]);

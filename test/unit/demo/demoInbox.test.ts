@@ -2,15 +2,16 @@
 // other keys get nothing, and without demo mode the endpoint does not exist.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { startSimulator } from '../../../src/sim';
+import { startSim } from '../../kit/sim';
 import { closeApiTransport } from '../../../src/api/client';
 import { inboxHint, newestCode, simulatorInbox } from '../../../src/demo/demoInbox';
-import { captureLogger, keyCredentials } from '../api/helpers';
+import { keyCredentials } from '../api/helpers';
+import { captureLogger } from '../../kit/log';
 import { createApiClient } from '../../../src/api/client';
 
 test('demo inbox: the e-mailed code, for the account key only; absent outside the demo', async () => {
-  const sim = await startSimulator({ port: 0, demoInbox: true });
-  const plain = await startSimulator({ port: 0 });
+  const sim = await startSim({ demoInbox: true });
+  const plain = await startSim();
   try {
     const api = createApiClient({ baseUrl: sim.url, credentials: keyCredentials(), log: captureLogger(), retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
     const before = sim.state.now() - 1;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
 import type { Ctx } from '../sim/helpers';
+import { sleep, waitFor } from '../../kit/wait';
 
 export const SHELLS: Array<{ name: string; argv: string[] }> = [
   { name: 'dash', argv: ['dash'] },
@@ -113,15 +114,7 @@ export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOption
   };
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep };
 
-/** Polls until fn returns a truthy value, or fails after ms. */
-export async function until<T>(what: string, fn: () => T | Promise<T>, ms = 15000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(200);
-  }
-}
+/** Polls until fn returns a truthy value, or fails after ms (the kit's waitFor, what first). */
+export const until = <T>(what: string, fn: () => T | Promise<T>, ms = 15000) => waitFor(fn, ms, what);

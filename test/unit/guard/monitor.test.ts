@@ -2,23 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/core/events';
-import { silentLogger } from '../helpers';
-import type { KeyValueStore } from '../../../src/core/ports';
+import { silentLogger } from '../../kit/log';
 import { GUARD_NO_WARN_KEY, GuardMonitor, type GuardWarning } from '../../../src/guard/monitor';
 import { DEFAULT_GUARD, composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import type { GuardRemote, WatchdogState } from '../../../src/guard/remote';
 import { snoozeCommand, READ_STATE_COMMAND } from '../../../src/guard/remote';
+import { MemoryState } from '../../kit/state';
 
 
-class Memory implements KeyValueStore {
-  data = new Map<string, unknown>();
-  get<T>(k: string) {
-    return this.data.get(k) as T | undefined;
-  }
-  async update(k: string, v: unknown) {
-    this.data.set(k, v);
-  }
-}
+const Memory = MemoryState;
 
 const guarded = composeOnstart('echo hi', resolveGuardPlan({ idleMinutes: 30, maxHours: 2 })!, { apiUrl: 'https://console.vast.ai', dphTotal: 1 }).onstart!;
 

@@ -12,7 +12,7 @@ import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import { sshGuardRemote, type GuardRemote } from '../../../src/guard/remote';
 import { sleep, until } from './harness';
 import { needs } from '../tools';
-import { startSshFixture, type SshFixture } from '../sshFixture';
+import { startSshFixture, type SshFixture } from '../../kit/sshFixture';
 
 const skip = needs('ssh');
 

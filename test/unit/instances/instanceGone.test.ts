@@ -13,8 +13,9 @@ import { DEFAULT_POLLER_CONFIG } from '../../../src/core/poller';
 import { INFLIGHT_STATE_KEY } from '../../../src/core/stateKeys';
 import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
 import { runCreateFlow } from '../../../src/create/createFlow';
-import { silentLogger } from '../helpers';
-import { harness, MemoryState, template } from '../create/flowHarness';
+import { silentLogger } from '../../kit/log';
+import { harness, template } from '../create/flowHarness';
+import { MemoryState } from '../../kit/state';
 import { useFlowSim } from '../create/flowHarness';
 
 useFlowSim();

@@ -4,13 +4,64 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
-import { checkLayers, folderCycles, importEdges } from '../../../tools/lint/layers.mjs';
+import { checkLayers, folderCycles, importEdges, sameBaseNames } from '../../../tools/lint/layers.mjs';
 import { repoRoot } from '../repoRoot';
-import { inFixtureTree } from '../helpers';
+import { inFixtureTree } from '../../kit/temp';
 
 
 const root = repoRoot();
-const eslint = new ESLint({ cwd: root, overrideConfigFile: join(root, 'tools/lint/eslint.config.mjs') });
+const config = join(root, 'tools/lint/eslint.config.mjs');
+// The boundary fixtures name files that do not exist, which the typed rules cannot read: they run
+// here without types (the typed rules have their own fixtures below, on real files).
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfigFile: config,
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off' },
+  },
+});
+const typed = new ESLint({ cwd: root, overrideConfigFile: config });
+
+/** The typed rules' findings on `code`, linted as if it were the (existing) file src/core/steps.ts. */
+async function promiseRules(code: string): Promise<string[]> {
+  const [r] = await typed.lintText(code, { filePath: join(root, 'src/core/steps.ts') });
+  assert.deepEqual(r?.messages.filter((m) => m.fatal), [], 'the fixture parses with types');
+  return (r?.messages ?? []).filter((m) => m.ruleId?.includes('promises')).map((m) => `${m.line}:${m.ruleId}`);
+}
+
+test('eslint (typed): a promise left floating or voided fails; awaited, background() or .catch() passes', async () => {
+  const code = [
+    "import * as vscode from 'vscode';",
+    "import type { Logger } from '../api/types';",
+    "import { background } from './background';",
+    'declare const log: Logger;',
+    'async function work(): Promise<number> {',
+    '  return 1;',
+    '}',
+    'export async function f(): Promise<void> {',
+    '  void work();', // 9: void is not a rejection handler
+    '  work();', // 10
+    "  void vscode.commands.executeCommand('x');", // 11: a Thenable that may reject
+    "  background(work(), log, 'working');",
+    '  work().catch(() => undefined);',
+    '  await work();',
+    "  vscode.window.showInformationMessage('notices never reject');",
+    "  if (work()) log.info('x');", // 16: a promise is always truthy
+    '  [1].forEach(async () => {', // 17: forEach drops the promise
+    '    await work();',
+    '  });',
+    '}',
+    '',
+  ].join('\n');
+  assert.deepEqual(await promiseRules(code), [
+    '9:@typescript-eslint/no-floating-promises',
+    '10:@typescript-eslint/no-floating-promises',
+    '11:@typescript-eslint/no-floating-promises',
+    '16:@typescript-eslint/no-misused-promises',
+    '17:@typescript-eslint/no-misused-promises',
+  ]);
+});
 
 async function restricted(file: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: join(root, file) });
@@ -111,6 +162,13 @@ test('layers: import() of a command from a view, vscode in a core and a core rea
 test('layers: a new src/ folder must be placed in the layer rules first', async () => {
   await inSrcTree({ 'newFeature/x.ts': "import { y } from '../core/y';\nexport const x = y;\n", 'core/y.ts': 'export const y = 1;\n' }, (src) => {
     assert.deepEqual(checkLayers(src), ['src/newFeature is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)']);
+  });
+});
+
+test('layers: two files of src/ with the same base name fail, in any folders', async () => {
+  await inSrcTree({ 'logs/errors.ts': 'export const a = 1;\n', 'api/errors.ts': 'export const b = 1;\n', 'ssh/vscode/errors.ts': 'export const c = 1;\n', 'ssh/keys.ts': 'export const d = 1;\n' }, (src) => {
+    assert.deepEqual(sameBaseNames(src), ['errors.ts: src/api/errors.ts, src/logs/errors.ts, src/ssh/vscode/errors.ts']);
+    assert.deepEqual(checkLayers(src), ['two files of src/ share a base name (errors.ts: src/api/errors.ts, src/logs/errors.ts, src/ssh/vscode/errors.ts): name each file for what it holds, without its folder']);
   });
 });
 

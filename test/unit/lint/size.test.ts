@@ -7,10 +7,20 @@ import { ESLint } from 'eslint';
 import { repoRoot } from '../repoRoot';
 
 const root = repoRoot();
-const eslint = new ESLint({ cwd: root, overrideConfigFile: join(root, 'tools/lint/eslint.config.mjs') });
+// The fixtures name files that do not exist, which the typed rules cannot read: they run here
+// without types (as the boundary fixtures of layers.test.ts do).
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfigFile: join(root, 'tools/lint/eslint.config.mjs'),
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off' },
+  },
+});
 
 async function sizeProblems(file: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: join(root, file) });
+  assert.deepEqual(r?.messages.filter((m) => m.fatal), [], 'the fixture parses');
   return (r?.messages ?? []).filter((m) => m.ruleId === 'max-lines' || m.ruleId === 'max-lines-per-function').map((m) => `${m.ruleId}: ${m.message}`);
 }
 

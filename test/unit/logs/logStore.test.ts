@@ -1,9 +1,10 @@
 import { test, after } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { InstanceLogStore, logKeyOf, logPath, parseLogPath, renderLog, LOGS_SCHEME, type LogKey } from '../../../src/logs/logStore';
-import { startSimulator } from '../../../src/sim';
+import { startSim } from '../../kit/sim';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
-import { captureLogger, keyCredentials } from '../api/helpers';
+import { keyCredentials } from '../api/helpers';
+import { captureLogger } from '../../kit/log';
 
 test('a log document address round-trips its key; other documents are not logs', () => {
   const key: LogKey = { instanceId: 42, daemon: true, tail: 200, filter: 'error|Traceback' };
@@ -33,7 +34,7 @@ after(async () => {
 });
 
 test('the store fetches through the client (one request at a time per log), records errors, follows', async () => {
-  const sim = await startSimulator({ port: 0, testControl: true, seed: 1, instances: 1, logDelayMs: 100 });
+  const sim = await startSim({ testControl: true, seed: 1, instances: 1, logDelayMs: 100 });
   closeSim = () => sim.close();
   const api = createApiClient({ baseUrl: sim.url, credentials: keyCredentials(), log: captureLogger(), timeoutMs: 5000 });
   const store = new InstanceLogStore({ api: async () => api, describeError: (e) => (e instanceof Error ? e.message : String(e)), fetchOptions: { intervalMs: 20, attempts: 100 } });

@@ -4,9 +4,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { OfferStore, SEARCH_DEBOUNCE_MS } from '../../../src/offers/offerStore';
 import { OFFER_SEARCH_STATE_KEY } from '../../../src/core/stateKeys';
-import type { KeyValueStore } from '../../../src/core/ports';
 import type { ServiceApi } from '../../../src/api/types';
 import { startHarness, type Harness } from '../api/helpers';
+import { MemoryState } from '../../kit/state';
 
 let h: Harness;
 before(async () => {
@@ -14,10 +14,7 @@ before(async () => {
 });
 after(() => h.close());
 
-function memory(): KeyValueStore & { data: Map<string, unknown> } {
-  const data = new Map<string, unknown>();
-  return { data, get: <T>(k: string) => data.get(k) as T | undefined, update: async (k, v) => void data.set(k, v) };
-}
+const memory = () => new MemoryState();
 
 function store(over: { api?: () => Promise<ServiceApi>; signedIn?: boolean; now?: () => number } = {}) {
   const state = memory();

@@ -1,7 +1,8 @@
 // Shared helpers for simulator tests: a started simulator and a tiny fetch wrapper.
-import { after, before, beforeEach } from 'node:test';
-import { startSimulator, type RunningSim, type SimOptions } from '../../../src/sim';
-import { SimControl } from '../../../src/sim/control';
+import type { RunningSim, SimOptions } from '../../../src/sim';
+import type { SimControl } from '../../../src/sim/control';
+import { startTestSim, type StartedSim } from '../../kit/sim';
+import { useTestSim } from '../../kit/simPerFile';
 
 export interface Ctx {
   sim: RunningSim;
@@ -10,8 +11,12 @@ export interface Ctx {
 }
 
 export async function start(opts: SimOptions = {}): Promise<Ctx> {
-  const sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 1, ...opts });
-  const ctl = new SimControl(sim.url);
+  return withCall(await startTestSim(opts));
+}
+
+/** The simulator's context with call(), a fetch of its API. */
+function withCall(sim: StartedSim): Ctx {
+  const ctl = sim.ctl;
   const call: Ctx['call'] = async (method, path, body, key = 'sim-api-key') => {
     const headers: Record<string, string> = {};
     if (key) headers.Authorization = `Bearer ${key}`;
@@ -40,19 +45,9 @@ export async function anOffer(c: Ctx, extra: Record<string, unknown> = {}): Prom
   return r.json.offers[0];
 }
 
-/** One simulator for a test file, reset before each test; `set` receives it once started. */
+/** One simulator for a test file (the kit's), reset before each test; `set` receives it once started. */
 export function useSim(set: (c: Ctx) => void, opts: SimOptions = {}): void {
-  let ctx: Ctx | undefined;
-  before(async () => {
-    ctx = await start(opts);
-    set(ctx);
-  });
-  after(async () => {
-    await ctx?.sim.close();
-  });
-  beforeEach(async () => {
-    await ctx?.ctl.reset();
-  });
+  useTestSim(opts, (sim) => set(withCall(sim)));
 }
 
 /** A failure message from a response body without any secret in it (only error code and message). */

@@ -4,11 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { utils } from 'ssh2';
-import { parseArgs, simConfig, startSimulator } from '../../../src/sim';
-import { SimControl } from '../../../src/sim/control';
+import { parseArgs, simConfig } from '../../../src/sim';
 import { SimState } from '../../../src/sim/state';
 import { seedInstances } from '../../../src/sim/instanceCreate';
 import { startSshServers } from '../../../src/sim/sshServer';
+import { startSim } from '../../kit/sim';
 
 /** 'open' when the server answers with an SSH banner, 'closed' when it hangs up, 'refused'. */
 function probe(port: number): Promise<'open' | 'closed' | 'refused'> {
@@ -42,8 +42,8 @@ async function create(url: string, offerId: number, runtype: string): Promise<nu
 }
 
 test('a listener on exactly the reported address, for each placement; served only while running', async () => {
-  const sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 3, rateLimitPerSecond: 1000 });
-  const ctl = new SimControl(sim.url);
+  const sim = await startSim({ testControl: true, bootSeconds: 60, seed: 3, rateLimitPerSecond: 1000 });
+  const ctl = sim.ctl;
   try {
     const offers = sim.state.offers.filter((o) => o.rentable && o.verified && !o.rented && !o.taken);
     const cases: Array<[string, (rec: any) => number]> = [
@@ -80,7 +80,7 @@ test('a listener on exactly the reported address, for each placement; served onl
 
 test('ssh off (--no-ssh / ssh: false): no listeners, the seed addresses', async () => {
   assert.equal(parseArgs(['--no-ssh']).ssh, false);
-  const sim = await startSimulator({ port: 0, seed: 3, instances: 2, ssh: false });
+  const sim = await startSim({ seed: 3, instances: 2, ssh: false });
   try {
     assert.equal(sim.ssh, undefined);
     const id = [...sim.state.instances.keys()][0]!;

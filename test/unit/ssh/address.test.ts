@@ -10,7 +10,7 @@ import { needs } from '../tools';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshEntryFormat';
-import { inTempDir } from '../helpers';
+import { inTempDir } from '../../kit/temp';
 import { describeSshAddress, sshAddress } from '../../../src/ssh/address';
 import { instanceTooltip, sshCommand } from '../../../src/instances/instanceViewModel';
 

@@ -11,7 +11,7 @@ import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { sshAddress } from '../../../src/ssh/address';
 import { SshValueError, checkSshTarget, isDefaultIdentity, shellWord, sshCommandLine, sshConfigCommandLine } from '../../../src/ssh/sshValues';
-import { startSshFixture, type SshFixture } from '../sshFixture';
+import { startSshFixture, type SshFixture } from '../../kit/sshFixture';
 
 const haveSsh = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0 && spawnSync('sh', ['-c', 'true']).status === 0;
 const skip = haveSsh ? false : 'the OpenSSH client (ssh) or sh is not installed';

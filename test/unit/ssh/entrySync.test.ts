@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync } from 'node:fs';
 import type { Instance } from '../../../src/api/types';
 import { syncHarness } from './syncHarness';
+import { instanceRecord } from '../../kit/fixtures';
 
-function inst(id: number, p: Partial<Instance> = {}): Instance {
-  return { id, actual_status: 'running', state: 'running', label: 'x', ssh_host: 'ssh1.example.net', ssh_port: 30000 + id, ...p };
-}
+const inst = (id: number, p: Partial<Instance> = {}): Instance => instanceRecord(id, { label: 'x', ssh_host: 'ssh1.example.net', ssh_port: 30000 + id, ...p });
 
 const harness = () => syncHarness();
 

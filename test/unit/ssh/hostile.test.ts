@@ -2,31 +2,24 @@
 // real OpenSSH client where OpenSSH's parsing decides (ssh -G, and ssh -v for IdentityFile).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, mkdirSync, utimesSync, appendFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync, utimesSync, appendFileSync, existsSync } from 'node:fs';
 import { join, dirname, basename } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import type { Instance } from '../../../src/api/types';
 import { createApiClient } from '../../../src/api/client';
 import type { Transport } from '../../../src/api/transport';
 import { sshCommand } from '../../../src/instances/instanceViewModel';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
 import { loadTemplate } from '../../../src/create/templateValidation';
-import { silentLogger } from '../helpers';
+import { silentLogger } from '../../kit/log';
 import { noSsh, sshG } from './sshG';
+import { instanceRecord } from '../../kit/fixtures';
+import { inTempHome } from '../../kit/temp';
 
-function inst(id: number, p: Partial<Instance> = {}): Instance {
-  return { id, actual_status: 'running', state: 'running', label: `train ${id}`, ssh_host: 'ssh5.example.net', ssh_port: 40000 + id, ...p };
-}
+const inst = instanceRecord;
 
-function withHome<T>(name: string, fn: (home: string) => Promise<T>): Promise<T> {
-  const base = mkdtempSync(join(tmpdir(), 'gpu-hostile-'));
-  const home = join(base, name);
-  mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
-  return fn(home).finally(() => rmSync(base, { recursive: true, force: true }));
-}
+const withHome = <T>(name: string, fn: (home: string) => Promise<T>): Promise<T> => inTempHome('gpu-hostile-', fn, { name, ssh: true });
 
 function clientAnswering(body: unknown) {
   const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) }) };

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKeyPair, ensureAccountKey, findLocalKeys, readLocalKey, usableKey, SshKeyError, registerKey } from '../../../src/ssh/keys';
 import type { AccountSshKey, Instance } from '../../../src/api/types';
-import { inTempDir } from '../helpers';
+import { inTempDir } from '../../kit/temp';
 
 const ED = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFwD9Unho/7vK5FT2O5PjFdY7PojRsWttsnCDVe8EsZS alice@laptop';
 const ED2 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQGbt51U/8a3Ap053WtfHO0yWqVhShtktXOFWhSuBh8 bob@desk';

@@ -16,8 +16,8 @@ import type { Instance, ServiceApi } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { repoRoot } from '../repoRoot';
 import { needs } from '../tools';
-import { silentLogger } from '../helpers';
-import { startSshFixture, type SshFixture } from '../sshFixture';
+import { silentLogger } from '../../kit/log';
+import { startSshFixture, type SshFixture } from '../../kit/sshFixture';
 import { Client as Ssh2Client, utils } from 'ssh2';
 import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice, type LocalKey } from '../../../src/ssh/keys';
 

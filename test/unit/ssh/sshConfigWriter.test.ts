@@ -5,15 +5,13 @@ import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { needs } from '../tools';
 import { createHmac } from 'node:crypto';
-import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter, SshConfigError } from '../../../src/ssh/sshConfigWriter';
 import { aliasFor, slug } from '../../../src/ssh/sshEntryFormat';
 import { INCLUDE_MARKER } from '../../../src/ssh/userConfig';
-import { inTempDir } from '../helpers';
+import { inTempDir } from '../../kit/temp';
+import { instanceRecord } from '../../kit/fixtures';
 
-function inst(id: number, p: Partial<Instance> = {}): Instance {
-  return { id, actual_status: 'running', state: 'running', label: `train ${id}`, ssh_host: 'ssh5.example.net', ssh_port: 40000 + id, ...p };
-}
+const inst = instanceRecord;
 
 /** Runs `fn` with a temporary HOME (removed afterwards). */
 const inTempHome = <T>(fn: (home: string) => Promise<T>) => inTempDir('gpu-ssh-', fn);
@@ -24,9 +22,13 @@ const isPosix = process.platform !== 'win32';
 if (process.env.GPU_SSH_CHILD_HOME) {
   const w = new SshConfigWriter({ home: process.env.GPU_SSH_CHILD_HOME, lockTimeoutMs: 20000 });
   const base = Number(process.env.GPU_SSH_CHILD_BASE);
-  void (async () => {
+  (async () => {
     for (let i = 0; i < 8; i++) await w.writeEntry(inst(base + i), {});
-  })();
+  })().catch((e: unknown) => {
+    // The parent sees the exit code and this message.
+    console.error(e);
+    process.exitCode = 1;
+  });
 } else {
   test('alias: readable, stable and unique from label and id', () => {
     assert.equal(aliasFor({ id: 42, label: 'Llama Fine-tune #3 (Ä)' }), 'gpu-llama-fine-tune-3-a-42');

@@ -9,7 +9,7 @@ import { Emitter } from '../../../src/core/events';
 import { SshConfigWriter, type SshConfigWriterOptions } from '../../../src/ssh/sshConfigWriter';
 import { startEntrySync } from '../../../src/ssh/entrySync';
 import { type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
-import { silentLogger } from '../helpers';
+import { silentLogger } from '../../kit/log';
 
 /** `writer` options besides the home (the setting's identityFile, the origin): as createWriter passes them. */
 export function syncHarness(o: Omit<SshConfigWriterOptions, 'home'> = {}, home = mkdtempSync(join(tmpdir(), 'gpu-ssh-sync-'))) {

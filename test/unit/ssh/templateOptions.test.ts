@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { inTempDir } from '../helpers';
+import { inTempDir } from '../../kit/temp';
 import { templateSsh } from './templateEntry';
 
 const inst: Instance = { id: 31, state: 'running', actual_status: 'running', label: 'train', image_runtype: 'ssh ssh_proxy', ssh_host: 'ssh5.example.net', ssh_port: 40031 };

@@ -183,12 +183,12 @@ describe('server templates and followed logs', () => {
       const show = qp.show.bind(qp);
       qp.show = () => {
         show();
-        void waitFor(() => qp.items.some((i) => i.label === 'pytorch-cuda12'), 10_000, 'templates').then(() => {
+        waitFor(() => qp.items.some((i) => i.label === 'pytorch-cuda12'), 10_000, 'templates').then(() => {
           labels = qp.items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label);
           details = qp.items.map((i) => i.detail ?? '');
           qp.hide(); // Escape: nothing is picked
 
-        });
+        }, () => qp.hide()); // not listed in time: the labels stay empty and the assertions below say so
       };
       return qp;
     };

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExtensionApi } from '../../../src/extension';
+import { sleep, waitFor } from '../../kit/wait';
 
 export const EXTENSION_ID = 'gpurental.gpu-rental';
 
@@ -124,26 +125,8 @@ export function simUrl(): string {
   return u;
 }
 
-/** Polls `predicate` every 50 ms until it returns a truthy value, which is returned. */
-export async function waitFor<T>(predicate: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await predicate();
-      if (v) return v as NonNullable<T>;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// Waiting is the test kit's (test/kit/wait.ts), shared with the unit tier.
+export { sleep, waitFor };
 
 // ---------------------------------------------------------------- prompt stubs
 

@@ -49,7 +49,7 @@ describe('walkthrough', () => {
       const before = new Set(services.instances.instances.map((i) => i.id));
       const pending = vscode.commands.executeCommand<{ outcome: string; instance?: { id: number } }>('gpuRental.createFromTemplate', { template: '.gpu/pytorch.json', offerId: offer.id, confirm: false, pollIntervalMs: 250 });
       let ended: unknown;
-      void Promise.resolve(pending).then((r) => (ended = r));
+      Promise.resolve(pending).then((r) => (ended = r), () => (ended = 'rejected'));
       const row = await waitFor(() => services.instances.instances.find((i) => !before.has(i.id)) ?? (ended ? assert.fail(`the creation ended: ${JSON.stringify(ended).slice(0, 300)}; prompts: ${JSON.stringify(promptCalls).slice(0, 600)}`) : undefined), 20_000, 'the new row');
       await simControl().advance(120);
       assert.equal((await pending)?.outcome, 'running');

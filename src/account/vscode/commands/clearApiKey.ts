@@ -11,5 +11,5 @@ export async function clearApiKey(services: Services): Promise<void> {
   await services.setSessionKey(undefined);
   services.connectionState.setApiKey(undefined);
   services.log.info('API key cleared.');
-  void vscode.window.setStatusBarMessage('GPU Rental: API key removed from this machine.', 4000);
+  vscode.window.setStatusBarMessage('GPU Rental: API key removed from this machine.', 4000);
 }

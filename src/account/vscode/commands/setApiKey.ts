@@ -6,11 +6,11 @@ import { keyValidator, normalizeApiKey, validateAndSaveApiKey } from '../../apiK
 export async function saveKeyWithFeedback(services: Services, key: string | undefined, quiet: boolean): Promise<boolean> {
   const base = services.connectionState.baseUrl();
   if (!base.ok) {
-    void vscode.window.showErrorMessage(base.message);
+    vscode.window.showErrorMessage(base.message);
     return false;
   }
   if (services.connectionState.isDemo()) {
-    void vscode.window.showErrorMessage('You are in demo mode. Run "GPU Rental: Exit Demo Mode" first, then set your API key.');
+    vscode.window.showErrorMessage('You are in demo mode. Run "GPU Rental: Exit Demo Mode" first, then set your API key.');
     return false;
   }
   const result = await vscode.window.withProgress(
@@ -19,13 +19,13 @@ export async function saveKeyWithFeedback(services: Services, key: string | unde
   );
   if (!result.ok) {
     services.log.warn(`API key not saved: ${result.message}`);
-    void vscode.window.showErrorMessage(result.message);
+    vscode.window.showErrorMessage(result.message);
     return false;
   }
   services.connectionState.setApiKey(normalizeApiKey(key));
   services.log.info(`API key saved (account #${result.user.id}).`);
   if (!quiet) {
-    void vscode.window.showInformationMessage(`GPU Rental: signed in${result.user.email ? ` as ${result.user.email}` : ''}.`);
+    vscode.window.showInformationMessage(`GPU Rental: signed in${result.user.email ? ` as ${result.user.email}` : ''}.`);
   }
   return true;
 }

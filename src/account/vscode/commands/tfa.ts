@@ -50,7 +50,7 @@ async function runFlow<T>(
     api = await services.api();
   } catch (e) {
     const message = describeError(e);
-    void vscode.window.showErrorMessage(message);
+    vscode.window.showErrorMessage(message);
     return { ok: false, reason: 'failed', message };
   }
   const demo = services.connection().demo;
@@ -70,7 +70,7 @@ async function runFlow<T>(
   } catch (e) {
     services.log.error(`tfa: unexpected failure: ${(e as Error).message}`);
     const message = 'The 2FA step failed unexpectedly. Try again; if it repeats, open the log (GPU Rental: Show Log) and report it.';
-    void vscode.window.showErrorMessage(message);
+    vscode.window.showErrorMessage(message);
     return { ok: false, reason: 'failed', message };
   } finally {
     services.refreshAccount();

@@ -30,7 +30,7 @@ async function resolveIncrease(services: Services, arg: unknown, verb: string): 
   }
   const rows = w.pending;
   if (!rows.length) {
-    void vscode.window.showInformationMessage('GPU Rental: no price increase is pending.');
+    vscode.window.showInformationMessage('GPU Rental: no price increase is pending.');
     return undefined;
   }
   if (rows.length === 1) return rows[0];
@@ -52,16 +52,16 @@ async function decide(services: Services, arg: unknown, how: 'accept' | 'reject'
     await (how === 'accept' ? api.acceptPriceIncrease(id) : api.rejectPriceIncrease(id));
   } catch (e) {
     if (isApiError(e) && (e.status === 404 || e.status === 409) && e.code === 'no_pending_price_increase') {
-      void vscode.window.showInformationMessage(`GPU Rental: price increase ${id} is no longer pending (it was accepted, rejected or withdrawn). The list was refreshed.`);
+      vscode.window.showInformationMessage(`GPU Rental: price increase ${id} is no longer pending (it was accepted, rejected or withdrawn). The list was refreshed.`);
       await w.refresh();
       return 'stale';
     }
-    void vscode.window.showErrorMessage(`GPU Rental: could not ${how} price increase ${id}: ${describeError(e)}`);
+    vscode.window.showErrorMessage(`GPU Rental: could not ${how} price increase ${id}: ${describeError(e)}`);
     return 'failed';
   }
   const who = typeof target === 'number' ? `price increase ${id}` : `the new price of ${nameOf(services, target.contract_id)}`;
   services.log.info(`Price increase ${id} ${how}ed.`);
-  void vscode.window.showInformationMessage(how === 'accept' ? `GPU Rental: accepted ${who}.` : `GPU Rental: rejected ${who}.`);
+  vscode.window.showInformationMessage(how === 'accept' ? `GPU Rental: accepted ${who}.` : `GPU Rental: rejected ${who}.`);
   await w.refresh();
   services.instances.poller.nudge();
   return how === 'accept' ? 'accepted' : 'rejected';
@@ -78,7 +78,7 @@ export async function reviewPriceIncrease(services: Services, arg?: unknown): Pr
   const p = await resolveIncrease(services, arg, 'Review');
   if (p === undefined) return 'cancelled';
   if (typeof p === 'number') {
-    void vscode.window.showInformationMessage(`GPU Rental: price increase ${p} is no longer pending.`);
+    vscode.window.showInformationMessage(`GPU Rental: price increase ${p} is no longer pending.`);
     return 'stale';
   }
   const name = nameOf(services, p.contract_id);

@@ -67,13 +67,13 @@ async function pickTemplate(services: Services): Promise<ServerTemplate | undefi
     const found = sortTemplates(await lookUp(services, text));
     found.forEach((t) => services.serverTemplates.set(t.hash_id, t));
     if (!found.length) {
-      void vscode.window.showInformationMessage(`No service template is named or has the hash id "${text.trim()}".`);
+      vscode.window.showInformationMessage(`No service template is named or has the hash id "${text.trim()}".`);
       return undefined;
     }
     if (found.length === 1) return found[0];
     return (await vscode.window.showQuickPick(found.map((t) => ({ label: t.name, description: t.hash_id, detail: templateFacts(t), t })), { title: TITLE }))?.t;
   } catch (e) {
-    void vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+    vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
     return undefined;
   }
 }
@@ -97,7 +97,7 @@ function docUri(t: ServerTemplate): vscode.Uri {
 async function save(t: ServerTemplate): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (!folders.length) {
-    void vscode.window.showErrorMessage('Open a folder first: workspace templates live in its .gpu/ folder.');
+    vscode.window.showErrorMessage('Open a folder first: workspace templates live in its .gpu/ folder.');
     return undefined;
   }
   const folder = folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Save the template in which folder?' });
@@ -127,11 +127,11 @@ export async function browseServerTemplates(services: Services, arg?: unknown): 
     try {
       t = (await lookUp(services, a.hashId))[0];
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+      vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
       return undefined;
     }
     if (!t) {
-      void vscode.window.showErrorMessage(`No service template has the hash id "${a.hashId}".`);
+      vscode.window.showErrorMessage(`No service template has the hash id "${a.hashId}".`);
       return undefined;
     }
     services.serverTemplates.set(t.hash_id, t);

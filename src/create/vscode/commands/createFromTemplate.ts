@@ -17,6 +17,7 @@ import { baseOnstart, guardRequestFor, type GuardRequest } from '../../../guard/
 import { oneAtATime } from '../../../core/vscode/instanceTarget';
 import { vscodePrompts, type PromptArgs } from '../createPrompts';
 import { keepWatching } from '../inflightWatcher';
+import { background } from '../../../core/background';
 
 export { vscodePrompts, keepWatching };
 
@@ -60,7 +61,7 @@ async function loadChosenTemplate(services: Services, args: CreateArgs, preselec
   if (args.template !== undefined) {
     uri = await resolveTemplateUri(args.template);
     if (!uri) {
-      void vscode.window.showErrorMessage(`Template "${String(args.template)}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.`);
+      vscode.window.showErrorMessage(`Template "${String(args.template)}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.`);
       return undefined;
     }
   } else {
@@ -102,7 +103,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
   try {
     api = await services.api();
   } catch (e) {
-    void vscode.window.showErrorMessage(describeError(e));
+    vscode.window.showErrorMessage(describeError(e));
     return undefined;
   }
   // The first rent of a session checks that SSH will let the user in (one question when not).
@@ -116,7 +117,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
   try {
     onstart = await baseOnstart(loaded.onstart ?? template.instance.onstart, template.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
   } catch (e) {
-    void vscode.window.showErrorMessage(`Nothing was rented. ${describeError(e)}`);
+    vscode.window.showErrorMessage(`Nothing was rented. ${describeError(e)}`);
     return undefined;
   }
   const input: Omit<CreateFlowInput, 'signal'> = {
@@ -194,43 +195,43 @@ function report(services: Services, result: CreateFlowResult, template: Template
     case 'running': {
       const where = result.alias ? ` (ssh ${result.alias})` : '';
       services.log.info(`templates: instance ${result.instance.id} from ${rel} is running${where}`);
-      if (result.sshError) void vscode.window.showWarningMessage(result.sshError);
-      void vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect').then((c) => {
-        if (c === 'Connect') void vscode.commands.executeCommand('gpuRental.connect', result.instance.id);
-      });
+      if (result.sshError) vscode.window.showWarningMessage(result.sshError);
+      background(vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect').then((c) => {
+        if (c === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
+      }), services.log, 'the running notice');
       break;
     }
     case 'stopped': {
       const asked = template.instance.target_state ?? 'running';
       const text = stoppedCreationMessage(result.instance, template.name, asked);
       // Stopped without being asked: storage bills for a machine that is not running. Say so louder.
-      if (asked === 'stopped') void vscode.window.showInformationMessage(text);
-      else void vscode.window.showWarningMessage(text);
+      if (asked === 'stopped') vscode.window.showInformationMessage(text);
+      else vscode.window.showWarningMessage(text);
       break;
     }
     case 'cancelled':
-      if (result.keptId !== undefined) void keepWatching(services, result.keptId);
-      void vscode.window.showInformationMessage(result.message);
+      if (result.keptId !== undefined) background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
+      vscode.window.showInformationMessage(result.message);
       break;
     case 'unknown':
-      void keepWatching(services, result.instanceId ?? result.label);
-      void vscode.window.showWarningMessage(result.message);
+      background(keepWatching(services, result.instanceId ?? result.label), services.log, 'watching the unknown creation');
+      vscode.window.showWarningMessage(result.message);
       break;
     case 'kept':
-      void keepWatching(services, result.keptId);
-      void vscode.window.showWarningMessage(result.message, 'Show Log').then((c) => {
-        if (c) void vscode.commands.executeCommand('gpuRental.showLog');
-      });
+      background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
+      background(vscode.window.showWarningMessage(result.message, 'Show Log').then((c) => {
+        if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
+      }), services.log, 'the kept notice');
       break;
     case 'failed': {
-      if (result.keptId !== undefined) void keepWatching(services, result.keptId);
+      if (result.keptId !== undefined) background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
       // An instance that ended exited/unknown/offline: its log says why (requested before it was destroyed).
       const failedLog = result.logs?.[result.logs.length - 1];
       const actions = failedLog ? ['Show Logs', 'Show Log'] : ['Show Log'];
-      void vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
-        if (c === 'Show Logs' && failedLog) void vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl });
-        else if (c) void vscode.commands.executeCommand('gpuRental.showLog');
-      });
+      background(vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
+        if (c === 'Show Logs' && failedLog) background(vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }), services.log, 'opening the instance logs');
+        else if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
+      }), services.log, 'the failure notice');
       break;
     }
   }

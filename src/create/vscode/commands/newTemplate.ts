@@ -6,7 +6,7 @@ import { exampleTemplate } from '../../templateExample';
 export async function newTemplate(_services: Services): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length === 0) {
-    void vscode.window.showErrorMessage('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.');
+    vscode.window.showErrorMessage('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.');
     return undefined;
   }
   const folder = folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder to create the template in' });
@@ -22,7 +22,7 @@ export async function newTemplate(_services: Services): Promise<vscode.Uri | und
   const uri = vscode.Uri.joinPath(folder.uri, '.gpu', `${stem}.json`);
   try {
     await vscode.workspace.fs.stat(uri);
-    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(uri)} already exists. Choose another name, or open the existing file.`);
+    vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(uri)} already exists. Choose another name, or open the existing file.`);
     return undefined;
   } catch {
     // does not exist: good

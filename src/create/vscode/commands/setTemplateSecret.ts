@@ -14,7 +14,7 @@ export async function setTemplateSecret(services: Services, arg?: { name?: strin
     }));
   if (!name) return false;
   if (!SECRET_NAME.test(name)) {
-    void vscode.window.showErrorMessage(`"${name}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.`);
+    vscode.window.showErrorMessage(`"${name}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.`);
     return false;
   }
   const value =
@@ -28,10 +28,10 @@ export async function setTemplateSecret(services: Services, arg?: { name?: strin
   if (value === undefined) return false;
   if (value === '') {
     await services.secrets.delete(templateSecretKey(name));
-    void vscode.window.showInformationMessage(`Template secret ${name} deleted.`);
+    vscode.window.showInformationMessage(`Template secret ${name} deleted.`);
   } else {
     await services.secrets.store(templateSecretKey(name), value);
-    void vscode.window.showInformationMessage(`Template secret ${name} saved. Templates can use it as \${secret:${name}}.`);
+    vscode.window.showInformationMessage(`Template secret ${name} saved. Templates can use it as \${secret:${name}}.`);
   }
   services.log.info(`templates: secret ${name} ${value === '' ? 'deleted' : 'stored'}`);
   return true;

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { DEMO_MESSAGE } from '../../../core/connection';
+import { background } from '../../../core/background';
 
 const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs) to end it.';
 
@@ -13,11 +14,11 @@ export async function explainDemoKey(services: Services): Promise<void> {
     if (pick) await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     return;
   }
-  void vscode.window.showInformationMessage(`This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. ${END_NPM_DEMO}`);
+  vscode.window.showInformationMessage(`This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. ${END_NPM_DEMO}`);
 }
 
 /** `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse. */
-export function explainAlreadyInDemo(): void {
-  void vscode.window.showInformationMessage(`This window is already the demo (started by "npm run demo"). ${DEMO_MESSAGE} ${END_NPM_DEMO}`);
-  void vscode.commands.executeCommand('gpuRental.instances.focus');
+export function explainAlreadyInDemo(services: Services): void {
+  vscode.window.showInformationMessage(`This window is already the demo (started by "npm run demo"). ${DEMO_MESSAGE} ${END_NPM_DEMO}`);
+  background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
 }

@@ -5,14 +5,15 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { DEMO_MESSAGE } from '../../../core/connection';
+import { background } from '../../../core/background';
 
 export async function tryDemoMode(services: Services): Promise<boolean> {
   if (services.connectionState.isDemo()) {
-    void vscode.commands.executeCommand('gpuRental.instances.focus');
+    background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
     return true;
   }
   if (services.connection().demo) {
-    (await import('./demoExplain')).explainAlreadyInDemo();
+    (await import('./demoExplain')).explainAlreadyInDemo(services);
     return true;
   }
   try {
@@ -20,13 +21,13 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
     const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, pendingPriceIncrease: true, demoInbox: true, era: 'today', invisibleSeconds: sim.CLI_INVISIBLE_SECONDS, rateLimits: 'service' });
     await services.setDemo({ url: running.url, apiKey: sim.simConfig().apiKey }, () => running.close());
     services.log.info(`Demo mode on (simulator at ${running.url}).`);
-    void vscode.commands.executeCommand('gpuRental.instances.focus');
-    void vscode.window.showInformationMessage(`${DEMO_MESSAGE} Run "GPU Rental: Exit Demo Mode" to leave.`, 'Exit Demo Mode').then((a) => {
-      if (a) void vscode.commands.executeCommand('gpuRental.exitDemoMode');
-    });
+    background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
+    background(vscode.window.showInformationMessage(`${DEMO_MESSAGE} Run "GPU Rental: Exit Demo Mode" to leave.`, 'Exit Demo Mode').then((a) => {
+      if (a) background(vscode.commands.executeCommand('gpuRental.exitDemoMode'), services.log, 'exiting demo mode');
+    }), services.log, 'the demo notice');
     return true;
   } catch (e) {
-    void vscode.window.showErrorMessage(`Could not start demo mode: ${describeError(e)}. Check the "GPU Rental" output channel and try again.`);
+    vscode.window.showErrorMessage(`Could not start demo mode: ${describeError(e)}. Check the "GPU Rental" output channel and try again.`);
     return false;
   }
 }

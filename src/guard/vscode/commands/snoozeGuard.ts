@@ -13,7 +13,7 @@ export async function snoozeGuard(services: Services, arg?: unknown): Promise<Sn
   let minutes = 60;
   if (raw !== undefined) {
     if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10080) {
-      void vscode.window.showErrorMessage('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).');
+      vscode.window.showErrorMessage('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).');
       return undefined;
     }
     minutes = raw;
@@ -28,7 +28,7 @@ export async function snoozeGuard(services: Services, arg?: unknown): Promise<Sn
   } catch (e) {
     const msg = `Could not snooze the idle guard of ${inst.label ?? `#${inst.id}`}: ${describeError(e)} The guard will act as planned; connect once with "Connect with Remote-SSH" so its SSH entry works, or stop the instance yourself.`;
     services.log.warn(`guard: ${msg}`);
-    void vscode.window.showErrorMessage(msg);
+    vscode.window.showErrorMessage(msg);
     return undefined;
   }
 }

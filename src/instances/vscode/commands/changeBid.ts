@@ -16,7 +16,7 @@ export async function changeBid(services: Services, arg?: unknown): Promise<bool
   });
   if (!inst) return false;
   if (!isInterruptible(inst)) {
-    void vscode.window.showErrorMessage(`"${instanceName(inst)}" is an on-demand instance: it has a fixed price and no bid.`);
+    vscode.window.showErrorMessage(`"${instanceName(inst)}" is an on-demand instance: it has a fixed price and no bid.`);
     return false;
   }
   return guardedInstanceAction(services, inst, 'Change Bid', () => askAndChangeBid(services, inst, arg));
@@ -31,7 +31,7 @@ async function askAndChangeBid(services: Services, inst: Instance, arg: unknown)
   if (given !== undefined) {
     const r = parseBid(String(given), min);
     if (!r.ok) {
-      void vscode.window.showErrorMessage(`Change Bid: ${r.message}`);
+      vscode.window.showErrorMessage(`Change Bid: ${r.message}`);
       return false;
     }
     price = r.price;

@@ -10,6 +10,6 @@ export async function copyJupyterToken(services: Services, arg?: unknown): Promi
   });
   if (!inst?.jupyter_token) return false;
   await vscode.env.clipboard.writeText(inst.jupyter_token);
-  void vscode.window.setStatusBarMessage('Jupyter token copied to the clipboard.', 4000);
+  vscode.window.setStatusBarMessage('Jupyter token copied to the clipboard.', 4000);
   return true;
 }

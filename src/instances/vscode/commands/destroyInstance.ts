@@ -4,6 +4,7 @@ import { currentRate, formatRate } from '../../../costs/costs';
 import { gpuText, instanceName } from '../../instanceViewModel';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
+import { background } from '../../../core/background';
 
 /**
  * Destroy after a confirmation naming the instance and its cost (Enter cancels). Scripts and tests
@@ -33,7 +34,7 @@ async function confirmAndDestroy(services: Services, inst: Instance, arg: unknow
   );
   if (ok) {
     services.instances.remove(inst.id);
-    void services.instanceGone.destroyed(inst.id);
+    background(services.instanceGone.destroyed(inst.id), services.log, 'forgetting the records of the destroyed instance');
   }
   return ok;
 }

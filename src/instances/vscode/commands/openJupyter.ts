@@ -15,7 +15,7 @@ export async function openJupyter(services: Services, arg?: unknown): Promise<bo
   const inst = await fullRecord(() => services.api(), row, services.log);
   const url = jupyterUrl(inst);
   if (!url) {
-    void vscode.window.showErrorMessage(
+    vscode.window.showErrorMessage(
       `"${instanceName(inst)}" has no direct Jupyter address yet (needs a running jupyter_direct instance with port 8080 mapped). Wait until it is running, or copy the SSH command instead.`,
     );
     return false;

@@ -25,7 +25,7 @@ export async function renameInstance(services: Services, arg?: unknown, label?: 
     if (next === undefined) return false;
   }
   if (next.length > MAX_LABEL) {
-    void vscode.window.showErrorMessage(`An instance label has at most ${MAX_LABEL} characters. Choose a shorter label.`);
+    vscode.window.showErrorMessage(`An instance label has at most ${MAX_LABEL} characters. Choose a shorter label.`);
     return false;
   }
   const newLabel = next;

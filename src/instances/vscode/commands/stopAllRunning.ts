@@ -9,7 +9,7 @@ import { stopInstance } from './stopInstance';
 export async function stopAllRunning(services: Services): Promise<number> {
   const running = services.instances.instances.filter(isBilledForCompute);
   if (!running.length) {
-    void vscode.window.showInformationMessage('Nothing is running.');
+    vscode.window.showInformationMessage('Nothing is running.');
     return 0;
   }
   const total = running.reduce((sum, i) => sum + currentRate(i), 0);

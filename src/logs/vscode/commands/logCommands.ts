@@ -6,6 +6,7 @@ import { LOGS_SCHEME, logKeyOf, logPath, type LogKey } from '../../logStore';
 import { instanceName } from '../../../instances/instanceViewModel';
 import { instanceIdOf, positiveId } from '../../../instances/instanceRef';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
+import { background } from '../../../core/background';
 
 /** What scripts may pass instead of a node or id: `{ id, daemon?, tail?, filter?, resultUrl? }`. */
 interface LogArgs {
@@ -51,9 +52,9 @@ async function open(services: Services, key: LogKey, name: string): Promise<vsco
   const shown = await vscode.languages.setTextDocumentLanguage(doc, 'log').then((d) => d, () => doc);
   await vscode.window.showTextDocument(shown, { preview: false });
   const e = await first;
-  if (e.error) void vscode.window.showWarningMessage(`Could not fetch the log of "${name}": ${e.error}`, 'Refresh').then((a) => {
-    if (a) void vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri);
-  });
+  if (e.error) background(vscode.window.showWarningMessage(`Could not fetch the log of "${name}": ${e.error}`, 'Refresh').then((a) => {
+    if (a) background(vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri), services.log, 'refreshing the instance log');
+  }), services.log, 'the log notice');
   return shown;
 }
 
@@ -67,7 +68,7 @@ export async function showInstanceLogs(services: Services, arg?: unknown): Promi
   if (isLogArgs(arg)) {
     const id = instanceIdOf(arg);
     if (id === undefined) {
-      void vscode.window.showErrorMessage('"Show Logs" needs an instance id, e.g. { id: 123, daemon: true }.');
+      vscode.window.showErrorMessage('"Show Logs" needs an instance id, e.g. { id: 123, daemon: true }.');
       return undefined;
     }
     const t = positiveId(arg.tail);
@@ -93,22 +94,22 @@ function keyFrom(arg: unknown): LogKey | undefined {
 export async function refreshInstanceLogs(services: Services, arg?: unknown): Promise<string | undefined> {
   const key = keyFrom(arg);
   if (!key) {
-    void vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
+    vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
     return undefined;
   }
   const e = await services.logs.refresh(key, services.logs.get(key)?.name);
-  if (e.error) void vscode.window.showWarningMessage(`Could not fetch the log: ${e.error}`);
+  if (e.error) vscode.window.showWarningMessage(`Could not fetch the log: ${e.error}`);
   return e.text;
 }
 
 async function setFollow(services: Services, arg: unknown, on: boolean): Promise<boolean> {
   const key = keyFrom(arg);
   if (!key || !services.logs.get(key)) {
-    void vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
+    vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
     return false;
   }
   services.logs.setFollowing(key, on);
-  if (on) void services.logs.refresh(key, services.logs.get(key)?.name);
+  if (on) background(services.logs.refresh(key, services.logs.get(key)?.name), services.log, 'refreshing the instance log');
   return true;
 }
 

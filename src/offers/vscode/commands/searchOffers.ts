@@ -1,5 +1,6 @@
 // "Search Offers": a filters object runs at once (scripts, templates); otherwise a
 // multi-step quick pick over every filter of the search table, where Back works.
+import { background } from '../../../core/background';
 import * as vscode from 'vscode';
 import type { Offer, OfferQuery } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
@@ -248,7 +249,7 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
   if (typeof filters === 'string' || (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters))) {
     const parsed = parseOfferQuery(filters);
     if (!parsed.ok) {
-      void vscode.window.showErrorMessage(parsed.message);
+      vscode.window.showErrorMessage(parsed.message);
       return undefined;
     }
     query = parsed.query;
@@ -266,11 +267,11 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
 async function searchAndShow(services: Services, query: OfferQuery): Promise<Offer[] | undefined> {
   try {
     const result = await services.offers.search(query);
-    markWalkthroughStep('searched');
-    void vscode.commands.executeCommand('gpuRental.offers.focus');
+    markWalkthroughStep('searched', services.log);
+    background(vscode.commands.executeCommand('gpuRental.offers.focus'), services.log, 'showing the Offers view');
     return result;
   } catch (e) {
-    void vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
+    vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
     return undefined;
   }
 }
@@ -286,7 +287,7 @@ export async function searchOffersQuery(services: Services, text?: unknown): Pro
   if (typed === undefined) return undefined;
   const parsed = parseQueryText(typed);
   if (!parsed.ok) {
-    void vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
+    vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
     return undefined;
   }
   return searchAndShow(services, parsed.query);

@@ -19,6 +19,7 @@ import { REMOTE_SSH_EXTENSIONS, remoteSshExtensionFor, type RemoteSshExtension }
 import { sshArgsForEntry } from '../../explainingTerminal';
 import { openSshTerminal } from '../openSshTerminal';
 import { checkSshKey } from './sshKeyCommands';
+import { background } from '../../../core/background';
 
 const EMPTY_WINDOW_COMMANDS = ['opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow'];
 
@@ -53,7 +54,7 @@ function openTerminal(alias: string | undefined, args: string[]): ConnectResult 
 }
 
 function fail(message: string): ConnectResult {
-  void vscode.window.showErrorMessage(message);
+  vscode.window.showErrorMessage(message);
   return { action: 'failed', message };
 }
 
@@ -70,7 +71,7 @@ async function installRemoteSsh(services: Services, ext: RemoteSshExtension, ope
     );
     return pick === OPEN_IN_TERMINAL ? openTerm() : { action: 'failed', message: `could not install ${ext.id}: ${why}` };
   }
-  void vscode.window.showInformationMessage(`${ext.name} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.`);
+  vscode.window.showInformationMessage(`${ext.name} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.`);
   return { action: 'install', extension: ext.id };
 }
 
@@ -222,7 +223,7 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
 
   if (services.connection().demo) {
     // Simulated hosts stay out of the user's SSH config, so Remote-SSH cannot resolve them: a terminal with `ssh -F`.
-    void vscode.window.showInformationMessage(`Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`);
+    vscode.window.showInformationMessage(`Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`);
     return viaFile();
   }
 
@@ -282,10 +283,10 @@ export function offerConnectWhenRunning(services: Services, id: number): void {
     if (stateCategory(inst) !== 'failed') moved = true;
     if (inst.state === 'running' && sshAddress(inst)) {
       leave();
-      void vscode.window.showInformationMessage(`"${instanceName(inst)}" is running again.`, 'Connect', 'Open Terminal').then((a) => {
-        if (a === 'Connect') void vscode.commands.executeCommand('gpuRental.connect', id);
-        else if (a === 'Open Terminal') void vscode.commands.executeCommand('gpuRental.openTerminal', id);
-      });
+      background(vscode.window.showInformationMessage(`"${instanceName(inst)}" is running again.`, 'Connect', 'Open Terminal').then((a) => {
+        if (a === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', id), services.log, 'opening Connect');
+        else if (a === 'Open Terminal') background(vscode.commands.executeCommand('gpuRental.openTerminal', id), services.log, 'opening a terminal');
+      }), services.log, 'the running-again notice');
     } else if (moved && stateCategory(inst) === 'failed') {
       leave(); // it failed again after starting: the row says so; no "running" notice
     }

@@ -15,11 +15,11 @@ export async function copySshCommand(services: Services, arg?: unknown): Promise
   // Host, port and paths are checked and quoted in src/ssh/sshValues.ts, never pasted unchecked.
   const r = await (await import('./connect')).commandToCopy(services, inst);
   if ('problem' in r) {
-    void vscode.window.showErrorMessage(`No SSH command was copied for "${instanceName(inst)}". ${r.problem}`);
+    vscode.window.showErrorMessage(`No SSH command was copied for "${instanceName(inst)}". ${r.problem}`);
     return undefined;
   }
   await vscode.env.clipboard.writeText(r.command);
-  if (r.note) void vscode.window.showInformationMessage(`Copied: ${r.command}. ${r.note}`);
+  if (r.note) vscode.window.showInformationMessage(`Copied: ${r.command}. ${r.note}`);
   else void vscode.window.setStatusBarMessage(`Copied: ${r.command}`, 4000);
   return r.command;
 }

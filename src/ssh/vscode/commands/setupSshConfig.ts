@@ -8,7 +8,7 @@ export async function setupSshConfig(services: Services): Promise<IncludeStatus>
   const { createWriter, ensureInclude } = await import('../sshHost');
   const status = await ensureInclude(services, createWriter(services), true, true);
   if (status.state === 'present') {
-    void vscode.window.showInformationMessage(`Your SSH config (${status.userConfig}) includes GPU Rental's hosts; Remote-SSH lists them after their instances are running.`);
+    vscode.window.showInformationMessage(`Your SSH config (${status.userConfig}) includes GPU Rental's hosts; Remote-SSH lists them after their instances are running.`);
   }
   return status;
 }

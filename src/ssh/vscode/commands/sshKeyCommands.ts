@@ -118,7 +118,7 @@ export async function checkSshKey(services: Services, o: { once: boolean; identi
     if (r.outcome !== 'ok') services.refreshAccount();
     if (r.outcome !== 'ok' && demo) services.log.info(`ssh: demo: made and registered the key pair ${key.privatePath}`);
     else if (r.outcome !== 'ok') {
-      void vscode.window.showInformationMessage(
+      vscode.window.showInformationMessage(
         `SSH key ${key.fingerprint} is now on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
       );
     }
@@ -153,13 +153,13 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
     if (key.privatePath && (await readLocalKey(key.privatePath, sshHome(services)).then(() => true, () => false))) await remember(services, key);
     services.refreshAccount();
     if (!path) {
-      void vscode.window.showInformationMessage(
+      vscode.window.showInformationMessage(
         `SSH key ${key.fingerprint} is on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
       );
     }
     return record;
   } catch (e) {
-    void vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not add the SSH key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not add the SSH key: ${describeError(e)}`);
     return undefined;
   }
 }
@@ -212,7 +212,7 @@ function keyLabel(k: AccountSshKey): string {
 async function pickAccountKey(services: Services, title: string): Promise<AccountSshKey | undefined> {
   const keys = await (await services.api()).listSshKeys();
   if (!keys.length) {
-    void vscode.window.showInformationMessage('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".');
+    vscode.window.showInformationMessage('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".');
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -233,7 +233,7 @@ export async function removeSshKey(services: Services, arg?: unknown): Promise<{
     const skip = !!arg && typeof arg === 'object' && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
     const key = id === undefined ? await pickAccountKey(services, 'GPU Rental: Remove which SSH key from your account?') : (await api.listSshKeys()).find((k) => k.id === id);
     if (!key) {
-      if (id !== undefined) void vscode.window.showErrorMessage(`Your account has no SSH key ${id} (it may have been removed already). Refresh the Account view.`);
+      if (id !== undefined) vscode.window.showErrorMessage(`Your account has no SSH key ${id} (it may have been removed already). Refresh the Account view.`);
       return undefined;
     }
     if (!skip) {
@@ -249,7 +249,7 @@ export async function removeSshKey(services: Services, arg?: unknown): Promise<{
     services.refreshAccount();
     return { removed: key.id };
   } catch (e) {
-    void vscode.window.showErrorMessage(`Could not remove the SSH key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(`Could not remove the SSH key: ${describeError(e)}`);
     return undefined;
   }
 }
@@ -277,7 +277,7 @@ export async function attachSshKey(services: Services, arg?: unknown): Promise<{
     else {
       const local = await findLocalKeys(sshHome(services), preferred(services));
       if (!local.length) {
-        void vscode.window.showInformationMessage('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.');
+        vscode.window.showInformationMessage('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.');
         return undefined;
       }
       key = local.length === 1 ? local[0] : (await vscode.window.showQuickPick(local.map((k) => keyItem(sshHome(services), k)), { title: `GPU Rental: Attach which key to instance ${inst.id}?`, matchOnDetail: true }))?.key;
@@ -287,7 +287,7 @@ export async function attachSshKey(services: Services, arg?: unknown): Promise<{
     services.log.info(`ssh: attached key ${key.fingerprint} to instance ${inst.id}`);
     return { instanceId: inst.id, fingerprint: key.fingerprint };
   } catch (e) {
-    void vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not attach the SSH key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not attach the SSH key: ${describeError(e)}`);
     return undefined;
   }
 }
@@ -300,10 +300,10 @@ export async function copySshPublicKey(services: Services, arg?: unknown): Promi
     const key = fromRow ?? (id === undefined ? await pickAccountKey(services, 'GPU Rental: Copy which public key?') : (await (await services.api()).listSshKeys()).find((k) => k.id === id));
     if (!key) return undefined;
     await vscode.env.clipboard.writeText(key.public_key);
-    void vscode.window.setStatusBarMessage('GPU Rental: public key copied', 3000);
+    vscode.window.setStatusBarMessage('GPU Rental: public key copied', 3000);
     return key.public_key;
   } catch (e) {
-    void vscode.window.showErrorMessage(`Could not copy the public key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(`Could not copy the public key: ${describeError(e)}`);
     return undefined;
   }
 }

@@ -15,7 +15,7 @@ let panel: vscode.WebviewPanel | undefined;
 async function readSpending(services: Services): Promise<Spending | undefined> {
   const store = billingSession(services).spending;
   const s = await store.refresh();
-  if (!s) void vscode.window.showErrorMessage(`GPU Rental: could not read the service's charges: ${store.error ?? 'no answer'}`);
+  if (!s) vscode.window.showErrorMessage(`GPU Rental: could not read the service's charges: ${store.error ?? 'no answer'}`);
   return s;
 }
 
@@ -79,9 +79,9 @@ export async function exportSpending(services: Services, target?: unknown): Prom
   try {
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(s.charges)));
   } catch (e) {
-    void vscode.window.showErrorMessage(`GPU Rental: could not write ${uri.fsPath}: ${describeError(e)}`);
+    vscode.window.showErrorMessage(`GPU Rental: could not write ${uri.fsPath}: ${describeError(e)}`);
     return undefined;
   }
-  void vscode.window.showInformationMessage(`GPU Rental: exported ${s.charges.length} charge rows to ${uri.fsPath}.`);
+  vscode.window.showInformationMessage(`GPU Rental: exported ${s.charges.length} charge rows to ${uri.fsPath}.`);
   return uri.fsPath;
 }

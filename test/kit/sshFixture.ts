@@ -4,13 +4,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator, type RunningSim, type SimOptions } from '../../src/sim';
+import type { RunningSim, SimOptions } from '../../src/sim';
 import { SimControl } from '../../src/sim/control';
 import { closeApiTransport, createApiClient } from '../../src/api/client';
 import type { ServiceApi } from '../../src/api/types';
 import { SshConfigWriter } from '../../src/ssh/sshConfigWriter';
 import { createKeyPair, type LocalKey } from '../../src/ssh/keys';
-import { silentLogger } from './helpers';
+import { silentLogger } from './log';
+import { startSim } from './sim';
 
 export interface SshFixture {
   sim: RunningSim;
@@ -25,7 +26,7 @@ export interface SshFixture {
 
 /** `sim` is added to a test-control simulator without rate limits; the HOME's folder name starts with `homePrefix`. */
 export async function startSshFixture(sim: SimOptions, homePrefix: string, keyComment: string): Promise<SshFixture> {
-  const running = await startSimulator({ port: 0, testControl: true, rateLimitPerSecond: 1000, ...sim });
+  const running = await startSim({ testControl: true, rateLimitPerSecond: 1000, ...sim });
   const home = mkdtempSync(join(tmpdir(), homePrefix));
   const close = async () => {
     await running.close();

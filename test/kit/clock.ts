@@ -1,5 +1,5 @@
-// A fake clock for the poller tests: timers fire only when advance() passes them.
-import type { Timers } from '../../../src/core/poller';
+// A fake clock (the poller's Timers): timers fire only when advance() passes them.
+import type { Timers } from '../../src/core/poller';
 
 export class FakeTimers implements Timers {
   private t = 0;

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { TEMPLATES } from '../../../src/sim';
 import { anOffer, brief, useSim, type Ctx } from './helpers';
+import { startSim } from '../../kit/sim';
 
 let c!: Ctx;
 // These tests pin the seed era: exactly service-api.md (today.test.ts covers the live service).
@@ -52,8 +53,7 @@ describe('auth', () => {
     assert.equal((await c.call('DELETE', `/api/v0/instances/${a.new_contract}/`, undefined, k)).status, 200);
   });
   test('control endpoints are 404 without testControl', async () => {
-    const { startSimulator } = await import('../../../src/sim');
-    const s = await startSimulator({ port: 0 });
+    const s = await startSim();
     try {
       const r = await fetch(`${s.url}/_sim/outbox`);
       assert.equal(r.status, 404);
@@ -74,8 +74,7 @@ describe('search', () => {
     assert.equal(rows.length, 64);
     for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].score >= rows[i].score);
     assert.deepEqual((await search({})).map((o) => o.id), rows.map((o) => o.id));
-    const { startSimulator } = await import('../../../src/sim');
-    const other = await startSimulator({ port: 0, seed: 2 });
+    const other = await startSim({ seed: 2 });
     try {
       const r = await fetch(`${other.url}/api/v0/bundles/`, { method: 'POST', headers: { Authorization: 'Bearer sim-api-key' }, body: '{}' });
       const ids = ((await r.json()) as any).offers.map((o: any) => o.id);

@@ -1,11 +1,8 @@
-// Plumbing shared by unit tests of several folders (folder-specific harnesses live next to their tests).
+// Temporary folders and HOMEs for every tier: created fresh, removed afterwards whether the test
+// passed or threw. Tests never touch the real HOME.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Logger } from '../../src/api/types';
-
-/** A logger that drops every line: for tests that do not look at the log. */
-export const silentLogger: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 /** Runs `fn` with a fresh temporary folder and removes the folder afterwards, whether `fn` passed or threw. */
 export async function inTempDir<T>(prefix: string, fn: (dir: string) => T | Promise<T>): Promise<T> {
@@ -25,5 +22,14 @@ export function inFixtureTree<T>(prefix: string, files: Record<string, string>, 
       writeFileSync(join(dir, rel), text);
     }
     return fn(dir);
+  });
+}
+
+/** A temporary HOME (a folder named `name` inside a fresh temporary folder, with a private ~/.ssh when `ssh`), removed afterwards. */
+export function inTempHome<T>(prefix: string, fn: (home: string) => T | Promise<T>, { name = 'home', ssh = false }: { name?: string; ssh?: boolean } = {}): Promise<T> {
+  return inTempDir(prefix, (base) => {
+    const home = join(base, name);
+    mkdirSync(ssh ? join(home, '.ssh') : home, { recursive: true, mode: 0o700 });
+    return fn(home);
   });
 }

@@ -8,9 +8,11 @@ import { requireTools } from '../tools';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { startSimulator, type RunningSim } from '../../../src/sim';
+import type { RunningSim } from '../../../src/sim';
+import { startSim } from '../../kit/sim';
 import { closeApiTransport, createApiClient, type ApiClientOptions } from '../../../src/api/client';
-import { captureLogger, keyCredentials, rejection } from './helpers';
+import { keyCredentials, rejection } from './helpers';
+import { captureLogger } from '../../kit/log';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -40,7 +42,7 @@ const sockets = new Set<Socket>();
 let requiredAuth: string | undefined;
 
 before(async () => {
-  sim = await startSimulator({ port: 0, testControl: true, seed: 1, instances: 1, rateLimitPerSecond: 1000 });
+  sim = await startSim({ testControl: true, seed: 1, instances: 1, rateLimitPerSecond: 1000 });
   proxy = createServer((_req, res) => {
     res.writeHead(405).end('this proxy only tunnels');
   });
