@@ -18,6 +18,8 @@ interface Runner {
   /** Include the fake nvidia-smi on PATH (false: a CPU image). */
   nvidiaSmi: boolean;
   running: Map<number, ChildProcess>;
+  /** Onstarts of ended instances whose kill is scheduled (instanceEnded's delay): killed at once on close. */
+  ending: Set<ChildProcess>;
   /** Instances whose onstart waits for the instance to reach running. */
   pending: Set<number>;
   timer: NodeJS.Timeout | null;
@@ -33,7 +35,7 @@ const runners = new WeakMap<SimState, Runner>();
 function runnerOf(state: SimState): Runner {
   let r = runners.get(state);
   if (!r) {
-    r = { enabled: false, env: {}, nvidiaSmi: true, running: new Map(), pending: new Set(), timer: null, demoLoaded: new Set() };
+    r = { enabled: false, env: {}, nvidiaSmi: true, running: new Map(), ending: new Set(), pending: new Set(), timer: null, demoLoaded: new Set() };
     runners.set(state, r);
   }
   return r;
@@ -157,14 +159,22 @@ export function instanceEnded(state: SimState, id: number, delayMs = 1500): void
   const child = r.running.get(id);
   if (!child) return;
   r.running.delete(id);
-  if (delayMs <= 0) killGroup(child);
-  else setTimeout(() => killGroup(child), delayMs).unref();
+  if (delayMs <= 0) return killGroup(child);
+  r.ending.add(child);
+  setTimeout(() => {
+    r.ending.delete(child);
+    killGroup(child);
+  }, delayMs).unref();
 }
 
 /** Ends every onstart (reset, runner off, simulator closing). */
 export function stopAllOnstart(state: SimState): void {
   const r = runnerOf(state);
   for (const id of [...r.running.keys()]) instanceEnded(state, id, 0);
+  // An instance that ended just before (the guard stopped it) still has its watchdog writing its
+  // last state for up to instanceEnded's delay: end it now, before the sandbox is removed.
+  for (const child of r.ending) killGroup(child);
+  r.ending.clear();
   r.pending.clear();
   if (r.timer) clearInterval(r.timer);
   r.timer = null;

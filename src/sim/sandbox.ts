@@ -69,6 +69,6 @@ export function instanceEnv(state: SimState, inst: SimInstance): Record<string, 
 export function closeSandbox(state: SimState): void {
   const r = roots.get(state);
   // Retried: a killed onstart may still be finishing a write for a moment.
-  if (r) rmSync(r, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  if (r) rmSync(r, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   roots.delete(state);
 }
