@@ -47,7 +47,8 @@ describe('newcomer', () => {
     await services.instances.refresh();
     assert.ok(services.instances.get(inst.id)!.total_cost! > 0, 'the simulator reports a running total');
     // The service's own figure: no "estimate" label.
-    assert.match(await tooltipOf(ui, inst.id), /- Cost so far\\?: \$\d+\\\.\d\d$/m); // Markdown: ':' escaped against autolinks
+    // Markdown: ':' escaped against autolinks; once the billing session has read the charges, the line names them as its source.
+    assert.match(await tooltipOf(ui, inst.id), /- Cost so far\\?: \$\d+\\\.\d\d(?: \\?\(the service\\?'s charges\\?\))?$/m);
     const bar = ui.statusBar.item.tooltip;
     assert.match(typeof bar === 'string' ? bar : (bar?.value ?? ''), /Spent today\\?: /);
 
@@ -56,7 +57,7 @@ describe('newcomer', () => {
     assert.equal(doc.isUntitled, false);
     assert.equal(doc.isDirty, false, 'nothing to save on close');
     assert.equal(doc.languageId, 'markdown');
-    assert.match(doc.getText(), /^running · \$\d+\.\d\d\/h now · Cost so far: \$\d+\.\d\d$/m);
+    assert.match(doc.getText(), /^running · \$\d+\.\d\d\/h now · Cost so far: \$\d+\.\d\d(?: \(the service's charges\))?$/m);
     // Shown rendered (a Markdown preview), not as raw Markdown.
     await waitFor(() => {
       const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
