@@ -1,9 +1,8 @@
 // The SSH-key calls of service-today section 5: the client against the simulator over
 // loopback, both list shapes and key field names, validation on both sides.
-import { test, before, after, beforeEach } from 'node:test';
+import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, rejection, type Harness } from './helpers';
-import { closeApiTransport } from '../../../src/api/client';
+import { useHarness, rejection, type Harness } from './helpers';
 import type { Transport } from '../../../src/api/transport';
 import { publicKeyFingerprint, parsePublicKeyLine, samePublicKey } from '../../../src/api/sshKeyFormat';
 
@@ -12,13 +11,7 @@ export const KEY_A = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFwD9Unho/7vK5FT2O5PjF
 export const KEY_B = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQGbt51U/8a3Ap053WtfHO0yWqVhShtktXOFWhSuBh8 bob@desk';
 
 let h: Harness;
-before(async () => {
-  h = await startHarness({ instances: 1, rateLimitPerSecond: 1000 });
-});
-after(async () => {
-  await h.close();
-  await closeApiTransport();
-});
+useHarness({ instances: 1, rateLimitPerSecond: 1000 }, (x) => (h = x));
 beforeEach(async () => {
   await h.ctl.reset();
 });

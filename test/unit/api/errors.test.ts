@@ -1,19 +1,12 @@
 // Every 2FA error code of the spec, injected by the simulator, must reach the user as an
 // actionable sentence; plus the HTTP-status and transport failure kinds.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, rejection, type Harness } from './helpers';
-import { closeApiTransport } from '../../../src/api/client';
+import { useHarness, rejection, type Harness } from './helpers';
 import { ApiError, KNOWN_ERROR_CODES, formatLocalTime, parseErrorBody, errorFromResponse } from '../../../src/api/errors';
 
 let h: Harness;
-before(async () => {
-  h = await startHarness();
-});
-after(async () => {
-  await h.close();
-  await closeApiTransport();
-});
+useHarness({}, (x) => (h = x));
 
 /** Code -> a phrase its user message must contain (what happened / what to do). */
 const EXPECT: Record<string, RegExp> = {

@@ -1,9 +1,10 @@
 // The API client's test plumbing: a simulator (the kit's) and clients for it.
+import { after, before } from 'node:test';
 import type { RunningSim, SimOptions } from '../../../src/sim';
 import type { SimControl } from '../../../src/sim/control';
 import { captureLogger, type CapturingLogger } from '../../kit/log';
 import { startTestSim } from '../../kit/sim';
-import { createApiClient, type ApiClientOptions } from '../../../src/api/client';
+import { closeApiTransport, createApiClient, type ApiClientOptions } from '../../../src/api/client';
 import type { Credentials, ServiceApi } from '../../../src/api/types';
 
 export const API_KEY = 'sim-api-key';
@@ -25,7 +26,9 @@ export interface Harness {
  * with no read-after-create lag and no rate limits (tests that need them turn them on), and the
  * clients do not pace (the simulator does not limit).
  */
-export async function startHarness(opts: { instances?: number; bootSeconds?: number; rateLimitPerSecond?: number } & Pick<SimOptions, 'era' | 'invisibleSeconds' | 'rateLimits'> = {}): Promise<Harness> {
+export type HarnessOptions = { instances?: number; bootSeconds?: number; rateLimitPerSecond?: number } & Pick<SimOptions, 'era' | 'invisibleSeconds' | 'rateLimits'>;
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const sim = await startTestSim({
     bootSeconds: opts.bootSeconds ?? 60,
     instances: opts.instances ?? 0,
@@ -52,6 +55,22 @@ export async function startHarness(opts: { instances?: number; bootSeconds?: num
       }),
     close: () => sim.close(),
   };
+}
+
+/**
+ * One harness for a test file: started before its tests (`onStarted` gets it then), closed after
+ * them together with the client's shared connections.
+ */
+export function useHarness(opts: HarnessOptions, onStarted: (h: Harness) => void): void {
+  let started: Harness | undefined;
+  before(async () => {
+    started = await startHarness(opts);
+    onStarted(started);
+  });
+  after(async () => {
+    await started?.close();
+    await closeApiTransport();
+  });
 }
 
 /** Asserts that a promise rejects with an ApiError and returns it. */

@@ -1,7 +1,7 @@
 // The one visibility rule (src/api/visibility.ts): what each read proves about a rental in flight
 // or a known instance, and what to do next. The watch on its own, then every fault the simulator
 // can inject, read through the real client and judged by the module.
-import { test, before, after, beforeEach } from 'node:test';
+import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   AbsenceRule,
@@ -17,7 +17,7 @@ import {
 import { ApiError } from '../../../src/api/errors';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import type { SimFault } from '../../../src/sim/control';
-import { startHarness, type Harness } from './helpers';
+import { useHarness, type Harness } from './helpers';
 
 const inst = (id: number) => ({ id, state: 'provisioning', actual_status: null }) as Instance;
 
@@ -90,10 +90,7 @@ test('the one offer-gone table: codes first, bare statuses only without a code',
 // ---- every fault the simulator can inject, through the real client --------------------
 
 let h: Harness;
-before(async () => {
-  h = await startHarness();
-});
-after(() => h.close());
+useHarness({}, (x) => (h = x));
 beforeEach(() => h.ctl.reset());
 
 type Judged = 'visible' | 'not-found' | 'unreadable' | 'ambiguous' | 'offer-gone' | 'refused';

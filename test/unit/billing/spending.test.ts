@@ -1,12 +1,11 @@
 // Spending from the service's charges: today / week / month / 30 days, per instance, the chart
 // and the CSV, against the simulator's charges over loopback.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chargesCsv, instanceCostLine, summarizeCharges, weekStart, monthStart, windowStart, SpendingStore, DAY } from '../../../src/billing/spending';
 import { spendingSvg } from '../../../src/billing/spendingChart';
 import type { Charge, Instance } from '../../../src/api/types';
-import { closeApiTransport } from '../../../src/api/client';
-import { startHarness, type Harness } from '../api/helpers';
+import { useHarness, type Harness } from '../api/helpers';
 
 const charge = (start: number, amount: number, source = 'instance-1', type = 'instance'): Charge => ({ start, end: start + DAY, type, source, amount, items: [{ type: 'gpu', amount: amount * 0.9 }, { type: 'disk', amount: amount * 0.1 }] });
 
@@ -46,13 +45,7 @@ test('CSV: quoted, formula cells defused, one column per item type', () => {
 });
 
 let h: Harness;
-before(async () => {
-  h = await startHarness({ instances: 2 });
-});
-after(async () => {
-  await h.close();
-  await closeApiTransport();
-});
+useHarness({ instances: 2 }, (x) => (h = x));
 
 test('against the simulator: the month equals what the instances cost; read at most every 5 minutes', async () => {
   await h.ctl.advance(2 * DAY);

@@ -1,16 +1,13 @@
 // Credit for the status bar, against the simulator: instance records first, the user record at
 // most every 5 minutes, and an answer from before a connection change is dropped.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CreditStore, USER_CREDIT_REFRESH_MS } from '../../../src/costs/credit';
 import type { Instance, ServiceApi } from '../../../src/api/types';
-import { startHarness, type Harness } from '../api/helpers';
+import { useHarness, type Harness } from '../api/helpers';
 
 let h: Harness;
-before(async () => {
-  h = await startHarness();
-});
-after(() => h.close());
+useHarness({}, (x) => (h = x));
 
 function counting(): { api: () => Promise<ServiceApi>; calls: () => number } {
   let n = 0;

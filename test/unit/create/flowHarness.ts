@@ -1,6 +1,7 @@
 // The create flow's test harness: one simulator per test file (reset before each test), ports
 // that record what the flow did, and a clock whose sleeps advance the simulator's clock.
 import type { SimControl } from '../../../src/sim/control';
+import { recordedPrompts } from '../../kit/prompts';
 import { MemoryState } from '../../kit/state';
 import { useTestSim } from '../../kit/simPerFile';
 import type { StartedSim } from '../../kit/sim';
@@ -74,6 +75,12 @@ export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>;
   const raw = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 }, pacing: 'off' });
   const api = o.wrap ? o.wrap(raw) : raw;
   const state = o.state ?? new MemoryState();
+  const asked = recordedPrompts<FlowPrompts>({
+    pickOffer: async (offers) => offers[0],
+    confirmRent: async () => true,
+    keepOrDestroy: async () => 'destroy',
+    ...o.prompts,
+  } as FlowPrompts);
   const h: Harness = {
     api,
     log,
@@ -82,7 +89,9 @@ export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>;
     sshWrites: [],
     upserts: [],
     removed: [],
-    confirms: [],
+    get confirms() {
+      return asked.argsOf('confirmRent').map(([offer]) => offer as Offer);
+    },
     clock: simClock(),
     ports: undefined as unknown as CreateFlowPorts,
   };
@@ -99,15 +108,7 @@ export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>;
       },
     },
     instances: { upsert: (i) => h.upserts.push(i.id), watch: () => undefined, remove: (id) => h.removed.push(id) },
-    prompts: {
-      pickOffer: async (offers) => offers[0],
-      confirmRent: async (offer) => {
-        h.confirms.push(offer);
-        return true;
-      },
-      keepOrDestroy: async () => 'destroy',
-      ...o.prompts,
-    },
+    prompts: asked.prompts,
   };
   return h;
 }

@@ -5,7 +5,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
-import type { Ctx } from '../sim/helpers';
+import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, type Ctx } from '../sim/helpers';
 import { sleep, waitFor } from '../../kit/wait';
 
 export const SHELLS: Array<{ name: string; argv: string[] }> = [
@@ -118,3 +120,45 @@ export { sleep };
 
 /** Polls until fn returns a truthy value, or fails after ms (the kit's waitFor, what first). */
 export const until = <T>(what: string, fn: () => T | Promise<T>, ms = 15000) => waitFor(fn, ms, what);
+
+/** The simulator a guard test file runs against (1 s boots) and running instances of its own. */
+export interface GuardSim {
+  /** The started simulator: read it inside a test. */
+  readonly c: Ctx;
+  /** A rentable offer no other test of the file took (tests run concurrently: each takes its own). */
+  freeOffer(): number;
+  /** Rents a free offer (with `body` added to the request), waits for it to run; its id and instance key. */
+  instance(body?: Record<string, unknown>): Promise<{ id: number; key: string }>;
+  /** What the service intends for the instance now ('gone' once destroyed). */
+  intended(id: number): string;
+}
+
+export function guardSim(): GuardSim {
+  let started: Ctx | undefined;
+  before(async () => {
+    started = await start({ bootSeconds: 1 });
+  });
+  after(async () => {
+    await started?.sim.close();
+  });
+  const taken = new Set<number>();
+  const g: GuardSim = {
+    get c(): Ctx {
+      if (!started) throw new Error('the guard simulator is not started yet: read it inside a test');
+      return started;
+    },
+    freeOffer() {
+      const free = g.c.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id))!;
+      taken.add(free.id);
+      return free.id;
+    },
+    async instance(body = {}) {
+      const r = await g.c.call('PUT', `/api/v0/asks/${g.freeOffer()}/`, { image: 'ubuntu', runtype: 'ssh_direct', ...body });
+      assert.equal(r.status, 200, JSON.stringify(r.json.msg));
+      await g.c.ctl.finishBoot(r.json.new_contract);
+      return { id: r.json.new_contract, key: r.json.instance_api_key };
+    },
+    intended: (id) => g.c.sim.state.instances.get(id)?.intended ?? 'gone',
+  };
+  return g;
+}

@@ -1,33 +1,15 @@
 // The watchdog across restarts (a container stop SIGKILLs it and keeps its files; the next start
 // runs onstart again) and when the service refuses the stop.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { start, type Ctx } from '../sim/helpers';
-import { SHELLS, runGuard, sleep, until, type RunOptions } from './harness';
+import { SHELLS, guardSim, runGuard, sleep, until, type RunOptions } from './harness';
 
-let c!: Ctx;
-before(async () => {
-  c = await start({ bootSeconds: 1 });
-});
-after(async () => {
-  await c?.sim.close();
-});
-
-const taken = new Set<number>();
-async function instance(): Promise<{ id: number; key: string }> {
-  const free = c.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id))!;
-  taken.add(free.id);
-  const r = await c.call('PUT', `/api/v0/asks/${free.id}/`, { image: 'ubuntu', runtype: 'ssh_direct' });
-  assert.equal(r.status, 200, JSON.stringify(r.json.msg));
-  await c.ctl.finishBoot(r.json.new_contract);
-  return { id: r.json.new_contract, key: r.json.instance_api_key };
-}
-
-const intended = (id: number) => c.sim.state.instances.get(id)?.intended ?? 'gone';
-const calls = (id: number) => c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`));
+const gsim = guardSim();
+const { instance, intended } = gsim;
+const calls = (id: number) => gsim.c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`));
 const bootId = () => {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
@@ -38,7 +20,7 @@ const bootId = () => {
 
 for (const shell of SHELLS) {
   describe(`watchdog restarts under ${shell.name}`, { concurrency: true }, () => {
-    const go = (inst: { id: number; key: string }, o: Omit<RunOptions, 'shell'> = {}) => runGuard(c, inst, { shell: shell.argv, ...o });
+    const go = (inst: { id: number; key: string }, o: Omit<RunOptions, 'shell'> = {}) => runGuard(gsim.c, inst, { shell: shell.argv, ...o });
 
     test('SIGKILL leaves guard.pid and an old state; another process gets that pid: the next start still runs and acts', async () => {
       const inst = await instance();
@@ -108,7 +90,7 @@ for (const shell of SHELLS) {
 
     test('a refused stop (200 with success false) is retried with back-off until accepted, then confirmed by a read', async () => {
       const inst = await instance();
-      await c.ctl.fault({ kind: 'http_error', status: 200, error: 'rate_limit_exceeded', msg: 'slow down', path: `/api/v0/instances/${inst.id}/`, count: 2 });
+      await gsim.c.ctl.fault({ kind: 'http_error', status: 200, error: 'rate_limit_exceeded', msg: 'slow down', path: `/api/v0/instances/${inst.id}/`, count: 2 });
       const g = go(inst);
       try {
         const refused = (await until('the refusal is recorded', (): Record<string, unknown> | false => {
@@ -134,17 +116,15 @@ for (const shell of SHELLS) {
 test('the simulator runs onstart again after each start: the guard is back after a stop/start and a reboot, and acts', async () => {
   const { composeOnstart, resolveGuardPlan } = await import('../../../src/guard/plan');
   const plan = resolveGuardPlan(undefined)!;
-  const composed = composeOnstart('echo booted >> "$HOME/boots"', plan, { apiUrl: c.sim.url, dphTotal: 1 });
-  await c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 600 });
+  const composed = composeOnstart('echo booted >> "$HOME/boots"', plan, { apiUrl: gsim.c.sim.url, dphTotal: 1 });
+  await gsim.c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 600 });
   const { instanceHome } = await import('../../../src/sim/sandbox');
   try {
-    const free = c.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id))!;
-    taken.add(free.id);
-    const r = await c.call('PUT', `/api/v0/asks/${free.id}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart: composed.onstart });
+    const r = await gsim.c.call('PUT', `/api/v0/asks/${gsim.freeOffer()}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart: composed.onstart });
     const id = r.json.new_contract as number;
-    await c.ctl.setGpuUtil(id, 90);
-    await c.ctl.finishBoot(id);
-    const home = instanceHome(c.sim.state, id);
+    await gsim.c.ctl.setGpuUtil(id, 90);
+    await gsim.c.ctl.finishBoot(id);
+    const home = instanceHome(gsim.c.sim.state, id);
     const state = () => {
       try {
         return JSON.parse(readFileSync(join(home, 'tmp', 'gpu-rental', 'state.json'), 'utf8')) as { pid: number; startedAt: number; updatedAt: number };
@@ -155,35 +135,35 @@ test('the simulator runs onstart again after each start: the guard is back after
     const boots = () => readFileSync(join(home, 'boots'), 'utf8').split('\n').filter(Boolean).length;
     const s1 = (await until('the guard reports', () => state()))!;
     // Stop (the container ends: SIGKILL, files stay) and start again: onstart runs again.
-    assert.equal((await c.call('PUT', `/api/v0/instances/${id}/`, { state: 'stopped' })).status, 200);
+    assert.equal((await gsim.c.call('PUT', `/api/v0/instances/${id}/`, { state: 'stopped' })).status, 200);
     await sleep(2500);
-    assert.equal((await c.call('PUT', `/api/v0/instances/${id}/`, { state: 'running' })).status, 200);
-    await c.ctl.finishBoot(id);
+    assert.equal((await gsim.c.call('PUT', `/api/v0/instances/${id}/`, { state: 'running' })).status, 200);
+    await gsim.c.ctl.finishBoot(id);
     const s2 = (await until('a new guard reports', () => {
       const s = state();
       return s && s.pid !== s1.pid ? s : undefined;
     }))!;
     assert.equal(boots(), 2);
     // A reboot: the container restarts (SIGKILL again), onstart runs again once it is back.
-    assert.equal((await c.call('PUT', `/api/v0/instances/reboot/${id}/`, {})).status, 200);
+    assert.equal((await gsim.c.call('PUT', `/api/v0/instances/reboot/${id}/`, {})).status, 200);
     await until('a third guard reports', () => {
       const s = state();
       return s && s.pid !== s2.pid && s.pid !== s1.pid ? s : undefined;
     });
     assert.equal(boots(), 3);
     // ...and it acts: the GPU goes idle, the (re-)started guard stops the instance.
-    await c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 2 });
-    assert.equal((await c.call('PUT', `/api/v0/instances/${id}/`, { state: 'stopped' })).status, 200);
+    await gsim.c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 2 });
+    assert.equal((await gsim.c.call('PUT', `/api/v0/instances/${id}/`, { state: 'stopped' })).status, 200);
     await sleep(2500);
-    assert.equal((await c.call('PUT', `/api/v0/instances/${id}/`, { state: 'running' })).status, 200);
-    await c.ctl.finishBoot(id);
+    assert.equal((await gsim.c.call('PUT', `/api/v0/instances/${id}/`, { state: 'running' })).status, 200);
+    await gsim.c.ctl.finishBoot(id);
     await until('the fourth guard reports', () => boots() === 4);
-    await c.ctl.setGpuUtil(id, 0);
+    await gsim.c.ctl.setGpuUtil(id, 0);
     await until('stopped by its own guard', () => intended(id) === 'stopped', 20000);
     // The stop answer came; its confirming read follows (before the container ends).
-    await until('the guard confirmed with a read', () => c.sim.state.requests.some((q) => q.path === `/api/v0/instances/${id}/` && q.method === 'GET'));
+    await until('the guard confirmed with a read', () => gsim.c.sim.state.requests.some((q) => q.path === `/api/v0/instances/${id}/` && q.method === 'GET'));
     await until('and says so in its log', () => /stop accepted and confirmed/.test(readFileSync(join(home, 'tmp', 'gpu-rental', 'guard.log'), 'utf8')));
   } finally {
-    await c.ctl.runOnstart(false);
+    await gsim.c.ctl.runOnstart(false);
   }
 });

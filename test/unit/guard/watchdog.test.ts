@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
@@ -6,31 +6,12 @@ import { join } from 'node:path';
 import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
 import { WatchdogStateSchema } from '../../../src/guard/watchdogState';
 import * as z from 'zod/mini';
-import { start, type Ctx } from '../sim/helpers';
-import { SHELLS, runGuard, sleep, until, type RunOptions } from './harness';
+import { SHELLS, guardSim, runGuard, sleep, until, type RunOptions } from './harness';
 import { needs, type Tool } from '../tools';
 
-let c!: Ctx;
-before(async () => {
-  c = await start({ bootSeconds: 1 });
-});
-after(async () => {
-  await c?.sim.close();
-});
-
-const taken = new Set<number>();
-/** A running instance of our own with its instance key (tests run concurrently: each takes its own offer). */
-async function instance(): Promise<{ id: number; key: string }> {
-  const free = c.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id))!;
-  taken.add(free.id);
-  const r = await c.call('PUT', `/api/v0/asks/${free.id}/`, { image: 'ubuntu', runtype: 'ssh_direct' });
-  assert.equal(r.status, 200, JSON.stringify(r.json.msg));
-  await c.ctl.finishBoot(r.json.new_contract);
-  return { id: r.json.new_contract, key: r.json.instance_api_key };
-}
-
-const intended = (id: number) => c.sim.state.instances.get(id)?.intended ?? 'gone';
-const guardCalls = (id: number) => c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`) && q.method !== 'GET');
+const gsim = guardSim();
+const { instance, intended } = gsim;
+const guardCalls = (id: number) => gsim.c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`) && q.method !== 'GET');
 
 test('shellcheck passes on the watchdog (POSIX sh)', { skip: needs('shellcheck') }, () => {
   const r = spawnSync('shellcheck', ['-s', 'sh', '-'], { input: WATCHDOG_SCRIPT, encoding: 'utf8' });
@@ -40,7 +21,7 @@ test('shellcheck passes on the watchdog (POSIX sh)', { skip: needs('shellcheck')
 
 for (const shell of SHELLS) {
   describe(`watchdog under ${shell.name}`, { concurrency: true, skip: needs(shell.argv[0] as Tool) }, () => {
-    const go = (inst: { id: number; key: string }, o: Omit<RunOptions, 'shell'> = {}) => runGuard(c, inst, { shell: shell.argv, ...o });
+    const go = (inst: { id: number; key: string }, o: Omit<RunOptions, 'shell'> = {}) => runGuard(gsim.c, inst, { shell: shell.argv, ...o });
 
     test('idle → stopped through the API with the instance key; state and log say so', async () => {
       const inst = await instance();
@@ -50,7 +31,7 @@ for (const shell of SHELLS) {
         assert.equal(intended(inst.id), 'stopped');
         const calls = guardCalls(inst.id);
         assert.deepEqual(calls.map((q) => [q.method, q.status]), [['PUT', 200]]);
-        assert.ok(c.sim.state.requests.some((q) => q.method === 'GET' && q.path === `/api/v0/instances/${inst.id}/`), 'confirmed by a read of its own instance');
+        assert.ok(gsim.c.sim.state.requests.some((q) => q.method === 'GET' && q.path === `/api/v0/instances/${inst.id}/`), 'confirmed by a read of its own instance');
         const s = g.state()!;
         assert.ok(z.safeParse(WatchdogStateSchema, s).success, `VS Code reads this state: ${JSON.stringify(s)}`);
         assert.equal(s.action, 'stop');
@@ -116,10 +97,10 @@ for (const shell of SHELLS) {
     test('SSH sessions are counted from /proc/net/tcp by default (the port sshd listens on)', async () => {
       const inst = await instance();
       // The simulator's own HTTP port has established connections while the test talks to it.
-      const g = go(inst, { env: { GPU_GUARD_SSH_CMD: '', GPU_GUARD_SSH_PORT: String(c.sim.port), GPU_GUARD_IDLE_SECONDS: '30' } });
+      const g = go(inst, { env: { GPU_GUARD_SSH_CMD: '', GPU_GUARD_SSH_PORT: String(gsim.c.sim.port), GPU_GUARD_IDLE_SECONDS: '30' } });
       try {
         const seen = await until('a connection counted', async () => {
-          await fetch(`${c.sim.url}/api/v0/users/current/`, { headers: { Authorization: 'Bearer sim-api-key', Connection: 'keep-alive' } });
+          await fetch(`${gsim.c.sim.url}/api/v0/users/current/`, { headers: { Authorization: 'Bearer sim-api-key', Connection: 'keep-alive' } });
           return ((g.state()?.sshSessions as number) ?? 0) > 0;
         });
         assert.ok(seen);
@@ -190,7 +171,7 @@ for (const shell of SHELLS) {
     test('API unreachable → retried with back-off, logged, no crash; acts once it answers', async () => {
       const inst = await instance();
       // 503 for the first calls, then the service answers.
-      await c.ctl.fault({ kind: 'http_error', status: 503, path: `/api/v0/instances/${inst.id}/`, count: 2 });
+      await gsim.c.ctl.fault({ kind: 'http_error', status: 503, path: `/api/v0/instances/${inst.id}/`, count: 2 });
       const dead = go(inst, { env: { GPU_GUARD_API: 'http://127.0.0.1:9' } });
       const flaky = go(inst);
       try {
@@ -246,17 +227,17 @@ for (const shell of SHELLS) {
 test('the instance key reads and acts on its own instance only', async () => {
   const a = await instance();
   const b = await instance();
-  assert.equal((await c.call('GET', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
+  assert.equal((await gsim.c.call('GET', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
   for (const [m, body] of [['GET', undefined], ['PUT', { state: 'stopped' }], ['DELETE', undefined]] as const) {
-    const r = await c.call(m, `/api/v0/instances/${b.id}/`, body, a.key);
+    const r = await gsim.c.call(m, `/api/v0/instances/${b.id}/`, body, a.key);
     assert.equal(r.status, 403, `${m} on another instance`);
   }
-  assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { label: 'x' }, a.key)).status, 403, 'no rename');
-  assert.equal((await c.call('GET', '/api/v0/instances/', undefined, a.key)).status, 403, 'no list');
-  assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'stopped' }, a.key)).status, 200);
-  assert.equal((await c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'running' }, a.key)).status, 200);
-  assert.equal((await c.call('DELETE', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
+  assert.equal((await gsim.c.call('PUT', `/api/v0/instances/${a.id}/`, { label: 'x' }, a.key)).status, 403, 'no rename');
+  assert.equal((await gsim.c.call('GET', '/api/v0/instances/', undefined, a.key)).status, 403, 'no list');
+  assert.equal((await gsim.c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'stopped' }, a.key)).status, 200);
+  assert.equal((await gsim.c.call('PUT', `/api/v0/instances/${a.id}/`, { state: 'running' }, a.key)).status, 200);
+  assert.equal((await gsim.c.call('DELETE', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
   // today era: the live service answers a bad key on instance paths with 404 auth_error
-  const dead = await c.call('GET', `/api/v0/instances/${b.id}/`, undefined, a.key);
+  const dead = await gsim.c.call('GET', `/api/v0/instances/${b.id}/`, undefined, a.key);
   assert.deepEqual([dead.status, dead.json.error], [404, 'auth_error'], 'a destroyed instance key is no key');
 });

@@ -1,18 +1,15 @@
 // The offer search state against the simulator: persisted query, results, GPU names, errors,
 // and a search overtaken by a connection change never shows up.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OfferStore, SEARCH_DEBOUNCE_MS } from '../../../src/offers/offerStore';
 import { OFFER_SEARCH_STATE_KEY } from '../../../src/core/stateKeys';
 import type { ServiceApi } from '../../../src/api/types';
-import { startHarness, type Harness } from '../api/helpers';
+import { useHarness, type Harness } from '../api/helpers';
 import { MemoryState } from '../../kit/state';
 
 let h: Harness;
-before(async () => {
-  h = await startHarness();
-});
-after(() => h.close());
+useHarness({}, (x) => (h = x));
 
 const memory = () => new MemoryState();
 

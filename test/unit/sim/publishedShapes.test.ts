@@ -4,11 +4,10 @@
 // to send (docs/billing.md "Published shapes"): `ports` is the Docker-shaped object the live
 // service sends (the reference says a list), and SSH key dates are the reference's date-time
 // strings (no observation shows the live service sending numbers).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as z from 'zod/mini';
-import { startHarness, API_KEY, type Harness } from '../api/helpers';
-import { closeApiTransport } from '../../../src/api/client';
+import { useHarness, API_KEY, type Harness } from '../api/helpers';
 
 const num = z.number();
 const nnum = z.nullable(z.number());
@@ -74,13 +73,7 @@ const chargeRow = z.object({
 const invoiceRow = z.looseObject({ id: num, when: num, service: z.string(), amount: num, description: z.string() });
 
 let h: Harness;
-before(async () => {
-  h = await startHarness({ instances: 2 });
-});
-after(async () => {
-  await h.close();
-  await closeApiTransport();
-});
+useHarness({ instances: 2 }, (x) => (h = x));
 
 async function get(path: string): Promise<unknown> {
   const res = await fetch(`${h.sim.url}${path}`, { headers: { authorization: `Bearer ${API_KEY}` } });

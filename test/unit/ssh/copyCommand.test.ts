@@ -2,32 +2,32 @@
 // the simulator's SSH servers: the extension-made key is named (-i, IdentitiesOnly) because ssh
 // does not try it by default; paths with spaces and quotes survive the shell; the demo's form
 // `ssh -F <file> <alias>` reaches the host. Temporary HOME; never the user's ~/.ssh.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { sshAddress } from '../../../src/ssh/address';
 import { SshValueError, checkSshTarget, isDefaultIdentity, shellWord, sshCommandLine, sshConfigCommandLine } from '../../../src/ssh/sshValues';
-import { startSshFixture, type SshFixture } from '../../kit/sshFixture';
+import { useSshFixture, type SshFixture } from '../../kit/sshFixture';
+import { needs } from '../tools';
 
-const haveSsh = spawnSync('ssh', ['-V'], { stdio: 'ignore' }).status === 0 && spawnSync('sh', ['-c', 'true']).status === 0;
-const skip = haveSsh ? false : 'the OpenSSH client (ssh) or sh is not installed';
+// In CI a missing ssh fails these tests with the install hint instead of skipping them.
+const skip = needs('ssh');
 
 let f: SshFixture;
 let inst: Instance;
 
-before(async () => {
-  f = await startSshFixture({ bootSeconds: 60, seed: 11, instances: 0 }, 'gpu-rental-copy-', 'gpu-rental-copy-test');
+useSshFixture({ bootSeconds: 60, seed: 11, instances: 0 }, 'gpu-rental-copy-', 'gpu-rental-copy-test', async (started) => {
+  f = started;
   await f.api.addSshKey(f.key.line);
   const offer = f.sim.state.offers.find((x) => x.rentable && x.verified && !x.rented && !x.taken && (x.direct_port_count as number) > 0)!;
   const { new_contract: id } = await f.api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label: 'copy' });
   await f.ctl.finishBoot(id);
   inst = await f.api.showInstance(id);
 });
-after(() => f?.close());
 
 /**
  * Runs a copied command line through `sh -c` as a user would paste it, with options that only keep

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { hasTool, needs } from '../tools';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createKeyPair, ensureAccountKey, findLocalKeys, readLocalKey, usableKey, SshKeyError, registerKey } from '../../../src/ssh/keys';
+import { createKeyPair, ensureAccountKey, findLocalKeys, readLocalKey, usableKey, SshKeyError, registerKey, type KeyPrompts } from '../../../src/ssh/keys';
+import { recordedPrompts } from '../../kit/prompts';
 import type { AccountSshKey, Instance } from '../../../src/api/types';
 import { inTempDir } from '../../kit/temp';
 
@@ -102,10 +103,10 @@ const inst = (id: number, state: Instance['state']) => ({ id, state, actual_stat
 
 test('ensure: one prompt; continue, cancel, create (registered + attached to running instances only)', withHome(async (home) => {
   const f = fakeApi();
-  let asked = 0;
-  const cont = await ensureAccountKey({ api: f.api, home, prompts: { choose: async () => (asked++, 'continue'), pickKey: async () => undefined } });
+  const once = recordedPrompts<KeyPrompts>({ choose: async () => 'continue', pickKey: async () => undefined });
+  const cont = await ensureAccountKey({ api: f.api, home, prompts: once.prompts });
   assert.equal(cont.outcome, 'continued');
-  assert.equal(asked, 1);
+  assert.deepEqual(once.asked.map((a) => a.prompt), ['choose'], 'one question, and no key list');
   assert.equal(f.keys.length, 0);
   const dismissed = await ensureAccountKey({ api: f.api, home, prompts: { choose: async () => undefined, pickKey: async () => undefined } });
   assert.equal(dismissed.outcome, 'cancelled');

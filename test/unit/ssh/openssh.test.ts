@@ -2,40 +2,29 @@
 // real SSH servers (proxy, Jupyter-proxy and direct instances), forwards work, a login without
 // a registered key is refused (and the key check says why), and a re-rent on a reused port
 // connects without a host-key warning. Temporary HOME; never the user's ~/.ssh.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { join } from 'node:path';
-import type { RunningSim } from '../../../src/sim';
 import { SimControl } from '../../../src/sim/control';
 import { instanceHome } from '../../../src/sim/sandbox';
 import { createApiClient } from '../../../src/api/client';
-import type { Instance, ServiceApi } from '../../../src/api/types';
-import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
+import type { Instance } from '../../../src/api/types';
 import { repoRoot } from '../repoRoot';
 import { needs } from '../tools';
 import { silentLogger } from '../../kit/log';
-import { startSshFixture, type SshFixture } from '../../kit/sshFixture';
+import { useSshFixture, type SshFixture } from '../../kit/sshFixture';
 import { Client as Ssh2Client, utils } from 'ssh2';
-import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice, type LocalKey } from '../../../src/ssh/keys';
+import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice } from '../../../src/ssh/keys';
 
 const skip = needs('ssh', 'ssh-keygen');
 
-let fixture: SshFixture | undefined;
-let sim: RunningSim;
-let ctl: SimControl;
-let api: ServiceApi;
-let home: string;
-let writer: SshConfigWriter;
-let key: LocalKey;
-
-before(async () => {
-  fixture = await startSshFixture({ bootSeconds: 60, seed: 7, instances: 0 }, 'gpu-rental-openssh-', 'gpu-rental-test');
-  ({ sim, ctl, api, home, writer, key } = fixture);
+let fx!: SshFixture;
+useSshFixture({ bootSeconds: 60, seed: 7, instances: 0 }, 'gpu-rental-openssh-', 'gpu-rental-test', (f) => {
+  fx = f;
 });
-after(() => fixture?.close());
 
 interface Run {
   code: number | null;
@@ -48,57 +37,57 @@ function ssh(args: string[], timeoutMs = 20_000): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       'ssh',
-      ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'IdentityAgent=none', ...args],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, timeout: timeoutMs },
+      ['-F', fx.writer.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'IdentityAgent=none', ...args],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: fx.home }, timeout: timeoutMs },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
     );
   });
 }
 
 function freeOffer(): number {
-  const o = sim.state.offers.find((x) => x.rentable && x.verified && !x.rented && !x.taken && (x.direct_port_count as number) > 0);
+  const o = fx.sim.state.offers.find((x) => x.rentable && x.verified && !x.rented && !x.taken && (x.direct_port_count as number) > 0);
   assert.ok(o, 'a free offer');
   return o.id;
 }
 
 /** Rents an instance with a runtype, finishes its boot and returns it as the client sees it. */
 async function rent(runtype: 'ssh_proxy' | 'jupyter_proxy' | 'ssh_direct', label: string): Promise<Instance> {
-  const { new_contract: id } = await api.createInstance(freeOffer(), { image: 'sim/base:1', runtype, label });
-  await ctl.finishBoot(id);
-  const inst = await api.showInstance(id);
+  const { new_contract: id } = await fx.api.createInstance(freeOffer(), { image: 'sim/base:1', runtype, label });
+  await fx.ctl.finishBoot(id);
+  const inst = await fx.api.showInstance(id);
   assert.equal(inst.state, 'running');
   return inst;
 }
 
 /** Destroys and lets the entries follow the list, as the extension's entry sync does. */
 async function destroy(inst: Instance): Promise<void> {
-  await api.destroyInstance(inst.id);
-  await writer.reconcile((await api.listInstances()).instances);
+  await fx.api.destroyInstance(inst.id);
+  await fx.writer.reconcile((await fx.api.listInstances()).instances);
 }
 
 async function writeEntry(inst: Instance): Promise<string> {
-  return writer.writeEntry(inst, { identityFile: key.privatePath });
+  return fx.writer.writeEntry(inst, { identityFile: fx.key.privatePath });
 }
 
 test('the key pair is created 0600, in OpenSSH format, and never overwritten', { skip }, async () => {
-  assert.equal(key.privatePath, join(home, '.ssh', 'gpu-rental_ed25519'));
-  assert.equal(statSync(key.privatePath).mode & 0o777, 0o600);
-  const y = spawnSync('ssh-keygen', ['-y', '-f', key.privatePath], { encoding: 'utf8' });
+  assert.equal(fx.key.privatePath, join(fx.home, '.ssh', 'gpu-rental_ed25519'));
+  assert.equal(statSync(fx.key.privatePath).mode & 0o777, 0o600);
+  const y = spawnSync('ssh-keygen', ['-y', '-f', fx.key.privatePath], { encoding: 'utf8' });
   assert.equal(y.status, 0, y.stderr);
-  assert.equal(y.stdout.trim().split(' ').slice(0, 2).join(' '), key.line.split(' ').slice(0, 2).join(' '));
-  const l = spawnSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', key.publicPath], { encoding: 'utf8' });
-  assert.ok(l.stdout.includes(key.fingerprint), `${l.stdout} vs ${key.fingerprint}`);
-  const before = readFileSync(key.privatePath, 'utf8');
-  const again = await createKeyPair({ home });
-  assert.equal(again.fingerprint, key.fingerprint);
-  assert.equal(readFileSync(key.privatePath, 'utf8'), before);
+  assert.equal(y.stdout.trim().split(' ').slice(0, 2).join(' '), fx.key.line.split(' ').slice(0, 2).join(' '));
+  const l = spawnSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', fx.key.publicPath], { encoding: 'utf8' });
+  assert.ok(l.stdout.includes(fx.key.fingerprint), `${l.stdout} vs ${fx.key.fingerprint}`);
+  const before = readFileSync(fx.key.privatePath, 'utf8');
+  const again = await createKeyPair({ home: fx.home });
+  assert.equal(again.fingerprint, fx.key.fingerprint);
+  assert.equal(readFileSync(fx.key.privatePath, 'utf8'), before);
 });
 
 test('without a registered key the login is refused, and the key check explains why; registering attaches it', { skip }, async () => {
   const inst = await rent('ssh_proxy', 'nokey');
   const alias = await writeEntry(inst);
-  const text = readFileSync(writer.configPath, 'utf8');
-  assert.ok(text.includes(`IdentityFile ${key.privatePath}\n  IdentitiesOnly yes`), text);
+  const text = readFileSync(fx.writer.configPath, 'utf8');
+  assert.ok(text.includes(`IdentityFile ${fx.key.privatePath}\n  IdentitiesOnly yes`), text);
 
   const refused = await ssh([alias, 'echo $CONTAINER_ID']);
   assert.notEqual(refused.code, 0);
@@ -106,8 +95,8 @@ test('without a registered key the login is refused, and the key check explains 
 
   const asked: string[] = [];
   const result = await ensureAccountKey({
-    api,
-    home,
+    api: fx.api,
+    home: fx.home,
     prompts: {
       choose: async (message): Promise<KeyChoice> => {
         asked.push(message);
@@ -128,7 +117,7 @@ test('without a registered key the login is refused, and the key check explains 
   assert.equal(ok.stdout.trim(), String(inst.id));
 
   // the check is quiet once the account holds the key
-  const second = await ensureAccountKey({ api, home, prompts: { choose: async () => assert.fail('asked again'), pickKey: async () => undefined } });
+  const second = await ensureAccountKey({ api: fx.api, home: fx.home, prompts: { choose: async () => assert.fail('asked again'), pickKey: async () => undefined } });
   assert.equal(second.outcome, 'ok');
 
   await destroy(inst);
@@ -144,10 +133,10 @@ for (const runtype of ['ssh_proxy', 'jupyter_proxy', 'ssh_direct'] as const) {
     assert.equal(id, String(inst.id));
     assert.equal(label, `C.${inst.id}`);
     assert.equal(ip, '127.0.0.1');
-    assert.equal(url, sim.url);
-    assert.equal(cwd, instanceHome(sim.state, inst.id));
+    assert.equal(url, fx.sim.url);
+    assert.equal(cwd, instanceHome(fx.sim.state, inst.id));
     assert.equal(uid, String(process.getuid?.() ?? uid));
-    assert.equal(readFileSync(join(instanceHome(sim.state, inst.id), 'marker.txt'), 'utf8'), 'done\n');
+    assert.equal(readFileSync(join(instanceHome(fx.sim.state, inst.id), 'marker.txt'), 'utf8'), 'done\n');
     // user root only
     const other = await ssh(['-l', 'ubuntu', alias, 'true']);
     assert.notEqual(other.code, 0);
@@ -173,8 +162,8 @@ test('ssh -L reaches a port inside the instance (127.0.0.1 only)', { skip }, asy
     await new Promise<void>((r) => probe.close(() => r()));
     const child = spawn(
       'ssh',
-      ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-o', 'ExitOnForwardFailure=yes', '-N', '-L', `${localPort}:127.0.0.1:${insidePort}`, alias],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
+      ['-F', fx.writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-o', 'ExitOnForwardFailure=yes', '-N', '-L', `${localPort}:127.0.0.1:${insidePort}`, alias],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: fx.home }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     child.stderr!.on('data', (d) => (stderr += String(d)));
     try {
@@ -205,18 +194,18 @@ test('a stopped or destroyed instance stops listening; a re-rent on the same por
   const alias1 = await writeEntry(first);
   assert.equal((await ssh([alias1, 'true'])).code, 0);
   const port = first.ssh_port!;
-  const pinned = readFileSync(writer.knownHostsPath, 'utf8');
+  const pinned = readFileSync(fx.writer.knownHostsPath, 'utf8');
   assert.ok(pinned.includes(`[127.0.0.1]:${port}`), pinned);
 
-  await api.setInstanceState(first.id, 'stopped');
-  await api.showInstance(first.id);
+  await fx.api.setInstanceState(first.id, 'stopped');
+  await fx.api.showInstance(first.id);
   const stopped = await ssh([alias1, 'true']);
   assert.notEqual(stopped.code, 0);
   assert.match(stopped.stderr, /Connection refused|Connection reset|Connection closed/);
 
-  await api.destroyInstance(first.id);
-  await writer.reconcile((await api.listInstances()).instances);
-  assert.equal(existsSync(writer.knownHostsPath) && readFileSync(writer.knownHostsPath, 'utf8').includes(`[127.0.0.1]:${port}`), false, 'the old pin was dropped');
+  await fx.api.destroyInstance(first.id);
+  await fx.writer.reconcile((await fx.api.listInstances()).instances);
+  assert.equal(existsSync(fx.writer.knownHostsPath) && readFileSync(fx.writer.knownHostsPath, 'utf8').includes(`[127.0.0.1]:${port}`), false, 'the old pin was dropped');
 
   const second = await rent('ssh_proxy', 'second');
   assert.equal(second.ssh_port, port, 'the proxy reused the port');
@@ -227,7 +216,7 @@ test('a stopped or destroyed instance stops listening; a re-rent on the same por
   assert.doesNotMatch(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED|WARNING/);
 
   // the same re-rent with the old pin kept is exactly what would have failed
-  writeFileSync(writer.knownHostsPath, pinned, { mode: 0o600 });
+  writeFileSync(fx.writer.knownHostsPath, pinned, { mode: 0o600 });
   const stale = await ssh([alias2, 'true']);
   assert.notEqual(stale.code, 0);
   assert.match(stale.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED/);
@@ -236,8 +225,8 @@ test('a stopped or destroyed instance stops listening; a re-rent on the same por
 
 /** `ssh -tt <alias>` (a terminal session, as Connect's terminal runs it) with the output collected. */
 function terminalSession(alias: string): { child: ReturnType<typeof spawn>; output(): string; waitFor(text: string): Promise<void>; closed: Promise<number | null> } {
-  const child = spawn('ssh', ['-F', writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+  const child = spawn('ssh', ['-F', fx.writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: fx.home },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -265,7 +254,7 @@ test('ssh without a command gets an interactive shell on a terminal (what Connec
   const session = terminalSession(await writeEntry(inst));
   session.child.stdin!.write('echo "shell-$CONTAINER_ID" > shell.txt; test -t 0 && echo tty >> shell.txt; exit\n');
   assert.equal(await session.closed, 0, session.output());
-  assert.equal(readFileSync(join(instanceHome(sim.state, inst.id), 'shell.txt'), 'utf8'), `shell-${inst.id}\ntty\n`);
+  assert.equal(readFileSync(join(instanceHome(fx.sim.state, inst.id), 'shell.txt'), 'utf8'), `shell-${inst.id}\ntty\n`);
   await destroy(inst);
 });
 
@@ -288,7 +277,7 @@ test('a client that vanishes mid-session (a closed terminal) leaves the simulato
   await destroy(inst);
   assert.notEqual(await second.closed, 0);
   await new Promise((r) => setTimeout(r, 500));
-  assert.ok(Array.isArray((await api.listInstances()).instances));
+  assert.ok(Array.isArray((await fx.api.listInstances()).instances));
 });
 
 test('the built simulator (dist/sim.js, minified) survives clients that vanish while a session opens', async () => {
