@@ -32,7 +32,6 @@ export function registerViews(services: Services): ViewsUi {
   const instances = new InstancesTreeProvider(services);
   const instancesView = vscode.window.createTreeView('gpuRental.instances', { treeDataProvider: instances, showCollapseAll: true });
   instances.view = instancesView;
-  instances.updateMessage();
   sub(instances);
   sub(instancesView);
   // Poll at the fast interval while the view is visible, slowly while hidden.

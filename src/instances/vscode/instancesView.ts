@@ -6,36 +6,20 @@ import { fullRecord } from '../fullRecord';
 import { instanceDetails, instanceRow, md } from '../instanceViewModel';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
+import { StoreTree } from '../../core/vscode/storeTree';
 
 export type InstanceTreeNode =
   | { kind: 'instance'; id: number }
   | { kind: 'detail'; instanceId: number; key: string; label: string; value: string; secret: boolean }
   | { kind: 'error'; message: string };
 
-export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTreeNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<InstanceTreeNode | undefined>();
-  readonly onDidChangeTreeData = this.changed.event;
-  private readonly subs: vscode.Disposable[] = [];
-  view: vscode.TreeView<InstanceTreeNode> | undefined;
-
+export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
   constructor(private readonly services: Services) {
     const store = services.instances;
-    this.subs.push(
-      store.onDidChange(() => this.update()),
-      store.onDidChangeStatus(() => this.update()),
-      services.onDidChangeConnection(() => this.update()),
-      services.guard.onDidChange(() => this.update()),
-      services.marks.onDidChange(() => this.update()),
-    );
+    super([store.onDidChange, store.onDidChangeStatus, services.onDidChangeConnection, services.guard.onDidChange, services.marks.onDidChange]);
   }
 
-  private update(): void {
-    this.updateMessage();
-    this.changed.fire(undefined);
-  }
-
-  updateMessage(): void {
-    if (!this.view) return;
+  protected describeView(view: vscode.TreeView<InstanceTreeNode>): void {
     const info = this.services.connection();
     const store = this.services.instances;
     const notes: string[] = [];
@@ -44,8 +28,8 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
     if (info.signedIn && store.loaded && store.instances.length === 0 && !store.error) {
       notes.push('No instances yet. Search the Offers view and rent one.');
     }
-    this.view.message = notes.length ? notes.join(' ') : undefined;
-    this.view.description = info.demo ? 'Demo' : undefined;
+    view.message = notes.length ? notes.join(' ') : undefined;
+    view.description = info.demo ? 'Demo' : undefined;
   }
 
   getTreeItem(node: InstanceTreeNode): vscode.TreeItem {
@@ -108,10 +92,5 @@ export class InstancesTreeProvider implements vscode.TreeDataProvider<InstanceTr
 
   getParent(node: InstanceTreeNode): InstanceTreeNode | undefined {
     return node.kind === 'detail' ? { kind: 'instance', id: node.instanceId } : undefined;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.changed.dispose();
   }
 }

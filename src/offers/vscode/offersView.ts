@@ -6,6 +6,7 @@ import { offerRow } from '../../instances/instanceViewModel';
 import { describeOfferQuery } from '../offerQuery';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
+import { StoreTree } from '../../core/vscode/storeTree';
 import { background } from '../../core/background';
 
 export type OfferTreeNode =
@@ -13,24 +14,16 @@ export type OfferTreeNode =
   | { kind: 'empty' }
   | { kind: 'error'; message: string };
 
-export class OffersTreeProvider implements vscode.TreeDataProvider<OfferTreeNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<OfferTreeNode | undefined>();
-  readonly onDidChangeTreeData = this.changed.event;
-  private readonly subs: vscode.Disposable[] = [];
-  view: vscode.TreeView<OfferTreeNode> | undefined;
-
+export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
   constructor(private readonly services: Services) {
-    this.subs.push(services.offers.onDidChange(() => this.update()));
+    super([services.offers.onDidChange]);
   }
 
-  private update(): void {
-    if (this.view) {
-      const info = this.services.connection();
-      const store = this.services.offers;
-      this.view.description = info.signedIn ? describeOfferQuery(store.query) + (info.demo ? ' · demo' : '') : undefined;
-      this.view.message = info.demo ? DEMO_MESSAGE : store.searching && !store.offers ? 'Searching offers…' : undefined;
-    }
-    this.changed.fire(undefined);
+  protected describeView(view: vscode.TreeView<OfferTreeNode>): void {
+    const info = this.services.connection();
+    const store = this.services.offers;
+    view.description = info.signedIn ? describeOfferQuery(store.query) + (info.demo ? ' · demo' : '') : undefined;
+    view.message = info.demo ? DEMO_MESSAGE : store.searching && !store.offers ? 'Searching offers…' : undefined;
   }
 
   getTreeItem(node: OfferTreeNode): vscode.TreeItem {
@@ -66,10 +59,5 @@ export class OffersTreeProvider implements vscode.TreeDataProvider<OfferTreeNode
     }
     if (offers.length === 0) return [{ kind: 'empty' }];
     return offers.map((o) => ({ kind: 'offer', id: o.id, offer: o }));
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.changed.dispose();
   }
 }
