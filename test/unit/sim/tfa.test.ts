@@ -296,6 +296,8 @@ test('every 2FA error code of the spec is reachable with its status', async () =
     await c.ctl.fault({ kind: 'tfa_error', error: code });
     note(await c.call('POST', '/api/v0/tfa/sms/', { phone_number: '+14155550144' }));
   }
+  // Written out from the specification's error table on purpose, not imported from src/sim/tfaRules.ts:
+  // a wrong status there must fail this test, which it could not if both read the same table.
   const expected: Record<string, number> = {
     bad_request: 400, auth_error: 403, invalid_tfa_method: 400, missing_auth_value: 400, missing_params: 400,
     email_not_verified: 400, '2fa_expired': 400, challenge_not_found: 400, tfa_challenge_exists: 400,

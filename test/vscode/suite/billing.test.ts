@@ -2,9 +2,9 @@
 // counts in the status bar, notifies once, and Accept sends the documented body and changes the price.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, afterEach, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import { simControl } from './sim';
-import { rowOf, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
+import { rowOf, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';
 import type { PendingPriceIncrease } from '../../../src/api/types';
 
 interface Ui {
@@ -20,12 +20,7 @@ interface BillingHandle {
 const ui = () => sessionUi<Ui>();
 
 describe('billing', () => {
-  afterEach(async () => {
-    await vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.commands.executeCommand('notifications.clearAll');
-    await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    await simControl().reset();
-  });
+  signOutAfterEach(() => vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', undefined, vscode.ConfigurationTarget.Global), 'notifications.clearAll');
 
   it('price increase: row marked, status bar count, one notification; Accept changes the price', async () => {
     const { services, ui: u } = await ui();

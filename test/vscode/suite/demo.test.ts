@@ -8,6 +8,7 @@ import { homedir, tmpdir } from 'node:os';
 import { totp } from '../../../src/sim/totp';
 import { dirname, join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep } from './framework';
+import { writeWorkspaceTemplate } from './session';
 import type { FlowResult } from '../../../src/account/tfaPorts';
 
 let home: string | undefined;
@@ -220,19 +221,14 @@ describe('demo', () => {
 
   it('README pictures: Create from Template in progress, then the running instance with its tooltip (screenshots)', async () => {
     const services = await demo();
-    const folder = vscode.workspace.workspaceFolders![0]!.uri;
-    const uri = vscode.Uri.joinPath(folder, '.gpu', 'it-readme.json');
-    await vscode.workspace.fs.writeFile(
-      uri,
-      new TextEncoder().encode(
+    const uri = await writeWorkspaceTemplate('it-readme.json', 
         JSON.stringify({
           name: 'PyTorch on one RTX 4090',
           offer: { gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, rank: 'cheapest' },
           instance: { image: 'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-devel', label: 'pytorch', disk: 32, runtype: 'ssh_direct' },
           ssh: { remoteFolder: '/workspace' },
         }),
-      ),
-    );
+      );
     try {
       const [offer] = await (await services.api()).searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, limit: 5 });
       assert.ok(offer, 'the demo offers no RTX 4090');

@@ -2,9 +2,9 @@
 // filling the Offers view, reboot/recycle/bid on rows.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, afterEach, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import { simControl } from './sim';
-import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
+import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';
 
 interface Ui {
   instances: TreeLike<InstanceNode>;
@@ -14,11 +14,7 @@ interface Ui {
 const ui = () => sessionUi<Ui>();
 
 describe('renters\' tools', () => {
-  afterEach(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    await simControl().reset();
-  });
+  signOutAfterEach('workbench.action.closeAllEditors');
 
   it('Show Logs opens the container log from the simulator in a read-only log document; Refresh and the daemon log work', async () => {
     const { services } = await ui();
@@ -164,12 +160,9 @@ describe('renters\' tools', () => {
 });
 
 describe('server templates and followed logs', () => {
-  afterEach(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.workspace.getConfiguration('gpuRental').update('logs.followIntervalSeconds', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    await simControl().reset();
-  });
+  signOutAfterEach('workbench.action.closeAllEditors', () =>
+    vscode.workspace.getConfiguration('gpuRental').update('logs.followIntervalSeconds', undefined, vscode.ConfigurationTarget.Global),
+  );
 
   it('Browse Server Templates: the pick list shows recommended ones with image and ports; save writes a .gpu template; rent creates with template_hash_id', async () => {
     const { services } = await ui();

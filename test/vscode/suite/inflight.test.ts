@@ -5,25 +5,15 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl, runningInstance } from './sim';
-import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
+import { dropRentalsAndSshHome, signedInWithSshHome } from './testKey';
 import { INFLIGHT_STATE_KEY, readInflight } from '../../../src/create/createFlow';
 import { keepWatching } from '../../../src/create/vscode/inflightWatcher';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 
 let home: string | undefined;
 
 describe('templates: in-flight guard and late machines', () => {
   afterEach(async () => {
-    const { services } = await getExtensionApi();
-    try {
-      const api = await services.api();
-      for (const i of (await api.listInstances()).instances) if (/^(guard|late)-it-/.test(i.label ?? '')) await api.destroyInstance(i.id);
-    } catch {
-      // signed out already
-    }
-    await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
-    await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
-    await signOutAndDropSshHome(services, home);
+    await dropRentalsAndSshHome((await getExtensionApi()).services, /^(guard|late)-it-/, home);
     home = undefined;
   });
 

@@ -9,7 +9,7 @@ import type { Offer } from '../../../src/api/types';
 import type { Services } from '../../../src/core/vscode/services';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
-import { rowOf, signIn, ui, type InstanceNode, type TreeLike } from './session';
+import { rowOf, signIn, ui, writeWorkspaceTemplate, type InstanceNode, type TreeLike } from './session';
 
 interface Ui {
   instances: TreeLike<InstanceNode>;
@@ -132,12 +132,8 @@ describe('newcomer', () => {
 
   it('"Rent this offer with which template?" lists the templates that fit first, marks the others and the broken one', async () => {
     const { services } = await signedIn();
-    const folder = vscode.workspace.workspaceFolders![0]!.uri;
-    const a100 = vscode.Uri.joinPath(folder, '.gpu', 'it-a100.json');
-    const broken = vscode.Uri.joinPath(folder, '.gpu', 'it-broken-for-rent.json');
-    const enc = (s: string) => new TextEncoder().encode(s);
-    await vscode.workspace.fs.writeFile(a100, enc('{ "name": "A100 box", "offer": { "gpuNames": ["A100 SXM4"] }, "instance": { "image": "x" } }'));
-    await vscode.workspace.fs.writeFile(broken, enc('{ "name": "Broken box", "instance": { "image": "x", "colour": 1 } }'));
+    const a100 = await writeWorkspaceTemplate('it-a100.json', '{ "name": "A100 box", "offer": { "gpuNames": ["A100 SXM4"] }, "instance": { "image": "x" } }');
+    const broken = await writeWorkspaceTemplate('it-broken-for-rent.json', '{ "name": "Broken box", "instance": { "image": "x", "colour": 1 } }');
     try {
       const [offer] = (await (await services.api()).searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, limit: 5 })) as Offer[];
       assert.ok(offer, 'no RTX 4090 offer');
@@ -160,12 +156,7 @@ describe('newcomer', () => {
 
   it('the interruptible confirmation reads well and lets the bid change', async () => {
     const { services } = await signedIn();
-    const folder = vscode.workspace.workspaceFolders![0]!.uri;
-    const spot = vscode.Uri.joinPath(folder, '.gpu', 'it-spot.json');
-    await vscode.workspace.fs.writeFile(
-      spot,
-      new TextEncoder().encode('{ "name": "Spot box", "offer": { "type": "bid", "bidPrice": 0.5, "maxDphTotal": 5 }, "instance": { "image": "x", "disk": 10 } }'),
-    );
+    const spot = await writeWorkspaceTemplate('it-spot.json', '{ "name": "Spot box", "offer": { "type": "bid", "bidPrice": 0.5, "maxDphTotal": 5 }, "instance": { "image": "x", "disk": 10 } }');
     try {
       const questions: string[] = [];
       answer('showQuickPick', (items: Array<{ label: string }>) => items[0]); // the cheapest match

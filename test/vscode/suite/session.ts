@@ -2,7 +2,7 @@
 // with the simulator's key.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { getExtensionApi, simUrl } from './framework';
+import { afterEach, getExtensionApi, simUrl } from './framework';
 import { simControl } from './sim';
 
 type Services = Awaited<ReturnType<typeof getExtensionApi>>['services'];
@@ -47,4 +47,23 @@ export async function signInToSeeded(instances: number): Promise<void> {
   await signIn();
   const { services } = await getExtensionApi();
   await services.instances.refresh();
+}
+
+/**
+ * A suite's cleanup after each test: `first` (commands such as closing editors, or a function),
+ * then sign out and reset the simulator, so the next test and the next file start signed out.
+ */
+export function signOutAfterEach(...first: Array<string | (() => Thenable<unknown>)>): void {
+  afterEach(async () => {
+    for (const step of first) await (typeof step === 'string' ? vscode.commands.executeCommand(step) : step());
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    await simControl().reset();
+  });
+}
+
+/** Writes `.gpu/<name>` in the test workspace (a template file as a user would save it); its URI. */
+export async function writeWorkspaceTemplate(name: string, text: string): Promise<vscode.Uri> {
+  const uri = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.gpu', name);
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+  return uri;
 }

@@ -8,9 +8,9 @@ import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { GUARD_NO_WARN_KEY } from '../../../src/guard/monitor';
 import { formatRate } from '../../../src/costs/costs';
 import { instanceName, md as mdEscape } from '../../../src/instances/instanceViewModel';
-import { describe, it, afterEach, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
+import { describe, it, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
-import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike } from './session';
+import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';
 
 interface Ui {
   instances: TreeLike<InstanceNode> & object;
@@ -32,11 +32,7 @@ async function serverInstance(id: number): Promise<Instance | undefined> {
 }
 
 describe('sidebar', () => {
-  afterEach(async () => {
-    await vscode.commands.executeCommand('gpuRental.exitDemoMode');
-    await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    await simControl().reset();
-  });
+  signOutAfterEach('gpuRental.exitDemoMode');
 
   it('signed out: no key, no rows, status bar hidden', async () => {
     const { services, ui: u } = await ui();

@@ -8,12 +8,13 @@ import * as vscode from 'vscode';
 import { writeFileSync } from 'node:fs';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep } from './framework';
 import { simControl, type SimControl } from './sim';
+import { writeWorkspaceTemplate } from './session';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import type { Instance } from '../../../src/api/types';
 import type { Services } from '../../../src/core/vscode/services';
-import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
-import { INFLIGHT_STATE_KEY, readInflight, type CreateFlowResult } from '../../../src/create/createFlow';
+import { dropRentalsAndSshHome, signedInWithSshHome } from './testKey';
+import { readInflight, type CreateFlowResult } from '../../../src/create/createFlow';
 
 const TEMPLATE = '.gpu/pytorch.json';
 const LABEL = /^PyTorch-on-one-RTX-4090-[0-9a-z]{4}$/;
@@ -66,16 +67,7 @@ async function createRunning(services: Services, control: SimControl, offerId: n
 
 describe('templates', () => {
   afterEach(async () => {
-    const { services } = await getExtensionApi();
-    try {
-      const api = await services.api();
-      for (const i of (await api.listInstances()).instances) if (LABEL.test(i.label ?? '')) await api.destroyInstance(i.id);
-    } catch {
-      // signed out already
-    }
-    await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
-    await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
-    await signOutAndDropSshHome(services, home);
+    await dropRentalsAndSshHome((await getExtensionApi()).services, LABEL, home);
     home = undefined;
   });
 
@@ -240,12 +232,7 @@ describe('templates', () => {
 describe('template editing', () => {
   it('a template file is JSONC, and its problems show as diagnostics with their JSON paths', async () => {
     const { services } = await getExtensionApi();
-    const folder = vscode.workspace.workspaceFolders![0]!.uri;
-    const uri = vscode.Uri.joinPath(folder, '.gpu', 'it-broken.json');
-    await vscode.workspace.fs.writeFile(
-      uri,
-      new TextEncoder().encode('{\n  // comments are allowed\n  "name": "broken",\n  "colour": "red",\n  "instance": { "image": "x", "args_str": "serve", "env": { "-e A=1": "" } },\n}\n'),
-    );
+    const uri = await writeWorkspaceTemplate('it-broken.json', '{\n  // comments are allowed\n  "name": "broken",\n  "colour": "red",\n  "instance": { "image": "x", "args_str": "serve", "env": { "-e A=1": "" } },\n}\n');
     try {
       const doc = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(doc);

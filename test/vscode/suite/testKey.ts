@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { Services } from '../../../src/core/vscode/services';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PICKED_SSH_KEY_STATE_KEY } from '../../../src/core/stateKeys';
+import { INFLIGHT_STATE_KEY } from '../../../src/create/createFlow';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { waitFor } from './framework';
 
 export async function registerTestKey(home: string): Promise<{ id: number; privatePath: string }> {
@@ -27,6 +29,22 @@ export async function signOutAndDropSshHome(services: Services, home: string | u
   await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
   delete process.env.GPU_RENTAL_SSH_HOME;
   if (home) rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * The end of a test that rented: the instances whose labels match `labels` destroyed, in-flight
+ * records and SSH options forgotten, then signOutAndDropSshHome.
+ */
+export async function dropRentalsAndSshHome(services: Services, labels: RegExp, home: string | undefined): Promise<void> {
+  try {
+    const api = await services.api();
+    for (const i of (await api.listInstances()).instances) if (labels.test(i.label ?? '')) await api.destroyInstance(i.id);
+  } catch {
+    // signed out already
+  }
+  await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
+  await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
+  await signOutAndDropSshHome(services, home);
 }
 
 /**

@@ -4,18 +4,14 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { rmSync } from 'node:fs';
-import { describe, it, afterEach, waitFor, capture, promptCalls, uiCheckpoint, EXTENSION_ID } from './framework';
+import { describe, it, waitFor, capture, promptCalls, uiCheckpoint, EXTENSION_ID } from './framework';
 import { simControl } from './sim';
-import { signIn, ui } from './session';
+import { signIn, ui, signOutAfterEach } from './session';
 import { registerTestKey, tempSshHome } from './testKey';
 import { PICKED_SSH_KEY_STATE_KEY } from '../../../src/core/stateKeys';
 
 describe('walkthrough', () => {
-  afterEach(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    await simControl().reset();
-  });
+  signOutAfterEach('workbench.action.closeAllEditors');
 
   it('the walkthrough is contributed, opened once after install, and its steps complete', async () => {
     const { services } = await ui();
