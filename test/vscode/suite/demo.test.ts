@@ -221,14 +221,15 @@ describe('demo', () => {
 
   it('README pictures: Create from Template in progress, then the running instance with its tooltip (screenshots)', async () => {
     const services = await demo();
-    const uri = await writeWorkspaceTemplate('it-readme.json', 
-        JSON.stringify({
-          name: 'PyTorch on one RTX 4090',
-          offer: { gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, rank: 'cheapest' },
-          instance: { image: 'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-devel', label: 'pytorch', disk: 32, runtype: 'ssh_direct' },
-          ssh: { remoteFolder: '/workspace' },
-        }),
-      );
+    const uri = await writeWorkspaceTemplate(
+      'it-readme.json',
+      JSON.stringify({
+        name: 'PyTorch on one RTX 4090',
+        offer: { gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, rank: 'cheapest' },
+        instance: { image: 'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-devel', label: 'pytorch', disk: 32, runtype: 'ssh_direct' },
+        ssh: { remoteFolder: '/workspace' },
+      }),
+    );
     try {
       const [offer] = await (await services.api()).searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, limit: 5 });
       assert.ok(offer, 'the demo offers no RTX 4090');

@@ -201,7 +201,11 @@ describe('server templates and followed logs', () => {
     await vscode.workspace.fs.delete(saved);
 
     const [offer] = await (await services.api()).searchOffers({ limit: 1 });
-    const result = await vscode.commands.executeCommand<{ outcome: string; instance?: { id: number } }>('gpuRental.browseServerTemplates', { hashId: hash, action: 'rent', offerId: offer!.id, confirm: false });
+    const pending = vscode.commands.executeCommand<{ outcome: string; instance?: { id: number } }>('gpuRental.browseServerTemplates', { hashId: hash, action: 'rent', offerId: offer!.id, confirm: false });
+    // Once rented, let it boot on the simulator's clock instead of waiting out the boot in real time.
+    await waitFor(async () => (await simControl().requests()).some((r) => r.method === 'PUT' && r.path.includes(`/asks/${offer!.id}/`)), 15_000, 'the rent request');
+    await simControl().advance(120);
+    const result = await pending;
     assert.equal(result?.outcome, 'running', JSON.stringify(result));
     const created = await (await services.api()).showInstance(result!.instance!.id);
     assert.equal(created.template_hash_id, hash);
