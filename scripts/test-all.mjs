@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { diffFingerprints, homeFingerprint, tempHome } from './test-home.mjs';
-import { SMOKE_VERSIONS } from './code-server.mjs';
+import { CODE_SERVER_VERSION, SMOKE_VERSIONS } from './code-server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -74,19 +74,24 @@ async function step(name, fn) {
   return r.ok;
 }
 
-// The code-server versions the smoke tier needs are installed in the background from the start (mostly
-// network and disk, a minute or two each when not cached), so they overlap the build and the unit tier.
-const installs = new Map(
-  SMOKE_VERSIONS.map((v) => [
-    v,
-    new Promise((res) => {
-      const child = spawn(process.execPath, ['scripts/code-server.mjs', '--install', '--version', v], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...home.env } });
-      let err = '';
-      child.stderr.on('data', (d) => (err += d));
-      child.on('close', (code) => res({ code, err }));
-    }),
-  ]),
-);
+// The code-server versions the VS Code tier and the smoke tier need are installed in the background from the
+// start (mostly network and disk, one to two minutes each when not cached), one after the other, so they overlap
+// the build and the unit tier. A tier that needs one waits for its install first.
+const installs = new Map();
+let installChain = Promise.resolve();
+for (const v of new Set([CODE_SERVER_VERSION, ...SMOKE_VERSIONS])) {
+  installChain = installChain.then(
+    () =>
+      new Promise((res) => {
+        const child = spawn(process.execPath, ['scripts/code-server.mjs', '--install', '--version', v], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...home.env } });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        child.on('error', (e) => res({ code: 1, err: String(e) }));
+        child.on('close', (code) => res({ code, err }));
+      }),
+  );
+  installs.set(v, installChain);
+}
 
 let ok = await step('build', async () => ({ ok: (await run(process.execPath, ['scripts/build.mjs'])).code === 0 }));
 if (ok) {
@@ -114,7 +119,8 @@ if (ok) {
     return { ok: r.code === 0 && failed === 0 && passed > 0, passed, failed, empty: passed + failed === 0, skipped: skippedTests(text) };
   });
 
-  await step('VS Code integration tests (code-server 4.100.3)', async () => {
+  await step(`VS Code integration tests (code-server ${CODE_SERVER_VERSION})`, async () => {
+    await installs.get(CODE_SERVER_VERSION); // a failed install fails the tier with the installer's message
     const r = await run(process.execPath, ['test/vscode/runner.mjs'], { timeoutS: 960 });
     const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();
     const passed = Number(m?.[1] ?? 0);
