@@ -1,5 +1,7 @@
 // `npm run demo`: the extension against the local simulator, in a throwaway VS Code profile,
 // on a temp copy of demo-workspace/ (the repo is never touched). No account, no internet.
+// The extension is the packaged .vsix (`npm run package`), installed with --install-extension as a
+// user installs it, so the window is an ordinary one (no "[Extension Development Host]").
 //   npm run demo                          desktop `code` if on PATH, else code-server (prints URL)
 //   npm run demo -- --web                 always code-server
 //   npm run demo -- --screenshot out.png  code-server + headless Chromium: open the sidebar,
@@ -9,8 +11,8 @@ import { spawn, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
-import { root, startCodeServer, launchChromium, workbenchUrl, killTree } from './code-server.mjs';
-import { startSimulatorProcess } from './sim-process.mjs';
+import { root, startCodeServer, launchChromium, workbenchUrl, killTree, packageVsix, runCleanups } from './code-server.mjs';
+import { DEMO_KEY, DEMO_SIM_ARGS, startSimulatorProcess } from './sim-process.mjs';
 import { openViewContainer, waitForRows } from './workbench-ui.mjs';
 import { homeEnv } from './test-home.mjs';
 
@@ -18,17 +20,8 @@ const argv = process.argv.slice(2);
 const shotIdx = argv.indexOf('--screenshot');
 const screenshot = shotIdx >= 0 ? resolve(argv[shotIdx + 1] ?? 'screenshots/demo.png') : undefined;
 const web = argv.includes('--web') || !!screenshot;
-/** The simulator's default full-access key; the extension accepts it from this env var only for a loopback URL. */
-const DEMO_KEY = 'sim-api-key';
-
 const cleanups = [];
-async function cleanup() {
-  while (cleanups.length) {
-    try {
-      await cleanups.pop()();
-    } catch {}
-  }
-}
+const cleanup = () => runCleanups(cleanups);
 let exiting = false;
 async function exit(code) {
   if (exiting) return;
@@ -47,10 +40,10 @@ function hasCode() {
 }
 
 async function main() {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--no-tests'], { stdio: 'inherit', cwd: root });
-
   const work = mkdtempSync(join(tmpdir(), 'gpu-rental-demo-'));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  process.stdout.write('building and packaging the extension (npm run package)…\n');
+  const vsix = packageVsix(join(work, 'gpu-rental.vsix')); // its vscode:prepublish builds dist/, the simulator included
   // The demo check is a test: the simulator, code-server and Chromium it starts get a temporary home.
   if (screenshot) {
     mkdirSync(join(work, 'home'));
@@ -59,11 +52,8 @@ async function main() {
   const workspace = join(work, 'demo-workspace');
   cpSync(join(root, 'demo-workspace'), workspace, { recursive: true });
 
-  // --demo-inbox: the 2FA prompts show the codes the simulator "sent" (there is no real e-mail or phone).
-  // --run-onstart: each instance's onstart runs for real (a fake nvidia-smi on its PATH), so the
-  // idle guard watches, warns and stops it; --guard-tick 10: it looks every 10 s, not every minute.
   // --pending-price-increase: the first seeded instance's host has raised its price (Accept / Reject).
-  const sim = await startSimulatorProcess({ args: ['--instances', '2', '--demo-inbox', '--pending-price-increase', '--run-onstart', '--guard-tick', '10'] });
+  const sim = await startSimulatorProcess({ args: ['--instances', '2', '--pending-price-increase', ...DEMO_SIM_ARGS] });
   cleanups.push(() => sim.stop());
   const settings = { 'gpuRental.apiBaseUrl': sim.url };
   // The demo's SSH entries go under `work` (never ~/.ssh), which the clean-up removes even if VS Code is killed.
@@ -74,10 +64,12 @@ async function main() {
     const userData = join(work, 'user-data');
     mkdirSync(join(userData, 'User'), { recursive: true });
     writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ ...settings, 'workbench.startupEditor': 'readme' }, null, 2));
+    const profile = [`--user-data-dir=${userData}`, `--extensions-dir=${join(work, 'extensions')}`];
+    execFileSync('code', [...profile, '--install-extension', vsix], { stdio: 'inherit' });
     process.stdout.write('opening VS Code (close its window or press Ctrl-C here to stop the demo)…\n');
     const child = spawn(
       'code',
-      ['--new-window', '--wait', `--extensionDevelopmentPath=${root}`, `--user-data-dir=${userData}`, `--extensions-dir=${join(work, 'extensions')}`, workspace],
+      ['--new-window', '--wait', ...profile, workspace],
       { stdio: 'inherit', env: { ...process.env, ...env }, detached: true },
     );
     cleanups.push(() => killTree(child.pid));
@@ -85,9 +77,9 @@ async function main() {
     return 0;
   }
 
-  const cs = await startCodeServer({ env, settings: { ...settings, 'workbench.startupEditor': 'readme' } });
+  const cs = await startCodeServer({ env, vsix, settings: { ...settings, 'workbench.startupEditor': 'readme' } });
   cleanups.push(() => cs.stop());
-  const url = workbenchUrl(cs.url, cs.port, { folder: workspace, extensionDevelopmentPath: root });
+  const url = workbenchUrl(cs.url, cs.port, { folder: workspace });
 
   if (!screenshot) {
     process.stdout.write(`\nVS Code (code-server) is serving the demo on loopback — open:\n\n  ${url}\n\nPress Ctrl-C to stop.\n`);
@@ -110,6 +102,13 @@ async function main() {
   process.stdout.write(`screenshot: ${screenshot} (rows: ${JSON.stringify(counts)})\n`);
   if (rows < 1) {
     process.stdout.write('demo check FAILED: the Instances or Offers view showed no rows for the demo key\n');
+    return 1;
+  }
+  // Issue #23: the demo is the extension as installed, in an ordinary window, not a development host.
+  const title = await page.title();
+  process.stdout.write(`window title: ${title}\n`);
+  if (/Extension Development Host/i.test(title)) {
+    process.stdout.write('demo check FAILED: the window is titled as an Extension Development Host\n');
     return 1;
   }
   process.stdout.write('demo check passed\n');

@@ -1,5 +1,5 @@
-// `npm test`: build, typecheck, lint, unit tests, the real-VS-Code tier, the demo check, the bundle-size check, the .vsix, then
-// the check that the real home was not touched. Fails when any tier fails or a test tier runs no test; ends with one overall
+// `npm test`: build, typecheck, lint, unit tests, the real-VS-Code tier, the demo check, the bundle-size check, the .vsix, the
+// .vsix smoke tier on each version of SMOKE_VERSIONS (scripts/code-server.mjs), then the check that the real home was not touched. Fails when any tier fails or a test tier runs no test; ends with one overall
 // `N passed, N failed` line. Every tier runs with HOME and the XDG folders in a temporary directory (scripts/test-home.mjs).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { diffFingerprints, homeFingerprint, tempHome } from './test-home.mjs';
+import { CODE_SERVER_VERSION, SMOKE_VERSIONS } from './code-server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -73,6 +74,25 @@ async function step(name, fn) {
   return r.ok;
 }
 
+// The code-server versions the VS Code tier and the smoke tier need are installed in the background from the
+// start (mostly network and disk, one to two minutes each when not cached), one after the other, so they overlap
+// the build and the unit tier. A tier that needs one waits for its install first.
+const installs = new Map();
+let installChain = Promise.resolve();
+for (const v of new Set([CODE_SERVER_VERSION, ...SMOKE_VERSIONS])) {
+  installChain = installChain.then(
+    () =>
+      new Promise((res) => {
+        const child = spawn(process.execPath, ['scripts/code-server.mjs', '--install', '--version', v], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...home.env } });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        child.on('error', (e) => res({ code: 1, err: String(e) }));
+        child.on('close', (code) => res({ code, err }));
+      }),
+  );
+  installs.set(v, installChain);
+}
+
 let ok = await step('build', async () => ({ ok: (await run(process.execPath, ['scripts/build.mjs'])).code === 0 }));
 if (ok) {
   await step('typecheck', async () => ({ ok: (await run(bin('tsc'), ['-p', '.', '--noEmit'])).code === 0 }));
@@ -99,7 +119,8 @@ if (ok) {
     return { ok: r.code === 0 && failed === 0 && passed > 0, passed, failed, empty: passed + failed === 0, skipped: skippedTests(text) };
   });
 
-  await step('VS Code integration tests (code-server 4.100.3)', async () => {
+  await step(`VS Code integration tests (code-server ${CODE_SERVER_VERSION})`, async () => {
+    await installs.get(CODE_SERVER_VERSION); // a failed install fails the tier with the installer's message
     const r = await run(process.execPath, ['test/vscode/runner.mjs'], { timeoutS: 960 });
     const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();
     const passed = Number(m?.[1] ?? 0);
@@ -120,16 +141,37 @@ if (ok) {
   });
 
   // The documented packaging command (`npm run package`) must give a .vsix without a single warning.
-  await step('package (vsce package: a .vsix, no warning)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-vsix-'));
-    const vsix = join(dir, 'gpu-rental.vsix');
+  // The .vsix is kept for the smoke tier below, which installs it as a user would.
+  const vsixDir = mkdtempSync(join(tmpdir(), 'gpu-rental-vsix-'));
+  process.on('exit', () => rmSync(vsixDir, { recursive: true, force: true }));
+  const vsix = join(vsixDir, 'gpu-rental.vsix');
+  const packaged = await step('package (vsce package: a .vsix, no warning)', async () => {
     const r = await run(bin('vsce'), ['package', '--no-dependencies', '--out', vsix], { timeoutS: 180, withStderr: true });
     const warned = /\bWARNING\b|\bwarn\b/i.test(r.out);
     const ok = r.code === 0 && existsSync(vsix) && !warned;
     if (warned) process.stdout.write('vsce printed a warning: packaging must be clean\n');
-    rmSync(dir, { recursive: true, force: true });
     return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
   });
+
+  // Issue #25: the packaged extension installed with --install-extension and driven through the UI, per version.
+  for (const v of SMOKE_VERSIONS) {
+    await step(`.vsix smoke (code-server ${v})`, async () => {
+      const inst = await installs.get(v);
+      if (inst.code !== 0) {
+        process.stdout.write(`installing code-server ${v} failed:\n${inst.err.split('\n').slice(-15).join('\n')}\n`);
+        return { ok: false, passed: 0, failed: 1 };
+      }
+      if (!packaged) {
+        process.stdout.write('no .vsix: the package tier failed\n');
+        return { ok: false, passed: 0, failed: 1 };
+      }
+      const r = await run(process.execPath, ['test/vsix/smoke.mjs', '--version', v, '--vsix', vsix], { timeoutS: 480 });
+      const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();
+      const passed = Number(m?.[1] ?? 0);
+      const failed = Number(m?.[2] ?? (r.code === 0 ? 0 : 1));
+      return { ok: r.code === 0 && failed === 0 && passed > 0, passed, failed, empty: passed + failed === 0 };
+    });
+  }
 }
 
 // Last: nothing above may have written into the real home (tests run under a temporary HOME; this
@@ -156,6 +198,6 @@ if (skipped.length) {
   process.stdout.write(`  ${skipped.length} skipped (a tool is missing here; CI=true fails them instead):\n`);
   for (const s of skipped) process.stdout.write(`    - ${s}\n`);
 }
-const allOk = tiers.length === 9 && tiers.every((t) => t.ok);
+const allOk = tiers.length === 9 + SMOKE_VERSIONS.length && tiers.every((t) => t.ok);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(allOk ? 0 : 1);

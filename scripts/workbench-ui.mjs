@@ -31,3 +31,55 @@ export async function waitForRows(page, viewNames, { min = 1, timeoutMs = 30_000
     await page.waitForTimeout(250);
   }
 }
+
+/** Runs a command by its palette title (e.g. "GPU Rental: Destroy Instance…") through F1, as a user does. */
+export async function runCommand(page, title, timeoutMs = 15_000) {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = widget.locator('input.input').first();
+  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  await input.fill(`>${title}`);
+  const row = widget.locator('.monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.click();
+}
+
+/** Picks the quick-pick item whose text contains `text` (a string or RegExp) once the quick input shows it. */
+export async function pickQuickItem(page, text, timeoutMs = 20_000) {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.click();
+}
+
+/** A notification toast containing `text`. */
+export function toast(page, text) {
+  return page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+}
+
+/** Hovers `row` until the workbench's hover shows (a hover starts when the pointer arrives); returns its text. */
+export async function hoverText(page, row, attempts = 3) {
+  const hover = page.locator('.monaco-hover, .workbench-hover').first();
+  for (let attempt = 0; attempt < attempts && !(await hover.isVisible()); attempt++) {
+    await page.mouse.move(700, 500); // away first
+    await page.waitForTimeout(300);
+    await row.hover({ position: { x: 60, y: 10 } });
+    await hover.waitFor({ state: 'visible', timeout: 4000 }).catch(() => undefined);
+  }
+  await hover.waitFor({ state: 'visible', timeout: 2000 });
+  return (await hover.innerText()).replace(/\s+/g, ' ');
+}
+
+/** Right-clicks `row` and runs the context-menu item labelled `label`. */
+export async function contextMenu(page, row, label) {
+  await row.click({ button: 'right' });
+  const item = page.locator('.context-view .monaco-menu .action-item', { hasText: label }).first();
+  await item.waitFor({ state: 'visible', timeout: 10_000 });
+  await item.click();
+}
+
+/** The text the (DOM-rendered) terminal shows, non-breaking spaces made plain. */
+export async function terminalText(page) {
+  const rows = page.locator('.terminal-wrapper.active .xterm-rows, .xterm .xterm-rows');
+  return (await rows.allInnerTexts().catch(() => [])).join('\n').replace(/\u00a0/g, ' ');
+}

@@ -13,10 +13,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
-import { root, startCodeServer, launchChromium, workbenchUrl } from '../../scripts/code-server.mjs';
+import { root, startCodeServer, launchChromium, workbenchUrl, runCleanups } from '../../scripts/code-server.mjs';
 import { simArgs, startSimulatorProcess } from '../../scripts/sim-process.mjs';
 import { printRecord, printTest, parseLines, summarize } from './report.mjs';
-import { openViewContainer, expandPane, waitForRows } from '../../scripts/workbench-ui.mjs';
+import { openViewContainer, expandPane, waitForRows, hoverText, terminalText } from '../../scripts/workbench-ui.mjs';
 import { inTempHome, tempHome } from '../../scripts/test-home.mjs';
 
 const OVERALL_MS = Number(process.env.GPU_RENTAL_TEST_TIMEOUT_S || 900) * 1000;
@@ -29,16 +29,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const cleanups = [];
 let finished = false;
 
-async function cleanup() {
-  while (cleanups.length) {
-    const fn = cleanups.pop();
-    try {
-      await fn();
-    } catch {
-      /* keep cleaning */
-    }
-  }
-}
+const cleanup = () => runCleanups(cleanups);
 
 function fail(message, code = 1) {
   if (finished) return;
@@ -347,14 +338,7 @@ const uiSteps = {
     await openSidebar();
     await ui.page.locator('.notifications-toasts', { hasText: 'is running' }).first().waitFor({ state: 'visible', timeout: 15_000 });
     const row = ui.page.locator('.monaco-list-row', { hasText: /pytorch-/ }).first();
-    const hover = ui.page.locator('.monaco-hover, .workbench-hover').first();
-    for (let attempt = 0; attempt < 3 && !(await hover.isVisible()); attempt++) {
-      await ui.page.mouse.move(700, 500); // away first: a hover starts when the pointer arrives
-      await ui.page.waitForTimeout(300);
-      await row.hover({ position: { x: 60, y: 10 } });
-      await hover.waitFor({ state: 'visible', timeout: 4000 }).catch(() => undefined);
-    }
-    await hover.waitFor({ state: 'visible', timeout: 2000 });
+    await hoverText(ui.page, row);
     await ui.page.waitForTimeout(400);
     await shot('readme-running-instance');
   },
@@ -376,11 +360,10 @@ const uiSteps = {
   },
   /** A failed ssh in the integrated terminal: its own message and one sentence of what to do stay on screen. */
   'ssh-terminal-failure': async () => {
-    const rows = ui.page.locator('.terminal-wrapper.active .xterm-rows, .xterm .xterm-rows');
     let text = '';
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      text = (await rows.allInnerTexts().catch(() => [])).join('\n').replace(/\u00a0/g, ' ');
+      text = await terminalText(ui.page);
       if (/Press Enter to close/.test(text)) break;
       await ui.page.waitForTimeout(250);
     }
