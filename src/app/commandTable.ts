@@ -75,6 +75,8 @@ const load = {
   priceIncrease: () => import('../billing/vscode/commands/priceIncrease'),
   /** Show Spending and its CSV export (dist/showSpending.js). */
   spending: () => import('../billing/vscode/commands/showSpending'),
+  /** Show Idle Guard Log and its document (dist/showGuardLog.js). */
+  guardLog: () => import('../guard/vscode/commands/showGuardLog'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -111,6 +113,7 @@ export const commands = {
   'gpuRental.showInstanceDetails': lazy(load.details, 'showInstanceDetails'),
   'gpuRental.showLog': showLog,
   'gpuRental.snoozeGuard': snoozeGuard,
+  'gpuRental.showGuardLog': lazy(load.guardLog, 'showGuardLog'),
   'gpuRental.showInstanceLogs': lazy(load.instanceLogs, 'showInstanceLogs'),
   'gpuRental.refreshInstanceLogs': lazy(load.instanceLogs, 'refreshInstanceLogs'),
   'gpuRental.followInstanceLogs': lazy(load.instanceLogs, 'followInstanceLogs'),
