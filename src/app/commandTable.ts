@@ -77,6 +77,8 @@ const load = {
   spending: () => import('../billing/vscode/commands/showSpending'),
   /** Show Idle Guard Log and its document (dist/showGuardLog.js). */
   guardLog: () => import('../guard/vscode/commands/showGuardLog'),
+  /** The demo's Set Demo GPU Load (dist/setDemoGpuLoad.js). */
+  demoGpuLoad: () => import('../demo/vscode/commands/setDemoGpuLoad'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -91,6 +93,7 @@ export const commands = {
   'gpuRental.importCliKey': importCliKey,
   'gpuRental.tryDemoMode': tryDemoMode,
   'gpuRental.exitDemoMode': exitDemoMode,
+  'gpuRental.setDemoGpuLoad': lazy(load.demoGpuLoad, 'setDemoGpuLoad'),
   'gpuRental.tfa.addTotp': lazy(load.tfa, 'addTotp'),
   'gpuRental.tfa.addSms': lazy(load.tfa, 'addSms'),
   'gpuRental.tfa.regenerateBackupCodes': lazy(load.tfa, 'regenerateBackupCodes'),
