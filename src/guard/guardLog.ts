@@ -51,7 +51,7 @@ export function guardLogProblem(name: string, r: Exclude<GuardLogRead, { kind: '
 /** The document: where the lines come from, then the lines. */
 export function guardLogDocument(name: string, id: number, r: { text: string; earlier?: boolean }, readAt: Date): string {
   const source = r.earlier
-    ? `the last lines read while it ran (it is not running now; start it to read the whole log)`
-    : `the last 200 lines of $TMPDIR/gpu-rental/guard.log, read over SSH at ${readAt.toLocaleTimeString()}`;
-  return `Idle guard log of ${name} (#${id}): ${source}. Secrets are masked. Run "Show Idle Guard Log" again to read it anew.\n\n${r.text}\n`;
+    ? 'The last lines read while it ran (it is not running now: start it to read the whole log).'
+    : `The last 200 lines of $TMPDIR/gpu-rental/guard.log, read over SSH at ${readAt.toLocaleTimeString()}.`;
+  return `Idle guard log of ${name} (#${id})\n${source} Secrets are masked.\nRun "Show Idle Guard Log" again to read it anew.\n\n${r.text}\n`;
 }

@@ -162,16 +162,20 @@ export class GuardMonitor implements Disposable {
   }
 
   /**
-   * The watchdog's view is about to change (a snooze written, the demo's GPU load set): read it
-   * again just after its next tick instead of up to a minute later, so the row and any warning
-   * follow within seconds.
+   * The watchdog's view is about to change (a snooze written, the demo's GPU load set) or can be
+   * read now (its SSH entry was just written): read it again just after its next tick instead of
+   * up to a minute later, so the row and any warning follow within seconds.
    */
   readSoon(id: number): void {
     const t = this.tracks.get(id);
     if (!t) return;
-    const tick = t.watchdog?.state?.tickSeconds ?? 60;
+    // Its tick once it has reported; before that, in a moment (its first report comes within seconds of its start).
+    const tick = t.watchdog?.state?.tickSeconds ?? 0;
     const delay = Math.min(this.remoteEvery, (tick + 2) * 1000);
-    t.readAt = this.now() - this.remoteEvery + delay;
+    // Sooner only: a read already due (or due before then) stays as it is.
+    const soon = this.now() - this.remoteEvery + delay;
+    if (t.readAt === undefined || t.readAt <= soon) return;
+    t.readAt = soon;
     setTimeout(() => this.update(), delay + 50).unref?.();
   }
 
@@ -333,7 +337,7 @@ export class GuardMonitor implements Disposable {
     return result;
   }
 
-  /** Don't Warn Again for This Instance (remembered across restarts). */
+  /** Don't Warn Again, for this instance (remembered across restarts). */
   async dontWarn(id: number): Promise<void> {
     const list = this.noWarn();
     if (!list.includes(id)) await this.o.state.update(GUARD_NO_WARN_KEY, [...list, id].slice(-500));

@@ -1,5 +1,5 @@
 // The warning shortly before an idle guard acts (or, without a watchdog, once an instance has
-// been idle long enough): Keep Running 1 h, Stop Now, Don't Warn Again for This Instance. The
+// been idle long enough): Keep Running 1 h, Stop Now, Don't Warn Again (for this instance). The
 // monitor sends at most one per instance per hour. Buttons run the same commands scripts use.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
@@ -10,7 +10,8 @@ import { background } from '../../core/background';
 
 export const KEEP_RUNNING = 'Keep Running 1 h';
 export const STOP_NOW = 'Stop Now';
-export const DONT_WARN = "Don't Warn Again for This Instance";
+// Short enough that all three buttons fit a notification (with the long one, VS Code cut them to "Keep Running…", "Stop N…").
+export const DONT_WARN = "Don't Warn Again";
 
 export function warningText(w: GuardWarning, now = Date.now()): string {
   const name = instanceName(w.instance);

@@ -67,7 +67,7 @@ test('guard log over SSH: the watchdog log (printable, secrets masked); no log y
     assert.ok(!text.includes('sim-api-key') && !text.includes('0123456789abcdef0123') && !text.includes('hf_abcdef'), text);
     assert.match(text, /CONTAINER_API_KEY=\*\*\*/);
     assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(text), 'no control characters reach the document');
-    assert.match(guardLogDocument('guarded', guarded.id, { text }, new Date()), /^Idle guard log of guarded \(#\d+\): the last 200 lines of \$TMPDIR\/gpu-rental\/guard\.log, read over SSH at .+\. Secrets are masked\./);
+    assert.match(guardLogDocument('guarded', guarded.id, { text }, new Date()), /^Idle guard log of guarded \(#\d+\)\nThe last 200 lines of \$TMPDIR\/gpu-rental\/guard\.log, read over SSH at .+\. Secrets are masked\.\n/);
 
     // No guard on it: nothing to read (and no SSH needed).
     assert.deepEqual(await readGuardLog(remote, await running('plain', { guard: false })), { kind: 'noGuard' });
@@ -90,7 +90,7 @@ test('guard log over SSH: the watchdog log (printable, secrets masked); no log y
     const stopped = { ...guarded, state: 'stopped' } as Instance;
     assert.deepEqual(await readGuardLog(remote, stopped, 'earlier line'), { kind: 'log', text: 'earlier line', earlier: true });
     assert.deepEqual(await readGuardLog(remote, stopped), { kind: 'notRunning' });
-    assert.match(guardLogDocument('guarded', guarded.id, { text: 'x', earlier: true }, new Date()), /the last lines read while it ran \(it is not running now/);
+    assert.match(guardLogDocument('guarded', guarded.id, { text: 'x', earlier: true }, new Date()), /\nThe last lines read while it ran \(it is not running now/);
   } finally {
     await f.ctl.runOnstart(false);
   }

@@ -311,6 +311,13 @@ test("after Keep Running or the demo's load change the watchdog is read again af
     h.advance(3100);
     await settle(h);
     assert.equal(reads, 3, 'Keep Running is followed by a read of what the watchdog made of it');
+    // Never later than it would have been: a read due in 1 s stays due in 1 s.
+    h.advance(59_000);
+    await settle(h);
+    h.m.readSoon(14);
+    h.advance(1100);
+    await settle(h);
+    assert.equal(reads, 4, 'readSoon never postpones a read');
   } finally {
     h.m.dispose();
   }
