@@ -14,6 +14,7 @@ import { templatesApi } from './templatesApi';
 import { accountApi } from './accountApi';
 import { tfaApi } from './tfaApi';
 import { billingCalls } from './billingApi';
+import { demoApi } from './demoApi';
 
 export { closeApiTransport, type ApiClientOptions } from './pipeline';
 export { forgetListEras, learntListEra } from './instanceListApi';
@@ -32,5 +33,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     ...tfaApi(p),
     // Price increases, charges, invoices (billingApi.ts).
     ...billingCalls(p),
+    // The simulator's fake GPU load, for the demo (demoApi.ts).
+    ...demoApi(p),
   };
 }

@@ -250,6 +250,12 @@ export interface ServiceApi extends BillingApi {
   tfaTestDeprecated(req: TfaSmsRequest, o?: CallOptions): Promise<TfaSendResult>;
   tfaTestSubmitDeprecated(req: ConfirmNewMethodRequest, o?: CallOptions): Promise<ConfirmNewMethodResult>;
   tfaResendDeprecated(req: TfaSmsRequest, o?: CallOptions): Promise<TfaSendResult>;
+  /**
+   * Demo mode only: the utilisation (percent) the simulated instance's fake GPU reports from now
+   * on, to its `nvidia-smi` (the idle guard's view) and in the list's `gpu_util`. The simulator's
+   * POST /_sim/instances/{id}/gpu; the service has no such endpoint (it answers 404).
+   */
+  setDemoGpuLoad(id: number, util: number, o?: CallOptions): Promise<SimpleResult>;
 }
 
 /** What kind of failure an ApiError is. */

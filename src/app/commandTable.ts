@@ -75,6 +75,10 @@ const load = {
   priceIncrease: () => import('../billing/vscode/commands/priceIncrease'),
   /** Show Spending and its CSV export (dist/showSpending.js). */
   spending: () => import('../billing/vscode/commands/showSpending'),
+  /** Show Idle Guard Log and its document (dist/showGuardLog.js). */
+  guardLog: () => import('../guard/vscode/commands/showGuardLog'),
+  /** The demo's Set Demo GPU Load (dist/setDemoGpuLoad.js). */
+  demoGpuLoad: () => import('../demo/vscode/commands/setDemoGpuLoad'),
 };
 
 /** A handler that loads its bundle on first use. */
@@ -89,6 +93,7 @@ export const commands = {
   'gpuRental.importCliKey': importCliKey,
   'gpuRental.tryDemoMode': tryDemoMode,
   'gpuRental.exitDemoMode': exitDemoMode,
+  'gpuRental.setDemoGpuLoad': lazy(load.demoGpuLoad, 'setDemoGpuLoad'),
   'gpuRental.tfa.addTotp': lazy(load.tfa, 'addTotp'),
   'gpuRental.tfa.addSms': lazy(load.tfa, 'addSms'),
   'gpuRental.tfa.regenerateBackupCodes': lazy(load.tfa, 'regenerateBackupCodes'),
@@ -111,6 +116,7 @@ export const commands = {
   'gpuRental.showInstanceDetails': lazy(load.details, 'showInstanceDetails'),
   'gpuRental.showLog': showLog,
   'gpuRental.snoozeGuard': snoozeGuard,
+  'gpuRental.showGuardLog': lazy(load.guardLog, 'showGuardLog'),
   'gpuRental.showInstanceLogs': lazy(load.instanceLogs, 'showInstanceLogs'),
   'gpuRental.refreshInstanceLogs': lazy(load.instanceLogs, 'refreshInstanceLogs'),
   'gpuRental.followInstanceLogs': lazy(load.instanceLogs, 'followInstanceLogs'),

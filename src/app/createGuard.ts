@@ -21,6 +21,8 @@ export function createGuardMonitor(base: ServiceBase, instances: PolledInstanceS
         const e = await w.findEntry(id);
         return e ? { configPath: w.configPath, alias: e.alias } : undefined;
       },
+      // What is read from the instance is shown in documents: the connection's keys never are.
+      secrets: () => base.conn.knownSecrets(),
     }),
     defaults: () => readSettings().guard,
     state: base.globalState,

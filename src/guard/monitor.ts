@@ -8,7 +8,7 @@ import { Emitter, type Disposable, type Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';
 import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard } from './installed';
 import type { GuardRemote, WatchdogState } from './remote';
-import { activity, clock, localTime, notReporting, readings, reporting, type Reading } from './statusText';
+import { activity, clock, durationWords, localTime, notReporting, readings, reporting, type Reading } from './statusText';
 import { background } from '../core/background';
 
 export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
@@ -20,6 +20,7 @@ export interface GuardWarning {
   /** What will happen: the watchdog's action, or nothing (no watchdog: a warning only). */
   action: 'stop' | 'destroy' | 'none';
   reason: 'idle' | 'maxHours' | 'maxSpend';
+  /** The idle limit (a fraction below a minute: a test's or a demo's guard). */
   idleMinutes: number;
 }
 
@@ -149,11 +150,38 @@ export class GuardMonitor implements Disposable {
         if (inst.gpu_util < below) t.idleSince ??= now;
         else delete t.idleSince;
       }
-      if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= (this.o.remoteEveryMs ?? 60_000))) background(this.read(inst.id), this.o.log, 'reading the guard state');
+      if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= this.remoteEvery)) background(this.read(inst.id), this.o.log, 'reading the guard state');
       this.maybeWarn(inst, g, t, now);
     }
     for (const id of [...this.tracks.keys()]) if (!seen.has(id)) this.tracks.delete(id);
     this.notify();
+  }
+
+  private get remoteEvery(): number {
+    return this.o.remoteEveryMs ?? 60_000;
+  }
+
+  /**
+   * The watchdog's view is about to change (a snooze written, the demo's GPU load set) or can be
+   * read now (its SSH entry was just written): read it again just after its next tick instead of
+   * up to a minute later, so the row and any warning follow within seconds.
+   */
+  readSoon(id: number): void {
+    const t = this.tracks.get(id);
+    if (!t) return;
+    // Its tick once it has reported; before that, in a moment (its first report comes within seconds of its start).
+    const tick = t.watchdog?.state?.tickSeconds ?? 0;
+    const delay = Math.min(this.remoteEvery, (tick + 2) * 1000);
+    // Sooner only: a read already due (or due before then) stays as it is.
+    const soon = this.now() - this.remoteEvery + delay;
+    if (t.readAt === undefined || t.readAt <= soon) return;
+    t.readAt = soon;
+    setTimeout(() => this.update(), delay + 50).unref?.();
+  }
+
+  /** The end of the instance's guard.log over SSH; undefined when it has no SSH entry here (or nothing reads over SSH). */
+  async readLog(id: number): Promise<string | undefined> {
+    return this.o.remote?.readLog(id);
   }
 
   private async read(id: number): Promise<void> {
@@ -165,7 +193,7 @@ export class GuardMonitor implements Disposable {
       const r = await this.o.remote.readState(id);
       if (r) t.watchdog = { ...(r.state ? { state: r.state } : {}), ...(r.log ? { log: r.log } : {}), readAt: this.now(), remoteNow: r.now };
       // No SSH entry (yet: it is written once the instance runs): look again in 10 s, not in a minute.
-      else t.readAt = this.now() - (this.o.remoteEveryMs ?? 60_000) + 10_000;
+      else t.readAt = this.now() - this.remoteEvery + 10_000;
       delete t.readError;
     } catch (e) {
       t.readError = e instanceof Error ? e.message : 'unknown error';
@@ -181,7 +209,7 @@ export class GuardMonitor implements Disposable {
 
   /** The last read of the instance, when recent enough to trust (3 read intervals). */
   private fresh(t: Track, now: number): Reading | undefined {
-    if (!t.watchdog || now - t.watchdog.readAt > 3 * (this.o.remoteEveryMs ?? 60_000) + 30_000) return undefined;
+    if (!t.watchdog || now - t.watchdog.readAt > 3 * this.remoteEvery + 30_000) return undefined;
     return t.watchdog;
   }
 
@@ -194,8 +222,8 @@ export class GuardMonitor implements Disposable {
       if (s.doneAt !== null) return undefined;
       const at = localTime(f);
       const options: Array<Omit<GuardWarning, 'instance'>> = [];
-      if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: Math.round(s.idleLimitSeconds / 60) });
-      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: Math.round(s.idleLimitSeconds / 60) });
+      if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: s.idleLimitSeconds / 60 });
+      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: s.idleLimitSeconds / 60 });
       return options.sort((a, b) => a.actAt - b.actAt)[0];
     }
     // A watchdog that did not report at the last read will not act: warn as for an instance without one.
@@ -227,7 +255,7 @@ export class GuardMonitor implements Disposable {
     if (inst.state !== 'running') {
       const w = t.watchdog;
       if (!w?.state || w.state.doneAt === null) return undefined;
-      const done = `${w.state.action === 'destroy' ? 'destroyed' : 'stopped'} by its idle guard at ${clock(localTime(w)(w.state.doneAt))} (idle ${Math.round(w.state.idleLimitSeconds / 60)} min)`;
+      const done = `${w.state.action === 'destroy' ? 'destroyed' : 'stopped'} by its idle guard at ${clock(localTime(w)(w.state.doneAt))} (idle ${durationWords(w.state.idleLimitSeconds)})`;
       return { text: done, details: [`Idle guard: ${done}, with the instance's own key.`], watchdog: true, ...(w.log ? { log: w.log } : {}) };
     }
     const now = this.now();
@@ -295,6 +323,8 @@ export class GuardMonitor implements Disposable {
         remoteNow,
       };
       result = { instanceId: id, until, via: 'ssh' };
+      // Until the watchdog's own next report: the row shows what was written, then what it did with it.
+      this.readSoon(id);
     } else {
       result = { instanceId: id, until: now + mins * 60_000, via: 'local' };
       if (t.idleSince !== undefined) t.idleSince = now;
@@ -307,7 +337,7 @@ export class GuardMonitor implements Disposable {
     return result;
   }
 
-  /** Don't Warn Again for This Instance (remembered across restarts). */
+  /** Don't Warn Again, for this instance (remembered across restarts). */
   async dontWarn(id: number): Promise<void> {
     const list = this.noWarn();
     if (!list.includes(id)) await this.o.state.update(GUARD_NO_WARN_KEY, [...list, id].slice(-500));

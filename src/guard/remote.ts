@@ -2,6 +2,7 @@
 // the real OpenSSH client and the instance's entry in the managed SSH config. No `vscode`.
 import { execFile } from 'node:child_process';
 import type { WatchdogState } from './watchdogState';
+import { redactLog } from '../api/logs';
 
 export type { WatchdogState };
 
@@ -17,7 +18,7 @@ export interface GuardReading {
 export interface GuardRemote {
   /** The instance's clock and the watchdog's state; undefined when the instance has no SSH entry on this machine. */
   readState(id: number): Promise<GuardReading | undefined>;
-  /** The end of the watchdog's log (guard.log); undefined without an SSH entry. */
+  /** The end of the watchdog's log (guard.log; '' when it has written none yet); undefined without an SSH entry. */
   readLog(id: number): Promise<string | undefined>;
   /** Writes the snooze file (minutes from the instance's own clock; 0 ends a snooze); returns its epoch. */
   snooze(id: number, minutes: number): Promise<number>;
@@ -50,12 +51,20 @@ export interface SshGuardRemoteOptions {
   timeoutMs?: number;
   /** The environment of `ssh` (tests: a temporary HOME). Default: this process's. */
   env?: NodeJS.ProcessEnv;
+  /** Secret values to mask in what is read (the connection's keys); secret-looking assignments and token shapes are masked anyway. */
+  secrets?(): ReadonlyArray<string | undefined>;
+}
+
+/** A log read from the instance as plain, printable text with every secret masked (it is shown in documents). */
+function plainLog(raw: string, secrets: ReadonlyArray<string | undefined>, maxChars: number): string {
+  return redactLog(raw.replace(/\r\n?/g, '\n').replace(/[^\x20-\x7e\n]/g, ''), secrets).slice(-maxChars).trim();
 }
 
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** Runs one fixed command on the instance with `ssh -F <managed config> <alias>`, never asking for input. */
 export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
+  const secrets = () => o.secrets?.() ?? [];
   const run = async (id: number, command: string): Promise<string | undefined> => {
     const t = await o.target(id);
     if (!t) return undefined;
@@ -80,7 +89,7 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
       const body = nl < 0 ? '' : out.slice(nl + 1);
       const mark = body.indexOf(`${LOG_MARK}\n`);
       // Only our own log's words, as plain text (it is shown in a Markdown document).
-      const logText = mark < 0 ? '' : body.slice(mark + LOG_MARK.length + 1).replace(/[^\x20-\x7e\n]/g, '').slice(-4000).trim();
+      const logText = mark < 0 ? '' : plainLog(body.slice(mark + LOG_MARK.length + 1), secrets(), 4000);
       const log = logText ? { log: logText } : {};
       const rest = (mark < 0 ? body : body.slice(0, mark)).trim();
       if (!rest) return { now, ...log };
@@ -97,7 +106,8 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
       return { now, state, ...log };
     },
     async readLog(id) {
-      return run(id, READ_LOG_COMMAND);
+      const out = await run(id, READ_LOG_COMMAND);
+      return out === undefined ? undefined : plainLog(out, secrets(), 60_000);
     },
     async snooze(id, minutes) {
       const out = await run(id, snoozeCommand(minutes));

@@ -38,6 +38,11 @@ export function localTime(r: Reading): (epoch: number) => number {
   return (epoch) => epoch * 1000 + skew;
 }
 
+/** An idle limit in words: "30 min", or "15 s" below a minute (a test's or a demo's guard). */
+export function durationWords(seconds: number): string {
+  return seconds < 60 ? `${Math.round(seconds)} s` : `${Math.round(seconds / 60)} min`;
+}
+
 /** What the watchdog is doing, e.g. "watching · idle 3 of 30 min · acts at 14:05". */
 export function activity(r: Reading & { state: WatchdogState }, now: number): string {
   const s = r.state;
@@ -48,8 +53,12 @@ export function activity(r: Reading & { state: WatchdogState }, now: number): st
     return `${s.lastError}, retrying ${wait > 0 ? `in ${wait} min` : 'now'}`;
   }
   if (s.snoozedUntil !== null) return `watching · kept running until ${clock(local(s.snoozedUntil))}`;
-  const limit = Math.round(s.idleLimitSeconds / 60);
-  if (s.idleSince !== null && s.actAt !== null) return `watching · idle ${mins(now - local(s.idleSince))} of ${limit} min · acts at ${clock(local(s.actAt))}`;
+  if (s.idleSince !== null && s.actAt !== null) {
+    const idleMs = now - local(s.idleSince);
+    const limit = s.idleLimitSeconds;
+    const progress = limit < 60 ? `${Math.min(Math.round(limit), Math.max(0, Math.floor(idleMs / 1000)))} of ${Math.round(limit)} s` : `${mins(idleMs)} of ${Math.round(limit / 60)} min`;
+    return `watching · idle ${progress} · acts at ${clock(local(s.actAt))}`;
+  }
   return `watching · busy (${s.busyReason ?? 'active'})`;
 }
 
@@ -70,7 +79,7 @@ export function notReporting(r: Reading, g: InstalledGuard): { text: string; det
     text: `guard: not reporting${since}`,
     details: [
       `Idle guard: not reporting${since}${r.state ? '' : ' (no state written on this instance)'}. Until it reports again, nothing ${verb} this instance when it is idle.`,
-      'What to do: run "GPU Rental: Show Guard Log" for its reason (for example no curl on the image), or restart the instance (its onstart starts the guard again); stop the instance yourself when you are done.',
+      'What to do: run "GPU Rental: Show Idle Guard Log" for its reason (for example no curl on the image), or restart the instance (its onstart starts the guard again); stop the instance yourself when you are done.',
     ],
   };
 }

@@ -110,6 +110,33 @@ async function waitForTicks(want, ms = 20_000) {
   }
 }
 
+/** The sidebar's width before the guard walk widened it (restored at its end). */
+let sidebarWidth;
+
+/** Drags the sidebar's edge so it is `width` px wide (the guard's words are at the end of a long row). */
+async function sidebarTo(width) {
+  const box = await ui.page.locator('.part.sidebar').first().boundingBox();
+  if (!box) throw new Error('no sidebar to resize');
+  sidebarWidth ??= box.width;
+  const y = box.y + box.height / 2;
+  await ui.page.mouse.move(box.x + box.width - 1, y);
+  await ui.page.mouse.down();
+  await ui.page.mouse.move(box.x + width, y, { steps: 8 });
+  await ui.page.mouse.up();
+  await ui.page.waitForTimeout(300);
+}
+
+/** The walk's instance row in the Instances view, once its description contains `text`. */
+async function guardRow(text) {
+  await openSidebar();
+  await expandPane(ui.page, 'Instances').catch(() => undefined);
+  const row = ui.page.locator('.monaco-list-row').filter({ hasText: text }).first();
+  await row.waitFor({ state: 'visible', timeout: 20_000 });
+  await ui.page.mouse.move(1100, 820); // no hover: the row as it normally looks, no tooltip over the picture
+  await ui.page.waitForTimeout(300);
+  return row;
+}
+
 const uiSteps = {
   /** Signed out: the sidebar shows the sign-in welcome. */
   'signed-out': async () => {
@@ -357,6 +384,60 @@ const uiSteps = {
     const typed = await frame.locator('#code').inputValue();
     if (typed !== code) throw new Error(`"Use This Code" put "${typed}" into the code field, not "${code}"`);
     await frame.locator('#verify').click();
+  },
+  /** Idle guard walk (suite/guard.test.ts): the row says the guard watches a busy GPU. */
+  'guard-watching': async () => {
+    await openSidebar();
+    await sidebarTo(760);
+    await guardRow('guard: watching · busy');
+    await shot('guard-watching');
+  },
+  /** Idle guard walk: the row's context menu → Set Demo GPU Load… → Idle (0 %), as a user does it. */
+  'guard-set-idle': async () => {
+    const row = await guardRow('guard: watching');
+    await row.click({ button: 'right' });
+    const item = ui.page.locator('.monaco-menu .action-item', { hasText: 'Set Demo GPU Load' }).first();
+    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    await shot('guard-menu');
+    await item.click();
+    const widget = ui.page.locator('.quick-input-widget');
+    const idle = widget.locator('.monaco-list-row', { hasText: 'Idle (0 %)' }).first();
+    await idle.waitFor({ state: 'visible', timeout: 10_000 });
+    await ui.page.waitForTimeout(200);
+    await shot('guard-set-load');
+    const offered = (await widget.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    await idle.click();
+    if (!['Idle (0 %)', 'Busy (90 %)', 'Custom'].every((c) => offered.some((o) => o.includes(c)))) throw new Error(`the load choices read ${JSON.stringify(offered)}`);
+  },
+  /** Idle guard walk: the warning with Keep Running / Stop Now; Keep Running is clicked. */
+  'guard-warning': async () => {
+    const toast = ui.page.locator('.notification-toast', { hasText: 'idle guard will stop' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('guard-warning');
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
+    if (!buttons.includes('Keep Running 1 h') || !buttons.includes('Stop Now')) throw new Error(`the warning offers ${JSON.stringify(buttons)}`);
+    // Each button's label is shown whole (VS Code cuts labels that do not fit with an ellipsis).
+    const cut = await toast.locator('.monaco-button').evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent));
+    if (cut.length) throw new Error(`the warning's buttons are cut off: ${JSON.stringify(cut)}`);
+    await toast.locator('.monaco-button', { hasText: 'Keep Running 1 h' }).first().click();
+  },
+  /** Idle guard walk: the row after Keep Running. */
+  'guard-kept-running': async () => {
+    await guardRow('kept running until');
+    await shot('guard-kept-running');
+  },
+  /** Idle guard walk: Show Idle Guard Log's document. */
+  'guard-log': async () => {
+    await ui.page.locator('.monaco-editor .view-lines', { hasText: 'Idle guard log of' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('guard-log');
+  },
+  /** Idle guard walk: the stopped row says its guard stopped it. */
+  'guard-stopped': async () => {
+    await guardRow('stopped by its idle guard');
+    await shot('guard-stopped');
+    if (sidebarWidth) await sidebarTo(sidebarWidth); // as the later files' pictures expect it
   },
   /** A failed ssh in the integrated terminal: its own message and one sentence of what to do stay on screen. */
   'ssh-terminal-failure': async () => {

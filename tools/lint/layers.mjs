@@ -28,7 +28,7 @@ export const ALLOWED = {
   api: [],
   sim: [],
   core: ['api'],
-  demo: [],
+  demo: ['core', 'api'],
   ssh: ['core', 'api'],
   costs: ['core', 'api'],
   instances: ['costs', 'ssh', 'core', 'api'],

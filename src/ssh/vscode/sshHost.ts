@@ -4,6 +4,9 @@
 // holds the writer, and the activation path reaches it only through import().
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { GENERATED_KEY_NAME } from '../keys';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { readSettings } from '../../core/vscode/settings';
@@ -48,16 +51,25 @@ export function demoSshHome(services: Services): DemoSshHome {
   return demoHome;
 }
 
+/** The key pair the demo's key check made in its temporary home, once it exists. */
+function demoKey(services: Services): string | undefined {
+  const p = join(sshHome(services), '.ssh', GENERATED_KEY_NAME);
+  return existsSync(p) ? p : undefined;
+}
+
 /** A writer configured from the current settings (settings may change between calls). */
 export function createWriter(services: Services): SshConfigWriter {
   const s = readSettings().ssh;
   const demo = services.connection().demo;
+  // The setting wins; else the key the user registered or picked (the key check remembers it), in
+  // the demo the pair its key check made: every entry then logs in (the idle guard's reads too),
+  // not only the ones Connect rewrote.
+  const identityFile = s.identityFile || (demo ? demoKey(services) : picked(services));
   return new SshConfigWriter({
     home: sshHome(services),
     origin: originOf(services),
     log: services.log,
-    // The setting wins; else the key the user registered or picked (the key check remembers it; not in the demo).
-    ...((s.identityFile || (!demo && picked(services))) ? { identityFile: s.identityFile || picked(services) } : {}),
+    ...(identityFile ? { identityFile } : {}),
     // The user's remote.SSH.configFile is not the demo's business.
     ...(s.userConfigFile && !demo ? { userConfigFile: s.userConfigFile } : {}),
   });

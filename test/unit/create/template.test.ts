@@ -270,7 +270,7 @@ test('discovery: glob setting, JSONC names, broken files still listed', async ()
   });
 });
 
-test('the demo workspace sample templates are valid', async () => {
+test('the demo workspace sample templates are valid, and their idle guard acts after 2 minutes (seen within minutes in the demo)', async () => {
   const dir = join(repoRoot(), 'demo-workspace/.gpu');
   const files = existsSync(dir) ? (await discoverTemplates(resolve(dir, '..'))) : [];
   assert.ok(files.length >= 2, 'expected sample templates in demo-workspace/.gpu');
@@ -283,6 +283,8 @@ test('the demo workspace sample templates are valid', async () => {
       readFile: async (p) => (existsSync(join(dir, '..', p)) ? readFileSync(join(dir, '..', p), 'utf8') : undefined),
     });
     assert.deepEqual(r.problems, [], f.relativePath);
+    const guard = r.template?.guard;
+    assert.ok(guard && typeof guard === 'object' && guard.idleMinutes === 2, `${f.relativePath}: guard ${JSON.stringify(guard)}`);
   }
 });
 

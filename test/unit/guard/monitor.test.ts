@@ -1,4 +1,7 @@
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../repoRoot';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/core/events';
@@ -183,7 +186,11 @@ test('a state file left by an earlier boot (72 h old by the instance clock) is "
     const st = h.m.status(5)!;
     assert.match(st.text, /^guard: not reporting since \d\d:\d\d( [AP]M)?$/);
     assert.ok(!st.details.join('\n').includes('93'), 'nothing of the old boot is shown as current');
-    assert.match(st.details.join('\n'), /Show Guard Log/);
+    // It names a command that exists (it once named one that did not).
+    const named = /run "GPU Rental: ([^"]+)"/.exec(st.details.join('\n'))?.[1];
+    assert.equal(named, 'Show Idle Guard Log');
+    const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { commands: Array<{ title: string }> } };
+    assert.ok(pkg.contributes.commands.some((c) => c.title === named), `no command titled "${named}"`);
     h.advance(31 * MIN);
     assert.equal(h.warnings.at(-1)?.action, 'none', 'a guard that does not report will not act: the warning says so');
   } finally {
@@ -272,6 +279,45 @@ test('stopped by its guard: the stopped row says so (the reason on the row)', as
     h2.set([inst(13, { state: 'stopped' } as Partial<Instance>)]);
     assert.equal(h2.m.status(13), undefined);
     h2.m.dispose();
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test("after Keep Running or the demo's load change the watchdog is read again after its next tick, not a minute later; a limit under a minute is said in seconds", async () => {
+  const T = 1_000_000_000_000;
+  let reads = 0;
+  // A watchdog that looks every second and acts after 15 idle seconds (the VS Code tier's walk).
+  const remote = remoteOf(() => {
+    reads++;
+    return { now: T / 1000, state: stateAt(T, { tickSeconds: 1, idleLimitSeconds: 15, idleSince: T / 1000 - 5, actAt: T / 1000 + 10 }) };
+  });
+  const h = setup({ instances: [inst(14)], remote });
+  try {
+    await settle(h);
+    assert.equal(reads, 1);
+    assert.match(h.m.status(14)!.text, /^guard: watching · idle 5 of 15 s · acts at /);
+    assert.equal(h.warnings[0]?.idleMinutes, 0.25, 'the warning carries the limit, not a rounded 0');
+    h.advance(3000);
+    assert.equal(reads, 1, 'no read within the minute otherwise');
+    h.m.readSoon(14);
+    h.advance(2000);
+    await settle(h);
+    assert.equal(reads, 1, 'not before its next tick (1 s) and a margin');
+    h.advance(1100);
+    await settle(h);
+    assert.equal(reads, 2, 'read again about 3 s later');
+    await h.m.snooze(14, 60);
+    h.advance(3100);
+    await settle(h);
+    assert.equal(reads, 3, 'Keep Running is followed by a read of what the watchdog made of it');
+    // Never later than it would have been: a read due in 1 s stays due in 1 s.
+    h.advance(59_000);
+    await settle(h);
+    h.m.readSoon(14);
+    h.advance(1100);
+    await settle(h);
+    assert.equal(reads, 4, 'readSoon never postpones a read');
   } finally {
     h.m.dispose();
   }

@@ -114,6 +114,11 @@ describe('demo', () => {
       await waitFor(() => services.instances.get(id)?.state === 'running', 10_000, 'the new row running');
       assert.equal(services.instances.instances.length, before + 1, 'exactly one machine rented');
       assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && new RegExp(`^Instance ${id} from "PyTorch on one RTX 4090" is running`).test(p.text)));
+      // Try Demo Mode runs the instance's onstart, so its idle guard reports (over SSH, with the demo's key).
+      await waitFor(() => services.guard.status(id)?.text.startsWith('guard: watching'), 15_000, 'the idle guard on the demo instance reporting').catch(async (e: Error) => {
+        const direct = await services.guard.readLog(id).then((x) => `log ${JSON.stringify(x)}`, (x: Error) => `error ${x.message}`);
+        throw new Error(`${e.message}: the row says ${JSON.stringify(services.guard.status(id))}; a read now: ${direct}`);
+      });
 
       // Connect: in the demo a key pair is made and registered on the simulated account, and the terminal logs in.
       const c = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string };

@@ -1,22 +1,28 @@
-// The idle guard inside a real VS Code against the simulator (which runs onstart for real and
-// serves SSH): a template with a guard creates an instance; its fake GPU goes idle; the warning
-// appears; Keep Running (the snooze file, written over SSH) postpones the stop; then the
-// watchdog on the instance stops it and the tree shows it stopped.
+// The idle guard as a newcomer meets it in the demo, inside a real VS Code: the connection is a
+// demo (on the runner's simulator), the simulator runs the rented instance's onstart for real
+// (the watchdog, with a fake nvidia-smi that reports what Set Demo GPU Load sets), and the guard
+// looks every second and acts after 12 idle seconds instead of the demo templates' 2 minutes.
+// The walk: the row says "watching" → Set Demo GPU Load… → Idle from the row's context menu →
+// the real warning with Keep Running / Stop Now (Keep Running clicked: the snooze file written
+// over SSH keeps it) → Show Idle Guard Log → the snooze ends → the watchdog stops the instance
+// with its own key and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, capture, sleep, simUrl, uiCheckpoint, log } from './framework';
 import { simControl } from './sim';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/create/createFlow';
-import { KEEP_RUNNING } from '../../../src/guard/vscode/guardWarnings';
-import { signInWithSimKey, signOutAndDropSshHome, tempSshHome } from './testKey';
+import type { GuardWarning } from '../../../src/guard/monitor';
+import type { ShowGuardLogResult } from '../../../src/guard/vscode/commands/showGuardLog';
+import { signOutAndDropSshHome, tempSshHome } from './testKey';
+import type { Services } from '../../../src/core/vscode/services';
 
 const TEMPLATE = '.gpu/guard-it.json';
-const IDLE_SECONDS = 8;
+const IDLE_SECONDS = 12;
 let home: string | undefined;
 let templateFile: string | undefined;
 let createdId: number | undefined;
@@ -36,6 +42,8 @@ describe('idle guard', () => {
       // gone or signed out already
     }
     createdId = undefined;
+    await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
     await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', undefined, vscode.ConfigurationTarget.Global);
@@ -44,88 +52,125 @@ describe('idle guard', () => {
     home = templateFile = undefined;
   });
 
-  it('warning before the guard acts; Keep Running postpones the stop; the watchdog then stops the instance and the tree shows it', async () => {
+  it("a newcomer's walk in the demo: watching → Set Demo GPU Load idle → warning, Keep Running → guard log → stopped by its own key, the reason on the row (screenshots)", async () => {
+    const t0 = Date.now();
     const { services } = await getExtensionApi();
-    const control = simControl();
-    const set = tempSshHome('gpu-rental-guard-it-');
-    home = set.home;
-    const { w } = set;
-    const key = await createKeyPair({ home, comment: 'gpu-rental-guard-it' });
-    const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    templateFile = join(folder, TEMPLATE);
-    writeFileSync(
-      templateFile,
-      JSON.stringify({
-        name: 'Guarded box',
-        offer: { gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2 },
-        instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', label: 'guarded-it' },
-        guard: { idleMinutes: 1, gpuUtilBelow: 10 },
-      }),
-    );
-    // The key through the setting: every rewrite of the entry keeps it.
-    await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', key.privatePath, vscode.ConfigurationTarget.Global);
-    await signInWithSimKey(services);
-    const api = await services.api();
-    await api.addSshKey(key.line);
-    // The watchdog ticks every second and acts after IDLE_SECONDS instead of the template's minute.
-    await control.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: IDLE_SECONDS });
-    const offers = await api.searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, type: 'on-demand', order: [['dph_total', 'asc']] });
-    assert.ok(offers.length > 0, 'no matching offer in the simulator');
-
-    capture('showInformationMessage', 'showErrorMessage');
-    const before = new Set(services.instances.instances.map((i) => i.id));
-    const pending = vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createFromTemplate', {
-      template: TEMPLATE,
-      offerId: offers[0]!.id,
-      confirm: false,
-      pollIntervalMs: 250,
-    });
-    const row = await waitFor(() => services.instances.instances.find((i) => !before.has(i.id) && /^guarded-it/.test(i.label ?? '')), 8000, 'the new row');
-    createdId = row.id;
-    await control.setGpuUtil(row.id, 90); // busy while it boots and the entry is written
-    await control.advance(120);
-    const r = await pending;
-    assert.equal(r?.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
-    const inst = (r as { instance: Instance }).instance;
-    assert.match(inst.onstart ?? '', /gpu-rental\/guard\.sh/, 'the guard went in through onstart');
-
-    // The row shows the guard.
-    const tree = (services as unknown as { ui?: { instances: TreeLike } }).ui!.instances;
-    await services.instances.refresh();
-    const busyRow = await tree.getTreeItem({ kind: 'instance', id: inst.id });
-    assert.match(String(busyRow.description), /guard: (stops after 1 idle min|watching)/);
-
-    // The GPU goes idle: the warning comes, and Keep Running writes the snooze file over SSH.
-    let warned = '';
-    answer('showWarningMessage', (msg: string) => {
-      warned = msg;
-      return KEEP_RUNNING;
-    });
-    await control.setGpuUtil(inst.id, 0);
-    const idleSince = Date.now();
-    await services.instances.refresh();
-    await waitFor(() => warned, 10_000, 'the guard warning');
-    assert.match(warned, /idle guard will stop guarded-it/);
-    await waitFor(() => services.guard.status(inst.id)?.text.includes('kept running until'), 10_000, 'the snooze written over SSH');
-
-    // Past the moment the watchdog would have stopped it, it still runs.
-    await sleep(Math.max(0, idleSince + (IDLE_SECONDS + 5) * 1000 - Date.now()));
-    assert.equal((await api.showInstance(inst.id)).state, 'running', 'Keep Running postponed the stop');
-
-    // Ending the snooze (the same command scripts use) lets the watchdog act.
-    const ended = await vscode.commands.executeCommand<{ via: string } | undefined>('gpuRental.snoozeGuard', { instanceId: inst.id, minutes: 0 });
-    assert.equal(ended?.via, 'ssh', JSON.stringify(promptCalls.filter((p) => p.kind !== 'showInformationMessage')) + readFileSync(w.configPath, 'utf8'));
-    await waitFor(
-      async () => {
-        await services.instances.refresh();
-        return services.instances.get(inst.id)?.state === 'stopped';
-      },
-      (IDLE_SECONDS + 15) * 1000,
-      'the watchdog stopping the instance',
-    );
-    const stoppedRow = await tree.getTreeItem({ kind: 'instance', id: inst.id });
-    assert.match(String(stoppedRow.description), /stopped/);
-    const puts = (await control.requests()).filter((q) => q.method === 'PUT' && q.path === `/api/v0/instances/${inst.id}/`);
-    assert.deepEqual(puts.map((q) => q.status), [200], 'one stop, by the watchdog');
+    home = tempSshHome('gpu-rental-guard-it-').home;
+    // A demo on the runner's simulator (test control on: the clock, the onstart runner's knobs).
+    await services.setDemo({ url: simUrl(), apiKey: 'sim-api-key' });
+    try {
+      await walk(services, t0);
+    } finally {
+      // Before the other files' hooks run (Clear API Key in a demo would wait for an answer).
+      await (await services.api()).destroyInstance(createdId ?? 0).catch(() => undefined);
+      createdId = undefined;
+      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+    }
   }, { timeoutMs: 90_000 });
 });
+
+async function walk(services: Services, t0: number): Promise<void> {
+  const control = simControl();
+  await waitFor(() => services.connection().demo && services.connection().signedIn, 5000, 'the demo connection');
+  // The key through the setting: the demo makes its own key pair at its first rent only once per
+  // simulator, and earlier files of this tier rented on this one.
+  const key = await createKeyPair({ home: home!, comment: 'gpu-rental-guard-it' });
+  await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', key.privatePath, vscode.ConfigurationTarget.Global);
+  const api = await services.api();
+  await api.addSshKey(key.line);
+  await control.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: IDLE_SECONDS });
+  templateFile = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, TEMPLATE);
+  writeFileSync(
+    templateFile,
+    JSON.stringify({
+      name: 'Guarded box',
+      offer: { gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2 },
+      instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', label: 'guarded-it' },
+      guard: { idleMinutes: 2, gpuUtilBelow: 10 },
+    }),
+  );
+  const offers = await api.searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, type: 'on-demand', order: [['dph_total', 'asc']] });
+  assert.ok(offers.length > 0, 'no matching offer in the simulator');
+
+  capture('showInformationMessage', 'showErrorMessage');
+  const before = new Set(services.instances.instances.map((i) => i.id));
+  const pending = vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createFromTemplate', { template: TEMPLATE, offerId: offers[0]!.id, confirm: false, pollIntervalMs: 250 });
+  const row = await waitFor(() => services.instances.instances.find((i) => !before.has(i.id) && /^guarded-it/.test(i.label ?? '')), 8000, 'the new row');
+  createdId = row.id;
+  // A job keeps its GPU busy while it boots (the command as scripts call it).
+  assert.deepEqual(await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: row.id, util: 90 }), { instanceId: row.id, util: 90 });
+  await control.advance(120);
+  const r = await pending;
+  assert.equal(r?.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
+  const inst = (r as { instance: Instance }).instance;
+  assert.match(inst.onstart ?? '', /gpu-rental\/guard\.sh/, 'the guard went in through onstart');
+  const tree = (services as unknown as { ui?: { instances: TreeLike } }).ui!.instances;
+  const description = async () => String((await tree.getTreeItem({ kind: 'instance', id: inst.id })).description);
+
+  // 1. The row: the watchdog on the instance reports (over SSH) that it is watching a busy GPU.
+  await waitFor(async () => {
+    await services.instances.refresh();
+    return services.guard.status(inst.id)?.text === 'guard: watching · busy (GPU at 90 %)';
+  }, 25_000, 'the row saying the guard watches a busy GPU').catch(async (e: Error) => {
+    const direct = await services.guard.readLog(inst.id).then((x) => `log ${JSON.stringify(x)}`, (x: Error) => `error ${x.message}`);
+    throw new Error(`direct read: ${direct}; ` + `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id))}; the rent said ${JSON.stringify({ ...r, instance: undefined })}`);
+  });
+  assert.match(await description(), /guard: watching · busy \(GPU at 90 %\)/);
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors'); // the sidebar and the notifications are what the pictures show
+  log(`guard-watching at ${Math.round((Date.now() - t0) / 1000)} s`);
+  assert.equal(await uiCheckpoint('guard-watching'), 'ok');
+
+  // 2. Set Demo GPU Load… → Idle (0 %), from the row's context menu (the runner clicks it).
+  const warnings: GuardWarning[] = [];
+  const sub = services.guard.onWarn((w) => warnings.push(w));
+  try {
+    log(`guard-set-idle at ${Math.round((Date.now() - t0) / 1000)} s`);
+  assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
+    await waitFor(async () => (await api.showInstance(inst.id)).gpu_util === 0, 5000, 'the fake GPU reporting 0 %');
+    // 3. The warning (a real notification; the runner screenshots it and clicks Keep Running 1 h).
+    const w = await waitFor(() => warnings[0], 15_000, 'the idle warning');
+    assert.equal(w.reason, 'idle');
+    assert.equal(w.action, 'stop');
+    log(`guard-warning at ${Math.round((Date.now() - t0) / 1000)} s`);
+  assert.equal(await uiCheckpoint('guard-warning'), 'ok');
+    await waitFor(() => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'), 10_000, 'the snooze written over SSH');
+    // Past the moment the watchdog would have acted, the instance still runs.
+    await sleep(Math.max(0, w.actAt + 3000 - Date.now()));
+    assert.equal((await api.showInstance(inst.id)).state, 'running', 'Keep Running postponed the stop');
+    log(`guard-kept-running at ${Math.round((Date.now() - t0) / 1000)} s`);
+  assert.equal(await uiCheckpoint('guard-kept-running'), 'ok');
+  } finally {
+    sub.dispose();
+  }
+
+  // 4. Show Idle Guard Log: what the watchdog saw, read over SSH.
+  const shown = await vscode.commands.executeCommand<ShowGuardLogResult | undefined>('gpuRental.showGuardLog', inst.id);
+  assert.equal(shown?.read, 'log', JSON.stringify(shown && { ...shown, document: undefined }));
+  const logText = shown!.document!.getText();
+  assert.match(logText, /^Idle guard log of guarded-it\S* \(#\d+\)\nThe last 200 lines/);
+  assert.match(logText, new RegExp(`started: stop after ${IDLE_SECONDS} s idle, GPU below 10 %`));
+  assert.match(logText, /idle \(GPU 0, SSH \d\)/);
+  assert.ok(!logText.includes('sim-api-key'));
+  log(`guard-log at ${Math.round((Date.now() - t0) / 1000)} s`);
+  assert.equal(await uiCheckpoint('guard-log'), 'ok');
+
+  // 5. The snooze ends (the same command, as scripts end it): the watchdog stops the instance with
+  // its own key, and the stopped row says why.
+  const ended = await vscode.commands.executeCommand<{ via: string } | undefined>('gpuRental.snoozeGuard', { instanceId: inst.id, minutes: 0 });
+  assert.equal(ended?.via, 'ssh');
+  await waitFor(
+    async () => {
+      await services.instances.refresh();
+      return services.instances.get(inst.id)?.state === 'stopped';
+    },
+    (IDLE_SECONDS + 15) * 1000,
+    'the watchdog stopping the instance',
+  );
+  assert.match(await description(), new RegExp(`stopped by its idle guard at \\d\\d:\\d\\d( [AP]M)? \\(idle ${IDLE_SECONDS} s\\)`));
+  const puts = (await control.requests()).filter((q) => q.method === 'PUT' && q.path === `/api/v0/instances/${inst.id}/`);
+  assert.deepEqual(puts.map((q) => q.status), [200], 'one stop, by the watchdog on the instance (VS Code sent none)');
+  log(`guard-stopped at ${Math.round((Date.now() - t0) / 1000)} s`);
+  assert.equal(await uiCheckpoint('guard-stopped'), 'ok');
+  const walkSeconds = Math.round((Date.now() - t0) / 1000);
+  assert.ok(walkSeconds <= 60, `the walk took ${walkSeconds} s (budget 60 s)`);
+}

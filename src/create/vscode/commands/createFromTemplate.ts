@@ -196,6 +196,8 @@ function report(services: Services, result: CreateFlowResult, template: Template
       const where = result.alias ? ` (ssh ${result.alias})` : '';
       services.log.info(`templates: instance ${result.instance.id} from ${rel} is running${where}`);
       if (result.sshError) vscode.window.showWarningMessage(result.sshError);
+      // Its SSH entry exists now: the row shows what its idle guard reports in seconds, not in a minute.
+      else if (result.alias) services.guard.readSoon(result.instance.id);
       background(vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect').then((c) => {
         if (c === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
       }), services.log, 'the running notice');

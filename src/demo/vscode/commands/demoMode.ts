@@ -1,11 +1,15 @@
 // gpuRental.tryDemoMode / gpuRental.exitDemoMode. The simulator runs inside the extension host
 // (loaded lazily, never on the activation path) and the connection points at it until Exit Demo Mode.
-// Nothing is persisted.
+// Like `npm run demo` it runs each instance's onstart, so the idle guard watches, warns and stops
+// (Set Demo GPU Load sets what the fake GPU reports). Nothing is persisted.
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { DEMO_MESSAGE } from '../../../core/connection';
 import { background } from '../../../core/background';
+
+/** As in `npm run demo`: each instance's onstart runs (the idle guard with it), and the guard looks every 10 s. */
+const DEMO_GUARD_TICK_SECONDS = 10;
 
 export async function tryDemoMode(services: Services): Promise<boolean> {
   if (services.connectionState.isDemo()) {
@@ -18,7 +22,7 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
   }
   try {
     const sim = await import('../../../sim');
-    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, pendingPriceIncrease: true, demoInbox: true, era: 'today', invisibleSeconds: sim.CLI_INVISIBLE_SECONDS, rateLimits: 'service' });
+    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, pendingPriceIncrease: true, demoInbox: true, runOnstart: true, guardTick: DEMO_GUARD_TICK_SECONDS, era: 'today', invisibleSeconds: sim.CLI_INVISIBLE_SECONDS, rateLimits: 'service' });
     await services.setDemo({ url: running.url, apiKey: sim.simConfig().apiKey }, () => running.close());
     services.log.info(`Demo mode on (simulator at ${running.url}).`);
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');

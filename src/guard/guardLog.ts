@@ -1,0 +1,57 @@
+// Show Idle Guard Log: the end of an instance's guard.log, read over SSH by the guard's one
+// remote (remote.ts: the same `ssh -F <managed config> <alias>` as the state read, its text
+// printable and with secrets masked), and the words for each way it can go. No `vscode`.
+import type { Instance } from '../api/types';
+import { installedGuard } from './installed';
+import type { GuardRemote } from './remote';
+
+export type GuardLogRead =
+  /** `earlier`: the instance is not running; these are the lines read while it ran. */
+  | { kind: 'log'; text: string; earlier?: boolean }
+  /** The watchdog has written no log yet. */
+  | { kind: 'empty' }
+  /** No watchdog on this instance (created elsewhere, or with "guard": false). */
+  | { kind: 'noGuard' }
+  /** Not running, and nothing read while it ran. */
+  | { kind: 'notRunning' }
+  /** No SSH entry for it on this machine. */
+  | { kind: 'noEntry' }
+  | { kind: 'unreachable'; reason: string };
+
+/** The log of `inst`; `earlier` is what was last read of it (the monitor keeps the last lines). */
+export async function readGuardLog(remote: Pick<GuardRemote, 'readLog'>, inst: Instance, earlier?: string): Promise<GuardLogRead> {
+  if (!installedGuard(inst.onstart)) return { kind: 'noGuard' };
+  if (inst.state !== 'running') return earlier ? { kind: 'log', text: earlier, earlier: true } : { kind: 'notRunning' };
+  let text: string | undefined;
+  try {
+    text = await remote.readLog(inst.id);
+  } catch (e) {
+    return { kind: 'unreachable', reason: e instanceof Error ? e.message : String(e) };
+  }
+  if (text === undefined) return { kind: 'noEntry' };
+  return text ? { kind: 'log', text } : { kind: 'empty' };
+}
+
+/** Why there is no log to show, in words with what to do. */
+export function guardLogProblem(name: string, r: Exclude<GuardLogRead, { kind: 'log' }>): string {
+  switch (r.kind) {
+    case 'empty':
+      return `The idle guard of ${name} has written no log yet: it starts a few seconds after the instance runs (its onstart starts it). Try again in a minute; if it stays empty, restart the instance.`;
+    case 'noGuard':
+      return `${name} has no idle guard (it was created elsewhere, or with "guard": false), so there is no guard log. VS Code only warns while it is idle.`;
+    case 'notRunning':
+      return `${name} is not running, so its guard log cannot be read (it is on the instance's disk). Start the instance to read it.`;
+    case 'noEntry':
+      return `The guard log of ${name} is read over SSH, and this machine has no SSH entry for it yet. Connect once (Connect with Remote-SSH or Open Terminal on Instance), then try again.`;
+    case 'unreachable':
+      return `Could not reach ${name} over SSH to read its guard log: ${r.reason}. Check that the instance runs and that its SSH key is on your account (Open Terminal on Instance shows why ssh fails), then try again.`;
+  }
+}
+
+/** The document: where the lines come from, then the lines. */
+export function guardLogDocument(name: string, id: number, r: { text: string; earlier?: boolean }, readAt: Date): string {
+  const source = r.earlier
+    ? 'The last lines read while it ran (it is not running now: start it to read the whole log).'
+    : `The last 200 lines of $TMPDIR/gpu-rental/guard.log, read over SSH at ${readAt.toLocaleTimeString()}.`;
+  return `Idle guard log of ${name} (#${id})\n${source} Secrets are masked.\nRun "Show Idle Guard Log" again to read it anew.\n\n${r.text}\n`;
+}

@@ -1,0 +1,63 @@
+// gpuRental.showGuardLog (an instance row, an id or `{ instanceId }`): the end of the instance's
+// guard.log (what its idle guard saw and did, and why it is not reporting) in a read-only
+// document (gpu-rental-guard-log:/<id>/guard.log: nothing to save). Read over SSH by the
+// guard's own remote; "no log yet", "no SSH entry" and "not reachable" are said in words.
+// A lazily loaded bundle.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import type { Instance } from '../../../api/types';
+import { resolveInstance } from '../../../core/vscode/instanceTarget';
+import { instanceName } from '../../../instances/instanceViewModel';
+import { guardLogDocument, guardLogProblem, readGuardLog, type GuardLogRead } from '../../guardLog';
+
+export const GUARD_LOG_SCHEME = 'gpu-rental-guard-log';
+
+/** What each open guard-log document shows (set before it is opened or refreshed). */
+const texts = new Map<string, string>();
+let changed: vscode.EventEmitter<vscode.Uri> | undefined;
+
+function register(services: Services): vscode.EventEmitter<vscode.Uri> {
+  if (changed) return changed;
+  const emitter = (changed = new vscode.EventEmitter<vscode.Uri>());
+  services.track(emitter);
+  services.track(
+    vscode.workspace.registerTextDocumentContentProvider(GUARD_LOG_SCHEME, {
+      onDidChange: emitter.event,
+      provideTextDocumentContent: (uri) => texts.get(uri.toString()) ?? 'This guard log is no longer available: run "GPU Rental: Show Idle Guard Log" again.\n',
+    }),
+  );
+  services.track(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === GUARD_LOG_SCHEME && texts.delete(d.uri.toString())));
+  return emitter;
+}
+
+export interface ShowGuardLogResult {
+  instanceId: number;
+  read: GuardLogRead['kind'];
+  /** The document, when there was a log to show. */
+  document?: vscode.TextDocument;
+}
+
+export async function showGuardLog(services: Services, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
+  const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running', {
+    verb: 'Show Idle Guard Log',
+    none: 'No running instance: a guard log is read from a running instance.',
+  });
+  if (!inst) return undefined;
+  const name = instanceName(inst);
+  const r = await readGuardLog({ readLog: (id) => services.guard.readLog(id) }, inst, services.guard.status(inst.id)?.log);
+  if (r.kind !== 'log') {
+    const problem = guardLogProblem(name, r);
+    if (r.kind === 'unreachable') {
+      services.log.warn(`guard: reading the guard log of instance ${inst.id} failed: ${r.reason}`);
+      vscode.window.showWarningMessage(problem);
+    } else vscode.window.showInformationMessage(problem);
+    return { instanceId: inst.id, read: r.kind };
+  }
+  const emitter = register(services);
+  const uri = vscode.Uri.from({ scheme: GUARD_LOG_SCHEME, path: `/${inst.id}/guard.log` });
+  texts.set(uri.toString(), guardLogDocument(name, inst.id, r, new Date()));
+  emitter.fire(uri);
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(document, { preview: true });
+  return { instanceId: inst.id, read: r.kind, document };
+}
