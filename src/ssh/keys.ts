@@ -174,7 +174,12 @@ export async function createKeyPair(o: CreateKeyOptions): Promise<LocalKey> {
   }
   if (!done) {
     const { generateEd25519 } = await import('./keygen');
-    const pair = generateEd25519(comment);
+    let pair: { private: string; public: string };
+    try {
+      pair = generateEd25519(comment);
+    } catch (e) {
+      throw new SshKeyError('keygen-failed', `Could not create ${privatePath}: ${(e as Error).message}. Install OpenSSH (ssh-keygen) and try again.`);
+    }
     // 'wx': fail rather than overwrite a file that appeared meanwhile.
     await writeFile(privatePath, pair.private, { mode: 0o600, flag: 'wx' });
     await writeFile(publicPath, `${pair.public.trim()}\n`, { mode: 0o644, flag: 'wx' });

@@ -8,6 +8,8 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKeyPair, ensureAccountKey, findLocalKeys, readLocalKey, usableKey, SshKeyError, registerKey, type KeyPrompts } from '../../../src/ssh/keys';
 import { recordedPrompts } from '../../kit/prompts';
+import { generateEd25519 } from '../../../src/ssh/keygen';
+import { utils } from 'ssh2';
 import type { AccountSshKey, Instance } from '../../../src/api/types';
 import { inTempDir } from '../../kit/temp';
 
@@ -71,6 +73,30 @@ for (const generator of ['library', 'ssh-keygen'] as const) {
     assert.equal(again.fingerprint, k.fingerprint, 'the existing pair is reused');
   }));
 }
+
+// The SSH library drops leading zero bytes of an ed25519 public key (about one pair in 256), and
+// OpenSSH then refuses the file ("error in libcrypto"): every pair the fallback writes must be whole.
+test('library pairs: 1,500 in a row all parse whole (the public key is 32 bytes), and OpenSSH loads a sample', () => {
+  for (let i = 0; i < 1500; i++) {
+    const pair = generateEd25519('me@here');
+    const pub = utils.parseKey(pair.public);
+    const priv = utils.parseKey(pair.private);
+    assert.ok(!(pub instanceof Error) && !Array.isArray(pub), `pair ${i}: the public key does not parse (${String(pub)})`);
+    assert.ok(!(priv instanceof Error) && !Array.isArray(priv), `pair ${i}: the private key does not parse`);
+    assert.equal(pub.getPublicSSH().length, 51, `pair ${i}: the public key blob is cut`);
+    assert.ok(pub.getPublicSSH().equals(priv.getPublicSSH()), `pair ${i}: the halves do not match`);
+  }
+});
+
+test('library pairs: a cut pair is made again; a library that never makes a whole one is an error, not a bad file', () => {
+  const good = utils.generateKeyPairSync('ed25519', { comment: 'x' });
+  const cut = { private: good.private, public: `ssh-ed25519 ${Buffer.from(good.public.split(' ')[1]!, 'base64').subarray(0, 50).toString('base64')} x` };
+  let calls = 0;
+  const pair = generateEd25519('x', (() => (++calls === 1 ? cut : good)) as unknown as typeof utils.generateKeyPairSync);
+  assert.equal(calls, 2);
+  assert.equal(pair.public, good.public);
+  assert.throws(() => generateEd25519('x', (() => cut) as unknown as typeof utils.generateKeyPairSync), /no usable ed25519 key pair in 16 attempts/);
+});
 
 test('create: a lone half is left untouched and reported', withHome(async (home) => {
   put(home, 'gpu-rental_ed25519.pub', ED);
