@@ -296,3 +296,82 @@ test('the bid changed in the confirmation is the price sent, and the clock start
   assert.match(renting.message, /bid \$0\.45\/h/);
   assert.ok(renting.elapsedMs < 60_000, `the minute in the dialog is not counted (elapsed ${renting.elapsedMs} ms)`);
 });
+
+// ---- pollUntilReady on its own: what each state means for the wait ------------------------
+
+/** A show-instance that answers from `script` in turn (the last one repeats); an Error entry is thrown. */
+function scriptedShow(script: Array<Partial<Instance> | Error>): { api: ServiceApi; calls: () => number } {
+  let n = 0;
+  const api = {
+    showInstance: async (id: number) => {
+      const s = script[Math.min(n++, script.length - 1)]!;
+      if (s instanceof Error) throw s;
+      return { id, actual_status: s.state ?? null, ...s } as Instance;
+    },
+  } as unknown as ServiceApi;
+  return { api, calls: () => n };
+}
+const fixedClock = (slept: number[] = []) => {
+  let t = 0;
+  return { now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)) };
+};
+const poll = (api: ServiceApi, target: 'running' | 'stopped', over: { maxWaitMs?: number; signal?: AbortSignal; onUpdate?: (i: Instance) => void } = {}) =>
+  pollUntilReady(api, 7, fixedClock(), memoryLog(), { targetState: target, intervalMs: 10_000, maxWaitMs: over.maxWaitMs ?? 1e9, ...(over.signal ? { signal: over.signal } : {}), ...(over.onUpdate ? { onUpdate: over.onUpdate } : {}) });
+
+test('pollUntilReady: ready needs running AND an SSH host and port; stopped ends a wait for either target', async () => {
+  const noPort = scriptedShow([{ state: 'running', ssh_host: 'h' }, { state: 'running', ssh_host: 'h', ssh_port: 22 }]);
+  assert.equal((await poll(noPort.api, 'running')).kind, 'ready');
+  assert.equal(noPort.calls(), 2, 'running without a port is not ready yet');
+  const noHost = scriptedShow([{ state: 'running', ssh_port: 22 }, { state: 'running', ssh_host: 'h', ssh_port: 22 }]);
+  await poll(noHost.api, 'running');
+  assert.equal(noHost.calls(), 2);
+  assert.equal((await poll(scriptedShow([{ state: 'stopped', intended_status: 'stopped' }]).api, 'stopped')).kind, 'stopped');
+  assert.equal((await poll(scriptedShow([{ state: 'stopped' }]).api, 'running')).kind, 'stopped', 'left stopped while meant to run');
+  const stopping = scriptedShow([{ state: 'loading' }, { state: 'stopped' }]);
+  assert.equal((await poll(stopping.api, 'stopped')).kind, 'stopped');
+  assert.equal(stopping.calls(), 2);
+});
+
+test('pollUntilReady: exited, unknown and offline end the wait unless the instance is meant to be stopped', async () => {
+  for (const state of ['exited', 'unknown', 'offline'] as const) {
+    assert.equal((await poll(scriptedShow([{ state }]).api, 'running')).kind, 'terminal', state);
+    assert.equal((await poll(scriptedShow([{ state, intended_status: 'running' }]).api, 'stopped')).kind, 'terminal', `${state} while meant to run`);
+    const meantStopped = scriptedShow([{ state, intended_status: 'stopped' }, { state: 'stopped', intended_status: 'stopped' }]);
+    assert.equal((await poll(meantStopped.api, 'stopped')).kind, 'stopped', `${state} on the way to stopped`);
+    assert.equal(meantStopped.calls(), 2);
+  }
+  const loading = scriptedShow([{ state: 'loading' }, { state: 'provisioning' }, { state: 'running', ssh_host: 'h', ssh_port: 22 }]);
+  const seen: string[] = [];
+  assert.equal((await poll(loading.api, 'running', { onUpdate: (i) => seen.push(i.state) })).kind, 'ready');
+  assert.deepEqual(seen, ['loading', 'provisioning', 'running'], 'every read reported');
+});
+
+test('pollUntilReady: the wait limit, a cancel, and 30 failed reads in a row (not 29, and a good read starts over)', async () => {
+  assert.equal((await poll(scriptedShow([{ state: 'loading' }]).api, 'running', { maxWaitMs: 25_000 })).kind, 'timeout');
+  const slept: number[] = [];
+  const exact = await pollUntilReady(scriptedShow([{ state: 'loading' }]).api, 7, fixedClock(slept), memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 30_000 });
+  assert.equal(exact.kind, 'timeout');
+  assert.deepEqual(slept, [10_000, 10_000, 10_000], 'reads at 0, 10, 20 and 30 s: the limit reached counts');
+  const ac = new AbortController();
+  ac.abort();
+  assert.equal((await poll(scriptedShow([{ state: 'loading' }]).api, 'running', { signal: ac.signal })).kind, 'aborted');
+  const cancelled = new ApiError({ kind: 'aborted', message: 'x' });
+  assert.equal((await poll(scriptedShow([cancelled]).api, 'running')).kind, 'aborted');
+  const e503 = new ApiError({ kind: 'http', status: 503, message: 'x' });
+  const down = scriptedShow([e503]);
+  const out = await poll(down.api, 'running');
+  assert.equal(out.kind, 'error');
+  assert.equal(down.calls(), 30);
+  const recovering = scriptedShow([...Array<Error>(29).fill(e503), { state: 'loading' }, ...Array<Error>(29).fill(e503), { state: 'running', ssh_host: 'h', ssh_port: 22 }]);
+  assert.equal((await poll(recovering.api, 'running')).kind, 'ready', 'a good read resets the count');
+});
+
+test('backoff doubles, never below the threshold, capped at two minutes', async () => {
+  const { backoff } = await import('../../../src/create/pollUntilReady');
+  assert.equal(backoff(10_000, 2000), 20_000);
+  assert.equal(backoff(500, 2000), 2000);
+  assert.equal(backoff(1000, 2000), 2000);
+  assert.equal(backoff(60_000, 2000), 120_000);
+  assert.equal(backoff(70_000, 2000), 120_000);
+  assert.equal(backoff(10_000, 200_000), 120_000);
+});
