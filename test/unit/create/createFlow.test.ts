@@ -375,3 +375,55 @@ test('backoff doubles, never below the threshold, capped at two minutes', async 
   assert.equal(backoff(70_000, 2000), 120_000);
   assert.equal(backoff(10_000, 200_000), 120_000);
 });
+
+// ---- the in-flight records (inflight.ts): what keeps a rental from being forgotten ----------
+
+test('in-flight records: only well-formed ones are read; the same rental is matched by id, else by label', async () => {
+  const { putInflight, markLate, markSeen, removeInflight, removeInflightLabel } = await import('../../../src/create/inflight');
+  const { MemoryState } = await import('../../kit/state');
+  const state = new MemoryState();
+  const rec = (over: Partial<Parameters<typeof putInflight>[1]>) => ({ label: 'l', templatePath: 't', ssh: {}, targetState: 'running' as const, startedAt: 1, ...over });
+  await state.update(INFLIGHT_STATE_KEY, [null, 'x', 5, {}, { label: '' }, { label: 7 }, { instanceId: 'x', label: 'a' }, rec({ label: 'by-label' }), rec({ instanceId: 3, label: '' }), { instanceId: 4 }]);
+  assert.deepEqual(readInflight(state).map((r) => [r.instanceId, r.label]), [[undefined, 'by-label'], [3, ''], [4, undefined]]);
+  await state.update(INFLIGHT_STATE_KEY, { not: 'a list' });
+  assert.deepEqual(readInflight(state), []);
+
+  await state.update(INFLIGHT_STATE_KEY, undefined);
+  await putInflight(state, rec({ label: 'a' }));
+  await putInflight(state, rec({ label: 'b' }));
+  await putInflight(state, rec({ label: 'a', instanceId: 10, ssh: { user: 'u' } })); // the id arrived: replaces the label's record
+  assert.deepEqual(readInflight(state).map((r) => [r.label, r.instanceId]), [['b', undefined], ['a', 10]]);
+  assert.deepEqual(state.get(SSH_OPTIONS_STATE_KEY), { '10': { user: 'u' } }, 'with an id, its SSH options are kept');
+  await putInflight(state, rec({ label: 'c', instanceId: 10 })); // same id, relabelled
+  assert.deepEqual(readInflight(state).map((r) => [r.label, r.instanceId]), [['b', undefined], ['c', 10]]);
+  await putInflight(state, rec({ label: 'b', instanceId: 11 }));
+  await putInflight(state, rec({ label: 'd', instanceId: 12 }));
+  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [10, 11, 12]);
+
+  await markLate(state, { label: 'zzz' });
+  assert.equal(readInflight(state).some((r) => r.late), false, 'an unknown label marks nothing');
+  await markLate(state, { instanceId: 11, label: 'c' });
+  assert.deepEqual(readInflight(state).map((r) => r.late ?? false), [false, true, false], 'by id when both have one, not by label');
+  await markSeen(state, 12);
+  await markSeen(state, 99);
+  assert.deepEqual(readInflight(state).map((r) => r.seen ?? false), [false, false, true]);
+  const before = JSON.stringify(state.data.get(INFLIGHT_STATE_KEY));
+  let writes = 0;
+  const counting = { get: state.get.bind(state), update: async (k: string, v: unknown) => (writes++, state.update(k, v)) };
+  await markSeen(counting, 12);
+  assert.equal(writes, 0, 'seen already: nothing written');
+  assert.equal(JSON.stringify(state.data.get(INFLIGHT_STATE_KEY)), before);
+
+  await removeInflightLabel(state, 'c');
+  assert.equal(readInflight(state).length, 3, 'a record with an id is not removed by its label');
+  await putInflight(state, rec({ label: 'gone-offer' }));
+  await removeInflightLabel(state, 'gone-offer');
+  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [10, 11, 12]);
+  await putInflight(state, rec({ label: 'e', instanceId: 13, ssh: { user: 'v' } }));
+  await removeInflight(state, 10);
+  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [11, 12, 13]);
+  assert.ok((state.get(SSH_OPTIONS_STATE_KEY) as Record<string, unknown>)['10'], 'SSH options kept unless asked');
+  await removeInflight(state, 13, true);
+  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [11, 12]);
+  assert.deepEqual(Object.keys(state.get(SSH_OPTIONS_STATE_KEY) as object).sort(), ['10', '11', '12']);
+});
