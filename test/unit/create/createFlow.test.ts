@@ -427,3 +427,36 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
   assert.deepEqual(readInflight(state).map((r) => r.instanceId), [11, 12]);
   assert.deepEqual(Object.keys(state.get(SSH_OPTIONS_STATE_KEY) as object).sort(), ['10', '11', '12']);
 });
+
+test('a 429 on the create waits the creation penalty three times at most, then fails with nothing rented; a cancel during the wait rents nothing', async () => {
+  const CREATE = '/api/v0/asks/';
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, count: 3 });
+  const h = harness();
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.equal(r.outcome === 'running' && r.attempts, 1, 'a refused request is not an attempt');
+  assert.deepEqual(h.clock.slept.slice(0, 3), [12_000, 12_000, 12_000], 'the penalty of the pacing table, each time');
+  assert.equal(h.progress.filter((p) => /slow down; trying again in 12 s/.test(JSON.stringify(p))).length, 3);
+  assert.deepEqual(readInflight(h.state).filter((x) => x.instanceId === undefined), [], 'the refused sends left no id-less record');
+  assert.equal(await puts(), 4);
+
+  await flowSim.control.reset();
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, count: 4 });
+  const h2 = harness();
+  const r2 = await runCreateFlow(h2.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r2.outcome, 'failed', JSON.stringify(r2));
+  assert.equal(await puts(), 4, 'the fourth 429 is not waited out');
+  assert.deepEqual(readInflight(h2.state), [], 'nothing rented, nothing left in flight');
+  assert.deepEqual(await simInstances(), []);
+
+  // cancelled during the wait: nothing rented, said so
+  await flowSim.control.reset();
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, count: 1 });
+  const ac = new AbortController();
+  const h3 = harness();
+  const sleep = h3.clock.sleep;
+  h3.ports.clock = { now: h3.clock.now, sleep: async (ms, signal) => (ac.abort(), sleep(ms, signal)) };
+  const r3 = await runCreateFlow(h3.ports, { template, templatePath: '.gpu/t.json', confirm: false, signal: ac.signal });
+  assert.deepEqual(r3, { outcome: 'cancelled', message: 'Cancelled. Nothing was rented.' });
+  assert.equal(await puts(), 1);
+});
