@@ -103,7 +103,7 @@ test('the demo form, ssh -F <file> <alias>, reaches the host; a file path with a
 test('what a port, a host and a user may be: the boundaries', () => {
   for (const p of [1, 22, 65535]) assert.equal(validPort(p), true, String(p));
   for (const p of [0, -1, 65536, 22.5, Number.NaN, '22', undefined]) assert.equal(validPort(p), false, String(p));
-  for (const h of ['a', 'ssh5.example.net', '203.0.113.7', '::1', 'fe80::1:2', `${'a'.repeat(253)}`]) assert.equal(validHost(h), true, h);
+  for (const h of ['a', 'ssh5.example.net', '203.0.113.7', '::1', 'fe80::1:2', '2001:db8::12', '::ffff:10.0.0.1', `${'a'.repeat(253)}`]) assert.equal(validHost(h), true, h);
   for (const h of ['', '-oProxyCommand=x', 'a b', 'host;rm', 'host\nProxyCommand x', 'a.', '.a', `${'a'.repeat(254)}`, 22, undefined]) assert.equal(validHost(h), false, String(h));
   for (const u of ['root', 'ubuntu', '_svc', 'a.b-c', `u${'x'.repeat(63)}`]) assert.equal(validUser(u), true, u);
   for (const u of ['', '-root', 'ro ot', 'root\n', `u${'x'.repeat(64)}`, 7]) assert.equal(validUser(u), false, String(u));
@@ -118,10 +118,12 @@ test('checkSshTarget: each missing or bad part gives its own problem, never an a
   assert.match(problem(checkSshTarget(5, 'h', 0)), /not a valid port/);
   assert.match(problem(checkSshTarget(5, 'h', 22, 'ro ot')), /SSH user "ro ot" is not a valid user name/);
   assert.match(problem(checkSshTarget(5, 'h', 22, 'a\nb')), /SSH user "a\?b"/, 'control characters are not printed');
+  assert.match(problem(checkSshTarget(5, 'h', 22, `-${'x'.repeat(100)}`)), new RegExp(`SSH user "-${'x'.repeat(79)}" is not`), 'at most 80 characters of it');
 });
 
 test('default identities: only ~/.ssh/id_* of that home, a trailing slash aside; case and backslashes only on Windows', () => {
   assert.equal(isDefaultIdentity('/home/u/.ssh/id_rsa', '/home/u/'), true);
+  assert.equal(isDefaultIdentity('/home/u/.ssh/id_rsa', '/home/u//', 'linux'), true, 'any number of trailing slashes');
   assert.equal(isDefaultIdentity('/home/u/.ssh/id_ed25519_sk', '/home/u', 'linux'), true);
   assert.equal(isDefaultIdentity('/home/u/.ssh/ID_RSA', '/home/u', 'linux'), false);
   assert.equal(isDefaultIdentity('/home/v/.ssh/id_rsa', '/home/u', 'linux'), false);
