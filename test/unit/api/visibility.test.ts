@@ -99,6 +99,7 @@ test('what a read error says: only 404, 400, no_such_instance and "not visible y
   assert.equal(isOfferGone({ kind: 'http', status: 404 }), false, 'only an ApiError');
   assert.equal(isOfferGone(http(undefined)), false, 'neither code nor status');
   assert.equal(isOfferGone(http(404, 'some_other_code')), false, 'a code decides, not the status');
+  assert.equal(isOfferGone(new ApiError({ kind: 'auth', status: 403, message: 'x' })), false, 'a refused key is not a gone offer');
 });
 
 test('the watch at the edges: the minute and the count each hold absence back on their own', () => {

@@ -404,6 +404,8 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
   assert.equal(readInflight(state).some((r) => r.late), false, 'an unknown label marks nothing');
   await markLate(state, { instanceId: 11, label: 'c' });
   assert.deepEqual(readInflight(state).map((r) => r.late ?? false), [false, true, false], 'by id when both have one, not by label');
+  await markLate(state, { label: 'd' });
+  assert.deepEqual(readInflight(state).map((r) => r.late ?? false), [false, true, true], 'by label when the reference has no id');
   await markSeen(state, 12);
   await markSeen(state, 99);
   assert.deepEqual(readInflight(state).map((r) => r.seen ?? false), [false, false, true]);
