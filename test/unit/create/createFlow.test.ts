@@ -428,6 +428,16 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
   await removeInflight(state, 13, true);
   assert.deepEqual(readInflight(state).map((r) => r.instanceId), [11, 12]);
   assert.deepEqual(Object.keys(state.get(SSH_OPTIONS_STATE_KEY) as object).sort(), ['10', '11', '12']);
+  // a label names one creation: a record with it goes when another id arrives with it; removing by label leaves other labels
+  await putInflight(state, rec({ label: 'twice', instanceId: 20 }));
+  await putInflight(state, rec({ label: 'twice', instanceId: 21 }));
+  assert.deepEqual(readInflight(state).filter((r) => r.label === 'twice').map((r) => r.instanceId), [21]);
+  await removeInflight(state, 21);
+  await putInflight(state, rec({ label: 'p' }));
+  await putInflight(state, rec({ label: 'q' }));
+  await removeInflightLabel(state, 'p');
+  assert.deepEqual(readInflight(state).filter((r) => r.instanceId === undefined).map((r) => r.label), ['q']);
+  await removeInflightLabel(state, 'q');
 });
 
 test('a 429 on the create waits the creation penalty three times at most, then fails with nothing rented; a cancel during the wait rents nothing', async () => {
