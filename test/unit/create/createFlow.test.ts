@@ -472,3 +472,30 @@ test('a 429 on the create waits the creation penalty three times at most, then f
   assert.deepEqual(r3, { outcome: 'cancelled', message: 'Cancelled. Nothing was rented.' });
   assert.equal(await puts(), 1);
 });
+
+test('pollUntilReady: a 429 backs off to at least the show threshold, other failures to the interval; the wait limit counts from the start, whatever the clock reads', async () => {
+  const slept429: number[] = [];
+  const e429 = new ApiError({ kind: 'rate_limited', status: 429, message: 'x' });
+  await pollUntilReady(scriptedShow([e429, { state: 'running', ssh_host: 'h', ssh_port: 22 }]).api, 7, fixedClock(slept429), memoryLog(), { targetState: 'running', intervalMs: 500, maxWaitMs: 1e9 });
+  assert.deepEqual(slept429, [2000]);
+  const slept503: number[] = [];
+  const e503 = new ApiError({ kind: 'http', status: 503, message: 'x' });
+  await pollUntilReady(scriptedShow([e503, { state: 'running', ssh_host: 'h', ssh_port: 22 }]).api, 7, fixedClock(slept503), memoryLog(), { targetState: 'running', intervalMs: 500, maxWaitMs: 1e9 });
+  assert.deepEqual(slept503, [1000]);
+  let t = 1_000_000;
+  const late = scriptedShow([{ state: 'loading' }]);
+  const out = await pollUntilReady(late.api, 7, { now: () => t, sleep: async (ms) => void (t += ms) }, memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 30_000 });
+  assert.equal(out.kind, 'timeout');
+  assert.equal(late.calls(), 4, 'reads at 0, 10, 20 and 30 s after the start');
+});
+
+test('the message for a rental of unknown fate names the instance when its id is known, else its label', async () => {
+  const { unknownResult } = await import('../../../src/create/rentOnce');
+  const withId = unknownResult('job-1', 2, 77);
+  assert.equal(withId.outcome, 'unknown');
+  assert.equal('instanceId' in withId && withId.instanceId, 77);
+  assert.match('message' in withId ? withId.message : '', /^Instance 77 \("job-1"\) was sent, but the instance list has not shown it yet/);
+  const noId = unknownResult('job-2', 1);
+  assert.equal('instanceId' in noId, false);
+  assert.match('message' in noId ? noId.message : '', /^The rental labelled "job-2" was sent/);
+});
