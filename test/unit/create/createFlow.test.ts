@@ -499,3 +499,23 @@ test('the message for a rental of unknown fate names the instance when its id is
   assert.equal('instanceId' in noId, false);
   assert.match('message' in noId ? noId.message : '', /^The rental labelled "job-2" was sent/);
 });
+
+test('an ambiguous create the list never shows: a scripted run never asks, even with a prompt; "Keep Waiting" looks again before asking again', async () => {
+  const labels: string[] = [];
+  const asked: string[] = [];
+  const h = harness({ wrap: failingFirstCreate(labels), prompts: { notFound: async (w) => (asked.push(w.label), 'rent-again') } });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'unknown', JSON.stringify(r));
+  assert.deepEqual(asked, [], 'scripted: nobody to ask, and never a second rental');
+  assert.equal(labels.length, 1);
+
+  await flowSim.control.reset();
+  const labels2: string[] = [];
+  const answers = ['wait', 'stop'] as const;
+  const asked2: number[] = [];
+  const h2 = harness({ wrap: failingFirstCreate(labels2), prompts: { notFound: async (w) => answers[asked2.push(w.waitedMs) - 1]! } });
+  const r2 = await runCreateFlow(h2.ports, { template, templatePath: '.gpu/t.json' });
+  assert.equal(r2.outcome, 'unknown', JSON.stringify(r2));
+  assert.equal(asked2.length, 2, 'asked again after waiting');
+  assert.equal(labels2.length, 1);
+});
