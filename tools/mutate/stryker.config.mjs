@@ -1,5 +1,5 @@
 // `npm run mutate`: StrykerJS over the money- and safety-critical core (see BENCHMARKS.md,
-// "Mutation score"). Not part of `npm test`: it takes about a quarter of an hour on 2 cores.
+// "Mutation score"). Not part of `npm test`: each group takes minutes (measured per group in BENCHMARKS.md).
 //
 // How it runs: Stryker copies the repository to a sandbox and instruments the files below with
 // every mutant at once (mutant switching); `buildCommand` bundles that sandbox once (the unit
