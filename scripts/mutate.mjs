@@ -1,20 +1,78 @@
 // `npm run mutate`: mutation testing of the money- and safety-critical core with StrykerJS
-// (configuration and reasons: tools/mutate/stryker.config.mjs). Its toolchain lives in
+// (configuration, groups and reasons: tools/mutate/stryker.config.mjs). Its toolchain lives in
 // tools/mutate (installed on first use) so that `npm ci` and `npm test` never need it.
-// Extra arguments go to Stryker (e.g. `npm run mutate -- --mutate src/api/redact.ts`).
+//
+// Runs each group of the configuration in turn (one Stryker run each, under a temporary HOME
+// like every test tier), then prints the combined table from reports/mutation/<group>.json.
+//   npm run mutate                      every group
+//   npm run mutate -- --group ssh       one group (repeatable: --group api --group costs)
+//   npm run mutate -- --summary         only the combined table of the reports already there
+// Other arguments go to Stryker (e.g. `npm run mutate -- --group api --mutate src/api/redact.ts`).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { diffFingerprints, homeFingerprint, tempHome } from './test-home.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tools = join(root, 'tools/mutate');
+const config = join(tools, 'stryker.config.mjs');
 const bin = join(tools, 'node_modules/@stryker-mutator/core/bin/stryker.js');
-if (!existsSync(bin)) {
-  console.log('mutate: installing the mutation-testing toolchain into tools/mutate (once)…');
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: tools, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+const { GROUPS } = await import(pathToFileURL(config).href);
+
+const args = process.argv.slice(2);
+const groups = [];
+const rest = [];
+let summaryOnly = false;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--group') groups.push(args[++i]);
+  else if (args[i] === '--summary') summaryOnly = true;
+  else rest.push(args[i]);
 }
-const r = spawnSync(process.execPath, [bin, 'run', 'tools/mutate/stryker.config.mjs', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
-process.exit(r.status ?? 1);
+for (const g of groups) if (!GROUPS[g]) throw new Error(`mutate: no group ${g} (${Object.keys(GROUPS).join(', ')})`);
+const chosen = groups.length ? groups : Object.keys(GROUPS);
+
+if (!summaryOnly) {
+  if (!existsSync(bin)) {
+    console.log('mutate: installing the mutation-testing toolchain into tools/mutate (once)…');
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const r = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: tools, stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  const before = homeFingerprint();
+  for (const g of chosen) {
+    console.log(`\nmutate: group ${g}: ${GROUPS[g].mutate.join(' ')}`);
+    const home = tempHome('gpu-rental-mutate-');
+    const started = Date.now();
+    const r = spawnSync(process.execPath, [bin, 'run', config, ...rest], { cwd: root, stdio: 'inherit', env: { ...process.env, ...home.env, MUTATE_GROUP: g } });
+    home.cleanup();
+    console.log(`mutate: group ${g} took ${Math.round((Date.now() - started) / 1000)} s`);
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  const changed = diffFingerprints(before, homeFingerprint());
+  for (const line of changed) process.stderr.write(`the mutation run changed the real home: ${line}\n`);
+  if (changed.length) process.exit(1);
+}
+
+// The combined table: Stryker's score counts killed and timed-out mutants against all that ran
+// or had no test (not the ignored ones, nor those that did not compile).
+const rows = [];
+for (const g of chosen) {
+  const file = join(root, 'reports/mutation', `${g}.json`);
+  if (!existsSync(file)) continue;
+  for (const [name, f] of Object.entries(JSON.parse(readFileSync(file, 'utf8')).files)) {
+    const n = (s) => f.mutants.filter((m) => m.status === s).length;
+    rows.push({ name, killed: n('Killed'), timeout: n('Timeout'), survived: n('Survived'), noCoverage: n('NoCoverage'), ignored: n('Ignored'), errors: n('CompileError') + n('RuntimeError') });
+  }
+}
+if (rows.length) {
+  const sum = (k) => rows.reduce((a, r) => a + r[k], 0);
+  rows.push({ name: 'all', killed: sum('killed'), timeout: sum('timeout'), survived: sum('survived'), noCoverage: sum('noCoverage'), ignored: sum('ignored'), errors: sum('errors') });
+  console.log('\n| File | Mutants | Killed | Timed out | Survived | No coverage | Score |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const valid = r.killed + r.timeout + r.survived + r.noCoverage;
+    const score = valid ? (((r.killed + r.timeout) / valid) * 100).toFixed(1) : '-';
+    console.log(`| ${r.name === 'all' ? '**all**' : `\`${r.name}\``} | ${valid} | ${r.killed} | ${r.timeout} | ${r.survived} | ${r.noCoverage} | ${score} % |`);
+  }
+}

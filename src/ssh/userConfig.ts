@@ -71,7 +71,8 @@ export interface UnparsableUserConfig {
 export function analyseUserConfig(bytes: Buffer, targets: string[]): ParsedUserConfig | UnparsableUserConfig {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // ignoreBOM: keep a BOM in the text (a decoder drops it by default), so that it is seen and kept first in the file.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return { ok: false, reason: 'unparsable', detail: 'it is not valid UTF-8 text' };
   }

@@ -84,3 +84,58 @@ test('ApiError messages are redacted, including values echoed by the service', (
   const v = new ApiError({ kind: 'invalid_request', message: 'x', problems: ['code: must be the 6-digit code'] });
   assert.match(v.userMessage(), /6-digit code.*Correct this value/);
 });
+
+test('exact outputs: each pattern masks the value only, its key and the text around it stay', () => {
+  assert.equal(redact('Authorization: Bearer abc.def-123, next'), 'Authorization: Bearer ***, next');
+  assert.equal(redact('bearer   tok9'), 'bearer   ***', 'any case, any spacing');
+  assert.equal(redact('a?api_key=Q1&b=2;token=T2,c'), 'a?api_key=***&b=2;token=***,c');
+  assert.equal(redact('{"Session_Key" : "s-1", "code":-42, "backup_codes": ["a", "b"], "n": 1}'), '{"Session_Key" : "***", "code":"***", "backup_codes": ["***"], "n": 1}');
+  assert.equal(redact('{"secret": "a\\"b", "x": "y"}'), '{"secret": "***", "x": "y"}', 'an escaped quote does not end the value');
+  assert.equal(redact('{"code": 1.5e3}'), '{"code": "***"}');
+  assert.equal(redact('see otpauth://totp/A:b?secret=Z&issuer=A" after'), 'see ***" after');
+  assert.equal(redact('codes AB12-CD34-EF56, gh78-ij90-kl12.'), 'codes ***, ***.');
+  assert.equal(redact('uuid 1234-5678-9abc-def0 and x-AB12-CD34-EF56 and AB12-CD34-EF56-x'), 'uuid 1234-5678-9abc-def0 and x-AB12-CD34-EF56 and AB12-CD34-EF56-x', 'parts of longer dash groups are not codes');
+  assert.equal(redact('decode=1 barcode=2 code=3'), 'decode=1 barcode=2 code=***', 'whole key names only');
+  assert.equal(redact('status code: 404'), 'status code: 404');
+});
+
+test('registered secrets: from 4 characters, longest first, URL-encoded too; the loose form only for long ones without whitespace', () => {
+  assert.equal(redact('abc abcd', ['abc', 'abcd']), 'abc ***');
+  assert.equal(redact('key-ABCDEFGH and ABCDEFGH', ['ABCDEFGH', 'key-ABCDEFGH']), '*** and ***', 'the longer one is masked whole');
+  assert.equal(redact('x a%2Fb%2Fc y', ['a/b/c']), 'x *** y');
+  assert.equal(redact('a.b*c a-b-c', ['a.b*c']), '*** a-b-c', 'a secret is text, not a pattern');
+  // 12 characters or more: found re-cased and split; shorter ones only as they are
+  assert.equal(redact('xx ABCDEFGHIJKL yy', ['abcdefghijkl']), 'xx *** yy');
+  assert.equal(redact('xx ABCDEF GHIJKL yy', ['abcdefghijkl']), 'xx *** yy');
+  assert.equal(redact('xx ABCDEFGHIJK yy', ['abcdefghijk']), 'xx ABCDEFGHIJK yy', '11 characters: exact only');
+  assert.equal(redact('xx abcdefghijk yy', ['abcdefghijk']), 'xx *** yy');
+  assert.equal(redact('xx PASS WORD WITH SPACE yy', ['pass word with space']), 'xx PASS WORD WITH SPACE yy', 'a secret with whitespace is matched exactly only');
+  assert.equal(redact('xx ab cd ef gh ij kl yy', ['abcdefghijkl', 'zz99']), 'xx *** yy', 'found though a short secret is listed too');
+  assert.equal(redact('nothing here', ['abcdefghijkl']), 'nothing here');
+  assert.equal(redact(String(12345), [12345 as unknown as string]), '12345', 'only strings are secrets');
+});
+
+test('the redacting logger writes each level to the same level, redacted', () => {
+  const sink = captureLogger();
+  const log = createRedactingLogger(sink, () => ['sekret-1']);
+  log.trace('t sekret-1');
+  log.debug('d sekret-1');
+  log.info('i sekret-1');
+  log.warn('w sekret-1');
+  log.error('e sekret-1');
+  assert.deepEqual(sink.lines, ['trace t ***', 'debug d ***', 'info i ***', 'warn w ***', 'error e ***']);
+});
+
+test('SecretRegistry: the oldest goes first past the bound; short and non-string values are never kept', () => {
+  const r = new SecretRegistry(3);
+  r.add('s1-aa', undefined, 'abc', 's2-bb', 's3-cc');
+  assert.deepEqual(r.list(), ['s1-aa', 's2-bb', 's3-cc']);
+  r.add('s4-dd');
+  assert.deepEqual(r.list(), ['s2-bb', 's3-cc', 's4-dd']);
+  r.list().push('mutated');
+  assert.deepEqual(r.list(), ['s2-bb', 's3-cc', 's4-dd'], 'list() is a copy');
+  const big = new SecretRegistry();
+  for (let i = 0; i < 201; i++) big.add(`secret-${i}`);
+  assert.equal(big.list().length, 200);
+  assert.equal(big.list()[0], 'secret-1');
+});

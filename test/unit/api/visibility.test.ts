@@ -15,6 +15,7 @@ import {
   saysNotFound,
 } from '../../../src/api/visibility';
 import { ApiError } from '../../../src/api/errors';
+import { locateCreation, reconcileCreation } from '../../../src/api/reconcile';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import type { SimFault } from '../../../src/sim/control';
 import { useHarness, type Harness } from './helpers';
@@ -85,6 +86,54 @@ test('the one offer-gone table: codes first, bare statuses only without a code',
   for (const status of [403, 404, 410]) assert.equal(isOfferGone(new ApiError({ kind: 'http', status, message: 'x' })), true, String(status));
   assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 500, message: 'x' })), false);
   assert.equal(isOfferGone(new ApiError({ kind: 'timeout', message: 'x' })), false);
+});
+
+test('what a read error says: only 404, 400, no_such_instance and "not visible yet" are "not found"; only lost create answers are ambiguous', () => {
+  const http = (status: number | undefined, code?: string) => new ApiError({ kind: 'http', ...(status !== undefined ? { status } : {}), ...(code ? { code } : {}), message: 'x' });
+  for (const e of [http(404), http(400), http(500, 'no_such_instance'), new ApiError({ kind: 'not_visible_yet', message: 'x' })]) assert.equal(saysNotFound(e), true, e.message);
+  for (const e of [http(410), http(500), http(undefined, 'other'), new ApiError({ kind: 'timeout', status: 404, message: 'x' }), new Error('404'), undefined, { kind: 'http', status: 404 }]) assert.equal(saysNotFound(e), false, String(e));
+  for (const kind of ['ambiguous', 'timeout', 'network', 'aborted'] as const) assert.equal(isAmbiguousCreate(new ApiError({ kind, message: 'x' })), true, kind);
+  for (const kind of ['http', 'malformed', 'rate_limited', 'auth', 'invalid_request'] as const) assert.equal(isAmbiguousCreate(new ApiError({ kind, message: 'x' })), false, kind);
+  assert.equal(isAmbiguousCreate(new Error('timeout')), false);
+  assert.equal(isAmbiguousCreate({ kind: 'ambiguous' }), false, 'only an ApiError');
+  assert.equal(isOfferGone({ kind: 'http', status: 404 }), false, 'only an ApiError');
+  assert.equal(isOfferGone(http(undefined)), false, 'neither code nor status');
+  assert.equal(isOfferGone(http(404, 'some_other_code')), false, 'a code decides, not the status');
+  assert.equal(isOfferGone(new ApiError({ kind: 'auth', status: 403, message: 'x' })), false, 'a refused key is not a gone offer');
+});
+
+test('the watch at the edges: the minute and the count each hold absence back on their own', () => {
+  // two misses, the second one millisecond inside the minute: not settled
+  const w = new VisibilityWatch(500);
+  w.listRead(500, undefined);
+  assert.deepEqual(w.listRead(500 + NOT_VISIBLE_WINDOW_MS - 1, undefined), { state: 'unconfirmed', listReads: 2, next: 'ask-list' });
+  assert.deepEqual(w.listRead(500 + NOT_VISIBLE_WINDOW_MS, undefined), { state: 'not-found', proof: { listReads: 3, sinceMs: NOT_VISIBLE_WINDOW_MS, seenBefore: false }, next: 'ask-user' });
+  // one miss long after the minute: not settled
+  const late = new VisibilityWatch(0);
+  assert.deepEqual(late.listRead(10 * NOT_VISIBLE_WINDOW_MS, undefined), { state: 'unconfirmed', listReads: 1, next: 'ask-list' });
+  assert.equal(late.seenBefore, false);
+  assert.deepEqual(late.listRead(10 * NOT_VISIBLE_WINDOW_MS, inst(3)), { state: 'visible', instance: inst(3), next: 'track' });
+  assert.equal(late.seenBefore, true);
+  assert.deepEqual(new VisibilityWatch(0, { seenBefore: true }).notFound(NOT_VISIBLE_WINDOW_MS + 1), { state: 'unconfirmed', listReads: 0, next: 'ask-list' });
+  assert.equal(new VisibilityWatch(0, {}).seenBefore, false);
+  // a failed read leaves the count as it was
+  const f = new VisibilityWatch(0);
+  f.listRead(NOT_VISIBLE_WINDOW_MS, undefined);
+  f.unreadable();
+  assert.equal(f.listRead(NOT_VISIBLE_WINDOW_MS, undefined).state, 'not-found');
+});
+
+test('the store rule at the edges of the minute; the absence rule counts an id once per read', () => {
+  assert.equal(keepUnlisted({ misses: 2, putAtMs: 1000, nowMs: 1000 + NOT_VISIBLE_WINDOW_MS - 1, inFlight: false }), true);
+  assert.equal(keepUnlisted({ misses: 2, putAtMs: 1000, nowMs: 1000 + NOT_VISIBLE_WINDOW_MS, inFlight: false }), false);
+  assert.equal(keepUnlisted({ misses: 0, putAtMs: undefined, nowMs: 0, inFlight: false }), true);
+  assert.equal(keepUnlisted({ misses: 3, putAtMs: undefined, nowMs: 0, inFlight: false }), false);
+  const a = new AbsenceRule();
+  assert.deepEqual(a.read([4, 4, 4]), [], 'one read, however often it names the id');
+  assert.deepEqual(a.read(new Set([4, 5])), [4]);
+  assert.deepEqual(a.read([4, 5]), [4, 5], 'still missing: still gone');
+  assert.deepEqual(a.read([]), []);
+  assert.deepEqual(a.read([4]), [], 'the empty read listed it again');
 });
 
 // ---- every fault the simulator can inject, through the real client --------------------
@@ -201,4 +250,29 @@ test('every fault the simulator can inject is judged by the visibility rule: onl
   }
   await new Promise((resolve) => setTimeout(resolve, 3200)); // let the slow answers finish before the simulator closes
   assert.ok(seen.length >= Object.keys(CASES).length);
+});
+
+test('locateCreation: by id first, else the newest row carrying exactly the label; nothing asked without either', async () => {
+  const api = h.client();
+  const offers = await api.searchOffers({ limit: 3 });
+  const rent = async (label: string) => (await api.createInstance(offers.shift()!.id, { image: 'i', label, disk: 10, runtype: 'ssh_direct' })).new_contract;
+  const label = `loc-${Math.random().toString(36).slice(2, 8)}`;
+  const first = await rent(label);
+  const other = await rent(`${label}-other`);
+  assert.equal((await locateCreation(api, { id: first }))?.id, first);
+  assert.equal((await locateCreation(api, { id: first, label: `${label}-other` }))?.id, first, 'the id wins');
+  assert.equal((await locateCreation(api, { label }))?.id, first);
+  assert.equal((await locateCreation(api, { id: 987654, label }))?.id, first, 'an id the list does not show: then the label');
+  assert.equal(await locateCreation(api, { id: 987654 }), undefined);
+  assert.equal(await locateCreation(api, { label: `${label}-none` }), undefined);
+  assert.equal(await locateCreation(api, { label: label.slice(0, -1) }), undefined, 'a prefix of the label is not the label');
+  const second = await rent(label);
+  assert.ok(second > first);
+  assert.equal((await locateCreation(api, { label }))?.id, second, 'two rows with the label: the newest');
+  assert.equal((await reconcileCreation(api, `${label}-other`))?.id, other);
+  const before = (await h.ctl.requests()).length;
+  assert.equal(await locateCreation(api, {}), undefined);
+  assert.equal(await locateCreation(api, { label: '' }), undefined);
+  assert.equal(await reconcileCreation(api, ''), undefined);
+  assert.equal((await h.ctl.requests()).length, before, 'no request without an id or a label');
 });

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
-import { currentRate, formatRate, hoursOfCreditLeft, isCreditLow, storageRate, summarizeCosts } from '../../../src/costs/costs';
+import { computeRate, currentRate, formatHours, formatMoney, formatRate, hoursOfCreditLeft, isCreditLow, storageRate, summarizeCosts } from '../../../src/costs/costs';
+import { instanceIn } from '../../kit/fixtures';
 import { CostLedger, CostNotesImpl, costSoFarLine, integrate } from '../../../src/costs/costLedger';
 
 const running = (id: number, dph: number, storage: number): Instance => ({
@@ -60,6 +61,60 @@ test('a tiny but non-zero rate never reads as free', () => {
   assert.equal(formatRate(0.005), '$0.01/h');
   assert.equal(formatRate(0.0004, 3), '<$0.001/h');
   assert.equal(formatRate(0.25, 3), '$0.250/h');
+});
+
+test('which field is the storage rate: instance.totalHour while stopped, storage_cost (else diskHour) while billed for compute', () => {
+  // A running instance's instance.totalHour is its whole rate, not its storage.
+  assert.equal(storageRate(running(1, 0.5, 0.02)), 0.02);
+  assert.equal(storageRate({ ...running(1, 0.5, 0.02), storage_cost: undefined }), 0.02, 'diskHour when the list has no storage_cost');
+  assert.equal(storageRate({ ...running(1, 0.5, 0.02), storage_cost: 0.03 }), 0.03, 'storage_cost before diskHour');
+  assert.equal(storageRate(instanceIn(1, 'running')), 0, 'no figure at all: 0, not a crash');
+  // Stopped: the storage-only rate is instance.totalHour, even where storage_cost says otherwise.
+  const st = stopped(2, 2.0, 0.05);
+  assert.equal(storageRate({ ...st, storage_cost: 0.04 }), 0.05);
+  assert.equal(storageRate(instanceIn(2, 'stopped', { storage_cost: 0.04 })), 0.04, 'without instance: storage_cost');
+  assert.equal(storageRate(instanceIn(2, 'stopped', { instance: { diskHour: 0.06 } })), 0.06, 'then diskHour');
+  assert.equal(storageRate(instanceIn(2, 'stopped')), 0);
+});
+
+test('a rate field that is not a finite number is skipped for the next one', () => {
+  assert.equal(currentRate({ ...running(1, 0.5, 0.02), dph_total: Number.NaN, instance: { totalHour: 0.7 } }), 0.7);
+  assert.equal(currentRate({ ...running(1, 0.5, 0.02), dph_total: Number.POSITIVE_INFINITY, instance: { totalHour: 0.7 } }), 0.7);
+  assert.equal(currentRate({ ...running(1, 0.5, 0.02), instance: { totalHour: 0.7 } }), 0.5, 'dph_total first');
+  assert.equal(currentRate(instanceIn(1, 'running', { instance: { totalHour: 0.7 } })), 0.7);
+  assert.equal(currentRate(instanceIn(1, 'running')), 0);
+});
+
+test('compute rate: the current rate less storage while billed for compute, 0 while stopped', () => {
+  assert.equal(Number(computeRate(running(1, 0.5, 0.02)).toFixed(4)), 0.48);
+  assert.equal(computeRate(stopped(2, 2.0, 0.05)), 0);
+  assert.equal(computeRate({ ...running(3, 0.01, 0.02) }), 0, 'never negative');
+});
+
+test('counts: running, active (billed for compute, e.g. loading) and stopped', () => {
+  const s = summarizeCosts([running(1, 0.5, 0.02), instanceIn(2, 'loading', { dph_total: 0.3 }), stopped(3, 2, 0.05)], undefined);
+  assert.deepEqual([s.running, s.active, s.stopped], [1, 2, 1]);
+  assert.equal(Number(s.activePerHour.toFixed(4)), 0.8);
+  assert.equal(s.hoursLeft, undefined, 'no credit known');
+});
+
+test('credit that is not a finite number gives no hours left', () => {
+  assert.equal(hoursOfCreditLeft(Number.NaN, 2), undefined);
+  assert.equal(hoursOfCreditLeft(Number.POSITIVE_INFINITY, 2), undefined);
+});
+
+test('money and durations as the status bar writes them', () => {
+  assert.equal(formatMoney(12.345), '$12.35');
+  assert.equal(formatMoney(-1.5), '-$1.50');
+  assert.equal(formatMoney(0), '$0.00');
+  assert.equal(formatHours(0.5), '30 min');
+  assert.equal(formatHours(-0.2), '0 min');
+  assert.equal(formatHours(1), '1.0 h');
+  assert.equal(formatHours(9.55), '9.6 h');
+  assert.equal(formatHours(10), '10 h');
+  assert.equal(formatHours(47), '47 h');
+  assert.equal(formatHours(48), '2.0 days');
+  assert.equal(formatHours(84), '3.5 days');
 });
 
 // ---- money already spent: the ledger of rates seen -------------------------------------

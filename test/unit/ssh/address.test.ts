@@ -11,7 +11,7 @@ import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshEntryFormat';
 import { inTempDir } from '../../kit/temp';
-import { describeSshAddress, sshAddress } from '../../../src/ssh/address';
+import { describeSshAddress, proxyRoute, sshAddress } from '../../../src/ssh/address';
 import { instanceTooltip, sshCommand } from '../../../src/instances/instanceViewModel';
 
 const base: Instance = { id: 9, actual_status: 'running', state: 'running', label: 'job', ssh_host: 'ssh4.example.net', ssh_port: 30010 };
@@ -30,6 +30,28 @@ test('the three rules: direct 22/tcp on public_ipaddr; proxy ssh_host:ssh_port; 
   // no address while not running (ports null, ssh_port 0)
   assert.equal(sshAddress({ ...direct, ports: null, ssh_port: 0 }), undefined);
   assert.equal(describeSshAddress(sshAddress(direct)!), '203.0.113.7:41022 (direct; proxy ssh4.example.net:30010)');
+});
+
+test('the edges of the rule: trimmed hosts, bad ports, a Jupyter port past 65535, only 22/tcp is direct', () => {
+  assert.deepEqual(proxyRoute({ ...proxy, ssh_host: '  ssh4.example.net \n' }), { host: 'ssh4.example.net', port: 30010, kind: 'proxy' });
+  assert.equal(proxyRoute({ ...proxy, ssh_host: '   ' }), undefined);
+  assert.equal(proxyRoute({ ...proxy, ssh_host: undefined }), undefined);
+  for (const p of [0, -5, 65536, 22.5, undefined]) assert.equal(proxyRoute({ ...proxy, ssh_port: p as number }), undefined, String(p));
+  assert.deepEqual(proxyRoute({ ...proxy, ssh_port: 65535 }), { host: 'ssh4.example.net', port: 65535, kind: 'proxy' });
+  assert.equal(proxyRoute({ ...jupyterProxy, ssh_port: 65535 }), undefined, '+1 would leave the port range');
+  assert.deepEqual(proxyRoute({ ...proxy, image_runtype: undefined }), { host: 'ssh4.example.net', port: 30010, kind: 'proxy' });
+  assert.equal(proxyRoute({ ...proxy, image_runtype: 'args jupyter_direc' })!.port, 30011, 'by substring');
+  // direct: only the 22/tcp mapping, on a (trimmed) public address, with a valid host port
+  assert.deepEqual(sshAddress({ ...direct, public_ipaddr: ' 203.0.113.7 ' }), sshAddress(direct));
+  assert.deepEqual(sshAddress({ ...direct, ports: [{ container: '8080/tcp', hostPort: 41080 }] }), sshAddress(proxy));
+  assert.deepEqual(sshAddress({ ...direct, ports: [{ container: '8080/tcp', hostPort: 41080 }, { container: '22/tcp', hostPort: 41022 }] })!.port, 41022);
+  assert.deepEqual(sshAddress({ ...direct, public_ipaddr: '  ' }), sshAddress(proxy), 'no public address: the proxy');
+  assert.deepEqual(sshAddress({ ...direct, public_ipaddr: undefined }), sshAddress(proxy));
+  assert.deepEqual(sshAddress({ ...direct, ports: [{ container: '22/tcp', hostPort: 0 }] }), sshAddress(proxy), 'an unusable direct port: the proxy');
+  assert.deepEqual(sshAddress({ ...direct, ssh_host: undefined }), { host: '203.0.113.7', port: 41022, kind: 'direct' }, 'direct without a proxy route has no fallback');
+  assert.equal(describeSshAddress(sshAddress(proxy)!), 'ssh4.example.net:30010 (proxy)');
+  assert.equal(describeSshAddress(sshAddress(jupyterProxy)!), 'ssh4.example.net:30011 (Jupyter proxy)');
+  assert.equal(describeSshAddress({ host: '203.0.113.7', port: 41022, kind: 'direct' }), '203.0.113.7:41022 (direct)');
 });
 
 test('Copy SSH Command and the tooltip use the same rule', () => {

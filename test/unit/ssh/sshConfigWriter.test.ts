@@ -10,6 +10,7 @@ import { aliasFor, slug } from '../../../src/ssh/sshEntryFormat';
 import { INCLUDE_MARKER } from '../../../src/ssh/userConfig';
 import { inTempDir } from '../../kit/temp';
 import { instanceRecord } from '../../kit/fixtures';
+import { captureLogger } from '../../kit/log';
 
 const inst = instanceRecord;
 
@@ -287,6 +288,138 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.equal(get('stricthostkeychecking'), 'accept-new');
       assert.equal(get('userknownhostsfile'), w.knownHostsPath);
       assert.match(out, /localforward 8080 \[?localhost\]?:80/);
+    });
+  });
+  test('writeEntry drops the known_hosts lines of the old address only when the host or the port moved', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      const kh = `[ssh5.example.net]:40021 ssh-ed25519 AAAA21\n[ssh6.example.net]:40021 ssh-ed25519 AAAA21b\n`;
+      await w.writeEntry(inst(21), {});
+      writeFileSync(w.knownHostsPath, kh);
+      await w.writeEntry(inst(21), { user: 'ubuntu' });
+      assert.equal(readFileSync(w.knownHostsPath, 'utf8'), kh, 'same address: the pinned key stays');
+      await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net' }), {});
+      assert.equal(readFileSync(w.knownHostsPath, 'utf8'), `[ssh6.example.net]:40021 ssh-ed25519 AAAA21b\n`, 'host moved');
+      writeFileSync(w.knownHostsPath, `[ssh6.example.net]:40021 ssh-ed25519 AAAA21b\n[ssh6.example.net]:40022 ssh-ed25519 AAAA22\n`);
+      await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net', ssh_port: 40022 }), {});
+      assert.equal(readFileSync(w.knownHostsPath, 'utf8'), `[ssh6.example.net]:40022 ssh-ed25519 AAAA22\n`, 'port moved');
+    });
+  });
+
+  test('log lines only for what changed: a write, a removal, a reconcile (with what it did)', async () => {
+    await inTempHome(async (home) => {
+      const log = captureLogger();
+      const w = new SshConfigWriter({ home, log });
+      await w.writeEntry(inst(31), {});
+      await w.writeEntry(inst(31), {});
+      await w.writeEntry(inst(32), {});
+      assert.equal(log.lines.filter((l) => l.includes('wrote host entry')).length, 2, log.text());
+      assert.equal(await w.removeEntry(99), false);
+      assert.equal(await w.removeEntry(32), true);
+      assert.deepEqual(log.lines.filter((l) => l.includes('removed host entry')), ['info ssh: removed host entry of instance 32']);
+      assert.deepEqual(await w.reconcile([inst(31)]), { added: [], updated: [], removed: [] });
+      assert.equal(log.lines.filter((l) => l.includes('reconciled')).length, 0, 'nothing changed: nothing logged');
+      await w.reconcile([inst(33)], { '33': {} });
+      assert.equal(log.lines.at(-1), 'info ssh: reconciled entries (added 33, updated -, removed 31)');
+      await w.reconcile([inst(33, { ssh_port: 40099 })]);
+      assert.equal(log.lines.at(-1), 'info ssh: reconciled entries (added -, updated 33, removed -)');
+      assert.deepEqual((await w.entries()).map((e) => [e.id, e.port]), [[33, 40099]]);
+    });
+  });
+
+  test('reconcile notices every kind of move: host, port, proxy host, proxy port', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      const direct = (over: Partial<Parameters<typeof inst>[1]> = {}) => inst(41, { public_ipaddr: '203.0.113.9', ports: [{ container: '22/tcp', hostPort: 41022 }], ...over });
+      await w.writeEntry(direct(), {});
+      for (const [what, moved] of [
+        ['host', direct({ public_ipaddr: '203.0.113.10' })],
+        ['port', direct({ public_ipaddr: '203.0.113.10', ports: [{ container: '22/tcp', hostPort: 41023 }] })],
+        ['proxy host', direct({ public_ipaddr: '203.0.113.10', ports: [{ container: '22/tcp', hostPort: 41023 }], ssh_host: 'ssh7.example.net' })],
+        ['proxy port', direct({ public_ipaddr: '203.0.113.10', ports: [{ container: '22/tcp', hostPort: 41023 }], ssh_host: 'ssh7.example.net', ssh_port: 40999 })],
+      ] as const) {
+        assert.deepEqual((await w.reconcile([moved])).updated, [41], what);
+        const e = (await w.findEntry(41))!;
+        assert.deepEqual([e.hostName, e.port, e.proxy?.hostName, e.proxy?.port], [moved.public_ipaddr, moved.ports![0]!.hostPort, moved.ssh_host, moved.ssh_port], what);
+        assert.deepEqual((await w.reconcile([moved])).updated, [], `${what}: then nothing more`);
+      }
+    });
+  });
+
+  test('what the writer refuses: an id that is not a positive whole number, forwards with a bad port or host', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      for (const id of [0, -3, 1.5]) await assert.rejects(w.writeEntry(inst(id), {}), (e: SshConfigError) => e.code === 'invalid-value' && /instance id \(.*\) that is not a positive whole number/.test(e.message), String(id));
+      for (const f of [{ localPort: 0, remotePort: 80 }, { localPort: 80, remotePort: 70000 }, { localPort: 80, remotePort: 80, remoteHost: 'a b' }]) {
+        await assert.rejects(w.writeEntry(inst(51), { localForwards: [f] }), (e: SshConfigError) => e.code === 'invalid-value' && /port forward .* is not valid/.test(e.message), JSON.stringify(f));
+      }
+      assert.equal(existsSync(w.configPath) ? readFileSync(w.configPath, 'utf8').includes('Host ') : false, false, 'nothing written');
+    });
+  });
+
+  test('values are trimmed: the user, keys from the template, the caller and the setting, a forward host; the user config path', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home, identityFile: '  /keys/setting  ', userConfigFile: '  ~/cfg/config  ' });
+      assert.equal(w.userConfigPath, join(home, 'cfg', 'config'));
+      await w.writeEntry(inst(61), { user: '  ubuntu  ', localForwards: [{ localPort: 80, remotePort: 80, remoteHost: ' 127.0.0.1 ' }] });
+      let e = (await w.findEntry(61))!;
+      assert.deepEqual([e.user, e.identityFile, e.localForwards[0]!.remoteHost], ['ubuntu', '/keys/setting', '127.0.0.1']);
+      await w.writeEntry(inst(61), {}, { key: '  /keys/caller  ' });
+      assert.equal((await w.findEntry(61))!.identityFile, '/keys/caller');
+      await w.writeEntry(inst(61), { identityFile: '  /keys/template  ' }, { key: '/keys/caller' });
+      e = (await w.findEntry(61))!;
+      assert.deepEqual([e.identityFile, e.templateIdentity], ['/keys/template', true]);
+      await w.writeEntry(inst(62), { user: '   ' });
+      assert.equal((await w.findEntry(62))!.user, 'root', 'a blank user is root');
+      assert.equal(new SshConfigWriter({ home, userConfigFile: '~' }).userConfigPath, home);
+      assert.equal(new SshConfigWriter({ home, userConfigFile: '~\\cfg' }).userConfigPath, join(home, 'cfg'));
+      assert.equal(new SshConfigWriter({ home, userConfigFile: 'rel/config' }).userConfigPath, join(home, 'rel', 'config'));
+      assert.equal(new SshConfigWriter({ home, userConfigFile: 'a~\\b' }).userConfigPath, join(home, 'a~\\b'));
+    });
+  });
+
+  test('% in paths is doubled where OpenSSH expands tokens: IdentityFile and UserKnownHostsFile', async () => {
+    await inTempDir('gpu-ssh-pct-%h-', async (home) => {
+      const w = new SshConfigWriter({ home });
+      await w.writeEntry(inst(71), { identityFile: '/keys/k%h' });
+      const text = readFileSync(w.configPath, 'utf8');
+      assert.ok(text.includes('IdentityFile "/keys/k%%h"'), text);
+      assert.ok(text.includes(`UserKnownHostsFile "${w.knownHostsPath.replace(/%/g, '%%')}"`), text);
+      assert.equal((await w.findEntry(71))!.identityFile, '/keys/k%h', 'read back as written');
+    });
+  });
+
+  test('a key the setting gave is not the template key: a later writer with another setting replaces it', async () => {
+    await inTempHome(async (home) => {
+      await new SshConfigWriter({ home, identityFile: '/keys/one' }).writeEntry(inst(81), undefined);
+      await new SshConfigWriter({ home, identityFile: '/keys/two' }).writeEntry(inst(81), undefined);
+      const e = (await new SshConfigWriter({ home }).findEntry(81))!;
+      assert.equal(e.identityFile, '/keys/one', "an entry's own key is kept over the setting");
+      const t = await new SshConfigWriter({ home }).templateOptions(81, undefined);
+      assert.deepEqual(t, { user: 'root', localForwards: [] }, 'the setting key is not a template option');
+    });
+  });
+
+  test('the user config: missing is absent (created with its folder, no BOM), a folder or an unreadable path is not', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home, userConfigFile: join(home, 'new', 'dir', 'config') });
+      assert.equal((await w.includeStatus()).state, 'absent');
+      assert.equal((await w.addInclude()).state, 'present');
+      assert.ok(readFileSync(w.userConfigPath, 'utf8').startsWith('# '), 'no BOM, our marker first');
+      if (isPosix) assert.equal(statSync(join(home, 'new', 'dir')).mode & 0o777, 0o700);
+      mkdirSync(join(home, 'adir'));
+      const d = await new SshConfigWriter({ home, userConfigFile: join(home, 'adir') }).addInclude();
+      assert.deepEqual([d.state, d.state === 'refused' && d.reason], ['refused', 'not-a-file']);
+      writeFileSync(join(home, 'afile'), 'x');
+      await assert.rejects(new SshConfigWriter({ home, userConfigFile: join(home, 'afile', 'config') }).includeStatus(), /ENOTDIR/);
+      // a BOM the user's file has is kept
+      const bom = new SshConfigWriter({ home, userConfigFile: join(home, 'bom-config') });
+      writeFileSync(bom.userConfigPath, '\ufeffHost mine\n  HostName x\n');
+      assert.equal((await bom.addInclude()).state, 'present');
+      const text = readFileSync(bom.userConfigPath, 'utf8');
+      assert.ok(text.startsWith('\ufeff# '), JSON.stringify(text.slice(0, 10)));
+      assert.ok(text.endsWith('Host mine\n  HostName x\n'));
+      assert.equal(text.indexOf('\ufeff', 1), -1, 'no BOM in the middle, where OpenSSH would read it as part of a keyword');
     });
   });
 }
