@@ -124,6 +124,12 @@ if (!args.has('--watch')) {
     }
     writeFileSync(join(root, 'dist/meta.json'), JSON.stringify({ outputs }, null, 1));
   }
+  // Bundles an earlier build made and this one no longer does (a renamed or merged lazy module) would
+  // otherwise stay in dist/ and be packed into the .vsix: remove them.
+  const made = new Set(results.flatMap((r) => Object.keys(r.metafile?.outputs ?? {})));
+  for (const name of readdirSync(join(root, 'dist'))) {
+    if (/\.js(\.map)?$/.test(name) && !made.has(`dist/${name}`)) rmSync(join(root, 'dist', name), { force: true });
+  }
   // A module with state (a top-level `let`, or a Map/Set made at load) must exist once: in two
   // bundles each copy has its own. Make it the lazy boundary (import() it) or move the state.
   const copies = statefulCopies(root, results.map((r) => r.metafile));
