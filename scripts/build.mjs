@@ -111,7 +111,8 @@ if (!args.has('--no-tests')) {
 }
 
 if (!args.has('--watch')) {
-  rmSync(join(root, 'out/unit'), { recursive: true, force: true });
+  // Stale test files go with a test build only: `npm run package` (--no-tests) leaves a running unit tier alone.
+  if (!args.has('--no-tests')) rmSync(join(root, 'out/unit'), { recursive: true, force: true });
   const results = await Promise.all(builds.map((b) => esbuild.build(b)));
   if (args.has('--meta')) {
     const { writeFileSync } = await import('node:fs');
