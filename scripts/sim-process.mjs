@@ -55,13 +55,13 @@ export function simArgs(env = process.env) {
   return ['--era', env.GPU_RENTAL_TEST_ERA || 'today', '--rate-limits', env.GPU_RENTAL_TEST_RATE_LIMITS || 'list=1,show=2'];
 }
 
+/** The simulator's default full-access key; the extension accepts it from GPU_RENTAL_DEMO_API_KEY only for a loopback URL. */
+export const DEMO_KEY = 'sim-api-key';
+
 /**
  * The simulator as `npm run demo` runs it, also used by the .vsix smoke tier: --demo-inbox (the 2FA
  * prompts show the codes the simulator "sent"), --run-onstart (each instance's onstart runs for
  * real, with a fake nvidia-smi on its PATH, so the idle guard watches, warns and stops it) and
  * --guard-tick 10 (it looks every 10 s, not every minute).
  */
-/** The simulator's default full-access key; the extension accepts it from GPU_RENTAL_DEMO_API_KEY only for a loopback URL. */
-export const DEMO_KEY = 'sim-api-key';
-
 export const DEMO_SIM_ARGS = ['--demo-inbox', '--run-onstart', '--guard-tick', '10'];
