@@ -6,6 +6,8 @@
 //   npm run demo -- --web                 always code-server
 //   npm run demo -- --screenshot out.png  code-server + headless Chromium: open the sidebar,
 //                                         wait for instance/offer rows, save a PNG, exit
+//   npm run demo -- --vsix file.vsix      use that package instead of making one (npm test passes the
+//                                         .vsix its package tier made)
 // Ctrl-C stops everything it started.
 import { spawn, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,8 @@ const argv = process.argv.slice(2);
 const shotIdx = argv.indexOf('--screenshot');
 const screenshot = shotIdx >= 0 ? resolve(argv[shotIdx + 1] ?? 'screenshots/demo.png') : undefined;
 const web = argv.includes('--web') || !!screenshot;
+const vsixIdx = argv.indexOf('--vsix');
+const givenVsix = vsixIdx >= 0 ? resolve(argv[vsixIdx + 1] ?? '') : undefined;
 const cleanups = [];
 const cleanup = () => runCleanups(cleanups);
 let exiting = false;
@@ -42,8 +46,9 @@ function hasCode() {
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'gpu-rental-demo-'));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
-  process.stdout.write('building and packaging the extension (npm run package)…\n');
-  const vsix = packageVsix(join(work, 'gpu-rental.vsix')); // its vscode:prepublish builds dist/, the simulator included
+  if (!givenVsix) process.stdout.write('building and packaging the extension (npm run package)…\n');
+  // vsce's vscode:prepublish builds dist/, the simulator included; a given .vsix comes with dist/ built.
+  const vsix = givenVsix ?? packageVsix(join(work, 'gpu-rental.vsix'));
   // The demo check is a test: the simulator, code-server and Chromium it starts get a temporary home.
   if (screenshot) {
     mkdirSync(join(work, 'home'));

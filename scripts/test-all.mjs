@@ -144,12 +144,6 @@ if (ok) {
     return { ok: r.code === 0 && failed === 0 && passed > 0, passed, failed, empty: passed + failed === 0 };
   });
 
-  await step('demo check (npm run demo -- --screenshot screenshots/demo.png)', async () => {
-    const r = await run(process.execPath, ['scripts/demo.mjs', '--screenshot', 'screenshots/demo.png'], { timeoutS: 240 });
-    const ok = r.code === 0 && /demo check passed/.test(r.out);
-    return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
-  });
-
   // Issue #7: a stat of the bundle the build stage made, so it costs nothing and cannot flake.
   await step('bundle size (npm run bench -- --quick --no-build)', async () => {
     const ok = (await run(process.execPath, ['bench/run.mjs', '--quick', '--no-build'], { timeoutS: 60 })).code === 0;
@@ -166,6 +160,12 @@ if (ok) {
     const warned = /\bWARNING\b|\bwarn\b/i.test(r.out);
     const ok = r.code === 0 && existsSync(vsix) && !warned;
     if (warned) process.stdout.write('vsce printed a warning: packaging must be clean\n');
+    return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
+  });
+
+  await step('demo check (npm run demo -- --screenshot screenshots/demo.png)', async () => {
+    const r = await run(process.execPath, ['scripts/demo.mjs', '--screenshot', 'screenshots/demo.png', ...(packaged ? ['--vsix', vsix] : [])], { timeoutS: 240 });
+    const ok = r.code === 0 && /demo check passed/.test(r.out);
     return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
   });
 
