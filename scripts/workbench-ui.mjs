@@ -76,6 +76,14 @@ export async function contextMenu(page, row, label) {
   const item = page.locator('.context-view .monaco-menu .action-item', { hasText: label }).first();
   await item.waitFor({ state: 'visible', timeout: 10_000 });
   await item.click();
+  // VS Code 1.139 sometimes takes a click that lands while its menu is still settling as a hover only:
+  // the menu stays open with the item highlighted. Enter then runs the highlighted item, as a user would.
+  for (let i = 0; i < 3 && (await item.isVisible().catch(() => false)); i++) {
+    await page.waitForTimeout(300);
+    if (!(await item.isVisible().catch(() => false))) break;
+    await item.hover();
+    await page.keyboard.press('Enter');
+  }
 }
 
 /** The text the (DOM-rendered) terminal shows, non-breaking spaces made plain. */
