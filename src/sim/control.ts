@@ -6,7 +6,8 @@ export type { OutboxMessage, RequestLogEntry };
 
 export type SimFault =
   | { kind: 'instance_state'; id: number; state: string | null }
-  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count?: number }
+  /** Refused before acting; `retryAfter` (seconds) is sent as the Retry-After header. */
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; retryAfter?: number; path?: string; exact?: boolean; count?: number }
   /** The request does not take effect; the answer is `200 {"success": false, "msg": …}` (a refusal in a 2xx). */
   | { kind: 'refused'; msg?: string; path?: string; exact?: boolean; count?: number }
   /** The answer is delayed by `ms` after the request took effect (a client timeout then makes it ambiguous). */

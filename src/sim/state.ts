@@ -177,7 +177,7 @@ export interface TfaState {
  * trailing slash); with `exact` only that path itself (e.g. the list, not one instance).
  */
 export type Fault =
-  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count: number }
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; retryAfter?: number; path?: string; exact?: boolean; count: number }
   | { kind: 'refused'; msg?: string; path?: string; exact?: boolean; count: number }
   | { kind: 'slow'; ms: number; path?: string; exact?: boolean; count: number }
   | { kind: 'malformed'; path?: string; exact?: boolean; count: number }

@@ -473,6 +473,19 @@ test('a 429 on the create waits the creation penalty three times at most, then f
   assert.equal(await puts(), 1);
 });
 
+test('a 429 on the create that asks for a longer wait (Retry-After) is waited out as asked; a shorter one still waits the creation penalty', async () => {
+  const CREATE = '/api/v0/asks/';
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, retryAfter: 30 });
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, retryAfter: 5 });
+  const h = harness();
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.deepEqual(h.clock.slept.slice(0, 2), [30_000, 12_000], 'the longer of Retry-After and the penalty, each time');
+  assert.equal(h.progress.filter((p) => /slow down; trying again in 30 s/.test(JSON.stringify(p))).length, 1);
+  assert.ok(h.log.lines.some((l) => /refused as too frequent \(429\); sending it again in 30 s/.test(l)), h.log.lines.join('\n'));
+  assert.equal(await puts(), 3);
+});
+
 test('pollUntilReady: a 429 backs off to at least the show threshold, other failures to the interval; the wait limit counts from the start, whatever the clock reads', async () => {
   const slept429: number[] = [];
   const e429 = new ApiError({ kind: 'rate_limited', status: 429, message: 'x' });
