@@ -10,6 +10,7 @@ import {
   resumeInflight,
   runCreateFlow,
 } from '../../../src/create/createFlow';
+import { reconcileAmbiguous } from '../../../src/create/pollUntilReady';
 import { flowSim, harness, type Harness, memoryLog, puts, simInstances, template, useFlowSim } from './flowHarness';
 
 useFlowSim();
@@ -531,4 +532,52 @@ test('an ambiguous create the list never shows: a scripted run never asks, even 
   assert.equal(r2.outcome, 'unknown', JSON.stringify(r2));
   assert.equal(asked2.length, 2, 'asked again after waiting');
   assert.equal(labels2.length, 1);
+});
+
+test('reconcileAmbiguous: looks no faster than the list threshold; 10 unreadable lists in a row (not 9; a read in between starts over) settle nothing; a wait limit looks past the minute until it is reached; a cancel looks no more', async () => {
+  const LIST = '/instances';
+  const label = `never-rented-${Math.random().toString(36).slice(2, 8)}`;
+  // an interval below the list threshold: every look still waits the threshold; absent after the minute and two reads
+  const h = harness();
+  assert.deepEqual(await reconcileAmbiguous(h.ports, label, 500), { absent: true, reads: 61, waitedMs: 60_000 });
+  assert.ok(h.clock.slept.every((ms) => ms === 1000), JSON.stringify(h.clock.slept));
+
+  // 10 unreadable lists in a row: unknown, each failure backing off from the threshold
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 10 });
+  const h2 = harness();
+  const r2 = await reconcileAmbiguous(h2.ports, label, 500);
+  assert.ok('unknown' in r2 && r2.error instanceof ApiError && r2.error.status === 500, JSON.stringify(r2));
+  assert.deepEqual(h2.clock.slept, [2000, 4000, 8000, 16_000, 32_000, 64_000, 120_000, 120_000, 120_000]);
+  // 9, a readable list, 9 more: the count started over, and the delay went back to the threshold
+  await flowSim.control.reset();
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 9 });
+  let readable = 0;
+  const h3 = harness({
+    wrap: (api) => ({
+      ...api,
+      findInstances: async (f, o) => {
+        const r = await api.findInstances(f, o);
+        if (++readable === 1) await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 9 });
+        return r;
+      },
+    }),
+  });
+  const r3 = await reconcileAmbiguous(h3.ports, label, 500);
+  assert.ok('absent' in r3, JSON.stringify(r3));
+  assert.equal(h3.clock.slept[9], 1000, 'a good read after failures waits the threshold again');
+  assert.deepEqual(h3.clock.slept.slice(10, 19), [2000, 4000, 8000, 16_000, 32_000, 64_000, 120_000, 120_000, 120_000]);
+
+  // with a wait limit: looks past the minute and past 10 failures, until the limit
+  await flowSim.control.reset();
+  assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 30_000, { maxWaitMs: 120_000 }), { absent: true, reads: 5, waitedMs: 120_000 });
+  // 12 unreadable lists (backing off 60 s, then 120 s): the twelfth is at the limit
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 12 });
+  assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 30_000, { maxWaitMs: 1_260_000 }), { absent: true, reads: 0, waitedMs: 1_260_000 });
+
+  // a cancelled look asks nothing
+  const before = (await flowSim.control.requests()).length;
+  const ac = new AbortController();
+  ac.abort();
+  assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 500, { signal: ac.signal }), { aborted: true });
+  assert.equal((await flowSim.control.requests()).length, before);
 });
