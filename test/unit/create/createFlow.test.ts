@@ -581,3 +581,25 @@ test('reconcileAmbiguous: looks no faster than the list threshold; 10 unreadable
   assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 500, { signal: ac.signal }), { aborted: true });
   assert.equal((await flowSim.control.requests()).length, before);
 });
+
+test('an ambiguous create whose instance list cannot be read: nobody is asked (nothing proves it absent), it stays watched as late; without a not-found prompt an interactive run stops, never renting again', async () => {
+  const labels: string[] = [];
+  const asked: string[] = [];
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: '/instances', count: 10 });
+  const h = harness({ wrap: failingFirstCreate(labels), prompts: { notFound: async (w) => (asked.push(w.label), 'rent-again') } });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json' });
+  assert.equal(r.outcome, 'unknown', JSON.stringify(r));
+  assert.deepEqual(asked, [], 'an unreadable list is no reason to rent again');
+  assert.equal(labels.length, 1);
+  assert.deepEqual(readInflight(h.state).map((x) => [x.label, x.late]), [[labels[0], true]]);
+  assert.ok(h.log.lines.some((l) => l.startsWith(`error create: could not check for "${labels[0]}"`)), h.log.lines.join('\n'));
+
+  await flowSim.control.reset();
+  const labels2: string[] = [];
+  const h2 = harness({ wrap: failingFirstCreate(labels2) });
+  assert.equal(h2.ports.prompts.notFound, undefined);
+  const r2 = await runCreateFlow(h2.ports, { template, templatePath: '.gpu/t.json' });
+  assert.equal(r2.outcome, 'unknown', JSON.stringify(r2));
+  assert.equal(labels2.length, 1, 'no prompt to ask: stop, not rent again');
+  assert.equal(readInflight(h2.state)[0]?.late, true);
+});
