@@ -603,3 +603,20 @@ test('an ambiguous create whose instance list cannot be read: nobody is asked (n
   assert.equal(labels2.length, 1, 'no prompt to ask: stop, not rent again');
   assert.equal(readInflight(h2.state)[0]?.late, true);
 });
+
+test('pollUntilReady after the minute of "not found": an unreadable list is no sighting (never shown stays "not found", not "gone"); another instance carrying the label is not the one tracked', async () => {
+  const h = harness();
+  const opts = { targetState: 'running' as const, intervalMs: 10_000, maxWaitMs: 300_000 };
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: '/api/v1/instances/', exact: true, count: 1 });
+  const r = await pollUntilReady(h.api, 999_998, h.clock, h.log, { ...opts, label: 'never-rented-here' });
+  assert.equal(r.kind, 'not-found', JSON.stringify(r));
+  assert.equal(r.kind === 'not-found' && r.proof.listReads, 2, 'the unreadable list did not count');
+  assert.ok(h.log.lines.some((l) => /the instance list could not be read/.test(l)), 'the fault was met');
+
+  const [offer] = await h.api.searchOffers({ limit: 1 });
+  const other = (await h.api.createInstance(offer!.id, { image: 'i', label: 'shared-label', disk: 10, runtype: 'ssh_direct' })).new_contract;
+  const seen: number[] = [];
+  const r2 = await pollUntilReady(h.api, 999_997, h.clock, h.log, { ...opts, label: 'shared-label', onUpdate: (i) => seen.push(i.id) });
+  assert.equal(r2.kind, 'timeout', JSON.stringify(r2));
+  assert.deepEqual(seen, [], `instance ${other} carries the label but is not instance 999997`);
+});
