@@ -24,6 +24,8 @@ export type SimFault =
   | { kind: 'reset'; path?: string; exact?: boolean; count?: number }
   /** The next `count` created instances stay invisible to show and list for `seconds` of sim time. */
   | { kind: 'hidden'; seconds: number; count?: number }
+  /** The v1 instance list ignores select_filters (answers every row), like a server that does not know it. */
+  | { kind: 'unfiltered'; count?: number }
   | { kind: 'offer_taken'; offerId: number }
   /** Today era: the offer's machine cannot be scheduled (create → 410, or a stopped instance without cancel_unavail). */
   | { kind: 'offer_unschedulable'; offerId: number }

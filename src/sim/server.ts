@@ -313,7 +313,7 @@ function route(
   if (path === '/api/v1/instances' && method === 'GET') {
     // The seed's service has no v1: its web server answers a plain 404.
     if (state.era === 'seed') return { status: 404, body: 'Not Found', text: true };
-    return rateLimit(state, who.token, 'list') ?? listInstancesV1(state, url);
+    return rateLimit(state, who.token, 'list') ?? listInstancesV1(state, url, takeFault(state, ['unfiltered'], path) !== undefined);
   }
   if (path === '/api/v0/bundles' && (method === 'POST' || method === 'PUT' || method === 'GET')) {
     let q = json;

@@ -116,6 +116,9 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
       state.faults.push({ kind: 'hidden', seconds, count });
       return ok();
     }
+    case 'unfiltered':
+      state.faults.push({ kind: 'unfiltered', count });
+      return ok();
     case 'tfa_error':
       if (typeof json.error !== 'string') return bad('error must be a 2FA error code');
       state.faults.push({ kind: 'tfa_error', error: json.error, count });

@@ -186,6 +186,7 @@ export type Fault =
   | { kind: 'huge'; bytes: number; declare: boolean; path?: string; exact?: boolean; count: number }
   | { kind: 'reset'; path?: string; exact?: boolean; count: number }
   | { kind: 'hidden'; seconds: number; count: number }
+  | { kind: 'unfiltered'; count: number }
   | { kind: 'tfa_error'; error: string; count: number };
 
 export interface OutboxMessage {
