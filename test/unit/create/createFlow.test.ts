@@ -620,3 +620,15 @@ test('pollUntilReady after the minute of "not found": an unreadable list is no s
   assert.equal(r2.kind, 'timeout', JSON.stringify(r2));
   assert.deepEqual(seen, [], `instance ${other} carries the label but is not instance 999997`);
 });
+
+test('pollUntilReady: when show keeps saying "not found" after the minute but the list shows the instance, the list\'s row is used: it becomes ready', async () => {
+  const base = harness();
+  const [offer] = await base.api.searchOffers({ limit: 1 });
+  const id = (await base.api.createInstance(offer!.id, { image: 'i', label: 'show-lags', disk: 10, runtype: 'ssh_direct' })).new_contract;
+  const notFound = new ApiError({ kind: 'http', status: 404, code: 'no_such_instance', message: `GET /instances/${id}/: no such instance` });
+  const h = harness({ wrap: (api) => ({ ...api, showInstance: async () => Promise.reject(notFound) }) });
+  const r = await pollUntilReady(h.api, id, h.clock, h.log, { targetState: 'running', intervalMs: 10_000, maxWaitMs: 600_000, label: 'show-lags' });
+  assert.equal(r.kind, 'ready', JSON.stringify(r));
+  assert.equal(r.kind === 'ready' && r.instance.id, id);
+  assert.ok(h.clock.now() >= 60_000, 'not before the minute of "not visible yet"');
+});
