@@ -1,7 +1,10 @@
 // Bundles the extension, its lazily loaded parts (found from the import() sites), the simulator and the tests.
-// Usage: node scripts/build.mjs [--watch] [--no-tests] [--meta]
+// Usage: node scripts/build.mjs [--watch] [--no-tests] [--meta] [--instrumented]
 // --meta writes dist/meta.json: per dist file, the source files it contains (to check that no module with state
 // ends up in two bundles).
+// --instrumented: the sources are a mutation run's instrumented copy (tools/mutate): its mutant
+// switches keep code that esbuild would otherwise drop, so a module can land in bundles it is not in, and the
+// check that no module with state is in two bundles would refuse the build for the copy only.
 import * as esbuild from 'esbuild';
 import { findLazyModules, programs, statefulCopies } from './bundles.mjs';
 import { readdirSync, statSync, existsSync, rmSync } from 'node:fs';
@@ -133,7 +136,7 @@ if (!args.has('--watch')) {
   }
   // A module with state (a top-level `let`, or a Map/Set made at load) must exist once: in two
   // bundles each copy has its own. Make it the lazy boundary (import() it) or move the state.
-  const copies = statefulCopies(root, results.map((r) => r.metafile));
+  const copies = args.has('--instrumented') ? [] : statefulCopies(root, results.map((r) => r.metafile));
   if (copies.length) {
     for (const [src, outs] of copies) console.error(`scripts/build.mjs: ${src} keeps module state but is in ${outs.join(', ')}`);
     process.exit(1);

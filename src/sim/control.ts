@@ -6,7 +6,8 @@ export type { OutboxMessage, RequestLogEntry };
 
 export type SimFault =
   | { kind: 'instance_state'; id: number; state: string | null }
-  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count?: number }
+  /** Refused before acting; `retryAfter` (seconds) is sent as the Retry-After header. */
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; retryAfter?: number; path?: string; exact?: boolean; count?: number }
   /** The request does not take effect; the answer is `200 {"success": false, "msg": …}` (a refusal in a 2xx). */
   | { kind: 'refused'; msg?: string; path?: string; exact?: boolean; count?: number }
   /** The answer is delayed by `ms` after the request took effect (a client timeout then makes it ambiguous). */
@@ -23,6 +24,8 @@ export type SimFault =
   | { kind: 'reset'; path?: string; exact?: boolean; count?: number }
   /** The next `count` created instances stay invisible to show and list for `seconds` of sim time. */
   | { kind: 'hidden'; seconds: number; count?: number }
+  /** The v1 instance list ignores select_filters (answers every row), like a server that does not know it. */
+  | { kind: 'unfiltered'; count?: number }
   | { kind: 'offer_taken'; offerId: number }
   /** Today era: the offer's machine cannot be scheduled (create → 410, or a stopped instance without cancel_unavail). */
   | { kind: 'offer_unschedulable'; offerId: number }

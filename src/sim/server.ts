@@ -27,6 +27,8 @@ interface Reply {
   body: unknown;
   /** Send `body` (a string) as text/plain instead of JSON. */
   text?: boolean;
+  /** The Retry-After header, in seconds. */
+  retryAfter?: number;
 }
 
 export async function readBody(req: IncomingMessage): Promise<{ raw: string; json: Record<string, unknown> | undefined; bad: boolean }> {
@@ -43,9 +45,13 @@ export async function readBody(req: IncomingMessage): Promise<{ raw: string; jso
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown, plain = false): void {
+function send(res: ServerResponse, status: number, body: unknown, plain = false, retryAfter?: number): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': plain ? 'text/plain; charset=utf-8' : 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': plain ? 'text/plain; charset=utf-8' : 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    ...(retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : {}),
+  });
   res.end(text);
 }
 
@@ -158,6 +164,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
       pre.status === 429 && !pre.error
         ? { status: 429, body: { detail: 'API requests too frequent' } }
         : { status: pre.status, body: { success: false, error: pre.error ?? 'sim_fault', msg: pre.msg ?? `Injected HTTP ${pre.status}.` } };
+    if (pre.retryAfter !== undefined) reply.retryAfter = pre.retryAfter;
   } else {
     try {
       if (pre?.kind === 'tfa_error') throw tfaInjected(state, pre.error);
@@ -191,7 +198,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   }
   if (post?.kind === 'wrong_shape') return send(res, reply.status, { success: true, instances: 'not-a-list', offers: 7 });
   if (post?.kind === 'huge') return sendHuge(res, post.bytes, post.declare);
-  send(res, reply.status, reply.body, reply.text === true);
+  send(res, reply.status, reply.body, reply.text === true, reply.retryAfter);
 }
 
 /** A valid JSON answer of about `bytes` bytes, written in 64 KB chunks. */
@@ -306,7 +313,7 @@ function route(
   if (path === '/api/v1/instances' && method === 'GET') {
     // The seed's service has no v1: its web server answers a plain 404.
     if (state.era === 'seed') return { status: 404, body: 'Not Found', text: true };
-    return rateLimit(state, who.token, 'list') ?? listInstancesV1(state, url);
+    return rateLimit(state, who.token, 'list') ?? listInstancesV1(state, url, takeFault(state, ['unfiltered'], path) !== undefined);
   }
   if (path === '/api/v0/bundles' && (method === 'POST' || method === 'PUT' || method === 'GET')) {
     let q = json;

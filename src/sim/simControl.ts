@@ -84,7 +84,9 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
       const status = Number(json.status);
       // 200 with an error: the service's {"success": false, "error": ...} refusals.
       if (!Number.isInteger(status) || ((status < 400 || status > 599) && !(status === 200 && typeof json.error === 'string'))) return bad('status must be an HTTP error status (or 200 with an error)');
-      state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, path: p, exact, count });
+      const retryAfter = json.retryAfter === undefined ? undefined : Number(json.retryAfter);
+      if (retryAfter !== undefined && !(Number.isInteger(retryAfter) && retryAfter > 0)) return bad('retryAfter must be a positive whole number of seconds');
+      state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, retryAfter, path: p, exact, count });
       return ok();
     }
     case 'refused':
@@ -114,6 +116,9 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
       state.faults.push({ kind: 'hidden', seconds, count });
       return ok();
     }
+    case 'unfiltered':
+      state.faults.push({ kind: 'unfiltered', count });
+      return ok();
     case 'tfa_error':
       if (typeof json.error !== 'string') return bad('error must be a 2FA error code');
       state.faults.push({ kind: 'tfa_error', error: json.error, count });

@@ -177,7 +177,7 @@ export interface TfaState {
  * trailing slash); with `exact` only that path itself (e.g. the list, not one instance).
  */
 export type Fault =
-  | { kind: 'http_error'; status: number; error?: string; msg?: string; path?: string; exact?: boolean; count: number }
+  | { kind: 'http_error'; status: number; error?: string; msg?: string; retryAfter?: number; path?: string; exact?: boolean; count: number }
   | { kind: 'refused'; msg?: string; path?: string; exact?: boolean; count: number }
   | { kind: 'slow'; ms: number; path?: string; exact?: boolean; count: number }
   | { kind: 'malformed'; path?: string; exact?: boolean; count: number }
@@ -186,6 +186,7 @@ export type Fault =
   | { kind: 'huge'; bytes: number; declare: boolean; path?: string; exact?: boolean; count: number }
   | { kind: 'reset'; path?: string; exact?: boolean; count: number }
   | { kind: 'hidden'; seconds: number; count: number }
+  | { kind: 'unfiltered'; count: number }
   | { kind: 'tfa_error'; error: string; count: number };
 
 export interface OutboxMessage {

@@ -72,7 +72,8 @@ function decodeToken(token: string, n: number): unknown[] {
   throw fail(400, 'invalid_args', 'after_token is not a token this list gave out. Start the walk again without after_token.');
 }
 
-export function listInstancesV1(state: SimState, url: URL): { status: number; body: unknown } {
+/** `unfiltered`: select_filters is checked but not applied (the `unfiltered` fault: a server that ignores it). */
+export function listInstancesV1(state: SimState, url: URL, unfiltered = false): { status: number; body: unknown } {
   const visible = [...state.instances.values()].filter((i) => isVisible(state, i));
   // Rows are rendered only when a filter or the order needs a rendered column (a walk of 1,000
   // instances ordered by id renders each row once, on its page).
@@ -141,7 +142,7 @@ export function listInstancesV1(state: SimState, url: URL): { status: number; bo
     cols = rawCols.includes('*') ? undefined : (rawCols as string[]);
   }
 
-  const matching = rows.filter((r) => filters.every(([c, op, v]) => matches(op, value(r, c), v)));
+  const matching = unfiltered ? [...rows] : rows.filter((r) => filters.every(([c, op, v]) => matches(op, value(r, c), v)));
   const cmp = (a: unknown[], b: unknown[]): number => {
     for (let i = 0; i < order.length; i++) {
       const c = compare(a[i], b[i]);

@@ -199,6 +199,8 @@ const CASES: Record<SimFault['kind'], Case[]> = {
     { call: 'create', fault: () => ({ kind: 'reset', path: CREATE }), expect: 'ambiguous' },
   ],
   hidden: [{ call: 'show', fault: () => ({ kind: 'hidden', seconds: 600 }), expect: 'not-found' }],
+  // a list that ignores its filter does not change what a show says (locateCreation's own test covers the list)
+  unfiltered: [{ call: 'show', fault: () => ({ kind: 'unfiltered' }), expect: 'visible' }],
   offer_taken: [{ call: 'create', fault: ({ offerId }) => ({ kind: 'offer_taken', offerId }), expect: 'offer-gone' }],
   offer_unschedulable: [{ call: 'create', fault: ({ offerId }) => ({ kind: 'offer_unschedulable', offerId }), expect: 'offer-gone' }],
   offer_own: [{ call: 'create', fault: ({ offerId }) => ({ kind: 'offer_own', offerId }), expect: 'offer-gone' }],
@@ -270,6 +272,11 @@ test('locateCreation: by id first, else the newest row carrying exactly the labe
   assert.ok(second > first);
   assert.equal((await locateCreation(api, { label }))?.id, second, 'two rows with the label: the newest');
   assert.equal((await reconcileCreation(api, `${label}-other`))?.id, other);
+  // a list that ignores the filter (answers every row): the client still picks the row by id, else by exact label
+  await h.ctl.fault({ kind: 'unfiltered', count: 4 });
+  assert.equal((await locateCreation(api, { id: other }))?.id, other, 'not the first row of an unfiltered list');
+  assert.equal((await locateCreation(api, { id: 987654, label }))?.id, second, 'no row has the id: the newest with the label');
+  assert.equal((await reconcileCreation(api, `${label}-other`))?.id, other, 'not the newest row of all');
   const before = (await h.ctl.requests()).length;
   assert.equal(await locateCreation(api, {}), undefined);
   assert.equal(await locateCreation(api, { label: '' }), undefined);

@@ -10,6 +10,7 @@ import {
   resumeInflight,
   runCreateFlow,
 } from '../../../src/create/createFlow';
+import { reconcileAmbiguous } from '../../../src/create/pollUntilReady';
 import { flowSim, harness, type Harness, memoryLog, puts, simInstances, template, useFlowSim } from './flowHarness';
 
 useFlowSim();
@@ -473,6 +474,19 @@ test('a 429 on the create waits the creation penalty three times at most, then f
   assert.equal(await puts(), 1);
 });
 
+test('a 429 on the create that asks for a longer wait (Retry-After) is waited out as asked; a shorter one still waits the creation penalty', async () => {
+  const CREATE = '/api/v0/asks/';
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, retryAfter: 30 });
+  await flowSim.control.fault({ kind: 'http_error', status: 429, path: CREATE, retryAfter: 5 });
+  const h = harness();
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(r.outcome, 'running', JSON.stringify(r));
+  assert.deepEqual(h.clock.slept.slice(0, 2), [30_000, 12_000], 'the longer of Retry-After and the penalty, each time');
+  assert.equal(h.progress.filter((p) => /slow down; trying again in 30 s/.test(JSON.stringify(p))).length, 1);
+  assert.ok(h.log.lines.some((l) => /refused as too frequent \(429\); sending it again in 30 s/.test(l)), h.log.lines.join('\n'));
+  assert.equal(await puts(), 3);
+});
+
 test('pollUntilReady: a 429 backs off to at least the show threshold, other failures to the interval; the wait limit counts from the start, whatever the clock reads', async () => {
   const slept429: number[] = [];
   const e429 = new ApiError({ kind: 'rate_limited', status: 429, message: 'x' });
@@ -518,4 +532,103 @@ test('an ambiguous create the list never shows: a scripted run never asks, even 
   assert.equal(r2.outcome, 'unknown', JSON.stringify(r2));
   assert.equal(asked2.length, 2, 'asked again after waiting');
   assert.equal(labels2.length, 1);
+});
+
+test('reconcileAmbiguous: looks no faster than the list threshold; 10 unreadable lists in a row (not 9; a read in between starts over) settle nothing; a wait limit looks past the minute until it is reached; a cancel looks no more', async () => {
+  const LIST = '/instances';
+  const label = `never-rented-${Math.random().toString(36).slice(2, 8)}`;
+  // an interval below the list threshold: every look still waits the threshold; absent after the minute and two reads
+  const h = harness();
+  assert.deepEqual(await reconcileAmbiguous(h.ports, label, 500), { absent: true, reads: 61, waitedMs: 60_000 });
+  assert.ok(h.clock.slept.every((ms) => ms === 1000), JSON.stringify(h.clock.slept));
+
+  // 10 unreadable lists in a row: unknown, each failure backing off from the threshold
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 10 });
+  const h2 = harness();
+  const r2 = await reconcileAmbiguous(h2.ports, label, 500);
+  assert.ok('unknown' in r2 && r2.error instanceof ApiError && r2.error.status === 500, JSON.stringify(r2));
+  assert.deepEqual(h2.clock.slept, [2000, 4000, 8000, 16_000, 32_000, 64_000, 120_000, 120_000, 120_000]);
+  // 9, a readable list, 9 more: the count started over, and the delay went back to the threshold
+  await flowSim.control.reset();
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 9 });
+  let readable = 0;
+  const h3 = harness({
+    wrap: (api) => ({
+      ...api,
+      findInstances: async (f, o) => {
+        const r = await api.findInstances(f, o);
+        if (++readable === 1) await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 9 });
+        return r;
+      },
+    }),
+  });
+  const r3 = await reconcileAmbiguous(h3.ports, label, 500);
+  assert.ok('absent' in r3, JSON.stringify(r3));
+  assert.equal(h3.clock.slept[9], 1000, 'a good read after failures waits the threshold again');
+  assert.deepEqual(h3.clock.slept.slice(10, 19), [2000, 4000, 8000, 16_000, 32_000, 64_000, 120_000, 120_000, 120_000]);
+
+  // with a wait limit: looks past the minute and past 10 failures, until the limit
+  await flowSim.control.reset();
+  assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 30_000, { maxWaitMs: 120_000 }), { absent: true, reads: 5, waitedMs: 120_000 });
+  // 12 unreadable lists (backing off 60 s, then 120 s): the twelfth is at the limit
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 12 });
+  assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 30_000, { maxWaitMs: 1_260_000 }), { absent: true, reads: 0, waitedMs: 1_260_000 });
+
+  // a cancelled look asks nothing
+  const before = (await flowSim.control.requests()).length;
+  const ac = new AbortController();
+  ac.abort();
+  assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 500, { signal: ac.signal }), { aborted: true });
+  assert.equal((await flowSim.control.requests()).length, before);
+});
+
+test('an ambiguous create whose instance list cannot be read: nobody is asked (nothing proves it absent), it stays watched as late; without a not-found prompt an interactive run stops, never renting again', async () => {
+  const labels: string[] = [];
+  const asked: string[] = [];
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: '/instances', count: 10 });
+  const h = harness({ wrap: failingFirstCreate(labels), prompts: { notFound: async (w) => (asked.push(w.label), 'rent-again') } });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json' });
+  assert.equal(r.outcome, 'unknown', JSON.stringify(r));
+  assert.deepEqual(asked, [], 'an unreadable list is no reason to rent again');
+  assert.equal(labels.length, 1);
+  assert.deepEqual(readInflight(h.state).map((x) => [x.label, x.late]), [[labels[0], true]]);
+  assert.ok(h.log.lines.some((l) => l.startsWith(`error create: could not check for "${labels[0]}"`)), h.log.lines.join('\n'));
+
+  await flowSim.control.reset();
+  const labels2: string[] = [];
+  const h2 = harness({ wrap: failingFirstCreate(labels2) });
+  assert.equal(h2.ports.prompts.notFound, undefined);
+  const r2 = await runCreateFlow(h2.ports, { template, templatePath: '.gpu/t.json' });
+  assert.equal(r2.outcome, 'unknown', JSON.stringify(r2));
+  assert.equal(labels2.length, 1, 'no prompt to ask: stop, not rent again');
+  assert.equal(readInflight(h2.state)[0]?.late, true);
+});
+
+test('pollUntilReady after the minute of "not found": an unreadable list is no sighting (never shown stays "not found", not "gone"); another instance carrying the label is not the one tracked', async () => {
+  const h = harness();
+  const opts = { targetState: 'running' as const, intervalMs: 10_000, maxWaitMs: 300_000 };
+  await flowSim.control.fault({ kind: 'http_error', status: 500, path: '/api/v1/instances/', exact: true, count: 1 });
+  const r = await pollUntilReady(h.api, 999_998, h.clock, h.log, { ...opts, label: 'never-rented-here' });
+  assert.equal(r.kind, 'not-found', JSON.stringify(r));
+  assert.equal(r.kind === 'not-found' && r.proof.listReads, 2, 'the unreadable list did not count');
+  assert.ok(h.log.lines.some((l) => /the instance list could not be read/.test(l)), 'the fault was met');
+
+  const [offer] = await h.api.searchOffers({ limit: 1 });
+  const other = (await h.api.createInstance(offer!.id, { image: 'i', label: 'shared-label', disk: 10, runtype: 'ssh_direct' })).new_contract;
+  const seen: number[] = [];
+  const r2 = await pollUntilReady(h.api, 999_997, h.clock, h.log, { ...opts, label: 'shared-label', onUpdate: (i) => seen.push(i.id) });
+  assert.equal(r2.kind, 'timeout', JSON.stringify(r2));
+  assert.deepEqual(seen, [], `instance ${other} carries the label but is not instance 999997`);
+});
+
+test('pollUntilReady: when show keeps saying "not found" after the minute but the list shows the instance, the list\'s row is used: it becomes ready', async () => {
+  const base = harness();
+  const [offer] = await base.api.searchOffers({ limit: 1 });
+  const id = (await base.api.createInstance(offer!.id, { image: 'i', label: 'show-lags', disk: 10, runtype: 'ssh_direct' })).new_contract;
+  const notFound = new ApiError({ kind: 'http', status: 404, code: 'no_such_instance', message: `GET /instances/${id}/: no such instance` });
+  const h = harness({ wrap: (api) => ({ ...api, showInstance: async () => Promise.reject(notFound) }) });
+  const r = await pollUntilReady(h.api, id, h.clock, h.log, { targetState: 'running', intervalMs: 10_000, maxWaitMs: 600_000, label: 'show-lags' });
+  assert.equal(r.kind, 'ready', JSON.stringify(r));
+  assert.equal(r.kind === 'ready' && r.instance.id, id);
+  assert.ok(h.clock.now() >= 60_000, 'not before the minute of "not visible yet"');
 });

@@ -248,6 +248,7 @@ const FAULTS: Record<WireFaultKind, (path: string) => SimFault> = {
   huge: (path) => ({ kind: 'huge', bytes: 9 * 1024 * 1024, path }),
   reset: (path) => ({ kind: 'reset', path }),
   hidden: () => ({ kind: 'hidden', seconds: 45 }),
+  unfiltered: () => ({ kind: 'unfiltered' }), // the v1 list answers every row, whatever the filter
   refused: (path) => ({ kind: 'refused', msg: 'Refused: not carried out.', path }), // 200 {"success": false, "msg"}
 };
 const STATUSES = [404, 410, 429, 500, 502];
@@ -260,7 +261,7 @@ const TARGETS: Array<[string, { path: string; exact?: boolean }]> = [
 
 function faultsFor(kind: WireFaultKind, target: { path: string; exact?: boolean }, count: number): SimFault[] {
   const base = FAULTS[kind](target.path);
-  if (base.kind === 'hidden') return [{ ...base, count }];
+  if (base.kind === 'hidden' || base.kind === 'unfiltered') return [{ ...base, count }];
   const f = { ...base, ...(target.exact ? { exact: true } : {}), count } as SimFault;
   if (f.kind === 'slow') return [f, { ...f, ms: 120 }]; // a timeout, and a slow answer that still arrives in time
   if (f.kind !== 'http_error') return [f];

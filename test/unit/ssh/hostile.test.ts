@@ -219,3 +219,34 @@ test('another program changing ~/.ssh/config while the Include line is added kee
     assert.match(text, /Host mine\n/);
   }),
 );
+
+test('an editor that changes ~/.ssh/config during each of the first four attempts: the fifth adds the line; during every attempt: after five it gives up, the editor\'s text kept', () =>
+  withHome('plain', async (home) => {
+    const user = join(home, '.ssh', 'config');
+    const editing = (times: number): { fs: FsPort; races: () => number } => {
+      let races = 0;
+      const fs: FsPort = {
+        ...nodeFsPort,
+        writeFile: async (path, data, opts) => {
+          await nodeFsPort.writeFile(path, data, opts);
+          if (races < times && dirname(path) === dirname(user) && basename(path).startsWith('.config.')) appendFileSync(user, `# edit ${++races}\n`);
+        },
+      };
+      return { fs, races: () => races };
+    };
+    writeFileSync(user, 'Host mine\n', { mode: 0o600 });
+    const four = editing(4);
+    const lines: string[] = [];
+    const log = { ...silentLogger, info: (m: string) => void lines.push(m) };
+    assert.equal((await new SshConfigWriter({ home, fs: four.fs, log }).addInclude()).state, 'present');
+    assert.equal(four.races(), 4);
+    assert.equal(lines.filter((l) => /was changed by another program .*reading it again \(round [2-5]\)/.test(l)).length, 4, lines.join('\n'));
+    assert.match(readFileSync(user, 'utf8'), /^# gpu-rental:.*\nInclude [^\n]+\n\nHost mine\n# edit 1\n# edit 2\n# edit 3\n# edit 4\n$/);
+
+    writeFileSync(user, 'Host mine\n', { mode: 0o600 });
+    const always = editing(Infinity);
+    await assert.rejects(new SshConfigWriter({ home, fs: always.fs }).addInclude(), (e: Error) => e.name === 'ConcurrentChangeError');
+    assert.equal(always.races(), 5, 'five attempts, then it gives up');
+    assert.equal(readFileSync(user, 'utf8'), 'Host mine\n# edit 1\n# edit 2\n# edit 3\n# edit 4\n# edit 5\n', 'no Include line over the editor\'s text');
+  }),
+);
