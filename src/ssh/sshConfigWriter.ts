@@ -6,7 +6,7 @@ import type { Instance, Logger } from '../api/types';
 import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from './sshTypes';
 import { type FsPort, nodeFsPort, readIfExists, ensurePrivateDir, writeAtomic, withFileLock, errCode, ConcurrentChangeError } from './fsPort';
 import { removeKnownHosts } from './knownHosts';
-import { analyseUserConfig, includeLineFor, prependInclude, type IncludeStatus, type IncludeRefusal } from './userConfig';
+import { analyseUserConfig, includeLineFor, prependInclude, withoutBom, type IncludeStatus, type IncludeRefusal } from './userConfig';
 import { sshAddress } from './address';
 import { SshValueError, checkSshTarget, sshConfigPath, validHost, validPort } from './sshValues';
 import { HEADER, MANAGED_DIR, PROXY_ALIAS_SUFFIX, TEMPLATE_IDENTITY_NOTE, aliasFor, parseManaged, type Block, type LocalForward, type SshEntry } from './sshEntryFormat';
@@ -326,7 +326,7 @@ export class SshConfigWriter implements SshEntryWriter {
     return (await this.inspectUserConfig()).status;
   }
 
-  private async inspectUserConfig(): Promise<{ status: IncludeStatus; bytes?: Buffer; mode?: number; bom?: boolean; eol?: '\n' | '\r\n' }> {
+  private async inspectUserConfig(): Promise<{ status: IncludeStatus; bytes?: Buffer; mode?: number; eol?: '\n' | '\r\n' }> {
     const p = this.userConfigPath;
     try {
       this.includeLine();
@@ -338,7 +338,7 @@ export class SshConfigWriter implements SshEntryWriter {
     try {
       st = await this.fs.lstat(p);
     } catch (e) {
-      if (errCode(e) === 'ENOENT') return { status: { state: 'absent', userConfig: p }, bom: false, eol: process.platform === 'win32' ? '\r\n' : '\n' };
+      if (errCode(e) === 'ENOENT') return { status: { state: 'absent', userConfig: p }, eol: process.platform === 'win32' ? '\r\n' : '\n' };
       throw e;
     }
     if (st.isSymbolicLink()) return { status: this.refused('symlink', 'it is a symbolic link (rewriting it would replace the link)') };
@@ -346,9 +346,10 @@ export class SshConfigWriter implements SshEntryWriter {
     const bytes = await this.fs.readFile(p);
     const a = analyseUserConfig(bytes, [this.configPath, `~/.ssh/${MANAGED_DIR}/config`]);
     if (!a.ok) return { status: this.refused(a.reason, a.detail) };
-    if (a.present) return { status: { state: 'present', userConfig: p } };
-    if ((st.mode & 0o222) === 0) return { status: this.refused('readonly', 'it is read-only') };
-    return { status: { state: 'absent', userConfig: p }, bytes, mode: st.mode & 0o777, bom: a.bom, eol: a.eol };
+    if (a.present && !a.bom) return { status: { state: 'present', userConfig: p } };
+    if ((st.mode & 0o222) === 0) return { status: this.refused('readonly', a.bom ? 'it is read-only (and starts with a byte-order mark, which OpenSSH refuses: remove it too)' : 'it is read-only') };
+    const status: IncludeStatus = a.bom ? { state: 'absent', userConfig: p, bom: true, includeThere: a.present } : { state: 'absent', userConfig: p };
+    return { status, bytes, mode: st.mode & 0o777, eol: a.eol };
   }
 
   /**
@@ -369,7 +370,8 @@ export class SshConfigWriter implements SshEntryWriter {
         if (r.status.state !== 'absent') return r.status;
         // The included file must exist, or ssh reports nothing but connects without our hosts.
         if (!(await readIfExists(this.fs, this.configPath))) await this.mutate(() => undefined);
-        const data = prependInclude(r.bytes, this.includeLine(), { bom: r.bom ?? false, eol: r.eol ?? '\n' });
+        const fixBomOnly = r.status.state === 'absent' && r.status.includeThere === true;
+        const data = fixBomOnly && r.bytes ? withoutBom(r.bytes) : prependInclude(r.bytes, this.includeLine(), r.eol ?? '\n');
         const unchanged = async () => {
           await lock.check();
           const now = await readIfExists(this.fs, this.userConfigPath);
@@ -385,7 +387,8 @@ export class SshConfigWriter implements SshEntryWriter {
           this.o.log?.warn(`ssh: could not add the Include line: ${errCode(e) ?? (e as Error).message}`);
           return this.refused('write-failed', `writing it failed (${errCode(e) ?? 'error'})`);
         }
-        this.o.log?.info(`ssh: added the Include line to ${this.userConfigPath}`);
+        if (r.status.state === 'absent' && r.status.bom) this.o.log?.info(`ssh: removed the byte-order mark at the start of ${this.userConfigPath} (OpenSSH refuses a config that starts with one)`);
+        if (!fixBomOnly) this.o.log?.info(`ssh: added the Include line to ${this.userConfigPath}`);
         return { state: 'present', userConfig: this.userConfigPath } as IncludeStatus;
       },
       { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },

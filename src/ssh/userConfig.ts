@@ -10,7 +10,18 @@ export type IncludeRefusal = 'symlink' | 'readonly' | 'unparsable' | 'malformed-
 
 export type IncludeStatus =
   | { state: 'present'; userConfig: string }
-  | { state: 'absent'; userConfig: string }
+  | {
+      state: 'absent';
+      userConfig: string;
+      /**
+       * The file starts with a UTF-8 byte-order mark. OpenSSH reads it as part of the first
+       * keyword and refuses the whole file ("Bad configuration option"), so every ssh command
+       * fails with it; adding our line removes those 3 bytes too.
+       */
+      bom?: boolean;
+      /** Our Include line is in the file already (only the BOM keeps OpenSSH from reading it). */
+      includeThere?: boolean;
+    }
   | {
       state: 'refused';
       userConfig: string;
@@ -71,7 +82,7 @@ export interface UnparsableUserConfig {
 export function analyseUserConfig(bytes: Buffer, targets: string[]): ParsedUserConfig | UnparsableUserConfig {
   let text: string;
   try {
-    // ignoreBOM: keep a BOM in the text (a decoder drops it by default), so that it is seen and kept first in the file.
+    // ignoreBOM: keep a BOM in the text (a decoder drops it by default), so that it is seen (and removed on the next write).
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return { ok: false, reason: 'unparsable', detail: 'it is not valid UTF-8 text' };
@@ -106,11 +117,19 @@ export function analyseUserConfig(bytes: Buffer, targets: string[]): ParsedUserC
   return { ok: true, bom, eol, present };
 }
 
-/** The user's bytes with our two lines prepended; everything of theirs is kept byte for byte. */
-export function prependInclude(original: Buffer | undefined, includeLine: string, a: Pick<ParsedUserConfig, 'bom' | 'eol'>): Buffer {
-  const head = `${INCLUDE_MARKER}${a.eol}${includeLine}${a.eol}`;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The user's bytes without a leading byte-order mark, which OpenSSH refuses (the rest byte for byte). */
+export function withoutBom(original: Buffer): Buffer {
+  return original.subarray(0, 3).equals(BOM) ? original.subarray(3) : original;
+}
+
+/**
+ * The user's bytes with our two lines prepended; everything of theirs is kept byte for byte,
+ * except a leading byte-order mark, which is dropped (OpenSSH refuses a file that starts with one).
+ */
+export function prependInclude(original: Buffer | undefined, includeLine: string, eol: ParsedUserConfig['eol']): Buffer {
+  const head = `${INCLUDE_MARKER}${eol}${includeLine}${eol}`;
   if (!original || original.length === 0) return Buffer.from(head, 'utf8');
-  const bomBytes = a.bom ? original.subarray(0, 3) : Buffer.alloc(0);
-  const rest = a.bom ? original.subarray(3) : original;
-  return Buffer.concat([bomBytes, Buffer.from(head + a.eol, 'utf8'), rest]);
+  return Buffer.concat([Buffer.from(head + eol, 'utf8'), withoutBom(original)]);
 }

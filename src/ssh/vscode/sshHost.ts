@@ -99,6 +99,7 @@ export async function templateKeyFor(services: Services, id: number): Promise<st
 }
 
 export const ADD_INCLUDE = 'Add Include Line';
+export const REMOVE_BOM = 'Remove Byte-Order Mark';
 export const NOT_NOW = 'Not Now';
 export const COPY_LINE = 'Copy Line';
 
@@ -119,16 +120,26 @@ export function ensureInclude(services: Services, writer: SshConfigWriter, expli
 
 let asking: Promise<IncludeStatus> | undefined;
 
+const BOM_NOTE = "starts with a byte-order mark (BOM), which OpenSSH refuses: ssh and Remote-SSH stop at its first line with 'Bad configuration option'";
+
+function includeQuestion(status: Extract<IncludeStatus, { state: 'absent' }>): string {
+  const file = `your SSH config (${status.userConfig})`;
+  if (status.includeThere) return `The Include line for GPU Rental's hosts is in ${file}, but the file ${BOM_NOTE}. Remove those 3 invisible bytes? Nothing else in the file changes.`;
+  const bom = status.bom ? ` It also removes the byte-order mark the file starts with, which OpenSSH refuses ('Bad configuration option' on line 1).` : '';
+  return `Remote-SSH finds GPU Rental's hosts only if ${file} includes the file GPU Rental manages. Add one Include line at its top?${bom} Your own entries stay exactly as they are.`;
+}
+
 async function askInclude(services: Services, writer: SshConfigWriter, explicit: boolean, modal: boolean): Promise<IncludeStatus> {
   let status = await writer.includeStatus();
   if (status.state === 'absent') {
     if (!explicit && services.globalState.get<boolean>(INCLUDE_DECLINED_KEY)) return status;
-    const question = `Remote-SSH finds GPU Rental's hosts only if your SSH config (${status.userConfig}) includes the file GPU Rental manages. Add one Include line at its top? Your own entries stay exactly as they are.`;
+    const question = includeQuestion(status);
+    const yes = status.includeThere ? REMOVE_BOM : ADD_INCLUDE;
     const picked = modal
-      ? await vscode.window.showInformationMessage<vscode.MessageItem>(question, { modal: true }, { title: ADD_INCLUDE }, { title: NOT_NOW, isCloseAffordance: true })
-      : await vscode.window.showInformationMessage(question, ADD_INCLUDE, NOT_NOW);
+      ? await vscode.window.showInformationMessage<vscode.MessageItem>(question, { modal: true }, { title: yes }, { title: NOT_NOW, isCloseAffordance: true })
+      : await vscode.window.showInformationMessage(question, yes, NOT_NOW);
     const pick = typeof picked === 'string' ? picked : picked?.title;
-    if (pick !== ADD_INCLUDE) {
+    if (pick !== yes) {
       await services.globalState.update(INCLUDE_DECLINED_KEY, true);
       return status;
     }

@@ -412,14 +412,53 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.deepEqual([d.state, d.state === 'refused' && d.reason], ['refused', 'not-a-file']);
       writeFileSync(join(home, 'afile'), 'x');
       await assert.rejects(new SshConfigWriter({ home, userConfigFile: join(home, 'afile', 'config') }).includeStatus(), /ENOTDIR/);
-      // a BOM the user's file has is kept
-      const bom = new SshConfigWriter({ home, userConfigFile: join(home, 'bom-config') });
-      writeFileSync(bom.userConfigPath, '\ufeffHost mine\n  HostName x\n');
+    });
+  });
+
+  // OpenSSH reads a leading byte-order mark as part of the first keyword and refuses the whole
+  // file ("Bad configuration option: \357\273\277host"), so a BOM-led config breaks every ssh command.
+  test('a user config that starts with a BOM: the agreed write removes those 3 bytes and keeps the rest', async () => {
+    await inTempHome(async (home) => {
+      const log = captureLogger();
+      const bom = new SshConfigWriter({ home, userConfigFile: join(home, 'bom-config'), log });
+      writeFileSync(bom.userConfigPath, '\ufeffHost mine\r\n  HostName x\r\n');
+      assert.deepEqual(await bom.includeStatus(), { state: 'absent', userConfig: bom.userConfigPath, bom: true, includeThere: false });
       assert.equal((await bom.addInclude()).state, 'present');
       const text = readFileSync(bom.userConfigPath, 'utf8');
-      assert.ok(text.startsWith('\ufeff# '), JSON.stringify(text.slice(0, 10)));
-      assert.ok(text.endsWith('Host mine\n  HostName x\n'));
-      assert.equal(text.indexOf('\ufeff', 1), -1, 'no BOM in the middle, where OpenSSH would read it as part of a keyword');
+      assert.ok(text.startsWith('# '), JSON.stringify(text.slice(0, 10)));
+      assert.ok(text.endsWith('\r\nHost mine\r\n  HostName x\r\n'), 'their lines kept, with their line ends');
+      assert.equal(text.indexOf('\ufeff'), -1);
+      assert.match(log.text(), /removed the byte-order mark at the start of .*bom-config/);
+      assert.match(log.text(), /added the Include line/);
+
+      // our Include is there already, only the BOM keeps OpenSSH from reading the file
+      const there = new SshConfigWriter({ home, userConfigFile: join(home, 'there-config') });
+      const body = readFileSync(bom.userConfigPath);
+      writeFileSync(there.userConfigPath, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]));
+      assert.deepEqual(await there.includeStatus(), { state: 'absent', userConfig: there.userConfigPath, bom: true, includeThere: true });
+      assert.equal((await there.addInclude()).state, 'present');
+      assert.deepEqual(readFileSync(there.userConfigPath), body, 'only the 3 bytes removed, no second Include');
+
+      // read-only: refused, and the message names the BOM as well
+      const ro = new SshConfigWriter({ home, userConfigFile: join(home, 'ro-config') });
+      writeFileSync(ro.userConfigPath, '\ufeffHost mine\n', { mode: 0o444 });
+      const r = await ro.includeStatus();
+      if (isPosix) assert.match(r.state === 'refused' ? r.message : r.state, /read-only \(and starts with a byte-order mark/);
+    });
+  });
+
+  test('OpenSSH refuses a BOM-led config, and reads the one the writer leaves', { skip: needs('ssh') }, async () => {
+    await inTempHome(async (home) => {
+      mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+      const user = join(home, '.ssh', 'config');
+      writeFileSync(user, '\ufeffHost other\n  HostName 10.1.1.1\n', { mode: 0o600 });
+      const ssh = (alias: string) => execFileSync('ssh', ['-G', alias, '-F', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      assert.throws(() => ssh('other'), /Bad configuration option/, 'the premise: OpenSSH refuses the BOM');
+      const w = new SshConfigWriter({ home });
+      const alias = await w.writeEntry(inst(78, { ssh_host: 'ssh8.example.net', ssh_port: 23457 }), {});
+      assert.equal((await w.addInclude()).state, 'present');
+      assert.match(ssh(alias), /^hostname ssh8\.example\.net$/m);
+      assert.match(ssh('other'), /^hostname 10\.1\.1\.1$/m);
     });
   });
 }

@@ -83,6 +83,21 @@ describe('ssh', () => {
     assert.ok(user.endsWith('\n\nHost *\n  ServerAliveInterval 60\n') && user.includes(w.includeLine()));
   }, { timeoutMs: 30_000 });
 
+  it('connect on a config that starts with a byte-order mark (OpenSSH refuses it) offers to remove just those 3 bytes', async () => {
+    const { w, id, calls } = await ready();
+    const included = readFileSync(w.userConfigPath);
+    writeFileSync(w.userConfigPath, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), included]));
+    answer('showInformationMessage', (msg: string, opts: vscode.MessageOptions | undefined) => {
+      assert.match(msg, /starts with a byte-order mark \(BOM\), which OpenSSH refuses/);
+      assert.equal(opts?.modal, true);
+      return 'Remove Byte-Order Mark';
+    });
+    const r = (await vscode.commands.executeCommand('gpuRental.connect', id, { assumeRemoteSsh: true })) as { action: string; alias?: string };
+    assert.equal(r.action, 'openEmptyWindow');
+    assert.equal(calls.length, 1);
+    assert.deepEqual(readFileSync(w.userConfigPath), included, 'the file without its BOM, nothing else changed');
+  }, { timeoutMs: 30_000 });
+
   it('connect opens the template folder with vscode-remote://ssh-remote+<alias>/<folder>', async () => {
     const { services, w, id, calls } = await ready();
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, { [String(id)]: { remoteFolder: '/workspace/project', user: 'root' } });
