@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync, utimesSync, appendFileSync, existsSync } from 'node:fs';
 import { join, dirname, basename } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createApiClient } from '../../../src/api/client';
 import type { Transport } from '../../../src/api/transport';
@@ -23,7 +23,7 @@ const withHome = <T>(name: string, fn: (home: string) => Promise<T>): Promise<T>
 
 function clientAnswering(body: unknown) {
   const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) }) };
-  return createApiClient({ baseUrl: 'https://service.example', credentials: { token: () => 'k-123456' }, log: silentLogger, transport, retry: { retries: 0 } });
+  return createApiClient({ baseUrl: 'https://service.example', credentials: { token: () => 'k-123456' }, log: silentLogger, transport, retry: { retries: 0 }, pacing: 'off' });
 }
 
 // ---- 6. no command is built from unchecked server text ---------------------------------
@@ -70,7 +70,11 @@ test("a template identityFile with ' (and %) reaches ssh as exactly that file (s
       const key = join(home, '.ssh', "o'key 100% %h"); // non-ASCII is proven by ssh -G above (ssh -v prints it escaped)
       const w = new SshConfigWriter({ home });
       const alias = await w.writeEntry(inst(9, { ssh_host: '127.0.0.1', ssh_port: port }), { identityFile: key });
-      const r = spawnSync('ssh', ['-v', '-F', w.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', alias, 'true'], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Asynchronous: a spawnSync would block this process, and with it the server ssh talks to
+      // (ssh then waited out its ConnectTimeout: 5 s of every run of this file).
+      const r = await new Promise<{ stderr: string }>((resolve) => {
+        execFile('ssh', ['-v', '-F', w.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', alias, 'true'], { encoding: 'utf8', timeout: 15_000 }, (_e, _out, stderr) => resolve({ stderr }));
+      });
       assert.doesNotMatch(r.stderr, /invalid quotes|bad configuration/i);
       assert.ok(r.stderr.includes(`identity file ${key} type`), r.stderr);
     } finally {
