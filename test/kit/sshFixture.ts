@@ -1,7 +1,7 @@
 // For unit tests that use the real OpenSSH client: the simulator (its instances run real SSH
 // servers), a client of it, and a temporary HOME (never the user's ~/.ssh) with GPU Rental's
 // SSH config writer and a fresh key pair.
-import { after, before } from 'node:test';
+import { perFile } from './perFile';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,10 +52,5 @@ export async function startSshFixture(sim: SimOptions, homePrefix: string, keyCo
 
 /** One fixture for a test file: started before its tests (`onStarted` gets it then), closed after them. */
 export function useSshFixture(sim: SimOptions, homePrefix: string, keyComment: string, onStarted: (f: SshFixture) => void | Promise<void>): void {
-  let started: SshFixture | undefined;
-  before(async () => {
-    started = await startSshFixture(sim, homePrefix, keyComment);
-    await onStarted(started);
-  });
-  after(() => started?.close());
+  perFile('the SSH fixture', () => startSshFixture(sim, homePrefix, keyComment), { onStarted });
 }
