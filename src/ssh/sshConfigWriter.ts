@@ -131,8 +131,8 @@ export class SshConfigWriter implements SshEntryWriter {
    * rewritten (with the options in `register`, else the entry's own), and so are entries that
    * lack what `register` holds for them (user, forwards, template key); running instances in
    * `register` (the create flow's ssh options) that have no entry yet get one. Only entries of
-   * this writer's origin are touched. Pass the list only after a successful fetch: an empty
-   * list removes every entry of the origin.
+   * this writer's origin are touched; an entry that cannot be built (logged) is left as it is.
+   * Pass the list only after a successful fetch: an empty list removes every entry of the origin.
    */
   async reconcile(
     instances: readonly Instance[],
@@ -157,24 +157,22 @@ export class SshConfigWriter implements SshEntryWriter {
         const addr = sshAddress(inst);
         const moved = b.entry.hostName !== addr?.host || b.entry.port !== addr?.port || b.entry.proxy?.hostName !== addr?.fallback?.host || b.entry.proxy?.port !== addr?.fallback?.port;
         const recorded = register[String(id)];
-        if (moved) {
-          blocks.set(id, this.blockFor(this.buildEntry(inst, recorded, b.entry)));
-          dropHosts.push(b.entry);
-          res.updated.push(id);
-        } else if (recorded) {
-          // The same address, but the entry may lack what the template recorded (an entry an
-          // earlier version wrote has no note that its key is the template's).
-          let next: Block;
-          try {
-            next = this.blockFor(this.buildEntry(inst, recorded, b.entry));
-          } catch (e) {
-            this.o.log?.warn(`ssh: entry of instance ${id} left as it is: ${(e as Error).message}`);
-            continue;
-          }
-          if (next.lines.join('\n') === b.lines.join('\n')) continue;
-          blocks.set(id, next);
-          res.updated.push(id);
+        // Unmoved, the entry may still lack what the template recorded (an entry an earlier
+        // version wrote has no note that its key is the template's).
+        if (!moved && !recorded) continue;
+        // One instance the entry cannot be built for (a hostile new host, a recorded key path
+        // OpenSSH cannot read) must not stop the round for the others.
+        let next: Block;
+        try {
+          next = this.blockFor(this.buildEntry(inst, recorded, b.entry));
+        } catch (e) {
+          this.o.log?.warn(`ssh: entry of instance ${id} left as it is: ${(e as Error).message}`);
+          continue;
         }
+        if (next.lines.join('\n') === b.lines.join('\n')) continue;
+        blocks.set(id, next);
+        if (moved) dropHosts.push(b.entry);
+        res.updated.push(id);
       }
       for (const [key, opts] of Object.entries(register)) {
         const inst = byId.get(Number(key));
