@@ -275,8 +275,8 @@ export class SshConfigWriter implements SshEntryWriter {
 
   /**
    * Re-read, change, write: all under the lock, so concurrent windows never lose entries. If
-   * the lock was taken over before the rename (this window was slower than the stale time),
-   * nothing is written and the whole round runs again on the other window's result.
+   * the lock was taken over before a rename (this window was slower than the stale time), that
+   * file is not written and the whole round runs again on the other window's result.
    */
   private async mutate(change: (blocks: Map<number, Block>, dropHosts: SshEntry[]) => boolean | void): Promise<boolean> {
     await ensurePrivateDir(this.fs, this.dir);
@@ -290,8 +290,11 @@ export class SshConfigWriter implements SshEntryWriter {
           const dropHosts: SshEntry[] = [];
           if (change(blocks, dropHosts) === false) return false;
           const text = [...HEADER, '', ...[...blocks.values()].flatMap((b) => [...b.lines, ''])].join('\n');
-          if (text !== before) await writeAtomic(this.fs, this.configPath, text, 0o600, () => lock.check());
+          // Host keys first: if the lock is taken over in between, the round runs again while the
+          // entry is still in the file, so its keys are dropped then (the other way round, the
+          // next round found no entry and the keys of a removed entry stayed for good).
           if (dropHosts.length) await this.dropKnownHosts(dropHosts, () => lock.check());
+          if (text !== before) await writeAtomic(this.fs, this.configPath, text, 0o600, () => lock.check());
           return text !== before;
         },
         { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },

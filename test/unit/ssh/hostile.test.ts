@@ -21,6 +21,28 @@ const inst = instanceRecord;
 
 const withHome = <T>(name: string, fn: (home: string) => Promise<T>): Promise<T> => inTempHome('gpu-hostile-', fn, { name, ssh: true });
 
+/**
+ * nodeFsPort, but `meanwhile(n)` runs once this window has written its n-th temporary copy of
+ * `file` (n = 1, 2, ...): after it read the file, before its rename, where another window or
+ * program can get in between.
+ */
+function beforeRenameOf(file: string, meanwhile: (n: number) => unknown): FsPort {
+  let n = 0;
+  return {
+    ...nodeFsPort,
+    writeFile: async (path, data, opts) => {
+      await nodeFsPort.writeFile(path, data, opts);
+      if (dirname(path) === dirname(file) && basename(path).startsWith(`.${basename(file)}.`)) await meanwhile(++n);
+    },
+  };
+}
+
+/** Dates a lock file a minute back: older than the stale time, as if its window had crashed or stalled. */
+function ageLock(lock: string): void {
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(lock, old, old);
+}
+
 function clientAnswering(body: unknown) {
   const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) }) };
   return createApiClient({ baseUrl: 'https://service.example', credentials: { token: () => 'k-123456' }, log: silentLogger, transport, retry: { retries: 0 }, pacing: 'off' });
@@ -171,28 +193,38 @@ test('a lock file dated in the future is stale, not a lock forever', () =>
 
 test('a writer slower than the stale time does not overwrite the update of the writer that took its lock over', () =>
   withHome('plain', async (home) => {
-    let delayed = false;
-    let inRename: () => void = () => undefined;
-    const reachedWrite = new Promise<void>((r) => (inRename = r));
-    const slowFs: FsPort = {
-      ...nodeFsPort,
-      writeFile: async (path, data, opts) => {
-        await nodeFsPort.writeFile(path, data, opts);
-        if (!delayed && basename(path).startsWith('.config.')) {
-          delayed = true;
-          inRename();
-          await new Promise((r) => setTimeout(r, 500)); // writing is slower than the 100 ms stale time
-        }
-      },
-    };
-    const slow = new SshConfigWriter({ home, fs: slowFs, lockStaleMs: 100, lockTimeoutMs: 5000 });
-    const fast = new SshConfigWriter({ home, lockStaleMs: 100, lockTimeoutMs: 5000 });
-    const a = slow.writeEntry(inst(1), {});
-    await reachedWrite;
-    await new Promise((r) => setTimeout(r, 150));
-    await fast.writeEntry(inst(2), {}); // takes the stale lock over and writes
-    await a;
+    const fast = new SshConfigWriter({ home });
+    const slow = new SshConfigWriter({
+      home,
+      fs: beforeRenameOf(fast.configPath, async (n) => {
+        if (n > 1) return;
+        ageLock(join(fast.dir, 'config.lock')); // writing took this window longer than the stale time
+        await fast.writeEntry(inst(2), {}); // another window takes the stale lock over and writes
+      }),
+    });
+    await slow.writeEntry(inst(1), {});
     assert.deepEqual((await fast.entries()).map((e) => e.id).sort(), [1, 2], 'both updates survive');
+  }),
+);
+
+test('a window whose lock is taken over while it drops host keys does not write known_hosts over the other window\'s, and drops its own keys on the next round', () =>
+  withHome('plain', async (home) => {
+    const fast = new SshConfigWriter({ home });
+    await fast.writeEntry(inst(1), {});
+    await fast.writeEntry(inst(2), {});
+    const other = '[ssh5.example.net]:40003 ssh-ed25519 AAAA3\n';
+    writeFileSync(fast.knownHostsPath, `[ssh5.example.net]:40001 ssh-ed25519 AAAA1\n[ssh5.example.net]:40002 ssh-ed25519 AAAA2\n${other}`);
+    const slow = new SshConfigWriter({
+      home,
+      fs: beforeRenameOf(fast.knownHostsPath, async (n) => {
+        if (n > 1) return;
+        ageLock(join(fast.dir, 'config.lock'));
+        assert.equal(await fast.removeEntry(2), true); // drops the key of 2 from the file as it still is
+      }),
+    });
+    assert.equal(await slow.removeEntry(1), true);
+    assert.deepEqual(await fast.entries(), []);
+    assert.equal(readFileSync(fast.knownHostsPath, 'utf8'), other, 'neither key of a removed entry is left');
   }),
 );
 
@@ -202,21 +234,9 @@ test('another program changing ~/.ssh/config while the Include line is added kee
   withHome('plain', async (home) => {
     const user = join(home, '.ssh', 'config');
     writeFileSync(user, 'Host mine\n  HostName 10.0.0.1\n', { mode: 0o600 });
-    let raced = false;
-    const racingFs: FsPort = {
-      ...nodeFsPort,
-      writeFile: async (path, data, opts) => {
-        await nodeFsPort.writeFile(path, data, opts);
-        // the editor saves right after we read the file, before our rename
-        if (!raced && dirname(path) === dirname(user) && basename(path).startsWith('.config.')) {
-          raced = true;
-          appendFileSync(user, 'Host added-by-editor\n  HostName 10.0.0.2\n');
-        }
-      },
-    };
-    const w = new SshConfigWriter({ home, fs: racingFs });
+    // the editor saves right after we read the file, before our rename
+    const w = new SshConfigWriter({ home, fs: beforeRenameOf(user, (n) => n === 1 && appendFileSync(user, 'Host added-by-editor\n  HostName 10.0.0.2\n')) });
     assert.equal((await w.addInclude()).state, 'present');
-    assert.ok(raced);
     const text = readFileSync(user, 'utf8');
     assert.match(text, /^# gpu-rental:.*\nInclude /);
     assert.match(text, /Host added-by-editor\n  HostName 10\.0\.0\.2\n/, 'the other program\'s change survived');
@@ -229,14 +249,7 @@ test('an editor that changes ~/.ssh/config during each of the first four attempt
     const user = join(home, '.ssh', 'config');
     const editing = (times: number): { fs: FsPort; races: () => number } => {
       let races = 0;
-      const fs: FsPort = {
-        ...nodeFsPort,
-        writeFile: async (path, data, opts) => {
-          await nodeFsPort.writeFile(path, data, opts);
-          if (races < times && dirname(path) === dirname(user) && basename(path).startsWith('.config.')) appendFileSync(user, `# edit ${++races}\n`);
-        },
-      };
-      return { fs, races: () => races };
+      return { fs: beforeRenameOf(user, () => races < times && appendFileSync(user, `# edit ${++races}\n`)), races: () => races };
     };
     writeFileSync(user, 'Host mine\n', { mode: 0o600 });
     const four = editing(4);
