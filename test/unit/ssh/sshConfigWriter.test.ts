@@ -303,6 +303,14 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       writeFileSync(w.knownHostsPath, `[ssh6.example.net]:40021 ssh-ed25519 AAAA21b\n[ssh6.example.net]:40022 ssh-ed25519 AAAA22\n`);
       await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net', ssh_port: 40022 }), {});
       assert.equal(readFileSync(w.knownHostsPath, 'utf8'), `[ssh6.example.net]:40022 ssh-ed25519 AAAA22\n`, 'port moved');
+      // A file whose text would not change is not replaced (a rename gives it a new inode).
+      writeFileSync(w.knownHostsPath, `[ssh7.example.net]:40021 ssh-ed25519 AAAA7\n`);
+      const kh7 = statSync(w.knownHostsPath).ino;
+      await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net', ssh_port: 40023 }), {});
+      assert.equal(statSync(w.knownHostsPath).ino, kh7, 'moved, but no key of the old address: known_hosts not rewritten');
+      const config = statSync(w.configPath).ino;
+      await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net', ssh_port: 40023 }), {});
+      assert.equal(statSync(w.configPath).ino, config, 'the same entry again: the config not rewritten');
     });
   });
 
@@ -466,6 +474,21 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.deepEqual(await w.reconcile([inst(9)], { '9': { user: 'ubuntu' } }), { added: [], updated: [9], removed: [] });
       assert.equal((await w.findEntry(9))?.user, 'ubuntu');
       assert.equal(readFileSync(w.knownHostsPath, 'utf8'), kh, 'the same address: the pinned key stays');
+    });
+  });
+
+  test('a reconcile, or an Include line, that changes no entry writes no managed file: none on a fresh home, a hand-edited one left byte for byte', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      assert.deepEqual(await w.reconcile([inst(1)]), { added: [], updated: [], removed: [] });
+      assert.ok(!existsSync(w.configPath));
+      await w.writeEntry(inst(1), {});
+      const edited = `# a line of mine, which the next real change drops\n${readFileSync(w.configPath, 'utf8')}`;
+      writeFileSync(w.configPath, edited);
+      assert.deepEqual(await w.reconcile([inst(1)]), { added: [], updated: [], removed: [] });
+      assert.equal(readFileSync(w.configPath, 'utf8'), edited);
+      assert.equal((await w.addInclude()).state, 'present');
+      assert.equal(readFileSync(w.configPath, 'utf8'), edited, 'the Include only creates a missing managed file');
     });
   });
 
