@@ -78,11 +78,13 @@ if (process.env.GPU_SSH_CHILD_HOME) {
 
   test('Include: added once at the very top of a missing config, 0600', async () => {
     await inTempHome(async (home) => {
-      const w = new SshConfigWriter({ home });
+      const log = captureLogger();
+      const w = new SshConfigWriter({ home, log });
       assert.equal((await w.includeStatus()).state, 'absent');
       assert.equal((await w.addInclude()).state, 'present');
       assert.equal((await w.addInclude()).state, 'present');
       const user = join(home, '.ssh', 'config');
+      assert.deepEqual(log.lines, [`info ssh: added the Include line to ${user}`], 'no byte-order mark named; the second call adds nothing');
       const text = readFileSync(user, 'utf8');
       assert.equal(text, `${INCLUDE_MARKER}\n${w.includeLine()}\n`);
       assert.equal(text.split('Include').length - 1, 1);
@@ -534,12 +536,14 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.match(log.text(), /added the Include line/);
 
       // our Include is there already, only the BOM keeps OpenSSH from reading the file
-      const there = new SshConfigWriter({ home, userConfigFile: join(home, 'there-config') });
+      const thereLog = captureLogger();
+      const there = new SshConfigWriter({ home, userConfigFile: join(home, 'there-config'), log: thereLog });
       const body = readFileSync(bom.userConfigPath);
       writeFileSync(there.userConfigPath, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]));
       assert.deepEqual(await there.includeStatus(), { state: 'absent', userConfig: there.userConfigPath, bom: true, includeThere: true });
       assert.equal((await there.addInclude()).state, 'present');
       assert.deepEqual(readFileSync(there.userConfigPath), body, 'only the 3 bytes removed, no second Include');
+      assert.deepEqual(thereLog.lines, [`info ssh: removed the byte-order mark at the start of ${there.userConfigPath} (OpenSSH refuses a config that starts with one)`], 'no Include line added, none logged');
 
       // read-only: refused, and the message names the BOM as well
       const ro = new SshConfigWriter({ home, userConfigFile: join(home, 'ro-config') });
