@@ -131,8 +131,8 @@ export class SshConfigWriter implements SshEntryWriter {
    * rewritten (with the options in `register`, else the entry's own), and so are entries that
    * lack what `register` holds for them (user, forwards, template key); running instances in
    * `register` (the create flow's ssh options) that have no entry yet get one. Only entries of
-   * this writer's origin are touched. Pass the list only after a successful fetch: an empty
-   * list removes every entry of the origin.
+   * this writer's origin are touched; an entry that cannot be built (logged) is left as it is.
+   * Pass the list only after a successful fetch: an empty list removes every entry of the origin.
    */
   async reconcile(
     instances: readonly Instance[],
@@ -157,24 +157,22 @@ export class SshConfigWriter implements SshEntryWriter {
         const addr = sshAddress(inst);
         const moved = b.entry.hostName !== addr?.host || b.entry.port !== addr?.port || b.entry.proxy?.hostName !== addr?.fallback?.host || b.entry.proxy?.port !== addr?.fallback?.port;
         const recorded = register[String(id)];
-        if (moved) {
-          blocks.set(id, this.blockFor(this.buildEntry(inst, recorded, b.entry)));
-          dropHosts.push(b.entry);
-          res.updated.push(id);
-        } else if (recorded) {
-          // The same address, but the entry may lack what the template recorded (an entry an
-          // earlier version wrote has no note that its key is the template's).
-          let next: Block;
-          try {
-            next = this.blockFor(this.buildEntry(inst, recorded, b.entry));
-          } catch (e) {
-            this.o.log?.warn(`ssh: entry of instance ${id} left as it is: ${(e as Error).message}`);
-            continue;
-          }
-          if (next.lines.join('\n') === b.lines.join('\n')) continue;
-          blocks.set(id, next);
-          res.updated.push(id);
+        // Unmoved, the entry may still lack what the template recorded (an entry an earlier
+        // version wrote has no note that its key is the template's).
+        if (!moved && !recorded) continue;
+        // One instance the entry cannot be built for (a hostile new host, a recorded key path
+        // OpenSSH cannot read) must not stop the round for the others.
+        let next: Block;
+        try {
+          next = this.blockFor(this.buildEntry(inst, recorded, b.entry));
+        } catch (e) {
+          this.o.log?.warn(`ssh: entry of instance ${id} left as it is: ${(e as Error).message}`);
+          continue;
         }
+        if (next.lines.join('\n') === b.lines.join('\n')) continue;
+        blocks.set(id, next);
+        if (moved) dropHosts.push(b.entry);
+        res.updated.push(id);
       }
       for (const [key, opts] of Object.entries(register)) {
         const inst = byId.get(Number(key));
@@ -277,8 +275,8 @@ export class SshConfigWriter implements SshEntryWriter {
 
   /**
    * Re-read, change, write: all under the lock, so concurrent windows never lose entries. If
-   * the lock was taken over before the rename (this window was slower than the stale time),
-   * nothing is written and the whole round runs again on the other window's result.
+   * the lock was taken over before a rename (this window was slower than the stale time), that
+   * file is not written and the whole round runs again on the other window's result.
    */
   private async mutate(change: (blocks: Map<number, Block>, dropHosts: SshEntry[]) => boolean | void): Promise<boolean> {
     await ensurePrivateDir(this.fs, this.dir);
@@ -292,8 +290,11 @@ export class SshConfigWriter implements SshEntryWriter {
           const dropHosts: SshEntry[] = [];
           if (change(blocks, dropHosts) === false) return false;
           const text = [...HEADER, '', ...[...blocks.values()].flatMap((b) => [...b.lines, ''])].join('\n');
-          if (text !== before) await writeAtomic(this.fs, this.configPath, text, 0o600, () => lock.check());
+          // Host keys first: if the lock is taken over in between, the round runs again while the
+          // entry is still in the file, so its keys are dropped then (the other way round, the
+          // next round found no entry and the keys of a removed entry stayed for good).
           if (dropHosts.length) await this.dropKnownHosts(dropHosts, () => lock.check());
+          if (text !== before) await writeAtomic(this.fs, this.configPath, text, 0o600, () => lock.check());
           return text !== before;
         },
         { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },

@@ -2,7 +2,7 @@
 // real OpenSSH client where OpenSSH's parsing decides (ssh -G, and ssh -v for IdentityFile).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync, utimesSync, appendFileSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, utimesSync, appendFileSync, existsSync, rmSync, readdirSync } from 'node:fs';
 import { join, dirname, basename } from 'node:path';
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -12,7 +12,8 @@ import { sshCommand } from '../../../src/instances/instanceViewModel';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
 import { loadTemplate } from '../../../src/create/templateValidation';
-import { silentLogger } from '../../kit/log';
+import { INCLUDE_MARKER } from '../../../src/ssh/userConfig';
+import { captureLogger, silentLogger } from '../../kit/log';
 import { noSsh, sshG } from './sshG';
 import { instanceRecord } from '../../kit/fixtures';
 import { inTempHome } from '../../kit/temp';
@@ -20,6 +21,28 @@ import { inTempHome } from '../../kit/temp';
 const inst = instanceRecord;
 
 const withHome = <T>(name: string, fn: (home: string) => Promise<T>): Promise<T> => inTempHome('gpu-hostile-', fn, { name, ssh: true });
+
+/**
+ * nodeFsPort, but `meanwhile(n)` runs once this window has written its n-th temporary copy of
+ * `file` (n = 1, 2, ...): after it read the file, before its rename, where another window or
+ * program can get in between.
+ */
+function beforeRenameOf(file: string, meanwhile: (n: number) => unknown): FsPort {
+  let n = 0;
+  return {
+    ...nodeFsPort,
+    writeFile: async (path, data, opts) => {
+      await nodeFsPort.writeFile(path, data, opts);
+      if (dirname(path) === dirname(file) && basename(path).startsWith(`.${basename(file)}.`)) await meanwhile(++n);
+    },
+  };
+}
+
+/** Dates a lock file a minute back: older than the stale time, as if its window had crashed or stalled. */
+function ageLock(lock: string): void {
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(lock, old, old);
+}
 
 function clientAnswering(body: unknown) {
   const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) }) };
@@ -171,28 +194,72 @@ test('a lock file dated in the future is stale, not a lock forever', () =>
 
 test('a writer slower than the stale time does not overwrite the update of the writer that took its lock over', () =>
   withHome('plain', async (home) => {
-    let delayed = false;
-    let inRename: () => void = () => undefined;
-    const reachedWrite = new Promise<void>((r) => (inRename = r));
-    const slowFs: FsPort = {
-      ...nodeFsPort,
-      writeFile: async (path, data, opts) => {
-        await nodeFsPort.writeFile(path, data, opts);
-        if (!delayed && basename(path).startsWith('.config.')) {
-          delayed = true;
-          inRename();
-          await new Promise((r) => setTimeout(r, 500)); // writing is slower than the 100 ms stale time
-        }
-      },
-    };
-    const slow = new SshConfigWriter({ home, fs: slowFs, lockStaleMs: 100, lockTimeoutMs: 5000 });
-    const fast = new SshConfigWriter({ home, lockStaleMs: 100, lockTimeoutMs: 5000 });
-    const a = slow.writeEntry(inst(1), {});
-    await reachedWrite;
-    await new Promise((r) => setTimeout(r, 150));
-    await fast.writeEntry(inst(2), {}); // takes the stale lock over and writes
-    await a;
+    const fast = new SshConfigWriter({ home });
+    const slow = new SshConfigWriter({
+      home,
+      fs: beforeRenameOf(fast.configPath, async (n) => {
+        if (n > 1) return;
+        ageLock(join(fast.dir, 'config.lock')); // writing took this window longer than the stale time
+        await fast.writeEntry(inst(2), {}); // another window takes the stale lock over and writes
+      }),
+    });
+    await slow.writeEntry(inst(1), {});
     assert.deepEqual((await fast.entries()).map((e) => e.id).sort(), [1, 2], 'both updates survive');
+  }),
+);
+
+test('a window whose lock is taken over while it drops host keys does not write known_hosts over the other window\'s, and drops its own keys on the next round', () =>
+  withHome('plain', async (home) => {
+    const fast = new SshConfigWriter({ home });
+    await fast.writeEntry(inst(1), {});
+    await fast.writeEntry(inst(2), {});
+    const other = '[ssh5.example.net]:40003 ssh-ed25519 AAAA3\n';
+    writeFileSync(fast.knownHostsPath, `[ssh5.example.net]:40001 ssh-ed25519 AAAA1\n[ssh5.example.net]:40002 ssh-ed25519 AAAA2\n${other}`);
+    const slow = new SshConfigWriter({
+      home,
+      fs: beforeRenameOf(fast.knownHostsPath, async (n) => {
+        if (n > 1) return;
+        ageLock(join(fast.dir, 'config.lock'));
+        assert.equal(await fast.removeEntry(2), true); // drops the key of 2 from the file as it still is
+      }),
+    });
+    assert.equal(await slow.removeEntry(1), true);
+    assert.deepEqual(await fast.entries(), []);
+    assert.equal(readFileSync(fast.knownHostsPath, 'utf8'), other, 'neither key of a removed entry is left');
+  }),
+);
+
+test('the lock settings are the writer\'s own, for entries and for the Include line: a short timeout gives up on a live lock, a short stale time takes an old one over', () =>
+  withHome('plain', async (home) => {
+    const dir = new SshConfigWriter({ home }).dir;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const [name, op] of [
+      ['config.lock', (w: SshConfigWriter) => w.writeEntry(inst(1), {})],
+      ['include.lock', (w: SshConfigWriter) => w.addInclude()],
+    ] as const) {
+      const lock = join(dir, name);
+      // A live window holds the lock and lets it go 300 ms into the wait: after the 100 ms this
+      // writer waits it has given up (the default 5 s would have waited for it).
+      writeFileSync(lock, 'another window\n');
+      const start = Date.now();
+      const releasing: FsPort = {
+        ...nodeFsPort,
+        stat: async (path) => {
+          const st = await nodeFsPort.stat(path);
+          if (path === lock && Date.now() - start >= 300) rmSync(lock, { force: true });
+          return st;
+        },
+      };
+      await assert.rejects(op(new SshConfigWriter({ home, fs: releasing, lockTimeoutMs: 100, lockStaleMs: 60_000 })), (e: Error) => e.name === 'LockTimeoutError', name);
+      // Left 2 s ago by a crashed window: stale for a stale time of 1 s (the default 15 s would wait and time out).
+      writeFileSync(lock, 'crashed window\n');
+      const twoSecondsAgo = new Date(Date.now() - 2000);
+      utimesSync(lock, twoSecondsAgo, twoSecondsAgo);
+      await op(new SshConfigWriter({ home, lockStaleMs: 1000 }));
+      assert.ok(!existsSync(lock), name);
+    }
+    assert.deepEqual((await new SshConfigWriter({ home }).entries()).map((e) => e.id), [1]);
+    assert.equal((await new SshConfigWriter({ home }).includeStatus()).state, 'present');
   }),
 );
 
@@ -202,21 +269,9 @@ test('another program changing ~/.ssh/config while the Include line is added kee
   withHome('plain', async (home) => {
     const user = join(home, '.ssh', 'config');
     writeFileSync(user, 'Host mine\n  HostName 10.0.0.1\n', { mode: 0o600 });
-    let raced = false;
-    const racingFs: FsPort = {
-      ...nodeFsPort,
-      writeFile: async (path, data, opts) => {
-        await nodeFsPort.writeFile(path, data, opts);
-        // the editor saves right after we read the file, before our rename
-        if (!raced && dirname(path) === dirname(user) && basename(path).startsWith('.config.')) {
-          raced = true;
-          appendFileSync(user, 'Host added-by-editor\n  HostName 10.0.0.2\n');
-        }
-      },
-    };
-    const w = new SshConfigWriter({ home, fs: racingFs });
+    // the editor saves right after we read the file, before our rename
+    const w = new SshConfigWriter({ home, fs: beforeRenameOf(user, (n) => n === 1 && appendFileSync(user, 'Host added-by-editor\n  HostName 10.0.0.2\n')) });
     assert.equal((await w.addInclude()).state, 'present');
-    assert.ok(raced);
     const text = readFileSync(user, 'utf8');
     assert.match(text, /^# gpu-rental:.*\nInclude /);
     assert.match(text, /Host added-by-editor\n  HostName 10\.0\.0\.2\n/, 'the other program\'s change survived');
@@ -229,14 +284,7 @@ test('an editor that changes ~/.ssh/config during each of the first four attempt
     const user = join(home, '.ssh', 'config');
     const editing = (times: number): { fs: FsPort; races: () => number } => {
       let races = 0;
-      const fs: FsPort = {
-        ...nodeFsPort,
-        writeFile: async (path, data, opts) => {
-          await nodeFsPort.writeFile(path, data, opts);
-          if (races < times && dirname(path) === dirname(user) && basename(path).startsWith('.config.')) appendFileSync(user, `# edit ${++races}\n`);
-        },
-      };
-      return { fs, races: () => races };
+      return { fs: beforeRenameOf(user, () => races < times && appendFileSync(user, `# edit ${++races}\n`)), races: () => races };
     };
     writeFileSync(user, 'Host mine\n', { mode: 0o600 });
     const four = editing(4);
@@ -252,5 +300,46 @@ test('an editor that changes ~/.ssh/config during each of the first four attempt
     await assert.rejects(new SshConfigWriter({ home, fs: always.fs }).addInclude(), (e: Error) => e.name === 'ConcurrentChangeError');
     assert.equal(always.races(), 5, 'five attempts, then it gives up');
     assert.equal(readFileSync(user, 'utf8'), 'Host mine\n# edit 1\n# edit 2\n# edit 3\n# edit 4\n# edit 5\n', 'no Include line over the editor\'s text');
+  }),
+);
+
+test('another program deleting ~/.ssh/config between our read and our rename: not written back from the old read; the line goes into what is there then', () =>
+  withHome('plain', async (home) => {
+    const user = join(home, '.ssh', 'config');
+    writeFileSync(user, 'Host mine\n', { mode: 0o600 });
+    const w = new SshConfigWriter({ home, fs: beforeRenameOf(user, (n) => n === 1 && rmSync(user)) });
+    assert.equal((await w.addInclude()).state, 'present');
+    assert.equal(readFileSync(user, 'utf8'), `${INCLUDE_MARKER}\n${w.includeLine()}\n`);
+  }),
+);
+
+test('another program creating ~/.ssh/config between our read (none there) and our rename: its content is kept below our line', () =>
+  withHome('plain', async (home) => {
+    const user = join(home, '.ssh', 'config');
+    const w = new SshConfigWriter({ home, fs: beforeRenameOf(user, (n) => n === 1 && writeFileSync(user, 'Host theirs\n', { mode: 0o600 })) });
+    assert.equal((await w.addInclude()).state, 'present');
+    assert.equal(readFileSync(user, 'utf8'), `${INCLUDE_MARKER}\n${w.includeLine()}\n\nHost theirs\n`);
+  }),
+);
+
+test('writing ~/.ssh/config failing (EACCES, or an error without a code) is a refusal with the reason and a warning, not a throw; the file is left as it was', () =>
+  withHome('plain', async (home) => {
+    const user = join(home, '.ssh', 'config');
+    writeFileSync(user, 'Host mine\n', { mode: 0o600 });
+    const failingWith = (err: Error): FsPort => ({ ...nodeFsPort, rename: async (from, to) => (to === user ? Promise.reject(err) : nodeFsPort.rename(from, to)) });
+    const eacces = () => Object.assign(new Error(`EACCES: permission denied, rename -> '${user}'`), { code: 'EACCES' });
+    for (const [err, logged, shown] of [
+      [eacces(), 'EACCES', 'EACCES'],
+      [new Error('the disk went away'), 'the disk went away', 'error'],
+    ] as const) {
+      const log = captureLogger();
+      const st = await new SshConfigWriter({ home, fs: failingWith(err), log }).addInclude();
+      assert.equal(st.state === 'refused' && st.reason, 'write-failed', JSON.stringify(st));
+      assert.ok(st.state === 'refused' && st.message.includes(`because writing it failed (${shown}).`) && st.message.includes(st.line), st.state === 'refused' ? st.message : '');
+      assert.deepEqual(log.lines.filter((l) => l.startsWith('warn')), [`warn ssh: could not add the Include line: ${logged}`]);
+    }
+    assert.equal((await new SshConfigWriter({ home, fs: failingWith(eacces()) }).addInclude()).state, 'refused', 'without a logger as well');
+    assert.equal(readFileSync(user, 'utf8'), 'Host mine\n');
+    assert.deepEqual(readdirSync(dirname(user)).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
   }),
 );

@@ -78,11 +78,13 @@ if (process.env.GPU_SSH_CHILD_HOME) {
 
   test('Include: added once at the very top of a missing config, 0600', async () => {
     await inTempHome(async (home) => {
-      const w = new SshConfigWriter({ home });
+      const log = captureLogger();
+      const w = new SshConfigWriter({ home, log });
       assert.equal((await w.includeStatus()).state, 'absent');
       assert.equal((await w.addInclude()).state, 'present');
       assert.equal((await w.addInclude()).state, 'present');
       const user = join(home, '.ssh', 'config');
+      assert.deepEqual(log.lines, [`info ssh: added the Include line to ${user}`], 'no byte-order mark named; the second call adds nothing');
       const text = readFileSync(user, 'utf8');
       assert.equal(text, `${INCLUDE_MARKER}\n${w.includeLine()}\n`);
       assert.equal(text.split('Include').length - 1, 1);
@@ -303,6 +305,14 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       writeFileSync(w.knownHostsPath, `[ssh6.example.net]:40021 ssh-ed25519 AAAA21b\n[ssh6.example.net]:40022 ssh-ed25519 AAAA22\n`);
       await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net', ssh_port: 40022 }), {});
       assert.equal(readFileSync(w.knownHostsPath, 'utf8'), `[ssh6.example.net]:40022 ssh-ed25519 AAAA22\n`, 'port moved');
+      // A file whose text would not change is not replaced (a rename gives it a new inode).
+      writeFileSync(w.knownHostsPath, `[ssh7.example.net]:40021 ssh-ed25519 AAAA7\n`);
+      const kh7 = statSync(w.knownHostsPath).ino;
+      await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net', ssh_port: 40023 }), {});
+      assert.equal(statSync(w.knownHostsPath).ino, kh7, 'moved, but no key of the old address: known_hosts not rewritten');
+      const config = statSync(w.configPath).ino;
+      await w.writeEntry(inst(21, { ssh_host: 'ssh6.example.net', ssh_port: 40023 }), {});
+      assert.equal(statSync(w.configPath).ino, config, 'the same entry again: the config not rewritten');
     });
   });
 
@@ -415,6 +425,100 @@ if (process.env.GPU_SSH_CHILD_HOME) {
     });
   });
 
+  test('a block of the managed file that is no entry (its Port edited by hand) is not listed; removeEntry and reconcile drop it and keep every host key', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      for (const id of [5, 6, 7]) await w.writeEntry(inst(id), {});
+      writeFileSync(w.configPath, readFileSync(w.configPath, 'utf8').replace(/Port 4000[57]\n/g, 'Port none\n'));
+      const kh = '[ssh5.example.net]:40005 ssh-ed25519 AAAA5\n[ssh5.example.net]:40006 ssh-ed25519 AAAA6\n';
+      writeFileSync(w.knownHostsPath, kh);
+      assert.deepEqual((await w.entries()).map((e) => e.id), [6]);
+      assert.equal(await w.removeEntry(5), true);
+      assert.deepEqual(await w.reconcile([inst(6)]), { added: [], updated: [], removed: [7] });
+      assert.doesNotMatch(readFileSync(w.configPath, 'utf8'), /id=[57]|Port none/);
+      assert.deepEqual((await w.entries()).map((e) => e.id), [6]);
+      assert.equal(readFileSync(w.knownHostsPath, 'utf8'), kh, 'a block without an address names no host key');
+    });
+  });
+
+  test('removing a direct entry drops the known_hosts lines of its direct address and of its proxy route', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      await w.writeEntry(inst(42, { public_ipaddr: '203.0.113.9', ports: [{ container: '22/tcp', hostPort: 41022 }] }), {});
+      assert.deepEqual((await w.findEntry(42))?.proxy, { hostName: 'ssh5.example.net', port: 40042 });
+      const other = '[ssh5.example.net]:40043 ssh-ed25519 AAAAother\n';
+      writeFileSync(w.knownHostsPath, `[203.0.113.9]:41022 ssh-ed25519 AAAAdirect\n${other}[ssh5.example.net]:40042 ssh-ed25519 AAAAproxy\n`);
+      assert.equal(await w.removeEntry(42), true);
+      assert.equal(readFileSync(w.knownHostsPath, 'utf8'), other);
+    });
+  });
+
+  test('known_hosts is read only when a host key is to be dropped: one that cannot be read (a folder) stops no other write', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      mkdirSync(w.knownHostsPath, { recursive: true });
+      await w.writeEntry(inst(8), {});
+      await w.writeEntry(inst(8), { user: 'ubuntu' });
+      assert.deepEqual(await w.reconcile([inst(8)], { '9': {} }), { added: [], updated: [], removed: [] });
+      assert.deepEqual((await w.entries()).map((e) => [e.id, e.user]), [[8, 'ubuntu']]);
+      await assert.rejects(w.removeEntry(8), /EISDIR/, 'a key to drop: the folder is read');
+    });
+  });
+
+  test('reconcile rewrites an unmoved entry only for what the create flow recorded, and keeps its pinned host key', async () => {
+    await inTempHome(async (home) => {
+      await new SshConfigWriter({ home }).writeEntry(inst(9), {});
+      const w = new SshConfigWriter({ home, identityFile: '/keys/setting' });
+      const kh = '[ssh5.example.net]:40009 ssh-ed25519 AAAA9\n';
+      writeFileSync(w.knownHostsPath, kh);
+      assert.deepEqual(await w.reconcile([inst(9)]), { added: [], updated: [], removed: [] });
+      assert.equal((await w.findEntry(9))?.identityFile, undefined, 'a key setting set since rewrites nothing by itself');
+      assert.deepEqual(await w.reconcile([inst(9)], { '9': { user: 'ubuntu' } }), { added: [], updated: [9], removed: [] });
+      assert.equal((await w.findEntry(9))?.user, 'ubuntu');
+      assert.equal(readFileSync(w.knownHostsPath, 'utf8'), kh, 'the same address: the pinned key stays');
+    });
+  });
+
+  test('a reconcile, or an Include line, that changes no entry writes no managed file: none on a fresh home, a hand-edited one left byte for byte', async () => {
+    await inTempHome(async (home) => {
+      const w = new SshConfigWriter({ home });
+      assert.deepEqual(await w.reconcile([inst(1)]), { added: [], updated: [], removed: [] });
+      assert.ok(!existsSync(w.configPath));
+      await w.writeEntry(inst(1), {});
+      const edited = `# a line of mine, which the next real change drops\n${readFileSync(w.configPath, 'utf8')}`;
+      writeFileSync(w.configPath, edited);
+      assert.deepEqual(await w.reconcile([inst(1)]), { added: [], updated: [], removed: [] });
+      assert.equal(readFileSync(w.configPath, 'utf8'), edited);
+      assert.equal((await w.addInclude()).state, 'present');
+      assert.equal(readFileSync(w.configPath, 'utf8'), edited, 'the Include only creates a missing managed file');
+    });
+  });
+
+  test('reconcile: an instance whose entry cannot be built (a recorded key path OpenSSH cannot read, a hostile new host) is logged and left; the round goes on for the others', async () => {
+    for (const log of [undefined, captureLogger()]) {
+      await inTempHome(async (home) => {
+        const w = new SshConfigWriter({ home, ...(log ? { log } : {}) });
+        for (const id of [1, 2, 3]) await w.writeEntry(inst(id), {});
+        const bad = { identityFile: '/keys/a"b' };
+        const r = await w.reconcile([inst(1), inst(2, { ssh_host: 'evil.example;touch' }), inst(3, { ssh_port: 40103 }), inst(4), inst(5)], { '1': bad, '4': bad, '5': {} });
+        assert.deepEqual(r, { added: [5], updated: [3], removed: [] });
+        assert.deepEqual((await w.entries()).map((e) => [e.id, e.hostName, e.port, e.identityFile]), [
+          [1, 'ssh5.example.net', 40001, undefined],
+          [2, 'ssh5.example.net', 40002, undefined],
+          [3, 'ssh5.example.net', 40103, undefined],
+          [5, 'ssh5.example.net', 40005, undefined],
+        ]);
+        if (!log) return;
+        const warns = log.lines.filter((l) => l.startsWith('warn'));
+        assert.equal(warns.length, 3, log.text());
+        assert.match(warns[0]!, /^warn ssh: entry of instance 1 left as it is: .*double quote/);
+        assert.match(warns[1]!, /^warn ssh: entry of instance 2 left as it is: .*not a valid host name/);
+        assert.match(warns[2]!, /^warn ssh: no entry for instance 4: .*double quote/);
+        assert.equal(log.lines.at(-1), 'info ssh: reconciled entries (added 5, updated 3, removed -)');
+      });
+    }
+  });
+
   // OpenSSH reads a leading byte-order mark as part of the first keyword and refuses the whole
   // file ("Bad configuration option: \357\273\277host"), so a BOM-led config breaks every ssh command.
   test('a user config that starts with a BOM: the agreed write removes those 3 bytes and keeps the rest', async () => {
@@ -432,12 +536,14 @@ if (process.env.GPU_SSH_CHILD_HOME) {
       assert.match(log.text(), /added the Include line/);
 
       // our Include is there already, only the BOM keeps OpenSSH from reading the file
-      const there = new SshConfigWriter({ home, userConfigFile: join(home, 'there-config') });
+      const thereLog = captureLogger();
+      const there = new SshConfigWriter({ home, userConfigFile: join(home, 'there-config'), log: thereLog });
       const body = readFileSync(bom.userConfigPath);
       writeFileSync(there.userConfigPath, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]));
       assert.deepEqual(await there.includeStatus(), { state: 'absent', userConfig: there.userConfigPath, bom: true, includeThere: true });
       assert.equal((await there.addInclude()).state, 'present');
       assert.deepEqual(readFileSync(there.userConfigPath), body, 'only the 3 bytes removed, no second Include');
+      assert.deepEqual(thereLog.lines, [`info ssh: removed the byte-order mark at the start of ${there.userConfigPath} (OpenSSH refuses a config that starts with one)`], 'no Include line added, none logged');
 
       // read-only: refused, and the message names the BOM as well
       const ro = new SshConfigWriter({ home, userConfigFile: join(home, 'ro-config') });
