@@ -2,12 +2,9 @@
 // actionable sentence; plus the HTTP-status and transport failure kinds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, rejection, type Harness } from './helpers';
+import { useHarness, rejection, scripted, json, transportError, type Harness } from './helpers';
 import { ApiError, KNOWN_ERROR_CODES, formatLocalTime, parseErrorBody, errorFromResponse } from '../../../src/api/errors';
-import { createApiClient, type ApiClientOptions } from '../../../src/api/client';
-import type { Transport, TransportRequest, TransportResponse } from '../../../src/api/transport';
-import { keyCredentials } from './helpers';
-import { captureLogger } from '../../kit/log';
+import type { ApiClientOptions } from '../../../src/api/client';
 
 let h: Harness;
 useHarness({}, (x) => (h = x));
@@ -143,16 +140,6 @@ test('kinds without a status: not signed in, network, timeout, aborted, malforme
 
 // ---- how the client reads an answer (answers.ts), through a scripted transport ------------
 
-/** A client whose transport answers each request with `answer(req)` (or throws what it throws). */
-function scripted(answer: (req: TransportRequest) => TransportResponse | Promise<TransportResponse>, over: Partial<ApiClientOptions> = {}) {
-  const seen: TransportRequest[] = [];
-  const log = captureLogger();
-  const transport: Transport = { request: async (req) => (seen.push(req), answer(req)) };
-  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport, pacing: 'off', retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 }, ...over });
-  return { api, seen, log };
-}
-const json = (status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): TransportResponse => ({ status, headers, text: typeof body === 'string' ? body : JSON.stringify(body) });
-const transportError = (kind: 'network' | 'timeout' | 'aborted' | 'too_large', sent: boolean) => Object.assign(new Error(`${kind} happened`), { name: 'TransportError', kind, sent });
 
 test('2xx answers: JSON content types (any case, +json, charset), a missing type, an empty body only where allowed', async () => {
   for (const ct of ['application/json', 'Application/JSON; charset=utf-8', 'application/vnd.api+json', 'application/problem+json']) {
