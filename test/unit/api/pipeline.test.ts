@@ -5,8 +5,10 @@
 import { test, mock, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { flush } from '../../kit/clock';
-import { json, rejection, scripted } from './helpers';
-import type { ApiClientOptions } from '../../../src/api/client';
+import { json, rejection, scripted, useHarness, type Harness } from './helpers';
+import { captureLogger, type CapturingLogger } from '../../kit/log';
+import { forgetListEras, type ApiClientOptions } from '../../../src/api/client';
+import type { ServiceApi } from '../../../src/api/types';
 import { SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
 
 /** The margin the pacer keeps above each threshold (pacing.ts). */
@@ -43,6 +45,14 @@ function track(call: Promise<unknown>): { settled: () => boolean } {
   return { settled: () => done };
 }
 
+/** `call`, which must settle without the clock moving: fails instead of waiting for a timer that never fires. */
+async function atOnce<T>(call: Promise<T>, what = 'the call'): Promise<T> {
+  const t = track(call);
+  await flush();
+  assert.ok(t.settled(), `${what} waited for the clock`);
+  return call;
+}
+
 /** A client answering every instance list page with no rows, with `pacing` (a key of ApiClientOptions left out when undefined). */
 function lister(pacing: ApiClientOptions['pacing'] | 'default') {
   return scripted(() => json(200, { instances: [] }), pacing === 'default' ? { pacing: undefined } : { pacing });
@@ -52,7 +62,7 @@ test('pacing: by default and with "service" the list waits its threshold between
   fakeTimers();
   for (const pacing of ['default', 'service'] as const) {
     const { api, seen } = lister(pacing);
-    await api.listInstances();
+    await atOnce(api.listInstances(), 'the first walk');
     const second = track(api.listInstances());
     await flush();
     assert.equal(seen.length, 1, `${pacing}: the second walk waits for its turn`);
@@ -65,14 +75,14 @@ test('pacing: by default and with "service" the list waits its threshold between
     assert.equal(seen.length, 2);
   }
   const off = lister('off');
-  for (let i = 0; i < 3; i++) await off.api.listInstances();
+  for (let i = 0; i < 3; i++) await atOnce(off.api.listInstances(), `"off": walk ${i + 1}`);
   assert.equal(off.seen.length, 3, '"off": three walks in a row, the clock never moved');
 });
 
 test('pacing: a client\'s own interval for one endpoint, the service\'s for the others', async () => {
   fakeTimers();
   const { api, seen } = scripted(() => json(200, { instances: [] }), { pacing: { list: 5000 } });
-  await api.listInstances();
+  await atOnce(api.listInstances());
   const second = track(api.listInstances());
   await flush();
   tick(SERVICE_PACING_MS.list + MARGIN + 100);
@@ -83,7 +93,7 @@ test('pacing: a client\'s own interval for one endpoint, the service\'s for the 
   assert.ok(second.settled());
   // show keeps the service's interval
   const shows = scripted(() => json(200, { instances: { id: 5, actual_status: 'running' } }), { pacing: { list: 5000 } });
-  await shows.api.showInstance(5);
+  await atOnce(shows.api.showInstance(5));
   const next = track(shows.api.showInstance(5));
   await flush();
   assert.equal(shows.seen.length, 1, 'show is still paced');
@@ -95,7 +105,7 @@ test('pacing: a client\'s own interval for one endpoint, the service\'s for the 
 test('pacing follows a monotonic clock: the computer\'s clock set back an hour does not hold the list back an hour', async () => {
   fakeTimers();
   const { api, seen } = lister('service');
-  await api.listInstances();
+  await atOnce(api.listInstances());
   mock.timers.setTime(Date.now() - 3_600_000);
   const second = track(api.listInstances());
   await flush();
@@ -117,7 +127,7 @@ function answering(statuses: number[], over: Partial<ApiClientOptions>) {
 test('after a 429 the endpoint waits its whole threshold; another error holds nothing back; with pacing "off" nothing waits', async () => {
   fakeTimers();
   const { api, seen } = answering([429, 200, 500, 200], { pacing: 'service' });
-  assert.equal((await rejection(api.setInstanceLabel(5, 'a'))).kind, 'rate_limited');
+  assert.equal((await rejection(atOnce(api.setInstanceLabel(5, 'a')))).kind, 'rate_limited');
   const held = track(api.setInstanceLabel(5, 'b'));
   await flush();
   assert.equal(seen.length, 1, 'the call after a 429 waits');
@@ -125,12 +135,63 @@ test('after a 429 the endpoint waits its whole threshold; another error holds no
   await flush();
   assert.ok(held.settled());
   assert.equal(seen.length, 2);
-  assert.equal((await rejection(api.setInstanceLabel(5, 'c'))).status, 500);
-  await api.setInstanceLabel(5, 'd');
-  assert.equal(seen.length, 4, 'an HTTP 500 is no reason to wait: sent without the clock moving');
+  assert.equal((await rejection(atOnce(api.setInstanceLabel(5, 'c')))).status, 500);
+  await atOnce(api.setInstanceLabel(5, 'd'), 'the call after an HTTP 500');
+  assert.equal(seen.length, 4);
   // pacing off (a simulator without limits): a 429 holds nothing back either
   const free = answering([429], { pacing: 'off' });
-  await rejection(free.api.setInstanceLabel(5, 'a'));
-  await free.api.setInstanceLabel(5, 'b');
+  await rejection(atOnce(free.api.setInstanceLabel(5, 'a')));
+  await atOnce(free.api.setInstanceLabel(5, 'b'), '"off": the call after a 429');
   assert.equal(free.seen.length, 2);
+});
+
+// ---- which failures are warned about -------------------------------------------------------
+
+let h: Harness;
+useHarness({ era: 'seed', instances: 1 }, (x) => (h = x));
+
+const warnings = (log: CapturingLogger) => log.lines.filter((l) => l.startsWith('warn'));
+
+test('an era switch of the instance list is no failure: no warning for v1\'s plain 404 (old service) nor v0\'s 410 deprecated_endpoint (live service)', async () => {
+  forgetListEras();
+  await h.ctl.setEra('seed');
+  const log = captureLogger();
+  const api = h.client({ log });
+  assert.equal((await api.listInstances()).source, 'v0');
+  await h.ctl.setEra('today');
+  assert.equal((await api.listInstances()).source, 'v1');
+  assert.deepEqual(warnings(log), []);
+  assert.deepEqual((await h.ctl.requests()).map((r) => `${r.path} ${r.status}`).slice(-4), ['/api/v1/instances/ 404', '/api/v0/instances/ 200', '/api/v0/instances/ 410', '/api/v1/instances/ 200']);
+});
+
+test('any other failure of the list is warned about: a 404 or 410 with another error, or another status, or not of kind http', async () => {
+  await h.ctl.setEra('today');
+  const faults: Array<[fault: { status: number; error: string }, warned: RegExp]> = [
+    [{ status: 404, error: 'not_found' }, /failed: http 404 not_found$/], // a JSON body: the service's answer, not a missing endpoint
+    [{ status: 410, error: 'gone_for_good' }, /failed: http 410 gone_for_good$/],
+    [{ status: 400, error: 'deprecated_endpoint' }, /failed: http 400 deprecated_endpoint$/],
+  ];
+  for (const [fault, warned] of faults) {
+    forgetListEras();
+    const log = captureLogger();
+    await h.ctl.fault({ kind: 'http_error', ...fault, path: '/api/v1/instances' });
+    await rejection(h.client({ log, retry: { retries: 0 } }).listInstances());
+    assert.equal(warnings(log).length, 1, JSON.stringify(fault));
+    assert.match(warnings(log)[0]!, warned);
+  }
+  // without a JSON body: an HTML 500 page, a 404 that says the key is wrong (signed out), a plain
+  // 404 of a call that is not the list
+  const plain = [
+    [(api: ServiceApi) => api.listInstances(), 500, 'Internal Server Error', /GET \/api\/v1\/instances\/\S* failed: http 500$/],
+    [(api: ServiceApi) => api.listInstances(), 404, 'Invalid user key', /GET \/api\/v1\/instances\/\S* failed: auth 404$/],
+    [(api: ServiceApi) => api.currentUser(), 404, 'Not Found', /GET \/api\/v0\/users\/current\/ failed: http 404$/],
+  ] as const;
+  for (const [call, status, text, warned] of plain) {
+    forgetListEras();
+    const { api, log, seen } = scripted(() => json(status, `<html><body>${text}</body></html>`, { 'content-type': 'text/html' }), { retry: { retries: 0 } });
+    await rejection(call(api));
+    assert.equal(seen.length, 1, `${status} ${text}: not asked again`);
+    assert.equal(warnings(log).length, 1, `${status} ${text}`);
+    assert.match(warnings(log)[0]!, warned);
+  }
 });
