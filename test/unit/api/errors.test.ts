@@ -153,6 +153,10 @@ test('2xx answers: JSON content types (any case, +json, charset), a missing type
     assert.equal(e.kind, 'malformed', ct);
     assert.match(e.message, new RegExp(`content type ${ct.replace('+', '\\+')} instead of JSON\\)$`), ct);
   }
+  // the type must start with application/: JSON named in a parameter does not make it JSON
+  const param = await rejection(scripted(() => json(200, { success: true }, { 'content-type': 'text/plain; profile=application/json' })).api.destroyInstance(5));
+  assert.equal(param.kind, 'malformed');
+  assert.match(param.message, /content type text\/plain instead of JSON\)$/);
   const empty = await rejection(scripted(() => json(200, '')).api.listInstances());
   assert.equal(empty.kind, 'malformed', 'an empty list answer is not an empty list');
   assert.match(empty.message, /\(the body is not JSON\)$/);
@@ -175,6 +179,15 @@ test('2xx answers: a refusal needs success false AND a message; otherwise the sc
   const fields = await rejection(scripted(() => json(200, { instances: [{ id: 'x', label: 5 }] })).api.listInstances());
   assert.equal(fields.kind, 'malformed');
   assert.match(fields.message, /fields instances\.0\.id(, [\w.]+)* do not match\)$/);
+  // JSON null is no object to look into: the schema refuses it, nothing throws on the way (a
+  // TypeError there would be taken for a network failure and the read sent again)
+  const nul = scripted(() => json(200, 'null'));
+  const none = await rejection(nul.api.destroyInstance(5));
+  assert.deepEqual([none.kind, none.status, nul.seen.length], ['malformed', 200, 1]);
+  assert.match(none.message, /fields \(root\) do not match\)$/);
+  // a list of many bad rows names the first five fields, not all of them
+  const many = await rejection(scripted(() => json(200, { instances: Array.from({ length: 8 }, (_, i) => ({ id: `x${i}` })) })).api.listInstances());
+  assert.match(many.message, /fields instances\.0\.id, instances\.1\.id, instances\.2\.id, instances\.3\.id, instances\.4\.id do not match\)$/);
 });
 
 test('a creation whose answer cannot be read is ambiguous; a 5xx without a structured body too, with a structured one a refusal', async () => {
@@ -235,6 +248,12 @@ test('transport failures: each kind, and a creation already sent is ambiguous wh
   const str = await rejection(fail('plain string').api.listInstances());
   assert.match(str.message, /the HTTP component failed \(plain string\)/);
   assert.equal((await rejection(fail({ name: 'Other', kind: 'timeout', sent: true }).api.createInstance(7, req))).kind, 'network', 'only a TransportError is one');
+  // nothing, or a function (a class thrown instead of an instance) named like one: the component failing too
+  for (const thrown of [undefined, null, class TransportError {}]) {
+    const e = await rejection(fail(thrown).api.createInstance(7, req));
+    assert.equal(e.kind, 'network', String(thrown));
+    assert.ok(e.message.includes(`the HTTP component failed (${String(thrown)})`), e.message);
+  }
 });
 
 // ---- what the pipeline (pipeline.ts) sends, and when it asks again ------------------------
