@@ -111,6 +111,7 @@ test('registered secrets: from 4 characters, longest first, URL-encoded too; the
   assert.equal(redact('xx abcdefghijk yy', ['abcdefghijk']), 'xx *** yy');
   assert.equal(redact('xx PASS WORD WITH SPACE yy', ['pass word with space']), 'xx PASS WORD WITH SPACE yy', 'a secret with whitespace is matched exactly only');
   assert.equal(redact('xx ab cd ef gh ij kl yy', ['abcdefghijkl', 'zz99']), 'xx *** yy', 'found though a short secret is listed too');
+  assert.equal(redact('xx ABCDEFGHIJK abcdefghijk ABCDEFGHIJKL yy', ['abcdefghijk', 'abcdefghijkl']), 'xx ABCDEFGHIJK *** *** yy', 'a short secret stays exact-only when a long one is listed too');
   assert.equal(redact('nothing here', ['abcdefghijkl']), 'nothing here');
   assert.equal(redact(String(12345), [12345 as unknown as string]), '12345', 'only strings are secrets');
 });
