@@ -4,11 +4,14 @@
 // test moves the clock, so nothing here depends on how fast the machine is.
 import { test, mock, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { flush } from '../../kit/clock';
 import { json, rejection, scripted, useHarness, type Harness } from './helpers';
 import { captureLogger, type CapturingLogger } from '../../kit/log';
 import { forgetListEras, type ApiClientOptions } from '../../../src/api/client';
 import type { ServiceApi } from '../../../src/api/types';
+import { ApiError } from '../../../src/api/errors';
+import { sleep } from '../../../src/api/pipeline';
 import { SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
 
 /** The margin the pacer keeps above each threshold (pacing.ts). */
@@ -52,6 +55,8 @@ async function atOnce<T>(call: Promise<T>, what = 'the call'): Promise<T> {
   assert.ok(t.settled(), `${what} waited for the clock`);
   return call;
 }
+
+const warnings = (log: CapturingLogger) => log.lines.filter((l) => l.startsWith('warn'));
 
 /** A client answering every instance list page with no rows, with `pacing` (a key of ApiClientOptions left out when undefined). */
 function lister(pacing: ApiClientOptions['pacing'] | 'default') {
@@ -145,12 +150,85 @@ test('after a 429 the endpoint waits its whole threshold; another error holds no
   assert.equal(free.seen.length, 2);
 });
 
+test('a cancel while waiting for the turn ends the wait at once: kind aborted, nothing more sent, no warning', async () => {
+  fakeTimers();
+  const { api, seen, log } = lister('service');
+  await atOnce(api.listInstances());
+  const ac = new AbortController();
+  const waiting = api.listInstances({ signal: ac.signal });
+  const t = track(waiting);
+  await flush();
+  assert.equal(t.settled(), false, 'waiting for its turn');
+  ac.abort();
+  const e = await rejection(atOnce(waiting, 'the cancelled wait'));
+  assert.equal(e.kind, 'aborted');
+  assert.match(e.message, /cancelled while waiting for its turn/);
+  assert.equal(seen.length, 1);
+  assert.deepEqual(warnings(log), []);
+});
+
+test('sleep: a signal cancelled before or during the wait ends it at once; no wait leaves its listener on the signal', async () => {
+  fakeTimers();
+  const cancelled = () => new ApiError({ kind: 'aborted', message: 'cancelled' });
+  assert.equal((await rejection(atOnce(sleep(1000, AbortSignal.abort(), cancelled)))).kind, 'aborted');
+  const ac = new AbortController();
+  const during = sleep(1000, ac.signal, cancelled);
+  const t = track(during);
+  tick(999);
+  await flush();
+  assert.equal(t.settled(), false);
+  ac.abort();
+  assert.equal((await rejection(atOnce(during))).kind, 'aborted');
+  assert.equal(getEventListeners(ac.signal, 'abort').length, 0, 'the cancel took its listener away');
+  // one signal for many waits (a poller's): each wait that ends takes its listener away
+  const long = new AbortController();
+  for (let i = 0; i < 3; i++) {
+    const w = track(sleep(10, long.signal, cancelled));
+    tick(10);
+    await flush();
+    assert.ok(w.settled());
+  }
+  assert.equal(getEventListeners(long.signal, 'abort').length, 0);
+});
+
+test('the log names each request with its status and how long it took', async () => {
+  fakeTimers();
+  const { api, log } = scripted(() => {
+    tick(1234);
+    return json(200, { success: true });
+  });
+  await atOnce(api.destroyInstance(5), 'the request');
+  assert.ok(log.lines.includes('debug DELETE /api/v0/instances/5/ -> 200 (1234 ms)'), log.text());
+});
+
+test('by default a read is tried five times, waiting below a cap that doubles from 500 ms', async () => {
+  fakeTimers();
+  const { api, seen } = scripted(() => json(503, { error: 'busy', msg: 'try later' }), { retry: undefined, random: () => 0.9999 });
+  const call = api.currentUser();
+  const t = track(call);
+  const waits: number[] = [];
+  for (let cap = 500; cap <= 4000; cap *= 2) {
+    await flush();
+    waits.push(seen.length);
+    tick(cap - 1);
+  }
+  await flush();
+  assert.ok(t.settled(), 'given up after the fourth wait');
+  assert.deepEqual(waits, [1, 2, 3, 4]);
+  assert.equal(seen.length, 5);
+  assert.equal((await rejection(call)).status, 503);
+});
+
+test('only a 2xx status is an answer: a 300 with a JSON body is an HTTP error', async () => {
+  assert.deepEqual(await scripted(() => json(299, { success: true })).api.destroyInstance(5), { success: true });
+  const e = await rejection(scripted(() => json(300, { success: true })).api.destroyInstance(5));
+  assert.deepEqual([e.kind, e.status], ['http', 300]);
+});
+
 // ---- which failures are warned about -------------------------------------------------------
 
 let h: Harness;
 useHarness({ era: 'seed', instances: 1 }, (x) => (h = x));
-
-const warnings = (log: CapturingLogger) => log.lines.filter((l) => l.startsWith('warn'));
 
 test('an era switch of the instance list is no failure: no warning for v1\'s plain 404 (old service) nor v0\'s 410 deprecated_endpoint (live service)', async () => {
   forgetListEras();
