@@ -364,6 +364,13 @@ test('secrets of a request are masked in what the service echoes: registry login
   assert.doesNotMatch(`${e.message} ${e.msg}`, /hunter22|someuser|docker\.io/);
   assert.match(e.msg ?? '', / \| \*\*\* \| \*\*\* \| \*\*\*$/, 'each word of the login on its own');
   assert.doesNotMatch(e.msg ?? '', /^echo.*-\*\*\*/, 'flags are not secrets');
+  // long flags too (4 characters and more, so the registry would keep them): they stay readable
+  const long = scripted((req) => json(500, { error: 'e', msg: `bad login: ${JSON.parse(req.body ?? '{}').image_login}` }), { retry: { retries: 0 } });
+  const l = await rejection(long.api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '--username someuser --password hunter22 registry.example' }));
+  assert.equal(l.msg, 'bad login: ***', 'the whole login');
+  const words = scripted(() => json(500, { error: 'e', msg: 'user someuser, flags --username --password, host registry.example' }), { retry: { retries: 0 } });
+  const w = await rejection(words.api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '--username someuser --password hunter22 registry.example' }));
+  assert.equal(w.msg, 'user ***, flags --username --password, host ***');
   const tfa = scripted(() => json(400, { error: 'bad_code', msg: 'got 246810 and sec-ret-77' }), { retry: { retries: 0 } });
   const t = await rejection(tfa.api.tfaLogin({ tfa_method: 'totp', code: '246810', secret: 'sec-ret-77' }));
   assert.equal(t.msg, 'got *** and ***', t.message);
