@@ -225,6 +225,30 @@ test('only a 2xx status is an answer: a 300 with a JSON body is an HTTP error', 
   assert.deepEqual([e.kind, e.status], ['http', 300]);
 });
 
+const USER = { id: 1, email: 'a@b.c' };
+const expired = { error: 'auth_error', msg: 'Session expired.' };
+
+test('auth: a 401 after the user signed out elsewhere asks the fallback, and its refusal ends with the 401', async () => {
+  let token: string | undefined = 'session-key';
+  let asked = 0;
+  const credentials = { token: () => token, onAuthFailure: () => (asked++, false) };
+  const { api, seen } = scripted(() => ((token = undefined), json(401, expired)), { credentials });
+  const e = await rejection(api.currentUser());
+  assert.deepEqual([e.kind, e.status, asked, seen.length], ['auth', 401, 1, 1]);
+});
+
+test('auth: the resend with the fallback credentials does not use up a retry', async () => {
+  let token = 'session-key';
+  const credentials = { token: () => token, onAuthFailure: () => ((token = 'api-key'), true) };
+  const statuses = [401, 503];
+  const { api, seen } = scripted(() => {
+    const status = statuses.shift();
+    return status ? json(status, status === 401 ? expired : { error: 'busy', msg: 'later' }) : json(200, USER);
+  }, { credentials, retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 } });
+  assert.equal((await api.currentUser()).email, USER.email);
+  assert.deepEqual(seen.map((r) => r.headers.authorization), ['Bearer session-key', 'Bearer api-key', 'Bearer api-key']);
+});
+
 // ---- which failures are warned about -------------------------------------------------------
 
 let h: Harness;
