@@ -5,10 +5,12 @@
 import { test, mock, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { flush } from '../../kit/clock';
-import { json, rejection, scripted, useHarness, type Harness } from './helpers';
+import { json, keyCredentials, rejection, scripted, useHarness, type Harness } from './helpers';
 import { captureLogger, type CapturingLogger } from '../../kit/log';
-import { forgetListEras, type ApiClientOptions } from '../../../src/api/client';
+import { closeApiTransport, createApiClient, forgetListEras, type ApiClientOptions } from '../../../src/api/client';
 import type { ServiceApi } from '../../../src/api/types';
 import { ApiError } from '../../../src/api/errors';
 import { sleep } from '../../../src/api/pipeline';
@@ -62,6 +64,10 @@ const warnings = (log: CapturingLogger) => log.lines.filter((l) => l.startsWith(
 function lister(pacing: ApiClientOptions['pacing'] | 'default') {
   return scripted(() => json(200, { instances: [] }), pacing === 'default' ? { pacing: undefined } : { pacing });
 }
+
+test('closing the built-in transport before any request used it does nothing (deactivating an extension that sent nothing)', async () => {
+  await closeApiTransport();
+});
 
 test('pacing: by default and with "service" the list waits its threshold between two walks; "off" never waits', async () => {
   fakeTimers();
@@ -247,6 +253,31 @@ test('auth: the resend with the fallback credentials does not use up a retry', a
   }, { credentials, retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 } });
   assert.equal((await api.currentUser()).email, USER.email);
   assert.deepEqual(seen.map((r) => r.headers.authorization), ['Bearer session-key', 'Bearer api-key', 'Bearer api-key']);
+});
+
+test('closing the built-in transport ends its kept-alive connections', { timeout: 10_000 }, async () => {
+  let open = 0;
+  let allClosed = () => {};
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(USER)));
+  // no keep-alive hint of its own would end the connections first: undici follows the server's
+  server.keepAliveTimeout = 120_000;
+  server.on('connection', (socket) => {
+    open++;
+    socket.on('close', () => --open === 0 && allClosed());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const api = createApiClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, credentials: keyCredentials(), log: captureLogger(), proxy: null });
+    await api.currentUser();
+    assert.ok(open > 0, 'kept alive after the answer');
+    const closed = new Promise<void>((r) => (allClosed = r));
+    await closeApiTransport();
+    await closed; // (a transport left open: the test's timeout ends it)
+    assert.equal(open, 0);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
 });
 
 // ---- which failures are warned about -------------------------------------------------------
