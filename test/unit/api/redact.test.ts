@@ -128,6 +128,10 @@ test('the redacting logger writes each level to the same level, redacted', () =>
 });
 
 test('SecretRegistry: the oldest goes first past the bound; short and non-string values are never kept', () => {
+  assert.deepEqual(new SecretRegistry().list(), [], 'a new registry holds nothing');
+  const one = new SecretRegistry(3);
+  one.add('s0-zz');
+  assert.deepEqual(one.list(), ['s0-zz'], 'below the bound: exactly what was added');
   const r = new SecretRegistry(3);
   r.add('s1-aa', undefined, 'abc', 's2-bb', 's3-cc');
   assert.deepEqual(r.list(), ['s1-aa', 's2-bb', 's3-cc']);
