@@ -31,7 +31,7 @@ export const GROUPS = {
   // the HTTP client's answer handling, pacing and redaction
   api: {
     mutate: ['src/api/{pipeline,answers,pacing,redact}.ts'],
-    tests: ['out/unit/api/{redact,keyEcho,pacing,pacingSim,refusals,errors,client,transport}.test.js'],
+    tests: ['out/unit/api/{redact,keyEcho,pacing,pacingSim,refusals,errors,client,transport,pipeline}.test.js'],
   },
   // reconciliation and the visibility rule, and the create flow's use of them: polling, the
   // rent stage (gone / unknown / late) and the in-flight records that keep a rental from being forgotten

@@ -2,12 +2,9 @@
 // actionable sentence; plus the HTTP-status and transport failure kinds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, rejection, type Harness } from './helpers';
+import { useHarness, rejection, scripted, json, transportError, type Harness } from './helpers';
 import { ApiError, KNOWN_ERROR_CODES, formatLocalTime, parseErrorBody, errorFromResponse } from '../../../src/api/errors';
-import { createApiClient, type ApiClientOptions } from '../../../src/api/client';
-import type { Transport, TransportRequest, TransportResponse } from '../../../src/api/transport';
-import { keyCredentials } from './helpers';
-import { captureLogger } from '../../kit/log';
+import type { ApiClientOptions } from '../../../src/api/client';
 
 let h: Harness;
 useHarness({}, (x) => (h = x));
@@ -143,16 +140,6 @@ test('kinds without a status: not signed in, network, timeout, aborted, malforme
 
 // ---- how the client reads an answer (answers.ts), through a scripted transport ------------
 
-/** A client whose transport answers each request with `answer(req)` (or throws what it throws). */
-function scripted(answer: (req: TransportRequest) => TransportResponse | Promise<TransportResponse>, over: Partial<ApiClientOptions> = {}) {
-  const seen: TransportRequest[] = [];
-  const log = captureLogger();
-  const transport: Transport = { request: async (req) => (seen.push(req), answer(req)) };
-  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport, pacing: 'off', retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 }, ...over });
-  return { api, seen, log };
-}
-const json = (status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): TransportResponse => ({ status, headers, text: typeof body === 'string' ? body : JSON.stringify(body) });
-const transportError = (kind: 'network' | 'timeout' | 'aborted' | 'too_large', sent: boolean) => Object.assign(new Error(`${kind} happened`), { name: 'TransportError', kind, sent });
 
 test('2xx answers: JSON content types (any case, +json, charset), a missing type, an empty body only where allowed', async () => {
   for (const ct of ['application/json', 'Application/JSON; charset=utf-8', 'application/vnd.api+json', 'application/problem+json']) {
@@ -166,6 +153,10 @@ test('2xx answers: JSON content types (any case, +json, charset), a missing type
     assert.equal(e.kind, 'malformed', ct);
     assert.match(e.message, new RegExp(`content type ${ct.replace('+', '\\+')} instead of JSON\\)$`), ct);
   }
+  // the type must start with application/: JSON named in a parameter does not make it JSON
+  const param = await rejection(scripted(() => json(200, { success: true }, { 'content-type': 'text/plain; profile=application/json' })).api.destroyInstance(5));
+  assert.equal(param.kind, 'malformed');
+  assert.match(param.message, /content type text\/plain instead of JSON\)$/);
   const empty = await rejection(scripted(() => json(200, '')).api.listInstances());
   assert.equal(empty.kind, 'malformed', 'an empty list answer is not an empty list');
   assert.match(empty.message, /\(the body is not JSON\)$/);
@@ -188,6 +179,15 @@ test('2xx answers: a refusal needs success false AND a message; otherwise the sc
   const fields = await rejection(scripted(() => json(200, { instances: [{ id: 'x', label: 5 }] })).api.listInstances());
   assert.equal(fields.kind, 'malformed');
   assert.match(fields.message, /fields instances\.0\.id(, [\w.]+)* do not match\)$/);
+  // JSON null is no object to look into: the schema refuses it, nothing throws on the way (a
+  // TypeError there would be taken for a network failure and the read sent again)
+  const nul = scripted(() => json(200, 'null'));
+  const none = await rejection(nul.api.destroyInstance(5));
+  assert.deepEqual([none.kind, none.status, nul.seen.length], ['malformed', 200, 1]);
+  assert.match(none.message, /fields \(root\) do not match\)$/);
+  // a list of many bad rows names the first five fields, not all of them
+  const many = await rejection(scripted(() => json(200, { instances: Array.from({ length: 8 }, (_, i) => ({ id: `x${i}` })) })).api.listInstances());
+  assert.match(many.message, /fields instances\.0\.id, instances\.1\.id, instances\.2\.id, instances\.3\.id, instances\.4\.id do not match\)$/);
 });
 
 test('a creation whose answer cannot be read is ambiguous; a 5xx without a structured body too, with a structured one a refusal', async () => {
@@ -248,6 +248,12 @@ test('transport failures: each kind, and a creation already sent is ambiguous wh
   const str = await rejection(fail('plain string').api.listInstances());
   assert.match(str.message, /the HTTP component failed \(plain string\)/);
   assert.equal((await rejection(fail({ name: 'Other', kind: 'timeout', sent: true }).api.createInstance(7, req))).kind, 'network', 'only a TransportError is one');
+  // nothing, or a function (a class thrown instead of an instance) named like one: the component failing too
+  for (const thrown of [undefined, null, class TransportError {}]) {
+    const e = await rejection(fail(thrown).api.createInstance(7, req));
+    assert.equal(e.kind, 'network', String(thrown));
+    assert.ok(e.message.includes(`the HTTP component failed (${String(thrown)})`), e.message);
+  }
 });
 
 // ---- what the pipeline (pipeline.ts) sends, and when it asks again ------------------------
@@ -358,6 +364,13 @@ test('secrets of a request are masked in what the service echoes: registry login
   assert.doesNotMatch(`${e.message} ${e.msg}`, /hunter22|someuser|docker\.io/);
   assert.match(e.msg ?? '', / \| \*\*\* \| \*\*\* \| \*\*\*$/, 'each word of the login on its own');
   assert.doesNotMatch(e.msg ?? '', /^echo.*-\*\*\*/, 'flags are not secrets');
+  // long flags too (4 characters and more, so the registry would keep them): they stay readable
+  const long = scripted((req) => json(500, { error: 'e', msg: `bad login: ${JSON.parse(req.body ?? '{}').image_login}` }), { retry: { retries: 0 } });
+  const l = await rejection(long.api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '--username someuser --password hunter22 registry.example' }));
+  assert.equal(l.msg, 'bad login: ***', 'the whole login');
+  const words = scripted(() => json(500, { error: 'e', msg: 'user someuser, flags --username --password, host registry.example' }), { retry: { retries: 0 } });
+  const w = await rejection(words.api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '--username someuser --password hunter22 registry.example' }));
+  assert.equal(w.msg, 'user ***, flags --username --password, host ***');
   const tfa = scripted(() => json(400, { error: 'bad_code', msg: 'got 246810 and sec-ret-77' }), { retry: { retries: 0 } });
   const t = await rejection(tfa.api.tfaLogin({ tfa_method: 'totp', code: '246810', secret: 'sec-ret-77' }));
   assert.equal(t.msg, 'got *** and ***', t.message);

@@ -6,6 +6,7 @@ import { captureLogger, type CapturingLogger } from '../../kit/log';
 import { startTestSim } from '../../kit/sim';
 import { closeApiTransport, createApiClient, type ApiClientOptions } from '../../../src/api/client';
 import type { Credentials, ServiceApi } from '../../../src/api/types';
+import type { Transport, TransportRequest, TransportResponse } from '../../../src/api/transport';
 
 export const API_KEY = 'sim-api-key';
 
@@ -84,3 +85,20 @@ export async function rejection<T>(p: Promise<T>): Promise<import('../../../src/
   }
   throw new Error('expected a rejection, but the call succeeded');
 }
+
+// ---- a client without a server: its transport answers from a script ------------------------
+
+/** A client whose transport answers each request with `answer(req)` (or throws what it throws). */
+export function scripted(answer: (req: TransportRequest) => TransportResponse | Promise<TransportResponse>, over: Partial<ApiClientOptions> = {}) {
+  const seen: TransportRequest[] = [];
+  const log = captureLogger();
+  const transport: Transport = { request: async (req) => (seen.push(req), answer(req)) };
+  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport, pacing: 'off', retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 }, ...over });
+  return { api, seen, log };
+}
+
+/** An answer of the scripted transport: `body` as JSON (a string as it is), JSON content type unless told otherwise. */
+export const json = (status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): TransportResponse => ({ status, headers, text: typeof body === 'string' ? body : JSON.stringify(body) });
+
+/** What the undici transport throws (src/api/transport.ts TransportError), by shape. */
+export const transportError = (kind: 'network' | 'timeout' | 'aborted' | 'too_large', sent: boolean) => Object.assign(new Error(`${kind} happened`), { name: 'TransportError', kind, sent });

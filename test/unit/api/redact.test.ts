@@ -111,6 +111,7 @@ test('registered secrets: from 4 characters, longest first, URL-encoded too; the
   assert.equal(redact('xx abcdefghijk yy', ['abcdefghijk']), 'xx *** yy');
   assert.equal(redact('xx PASS WORD WITH SPACE yy', ['pass word with space']), 'xx PASS WORD WITH SPACE yy', 'a secret with whitespace is matched exactly only');
   assert.equal(redact('xx ab cd ef gh ij kl yy', ['abcdefghijkl', 'zz99']), 'xx *** yy', 'found though a short secret is listed too');
+  assert.equal(redact('xx ABCDEFGHIJK abcdefghijk ABCDEFGHIJKL yy', ['abcdefghijk', 'abcdefghijkl']), 'xx ABCDEFGHIJK *** *** yy', 'a short secret stays exact-only when a long one is listed too');
   assert.equal(redact('nothing here', ['abcdefghijkl']), 'nothing here');
   assert.equal(redact(String(12345), [12345 as unknown as string]), '12345', 'only strings are secrets');
 });
@@ -127,6 +128,10 @@ test('the redacting logger writes each level to the same level, redacted', () =>
 });
 
 test('SecretRegistry: the oldest goes first past the bound; short and non-string values are never kept', () => {
+  assert.deepEqual(new SecretRegistry().list(), [], 'a new registry holds nothing');
+  const one = new SecretRegistry(3);
+  one.add('s0-zz');
+  assert.deepEqual(one.list(), ['s0-zz'], 'below the bound: exactly what was added');
   const r = new SecretRegistry(3);
   r.add('s1-aa', undefined, 'abc', 's2-bb', 's3-cc');
   assert.deepEqual(r.list(), ['s1-aa', 's2-bb', 's3-cc']);
