@@ -1,5 +1,5 @@
 // The API client's test plumbing: a simulator (the kit's) and clients for it.
-import { after, before } from 'node:test';
+import { perFile } from '../../kit/perFile';
 import type { RunningSim, SimOptions } from '../../../src/sim';
 import type { SimControl } from '../../../src/sim/control';
 import { captureLogger, type CapturingLogger } from '../../kit/log';
@@ -63,15 +63,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
  * them together with the client's shared connections.
  */
 export function useHarness(opts: HarnessOptions, onStarted: (h: Harness) => void): void {
-  let started: Harness | undefined;
-  before(async () => {
-    started = await startHarness(opts);
-    onStarted(started);
-  });
-  after(async () => {
-    await started?.close();
-    await closeApiTransport();
-  });
+  perFile('the API harness', () => startHarness(opts), { onStarted, afterClose: closeApiTransport });
 }
 
 /** Asserts that a promise rejects with an ApiError and returns it. */
