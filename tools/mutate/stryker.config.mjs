@@ -37,7 +37,7 @@ export const GROUPS = {
   // rent stage (gone / unknown / late) and the in-flight records that keep a rental from being forgotten
   visibility: {
     mutate: ['src/api/{reconcile,visibility}.ts', 'src/create/{pollUntilReady,rentOnce,inflight}.ts'],
-    tests: ['out/unit/api/visibility.test.js', 'out/unit/create/{createFlow,lateMachine,liveCreation}.test.js'],
+    tests: ['out/unit/api/visibility.test.js', 'out/unit/create/{createFlow,lateMachine,liveCreation,requestOptions}.test.js'],
   },
   // SSH value checks, addresses and the config writer (what reaches ~/.ssh/config and a shell).
   // hostile.test.js (about 9 s) is the one file that reaches the writer's lock take-over, the

@@ -283,3 +283,11 @@ test('locateCreation: by id first, else the newest row carrying exactly the labe
   assert.equal(await reconcileCreation(api, ''), undefined);
   assert.equal((await h.ctl.requests()).length, before, 'no request without an id or a label');
 });
+
+test('locateCreation: the newest row carrying the label, whatever order the list answers in', async () => {
+  // The client sorts the v1 list by id; a ServiceApi that does not (the v0 list, the demo API) must not change which row is taken.
+  const row = (id: number, label: string) => ({ id, label, state: 'running', actual_status: 'running' }) as Instance;
+  const api = { findInstances: async () => [row(9, 'job'), row(12, 'job'), row(15, 'job-other'), row(10, 'job')] } as unknown as ServiceApi;
+  assert.equal((await locateCreation(api, { label: 'job' }))?.id, 12, 'not the first row, not the last one');
+  assert.equal((await reconcileCreation(api, 'job'))?.id, 12);
+});

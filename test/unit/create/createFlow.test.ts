@@ -94,7 +94,11 @@ test('an ambiguous create the list never shows: scripted, nothing else is rented
   assert.equal(rec.length, 1);
   assert.equal(rec[0]!.label, labels[0]);
   assert.equal(rec[0]!.late, true);
-  assert.ok(h.log.lines.some((l) => /the instance list showed no instance labelled "[^"]+" in \d+ reads over \d+ s; its fate is unknown/.test(l)), h.log.lines.join('\n'));
+  // the log says why (the create's cause) and what the list showed, in reads and seconds
+  const said = (l: string) => h.log.lines.includes(l) || h.log.lines.some((x) => new RegExp(`^${l}$`).test(x));
+  assert.ok(said(`warn create: outcome of renting offer \\d+ is unknown \\(ambiguous: timeout\\); checking the instance list for "${labels[0]}"`), h.log.lines.join('\n'));
+  assert.ok(said(`info create: the instance list does not show "${labels[0]}" yet (read 1); asking again in 10 s`), h.log.lines.join('\n'));
+  assert.ok(said(`info create: the instance list showed no instance labelled "${labels[0]}" in 7 reads over 60 s; its fate is unknown`), h.log.lines.join('\n'));
   assert.ok(!h.log.lines.some((l) => /nothing was rented/i.test(l)), 'a reconciliation log states only what the list showed');
 });
 
@@ -159,6 +163,8 @@ test('an offer taken by someone else moves to the next match, bounded', async ()
   const r2 = await runCreateFlow(h2.ports, { template, templatePath: '.gpu/t.json', maxAttempts: 2 });
   assert.equal(r2.outcome, 'failed');
   assert.ok(r2.outcome === 'failed' && r2.attempts === 2 && /rented by someone else/.test(r2.message) && /after 2 attempt/.test(r2.message), JSON.stringify(r2));
+  // the log names the service's code (not the status, not "unavailable")
+  assert.equal(h2.log.lines.filter((l) => /^info create: offer \d+ is gone \(no_such_ask\); trying the next match$/.test(l)).length, 2, h2.log.lines.join('\n'));
 });
 
 test('an instance that exits while booting is destroyed and the flow retries on another offer', async () => {
@@ -271,9 +277,11 @@ test('polling backs off on 429 and returns to the 10 s interval', async () => {
     },
   } as unknown as ServiceApi;
   const slept: number[] = [];
-  const out = await pollUntilReady(fake, 7, { now: () => 0, sleep: async (ms) => void slept.push(ms) }, memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 1e9 });
+  const log = memoryLog();
+  const out = await pollUntilReady(fake, 7, { now: () => 0, sleep: async (ms) => void slept.push(ms) }, log, { targetState: 'running', intervalMs: 10_000, maxWaitMs: 1e9 });
   assert.equal(out.kind, 'ready');
   assert.deepEqual(slept, [20_000, 40_000, 10_000]);
+  assert.deepEqual(log.lines, ['debug create: reading instance 7 failed (rate_limited 429); next try in 20 s', 'debug create: reading instance 7 failed (rate_limited 429); next try in 40 s']);
 });
 
 test('the bid changed in the confirmation is the price sent, and the clock starts at the click on Rent', async () => {
@@ -439,6 +447,14 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
   await removeInflightLabel(state, 'p');
   assert.deepEqual(readInflight(state).filter((r) => r.instanceId === undefined).map((r) => r.label), ['q']);
   await removeInflightLabel(state, 'q');
+  // a record whose id has not arrived yet is the rental its label names, even for a reference with the id
+  await putInflight(state, rec({ label: 'f' }));
+  await markLate(state, { instanceId: 77, label: 'f' });
+  assert.equal(readInflight(state).find((r) => r.label === 'f')?.late, true, 'matched by label: the record has no id yet');
+  // two rentals without an id are the same only when their labels are
+  await putInflight(state, rec({ label: 'g' }));
+  await markLate(state, { label: 'h' });
+  assert.equal(readInflight(state).find((r) => r.label === 'g')?.late, undefined, 'another label: another rental');
 });
 
 test('a 429 on the create waits the creation penalty three times at most, then fails with nothing rented; a cancel during the wait rents nothing', async () => {
@@ -541,12 +557,13 @@ test('reconcileAmbiguous: looks no faster than the list threshold; 10 unreadable
   const h = harness();
   assert.deepEqual(await reconcileAmbiguous(h.ports, label, 500), { absent: true, reads: 61, waitedMs: 60_000 });
   assert.ok(h.clock.slept.every((ms) => ms === 1000), JSON.stringify(h.clock.slept));
+  assert.equal(h.log.lines.find((l) => l.startsWith('info create:')), `info create: the instance list does not show "${label}" yet (read 1); asking again in 1 s`);
 
   // 10 unreadable lists in a row: unknown, each failure backing off from the threshold
   await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 10 });
   const h2 = harness();
   const r2 = await reconcileAmbiguous(h2.ports, label, 500);
-  assert.ok('unknown' in r2 && r2.error instanceof ApiError && r2.error.status === 500, JSON.stringify(r2));
+  assert.ok('unknown' in r2 && r2.unknown === true && r2.error instanceof ApiError && r2.error.status === 500, JSON.stringify(r2));
   assert.deepEqual(h2.clock.slept, [2000, 4000, 8000, 16_000, 32_000, 64_000, 120_000, 120_000, 120_000]);
   // 9, a readable list, 9 more: the count started over, and the delay went back to the threshold
   await flowSim.control.reset();
@@ -570,6 +587,10 @@ test('reconcileAmbiguous: looks no faster than the list threshold; 10 unreadable
   // with a wait limit: looks past the minute and past 10 failures, until the limit
   await flowSim.control.reset();
   assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 30_000, { maxWaitMs: 120_000 }), { absent: true, reads: 5, waitedMs: 120_000 });
+  // the same on a clock that does not read 0 at the start: the limit and the wait reported count from the start
+  const offset = harness();
+  offset.ports.clock = { now: () => 1_000_000 + offset.clock.now(), sleep: offset.clock.sleep };
+  assert.deepEqual(await reconcileAmbiguous(offset.ports, label, 30_000, { maxWaitMs: 120_000 }), { absent: true, reads: 5, waitedMs: 120_000 });
   // 12 unreadable lists (backing off 60 s, then 120 s): the twelfth is at the limit
   await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 12 });
   assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 30_000, { maxWaitMs: 1_260_000 }), { absent: true, reads: 0, waitedMs: 1_260_000 });
@@ -611,7 +632,15 @@ test('pollUntilReady after the minute of "not found": an unreadable list is no s
   const r = await pollUntilReady(h.api, 999_998, h.clock, h.log, { ...opts, label: 'never-rented-here' });
   assert.equal(r.kind, 'not-found', JSON.stringify(r));
   assert.equal(r.kind === 'not-found' && r.proof.listReads, 2, 'the unreadable list did not count');
-  assert.ok(h.log.lines.some((l) => /the instance list could not be read/.test(l)), 'the fault was met');
+  // the unreadable list (its error kind named), then one miss (said once: the unreadable read is no miss), then the verdict
+  assert.deepEqual(
+    h.log.lines.filter((l) => /instance list/.test(l)),
+    [
+      'debug create: the instance list could not be read (http); instance 999998 stays tracked',
+      'info create: the instance list shows neither instance 999998 nor the label "never-rented-here"; asking again before concluding anything',
+      'warn create: the instance list shows neither instance 999998 nor the label "never-rented-here" (2 reads in a row, 80 s after renting), and no read ever showed it: it may still appear',
+    ],
+  );
 
   const [offer] = await h.api.searchOffers({ limit: 1 });
   const other = (await h.api.createInstance(offer!.id, { image: 'i', label: 'shared-label', disk: 10, runtype: 'ssh_direct' })).new_contract;

@@ -39,6 +39,13 @@ test('"not found" needs the grace minute and two list reads, both without the id
   assert.equal(await puts(), 1);
   assert.equal((await held()).length, 1);
   assert.equal(readInflight(h.state)[0]!.late, true, 'the rental stays in flight, watched');
+  // the first miss is said once, as a miss that concludes nothing; the second is the verdict
+  const label = readInflight(h.state)[0]!.label;
+  const id = readInflight(h.state)[0]!.instanceId;
+  assert.deepEqual(
+    h.log.lines.filter((l) => l.includes('the instance list shows neither')).map((l) => l.replace(/ \(2 reads in a row.*$/, ' (2 reads…')),
+    [`info create: the instance list shows neither instance ${id} nor the label "${label}"; asking again before concluding anything`, `warn create: the instance list shows neither instance ${id} nor the label "${label}" (2 reads…`],
+  );
 });
 
 test('the ambiguous create of a machine shown late is not re-rented: the create answer lost, invisible for 5 min, one machine adopted by the watcher', async () => {
@@ -61,6 +68,9 @@ test('invisible for 30 min, scripted: the answer is unknown at once (no second r
   assert.equal(run.result?.outcome, 'unknown');
   assert.ok(run.result?.outcome === 'unknown' && typeof run.result.instanceId === 'number');
   assert.deepEqual(run.adopted, [run.result.outcome === 'unknown' ? run.result.instanceId : -1]);
+  // while the list does not show it, the watcher looks less often (doubling to two minutes), and says when it looks next
+  const next = run.watcher.log.lines.map((l) => /; still watching for it \(next look in (\d+) s\)$/.exec(l)?.[1]).filter((x) => x !== undefined);
+  assert.deepEqual(next.slice(0, 5), ['20', '40', '80', '120', '120'], run.watcher.log.lines.join('\n'));
 });
 
 test('a window reload mid-way: the rental persisted in flight is picked up after the reload and ends running, one machine', async () => {
