@@ -255,6 +255,36 @@ test('auth: the resend with the fallback credentials does not use up a retry', a
   assert.deepEqual(seen.map((r) => r.headers.authorization), ['Bearer session-key', 'Bearer api-key', 'Bearer api-key']);
 });
 
+test('auth: only a refusal of the credentials asks for the fallback; a 403, 404 or 500 never does', async () => {
+  let asked = 0;
+  const credentials = { token: () => 'session-key', onAuthFailure: () => (asked++, true) };
+  for (const [status, body] of [[403, { error: 'forbidden', msg: 'no' }], [404, { error: 'no_such_instance', msg: 'gone' }], [500, { error: 'oops', msg: 'later' }]] as const) {
+    const { api, seen } = scripted(() => json(status, body), { credentials, retry: { retries: 0 } });
+    const e = await rejection(api.showInstance(5));
+    assert.equal(e.status, status);
+    assert.equal(seen.length, 1, `${status}: sent once`);
+  }
+  assert.equal(asked, 0, 'a sign-out elsewhere or a key switch is for 401s only');
+});
+
+test('an error that is not the service\'s (the credentials provider throws) is a network ApiError naming the call', async () => {
+  const credentials = { token: (): string => { throw new Error('keychain locked'); } };
+  const { api } = scripted(() => json(200, USER), { credentials, retry: { retries: 0 } });
+  const e = await rejection(api.currentUser());
+  assert.ok(e instanceof ApiError);
+  assert.equal(e.kind, 'network');
+  assert.match(e.message, /failed: keychain locked/);
+});
+
+test('an instance id that is not a positive whole number is refused before sending, with the reason', async () => {
+  const { api, seen } = scripted(() => json(200, {}));
+  for (const id of [0, -2, 1.5]) {
+    const e = await rejection(api.showInstance(id));
+    assert.match(e.message, new RegExp(`must be a positive whole number, got ${String(id).replace('.', '\\.')}`));
+  }
+  assert.equal(seen.length, 0);
+});
+
 test('closing the built-in transport ends its kept-alive connections', { timeout: 10_000 }, async () => {
   let open = 0;
   let allClosed = () => {};
