@@ -344,11 +344,11 @@ test('any other failure of the list is warned about: a 404 or 410 with another e
   }
   // without a JSON body: an HTML 500 page, a 404 that says the key is wrong (signed out), a plain
   // 404 of a call that is not the list
-  const plain = [
+  const plain: ReadonlyArray<readonly [(api: ServiceApi) => Promise<unknown>, number, string, RegExp]> = [
     [(api: ServiceApi) => api.listInstances(), 500, 'Internal Server Error', /GET \/api\/v1\/instances\/\S* failed: http 500$/],
     [(api: ServiceApi) => api.listInstances(), 404, 'Invalid user key', /GET \/api\/v1\/instances\/\S* failed: auth 404$/],
     [(api: ServiceApi) => api.currentUser(), 404, 'Not Found', /GET \/api\/v0\/users\/current\/ failed: http 404$/],
-  ] as const;
+  ];
   for (const [call, status, text, warned] of plain) {
     forgetListEras();
     const { api, log, seen } = scripted(() => json(status, `<html><body>${text}</body></html>`, { 'content-type': 'text/html' }), { retry: { retries: 0 } });
