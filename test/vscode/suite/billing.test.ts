@@ -37,6 +37,9 @@ describe('billing', () => {
     }, 10_000, 'the marked row');
     assert.match(String((row.tooltip as vscode.MarkdownString).value), /raises its price.*→.*Review Price Increase/);
     assert.equal(billing.statusItem.text, '$(arrow-up) 1 price increase');
+    // the notification is raised once the increase is known, which may be a moment after the row
+    // and status bar show it (seen under load): wait for it, then check there is exactly one
+    await waitFor(() => (billing.notified.length ? true : undefined), 10_000, 'the price-increase notification');
     assert.deepEqual(billing.notified, [pid], 'one notification');
     // further list walks and refreshes do not notify again
     await services.instances.refresh();
