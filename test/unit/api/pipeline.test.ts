@@ -1,13 +1,19 @@
 // The pipeline (src/api/pipeline.ts) as a caller of the client meets it, through a scripted
 // transport: which pacing a client gets ('off', the service's, its own), what a 429 holds back,
 // a cancel while waiting for a turn. Waits run on Node's fake timers: a wait ends only when the
-// test moves the clock, so nothing here depends on how fast the machine is.
+// test moves the clock, so nothing here depends on how fast the machine is. The built-in transport
+// is tested over a local server, and its lazy load through the built dist/client.js.
 import { test, mock, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { flush } from '../../kit/clock';
+import { inTempDir } from '../../kit/temp';
+import { repoRoot } from '../repoRoot';
 import { json, keyCredentials, rejection, scripted, useHarness, type Harness } from './helpers';
 import { captureLogger, type CapturingLogger } from '../../kit/log';
 import { closeApiTransport, createApiClient, forgetListEras, type ApiClientOptions } from '../../../src/api/client';
@@ -285,29 +291,67 @@ test('an instance id that is not a positive whole number is refused before sendi
   assert.equal(seen.length, 0);
 });
 
-test('closing the built-in transport ends its kept-alive connections', { timeout: 10_000 }, async () => {
-  let open = 0;
-  let allClosed = () => {};
+/** A local server that answers every request with USER, for the tests of the built-in transport. */
+async function withUserServer(fn: (baseUrl: string, server: Server) => Promise<void>): Promise<void> {
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(USER)));
-  // no keep-alive hint of its own would end the connections first: undici follows the server's
-  server.keepAliveTimeout = 120_000;
-  server.on('connection', (socket) => {
-    open++;
-    socket.on('close', () => --open === 0 && allClosed());
-  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
-    const api = createApiClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, credentials: keyCredentials(), log: captureLogger(), proxy: null });
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, server);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+test('closing the built-in transport ends its kept-alive connections', { timeout: 10_000 }, async () => {
+  await withUserServer(async (baseUrl, server) => {
+    let open = 0;
+    let allClosed = () => {};
+    // no keep-alive hint of its own would end the connections first: undici follows the server's
+    server.keepAliveTimeout = 120_000;
+    server.on('connection', (socket) => {
+      open++;
+      socket.on('close', () => --open === 0 && allClosed());
+    });
+    const api = createApiClient({ baseUrl, credentials: keyCredentials(), log: captureLogger(), proxy: null });
     await api.currentUser();
     assert.ok(open > 0, 'kept alive after the answer');
     const closed = new Promise<void>((r) => (allClosed = r));
     await closeApiTransport();
     await closed; // (a transport left open: the test's timeout ends it)
     assert.equal(open, 0);
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  }
+  });
+});
+
+test('a transport bundle that fails to load fails that request only: the next request loads it again (the built dist/client.js)', { timeout: 10_000 }, async () => {
+  // The unit bundles inline the transport; the built extension imports dist/transport.js on the
+  // first request. A load that fails (a broken or half-replaced install) must not stay failed.
+  const dist = join(repoRoot(), 'dist');
+  assert.ok(existsSync(join(dist, 'client.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
+  await inTempDir('gpu-rental-transport-', (dir) =>
+    withUserServer(async (baseUrl) => {
+      for (const f of ['client.js', 'schemas.js']) copyFileSync(join(dist, f), join(dir, f));
+      const built = createRequire(__filename)(join(dir, 'client.js')) as typeof import('../../../src/api/client');
+      const api = built.createApiClient({ baseUrl, credentials: keyCredentials(), log: captureLogger(), proxy: null, retry: { retries: 0 } });
+      const e = await api.currentUser().then(
+        () => assert.fail('answered without a transport'),
+        (err: unknown) => err as ApiError,
+      );
+      assert.equal(e.kind, 'network');
+      assert.match(e.message, /^GET \/api\/v0\/users\/current\/ failed: .*transport\.js/);
+      // Deactivation may close the transport while such a load is under way: closing settles
+      // quietly at every moment of it (the load fails a few microtasks after the request starts).
+      for (let ticks = 0; ticks <= 10; ticks++) {
+        const failing = api.currentUser().catch(() => 'failed');
+        for (let i = 0; i < ticks; i++) await null;
+        await built.closeApiTransport();
+        assert.equal(await failing, 'failed');
+      }
+      copyFileSync(join(dist, 'transport.js'), join(dir, 'transport.js'));
+      assert.equal((await api.currentUser()).email, USER.email);
+      await built.closeApiTransport();
+    }),
+  );
 });
 
 // ---- which failures are warned about -------------------------------------------------------
