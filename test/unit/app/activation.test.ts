@@ -1,0 +1,36 @@
+// activate() in a plain Node process with a recording `vscode` (test/kit/vscodeFake.ts): what VS
+// Code needs is there when it returns (every contributed command, the three views), and what the
+// first paint does not need waits until it has returned (issue #7: activate() under 10 ms; every
+// setting read, secret read or status bar item made there cost the extension host milliseconds).
+import { recorded, fakeContext, userSettings } from '../../kit/vscodeFake';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { activate } from '../../../src/extension';
+import { repoRoot } from '../repoRoot';
+
+const contributed = (): string[] => JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')).contributes.commands.map((c: { command: string }) => c.command);
+
+test('activate() registers every command and the views before it returns, and starts the rest after', async () => {
+  // A stored key for a service on a closed loopback port: signed in, and nothing answers.
+  userSettings.set('gpuRental.apiBaseUrl', 'http://127.0.0.1:9');
+  const context = fakeContext({ 'gpuRental.apiKey': 'k'.repeat(32) });
+  const { services } = activate(context as any);
+  // The first request of a command run right after activation waits for the stored key.
+  const firstRequest = services.api();
+  try {
+    const made = [...recorded.calls];
+    assert.deepEqual(made.filter((c) => c.startsWith('commands.registerCommand:')).map((c) => c.split(':')[1]).sort(), contributed().sort());
+    assert.deepEqual(made.filter((c) => c.startsWith('window.createTreeView:')), ['gpuRental.instances', 'gpuRental.offers', 'gpuRental.account'].map((v) => `window.createTreeView:${v}`));
+    assert.equal(made.filter((c) => c.startsWith('workspace.registerTextDocumentContentProvider:')).length, 2);
+    // Only where the key goes is read during activation; the other settings at their first use.
+    assert.deepEqual(recorded.settings.filter((s) => s.startsWith('gpuRental.')), ['gpuRental.apiBaseUrl']);
+
+    await firstRequest;
+    await services.ready;
+    assert.equal(services.connection().signedIn, true);
+  } finally {
+    for (const d of context.subscriptions) d.dispose();
+  }
+});
