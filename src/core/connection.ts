@@ -50,6 +50,8 @@ export class ConnectionState implements Credentials {
   private sessionKey: string | undefined;
   private envKey: string | undefined;
   private demoEndpoint: DemoEndpoint | undefined;
+  /** checkBaseUrl of the setting, kept until the setting changes: info() and token() ask several times per call. */
+  private checked: { setting: string | undefined; check: BaseUrlCheck } | undefined;
   private gen = 0;
   private readonly changed = new Emitter<ConnectionInfo>();
   readonly onDidChange = this.changed.event;
@@ -71,7 +73,8 @@ export class ConnectionState implements Credentials {
   /** The base URL check for the current setting (demo mode always uses the loopback simulator). */
   baseUrl(): BaseUrlCheck {
     if (this.demoEndpoint) return { ok: true, url: this.demoEndpoint.url };
-    return checkBaseUrl(this.baseUrlSetting);
+    if (!this.checked || this.checked.setting !== this.baseUrlSetting) this.checked = { setting: this.baseUrlSetting, check: Object.freeze(checkBaseUrl(this.baseUrlSetting)) };
+    return this.checked.check;
   }
 
   private usingEnvKey(): boolean {
