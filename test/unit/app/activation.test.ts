@@ -26,10 +26,12 @@ test('activate() registers every command and the views before it returns, and st
     assert.equal(made.filter((c) => c.startsWith('workspace.registerTextDocumentContentProvider:')).length, 2);
     // Only where the key goes is read during activation; the other settings at their first use.
     assert.deepEqual(recorded.settings.filter((s) => s.startsWith('gpuRental.')), ['gpuRental.apiBaseUrl']);
+    assert.ok(!made.includes('window.createStatusBarItem'), 'the status bar item is made when there is something to show');
 
     await firstRequest;
     await services.ready;
     assert.equal(services.connection().signedIn, true);
+    assert.ok(recorded.calls.includes('window.createStatusBarItem'), 'signed in: the status bar item shows the costs');
   } finally {
     for (const d of context.subscriptions) d.dispose();
   }
