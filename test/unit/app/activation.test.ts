@@ -27,6 +27,7 @@ test('activate() registers every command and the views before it returns, and st
     // Only where the key goes is read during activation; the other settings at their first use.
     assert.deepEqual(recorded.settings.filter((s) => s.startsWith('gpuRental.')), ['gpuRental.apiBaseUrl']);
     assert.ok(!made.includes('window.createStatusBarItem'), 'the status bar item is made when there is something to show');
+    assert.ok(!made.includes('workspace.createFileSystemWatcher'), 'the template watcher is made with the first template problems');
 
     await firstRequest;
     await services.ready;
