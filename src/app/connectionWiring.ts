@@ -82,7 +82,9 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
     conn.setSessionKey(sessionKey);
   };
 
-  const ready: Promise<void> = loadKeys()
+  // Read once activate() has returned: activation itself waits for no secret.
+  const ready: Promise<void> = Promise.resolve()
+    .then(loadKeys)
     .catch((e) => log.error(`Could not read the stored API key: ${describeError(e)}`))
     .then(() => {
       setContext(base, conn.info());

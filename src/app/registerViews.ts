@@ -16,7 +16,7 @@ import { LOGS_SCHEME } from '../logs/logStore';
 import { SERVER_TEMPLATE_SCHEME } from '../create/serverTemplates';
 import { ServerTemplateDocs } from '../create/vscode/serverTemplateDocs';
 import { openWalkthroughOnce, trackWalkthroughProgress } from './walkthrough';
-import { background } from '../core/background';
+import { afterActivation, background } from '../core/background';
 
 /** Handles the integration tests reach through `services.ui`. */
 export interface ViewsUi {
@@ -54,7 +54,9 @@ export function registerViews(services: Services): ViewsUi {
   const accountView = vscode.window.createTreeView('gpuRental.account', { treeDataProvider: account, showCollapseAll: false });
   account.setVisible(accountView.visible);
   const sessionContext = (session: boolean): void => background(vscode.commands.executeCommand('setContext', 'gpuRental.tfaSession', session), services.log, 'setting the 2FA session context');
-  sessionContext(services.connection().session);
+  // Reset (a restarted extension host finds the previous host's value) once activate() has returned,
+  // to the value at that time: a connection change that came first is not undone.
+  afterActivation(() => sessionContext(services.connection().session), services.log, 'setting the 2FA session context');
   sub(account);
   sub(accountView);
   sub(accountView.onDidChangeVisibility((e) => account.setVisible(e.visible)));

@@ -11,6 +11,7 @@ import { activate } from '../../../src/extension';
 import { repoRoot } from '../repoRoot';
 
 const contributed = (): string[] => JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')).contributes.commands.map((c: { command: string }) => c.command);
+const afterActivation = () => new Promise((resolve) => setImmediate(resolve));
 
 test('activate() registers every command and the views before it returns, and starts the rest after', async () => {
   // A stored key for a service on a closed loopback port: signed in, and nothing answers.
@@ -25,14 +26,21 @@ test('activate() registers every command and the views before it returns, and st
     assert.deepEqual(made.filter((c) => c.startsWith('window.createTreeView:')), ['gpuRental.instances', 'gpuRental.offers', 'gpuRental.account'].map((v) => `window.createTreeView:${v}`));
     assert.equal(made.filter((c) => c.startsWith('workspace.registerTextDocumentContentProvider:')).length, 2);
     // Only where the key goes is read during activation; the other settings at their first use.
-    assert.deepEqual(recorded.settings.filter((s) => s.startsWith('gpuRental.')), ['gpuRental.apiBaseUrl']);
+    assert.deepEqual(recorded.settings, ['gpuRental.apiBaseUrl']);
+    assert.deepEqual(recorded.secrets, []);
+    assert.deepEqual(recorded.executed, []);
     assert.ok(!made.includes('window.createStatusBarItem'), 'the status bar item is made when there is something to show');
     assert.ok(!made.includes('workspace.createFileSystemWatcher'), 'the template watcher is made with the first template problems');
 
     await firstRequest;
     await services.ready;
+    await afterActivation();
+    assert.deepEqual([...recorded.secrets].sort(), ['gpuRental.apiKey', 'gpuRental.sessionKey']);
     assert.equal(services.connection().signedIn, true);
     assert.ok(recorded.calls.includes('window.createStatusBarItem'), 'signed in: the status bar item shows the costs');
+    assert.deepEqual(recorded.executed.find((c) => c[1] === 'gpuRental.tfaSession'), ['setContext', 'gpuRental.tfaSession', false]);
+    assert.deepEqual(recorded.executed.find((c) => c[1] === 'gpuRental.signedIn'), ['setContext', 'gpuRental.signedIn', true]);
+    assert.ok(recorded.executed.some((c) => c[0] === 'workbench.action.openWalkthrough'), 'the walkthrough opens on the first activation');
   } finally {
     for (const d of context.subscriptions) d.dispose();
   }
