@@ -1,8 +1,9 @@
-// registerViews: the Instances, Offers and Account trees, the cost status bar and the template
-// diagnostics. Views render Services' state and never import a command: a click runs a command
-// by its id (TreeItem.command, executeCommand). A new view: its provider in its feature's VS Code
-// part (src/<feature>/vscode/), created below; state it shares with commands goes into the
-// feature's core and onto Services (src/core/vscode/services.ts, built in src/app/createServices.ts).
+// registerViews: the Instances, Offers and Account trees, the cost status bar and the log and
+// server template documents (template diagnostics are a watcher, watchers.ts). Views render
+// Services' state and never import a command: a click runs a command by its id (TreeItem.command,
+// executeCommand). A new view: its provider in its feature's VS Code part (src/<feature>/vscode/),
+// created below; state it shares with commands goes into the feature's core and onto Services
+// (src/core/vscode/services.ts, built in src/app/createServices.ts).
 import * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { AUTHORIZED_UNTIL_KEY } from '../core/stateKeys';
@@ -10,12 +11,11 @@ import { InstancesTreeProvider } from '../instances/vscode/instancesView';
 import { OffersTreeProvider } from '../offers/vscode/offersView';
 import { AccountTreeProvider } from '../account/vscode/accountTree';
 import { CostStatusBar } from '../costs/vscode/statusBar';
-import { registerTemplateDiagnostics } from '../create/vscode/templateDiagnostics';
 import { InstanceLogsProvider } from '../logs/vscode/logDocuments';
 import { LOGS_SCHEME } from '../logs/logStore';
 import { SERVER_TEMPLATE_SCHEME } from '../create/serverTemplates';
 import { ServerTemplateDocs } from '../create/vscode/serverTemplateDocs';
-import { openWalkthroughOnce, trackWalkthroughProgress } from './walkthrough';
+import { openWalkthroughOnce } from './walkthrough';
 import { afterActivation, background } from '../core/background';
 
 /** Handles the integration tests reach through `services.ui`. */
@@ -71,15 +71,12 @@ export function registerViews(services: Services): ViewsUi {
   const statusBar = new CostStatusBar(services);
   sub(statusBar);
 
-  registerTemplateDiagnostics(services);
-
   const logs = new InstanceLogsProvider(services);
   sub(logs);
   sub(vscode.workspace.registerTextDocumentContentProvider(LOGS_SCHEME, logs));
   sub(vscode.workspace.registerTextDocumentContentProvider(SERVER_TEMPLATE_SCHEME, new ServerTemplateDocs(services)));
 
   openWalkthroughOnce(services);
-  trackWalkthroughProgress(services);
 
   const ui: ViewsUi = { instances, offers, account, statusBar };
   services.ui = ui;

@@ -107,7 +107,7 @@ const api = {
     onDidGrantWorkspaceTrust: event(),
     createFileSystemWatcher: () => (call('workspace.createFileSystemWatcher'), { onDidDelete: event(), dispose() {} }),
   },
-  languages: { createDiagnosticCollection: () => ({ set() {}, delete() {}, forEach() {}, dispose() {} }) },
+  languages: { createDiagnosticCollection: () => (call('languages.createDiagnosticCollection'), { set() {}, delete() {}, forEach() {}, dispose() {} }) },
 };
 
 const resolveFilename = (Module as any)._resolveFilename;

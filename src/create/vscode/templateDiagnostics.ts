@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { TemplateProblem } from '../templateValidation';
 import { matchesGlob } from '../templateDiscovery';
-import { afterActivation, background } from '../../core/background';
+import { background } from '../../core/background';
 
 /** Is this file a template by the glob setting (relative to its workspace folder)? */
 export function isTemplateUri(services: Services, uri: vscode.Uri): boolean {
@@ -82,8 +82,7 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
     { dispose: () => timers.forEach((t) => clearTimeout(t)) },
   ])
     services.track(d);
-  // The documents already open: after activation (telling a template apart reads the settings).
-  afterActivation(() => vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file')), services.log, 'checking the open template files');
+  vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file'));
   return collection;
 }
 
