@@ -31,7 +31,6 @@ export function registerViews(services: Services): ViewsUi {
 
   const instances = new InstancesTreeProvider(services);
   const instancesView = vscode.window.createTreeView('gpuRental.instances', { treeDataProvider: instances, showCollapseAll: true });
-  instances.view = instancesView;
   sub(instances);
   sub(instancesView);
   // Poll at the fast interval while the view is visible, slowly while hidden.
@@ -40,7 +39,6 @@ export function registerViews(services: Services): ViewsUi {
 
   const offers = new OffersTreeProvider(services);
   const offersView = vscode.window.createTreeView('gpuRental.offers', { treeDataProvider: offers });
-  offers.view = offersView;
   services.offers.visible = offersView.visible;
   sub(offers);
   sub(offersView);
@@ -54,9 +52,6 @@ export function registerViews(services: Services): ViewsUi {
   const accountView = vscode.window.createTreeView('gpuRental.account', { treeDataProvider: account, showCollapseAll: false });
   account.setVisible(accountView.visible);
   const sessionContext = (session: boolean): void => background(vscode.commands.executeCommand('setContext', 'gpuRental.tfaSession', session), services.log, 'setting the 2FA session context');
-  // Reset (a restarted extension host finds the previous host's value) once activate() has returned,
-  // to the value at that time: a connection change that came first is not undone.
-  afterActivation(() => sessionContext(services.connection().session), services.log, 'setting the 2FA session context');
   sub(account);
   sub(accountView);
   sub(accountView.onDidChangeVisibility((e) => account.setVisible(e.visible)));
@@ -77,6 +72,20 @@ export function registerViews(services: Services): ViewsUi {
   sub(vscode.workspace.registerTextDocumentContentProvider(SERVER_TEMPLATE_SCHEME, new ServerTemplateDocs(services)));
 
   openWalkthroughOnce(services);
+
+  // What reads the connection (its URL is a setting, read at first use) comes once activate() has
+  // returned, as the connection is then: the views' message and description, the cost status bar,
+  // and the 2FA context (reset: a restarted extension host finds the previous host's value).
+  afterActivation(
+    () => {
+      instances.view = instancesView;
+      offers.view = offersView;
+      statusBar.update();
+      sessionContext(services.connection().session);
+    },
+    services.log,
+    'describing the views',
+  );
 
   const ui: ViewsUi = { instances, offers, account, statusBar };
   services.ui = ui;

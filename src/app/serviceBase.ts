@@ -23,11 +23,14 @@ export interface ServiceBase {
   readonly globalState: KeyValueStore;
   readonly workspaceState: KeyValueStore;
   /**
-   * The settings as last read: read at first use, not during activation (which needs only the
-   * base URL), and again at the first use after gpuRental.* changed.
+   * The settings as last read: read at first use, not during activation, and again at the first
+   * use after gpuRental.* changed.
    */
   readonly settings: Settings;
-  /** gpuRental.* changed: the settings are read again at their next use. Says whether apiBaseUrl changed, and its value. */
+  /**
+   * gpuRental.* changed: the settings are read again at their next use. Says whether apiBaseUrl
+   * changed, and its value (unchanged while the connection has not read it yet: it reads the new one).
+   */
   reloadSettings(): { apiBaseUrlChanged: boolean; apiBaseUrl: string | undefined };
   readonly conn: ConnectionState;
   readonly connectionChanged: Emitter<ConnectionInfo>;
@@ -40,9 +43,11 @@ export function createServiceBase(context: vscode.ExtensionContext): ServiceBase
   const outputChannel = vscode.window.createOutputChannel('GPU Rental', { log: true });
   track(outputChannel);
   const secrets = secretStore(context.secrets, track);
-  let apiBaseUrl = readApiBaseUrl();
+  // The base URL too is read at its first use (the first connection() or request), after activation.
+  let apiBaseUrl: { value: string | undefined } | undefined;
+  const readUrl = () => (apiBaseUrl = { value: readApiBaseUrl() }).value;
   let settings: Settings | undefined;
-  const conn = new ConnectionState({ baseUrl: apiBaseUrl, envDemoKey: process.env[DEMO_ENV_KEY] });
+  const conn = new ConnectionState({ baseUrl: readUrl, envDemoKey: process.env[DEMO_ENV_KEY] });
   track(conn);
   const log = createRedactingLogger(channelSink(outputChannel), () => conn.knownSecrets());
   const connectionChanged = new Emitter<ConnectionInfo>();
@@ -60,9 +65,10 @@ export function createServiceBase(context: vscode.ExtensionContext): ServiceBase
     },
     reloadSettings: () => {
       settings = undefined;
-      const before = apiBaseUrl;
-      apiBaseUrl = readApiBaseUrl();
-      return { apiBaseUrlChanged: apiBaseUrl !== before, apiBaseUrl };
+      if (!apiBaseUrl) return { apiBaseUrlChanged: false, apiBaseUrl: undefined };
+      const before = apiBaseUrl.value;
+      const now = readUrl();
+      return { apiBaseUrlChanged: now !== before, apiBaseUrl: now };
     },
     conn,
     connectionChanged,

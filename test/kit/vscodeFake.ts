@@ -84,7 +84,8 @@ const api = {
     createOutputChannel: () => ({ trace() {}, debug() {}, info() {}, warn() {}, error() {}, show() {}, dispose() {} }),
     createTreeView: (id: string) => {
       call(`window.createTreeView:${id}`);
-      return { visible: false, message: '', description: undefined, onDidChangeVisibility: event(), dispose() {} };
+      // The sidebar open on the Instances view, as VS Code restores it.
+      return { visible: id === 'gpuRental.instances', message: '', description: undefined, onDidChangeVisibility: event(), dispose() {} };
     },
     createStatusBarItem: () => (call('window.createStatusBarItem'), { show() {}, hide() {}, dispose() {} }),
     onDidChangeWindowState: event(),

@@ -44,8 +44,8 @@ export interface Settings {
 const apiBaseUrlOf = (c: vscode.WorkspaceConfiguration): string | undefined => userOnly(c.inspect<string>('apiBaseUrl')) || undefined;
 
 /**
- * gpuRental.apiBaseUrl alone: all activation needs. Each setting read is a configuration lookup
- * that takes about a millisecond in the extension host, so activation does not read them all.
+ * gpuRental.apiBaseUrl alone, for the connection. Each setting read is a configuration lookup that
+ * takes about half a millisecond in the extension host: the connection does not read them all.
  */
 export function readApiBaseUrl(): string | undefined {
   return apiBaseUrlOf(vscode.workspace.getConfiguration('gpuRental'));

@@ -53,7 +53,7 @@ export class CostStatusBar implements vscode.Disposable {
       services.credit.onDidChange(() => this.update()),
       services.onDidChangeConnection(() => this.update()),
     );
-    this.update();
+    // The first update() is its creator's (registerViews: once activate() has returned).
   }
 
   /**

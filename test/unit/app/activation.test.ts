@@ -25,8 +25,8 @@ test('activate() registers every command and the views before it returns, and st
     assert.deepEqual(made.filter((c) => c.startsWith('commands.registerCommand:')).map((c) => c.split(':')[1]).sort(), contributed().sort());
     assert.deepEqual(made.filter((c) => c.startsWith('window.createTreeView:')), ['gpuRental.instances', 'gpuRental.offers', 'gpuRental.account'].map((v) => `window.createTreeView:${v}`));
     assert.equal(made.filter((c) => c.startsWith('workspace.registerTextDocumentContentProvider:')).length, 2);
-    // Only where the key goes is read during activation; the other settings at their first use.
-    assert.deepEqual(recorded.settings, ['gpuRental.apiBaseUrl']);
+    // No setting is read during activation: each at its first use, the base URL by the connection.
+    assert.deepEqual(recorded.settings, []);
     assert.deepEqual(recorded.secrets, []);
     assert.deepEqual(recorded.executed, []);
     assert.ok(!made.includes('window.createStatusBarItem'), 'the status bar item is made when there is something to show');
@@ -37,6 +37,7 @@ test('activate() registers every command and the views before it returns, and st
     await services.ready;
     await afterActivation();
     assert.deepEqual([...recorded.secrets].sort(), ['gpuRental.apiKey', 'gpuRental.sessionKey']);
+    assert.equal(recorded.settings[0], 'gpuRental.apiBaseUrl');
     assert.equal(services.connection().signedIn, true);
     assert.ok(recorded.calls.includes('window.createStatusBarItem'), 'signed in: the status bar item shows the costs');
     assert.deepEqual(recorded.executed.find((c) => c[1] === 'gpuRental.tfaSession'), ['setContext', 'gpuRental.tfaSession', false]);
