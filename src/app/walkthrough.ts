@@ -8,12 +8,12 @@ import { markWalkthroughStep } from '../core/vscode/walkthroughProgress';
 
 export const WALKTHROUGH_ID = 'gpurental.gpu-rental#gettingStarted';
 
+/** Once activate() has returned: an editor opening is not part of the sidebar's first paint. */
 export function openWalkthroughOnce(services: Services): void {
-  if (services.globalState.get<boolean>(WALKTHROUGH_SHOWN_KEY)) return;
-  background(services.globalState.update(WALKTHROUGH_SHOWN_KEY, true), services.log, 'remembering that the walkthrough was shown');
-  // Once activate() has returned: an editor opening is not part of the sidebar's first paint.
   afterActivation(
     () => {
+      if (services.globalState.get<boolean>(WALKTHROUGH_SHOWN_KEY)) return;
+      background(services.globalState.update(WALKTHROUGH_SHOWN_KEY, true), services.log, 'remembering that the walkthrough was shown');
       if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
       void Promise.resolve(vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false)).catch((e: unknown) =>
         services.log.debug(`walkthrough: could not open it (${e instanceof Error ? e.message : 'unknown error'})`),

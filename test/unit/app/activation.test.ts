@@ -29,6 +29,7 @@ test('activate() registers every command and the views before it returns, and st
     assert.deepEqual(recorded.settings, []);
     assert.deepEqual(recorded.secrets, []);
     assert.deepEqual(recorded.executed, []);
+    assert.equal(context.globalState.get('gpuRental.walkthroughShown'), undefined, 'the walkthrough is opened (and marked) after activation');
     assert.ok(!made.includes('window.createStatusBarItem'), 'the status bar item is made when there is something to show');
     assert.ok(!made.includes('workspace.createFileSystemWatcher'), 'the template watcher is made with the first template problems');
     assert.ok(!made.includes('languages.createDiagnosticCollection'), 'template diagnostics are one of the watchers, started after activation');
@@ -43,6 +44,7 @@ test('activate() registers every command and the views before it returns, and st
     assert.deepEqual(recorded.executed.find((c) => c[1] === 'gpuRental.tfaSession'), ['setContext', 'gpuRental.tfaSession', false]);
     assert.deepEqual(recorded.executed.find((c) => c[1] === 'gpuRental.signedIn'), ['setContext', 'gpuRental.signedIn', true]);
     assert.ok(recorded.executed.some((c) => c[0] === 'workbench.action.openWalkthrough'), 'the walkthrough opens on the first activation');
+    assert.equal(context.globalState.get('gpuRental.walkthroughShown'), true);
     assert.ok(recorded.calls.includes('languages.createDiagnosticCollection'), 'the watchers have started');
   } finally {
     for (const d of context.subscriptions) d.dispose();
