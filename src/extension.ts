@@ -1,11 +1,12 @@
-// Wires the extension together: createServices() → registerViews() → registerCommands() → the guard's warnings.
-// Nothing else lives here (CONTRIBUTING.md "Architecture" has the feature map and the import rules).
+// Wires the extension together: createServices() → registerViews() → registerCommands() →
+// startWatchers() (what follows later events, started once activate() has returned). Nothing
+// else lives here (CONTRIBUTING.md "Architecture" has the feature map and the import rules).
 import type * as vscode from 'vscode';
 import { createServices } from './app/createServices';
 import type { Services } from './core/vscode/services';
 import { registerViews } from './app/registerViews';
 import { registerCommands } from './app/commandTable';
-import { startGuardWarnings } from './guard/vscode/guardWarnings';
+import { startWatchers } from './app/watchers';
 
 export interface ExtensionApi {
   /** For integration tests and scripts. */
@@ -25,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const services = createServices(context);
   registerViews(services);
   registerCommands(services);
-  startGuardWarnings(services);
+  startWatchers(services);
   const loadStart = typeof __gpuRentalLoadStart === 'number' ? __gpuRentalLoadStart : undefined;
   const loadEnd = typeof __gpuRentalLoadEnd === 'number' ? __gpuRentalLoadEnd : undefined;
   return { services, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };

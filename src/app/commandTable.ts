@@ -153,15 +153,14 @@ export function registerCommands(services: Services): void {
   for (const [id, handler] of Object.entries(commands) as Array<[string, Handler]>) {
     services.track(vscode.commands.registerCommand(id, (...args: unknown[]) => handler(services, ...args)));
   }
-  resumeCreations(services);
 }
 
 /**
  * Creations interrupted by a restart resume after the first instance list arrived (signed in,
  * service reachable). keepWatching reads and checks the records itself; this only avoids
- * loading the create flow for nothing.
+ * loading the create flow for nothing. One of the watchers (src/app/watchers.ts).
  */
-function resumeCreations(services: Services): void {
+export function resumeCreations(services: Services): void {
   const inflight = () => (services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0;
   if (!inflight()) return;
   const sub = services.instances.onDidChange(() => {

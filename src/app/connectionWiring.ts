@@ -4,7 +4,6 @@
 import { background } from '../core/background';
 import * as vscode from 'vscode';
 import type { ConnectionInfo } from '../core/ports';
-import { readSettings } from '../core/vscode/settings';
 import { checkBaseUrl } from '../core/connection';
 import { describeError } from '../core/describeError';
 import { API_KEY_SECRET } from '../account/apiKey';
@@ -51,12 +50,11 @@ function watchSettings(base: ServiceBase, instances: PolledInstanceStore): void 
   base.track(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('gpuRental')) return;
-      const before = base.settings;
-      base.settings = readSettings();
-      if (before.apiBaseUrl !== base.settings.apiBaseUrl) {
-        const c = checkBaseUrl(base.settings.apiBaseUrl);
+      const { apiBaseUrlChanged, apiBaseUrl } = base.reloadSettings();
+      if (apiBaseUrlChanged) {
+        const c = checkBaseUrl(apiBaseUrl);
         if (!c.ok) vscode.window.showErrorMessage(c.message);
-        base.conn.setBaseUrl(base.settings.apiBaseUrl);
+        base.conn.setBaseUrl(apiBaseUrl);
       } else {
         instances.poller.nudge();
       }
@@ -84,7 +82,9 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
     conn.setSessionKey(sessionKey);
   };
 
-  const ready: Promise<void> = loadKeys()
+  // Read once activate() has returned: activation itself waits for no secret.
+  const ready: Promise<void> = Promise.resolve()
+    .then(loadKeys)
     .catch((e) => log.error(`Could not read the stored API key: ${describeError(e)}`))
     .then(() => {
       setContext(base, conn.info());

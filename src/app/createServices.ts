@@ -1,17 +1,15 @@
 // The composition root: createServices() builds the one Services every command and view gets
-// and starts the background work that belongs to no view (polling, the SSH entry sync). It only
-// composes; each part is built by its own small factory: serviceBase.ts (log channel,
-// namespaced secrets and states, settings, the connection), apiAccess.ts (the cached API
-// client), createStores.ts (instances, offers, credit, logs, cost notes), connectionWiring.ts
-// (stored keys, context keys, resets on a connection change), createGuard.ts (the idle guard's
-// monitor, per-instance clean-up).
+// (polling starts once the stored keys are read; the SSH entry sync is one of the watchers,
+// watchers.ts). It only composes; each part is built by its own small factory: serviceBase.ts
+// (log channel, namespaced secrets and states, settings, the connection), apiAccess.ts (the
+// cached API client), createStores.ts (instances, offers, credit, logs, cost notes),
+// connectionWiring.ts (stored keys, context keys, resets on a connection change), createGuard.ts
+// (the idle guard's monitor, per-instance clean-up).
 import { background } from '../core/background';
 import type * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { Emitter } from '../core/events';
 import { readSettings } from '../core/vscode/settings';
-import { startEntrySync } from '../ssh/entrySync';
-import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/sshTypes';
 import { createServiceBase, type ServiceBase } from './serviceBase';
 import { closeApiClient, createApiAccess } from './apiAccess';
 import { createCostNotes, createCreditStore, createInstanceStore, createLogStore, createOfferStore, startBillingLater } from './createStores';
@@ -90,23 +88,13 @@ export function createServices(context: vscode.ExtensionContext): Services {
       return demoStop;
     },
   };
-  startBackground(base, services);
+  endWithExtension(base, services);
   return services;
 }
 
-/** Host entries follow the instance list; the demo and the client's sockets end with the extension. */
-function startBackground(base: ServiceBase, services: Services): void {
-  const { track, conn, log } = base;
-  // The writer (dist/sshHost.js) loads at the first reconcile after the list has loaded (startup clean-up).
-  track(
-    startEntrySync({
-      instances: services.instances,
-      enabled: () => readSettings().ssh.manageConfig && conn.token() !== undefined,
-      writer: async () => (await import('../ssh/vscode/sshHost')).createWriter(services),
-      registered: () => services.globalState.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {},
-      log,
-    }),
-  );
+/** The demo and the client's sockets end with the extension. */
+function endWithExtension(base: ServiceBase, services: Services): void {
+  const { track, log } = base;
   track({ dispose: () => void (services.demoStop ? services.demoStop().catch(() => undefined) : undefined) });
   // Keep-alive sockets must not outlive the extension host's shutdown.
   track({ dispose: () => background(closeApiClient(), log, 'closing the API connections') });

@@ -6,7 +6,7 @@ import type { Logger } from '../api/types';
 import { createRedactingLogger } from '../api/redact';
 import { Emitter, type Disposable } from '../core/events';
 import type { ConnectionInfo, KeyValueStore, SecretStore } from '../core/ports';
-import { readSettings, type Settings } from '../core/vscode/settings';
+import { readApiBaseUrl, readSettings, type Settings } from '../core/vscode/settings';
 import { ConnectionState } from '../core/connection';
 import { channelSink, keyValue, secretStore } from './vscodeAdapters';
 
@@ -22,8 +22,16 @@ export interface ServiceBase {
   readonly secrets: SecretStore;
   readonly globalState: KeyValueStore;
   readonly workspaceState: KeyValueStore;
-  /** The settings as last read (re-read when gpuRental.* changes). */
-  settings: Settings;
+  /**
+   * The settings as last read: read at first use, not during activation, and again at the first
+   * use after gpuRental.* changed.
+   */
+  readonly settings: Settings;
+  /**
+   * gpuRental.* changed: the settings are read again at their next use. Says whether apiBaseUrl
+   * changed, and its value (unchanged while the connection has not read it yet: it reads the new one).
+   */
+  reloadSettings(): { apiBaseUrlChanged: boolean; apiBaseUrl: string | undefined };
   readonly conn: ConnectionState;
   readonly connectionChanged: Emitter<ConnectionInfo>;
 }
@@ -35,8 +43,11 @@ export function createServiceBase(context: vscode.ExtensionContext): ServiceBase
   const outputChannel = vscode.window.createOutputChannel('GPU Rental', { log: true });
   track(outputChannel);
   const secrets = secretStore(context.secrets, track);
-  const settings = readSettings();
-  const conn = new ConnectionState({ baseUrl: settings.apiBaseUrl, envDemoKey: process.env[DEMO_ENV_KEY] });
+  // The base URL too is read at its first use (the first connection() or request), after activation.
+  let apiBaseUrl: { value: string | undefined } | undefined;
+  const readUrl = () => (apiBaseUrl = { value: readApiBaseUrl() }).value;
+  let settings: Settings | undefined;
+  const conn = new ConnectionState({ baseUrl: readUrl, envDemoKey: process.env[DEMO_ENV_KEY] });
   track(conn);
   const log = createRedactingLogger(channelSink(outputChannel), () => conn.knownSecrets());
   const connectionChanged = new Emitter<ConnectionInfo>();
@@ -49,7 +60,16 @@ export function createServiceBase(context: vscode.ExtensionContext): ServiceBase
     secrets,
     globalState: keyValue(context.globalState),
     workspaceState: keyValue(context.workspaceState),
-    settings,
+    get settings() {
+      return (settings ??= readSettings());
+    },
+    reloadSettings: () => {
+      settings = undefined;
+      if (!apiBaseUrl) return { apiBaseUrlChanged: false, apiBaseUrl: undefined };
+      const before = apiBaseUrl.value;
+      const now = readUrl();
+      return { apiBaseUrlChanged: now !== before, apiBaseUrl: now };
+    },
     conn,
     connectionChanged,
   };

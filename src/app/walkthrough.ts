@@ -1,6 +1,6 @@
 // The Getting Started walkthrough (package.json contributes.walkthroughs) opens once, on the
 // first activation after install, unless the user turned walkthroughs-on-install off.
-import { background } from '../core/background';
+import { afterActivation, background } from '../core/background';
 import * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { WALKTHROUGH_SHOWN_KEY } from '../core/stateKeys';
@@ -8,12 +8,19 @@ import { markWalkthroughStep } from '../core/vscode/walkthroughProgress';
 
 export const WALKTHROUGH_ID = 'gpurental.gpu-rental#gettingStarted';
 
+/** Once activate() has returned: an editor opening is not part of the sidebar's first paint. */
 export function openWalkthroughOnce(services: Services): void {
-  if (services.globalState.get<boolean>(WALKTHROUGH_SHOWN_KEY)) return;
-  background(services.globalState.update(WALKTHROUGH_SHOWN_KEY, true), services.log, 'remembering that the walkthrough was shown');
-  if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
-  void Promise.resolve(vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false)).catch((e: unknown) =>
-    services.log.debug(`walkthrough: could not open it (${e instanceof Error ? e.message : 'unknown error'})`),
+  afterActivation(
+    () => {
+      if (services.globalState.get<boolean>(WALKTHROUGH_SHOWN_KEY)) return;
+      background(services.globalState.update(WALKTHROUGH_SHOWN_KEY, true), services.log, 'remembering that the walkthrough was shown');
+      if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
+      void Promise.resolve(vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false)).catch((e: unknown) =>
+        services.log.debug(`walkthrough: could not open it (${e instanceof Error ? e.message : 'unknown error'})`),
+      );
+    },
+    services.log,
+    'opening the walkthrough',
   );
 }
 

@@ -9,3 +9,11 @@ import { describeError } from './describeError';
 export function background(work: PromiseLike<unknown>, log: Pick<Logger, 'warn'>, what: string): void {
   Promise.resolve(work).then(undefined, (e: unknown) => log.warn(`${what} failed: ${describeError(e)}`));
 }
+
+/**
+ * Starts `work` on the next turn of the event loop, once activate() has returned: start-up work
+ * the first paint does not need. A failure is logged as with background().
+ */
+export function afterActivation(work: () => unknown, log: Pick<Logger, 'warn'>, what: string): void {
+  background(new Promise((resolve) => setImmediate(resolve)).then(work), log, what);
+}

@@ -45,11 +45,14 @@ export interface DemoEndpoint {
  * callers can drop responses that belong to an older connection.
  */
 export class ConnectionState implements Credentials {
-  private baseUrlSetting: string | undefined;
+  /** The URL setting, or how to read it at its first use (reading a setting costs the extension host a lookup). */
+  private baseUrlSetting: string | undefined | (() => string | undefined);
   private apiKey: string | undefined;
   private sessionKey: string | undefined;
   private envKey: string | undefined;
   private demoEndpoint: DemoEndpoint | undefined;
+  /** checkBaseUrl of the setting, kept until the setting changes: info() and token() ask several times per call. */
+  private checked: { setting: string | undefined; check: BaseUrlCheck } | undefined;
   private gen = 0;
   private readonly changed = new Emitter<ConnectionInfo>();
   readonly onDidChange = this.changed.event;
@@ -57,7 +60,7 @@ export class ConnectionState implements Credentials {
   private readonly sessionDropped = new Emitter<void>();
   readonly onDidDropSession = this.sessionDropped.event;
 
-  constructor(init: { baseUrl?: string; apiKey?: string; sessionKey?: string; envDemoKey?: string } = {}) {
+  constructor(init: { baseUrl?: string | (() => string | undefined); apiKey?: string; sessionKey?: string; envDemoKey?: string } = {}) {
     this.baseUrlSetting = init.baseUrl;
     this.apiKey = init.apiKey || undefined;
     this.sessionKey = init.sessionKey || undefined;
@@ -68,10 +71,17 @@ export class ConnectionState implements Credentials {
     return this.gen;
   }
 
+  private setting(): string | undefined {
+    if (typeof this.baseUrlSetting === 'function') this.baseUrlSetting = this.baseUrlSetting();
+    return this.baseUrlSetting;
+  }
+
   /** The base URL check for the current setting (demo mode always uses the loopback simulator). */
   baseUrl(): BaseUrlCheck {
     if (this.demoEndpoint) return { ok: true, url: this.demoEndpoint.url };
-    return checkBaseUrl(this.baseUrlSetting);
+    const setting = this.setting();
+    if (!this.checked || this.checked.setting !== setting) this.checked = { setting, check: Object.freeze(checkBaseUrl(setting)) };
+    return this.checked.check;
   }
 
   private usingEnvKey(): boolean {
@@ -88,6 +98,8 @@ export class ConnectionState implements Credentials {
   }
 
   token(): string | undefined {
+    // Without any key there is no token whatever the URL says (and the setting need not be read).
+    if (!this.demoEndpoint && !this.sessionKey && !this.apiKey && !this.envKey) return undefined;
     if (!this.baseUrl().ok) return undefined;
     if (!this.demoEndpoint && this.sessionKey) return this.sessionKey;
     return this.effectiveApiKey();
@@ -104,7 +116,7 @@ export class ConnectionState implements Credentials {
   info(): ConnectionInfo {
     const b = this.baseUrl();
     return {
-      baseUrl: b.ok ? b.url : (this.baseUrlSetting ?? DEFAULT_BASE_URL),
+      baseUrl: b.ok ? b.url : (this.setting() ?? DEFAULT_BASE_URL),
       signedIn: this.token() !== undefined,
       // `npm run demo` signs in with the loopback-only env key: that is the simulator too.
       demo: this.demoEndpoint !== undefined || this.usingEnvKey(),
@@ -126,7 +138,7 @@ export class ConnectionState implements Credentials {
   }
 
   setBaseUrl(url: string | undefined): void {
-    if (url === this.baseUrlSetting) return;
+    if (url === this.setting()) return;
     this.baseUrlSetting = url;
     this.bump();
   }

@@ -40,6 +40,17 @@ export interface Settings {
   };
 }
 
+/** The user's own gpuRental.apiBaseUrl (USER_ONLY_SETTINGS). */
+const apiBaseUrlOf = (c: vscode.WorkspaceConfiguration): string | undefined => userOnly(c.inspect<string>('apiBaseUrl')) || undefined;
+
+/**
+ * gpuRental.apiBaseUrl alone, for the connection. Each setting read is a configuration lookup that
+ * takes about half a millisecond in the extension host: the connection does not read them all.
+ */
+export function readApiBaseUrl(): string | undefined {
+  return apiBaseUrlOf(vscode.workspace.getConfiguration('gpuRental'));
+}
+
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('gpuRental');
   const poll = Math.max(5, Number(c.get<number>('pollIntervalSeconds', 10)) || 10);
@@ -50,7 +61,7 @@ export function readSettings(): Settings {
   const userConfigFile = userOnly(remoteSsh.inspect<string>('configFile'))?.trim();
   const attempts = c.get<number>('createMaxAttempts') ?? 3;
   return {
-    apiBaseUrl: userOnly(c.inspect<string>('apiBaseUrl')) || undefined,
+    apiBaseUrl: apiBaseUrlOf(c),
     pollIntervalSeconds: poll,
     hiddenPollIntervalSeconds: hidden,
     lowCreditWarningHours: Math.max(0, Number(c.get<number>('lowCreditWarningHours', 12)) || 0),

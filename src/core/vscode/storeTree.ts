@@ -4,6 +4,12 @@
 import * as vscode from 'vscode';
 import type { Event } from '../events';
 
+/** What a store-backed view shows above its rows: the message, and the description beside its title. */
+export interface ViewText {
+  message: string | undefined;
+  description: string | undefined;
+}
+
 export abstract class StoreTree<T> implements vscode.TreeDataProvider<T>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<T | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -24,8 +30,15 @@ export abstract class StoreTree<T> implements vscode.TreeDataProvider<T>, vscode
     if (view) this.describeView(view);
   }
 
-  /** Sets the view's message and description from the stores (called before each render). */
-  protected abstract describeView(view: vscode.TreeView<T>): void;
+  /** The view's message and description from the stores (set before each render). */
+  protected abstract describe(): ViewText;
+
+  /** Sets only what changed: every assignment is a message to the workbench, the first ones during activation. */
+  private describeView(view: vscode.TreeView<T>): void {
+    const { message, description } = this.describe();
+    if (view.message !== message) view.message = message;
+    if (view.description !== description) view.description = description;
+  }
 
   abstract getTreeItem(node: T): vscode.TreeItem;
   abstract getChildren(node?: T): vscode.ProviderResult<T[]>;

@@ -40,31 +40,40 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
 }
 
 export class CostStatusBar implements vscode.Disposable {
-  readonly item: vscode.StatusBarItem;
+  private made: vscode.StatusBarItem | undefined;
   private readonly subs: vscode.Disposable[] = [];
   private warnedThisSession = false;
   private muted = false;
   summary: CostSummary | undefined;
 
   constructor(private readonly services: Services) {
-    this.item = vscode.window.createStatusBarItem('gpuRental.cost', vscode.StatusBarAlignment.Left, 50);
-    this.item.name = 'GPU Rental Cost';
-    this.item.command = { command: 'gpuRental.instances.focus', title: 'Open Instances' };
     const store = services.instances;
     this.subs.push(
-      this.item,
       store.onDidChange(() => this.update()),
       services.credit.onDidChange(() => this.update()),
       services.onDidChangeConnection(() => this.update()),
     );
-    this.update();
+    // The first update() is its creator's (registerViews: once activate() has returned).
+  }
+
+  /**
+   * The item, made when there is first something to show (signed in), not during activation:
+   * until then it would be hidden anyway.
+   */
+  get item(): vscode.StatusBarItem {
+    if (!this.made) {
+      this.made = vscode.window.createStatusBarItem('gpuRental.cost', vscode.StatusBarAlignment.Left, 50);
+      this.made.name = 'GPU Rental Cost';
+      this.made.command = { command: 'gpuRental.instances.focus', title: 'Open Instances' };
+    }
+    return this.made;
   }
 
   update(): void {
     const info = this.services.connection();
     if (!info.signedIn) {
       this.summary = undefined;
-      this.item.hide();
+      this.made?.hide();
       return;
     }
     const store = this.services.instances;
@@ -106,6 +115,7 @@ export class CostStatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.made?.dispose();
     for (const s of this.subs) s.dispose();
   }
 }

@@ -36,6 +36,7 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
 export function registerTemplateDiagnostics(services: Services): vscode.DiagnosticCollection {
   const collection = vscode.languages.createDiagnosticCollection('gpuRental.templates');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  const watchDeletions = deletionWatcher(services, collection);
   const check = async (doc: vscode.TextDocument) => {
     // Restricted Mode: templates are not read (templateTrust.ts); trust granted re-checks below.
     if (!vscode.workspace.isTrusted || !isTemplateUri(services, doc.uri)) return;
@@ -45,6 +46,7 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
       // A deleted file's document lingers until VS Code disposes it: a re-check (e.g. after a
       // secret changed) must not bring its problems back.
       if (doc.isClosed || !(await exists(doc.uri))) return void collection.delete(doc.uri);
+      watchDeletions();
       collection.set(doc.uri, toDiagnostics(doc, r.problems));
     } catch (e) {
       services.log.warn(`templates: checking ${vscode.workspace.asRelativePath(doc.uri)} failed: ${e instanceof Error ? e.message : 'unknown error'}`);
@@ -64,19 +66,8 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
       }, 400),
     );
   };
-  // A deleted template (or its folder) takes its problems with it: VS Code disposes a closed
-  // document only later, so the close event alone left them in the Problems view.
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
-  const forget = (gone: vscode.Uri) => {
-    const prefix = `${gone.toString()}/`;
-    const stale: vscode.Uri[] = [];
-    collection.forEach((u) => void ((u.toString() === gone.toString() || u.toString().startsWith(prefix)) && stale.push(u)));
-    stale.forEach((u) => collection.delete(u));
-  };
   for (const d of [
     collection,
-    watcher,
-    watcher.onDidDelete(forget),
     vscode.workspace.onDidGrantWorkspaceTrust(() => vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file'))),
     vscode.workspace.onDidOpenTextDocument(check),
     vscode.workspace.onDidSaveTextDocument(check),
@@ -93,4 +84,26 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
     services.track(d);
   vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file'));
   return collection;
+}
+
+/**
+ * A deleted template (or its folder) takes its problems with it: VS Code disposes a closed
+ * document only later, so the close event alone left them in the Problems view. The watcher is
+ * made with the first problems set (before, there is nothing to take), not during activation.
+ */
+function deletionWatcher(services: Services, collection: vscode.DiagnosticCollection): () => void {
+  let watching = false;
+  const forget = (gone: vscode.Uri) => {
+    const prefix = `${gone.toString()}/`;
+    const stale: vscode.Uri[] = [];
+    collection.forEach((u) => void ((u.toString() === gone.toString() || u.toString().startsWith(prefix)) && stale.push(u)));
+    stale.forEach((u) => collection.delete(u));
+  };
+  return () => {
+    if (watching) return;
+    watching = true;
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
+    services.track(watcher);
+    services.track(watcher.onDidDelete(forget));
+  };
 }

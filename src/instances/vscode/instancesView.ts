@@ -6,7 +6,7 @@ import { fullRecord } from '../fullRecord';
 import { instanceDetails, instanceRow, md } from '../instanceViewModel';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
-import { StoreTree } from '../../core/vscode/storeTree';
+import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 
 export type InstanceTreeNode =
   | { kind: 'instance'; id: number }
@@ -19,7 +19,7 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
     super([store.onDidChange, store.onDidChangeStatus, services.onDidChangeConnection, services.guard.onDidChange, services.marks.onDidChange]);
   }
 
-  protected describeView(view: vscode.TreeView<InstanceTreeNode>): void {
+  protected describe(): ViewText {
     const info = this.services.connection();
     const store = this.services.instances;
     const notes: string[] = [];
@@ -28,8 +28,7 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
     if (info.signedIn && store.loaded && store.instances.length === 0 && !store.error) {
       notes.push('No instances yet. Search the Offers view and rent one.');
     }
-    view.message = notes.length ? notes.join(' ') : undefined;
-    view.description = info.demo ? 'Demo' : undefined;
+    return { message: notes.length ? notes.join(' ') : undefined, description: info.demo ? 'Demo' : undefined };
   }
 
   getTreeItem(node: InstanceTreeNode): vscode.TreeItem {

@@ -6,7 +6,7 @@ import { offerRow } from '../../instances/instanceViewModel';
 import { describeOfferQuery } from '../offerQuery';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
-import { StoreTree } from '../../core/vscode/storeTree';
+import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 import { background } from '../../core/background';
 
 export type OfferTreeNode =
@@ -19,11 +19,13 @@ export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
     super([services.offers.onDidChange]);
   }
 
-  protected describeView(view: vscode.TreeView<OfferTreeNode>): void {
+  protected describe(): ViewText {
     const info = this.services.connection();
     const store = this.services.offers;
-    view.description = info.signedIn ? describeOfferQuery(store.query) + (info.demo ? ' · demo' : '') : undefined;
-    view.message = info.demo ? DEMO_MESSAGE : store.searching && !store.offers ? 'Searching offers…' : undefined;
+    return {
+      message: info.demo ? DEMO_MESSAGE : store.searching && !store.offers ? 'Searching offers…' : undefined,
+      description: info.signedIn ? describeOfferQuery(store.query) + (info.demo ? ' · demo' : '') : undefined,
+    };
   }
 
   getTreeItem(node: OfferTreeNode): vscode.TreeItem {

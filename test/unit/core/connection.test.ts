@@ -49,3 +49,17 @@ test('no token for a refused URL; demo mode overrides URL and key until left', (
   assert.equal(c.info().demo, false);
   assert.equal(c.token(), undefined);
 });
+
+test('a URL setting given as a reader is read at its first use, once, and not for a connection without any key', () => {
+  let reads = 0;
+  const c = new ConnectionState({ baseUrl: () => (reads++, 'http://example.com') });
+  assert.equal(c.token(), undefined);
+  assert.equal(reads, 0, 'no key: no token, whatever the URL');
+  c.setApiKey('key-1');
+  assert.equal(c.token(), undefined, 'plain http off loopback is refused');
+  assert.deepEqual(c.info(), { baseUrl: 'http://example.com', signedIn: false, demo: false, session: false });
+  assert.equal(reads, 1);
+  c.setBaseUrl('https://example.com');
+  assert.equal(c.token(), 'key-1');
+  assert.equal(reads, 1);
+});
