@@ -8,7 +8,7 @@ import { configureOnstart, stopAllOnstart } from './onstart';
 import { closeSandbox, setSandboxUrl } from './sandbox';
 import { createHandler } from './server';
 import { startSshServers, type SimSshServers } from './sshServer';
-import { ERAS, SimState, type Era, type SimConfig } from './state';
+import { ERAS, SimState, dropHeldAnswers, type Era, type SimConfig } from './state';
 import { parseRateLimits, resolveRateLimits, type RateLimitOption } from './rateLimits';
 
 export { SimState, TEMPLATES, SERVICE_RATE_LIMITS, NO_RATE_LIMITS, ERAS } from './state';
@@ -129,6 +129,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim>
     state,
     ...(ssh ? { ssh } : {}),
     close: async () => {
+      dropHeldAnswers(state);
       stopAllOnstart(state);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -6,7 +6,7 @@ import { createInstance } from './instanceCreate';
 import { SearchError, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { controlBilling, routeBilling } from './billing';
-import { SimState, type Fault } from './state';
+import { SimState, holdBack, type Fault } from './state';
 import { control } from './simControl';
 import { handleSshKeys } from './sshKeyRoutes';
 import { listInstancesV1 } from './v1list';
@@ -177,7 +177,11 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
 
   await sync();
   const post = takeFault(state, ['slow', 'malformed', 'truncated', 'wrong_shape', 'huge', 'reset'], path);
-  if (post?.kind === 'slow') await new Promise((r) => setTimeout(r, post.ms));
+  // A reset or the simulator's close drops an answer still held back: not sent, not logged.
+  if (post?.kind === 'slow' && !(await holdBack(state, post.ms))) {
+    req.socket.destroy();
+    return;
+  }
   if (post?.kind === 'reset') {
     log(0);
     req.socket.destroy();

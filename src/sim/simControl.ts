@@ -3,7 +3,7 @@
 import { resetBilling } from './billing';
 import { generateOffers } from './offers';
 import { seedInstances } from './instanceCreate';
-import { ERAS, SimState, randomKey, type Era } from './state';
+import { ERAS, SimState, dropHeldAnswers, randomKey, type Era } from './state';
 import { instanceHome } from './sandbox';
 import { resolveRateLimits, type RateLimitOption } from './rateLimits';
 import { userRecord } from './tfaRules';
@@ -237,6 +237,7 @@ export function control(state: SimState, method: string, path: string, json: Rec
 }
 
 function resetState(state: SimState): void {
+  dropHeldAnswers(state);
   stopAllOnstart(state);
   configureOnstart(state, { enabled: false });
   const fresh = new SimState(state.config);

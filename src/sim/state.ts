@@ -320,6 +320,8 @@ export class SimState {
    * boot. The wire record then reports exactly that address by the service's rules.
    */
   sshListenPort?: (inst: SimInstance) => number | undefined;
+  /** Answers a slow fault holds back, each with the function that cuts its wait short. */
+  heldAnswers = new Set<() => void>();
 
   constructor(readonly config: SimConfig) {
     this.era = config.era;
@@ -399,4 +401,28 @@ export function instanceStorageHour(inst: SimInstance): number {
 
 export function instanceComputeHour(inst: SimInstance): number {
   return inst.isBid && inst.price !== null ? inst.price : (inst.offer.dph_base as number);
+}
+
+/**
+ * Holds an answer back for `ms` (the slow fault): true when the time has passed, false when a
+ * reset or the simulator's close cut the wait short (the answer is then never sent).
+ */
+export function holdBack(state: SimState, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const cut = (): void => {
+      clearTimeout(timer);
+      state.heldAnswers.delete(cut);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      state.heldAnswers.delete(cut);
+      resolve(true);
+    }, ms);
+    state.heldAnswers.add(cut);
+  });
+}
+
+/** Drops every answer a slow fault still holds back: a reset starts without them, a close does not wait for them. */
+export function dropHeldAnswers(state: SimState): void {
+  for (const cut of [...state.heldAnswers]) cut();
 }

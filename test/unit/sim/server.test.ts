@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { TEMPLATES } from '../../../src/sim';
 import { anOffer, brief, useSim, type Ctx } from './helpers';
 import { startSim } from '../../kit/sim';
+import { waitFor } from '../../kit/wait';
 
 let c!: Ctx;
 // These tests pin the seed era: exactly service-api.md (today.test.ts covers the live service).
@@ -324,6 +325,16 @@ describe('lifecycle, costs and faults', () => {
     assert.ok(!log.some((e) => e.path.startsWith('/_sim')));
     await c.ctl.fault({ kind: 'http_error', status: 429 });
     assert.deepEqual((await c.call('GET', '/api/v0/instances/')).json, { detail: 'API requests too frequent' });
+  });
+  test('a reset drops an answer a slow fault still holds back: its connection closes, nothing is logged, nothing waits', { timeout: 10_000 }, async () => {
+    await c.ctl.reset();
+    await c.ctl.fault({ kind: 'slow', ms: 60_000, path: '/users/current' });
+    const held = fetch(`${c.sim.url}/api/v0/users/current/`, { headers: { Authorization: 'Bearer sim-api-key' } });
+    await waitFor(() => c.sim.state.faults.length === 0, 5000, 'the request took the slow fault');
+    await c.ctl.reset();
+    await assert.rejects(held); // closed at once, not after a minute (the test's timeout)
+    assert.deepEqual(await c.ctl.requests(), [], 'the dropped answer is not in the fresh log');
+    assert.equal((await c.call('GET', '/api/v0/users/current/')).status, 200);
   });
   test('seed and seeded instances are running', async () => {
     const r = await c.ctl.seed({ offers: 50, instances: 3 });
