@@ -591,6 +591,10 @@ test('reconcileAmbiguous: looks no faster than the list threshold; 10 unreadable
   const offset = harness();
   offset.ports.clock = { now: () => 1_000_000 + offset.clock.now(), sleep: offset.clock.sleep };
   assert.deepEqual(await reconcileAmbiguous(offset.ports, label, 30_000, { maxWaitMs: 120_000 }), { absent: true, reads: 5, waitedMs: 120_000 });
+  // and without a limit: absent after the minute, the wait counted from the start too
+  const offset2 = harness();
+  offset2.ports.clock = { now: () => 1_000_000 + offset2.clock.now(), sleep: offset2.clock.sleep };
+  assert.deepEqual(await reconcileAmbiguous(offset2.ports, label, 30_000), { absent: true, reads: 3, waitedMs: 60_000 });
   // 12 unreadable lists (backing off 60 s, then 120 s): the twelfth is at the limit
   await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 12 });
   assert.deepEqual(await reconcileAmbiguous(harness().ports, label, 30_000, { maxWaitMs: 1_260_000 }), { absent: true, reads: 0, waitedMs: 1_260_000 });
