@@ -28,10 +28,13 @@
 
 /** Each group: the files it mutates and the test files that must catch their mutants. */
 export const GROUPS = {
-  // the HTTP client's answer handling, pacing and redaction
+  // the HTTP client's answer handling, pacing and redaction. The order counts: a mutant runs the
+  // files that reach it in this order and stops at the first that fails, so the quick files that
+  // kill most come first and client.test.js (every endpoint against the simulator, the slowest
+  // by far) comes last, for the few mutants only it catches and for the survivors.
   api: {
     mutate: ['src/api/{pipeline,answers,pacing,redact}.ts'],
-    tests: ['out/unit/api/{redact,keyEcho,pacing,pacingSim,refusals,errors,client,transport,pipeline}.test.js'],
+    tests: ['out/unit/api/{redact,errors,pacing,keyEcho,pipeline,refusals,pacingSim,transport,client}.test.js'],
   },
   // reconciliation and the visibility rule, and the create flow's use of them: polling, the
   // rent stage (gone / unknown / late) and the in-flight records that keep a rental from being forgotten
@@ -76,7 +79,7 @@ export default {
   coverageAnalysis: 'perTest',
   checkers: [],
   ignorePatterns: ['/.vscode-test', '/out', '/dist', '/screenshots', '/test-results', '/.demo', '/tools/lint/node_modules', '/tools/mutate/node_modules', '/reports', '/demo-workspace'],
-  concurrency: 2,
+  concurrency: 3,
   // A mutant that makes a flow wait forever (a poll that never settles) times out, and counts as
   // detected; each one costs timeoutFactor x the covering files' time + timeoutMS. With the
   // defaults of 2 x and 20 s, the 29 of the visibility group took about a quarter of its run.
