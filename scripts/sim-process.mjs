@@ -1,5 +1,5 @@
 // Starts the service simulator (dist/sim.js, built by scripts/build.mjs) as a child process
-// on a free loopback port and returns { url, port, pid, stop() }.
+// on a free loopback port and returns { url, port, pid, stop(), recent() } (recent: its last lines after listening).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,9 @@ export async function startSimulatorProcess({ testControl = false, args = [], ti
     detached: true,
   });
   const stop = () => killTree(child.pid, 'SIGTERM');
+  // The simulator's own events after it listens (an SSH listener opened, or one that could not
+  // be): the last 200, for a runner to print when a test failed.
+  const recent = [];
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
   const url = await new Promise((resolve, reject) => {
@@ -31,6 +34,10 @@ export async function startSimulatorProcess({ testControl = false, args = [], ti
       }
       clearTimeout(timer);
       lines.off('line', onLine);
+      lines.on('line', (later) => {
+        recent.push(later.slice(0, 300));
+        if (recent.length > 200) recent.shift();
+      });
       resolve(m[1].replace(/\/+$/, ''));
     };
     lines.on('line', onLine);
@@ -42,7 +49,7 @@ export async function startSimulatorProcess({ testControl = false, args = [], ti
     stop();
     throw e;
   });
-  return { url, port: Number(new URL(url).port), pid: child.pid, child, stop };
+  return { url, port: Number(new URL(url).port), pid: child.pid, child, stop, recent: () => [...recent] };
 }
 
 /**

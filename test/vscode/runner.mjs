@@ -585,6 +585,7 @@ async function main() {
 
   process.stdout.write(`\nscreenshot: ${final}\nresults: ${join(resultsDir, 'vscode-results.jsonl')} (${Math.round((Date.now() - t0) / 1000)} s)\n`);
   const { passed, failed } = summarize([...tests, ...ui.results]);
+  if (failed > 0) process.stdout.write(`\nthe simulator's last lines (SSH listeners and their problems):\n${sim.recent().slice(-40).join('\n') || '(none)'}\n`);
   if (passed + failed === 0) throw new Error('no tests ran');
   return failed === 0;
 }
