@@ -66,9 +66,15 @@ export function billingOf(state: SimState): SimBilling {
   return b;
 }
 
-/** A reset simulator starts with no increases and no charges. */
+/**
+ * A reset simulator starts with no increases and no charges. Increase ids go on from where they
+ * were, as the service's never repeat: a client that remembers which increases it has told the
+ * user about (per server) would take a new increase with an old id for one it already showed.
+ */
 export function resetBilling(state: SimState): void {
+  const nextIncreaseId = billingByState.get(state)?.nextIncreaseId;
   billingByState.delete(state);
+  if (nextIncreaseId !== undefined) billingOf(state).nextIncreaseId = nextIncreaseId;
 }
 
 export const DAY = 86400;

@@ -336,6 +336,17 @@ describe('lifecycle, costs and faults', () => {
     assert.deepEqual(await c.ctl.requests(), [], 'the dropped answer is not in the fresh log');
     assert.equal((await c.call('GET', '/api/v0/users/current/')).status, 200);
   });
+  test('a reset does not reuse price-increase ids: a client that remembers the ones it showed sees the next one as new', async () => {
+    const increase = async () => {
+      await c.ctl.reset();
+      await c.ctl.seed({ instances: 1 });
+      const [inst] = (await c.call('GET', '/api/v0/instances/')).json.instances;
+      return c.ctl.priceIncrease(inst.id);
+    };
+    const before = await increase();
+    const after = await increase();
+    assert.ok(after > before, `the increase after the reset has id ${after}, the one before ${before}`);
+  });
   test('seed and seeded instances are running', async () => {
     const r = await c.ctl.seed({ offers: 50, instances: 3 });
     assert.equal(r.instances, 3);
