@@ -243,7 +243,6 @@ test('timeouts: a slow GET fails with kind timeout (not retried)', async () => {
   const e = await rejection(api.currentUser());
   assert.equal(e.kind, 'timeout');
   assert.ok(Date.now() - t0 < 350);
-  await new Promise((r) => setTimeout(r, 350));
 });
 
 test('AbortSignal: cancels a request in flight, a backoff wait, and refuses an already aborted signal', async () => {
@@ -255,7 +254,6 @@ test('AbortSignal: cancels a request in flight, a backoff wait, and refuses an a
   let e = await rejection(api.currentUser({ signal: ctl.signal }));
   assert.equal(e.kind, 'aborted');
   assert.ok(Date.now() - t0 < 300);
-  await new Promise((r) => setTimeout(r, 400));
 
   await h.ctl.fault({ kind: 'http_error', status: 503, path: '/tfa/status', count: 3 });
   ctl = new AbortController();
