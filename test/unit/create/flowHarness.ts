@@ -39,6 +39,9 @@ export function memoryLog(): Logger & { lines: string[] } {
   return { lines, trace: push('trace'), debug: push('debug'), info: push('info'), warn: push('warn'), error: push('error') };
 }
 
+/** More waits than any flow of these tests makes (at most 60 so far): a wait that never ends fails at once. */
+const MAX_SLEEPS = 200;
+
 /** Sleeping advances the simulator's clock instead of waiting. */
 export function simClock(): Clock & { slept: number[] } {
   let t = 0;
@@ -48,6 +51,7 @@ export function simClock(): Clock & { slept: number[] } {
     now: () => t,
     sleep: async (ms) => {
       slept.push(ms);
+      if (slept.length > MAX_SLEEPS) throw new Error(`the flow waited ${MAX_SLEEPS} times without settling: a wait that never ends`);
       t += ms;
       await flowSim.control.advance(ms / 1000);
     },
