@@ -46,9 +46,7 @@ export interface SimChargeDay {
 
 export interface SimBilling {
   increases: SimPriceIncrease[];
-  nextIncreaseId: number;
   days: Map<string, SimChargeDay>;
-  nextInvoiceId: number;
   /** The account's credit purchases (invoice rows of service `credit`). */
   payments: Array<{ id: number; when: number; amount: number }>;
 }
@@ -59,22 +57,16 @@ export function billingOf(state: SimState): SimBilling {
   let b = billingByState.get(state);
   if (!b) {
     // The account's starting credit was bought the day before the simulator started.
-    b = { increases: [], nextIncreaseId: 5001, days: new Map(), nextInvoiceId: 880001, payments: [] };
-    b.payments.push({ id: b.nextInvoiceId++, when: Math.floor(state.lastAccrual - 86400), amount: state.user.credit });
+    b = { increases: [], days: new Map(), payments: [] };
+    b.payments.push({ id: state.ids.invoice++, when: Math.floor(state.lastAccrual - 86400), amount: state.user.credit });
     billingByState.set(state, b);
   }
   return b;
 }
 
-/**
- * A reset simulator starts with no increases and no charges. Increase ids go on from where they
- * were, as the service's never repeat: a client that remembers which increases it has told the
- * user about (per server) would take a new increase with an old id for one it already showed.
- */
+/** A reset simulator starts with no increases and no charges (their ids go on: state.ids). */
 export function resetBilling(state: SimState): void {
-  const nextIncreaseId = billingByState.get(state)?.nextIncreaseId;
   billingByState.delete(state);
-  if (nextIncreaseId !== undefined) billingOf(state).nextIncreaseId = nextIncreaseId;
 }
 
 export const DAY = 86400;
@@ -95,7 +87,7 @@ export function recordUsage(state: SimState, inst: SimInstance, from: number, to
     const key = `${day}:${inst.id}`;
     let row = b.days.get(key);
     if (!row) {
-      row = { day, instanceId: inst.id, label: inst.label, templateId: inst.template?.id ?? null, gpuName: String(inst.offer.gpu_name), gpu: 0, disk: 0, invoiceId: b.nextInvoiceId++ };
+      row = { day, instanceId: inst.id, label: inst.label, templateId: inst.template?.id ?? null, gpuName: String(inst.offer.gpu_name), gpu: 0, disk: 0, invoiceId: state.ids.invoice++ };
       b.days.set(key, row);
     }
     row.label = inst.label;
@@ -143,7 +135,7 @@ export function createPriceIncrease(state: SimState, inst: SimInstance, opts: { 
   const gf = opts.gpuFactor ?? 1.25;
   const df = opts.diskFactor ?? 1;
   const p: SimPriceIncrease = {
-    id: b.nextIncreaseId++,
+    id: state.ids.priceIncrease++,
     instanceId: inst.id,
     hostId: Number(inst.offer.host_id) || 0,
     oldGpuPerSec: r6e(gpu),

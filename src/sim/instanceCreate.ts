@@ -180,7 +180,7 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
 
   state.accrue();
   const now = state.now();
-  const id = state.nextInstanceId++;
+  const id = state.ids.instance++;
   const apiKey = randomKey();
   const jupyter = runtype.some((t) => t.startsWith('jupyter'));
   const inst: SimInstance = {

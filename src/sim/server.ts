@@ -110,7 +110,12 @@ function authFail(state: SimState, path: string, present: boolean): SimFail {
 
 const denyWrite = () => fail(403, 'permission_denied', 'This API key is read-only (instance_read). Use a key with instance_write permission.');
 
-/** `sync` runs before and after each request: the SSH servers follow the instances' states. */
+/**
+ * `sync` runs before and after each request: the SSH servers follow the instances' states. A
+ * route runs right after its own sync, and the chain runs each sync after every route that came
+ * before it, so a record read never shows a running instance without its listener (unless
+ * opening it failed: SimSshServers.problemOf, logged).
+ */
 export function createHandler(state: SimState, sync: () => Promise<void> = async () => undefined): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(state, req, res, sync).catch((e: unknown) => {

@@ -241,8 +241,9 @@ function resetState(state: SimState): void {
   stopAllOnstart(state);
   configureOnstart(state, { enabled: false });
   const fresh = new SimState(state.config);
-  const { sshListenPort } = state;
-  Object.assign(state, fresh, { sshListenPort });
+  // The SSH servers stay on, and ids never repeat (see SimIds).
+  const { sshListenPort, ids } = state;
+  Object.assign(state, fresh, { sshListenPort, ids });
   resetBilling(state);
   if (state.config.instances > 0) seedInstances(state, state.config.instances);
 }

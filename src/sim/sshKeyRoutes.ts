@@ -66,7 +66,7 @@ export function handleSshKeys(state: SimState, method: string, path: string, jso
       const parsed = utils.parseKey(line) as ReturnType<typeof utils.parseKey> & { getPublicSSH(): Buffer };
       // The same key twice is one key: answer the existing record.
       const same = liveKeys(state).find((k) => (utils.parseKey(k.public_key) as { getPublicSSH(): Buffer }).getPublicSSH().equals(parsed.getPublicSSH()));
-      const k = same ?? { id: state.nextSshKeyId++, public_key: line, created_at: Math.floor(state.now()), deleted_at: null };
+      const k = same ?? { id: state.ids.sshKey++, public_key: line, created_at: Math.floor(state.now()), deleted_at: null };
       if (!same) state.sshKeys.push(k);
       return { status: 200, body: { success: true, key: render(k, state) } };
     }
@@ -97,7 +97,7 @@ export function handleSshKeys(state: SimState, method: string, path: string, jso
       const blob = (utils.parseKey(line) as { getPublicSSH(): Buffer }).getPublicSSH();
       if (!inst.sshKeys.some((k) => (utils.parseKey(k.public_key) as { getPublicSSH(): Buffer }).getPublicSSH().equals(blob))) {
         const account = liveKeys(state).find((k) => (utils.parseKey(k.public_key) as { getPublicSSH(): Buffer }).getPublicSSH().equals(blob));
-        const id = account?.id ?? state.nextSshKeyId++;
+        const id = account?.id ?? state.ids.sshKey++;
         inst.sshKeys.push({ id, name: keyName(line, id), public_key: line });
       }
       return { status: 200, body: { success: true, msg: `SSH key attached to instance ${inst.id}.` } };

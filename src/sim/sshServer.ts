@@ -182,11 +182,33 @@ async function listen(port: number, onSocket: (s: Socket) => void): Promise<NetS
   });
 }
 
+/**
+ * A fresh ed25519 host key the SSH server can load. ssh2's generator cuts the public key of about
+ * one pair in 256 (mscdex/ssh2#1513), and the server refuses such a key ("Malformed OpenSSH
+ * private key"): the instance then had no listener and its record the made-up port.
+ */
+function newHostKey(): string {
+  for (let attempt = 0; attempt < 16; attempt++) {
+    const k = utils.generateKeyPairSync('ed25519').private;
+    const parsed = utils.parseKey(k);
+    if (!(parsed instanceof Error) && !Array.isArray(parsed)) return k;
+  }
+  throw new Error('the SSH library made no usable ed25519 host key in 16 attempts');
+}
+
 /** Binds the instance's listener; resolves once it is bound and registered (its port is then reported). */
 async function open(ctx: Ctx, inst: SimInstance): Promise<void> {
   const id = inst.id;
   const gen = inst.restarts;
-  const ssh = new Ssh2Server({ hostKeys: [ctx.hostKeyOf(id)], ident: 'SSH-2.0-gpu-rental-sim' }, (client) => onClient(ctx, id, gen, client));
+  let ssh: Ssh2Server;
+  try {
+    ssh = new Ssh2Server({ hostKeys: [ctx.hostKeyOf(id)], ident: 'SSH-2.0-gpu-rental-sim' }, (client) => onClient(ctx, id, gen, client));
+  } catch (e) {
+    // A host key the server cannot load is never tried again: the next sync makes a new one
+    // (kept, it would leave the instance without a listener for good).
+    ctx.hostKeys.delete(id);
+    throw e;
+  }
   const sockets = new Set<Socket>();
   const onSocket = (sock: Socket) => {
     // Bound from creation (so the reported port is really ours), served only while running.
@@ -259,7 +281,7 @@ export function startSshServers(state: SimState, opts: SshServerOptions | ((msg:
     hostKeyOf: (id) => {
       let k = hostKeys.get(id);
       if (!k) {
-        k = o.hostKey ? o.hostKey(id) : utils.generateKeyPairSync('ed25519').private;
+        k = o.hostKey ? o.hostKey(id) : newHostKey();
         hostKeys.set(id, k);
       }
       return k;

@@ -161,7 +161,6 @@ export interface Challenge {
 export interface TfaState {
   enabled: boolean;
   methods: TfaMethodRow[];
-  nextMethodId: number;
   backupCodes: Array<{ code: string; used: boolean; deleted: boolean }>;
   challenges: Map<string, Challenge>;
   authorizedUntil: number | null;
@@ -284,11 +283,24 @@ export function randomKey(bytes = 32): string {
   return randomBytes(bytes).toString('hex');
 }
 
+/**
+ * The next id of everything the service numbers. Its ids never repeat, and clients keep state per
+ * id (SSH entries, guard state, in-flight rentals, increases already shown): a reset gives a
+ * fresh account but keeps these counters going, so every counter belongs here.
+ */
+export interface SimIds {
+  instance: number;
+  sshKey: number;
+  tfaMethod: number;
+  priceIncrease: number;
+  invoice: number;
+}
+
 export class SimState {
   offset = 0;
   offers: OfferRecord[];
   instances = new Map<number, SimInstance>();
-  nextInstanceId: number;
+  readonly ids: SimIds;
   user: SimUser;
   sessions = new Map<string, { expired: boolean; createdAt: number }>();
   /** tfa_secrets of simulated username/password logins (POST /_sim/login), for the logged-out 2FA flow. */
@@ -314,7 +326,6 @@ export class SimState {
   /** Phone numbers starting with one of these are rejected with sms_blocked_number. */
   blockedPrefixes = ['+1555000'];
   sshKeys: SimSshKey[] = [];
-  nextSshKeyId = 9101;
   /**
    * With the SSH servers on: the real loopback port an instance's SSH listens on for its current
    * boot. The wire record then reports exactly that address by the service's rules.
@@ -327,7 +338,7 @@ export class SimState {
     this.era = config.era;
     this.rateLimits = { ...config.rateLimits };
     this.offers = generateOffers(config.seed, config.offers);
-    this.nextInstanceId = 20000000 + (config.seed % 1000) * 1000;
+    this.ids = { instance: 20000000 + (config.seed % 1000) * 1000, sshKey: 9101, tfaMethod: 7001, priceIncrease: 5001, invoice: 880001 };
     this.user = {
       id: 424242,
       email: 'sim.user@example.com',
@@ -385,7 +396,6 @@ export function freshTfa(): TfaState {
   return {
     enabled: false,
     methods: [],
-    nextMethodId: 7001,
     backupCodes: [],
     challenges: new Map(),
     authorizedUntil: null,

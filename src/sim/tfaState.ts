@@ -100,7 +100,7 @@ function confirmNew(state: SimState, b: Body, deprecated: boolean): Reply {
   }
   let row: TfaMethodRow;
   const base = {
-    id: state.tfa.nextMethodId, fail_count: 0, locked_until: null, created_at: Math.floor(now), last_used: null,
+    id: state.ids.tfaMethod, fail_count: 0, locked_until: null, created_at: Math.floor(now), last_used: null,
     is_primary: state.tfa.methods.length === 0,
   };
   if (type === 'sms') {
@@ -126,7 +126,7 @@ function confirmNew(state: SimState, b: Body, deprecated: boolean): Reply {
     if (!verifyTotp(secret, code, now)) throw failAttempt(state, null, '2fa_verification_failed');
     row = { ...base, method: 'totp', label: lbl ?? 'Authenticator app', phone: null, totpSecret: secret.toUpperCase().replace(/[\s=-]/g, '') };
   }
-  state.tfa.nextMethodId++;
+  state.ids.tfaMethod++;
   state.tfa.methods.push(row);
   const body: Record<string, unknown> = {
     success: true,
@@ -283,7 +283,7 @@ function regen(state: SimState, b: Body): Reply {
     // legacy migration: an SMS method from the phone on file
     if (!state.user.phone) throw fail(400, 'missing_phone_number', 'No phone number is on file to migrate legacy 2FA. Contact support.');
     state.tfa.methods.push({
-      id: state.tfa.nextMethodId++, method: 'sms', label: 'Phone (migrated)', phone: state.user.phone, totpSecret: null,
+      id: state.ids.tfaMethod++, method: 'sms', label: 'Phone (migrated)', phone: state.user.phone, totpSecret: null,
       is_primary: true, fail_count: 0, locked_until: null, created_at: Math.floor(state.now()), last_used: null,
     });
   }

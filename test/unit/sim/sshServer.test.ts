@@ -9,6 +9,7 @@ import { SimState } from '../../../src/sim/state';
 import { seedInstances } from '../../../src/sim/instanceCreate';
 import { startSshServers } from '../../../src/sim/sshServer';
 import { startSim } from '../../kit/sim';
+import { generateEd25519 } from '../../../src/ssh/keygen';
 
 /** 'open' when the server answers with an SSH banner, 'closed' when it hangs up, 'refused'. */
 function probe(port: number): Promise<'open' | 'closed' | 'refused'> {
@@ -103,7 +104,7 @@ test('an instance whose listener cannot be opened leaves the others served, is l
     log: (l) => lines.push(l),
     hostKey: (id) => {
       if (id === broken && fail) throw new Error('host key store unavailable');
-      return utils.generateKeyPairSync('ed25519').private;
+      return generateEd25519('host').private;
     },
   });
   try {
@@ -120,6 +121,56 @@ test('an instance whose listener cannot be opened leaves the others served, is l
     await ssh.sync();
     assert.ok((ssh.portOf(broken) ?? 0) > 0, 'the next sync opens it');
     assert.equal(ssh.problemOf(broken), undefined);
+  } finally {
+    await ssh.close();
+  }
+});
+
+/** A key pair as ssh2's ed25519 generator makes about one in 256: the SSH server cannot load its private key. */
+function cutPair(): { private: string; public: string } {
+  for (let i = 0; i < 20_000; i++) {
+    const pair = utils.generateKeyPairSync('ed25519');
+    if (utils.parseKey(pair.private) instanceof Error) return pair;
+  }
+  throw new Error('ssh2 made no cut key pair in 20000 attempts (mscdex/ssh2#1513 fixed?)');
+}
+
+test("a cut host key from the SSH library is never used: the instance gets its listener and its record reports that port, not the made-up 40000", async () => {
+  const cut = cutPair();
+  const generate = utils.generateKeyPairSync;
+  let calls = 0;
+  // The library's next pair is a cut one (as one in 256 is), then whole ones again.
+  utils.generateKeyPairSync = ((...a: Parameters<typeof generate>) => (++calls === 1 ? cut : generate(...a))) as typeof generate;
+  const sim = await startSim({ testControl: true, bootSeconds: 60, seed: 1, instances: 1 });
+  try {
+    const [id] = [...sim.state.instances.keys()];
+    assert.ok(calls >= 1, 'the host key came from the library');
+    const port = sim.ssh!.portOf(id!);
+    assert.ok(port !== undefined && port > 0, `no listener: ${sim.ssh!.problemOf(id!) ?? ''}`);
+    const rec = await show(sim.url, id!);
+    assert.equal(rec.actual_status, 'running');
+    assert.equal(Number(rec.ports['22/tcp'][0].HostPort), port);
+    assert.equal(await probe(port), 'open');
+  } finally {
+    utils.generateKeyPairSync = generate;
+    await sim.close();
+  }
+});
+
+test('a host key the SSH server cannot load is made again at the next sync, not kept', async () => {
+  const state = new SimState(simConfig({ seed: 3 }));
+  seedInstances(state, 1);
+  const [id] = [...state.instances.keys()];
+  const cut = cutPair().private;
+  const asked: number[] = [];
+  const ssh = startSshServers(state, { hostKey: (i) => (asked.push(i), asked.length === 1 ? cut : generateEd25519('host').private) });
+  try {
+    await ssh.sync();
+    assert.equal(ssh.portOf(id!), undefined);
+    assert.match(ssh.problemOf(id!) ?? '', /privateKey/);
+    await ssh.sync();
+    assert.deepEqual(asked, [id, id], 'a second key was asked for');
+    assert.ok((ssh.portOf(id!) ?? 0) > 0, `the next sync opens it: ${ssh.problemOf(id!) ?? ''}`);
   } finally {
     await ssh.close();
   }

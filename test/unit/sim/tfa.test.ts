@@ -56,6 +56,19 @@ async function addSms(phone = '+14155550199'): Promise<void> {
   assert.equal(r.status, 200, brief(r.json));
 }
 
+test('method ids go on across a reset: a method of the fresh account has an id above every one before it', async () => {
+  const ids = async () => ((await c.call('GET', '/api/v0/tfa/status/')).json.methods as Array<{ id: number }>).map((m) => m.id);
+  await addTotp();
+  await addSms();
+  const before = await ids();
+  assert.equal(before.length, 2);
+  await c.ctl.reset();
+  assert.deepEqual(await ids(), [], 'a fresh account has no methods');
+  await addTotp();
+  const [after] = await ids();
+  assert.ok(after! > Math.max(...before), `after the reset ${after}, before ${before.join(', ')}`);
+});
+
 test('first method: forced e-mail authorization, TOTP confirm enables 2FA with 10 backup codes once', async () => {
   let st = await c.call('GET', '/api/v0/tfa/status/');
   assert.equal(st.json.tfa_enabled, false);
