@@ -1,13 +1,11 @@
-// The HTTP-status and transport failure kinds, 2xx answers, refusals, retries, the request itself
-// and the masking of what the service echoes. (Every 2FA error code: tfaErrorCodes.test.ts.)
+// The failure kinds, with and without an HTTP status, 2xx answers, refusals, retries, the request
+// itself and the masking of what the service echoes, on scripted answers. (Errors the simulator
+// answers with, every HTTP status and 2FA code: simErrors.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useHarness, rejection, scripted, json, transportError, type Harness } from './helpers';
+import { rejection, scripted, json, transportError } from './helpers';
 import { ApiError, parseErrorBody } from '../../../src/api/errors';
 import type { ApiClientOptions } from '../../../src/api/client';
-
-let h: Harness;
-useHarness({}, (x) => (h = x));
 
 test('error bodies: spec shape, 429 {detail}, plain text', () => {
   assert.deepEqual(parseErrorBody('{"success":false,"error":"x","msg":"y"}'), { code: 'x', msg: 'y', failCount: undefined, lockedUntil: undefined, structured: true, json: true });
@@ -15,44 +13,6 @@ test('error bodies: spec shape, 429 {detail}, plain text', () => {
   const t = parseErrorBody('<html><body>502 Bad Gateway</body></html>');
   assert.equal(t.structured, false);
   assert.equal(t.msg, '502 Bad Gateway');
-});
-
-test('HTTP statuses map to kinds and messages: 401, 403, 404, 410 no_such_ask, 429, 5xx', async () => {
-  const api = h.client({ retry: { retries: 0 } });
-  await h.ctl.fault({ kind: 'http_error', status: 403, error: 'permission_denied', msg: 'read-only key' });
-  let e = await rejection(api.listInstances());
-  assert.equal(e.kind, 'http');
-  assert.match(e.userMessage(), /permission/);
-
-  await h.ctl.fault({ kind: 'http_error', status: 404, error: 'not_here' });
-  e = await rejection(api.listInstances());
-  assert.match(e.userMessage(), /not found.*Refresh/);
-
-  await h.ctl.fault({ kind: 'http_error', status: 429 });
-  e = await rejection(api.listInstances());
-  assert.equal(e.kind, 'rate_limited');
-  assert.equal(e.msg, 'API requests too frequent');
-  assert.match(e.userMessage(), /Wait a minute/);
-
-  await h.ctl.fault({ kind: 'http_error', status: 500, error: 'boom' });
-  e = await rejection(api.listInstances());
-  assert.match(e.userMessage(), /internal problem \(HTTP 500\).*try again/);
-
-  // The live service answers a bad key on instance paths with 404 auth_error: signed out all the same.
-  const bad = await rejection(h.client({ credentials: { token: () => 'wrong-key' } }).listInstances());
-  assert.equal(bad.kind, 'auth');
-  assert.equal(bad.status, 404);
-  assert.match(bad.userMessage(), /Sign in again/);
-  const badUser = await rejection(h.client({ credentials: { token: () => 'wrong-key' } }).currentUser());
-  assert.equal(badUser.kind, 'auth');
-  assert.equal(badUser.status, 401);
-
-  const offers = await api.searchOffers({ limit: 1 });
-  await h.ctl.fault({ kind: 'offer_taken', offerId: offers[0]!.id });
-  e = await rejection(api.createInstance(offers[0]!.id, { image: 'ubuntu:22.04', cancel_unavail: true }));
-  assert.equal(e.status, 410);
-  assert.equal(e.code, 'no_such_ask');
-  assert.match(e.userMessage(), /just rented by someone else/);
 });
 
 test('kinds without a status: not signed in, network, timeout, aborted, malformed, ambiguous', () => {

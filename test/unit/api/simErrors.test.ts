@@ -1,6 +1,6 @@
-// Every 2FA error code of the spec, injected by the simulator, must reach the user as an
-// actionable sentence, with the lock time and the failed attempts where the service gives them.
-// (The HTTP-status and transport failure kinds: errors.test.ts.)
+// Every error the simulator can answer with reaches the user as an actionable sentence: each HTTP
+// status (a bad key, a taken offer) and each 2FA error code of the spec, with the lock time and the
+// failed attempts where the service gives them. (The failure kinds on their own: errors.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, rejection, type Harness } from './helpers';
@@ -8,6 +8,44 @@ import { KNOWN_ERROR_CODES, formatLocalTime, errorFromResponse } from '../../../
 
 let h: Harness;
 useHarness({}, (x) => (h = x));
+
+test('HTTP statuses map to kinds and messages: 401, 403, 404, 410 no_such_ask, 429, 5xx', async () => {
+  const api = h.client({ retry: { retries: 0 } });
+  await h.ctl.fault({ kind: 'http_error', status: 403, error: 'permission_denied', msg: 'read-only key' });
+  let e = await rejection(api.listInstances());
+  assert.equal(e.kind, 'http');
+  assert.match(e.userMessage(), /permission/);
+
+  await h.ctl.fault({ kind: 'http_error', status: 404, error: 'not_here' });
+  e = await rejection(api.listInstances());
+  assert.match(e.userMessage(), /not found.*Refresh/);
+
+  await h.ctl.fault({ kind: 'http_error', status: 429 });
+  e = await rejection(api.listInstances());
+  assert.equal(e.kind, 'rate_limited');
+  assert.equal(e.msg, 'API requests too frequent');
+  assert.match(e.userMessage(), /Wait a minute/);
+
+  await h.ctl.fault({ kind: 'http_error', status: 500, error: 'boom' });
+  e = await rejection(api.listInstances());
+  assert.match(e.userMessage(), /internal problem \(HTTP 500\).*try again/);
+
+  // The live service answers a bad key on instance paths with 404 auth_error: signed out all the same.
+  const bad = await rejection(h.client({ credentials: { token: () => 'wrong-key' } }).listInstances());
+  assert.equal(bad.kind, 'auth');
+  assert.equal(bad.status, 404);
+  assert.match(bad.userMessage(), /Sign in again/);
+  const badUser = await rejection(h.client({ credentials: { token: () => 'wrong-key' } }).currentUser());
+  assert.equal(badUser.kind, 'auth');
+  assert.equal(badUser.status, 401);
+
+  const offers = await api.searchOffers({ limit: 1 });
+  await h.ctl.fault({ kind: 'offer_taken', offerId: offers[0]!.id });
+  e = await rejection(api.createInstance(offers[0]!.id, { image: 'ubuntu:22.04', cancel_unavail: true }));
+  assert.equal(e.status, 410);
+  assert.equal(e.code, 'no_such_ask');
+  assert.match(e.userMessage(), /just rented by someone else/);
+});
 
 /** Code -> a phrase its user message must contain (what happened / what to do). */
 const EXPECT: Record<string, RegExp> = {
