@@ -25,49 +25,69 @@ function same(a: InflightCreation, b: { instanceId?: number; label?: string }): 
   return b.label !== undefined && a.label === b.label;
 }
 
+/**
+ * The records' writes, one after another per store: each reads the list only once the write before
+ * it is stored. VS Code's globalState echoes each stored write back and holds that value until the
+ * next echo, so a write made while an earlier one of the same key was still being stored (the seen
+ * mark of a poll, then the record dropped as the rental settled) could be undone by that echo, and
+ * a settled rental come back after a reload.
+ */
+const queues = new WeakMap<KeyValueStore, Promise<void>>();
+
+function serially(state: KeyValueStore, write: () => Promise<void>): Promise<void> {
+  const next = (queues.get(state) ?? Promise.resolve()).catch(() => undefined).then(write);
+  queues.set(state, next);
+  return next;
+}
+
 /** Adds or replaces the record of this rental (by id, else label); with an id, its SSH options too. */
-export async function putInflight(state: KeyValueStore, r: InflightCreation): Promise<void> {
-  await state.update(INFLIGHT_STATE_KEY, [...readInflight(state).filter((x) => !same(x, r) && !(x.label === r.label)), r]);
-  if (r.instanceId === undefined) return;
-  const ssh = { ...(state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {}) };
-  ssh[String(r.instanceId)] = r.ssh;
-  await state.update(SSH_OPTIONS_STATE_KEY, ssh);
+export function putInflight(state: KeyValueStore, r: InflightCreation): Promise<void> {
+  return serially(state, async () => {
+    await state.update(INFLIGHT_STATE_KEY, [...readInflight(state).filter((x) => !same(x, r) && !(x.label === r.label)), r]);
+    if (r.instanceId === undefined) return;
+    const ssh = { ...(state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {}) };
+    ssh[String(r.instanceId)] = r.ssh;
+    await state.update(SSH_OPTIONS_STATE_KEY, ssh);
+  });
 }
 
 /** Marks the rental as one the flow stopped waiting for: announced as late when it appears. */
-export async function markLate(state: KeyValueStore, ref: { instanceId?: number; label: string }): Promise<void> {
-  await state.update(
-    INFLIGHT_STATE_KEY,
-    readInflight(state).map((x) => (same(x, ref) ? { ...x, late: true } : x)),
-  );
+export function markLate(state: KeyValueStore, ref: { instanceId?: number; label: string }): Promise<void> {
+  return serially(state, () => state.update(INFLIGHT_STATE_KEY, readInflight(state).map((x) => (same(x, ref) ? { ...x, late: true } : x))));
 }
 
 /** A read showed the rental. Only an existing record is changed: a settled one is never brought back. */
-export async function markSeen(state: KeyValueStore, id: number): Promise<void> {
-  const all = readInflight(state);
-  if (!all.some((x) => x.instanceId === id && !x.seen)) return;
-  await state.update(
-    INFLIGHT_STATE_KEY,
-    all.map((x) => (x.instanceId === id ? { ...x, seen: true } : x)),
-  );
+export function markSeen(state: KeyValueStore, id: number): Promise<void> {
+  return serially(state, async () => {
+    const all = readInflight(state);
+    if (!all.some((x) => x.instanceId === id && !x.seen)) return;
+    await state.update(
+      INFLIGHT_STATE_KEY,
+      all.map((x) => (x.instanceId === id ? { ...x, seen: true } : x)),
+    );
+  });
 }
 
-export async function removeInflight(state: KeyValueStore, id: number, forgetSsh = false): Promise<void> {
-  await state.update(
-    INFLIGHT_STATE_KEY,
-    readInflight(state).filter((x) => x.instanceId !== id),
-  );
-  if (forgetSsh) {
-    const ssh = { ...(state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {}) };
-    delete ssh[String(id)];
-    await state.update(SSH_OPTIONS_STATE_KEY, ssh);
-  }
+export function removeInflight(state: KeyValueStore, id: number, forgetSsh = false): Promise<void> {
+  return serially(state, async () => {
+    await state.update(
+      INFLIGHT_STATE_KEY,
+      readInflight(state).filter((x) => x.instanceId !== id),
+    );
+    if (forgetSsh) {
+      const ssh = { ...(state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {}) };
+      delete ssh[String(id)];
+      await state.update(SSH_OPTIONS_STATE_KEY, ssh);
+    }
+  });
 }
 
 /** A create the service refused outright (nothing was rented): its id-less record goes. */
-export async function removeInflightLabel(state: KeyValueStore, label: string): Promise<void> {
-  await state.update(
-    INFLIGHT_STATE_KEY,
-    readInflight(state).filter((x) => !(x.instanceId === undefined && x.label === label)),
-  );
+export function removeInflightLabel(state: KeyValueStore, label: string): Promise<void> {
+  return serially(state, () => state.update(INFLIGHT_STATE_KEY, readInflight(state).filter((x) => !(x.instanceId === undefined && x.label === label))));
+}
+
+/** A rental no longer watched (past the horizon): every record carrying its label goes. */
+export function forgetInflight(state: KeyValueStore, label: string): Promise<void> {
+  return serially(state, () => state.update(INFLIGHT_STATE_KEY, readInflight(state).filter((x) => x.label !== label)));
 }

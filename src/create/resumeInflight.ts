@@ -5,7 +5,7 @@ import { background } from '../core/background';
 import type { Instance } from '../api/types';
 import type { CreateFlowPorts, InflightCreation } from './flowTypes';
 import { logText } from './flowTypes';
-import { INFLIGHT_STATE_KEY, markSeen, putInflight, readInflight, removeInflight } from './inflight';
+import { forgetInflight, markSeen, putInflight, readInflight, removeInflight } from './inflight';
 import { pollUntilReady, reconcileAmbiguous, type PollOutcome } from './pollUntilReady';
 
 /**
@@ -105,10 +105,7 @@ async function resumeOne(ports: ResumePorts, opts: ResumeOptions, r: InflightCre
 /** aborted / timeout / error: the record stays for the next start, unless it is past the horizon. */
 async function expire(ports: ResumePorts, r: InflightCreation, res: ResumeResult): Promise<ResumeResult> {
   if (res.outcome === 'aborted' || Date.now() - r.startedAt < INFLIGHT_HORIZON_MS) return res;
-  await ports.state.update(
-    INFLIGHT_STATE_KEY,
-    readInflight(ports.state).filter((x) => x.label !== r.label),
-  );
+  await forgetInflight(ports.state, r.label);
   ports.log.warn(`create: the rental "${r.label}"${r.instanceId !== undefined ? ` (instance ${r.instanceId})` : ''} has not appeared in a day; no longer watching it`);
   return res;
 }

@@ -12,3 +12,31 @@ export class MemoryState implements KeyValueStore {
     else this.data.set(key, JSON.parse(JSON.stringify(value)));
   }
 }
+
+/**
+ * As VS Code's globalState: a write is in memory at once, stored by a flush 10 ms later, and the
+ * stored value comes back (replacing memory) 15 ms after that, as the window hears of its own
+ * write; the write's promise settles after that echo.
+ */
+export class EchoingState implements KeyValueStore {
+  private mem = new Map<string, unknown>();
+  private flush: Promise<void> | undefined;
+  get<T>(key: string): T | undefined {
+    return this.mem.get(key) as T | undefined;
+  }
+  update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) this.mem.delete(key);
+    else this.mem.set(key, JSON.parse(JSON.stringify(value)));
+    this.flush ??= new Promise<void>((resolve) =>
+      setTimeout(() => {
+        this.flush = undefined;
+        const stored = new Map(this.mem);
+        setTimeout(() => {
+          this.mem = new Map(stored);
+          resolve();
+        }, 15);
+      }, 10),
+    );
+    return this.flush;
+  }
+}

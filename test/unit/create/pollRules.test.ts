@@ -8,6 +8,8 @@ import type { Instance, ServiceApi } from '../../../src/api/types';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
 import { INFLIGHT_STATE_KEY, pollUntilReady, readInflight } from '../../../src/create/createFlow';
 import { memoryLog } from './flowHarness';
+import { EchoingState } from '../../kit/state';
+import { markSeen, removeInflight } from '../../../src/create/inflight';
 
 test('polling backs off on 429 and returns to the 10 s interval', async () => {
   let calls = 0;
@@ -203,4 +205,15 @@ test('the message for a rental of unknown fate names the instance when its id is
   const noId = unknownResult('job-2', 1);
   assert.equal('instanceId' in noId, false);
   assert.match('message' in noId ? noId.message : '', /^The rental labelled "job-2" was sent/);
+});
+
+test('in-flight records: a record dropped while a seen mark is still being stored stays dropped (globalState echoes each write back)', async () => {
+  const state = new EchoingState();
+  await state.update(INFLIGHT_STATE_KEY, [{ instanceId: 7, label: 'late-1', ssh: {}, targetState: 'running', startedAt: 0, late: true }]);
+  const seen = markSeen(state, 7); // a poll showed it (not awaited: the poll goes on)
+  await new Promise((r) => setTimeout(r, 20)); // writing its SSH entry
+  await removeInflight(state, 7); // it settled
+  await seen;
+  await new Promise((r) => setTimeout(r, 60)); // every write stored and echoed
+  assert.deepEqual(readInflight(state), []);
 });
