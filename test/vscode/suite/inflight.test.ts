@@ -74,9 +74,9 @@ describe('templates: in-flight guard and late machines', () => {
     const note = promptCalls.find((p) => p.kind === 'showWarningMessage' && /arrived late/.test(p.text));
     assert.ok(note, JSON.stringify(promptCalls));
     assert.match(note.text, new RegExp(`Instance ${id} \\("${label}"\\) arrived late.*Instances view, with its SSH entry`));
-    // The record was dropped before the notice. VS Code's globalState echoes each of its own
-    // earlier writes back (the seen mark, made while the instance was polled) and holds that older
-    // value until the echo of the last write arrives: a read in between can see the record again.
+    // The record was dropped before the notice, and must stay dropped: VS Code's globalState echoes
+    // each stored write back, and an echo of the seen mark (written while the instance was polled)
+    // once put the record back for good (see src/create/inflight.ts).
     await waitFor(() => readInflight(services.globalState).length === 0, 5000, 'no rental in flight').catch((e: Error) => {
       throw new Error(`${e.message}; left: ${JSON.stringify(readInflight(services.globalState))}`);
     });
