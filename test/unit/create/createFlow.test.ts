@@ -191,6 +191,23 @@ test('resume reports an instance that failed while VS Code was closed, and drops
   assert.deepEqual(readInflight(h.state), []);
 });
 
+test('a rental not shown running a day after it was sent is no longer watched: its records go, the others stay, and the log says so', async () => {
+  const h = harness();
+  const [offer] = await h.api.searchOffers({ limit: 1 });
+  const id = (await h.api.createInstance(offer!.id, { image: 'i', label: 'sent-a-day-ago', disk: 10, runtype: 'ssh_direct' })).new_contract;
+  await flowSim.control.fault({ kind: 'instance_state', id, state: 'loading' });
+  const base = { ssh: {}, targetState: 'running' as const };
+  await h.state.update(INFLIGHT_STATE_KEY, [
+    { ...base, instanceId: id, label: 'sent-a-day-ago', startedAt: Date.now() - 25 * 3600_000 },
+    { ...base, label: 'sent-a-day-ago', startedAt: Date.now() - 25 * 3600_000 },
+    { ...base, instanceId: id + 1, label: 'sent-just-now', startedAt: Date.now() },
+  ]);
+  const res = await resumeInflight(h.ports, { only: [id], maxWaitMs: 60_000 });
+  assert.deepEqual(res.map((x) => x.outcome), ['timeout']);
+  assert.deepEqual(readInflight(h.state).map((x) => x.label), ['sent-just-now']);
+  assert.ok(h.log.lines.includes(`warn create: the rental "sent-a-day-ago" (instance ${id}) has not appeared in a day; no longer watching it`), h.log.lines.join('\n'));
+});
+
 test('the bid changed in the confirmation is the price sent, and the clock starts at the click on Rent', async () => {
   const bidTemplate = { ...template, offer: { ...template.offer, type: 'bid' as const, bidPrice: 0.3 } };
   const h: Harness = harness({
