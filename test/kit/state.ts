@@ -7,7 +7,10 @@ export class MemoryState implements KeyValueStore {
     return this.data.get(key) as T | undefined;
   }
   async update(key: string, value: unknown): Promise<void> {
-    // As VS Code's Memento: undefined removes the key.
+    this.put(key, value);
+  }
+  /** As VS Code's Memento: a copy is kept; undefined removes the key. */
+  protected put(key: string, value: unknown): void {
     if (value === undefined) this.data.delete(key);
     else this.data.set(key, JSON.parse(JSON.stringify(value)));
   }
@@ -18,21 +21,16 @@ export class MemoryState implements KeyValueStore {
  * stored value comes back (replacing memory) 15 ms after that, as the window hears of its own
  * write; the write's promise settles after that echo.
  */
-export class EchoingState implements KeyValueStore {
-  private mem = new Map<string, unknown>();
+export class EchoingState extends MemoryState {
   private flush: Promise<void> | undefined;
-  get<T>(key: string): T | undefined {
-    return this.mem.get(key) as T | undefined;
-  }
-  update(key: string, value: unknown): Promise<void> {
-    if (value === undefined) this.mem.delete(key);
-    else this.mem.set(key, JSON.parse(JSON.stringify(value)));
+  override update(key: string, value: unknown): Promise<void> {
+    this.put(key, value); // in memory at once
     this.flush ??= new Promise<void>((resolve) =>
       setTimeout(() => {
         this.flush = undefined;
-        const stored = new Map(this.mem);
+        const stored = new Map(this.data);
         setTimeout(() => {
-          this.mem = new Map(stored);
+          this.data = new Map(stored);
           resolve();
         }, 15);
       }, 10),
