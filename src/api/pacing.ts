@@ -22,16 +22,34 @@ export const SERVICE_PACING_MS: Readonly<PacingMs> = { show: 2000, list: 1000, u
  */
 export const SERVICE_PENALTY_MS: Readonly<PacingMs> = { show: 0, list: 0, update: 0, destroy: 0, create: 12_000, search: 0 };
 export const NO_PACING_MS: Readonly<PacingMs> = { show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 };
-/** Clocks of client and server are not the same clock: stay a little above each threshold. */
+/** The server's clock and ours round differently: stay a little above each threshold. */
 const MARGIN_MS = 50;
 
 export interface PacerClock {
   now(): number;
   sleep(ms: number, signal: AbortSignal | undefined): Promise<void>;
+  /** The error a call cancelled while waiting for its turn fails with (default: the signal's reason). */
+  cancelled?(): unknown;
 }
 
+/** A call's turn on its endpoint: `done()` once its answer (or failure) is in. */
+export interface PacerTurn {
+  done(): void;
+}
+
+const NO_TURN: PacerTurn = { done: () => undefined };
+
+/**
+ * The service counts its interval between the arrivals of two calls. Counting from when ours
+ * was sent is not enough: a first request delayed on the way (a lost packet, a slow proxy)
+ * arrives close to the next one and earns a 429. Counting from its answer is safe: the server
+ * had the first call before it answered, and the next one leaves only after that. So a paced
+ * endpoint has one call in flight at a time and the next waits the interval from the answer.
+ */
 export class Pacer {
   private readonly next = new Map<PacedEndpoint, number>();
+  /** Per paced endpoint: settles when the last caller in line has finished its call. */
+  private readonly line = new Map<PacedEndpoint, Promise<void>>();
 
   constructor(
     private readonly intervals: Readonly<PacingMs>,
@@ -46,16 +64,37 @@ export class Pacer {
   }
 
   /**
-   * Waits until `e` may be called again, then books this call. Calls of one endpoint are
-   * served in order: a second caller books the slot after the first one's.
+   * Waits until `e` may be called, then gives the call its turn. Calls of one paced endpoint
+   * are served in order, one at a time: the next starts the interval after this one's `done()`.
    */
-  async take(e: PacedEndpoint, signal: AbortSignal | undefined): Promise<void> {
-    // An endpoint not paced up front still serves a 429's penalty (penalize) before its next call.
+  async take(e: PacedEndpoint, signal: AbortSignal | undefined): Promise<PacerTurn> {
     const gap = this.interval(e);
-    const now = this.clock.now();
-    const at = Math.max(now, this.next.get(e) ?? 0);
-    if (gap > 0) this.next.set(e, at + gap);
-    if (at > now) await this.clock.sleep(at - now, signal);
+    // An endpoint not paced up front still serves a 429's penalty (penalize) before its next call.
+    if (gap === 0) {
+      await this.until(e, signal);
+      return NO_TURN;
+    }
+    const before = this.line.get(e) ?? Promise.resolve();
+    let finish!: () => void;
+    const mine = new Promise<void>((resolve) => (finish = resolve));
+    // The one after this caller waits for it, even when this caller gives up while in line.
+    this.line.set(e, before.then(() => mine));
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.next.set(e, Math.max(this.next.get(e) ?? 0, this.clock.now() + gap));
+      finish();
+    };
+    try {
+      await abortable(before, signal, () => this.clock.cancelled?.() ?? signal?.reason);
+      await this.until(e, signal);
+    } catch (err) {
+      // Cancelled while in line: pass the turn on once the callers before are through.
+      before.then(finish, finish);
+      throw err;
+    }
+    return { done: release };
   }
 
   /** After a 429 the next call of `e` waits at least the endpoint's whole threshold from now. */
@@ -63,4 +102,30 @@ export class Pacer {
     const gap = Math.max(this.interval(e), this.thresholds[e] > 0 ? this.thresholds[e] + MARGIN_MS : 0);
     if (gap > 0) this.next.set(e, Math.max(this.next.get(e) ?? 0, this.clock.now() + gap));
   }
+
+  private async until(e: PacedEndpoint, signal: AbortSignal | undefined): Promise<void> {
+    const now = this.clock.now();
+    const at = this.next.get(e) ?? 0;
+    if (at > now) await this.clock.sleep(at - now, signal);
+  }
+}
+
+/** `p`, or `cancelled()` as soon as the signal is aborted. */
+function abortable(p: Promise<void>, signal: AbortSignal | undefined, cancelled: () => unknown): Promise<void> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

@@ -162,6 +162,8 @@ export interface Pipeline {
   send<T>(ep: Endpoint<T>, o: CallOptions | undefined): Promise<T>;
 }
 
+const cancelledInLine = () => new ApiError({ kind: 'aborted', message: 'The request was cancelled while waiting for its turn' });
+
 export function createPipeline(opts: ApiClientOptions): Pipeline {
   const secrets = new SecretRegistry();
   const knownSecrets = () => [opts.credentials.token(), ...secrets.list()];
@@ -171,7 +173,8 @@ export function createPipeline(opts: ApiClientOptions): Pipeline {
       // A monotonic clock: Date.now() jumps with the computer's clock, and a clock set back an
       // hour would hold every paced endpoint back an hour.
       now: () => performance.now(),
-      sleep: (ms, signal) => sleep(ms, signal, () => new ApiError({ kind: 'aborted', message: 'The request was cancelled while waiting for its turn' })),
+      sleep: (ms, signal) => sleep(ms, signal, cancelledInLine),
+      cancelled: cancelledInLine,
     },
     // 'off' (tests against a simulator without limits): no waits at all.
     opts.pacing === 'off' ? NO_PACING_MS : undefined,
@@ -229,7 +232,7 @@ async function send<T>(p: Pipeline, opts: ApiClientOptions, pacer: Pacer, ep: En
         throw new ApiError({ kind: 'auth', method, path, message: `${method} ${path}: not signed in (no API key)` });
       if (!mayCarryKey(p.baseUrl)) throw insecureUrl(p.baseUrl, method, path);
       const t = await p.transport();
-      if (ep.pace) await pacer.take(ep.pace, signal);
+      const turn = ep.pace ? await pacer.take(ep.pace, signal) : undefined;
       const headers: Record<string, string> = {
         authorization: `Bearer ${token}`,
         accept: 'application/json',
@@ -243,6 +246,8 @@ async function send<T>(p: Pipeline, opts: ApiClientOptions, pacer: Pacer, ep: En
         res = await t.request(req);
       } catch (e) {
         throw transportToApiError(e, ep, timeoutMs);
+      } finally {
+        turn?.done();
       }
       const ms = Date.now() - started;
       log.debug(`${method} ${path} -> ${res.status} (${ms} ms)`);

@@ -4,6 +4,7 @@
 // service, "not visible yet", reconciliation by label with one filtered request, pacing.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { keyCredentials, rejection, startHarness, type Harness } from './helpers';
 import { captureLogger } from '../../kit/log';
 import { closeApiTransport, createApiClient, forgetListEras, learntListEra } from '../../../src/api/client';
@@ -255,6 +256,28 @@ describe('pacing by the service thresholds', () => {
     assert.ok(Date.now() - t0 >= 2 * 200, 'three pages, two intervals');
     await api.showInstance(list.instances[0]!.id);
     await api.showInstance(list.instances[1]!.id);
+    const statuses = (await h.ctl.requests()).map((r) => r.status);
+    assert.ok(!statuses.includes(429), `no 429: ${statuses.join(',')}`);
+  });
+
+  test('a first page delayed on its way still leaves a whole interval before the second reaches the server', async () => {
+    await h.ctl.reset();
+    await h.ctl.seed({ offers: 200, instances: 60 });
+    let first = true;
+    // The real transport, with the first request held 300 ms before it leaves (a lost packet,
+    // a slow proxy): it reaches the server late, right before its answer.
+    const late: Transport = {
+      request: async (req) => {
+        if (first) {
+          first = false;
+          await sleep(300);
+        }
+        return realRequest(req);
+      },
+    };
+    const api = h.client({ pacing: { list: 200 }, transport: late, retry: { retries: 0 } });
+    const list = await api.listInstances();
+    assert.equal(list.instances.length, 60);
     const statuses = (await h.ctl.requests()).map((r) => r.status);
     assert.ok(!statuses.includes(429), `no 429: ${statuses.join(',')}`);
   });

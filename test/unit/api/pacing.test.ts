@@ -2,7 +2,13 @@
 // front (a search, a state change) waits the service's whole threshold before the next call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Pacer, SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
+import { flush } from '../../kit/clock';
+import { Pacer, SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS, type PacedEndpoint } from '../../../src/api/pacing';
+
+/** One call of `e` that answers at once: its turn taken and given back. */
+async function call(p: Pacer, e: PacedEndpoint): Promise<void> {
+  (await p.take(e, undefined)).done();
+}
 
 function clock() {
   let now = 1_000_000;
@@ -20,8 +26,8 @@ function clock() {
 test('a paced endpoint (list) spaces consecutive calls by its threshold', async () => {
   const c = clock();
   const p = new Pacer(SERVICE_PACING_MS, c);
-  await p.take('list', undefined);
-  await p.take('list', undefined);
+  await call(p, 'list');
+  await call(p, 'list');
   assert.equal(c.slept.length, 1);
   assert.ok(c.slept[0]! >= SERVICE_THRESHOLDS_MS.list, `slept ${c.slept[0]} ms`);
 });
@@ -29,13 +35,13 @@ test('a paced endpoint (list) spaces consecutive calls by its threshold', async 
 test('after a 429 an endpoint that is not paced up front (search) waits its whole threshold', async () => {
   const c = clock();
   const p = new Pacer(SERVICE_PACING_MS, c);
-  await p.take('search', undefined);
+  await call(p, 'search');
   assert.deepEqual(c.slept, [], 'a single search is not delayed');
   p.penalize('search');
-  await p.take('search', undefined);
+  await call(p, 'search');
   assert.equal(c.slept.length, 1, 'the retry after a 429 must wait');
   assert.ok(c.slept[0]! >= SERVICE_THRESHOLDS_MS.search, `slept ${c.slept[0]} ms`);
-  await p.take('search', undefined);
+  await call(p, 'search');
   assert.equal(c.slept.length, 1, 'once the penalty is served, searches are not delayed again');
 });
 
@@ -44,62 +50,109 @@ test('exact waits: the interval plus a 50 ms margin, counted from the booked slo
   const p = new Pacer(SERVICE_PACING_MS, c);
   assert.equal(p.interval('list'), SERVICE_PACING_MS.list + 50);
   assert.equal(p.interval('update'), 0, 'not paced up front: no margin either');
-  await p.take('list', undefined);
-  await p.take('list', undefined);
-  await p.take('list', undefined);
+  await call(p, 'list');
+  await call(p, 'list');
+  await call(p, 'list');
   assert.deepEqual(c.slept, [1050, 1050]);
   // time that passed on its own counts: no wait once the slot is reached
   const c2 = clock();
   const p2 = new Pacer(SERVICE_PACING_MS, c2);
-  await p2.take('show', undefined);
+  await call(p2, 'show');
   await c2.sleep(2049);
-  await p2.take('show', undefined);
+  await call(p2, 'show');
   assert.deepEqual(c2.slept, [2049, 1], 'one millisecond short of the slot');
   await c2.sleep(5000);
-  await p2.take('show', undefined);
+  await call(p2, 'show');
   assert.deepEqual(c2.slept, [2049, 1, 5000], 'past the slot: no wait');
   // each endpoint has its own slot
-  await p2.take('list', undefined);
+  await call(p2, 'list');
   assert.equal(c2.slept.length, 3);
-  for (let i = 0; i < 3; i++) await p2.take('update', undefined);
+  for (let i = 0; i < 3; i++) await call(p2, 'update');
   assert.equal(c2.slept.length, 3, 'update is not paced');
 });
 
-test('a second caller books the slot after the first one, without waiting for it to finish', async () => {
+test('the interval counts from the answer: a slow first call does not let the next one follow at once', async () => {
+  const c = clock();
+  const p = new Pacer(SERVICE_PACING_MS, c);
+  const turn = await p.take('show', undefined);
+  await c.sleep(3000); // the first request is 3 s on its way: it may reach the server just before its answer
+  turn.done();
+  await call(p, 'show');
+  assert.deepEqual(c.slept, [3000, 2050], 'the whole interval after the answer, not after the send');
+});
+
+test('calls of one paced endpoint go one at a time, in order; an unpaced one never waits in line', async () => {
   let now = 0;
   const waits: number[] = [];
   const p = new Pacer(SERVICE_PACING_MS, { now: () => now, sleep: async (ms) => void waits.push(ms) });
-  await Promise.all([p.take('show', undefined), p.take('show', undefined), p.take('show', undefined)]);
-  assert.deepEqual(waits, [2050, 4100]);
-  now = 10_000;
-  await p.take('show', undefined);
-  assert.deepEqual(waits, [2050, 4100], 'all booked slots lie in the past');
+  const order: string[] = [];
+  const first = await p.take('show', undefined);
+  const second = p.take('show', undefined).then((t) => (order.push('second'), t));
+  const third = p.take('show', undefined).then((t) => (order.push('third'), t));
+  await flush();
+  assert.deepEqual(order, [], 'both wait while the first call is in flight');
+  const update = await p.take('update', undefined);
+  update.done();
+  now = 500;
+  first.done();
+  const secondTurn = await second;
+  await flush();
+  assert.deepEqual(order, ['second'], 'the third waits for the second');
+  secondTurn.done();
+  (await third).done();
+  assert.deepEqual(order, ['second', 'third']);
+  assert.deepEqual(waits, [2050, 2050], 'each waits the interval from the previous answer');
+});
+
+test('a caller cancelled while in line fails with the clock\'s error and passes its turn on', async () => {
+  const now = 0;
+  const waits: number[] = [];
+  const cancelled = new Error('cancelled in line');
+  const p = new Pacer(SERVICE_PACING_MS, { now: () => now, sleep: async (ms) => void waits.push(ms), cancelled: () => cancelled });
+  const first = await p.take('list', undefined);
+  const ac = new AbortController();
+  const gone = p.take('list', ac.signal);
+  const after = p.take('list', undefined);
+  let through = false;
+  after.then(() => (through = true), () => undefined);
+  ac.abort();
+  await assert.rejects(gone, (e) => e === cancelled);
+  await flush();
+  assert.equal(through, false, 'the one after still waits for the first call');
+  first.done();
+  (await after).done();
+  assert.deepEqual(waits, [1050], 'one interval: the cancelled caller sent nothing');
+  const already = new AbortController();
+  already.abort();
+  const busy = await p.take('list', undefined);
+  await assert.rejects(p.take('list', already.signal), (e) => e === cancelled);
+  busy.done();
 });
 
 test('penalties: the threshold plus the margin from now, never shortening a later slot; the thresholds are the ones passed', async () => {
   const c = clock();
   const p = new Pacer(SERVICE_PACING_MS, c);
   p.penalize('update');
-  await p.take('update', undefined);
+  await call(p, 'update');
   assert.deepEqual(c.slept, [SERVICE_THRESHOLDS_MS.update + 50]);
   // a paced endpoint whose booked slot is later than the penalty keeps it
-  await p.take('show', undefined);
-  await p.take('show', undefined); // books a slot 2 x 2050 ms after the first take
+  await call(p, 'show');
+  await call(p, 'show'); // books a slot 2 x 2050 ms after the first take
   p.penalize('show');
-  await p.take('show', undefined);
+  await call(p, 'show');
   assert.deepEqual(c.slept.slice(1), [2050, 2050]);
   // a pacer for a simulator without limits: a 429 holds nothing back
   const off = clock();
   const free = new Pacer({ show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 }, off, { show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 });
   free.penalize('create');
-  await free.take('create', undefined);
+  await call(free, 'create');
   assert.deepEqual(off.slept, []);
   // own thresholds: a penalty waits the longer of the interval and the threshold
   const own = clock();
   const q = new Pacer({ show: 3000, list: 0, update: 0, destroy: 0, create: 0, search: 0 }, own, { show: 100, list: 0, update: 0, destroy: 0, create: 0, search: 700 });
   q.penalize('show');
-  await q.take('show', undefined);
+  await call(q, 'show');
   q.penalize('search');
-  await q.take('search', undefined);
+  await call(q, 'search');
   assert.deepEqual(own.slept, [3050, 750]);
 });
