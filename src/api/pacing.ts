@@ -28,8 +28,8 @@ const MARGIN_MS = 50;
 export interface PacerClock {
   now(): number;
   sleep(ms: number, signal: AbortSignal | undefined): Promise<void>;
-  /** The error a call cancelled while waiting for its turn fails with (default: the signal's reason). */
-  cancelled?(): unknown;
+  /** The error of a call cancelled while it waits for its turn. */
+  cancelled(): unknown;
 }
 
 /** A call's turn on its endpoint: `done()` once its answer (or failure) is in. */
@@ -79,15 +79,12 @@ export class Pacer {
     const mine = new Promise<void>((resolve) => (finish = resolve));
     // The one after this caller waits for it, even when this caller gives up while in line.
     this.line.set(e, before.then(() => mine));
-    let released = false;
     const release = () => {
-      if (released) return;
-      released = true;
       this.next.set(e, Math.max(this.next.get(e) ?? 0, this.clock.now() + gap));
       finish();
     };
     try {
-      await abortable(before, signal, () => this.clock.cancelled?.() ?? signal?.reason);
+      await abortable(before, signal, () => this.clock.cancelled());
       await this.until(e, signal);
     } catch (err) {
       // Cancelled while in line: pass the turn on once the callers before are through.
@@ -111,21 +108,17 @@ export class Pacer {
 }
 
 /** `p`, or `cancelled()` as soon as the signal is aborted. */
-function abortable(p: Promise<void>, signal: AbortSignal | undefined, cancelled: () => unknown): Promise<void> {
+async function abortable(p: Promise<void>, signal: AbortSignal | undefined, cancelled: () => unknown): Promise<void> {
   if (!signal) return p;
-  if (signal.aborted) return Promise.reject(cancelled());
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
+  if (signal.aborted) throw cancelled();
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort);
   });
+  try {
+    await Promise.race([p, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }

@@ -2,12 +2,22 @@
 // front (a search, a state change) waits the service's whole threshold before the next call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { flush } from '../../kit/clock';
 import { Pacer, SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS, type PacedEndpoint } from '../../../src/api/pacing';
 
 /** One call of `e` that answers at once: its turn taken and given back. */
 async function call(p: Pacer, e: PacedEndpoint): Promise<void> {
   (await p.take(e, undefined)).done();
+}
+
+/** `call` must settle without any timer or clock: fails instead of hanging. */
+async function atOnce<T>(call: Promise<T>, what: string): Promise<T> {
+  let done = false;
+  call.then(() => (done = true), () => (done = true));
+  await flush();
+  assert.ok(done, `${what} waited`);
+  return call;
 }
 
 function clock() {
@@ -20,6 +30,7 @@ function clock() {
       slept.push(ms);
       now += ms;
     },
+    cancelled: () => new Error('cancelled'),
   };
 }
 
@@ -84,7 +95,7 @@ test('the interval counts from the answer: a slow first call does not let the ne
 test('calls of one paced endpoint go one at a time, in order; an unpaced one never waits in line', async () => {
   let now = 0;
   const waits: number[] = [];
-  const p = new Pacer(SERVICE_PACING_MS, { now: () => now, sleep: async (ms) => void waits.push(ms) });
+  const p = new Pacer(SERVICE_PACING_MS, { now: () => now, sleep: async (ms) => void waits.push(ms), cancelled: () => new Error('cancelled') });
   const order: string[] = [];
   const first = await p.take('show', undefined);
   const second = p.take('show', undefined).then((t) => (order.push('second'), t));
@@ -92,7 +103,9 @@ test('calls of one paced endpoint go one at a time, in order; an unpaced one nev
   await flush();
   assert.deepEqual(order, [], 'both wait while the first call is in flight');
   const update = await p.take('update', undefined);
+  const update2 = await atOnce(p.take('update', undefined), 'an unpaced call while another is in flight');
   update.done();
+  update2.done();
   now = 500;
   first.done();
   const secondTurn = await second;
@@ -127,6 +140,22 @@ test('a caller cancelled while in line fails with the clock\'s error and passes 
   const busy = await p.take('list', undefined);
   await assert.rejects(p.take('list', already.signal), (e) => e === cancelled);
   busy.done();
+});
+
+test('a caller with a signal that is never aborted waits its turn like the others, and leaves no abort listener behind', async () => {
+  const c = clock();
+  const p = new Pacer(SERVICE_PACING_MS, c);
+  const ac = new AbortController();
+  const first = await p.take('show', ac.signal);
+  const second = p.take('show', ac.signal);
+  let through = false;
+  second.then(() => (through = true), () => undefined);
+  await flush();
+  assert.equal(through, false);
+  first.done();
+  (await second).done();
+  assert.deepEqual(c.slept, [2050]);
+  assert.equal(getEventListeners(ac.signal, 'abort').length, 0, 'no listener left on the signal');
 });
 
 test('penalties: the threshold plus the margin from now, never shortening a later slot; the thresholds are the ones passed', async () => {
