@@ -1,10 +1,10 @@
 // The client against the real simulator over loopback: every endpoint, retries, no retry for
-// creation, ambiguity + reconciliation, cancellation, timeouts, auth fallback, malformed answers.
+// creation, ambiguity + reconciliation, timeouts, auth fallback, malformed answers. (Requests
+// refused before sending, the backoff's jitter and cancellation: clientChecks.test.ts; requests in
+// flight when the 2FA session expires: pipeline.test.ts.)
 import { test, before, after, beforeEach, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, rejection, keyCredentials, type Harness } from './helpers';
-import { captureLogger } from '../../kit/log';
-import { ConnectionState } from '../../../src/core/connection';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import { reconcileCreation } from '../../../src/api/reconcile';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
@@ -166,15 +166,6 @@ test('GET gives up after the configured retries with the last error', async () =
   assert.equal((await requestsTo('/users/current')).length, 3);
 });
 
-test('backoff uses full jitter capped by maxDelayMs', async () => {
-  const delays: number[] = [];
-  const log = { ...h.log, info: (m: string) => { const d = /in (\d+) ms/.exec(m); if (d) delays.push(Number(d[1])); } };
-  const api = h.client({ log, random: () => 0.999, retry: { retries: 4, baseDelayMs: 2, maxDelayMs: 10 } });
-  await h.ctl.fault({ kind: 'http_error', status: 503, path: '/api/v0/tfa/status', count: 4 });
-  await api.tfaStatus();
-  assert.deepEqual(delays, [1, 3, 7, 9]);
-});
-
 test('creation is never retried: 503, 429 and 500 with an error body each mean one request', async () => {
   const api = h.client();
   const [offer] = await api.searchOffers({ limit: 1 });
@@ -243,30 +234,6 @@ test('timeouts: a slow GET fails with kind timeout (not retried)', async () => {
   const e = await rejection(api.currentUser());
   assert.equal(e.kind, 'timeout');
   assert.ok(Date.now() - t0 < 350);
-});
-
-test('AbortSignal: cancels a request in flight, a backoff wait, and refuses an already aborted signal', async () => {
-  const api = h.client({ retry: { retries: 4, baseDelayMs: 5000, maxDelayMs: 5000 } });
-  await h.ctl.fault({ kind: 'slow', ms: 400, path: '/users/current' });
-  let ctl = new AbortController();
-  setTimeout(() => ctl.abort(), 30);
-  let t0 = Date.now();
-  let e = await rejection(api.currentUser({ signal: ctl.signal }));
-  assert.equal(e.kind, 'aborted');
-  assert.ok(Date.now() - t0 < 300);
-
-  await h.ctl.fault({ kind: 'http_error', status: 503, path: '/tfa/status', count: 3 });
-  ctl = new AbortController();
-  setTimeout(() => ctl.abort(), 50);
-  t0 = Date.now();
-  e = await rejection(api.tfaStatus({ signal: ctl.signal }));
-  assert.equal(e.kind, 'aborted');
-  assert.ok(Date.now() - t0 < 1000, 'the 5 s backoff wait was cut short');
-
-  const before = (await h.ctl.requests()).length;
-  e = await rejection(api.listInstances({ signal: AbortSignal.abort() }));
-  assert.equal(e.kind, 'aborted');
-  assert.equal((await h.ctl.requests()).length, before);
 });
 
 test('no token: kind auth, nothing sent', async () => {
@@ -338,27 +305,6 @@ test('malformed answers: broken JSON and wrong content type name the endpoint; c
   assert.match(shape.message, /POST \/api\/v0\/bundles\//);
 });
 
-test('2FA requests are validated before sending', async () => {
-  const api = h.client();
-  const before = (await h.ctl.requests()).length;
-  const cases: Array<[Promise<unknown>, RegExp]> = [
-    [api.tfaLogin({ tfa_method: 'totp', code: '12345' }), /code/],
-    [api.tfaLogin({ backup_code: 'abc' }), /backup_code/],
-    [api.tfaSendSms({ phone_number: '555-1234' }), /phone_number/],
-    [api.tfaConfirmNew({ tfa_method: 'totp', code: '123456', secret: 'S', label: 'x'.repeat(31) }), /label/],
-    [api.tfaUpdate({ tfa_method_id: 1, label: 'y'.repeat(40) }), /label/],
-    [api.tfaAuthorizeNewMethodConfirm({ code: 'abcdef', secret: 's' }), /code/],
-    [api.tfaRemove({ backup_code: 'ABCD-EFGH-JKLM' }), /target_id/],
-    [api.tfaRegenBackupCodes({ tfa_method: 'sms', code: '1' }), /code/],
-  ];
-  for (const [p, field] of cases) {
-    const e = await rejection(p);
-    assert.equal(e.kind, 'invalid_request');
-    assert.match(e.problems!.join(), field);
-  }
-  assert.equal((await h.ctl.requests()).length, before);
-});
-
 test('cancelling a creation after it was sent is ambiguous, not a plain cancel (it may have been rented)', async () => {
   const api = h.client();
   const [offer] = await api.searchOffers({ limit: 1 });
@@ -400,28 +346,4 @@ test('an answer larger than the cap is refused with a clear "too large" error, a
   // and the connection pool still works afterwards
   assert.ok((await api.listInstances()).instances.length >= 1);
 });
-});
-
-test('requests in flight when the 2FA session expires: each is resent once with the API key, none fails', async () => {
-  // The real connection state: the first 401 drops the session key, a later one finds it gone.
-  const conn = new ConnectionState({ apiKey: 'the-api-key', baseUrl: 'http://127.0.0.1:9' });
-  conn.setSessionKey('expired-session-key');
-  const held: Array<() => void> = [];
-  const sent: string[] = [];
-  const transport: Transport = {
-    request: async (req) => {
-      const auth = req.headers.authorization ?? '';
-      sent.push(`${req.path} ${auth.endsWith('expired-session-key') ? 'session' : 'key'}`);
-      if (auth === 'Bearer the-api-key') return { status: 200, headers: { 'content-type': 'application/json' }, text: '{"id":1,"email":"a@b.c","balance":1}' };
-      // Both requests reach the service with the session key before either hears back.
-      await new Promise<void>((r) => (held.push(r), held.length === 2 && held.forEach((f) => f())));
-      return { status: 401, headers: { 'content-type': 'application/json' }, text: '{"success":false,"error":"auth_error","msg":"Session expired."}' };
-    },
-  };
-  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9/', credentials: conn, log: captureLogger(), transport, retry: { retries: 0 } });
-  const [a, b] = await Promise.all([api.currentUser(), api.currentUser()]);
-  assert.equal(a.email, 'a@b.c');
-  assert.equal(b.email, 'a@b.c');
-  assert.equal(conn.token(), 'the-api-key');
-  assert.deepEqual(sent.map((s) => s.split(' ')[1]).sort(), ['key', 'key', 'session', 'session']);
 });

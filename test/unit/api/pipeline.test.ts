@@ -20,6 +20,8 @@ import { closeApiTransport, createApiClient, forgetListEras, type ApiClientOptio
 import type { ServiceApi } from '../../../src/api/types';
 import { ApiError } from '../../../src/api/errors';
 import { sleep } from '../../../src/api/pipeline';
+import { ConnectionState } from '../../../src/core/connection';
+import type { Transport } from '../../../src/api/transport';
 import { SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
 
 /** The margin the pacer keeps above each threshold (pacing.ts). */
@@ -271,6 +273,30 @@ test('auth: only a refusal of the credentials asks for the fallback; a 403, 404 
     assert.equal(seen.length, 1, `${status}: sent once`);
   }
   assert.equal(asked, 0, 'a sign-out elsewhere or a key switch is for 401s only');
+});
+
+test('requests in flight when the 2FA session expires: each is resent once with the API key, none fails', async () => {
+  // The real connection state: the first 401 drops the session key, a later one finds it gone.
+  const conn = new ConnectionState({ apiKey: 'the-api-key', baseUrl: 'http://127.0.0.1:9' });
+  conn.setSessionKey('expired-session-key');
+  const held: Array<() => void> = [];
+  const sent: string[] = [];
+  const transport: Transport = {
+    request: async (req) => {
+      const auth = req.headers.authorization ?? '';
+      sent.push(`${req.path} ${auth.endsWith('expired-session-key') ? 'session' : 'key'}`);
+      if (auth === 'Bearer the-api-key') return { status: 200, headers: { 'content-type': 'application/json' }, text: '{"id":1,"email":"a@b.c","balance":1}' };
+      // Both requests reach the service with the session key before either hears back.
+      await new Promise<void>((r) => (held.push(r), held.length === 2 && held.forEach((f) => f())));
+      return { status: 401, headers: { 'content-type': 'application/json' }, text: '{"success":false,"error":"auth_error","msg":"Session expired."}' };
+    },
+  };
+  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9/', credentials: conn, log: captureLogger(), transport, retry: { retries: 0 } });
+  const [a, b] = await Promise.all([api.currentUser(), api.currentUser()]);
+  assert.equal(a.email, 'a@b.c');
+  assert.equal(b.email, 'a@b.c');
+  assert.equal(conn.token(), 'the-api-key');
+  assert.deepEqual(sent.map((s) => s.split(' ')[1]).sort(), ['key', 'key', 'session', 'session']);
 });
 
 test('an error that is not the service\'s (the credentials provider throws) is a network ApiError naming the call', async () => {

@@ -1,0 +1,79 @@
+// The client's own checks against the real simulator over loopback, in both eras: requests
+// refused before sending, the backoff's jitter and cap, and cancellation at every stage. (Split
+// from client.test.ts: these are the quick tests that catch planted bugs in the pipeline, so the
+// mutation run's api group needs no more than them; see tools/mutate/stryker.config.mjs.)
+import { test, before, after, beforeEach, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, rejection, type Harness } from './helpers';
+import { closeApiTransport } from '../../../src/api/client';
+
+after(async () => {
+  await closeApiTransport();
+});
+
+for (const era of ['today', 'seed'] as const) describe(`era ${era}`, () => {
+let h: Harness;
+before(async () => {
+  h = await startHarness({ instances: 2, era });
+});
+after(async () => {
+  await h.close();
+});
+beforeEach(async () => {
+  await h.ctl.reset();
+});
+
+test('backoff uses full jitter capped by maxDelayMs', async () => {
+  const delays: number[] = [];
+  const log = { ...h.log, info: (m: string) => { const d = /in (\d+) ms/.exec(m); if (d) delays.push(Number(d[1])); } };
+  const api = h.client({ log, random: () => 0.999, retry: { retries: 4, baseDelayMs: 2, maxDelayMs: 10 } });
+  await h.ctl.fault({ kind: 'http_error', status: 503, path: '/api/v0/tfa/status', count: 4 });
+  await api.tfaStatus();
+  assert.deepEqual(delays, [1, 3, 7, 9]);
+});
+
+test('AbortSignal: cancels a request in flight, a backoff wait, and refuses an already aborted signal', async () => {
+  const api = h.client({ retry: { retries: 4, baseDelayMs: 5000, maxDelayMs: 5000 } });
+  await h.ctl.fault({ kind: 'slow', ms: 400, path: '/users/current' });
+  let ctl = new AbortController();
+  setTimeout(() => ctl.abort(), 30);
+  let t0 = Date.now();
+  let e = await rejection(api.currentUser({ signal: ctl.signal }));
+  assert.equal(e.kind, 'aborted');
+  assert.ok(Date.now() - t0 < 300);
+
+  await h.ctl.fault({ kind: 'http_error', status: 503, path: '/tfa/status', count: 3 });
+  ctl = new AbortController();
+  setTimeout(() => ctl.abort(), 50);
+  t0 = Date.now();
+  e = await rejection(api.tfaStatus({ signal: ctl.signal }));
+  assert.equal(e.kind, 'aborted');
+  assert.ok(Date.now() - t0 < 1000, 'the 5 s backoff wait was cut short');
+
+  const before = (await h.ctl.requests()).length;
+  e = await rejection(api.listInstances({ signal: AbortSignal.abort() }));
+  assert.equal(e.kind, 'aborted');
+  assert.equal((await h.ctl.requests()).length, before);
+});
+
+test('2FA requests are validated before sending', async () => {
+  const api = h.client();
+  const before = (await h.ctl.requests()).length;
+  const cases: Array<[Promise<unknown>, RegExp]> = [
+    [api.tfaLogin({ tfa_method: 'totp', code: '12345' }), /code/],
+    [api.tfaLogin({ backup_code: 'abc' }), /backup_code/],
+    [api.tfaSendSms({ phone_number: '555-1234' }), /phone_number/],
+    [api.tfaConfirmNew({ tfa_method: 'totp', code: '123456', secret: 'S', label: 'x'.repeat(31) }), /label/],
+    [api.tfaUpdate({ tfa_method_id: 1, label: 'y'.repeat(40) }), /label/],
+    [api.tfaAuthorizeNewMethodConfirm({ code: 'abcdef', secret: 's' }), /code/],
+    [api.tfaRemove({ backup_code: 'ABCD-EFGH-JKLM' }), /target_id/],
+    [api.tfaRegenBackupCodes({ tfa_method: 'sms', code: '1' }), /code/],
+  ];
+  for (const [p, field] of cases) {
+    const e = await rejection(p);
+    assert.equal(e.kind, 'invalid_request');
+    assert.match(e.problems!.join(), field);
+  }
+  assert.equal((await h.ctl.requests()).length, before);
+});
+});
