@@ -80,11 +80,25 @@ export async function rejection<T>(p: Promise<T>): Promise<import('../../../src/
 
 // ---- a client without a server: its transport answers from a script ------------------------
 
+/**
+ * More requests than any test of one scripted client makes. Past it the script stops answering: a
+ * client that retries without end (a planted bug in the retry rules) then waits on a request that
+ * never settles, and the test runner fails the test as soon as nothing else is pending, instead
+ * of the loop running until a timeout.
+ */
+const MAX_SCRIPTED_REQUESTS = 200;
+
 /** A client whose transport answers each request with `answer(req)` (or throws what it throws). */
 export function scripted(answer: (req: TransportRequest) => TransportResponse | Promise<TransportResponse>, over: Partial<ApiClientOptions> = {}) {
   const seen: TransportRequest[] = [];
   const log = captureLogger();
-  const transport: Transport = { request: async (req) => (seen.push(req), answer(req)) };
+  const transport: Transport = {
+    request: async (req) => {
+      seen.push(req);
+      if (seen.length > MAX_SCRIPTED_REQUESTS) return new Promise<never>(() => undefined);
+      return answer(req);
+    },
+  };
   const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport, pacing: 'off', retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 }, ...over });
   return { api, seen, log };
 }

@@ -6,12 +6,11 @@ import { getEventListeners } from 'node:events';
 import { flush } from '../../kit/clock';
 import { Pacer, SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS, type PacedEndpoint } from '../../../src/api/pacing';
 
-/** One call of `e` that answers at once: its turn taken and given back. */
-async function call(p: Pacer, e: PacedEndpoint): Promise<void> {
-  (await p.take(e, undefined)).done();
-}
-
-/** `call` must settle without any timer or clock: fails instead of hanging. */
+/**
+ * `call`, which must settle without any timer or clock (the test clocks' sleeps return at once):
+ * fails instead of hanging when a planted bug leaves it waiting (Node 23 and later no longer end
+ * a test whose promise can never settle).
+ */
 async function atOnce<T>(call: Promise<T>, what: string): Promise<T> {
   let done = false;
   call.then(() => (done = true), () => (done = true));
@@ -19,6 +18,12 @@ async function atOnce<T>(call: Promise<T>, what: string): Promise<T> {
   assert.ok(done, `${what} waited`);
   return call;
 }
+
+/** One call of `e` that answers at once: its turn taken and given back. */
+async function call(p: Pacer, e: PacedEndpoint): Promise<void> {
+  (await atOnce(p.take(e, undefined), `a ${e} call`)).done();
+}
+
 
 function clock() {
   let now = 1_000_000;
@@ -85,7 +90,7 @@ test('exact waits: the interval plus a 50 ms margin, counted from the booked slo
 test('the interval counts from the answer: a slow first call does not let the next one follow at once', async () => {
   const c = clock();
   const p = new Pacer(SERVICE_PACING_MS, c);
-  const turn = await p.take('show', undefined);
+  const turn = await atOnce(p.take('show', undefined), 'the first call');
   await c.sleep(3000); // the first request is 3 s on its way: it may reach the server just before its answer
   turn.done();
   await call(p, 'show');
@@ -97,22 +102,22 @@ test('calls of one paced endpoint go one at a time, in order; an unpaced one nev
   const waits: number[] = [];
   const p = new Pacer(SERVICE_PACING_MS, { now: () => now, sleep: async (ms) => void waits.push(ms), cancelled: () => new Error('cancelled') });
   const order: string[] = [];
-  const first = await p.take('show', undefined);
+  const first = await atOnce(p.take('show', undefined), 'the first call');
   const second = p.take('show', undefined).then((t) => (order.push('second'), t));
   const third = p.take('show', undefined).then((t) => (order.push('third'), t));
   await flush();
   assert.deepEqual(order, [], 'both wait while the first call is in flight');
-  const update = await p.take('update', undefined);
+  const update = await atOnce(p.take('update', undefined), 'an unpaced call');
   const update2 = await atOnce(p.take('update', undefined), 'an unpaced call while another is in flight');
   update.done();
   update2.done();
   now = 500;
   first.done();
-  const secondTurn = await second;
+  const secondTurn = await atOnce(second, 'the second call once the first is done');
   await flush();
   assert.deepEqual(order, ['second'], 'the third waits for the second');
   secondTurn.done();
-  (await third).done();
+  (await atOnce(third, 'the third call once the second is done')).done();
   assert.deepEqual(order, ['second', 'third']);
   assert.deepEqual(waits, [2050, 2050], 'each waits the interval from the previous answer');
 });
@@ -122,23 +127,23 @@ test('a caller cancelled while in line fails with the clock\'s error and passes 
   const waits: number[] = [];
   const cancelled = new Error('cancelled in line');
   const p = new Pacer(SERVICE_PACING_MS, { now: () => now, sleep: async (ms) => void waits.push(ms), cancelled: () => cancelled });
-  const first = await p.take('list', undefined);
+  const first = await atOnce(p.take('list', undefined), 'the first call');
   const ac = new AbortController();
   const gone = p.take('list', ac.signal);
   const after = p.take('list', undefined);
   let through = false;
   after.then(() => (through = true), () => undefined);
   ac.abort();
-  await assert.rejects(gone, (e) => e === cancelled);
+  await assert.rejects(atOnce(gone, 'the cancelled call'), (e) => e === cancelled);
   await flush();
   assert.equal(through, false, 'the one after still waits for the first call');
   first.done();
-  (await after).done();
+  (await atOnce(after, 'the call after the cancelled one')).done();
   assert.deepEqual(waits, [1050], 'one interval: the cancelled caller sent nothing');
   const already = new AbortController();
   already.abort();
-  const busy = await p.take('list', undefined);
-  await assert.rejects(p.take('list', already.signal), (e) => e === cancelled);
+  const busy = await atOnce(p.take('list', undefined), 'a call on a free line');
+  await assert.rejects(atOnce(p.take('list', already.signal), 'a call with a cancelled signal'), (e) => e === cancelled);
   busy.done();
 });
 
@@ -146,14 +151,14 @@ test('a caller with a signal that is never aborted waits its turn like the other
   const c = clock();
   const p = new Pacer(SERVICE_PACING_MS, c);
   const ac = new AbortController();
-  const first = await p.take('show', ac.signal);
+  const first = await atOnce(p.take('show', ac.signal), 'the first call');
   const second = p.take('show', ac.signal);
   let through = false;
   second.then(() => (through = true), () => undefined);
   await flush();
   assert.equal(through, false);
   first.done();
-  (await second).done();
+  (await atOnce(second, 'the second call once the first is done')).done();
   assert.deepEqual(c.slept, [2050]);
   assert.equal(getEventListeners(ac.signal, 'abort').length, 0, 'no listener left on the signal');
 });

@@ -263,6 +263,15 @@ test('auth: the resend with the fallback credentials does not use up a retry', a
   assert.deepEqual(seen.map((r) => r.headers.authorization), ['Bearer session-key', 'Bearer api-key', 'Bearer api-key']);
 });
 
+test('auth: the fallback is asked once per call; credentials refused again end with the 401, never a loop', async () => {
+  let asked = 0;
+  // A fallback that always says it switched, and a service that refuses every key it is sent.
+  const credentials = { token: () => 'always-wrong', onAuthFailure: () => (asked++, true) };
+  const { api, seen } = scripted(() => json(401, expired), { credentials, retry: { retries: 2, baseDelayMs: 0, maxDelayMs: 0 } });
+  const e = await rejection(atOnce(api.currentUser(), 'the call with refused credentials'));
+  assert.deepEqual([e.kind, e.status, asked, seen.length], ['auth', 401, 1, 2]);
+});
+
 test('auth: only a refusal of the credentials asks for the fallback; a 403, 404 or 500 never does', async () => {
   let asked = 0;
   const credentials = { token: () => 'session-key', onAuthFailure: () => (asked++, true) };
