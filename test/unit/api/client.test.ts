@@ -2,17 +2,13 @@
 // creation, ambiguity + reconciliation, timeouts, auth fallback, malformed answers. (Requests
 // refused before sending, the backoff's jitter and cancellation: clientChecks.test.ts; requests in
 // flight when the 2FA session expires: pipeline.test.ts.)
-import { test, before, after, beforeEach, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, rejection, keyCredentials, type Harness } from './helpers';
-import { closeApiTransport, createApiClient } from '../../../src/api/client';
+import { useHarness, rejection, keyCredentials, type Harness } from './helpers';
+import { createApiClient } from '../../../src/api/client';
 import { reconcileCreation } from '../../../src/api/reconcile';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
 import type { Credentials } from '../../../src/api/types';
-
-after(async () => {
-  await closeApiTransport();
-});
 
 // Every test runs against both services: the live one (`today`: paged v1 list, no
 // instance_api_key in the create answer) and the seed spec's (`seed`: the v0 list).
@@ -20,15 +16,7 @@ for (const era of ['today', 'seed'] as const) describe(`era ${era}`, () => {
 /** The list path of this era, as the request log and fault paths see it. */
 const LIST = era === 'today' ? '/api/v1/instances' : '/api/v0/instances';
 let h: Harness;
-before(async () => {
-  h = await startHarness({ instances: 2, era });
-});
-after(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.ctl.reset();
-});
+useHarness({ instances: 2, era }, (x) => (h = x), { resetEach: true });
 
 const requestsTo = async (pathPart: string, method?: string) =>
   (await h.ctl.requests()).filter((r) => r.path.includes(pathPart) && (!method || r.method === method));

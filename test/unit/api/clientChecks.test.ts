@@ -2,26 +2,13 @@
 // refused before sending, the backoff's jitter and cap, and cancellation at every stage. (Split
 // from client.test.ts: these are the quick tests that catch planted bugs in the pipeline, so the
 // mutation run's api group needs no more than them; see tools/mutate/stryker.config.mjs.)
-import { test, before, after, beforeEach, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, rejection, type Harness } from './helpers';
-import { closeApiTransport } from '../../../src/api/client';
-
-after(async () => {
-  await closeApiTransport();
-});
+import { useHarness, rejection, type Harness } from './helpers';
 
 for (const era of ['today', 'seed'] as const) describe(`era ${era}`, () => {
 let h: Harness;
-before(async () => {
-  h = await startHarness({ instances: 2, era });
-});
-after(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.ctl.reset();
-});
+useHarness({ instances: 2, era }, (x) => (h = x), { resetEach: true });
 
 test('backoff uses full jitter capped by maxDelayMs', async () => {
   const delays: number[] = [];

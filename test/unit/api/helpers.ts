@@ -62,8 +62,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
  * One harness for a test file: started before its tests (`onStarted` gets it then), closed after
  * them together with the client's shared connections.
  */
-export function useHarness(opts: HarnessOptions, onStarted: (h: Harness) => void): void {
-  perFile('the API harness', () => startHarness(opts), { onStarted, afterClose: closeApiTransport });
+export function useHarness(opts: HarnessOptions, onStarted: (h: Harness) => void, o: { resetEach?: boolean } = {}): void {
+  perFile('the API harness', () => startHarness(opts), { onStarted, afterClose: closeApiTransport, ...(o.resetEach ? { beforeEach: (h: Harness) => h.ctl.reset() } : {}) });
 }
 
 /** Asserts that a promise rejects with an ApiError and returns it. */
