@@ -1,4 +1,5 @@
 // A fake clock (the poller's Timers): timers fire only when advance() passes them.
+import assert from 'node:assert/strict';
 import type { Timers } from '../../src/core/poller';
 
 export class FakeTimers implements Timers {
@@ -43,4 +44,26 @@ export class FakeTimers implements Timers {
 
 export async function flush(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise<void>((r) => setImmediate(r));
+}
+
+/** Starts watching `call`: whether it has settled (either way) by the time it is asked. */
+export function track(call: Promise<unknown>): { settled: () => boolean } {
+  let done = false;
+  call.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  return { settled: () => done };
+}
+
+/**
+ * `call`, which must settle without the clock moving: fails instead of waiting for a timer that
+ * never fires, or for a promise a planted bug never settles (Node 23 and later no longer end a
+ * test whose promise can never settle).
+ */
+export async function atOnce<T>(call: Promise<T>, what = 'the call'): Promise<T> {
+  const t = track(call);
+  await flush();
+  assert.ok(t.settled(), `${what} waited for the clock`);
+  return call;
 }

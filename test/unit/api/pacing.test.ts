@@ -3,21 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { flush } from '../../kit/clock';
+import { atOnce, flush, track } from '../../kit/clock';
 import { Pacer, SERVICE_PACING_MS, SERVICE_THRESHOLDS_MS, type PacedEndpoint } from '../../../src/api/pacing';
-
-/**
- * `call`, which must settle without any timer or clock (the test clocks' sleeps return at once):
- * fails instead of hanging when a planted bug leaves it waiting (Node 23 and later no longer end
- * a test whose promise can never settle).
- */
-async function atOnce<T>(call: Promise<T>, what: string): Promise<T> {
-  let done = false;
-  call.then(() => (done = true), () => (done = true));
-  await flush();
-  assert.ok(done, `${what} waited`);
-  return call;
-}
 
 /** One call of `e` that answers at once: its turn taken and given back. */
 async function call(p: Pacer, e: PacedEndpoint): Promise<void> {
@@ -131,12 +118,11 @@ test('a caller cancelled while in line fails with the clock\'s error and passes 
   const ac = new AbortController();
   const gone = p.take('list', ac.signal);
   const after = p.take('list', undefined);
-  let through = false;
-  after.then(() => (through = true), () => undefined);
+  const waiting = track(after);
   ac.abort();
   await assert.rejects(atOnce(gone, 'the cancelled call'), (e) => e === cancelled);
   await flush();
-  assert.equal(through, false, 'the one after still waits for the first call');
+  assert.equal(waiting.settled(), false, 'the one after still waits for the first call');
   first.done();
   (await atOnce(after, 'the call after the cancelled one')).done();
   assert.deepEqual(waits, [1050], 'one interval: the cancelled caller sent nothing');
@@ -153,10 +139,9 @@ test('a caller with a signal that is never aborted waits its turn like the other
   const ac = new AbortController();
   const first = await atOnce(p.take('show', ac.signal), 'the first call');
   const second = p.take('show', ac.signal);
-  let through = false;
-  second.then(() => (through = true), () => undefined);
+  const waiting = track(second);
   await flush();
-  assert.equal(through, false);
+  assert.equal(waiting.settled(), false);
   first.done();
   (await atOnce(second, 'the second call once the first is done')).done();
   assert.deepEqual(c.slept, [2050]);

@@ -11,7 +11,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { flush } from '../../kit/clock';
+import { atOnce, flush, track } from '../../kit/clock';
 import { inTempDir } from '../../kit/temp';
 import { repoRoot } from '../repoRoot';
 import { json, keyCredentials, rejection, scripted, useHarness, type Harness } from './helpers';
@@ -47,24 +47,6 @@ afterEach(() => {
   mock.timers.reset();
   mock.restoreAll();
 });
-
-/** Starts `call` and reports, after every step of the fake clock, whether it has settled. */
-function track(call: Promise<unknown>): { settled: () => boolean } {
-  let done = false;
-  call.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  return { settled: () => done };
-}
-
-/** `call`, which must settle without the clock moving: fails instead of waiting for a timer that never fires. */
-async function atOnce<T>(call: Promise<T>, what = 'the call'): Promise<T> {
-  const t = track(call);
-  await flush();
-  assert.ok(t.settled(), `${what} waited for the clock`);
-  return call;
-}
 
 const warnings = (log: CapturingLogger) => log.lines.filter((l) => l.startsWith('warn'));
 
