@@ -49,7 +49,8 @@ export async function budgetAction(d: BudgetDeps): Promise<BudgetOutcome> {
   if (level === undefined) return undefined;
   const levels = warned?.month === c.month ? warned.levels : [];
   await d.state.update(BUDGET_WARNED_KEY, { month: c.month, levels: [...levels, level] } satisfies BudgetWarned);
-  const offered = level === 100 && d.onExceeded === 'stopGuarded' ? guardedRunning(d.instances()) : [];
+  // A list that repeats a row (a paging glitch) offers that instance once.
+  const offered = level === 100 && d.onExceeded === 'stopGuarded' ? [...new Map(guardedRunning(d.instances()).map((i) => [i.id, i])).values()] : [];
   const stopLabel = stopGuardedLabel(offered.length);
   const buttons = [...(offered.length ? [stopLabel] : []), SHOW_SPENDING, ...(level === 100 && !offered.length ? [STOP_ALL_RUNNING] : [])];
   const a = await d.prompts.warn(budgetMessage(c, d.ratePerHour), buttons);
@@ -77,5 +78,5 @@ export async function budgetAction(d: BudgetDeps): Promise<BudgetOutcome> {
  */
 export function stopTargets(offered: readonly Instance[], now: readonly Instance[]): number[] {
   const still = new Set(guardedRunning(now).map((i) => i.id));
-  return [...new Set(offered.map((i) => i.id))].filter((id) => still.has(id));
+  return offered.map((i) => i.id).filter((id) => still.has(id));
 }

@@ -80,3 +80,10 @@ test('without stopGuarded, or without guarded instances, no stop is offered; und
   assert.deepEqual(at80.asked, [['Show Spending']]);
   assert.deepEqual(at80.stopped, []);
 });
+
+test('regression (property search, seed 987): a list that repeats a row offers and stops that instance once', async () => {
+  const { d, stopped, asked } = deps([inst(1, 'running', true), inst(1, 'running', true)], { warn: (b) => b[0], confirm: true });
+  assert.deepEqual(await budgetAction(d), { level: 100, action: 'stopped', stopped: [1] });
+  assert.equal(asked[0]![0], stopGuardedLabel(1));
+  assert.deepEqual(stopped, [1]);
+});

@@ -4,7 +4,8 @@
 // Checked after each run: only an id the user was shown in the prompt just answered is sent, with
 // the figures the service has for it, with exactly {"pending_price_increase_id": id}, at most once
 // per command, never after Escape. And the budget's stop action: only guarded, running, listed
-// instances that were offered, only after the user agreed. Fixed seed, small budget (seconds).
+// instances that were offered, only after the user agreed. Fixed seed, small budget (seconds);
+// FUZZ_SEED and FUZZ_RUNS (as for the create flow's search) run a longer search with another seed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -20,8 +21,8 @@ import { guardedRunning } from '../../../src/billing/budget';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import { MemoryState } from '../../kit/state';
 
-const SEED = 33_4;
-const RUNS = 150;
+const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : 334;
+const RUNS = process.env.FUZZ_RUNS !== undefined ? Number(process.env.FUZZ_RUNS) : 150;
 
 type HostMove = { kind: 'none' } | { kind: 'add'; contract: number; factor: number } | { kind: 'withdraw'; pick: number } | { kind: 'change'; pick: number; factor: number };
 
