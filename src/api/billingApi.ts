@@ -4,7 +4,7 @@
 import type * as z from 'zod/mini';
 import type { CallOptions } from './types';
 import type * as Schemas from './schemas';
-import type { BillingApi, ChargeQuery, InvoiceQuery } from './billingTypes';
+import type { BillingApi, Charge, ChargeQuery, Invoice, InvoiceQuery } from './billingTypes';
 import type { Page } from './billingSchemas';
 import { ApiError } from './errors';
 
@@ -40,23 +40,40 @@ function checkRange(name: string, q: { from: number; to: number }): void {
 }
 
 export function billingCalls(p: BillingPipeline): BillingApi {
-  /** Walks a paged list (limit, after_token) to its end; a repeated token stops with an error. */
-  async function walk<T>(path: string, filters: Record<string, unknown>, schema: (s: typeof Schemas) => z.ZodMiniType<Page<T>>, o: CallOptions | undefined): Promise<T[]> {
-    const out: T[] = [];
+  /**
+   * Walks a paged list (limit, after_token) to its end, handing each page to `onPage` and keeping
+   * none of it: memory holds one page, whatever the number of pages. A repeated token stops with an error.
+   */
+  async function walk<T>(path: string, filters: Record<string, unknown>, schema: (s: typeof Schemas) => z.ZodMiniType<Page<T>>, onPage: (rows: readonly T[]) => void, o: CallOptions | undefined): Promise<void> {
     const seen = new Set<string>();
     let token: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const q = new URLSearchParams({ select_filters: JSON.stringify(filters), limit: String(BILLING_PAGE_LIMIT) });
       if (token) q.set('after_token', token);
       const r = await p.send({ method: 'GET', path: `${path}?${q.toString()}`, schema }, o);
-      out.push(...r.results);
-      if (!r.next_token) return out;
+      onPage(r.results);
+      if (!r.next_token) return;
       if (seen.has(r.next_token) || r.results.length === 0)
         throw new ApiError({ kind: 'malformed', method: 'GET', path, message: `GET ${path}: the service handed out the same page twice (next_token repeats); the walk was stopped` });
       seen.add(r.next_token);
       token = r.next_token;
     }
     throw new ApiError({ kind: 'malformed', method: 'GET', path, message: `GET ${path}: more than ${MAX_PAGES} pages; the walk was stopped` });
+  }
+
+  async function collect<T>(each: (onPage: (rows: readonly T[]) => void) => Promise<void>): Promise<T[]> {
+    const out: T[] = [];
+    await each((rows) => {
+      for (const r of rows) out.push(r);
+    });
+    return out;
+  }
+
+  function chargeWalk(q: ChargeQuery, onPage: (rows: readonly Charge[]) => void, o: CallOptions | undefined): Promise<void> {
+    checkRange('listCharges', q);
+    const filters: Record<string, unknown> = { day: { gte: Math.floor(q.from), lte: Math.ceil(q.to) } };
+    if (q.types?.length) filters.type = { in: q.types };
+    return walk(CHARGES_PATH, filters, (s) => s.chargePageSchema, onPage, o);
   }
 
   async function decide(name: string, path: string, id: number, o: CallOptions | undefined) {
@@ -69,15 +86,11 @@ export function billingCalls(p: BillingPipeline): BillingApi {
     listPendingPriceIncreases: (o) => p.send({ method: 'GET', path: PENDING_INCREASES_PATH, schema: (s) => s.pendingPriceIncreasesSchema }, o),
     acceptPriceIncrease: (id, o) => decide('acceptPriceIncrease', ACCEPT_INCREASE_PATH, id, o),
     rejectPriceIncrease: (id, o) => decide('rejectPriceIncrease', REJECT_INCREASE_PATH, id, o),
-    async listCharges(q: ChargeQuery, o) {
-      checkRange('listCharges', q);
-      const filters: Record<string, unknown> = { day: { gte: Math.floor(q.from), lte: Math.ceil(q.to) } };
-      if (q.types?.length) filters.type = { in: q.types };
-      return walk(CHARGES_PATH, filters, (s) => s.chargePageSchema, o);
-    },
+    listCharges: async (q, o) => collect<Charge>((onPage) => chargeWalk(q, onPage, o)),
+    forEachChargePage: async (q, onPage, o) => chargeWalk(q, onPage, o),
     async listInvoices(q: InvoiceQuery, o) {
       checkRange('listInvoices', q);
-      return walk(INVOICES_PATH, { when: { gte: Math.floor(q.from), lte: Math.ceil(q.to) } }, (s) => s.invoicePageSchema, o);
+      return collect<Invoice>((onPage) => walk(INVOICES_PATH, { when: { gte: Math.floor(q.from), lte: Math.ceil(q.to) } }, (s) => s.invoicePageSchema, onPage, o));
     },
   };
 }

@@ -98,6 +98,8 @@ export interface BillingApi {
   rejectPriceIncrease(id: number, o?: CallOptions): Promise<{ success?: boolean; msg?: string }>;
   /** Every charge row of the days from..to (all pages). */
   listCharges(q: ChargeQuery, o?: CallOptions): Promise<Charge[]>;
+  /** The same walk, each page handed to `onPage` and none kept (what a sum of the charges uses). */
+  forEachChargePage(q: ChargeQuery, onPage: (rows: readonly Charge[]) => void, o?: CallOptions): Promise<void>;
   /** Every invoice row from..to (all pages of GET /api/v1/invoices/). */
   listInvoices(q: InvoiceQuery, o?: CallOptions): Promise<Invoice[]>;
 }

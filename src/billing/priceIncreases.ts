@@ -85,11 +85,6 @@ export class PriceIncreaseWatcher implements Disposable {
   }
 }
 
-/** Ids of `rows` not in `seen`, in order. */
-export function newIncreases(rows: readonly PendingPriceIncrease[], seen: ReadonlySet<number>): PendingPriceIncrease[] {
-  return rows.filter((p) => !seen.has(p.pending_price_increase_id));
-}
-
 export const HOURS_PER_MONTH = 730;
 
 export interface IncreaseFigures {
@@ -98,68 +93,120 @@ export interface IncreaseFigures {
   /** Per month at the instance's current use: GPU + disk while running, disk only while stopped. */
   oldPerMonth: number;
   newPerMonth: number;
-  /** Percent change of the hourly price at current use (0 when there was no price). */
-  percent: number;
   running: boolean;
 }
 
 const perHour = (perSec: number | null | undefined): number => (typeof perSec === 'number' ? perSec * 3600 : 0);
+/** A new price the service left out (null) is the old one: nothing changes there. */
+const newOr = (n: number | null | undefined, o: number | null | undefined): number | null | undefined => (typeof n === 'number' ? n : o);
 
 export function increaseFigures(p: PendingPriceIncrease, inst: Instance | undefined): IncreaseFigures {
   const running = inst ? isBilledForCompute(inst) : true;
   const gpuOld = perHour(p.old_gpu_costpersec);
-  const gpuNew = perHour(p.new_gpu_costpersec ?? p.old_gpu_costpersec);
+  const gpuNew = perHour(newOr(p.new_gpu_costpersec, p.old_gpu_costpersec));
   const diskOld = perHour(p.old_disk_ram_costpersec);
-  const diskNew = perHour(p.new_disk_ram_costpersec ?? p.old_disk_ram_costpersec);
+  const diskNew = perHour(newOr(p.new_disk_ram_costpersec, p.old_disk_ram_costpersec));
   const oldH = (running ? gpuOld : 0) + diskOld;
   const newH = (running ? gpuNew : 0) + diskNew;
-  const allOld = gpuOld + diskOld;
-  const allNew = gpuNew + diskNew;
-  return {
-    oldPerHour: allOld,
-    newPerHour: allNew,
-    oldPerMonth: oldH * HOURS_PER_MONTH,
-    newPerMonth: newH * HOURS_PER_MONTH,
-    percent: allOld > 0 ? ((allNew - allOld) / allOld) * 100 : 0,
-    running,
-  };
+  return { oldPerHour: gpuOld + diskOld, newPerHour: gpuNew + diskNew, oldPerMonth: oldH * HOURS_PER_MONTH, newPerMonth: newH * HOURS_PER_MONTH, running };
+}
+
+/**
+ * How a price moves: "+25 %", "−10 %", "new charge" (the old price is 0 or unknown and the new
+ * one is not), or undefined when it does not move. Never "+0 %": a rise under 0.05 % says "+<0.1 %".
+ */
+export function changeText(oldV: number | null | undefined, newV: number | null | undefined): string | undefined {
+  const n = typeof newV === 'number' ? newV : oldV;
+  if (typeof n !== 'number') return undefined;
+  if (!(typeof oldV === 'number' && oldV > 0)) return n > 0 ? 'new charge' : undefined;
+  if (n === oldV) return undefined;
+  const pct = ((n - oldV) / oldV) * 100;
+  const abs = Math.abs(pct);
+  const sign = pct > 0 ? '+' : '−';
+  const shown = abs >= 9.95 ? String(Math.round(abs)) : abs >= 0.05 ? abs.toFixed(1) : '<0.1';
+  return `${sign}${shown} %`;
+}
+
+/** One priced part of a rental the increase may change: GPU, disk, bandwidth, platform fee. */
+interface PricePart {
+  what: string;
+  old: number | null | undefined;
+  new: number | null | undefined;
+  show(v: number): string;
+}
+
+const perGb = (v: number): string => `$${v.toFixed(4)}/GB`;
+const plain = (v: number): string => String(Math.round(v * 1e6) / 1e6);
+
+function parts(p: PendingPriceIncrease): PricePart[] {
+  return [
+    { what: 'GPU', old: p.old_gpu_costpersec, new: p.new_gpu_costpersec, show: (v) => formatRate(v * 3600, 3) },
+    { what: 'disk and RAM', old: p.old_disk_ram_costpersec, new: p.new_disk_ram_costpersec, show: (v) => formatRate(v * 3600, 4) },
+    { what: 'upload bandwidth', old: p.old_bwu_cost, new: p.new_bwu_cost, show: perGb },
+    { what: 'download bandwidth', old: p.old_bwd_cost, new: p.new_bwd_cost, show: perGb },
+    { what: 'platform fee', old: p.old_platform_fee, new: p.new_platform_fee, show: plain },
+  ];
+}
+
+/** The parts that change, each as "GPU +25 %" / "platform fee: new charge". */
+export function changedParts(p: PendingPriceIncrease): string[] {
+  return parts(p).flatMap((x) => {
+    const c = changeText(x.old, x.new);
+    return c === undefined ? [] : [c === 'new charge' ? `${x.what}: new charge` : `${x.what} ${c}`];
+  });
 }
 
 const date = (t: number | null | undefined): string | undefined => (typeof t === 'number' && t > 0 ? new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : undefined);
 
-/** The short mark on the instance row: "price +25 % pending". */
+/** The short mark on the instance row: "price +25 % pending", "price: new charge pending". */
 export function rowMark(p: PendingPriceIncrease, inst: Instance | undefined): string {
   const f = increaseFigures(p, inst);
-  return `price ${f.percent >= 0 ? '+' : ''}${Math.round(f.percent)} % pending`;
+  const hourly = changeText(f.oldPerHour, f.newPerHour);
+  if (hourly) return hourly === 'new charge' ? 'price: new charge pending' : `price ${hourly} pending`;
+  const [first] = changedParts(p);
+  return first ? `price change pending (${first})` : 'price change pending';
 }
 
-/** The one-line notification text. */
+/** The one-line notification text: every part that changes (GPU, disk, bandwidth, platform fee). */
 export function increaseHeadline(p: PendingPriceIncrease, name: string, inst: Instance | undefined): string {
   const f = increaseFigures(p, inst);
   const until = date(p.ask_end_date);
-  return `The host of ${name} raises its price: ${formatRate(f.oldPerHour, 3)} → ${formatRate(f.newPerHour, 3)} (${f.percent >= 0 ? '+' : ''}${Math.round(f.percent)} %).${until ? ` Decide by ${until}.` : ''}`;
+  const changed = changedParts(p);
+  const hourly = f.newPerHour !== f.oldPerHour ? ` (${formatRate(f.oldPerHour, 3)} → ${formatRate(f.newPerHour, 3)})` : '';
+  return `The host of ${name} raises its price: ${changed.length ? changed.join(', ') : 'no figure changes'}${hourly}.${until ? ` Decide by ${until}.` : ''}`;
 }
 
-/** Every figure of an increase, one line each (the Details view). */
+/** Every figure of an increase, one line each (the Review modal), with what Accept and Reject do. */
 export function increaseDetails(p: PendingPriceIncrease, name: string, inst: Instance | undefined): string[] {
   const f = increaseFigures(p, inst);
   const lines = [
     `Instance: ${name} (#${p.contract_id})`,
-    `Per hour: ${formatRate(f.oldPerHour, 3)} → ${formatRate(f.newPerHour, 3)}`,
-    `GPU: ${formatRate(perHour(p.old_gpu_costpersec), 3)} → ${formatRate(perHour(p.new_gpu_costpersec ?? p.old_gpu_costpersec), 3)}`,
-    `Disk and RAM: ${formatRate(perHour(p.old_disk_ram_costpersec), 4)} → ${formatRate(perHour(p.new_disk_ram_costpersec ?? p.old_disk_ram_costpersec), 4)}`,
-    `Per month at current use (${f.running ? 'running' : 'stopped: storage only'}): ${formatMoney(f.oldPerMonth)} → ${formatMoney(f.newPerMonth)}`,
+    `Per hour: ${formatRate(f.oldPerHour, 3)} → ${formatRate(f.newPerHour, 3)}${fmtChange(f.oldPerHour, f.newPerHour)}`,
+    `Per month at current use (${f.running ? 'running' : 'stopped: storage only'}): ${formatMoney(f.oldPerMonth)} → ${formatMoney(f.newPerMonth)}${fmtChange(f.oldPerMonth, f.newPerMonth)}`,
   ];
-  const bw = (o: number | null | undefined, n: number | null | undefined) => (typeof o === 'number' || typeof n === 'number' ? `${o ?? '?'} → ${n ?? o ?? '?'}` : undefined);
-  const up = bw(p.old_bwu_cost, p.new_bwu_cost);
-  const down = bw(p.old_bwd_cost, p.new_bwd_cost);
-  if (up) lines.push(`Upload bandwidth cost: ${up}`);
-  if (down) lines.push(`Download bandwidth cost: ${down}`);
-  const fee = bw(p.old_platform_fee, p.new_platform_fee);
-  if (fee) lines.push(`Platform fee: ${fee}`);
+  for (const x of parts(p)) {
+    const n = newOr(x.new, x.old);
+    if (typeof x.old !== 'number' && typeof n !== 'number') continue;
+    lines.push(`${x.what[0]!.toUpperCase()}${x.what.slice(1)}: ${typeof x.old === 'number' ? x.show(x.old) : 'none'} → ${typeof n === 'number' ? x.show(n) : 'none'}${fmtChange(x.old, x.new)}`);
+  }
   const end = date(p.contract_end_date);
   const ask = date(p.ask_end_date);
   if (end) lines.push(`Contract ends: ${end}`);
   if (ask) lines.push(`New price offered until: ${ask}`);
+  lines.push('', `Accept: the rental is billed at the new prices from now on.`);
+  lines.push(`Reject: the rental keeps its current prices (${formatRate(f.oldPerHour, 3)}); rejecting stops or destroys nothing${end ? `, and the host's contract still ends ${end}` : ''}.`);
   return lines;
+}
+
+const fmtChange = (o: number | null | undefined, n: number | null | undefined): string => {
+  const c = changeText(o, n);
+  return c ? ` (${c})` : '';
+};
+
+/**
+ * What the user is shown of an increase, as one string: if any figure of the same id differs
+ * from what was shown, the user sees the new figures before deciding.
+ */
+export function figuresKey(p: PendingPriceIncrease): string {
+  return JSON.stringify([p.pending_price_increase_id, p.contract_id, ...parts(p).flatMap((x) => [x.old ?? null, x.new ?? null]), p.contract_end_date ?? null, p.ask_end_date ?? null]);
 }

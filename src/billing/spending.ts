@@ -40,40 +40,83 @@ export interface Spending {
   last30: number;
   /** The last 30 days, oldest first, a row for every day (0 when nothing was charged). */
   days: SpendingDay[];
-  /** By instance id, over the whole window. */
+  /** By instance id, over the whole window (at most MAX_INSTANCES ids; the rest is in `other`). */
   byInstance: Map<number, number>;
-  charges: Charge[];
+  /** The disk items of each instance's charges (what a stopped machine's storage has cost). */
+  storageByInstance: Map<number, number>;
+  /** The label the charges give each instance (for instances no longer listed). */
+  labels: Map<number, string>;
+  /** Charges that are not an instance's (volumes, serverless), and instances past the cap. */
+  other: number;
+  /** How many charge rows were summed. */
+  rows: number;
 }
+
+/** The most instances summed one by one: a walk keeps only sums, whatever the service sends. */
+export const MAX_INSTANCES = 1000;
+const MAX_LABEL = 120;
 
 export function instanceIdOf(source: string): number | undefined {
   const m = /^instance-(\d+)$/.exec(source);
   return m ? Number(m[1]) : undefined;
 }
 
-export function summarizeCharges(charges: readonly Charge[], now: number): Spending {
-  const today = dayStart(now);
-  const week = weekStart(now);
-  const month = monthStart(now);
-  const first = today - 29 * DAY;
-  const days = new Map<number, SpendingDay>();
-  for (let d = first; d <= today; d += DAY) days.set(d, { day: d, total: 0, byType: {} });
-  const s: Spending = { at: now, from: windowStart(now), today: 0, week: 0, month: 0, last30: 0, days: [], byInstance: new Map(), charges: [...charges] };
-  for (const c of charges) {
-    const d = dayStart(c.start);
-    if (d === today) s.today += c.amount;
-    if (d >= week && d <= today) s.week += c.amount;
-    if (d >= month && d <= today) s.month += c.amount;
-    const row = days.get(d);
-    if (row) {
-      row.total += c.amount;
-      row.byType[c.type] = (row.byType[c.type] ?? 0) + c.amount;
-      s.last30 += c.amount;
-    }
-    const id = instanceIdOf(c.source);
-    if (id !== undefined) s.byInstance.set(id, (s.byInstance.get(id) ?? 0) + c.amount);
+/**
+ * The sums of the charges, fed page by page (`add`): no row is kept, so a walk of any length or
+ * page size holds one page at a time plus these sums.
+ */
+export class SpendingSum {
+  private readonly s: Spending;
+  private readonly today: number;
+  private readonly week: number;
+  private readonly month: number;
+  private readonly byDay = new Map<number, SpendingDay>();
+
+  constructor(now: number) {
+    this.today = dayStart(now);
+    this.week = weekStart(now);
+    this.month = monthStart(now);
+    for (let d = this.today - 29 * DAY; d <= this.today; d += DAY) this.byDay.set(d, { day: d, total: 0, byType: {} });
+    this.s = { at: now, from: windowStart(now), today: 0, week: 0, month: 0, last30: 0, days: [], byInstance: new Map(), storageByInstance: new Map(), labels: new Map(), other: 0, rows: 0 };
   }
-  s.days = [...days.values()];
-  return s;
+
+  add(charges: readonly Charge[]): void {
+    const s = this.s;
+    for (const c of charges) {
+      s.rows++;
+      const d = dayStart(c.start);
+      if (d === this.today) s.today += c.amount;
+      if (d >= this.week && d <= this.today) s.week += c.amount;
+      if (d >= this.month && d <= this.today) s.month += c.amount;
+      const row = this.byDay.get(d);
+      if (row) {
+        row.total += c.amount;
+        if (Object.hasOwn(row.byType, c.type) || Object.keys(row.byType).length < 8) row.byType[c.type] = (row.byType[c.type] ?? 0) + c.amount;
+        s.last30 += c.amount;
+      }
+      const id = instanceIdOf(c.source);
+      if (id === undefined || (!s.byInstance.has(id) && s.byInstance.size >= MAX_INSTANCES)) {
+        s.other += c.amount;
+        continue;
+      }
+      s.byInstance.set(id, (s.byInstance.get(id) ?? 0) + c.amount);
+      const disk = c.items.reduce((a, i) => (i.type === 'disk' ? a + i.amount : a), 0);
+      s.storageByInstance.set(id, (s.storageByInstance.get(id) ?? 0) + disk);
+      const label = c.metadata?.label;
+      if (label && !s.labels.has(id)) s.labels.set(id, label.slice(0, MAX_LABEL));
+    }
+  }
+
+  result(): Spending {
+    return { ...this.s, days: [...this.byDay.values()].map((d) => ({ ...d, byType: { ...d.byType } })) };
+  }
+}
+
+/** @internal test */
+export function summarizeCharges(charges: readonly Charge[], now: number): Spending {
+  const sum = new SpendingSum(now);
+  sum.add(charges);
+  return sum.result();
 }
 
 /** "Cost so far: $x (service charges)" when the charges cover the instance's whole life. */
@@ -141,8 +184,9 @@ export class SpendingStore implements Disposable {
   private async read(): Promise<Spending | undefined> {
     const now = this.deps.now();
     try {
-      const charges = await (await this.deps.api()).listCharges({ from: windowStart(now), to: now });
-      this.current = summarizeCharges(charges, now);
+      const sum = new SpendingSum(now);
+      await (await this.deps.api()).forEachChargePage({ from: windowStart(now), to: now }, (rows) => sum.add(rows));
+      this.current = sum.result();
       this.error = undefined;
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);

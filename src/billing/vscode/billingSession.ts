@@ -1,10 +1,12 @@
 // The billing watch of one window: pending price increases (fetched at most once per list
-// interval), their status bar count, their row marks and one notification per new increase.
+// interval), their status bar count, their row marks and their notifications (each with one
+// button, Review…; many new ones in one read: one notification).
 // Loaded with the first instance list (dist/billingSession.js), never at activation.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { PendingPriceIncrease } from '../../api/types';
-import { PriceIncreaseWatcher, increaseHeadline, newIncreases, rowMark } from '../priceIncreases';
+import { PriceIncreaseWatcher, increaseHeadline, rowMark } from '../priceIncreases';
+import { IncreaseNotices } from '../increaseNotices';
 import { SpendingStore, instanceCostLine, spentLines } from '../spending';
 import type { Instance } from '../../api/types';
 import { checkBudgetNow } from './budgetWatch';
@@ -14,9 +16,7 @@ import { instanceName } from '../../instances/instanceViewModel';
 import type { InstanceMark } from '../../core/instanceMarks';
 import { background } from '../../core/background';
 
-/** Price increases this window already told about (bounded), so a reload does not repeat them. */
-export const NOTIFIED_INCREASES_KEY = 'gpuRental.billing.notifiedIncreases';
-const MAX_REMEMBERED = 200;
+export const REVIEW = 'Review…';
 
 export interface BillingSession {
   increases: PriceIncreaseWatcher;
@@ -27,8 +27,10 @@ export interface BillingSession {
   /** "Cost so far: $x (the service's charges)" when the charges cover the instance's life. */
   costLine(i: Instance): string | undefined;
   statusItem: vscode.StatusBarItem;
-  /** Notifications shown (tests). */
+  /** Increases told about in a notification (tests). */
   notified: number[];
+  /** An increase was accepted or rejected: it is not told about again while it is listed. */
+  decided(id: number): void;
   /** The last check of stopped, outbid and ending instances (tests wait on it). */
   idle?: Promise<void>;
 }
@@ -56,11 +58,17 @@ export function startBilling(services: Services): BillingSession {
   statusItem.command = { command: 'gpuRental.reviewPriceIncrease', title: 'Review Price Increase' };
   statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
   const spending = new SpendingStore({ api: () => services.api(), now: () => Date.now() / 1000, warn: (m) => services.log.warn(m) });
+  // Ids are the service's: remembered per server (a new demo simulator numbers from the start again).
+  const notices = new IncreaseNotices(services.globalState, () => {
+    const b = services.connectionState.baseUrl();
+    return b.ok ? b.url : '';
+  });
   const session: BillingSession = {
     increases,
     spending,
     statusItem,
     notified: [],
+    decided: (id) => notices.decided(id),
     spentToday: () => (spending.current ? spentLines(spending.current).join(' · ') : undefined),
     costLine: (i) => instanceCostLine(spending.current, i),
   };
@@ -78,6 +86,7 @@ export function startBilling(services: Services): BillingSession {
       increases.clear();
       spending.clear();
       session.notified.length = 0;
+      notices.reset();
     }),
   );
   services.track(
@@ -95,7 +104,7 @@ export function startBilling(services: Services): BillingSession {
     }),
   );
   background(spending.refresh(), services.log, 'refreshing spending');
-  services.track(increases.onDidChange((rows) => show(services, session, rows)));
+  services.track(increases.onDidChange((rows) => show(services, session, notices, rows)));
   services.track(services.instances.onDidChange(() => markRows(services, increases.pending)));
   background(increases.maybeFetch(), services.log, 'reading price increases');
   return session;
@@ -115,35 +124,38 @@ function markRows(services: Services, rows: readonly PendingPriceIncrease[]): vo
   services.marks.set('priceIncreases', marks);
 }
 
-function show(services: Services, session: BillingSession, rows: readonly PendingPriceIncrease[]): void {
+function show(services: Services, session: BillingSession, notices: IncreaseNotices, rows: readonly PendingPriceIncrease[]): void {
   markRows(services, rows);
   const n = rows.length;
   if (n === 0) session.statusItem.hide();
   else {
     session.statusItem.text = `$(arrow-up) ${n} price increase${n === 1 ? '' : 's'}`;
-    session.statusItem.tooltip = `${n} host${n === 1 ? ' has' : 's have'} raised the price of a running rental. Click to review.`;
+    session.statusItem.tooltip = `${n} host${n === 1 ? ' has' : 's have'} raised the price of a rental. Click to review.`;
     session.statusItem.accessibilityInformation = { label: `GPU Rental: ${n} pending price increase${n === 1 ? '' : 's'}` };
     session.statusItem.show();
   }
-  // Ids are the service's: remembered per server (a new demo simulator numbers from the start again).
-  const b = services.connectionState.baseUrl();
-  const server = b.ok ? b.url : '';
-  const all = services.globalState.get<Record<string, number[]>>(NOTIFIED_INCREASES_KEY) ?? {};
-  const remembered = Array.isArray(all[server]) ? all[server] : [];
-  const fresh = newIncreases(rows, new Set([...remembered, ...session.notified]));
-  if (!fresh.length) return;
-  session.notified.push(...fresh.map((p) => p.pending_price_increase_id));
-  background(services.globalState.update(NOTIFIED_INCREASES_KEY, { ...all, [server]: [...remembered, ...fresh.map((p) => p.pending_price_increase_id)].slice(-MAX_REMEMBERED) }), services.log, 'remembering notified price increases');
-  for (const p of fresh) notify(services, p);
+  const { plan, saved } = notices.take(rows);
+  background(saved, services.log, 'remembering notified price increases');
+  if (!plan) return;
+  if ('group' in plan) {
+    session.notified.push(...plan.group.map((p) => p.pending_price_increase_id));
+    const names = plan.group.slice(0, 3).map((p) => nameOf(services, p.contract_id));
+    const more = plan.group.length - names.length;
+    // One notification for the kind; Review… picks one and shows its figures before any decision.
+    notify(services, `GPU Rental: ${plan.group.length} hosts raise the price of your rentals (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}). Nothing changes until you accept.`, undefined);
+    return;
+  }
+  for (const p of plan.each) {
+    session.notified.push(p.pending_price_increase_id);
+    notify(services, `GPU Rental: ${increaseHeadline(p, nameOf(services, p.contract_id), services.instances.get(p.contract_id))}`, p);
+  }
 }
 
-function notify(services: Services, p: PendingPriceIncrease): void {
-  const id = p.pending_price_increase_id;
-  const inst = services.instances.get(p.contract_id);
-  background(vscode.window.showWarningMessage(`GPU Rental: ${increaseHeadline(p, nameOf(services, p.contract_id), inst)}`, 'Accept', 'Reject', 'Details').then((a) => {
-    if (a === 'Accept') return vscode.commands.executeCommand('gpuRental.acceptPriceIncrease', id);
-    if (a === 'Reject') return vscode.commands.executeCommand('gpuRental.rejectPriceIncrease', id);
-    if (a === 'Details') return vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', id);
-    return undefined;
-  }), services.log, 'the price increase notice');
+/** A notification with one button, Review…: no money decision from a toast. */
+function notify(services: Services, message: string, p: PendingPriceIncrease | undefined): void {
+  background(
+    vscode.window.showWarningMessage(message, REVIEW).then((a) => (a === REVIEW ? vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', p) : undefined)),
+    services.log,
+    'the price increase notice',
+  );
 }

@@ -16,9 +16,7 @@ const MAX_REMINDERS = 3;
 
 function storageFromCharges(s: Spending | undefined): (id: number) => number | undefined {
   return (id) => {
-    if (!s) return undefined;
-    const rows = s.charges.filter((c) => c.source === `instance-${id}`);
-    return rows.length ? rows.flatMap((c) => c.items.filter((i) => i.type === 'disk')).reduce((a, i) => a + i.amount, 0) : undefined;
+    return s?.storageByInstance.get(id);
   };
 }
 

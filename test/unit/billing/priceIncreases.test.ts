@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Emitter } from '../../../src/core/events';
-import { PriceIncreaseWatcher, increaseDetails, increaseFigures, newIncreases, rowMark } from '../../../src/billing/priceIncreases';
+import { PriceIncreaseWatcher, increaseDetails, increaseFigures, rowMark } from '../../../src/billing/priceIncreases';
 import type { Instance, PendingPriceIncrease, ServiceApi } from '../../../src/api/types';
 
 const row = (id: number, contract: number, over: Partial<PendingPriceIncrease> = {}): PendingPriceIncrease => ({
@@ -43,10 +43,6 @@ test('one request per list interval, however many list walks and instances', asy
   assert.deepEqual(f.w.forInstance(12).map((p) => p.pending_price_increase_id), [2]);
   await f.w.refresh();
   assert.equal(f.calls(), 3, 'refresh (after a decision) asks at once');
-});
-
-test('new increases are those not yet told about', () => {
-  assert.deepEqual(newIncreases([row(1, 11), row(2, 12)], new Set([1])).map((p) => p.pending_price_increase_id), [2]);
 });
 
 test('figures: per hour and per month at current use (disk only while stopped), percent, dates', () => {

@@ -36,6 +36,14 @@ test('today, week, month, last 30 days and per instance', () => {
   assert.doesNotMatch(svg, /<script|href=/);
 });
 
+test('a charge on the 1st of the month counts in the month; the last day before it does not', () => {
+  const d = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
+  const now = Date.parse('2026-11-18T09:00:00Z') / 1000;
+  const s = summarizeCharges([charge(d('2026-11-01'), 2), charge(d('2026-10-31'), 5), charge(d('2026-11-01') + 3600, 0.5)], now);
+  assert.equal(s.month, 2.5);
+  assert.equal(s.last30, 7.5);
+});
+
 test('CSV: quoted, formula cells defused, one column per item type', () => {
   const c = { ...charge(0, 1.5), description: '=HYPERLINK("http://x","click")', metadata: { label: 'a,b' } };
   const csv = chargesCsv([c]);

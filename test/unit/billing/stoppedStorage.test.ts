@@ -32,8 +32,12 @@ test('contracts ending within 48 h, once, with the date', () => {
   assert.equal(contractEndMessage('train', now + 47 * 3600, now), "GPU Rental: the host's contract for train ends 2027-01-17 07:00 UTC (in about 47 h). The machine is then taken back: save your work and data before then.");
 });
 
-test('the reminder is weekly', () => {
-  assert.equal(reminderDue(undefined, 0), true);
-  assert.equal(reminderDue(0, WEEK_MS - 1), false);
-  assert.equal(reminderDue(0, WEEK_MS), true);
+test('the reminder is weekly: not again after a day or six, again after seven days', () => {
+  const day = 24 * 3600 * 1000; // written out here, not taken from the module under test
+  const shown = Date.parse('2026-11-02T10:00:00Z');
+  assert.equal(reminderDue(undefined, shown), true, 'never shown: due');
+  assert.equal(reminderDue(shown, shown + day), false, 'a day later: not due');
+  assert.equal(reminderDue(shown, shown + 6 * day + 23 * 3600 * 1000), false, 'six days and 23 hours later: not due');
+  assert.equal(reminderDue(shown, shown + 7 * day), true, 'a week later: due');
+  assert.equal(WEEK_MS, 7 * day);
 });

@@ -1,5 +1,6 @@
 // Issue 24 in a real VS Code against the simulator: a host's price increase marks the row,
-// counts in the status bar, notifies once, and Accept sends the documented body and changes the price.
+// counts in the status bar, notifies once, and Accept (after one modal with every figure, whose
+// default button decides nothing: issue 35 item 1) sends the documented body and changes the price.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
@@ -22,7 +23,7 @@ const ui = () => sessionUi<Ui>();
 describe('billing', () => {
   signOutAfterEach(() => vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', undefined, vscode.ConfigurationTarget.Global), 'notifications.clearAll');
 
-  it('price increase: row marked, status bar count, one notification; Accept changes the price', async () => {
+  it('price increase: row marked, status bar count, one notification; Accept shows the figures, then changes the price', async () => {
     const { services, ui: u } = await ui();
     await signInToSeeded(2);
     const billing = await waitFor(() => services.billing as BillingHandle | undefined, 10_000, 'the billing session to start with the first list');
@@ -49,9 +50,19 @@ describe('billing', () => {
     const shot = await uiCheckpoint('price-increase');
     assert.ok(shot === 'ok' || shot === 'skipped', `price increase screenshot: ${shot}`);
 
+    // Review… (the notification's one button) with Escape: nothing is sent
+    const modals: unknown[][] = [];
+    answer('showWarningMessage', (...args: unknown[]) => (modals.push(args), undefined), (...args: unknown[]) => (modals.push(args), 'Accept'));
     capture('showInformationMessage');
     const n = (await simControl().requests()).length;
+    assert.equal(await vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', billing.increases.pending[0]), 'cancelled');
+    assert.deepEqual(modals[0]!.slice(2), ['Decide Later', 'Accept', 'Reject'], 'Review offers both; the default (first) button decides nothing');
+    // Accept… from the palette shows what it decides, in one modal with every figure
     assert.equal(await vscode.commands.executeCommand('gpuRental.acceptPriceIncrease', pid), 'accepted');
+    const [, opts, ...buttons] = modals[1]!;
+    assert.deepEqual(buttons, ['Decide Later', 'Accept'], 'Accept is never the default button');
+    assert.equal((opts as vscode.MessageOptions).modal, true);
+    assert.match((opts as vscode.MessageOptions).detail ?? '', /Per hour: .* → [\s\S]*Per month at current use[\s\S]*GPU: .* → .*\(\+50 %\)[\s\S]*Reject: the rental keeps its current prices/);
     const puts = (await simControl().requests()).slice(n).filter((r) => r.method === 'PUT');
     assert.deepEqual(puts.map((r) => `${r.path} ${r.status}`), ['/api/v0/instances/accept-price-increase/ 200']);
     assert.match(promptCalls.find((p) => p.kind === 'showInformationMessage')?.text ?? '', /accepted the new price/);

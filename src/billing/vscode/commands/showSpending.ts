@@ -5,7 +5,8 @@ import type { Services } from '../../../core/vscode/services';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
 import { describeError } from '../../../core/describeError';
 import { formatMoney } from '../../../costs/costs';
-import { chargesCsv, instanceIdOf, type Spending } from '../../spending';
+import { chargesCsv, windowStart, type Spending } from '../../spending';
+import type { Charge } from '../../../api/types';
 import { spendingSvg } from '../../spendingChart';
 import { billingSession } from '../billingSession';
 
@@ -25,7 +26,7 @@ export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, 
   const fig = (what: string, v: number) => `<div class="figure"><div class="value">${esc(formatMoney(v))}</div><div class="what">${esc(what)}</div></div>`;
   const byInstance = [...s.byInstance.entries()].sort((a, b) => b[1] - a[1]);
   const rows = byInstance.map(([id, v]) => `<tr><td>${esc(names(id) ?? `#${id}`)}</td><td class="num">${esc(formatMoney(v))}</td></tr>`).join('');
-  const other = s.charges.filter((c) => instanceIdOf(c.source) === undefined).reduce((a, c) => a + c.amount, 0);
+  const other = s.other;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -57,7 +58,7 @@ export async function showSpending(services: Services): Promise<boolean> {
   } else panel.reveal();
   const names = (id: number) => {
     const i = services.instances.get(id);
-    return i ? `${i.label || `#${id}`} (#${id})` : s.charges.find((c) => c.source === `instance-${id}`)?.metadata?.label ?? undefined;
+    return i ? `${i.label || `#${id}`} (#${id})` : s.labels.get(id);
   };
   panel.webview.html = spendingHtml(panel.webview, services.extensionUri, s, names);
   return true;
@@ -66,9 +67,16 @@ export async function showSpending(services: Services): Promise<boolean> {
 /** gpuRental.exportSpending(uri?): the charges of the window as CSV; returns the file written. */
 export async function exportSpending(services: Services, target?: unknown): Promise<string | undefined> {
   if (!ensureSignedIn(services)) return undefined;
-  const s = await readSpending(services);
-  if (!s) return undefined;
-  const day = new Date(s.at * 1000).toISOString().slice(0, 10);
+  const now = Date.now() / 1000;
+  let charges: Charge[];
+  try {
+    // The rows themselves, read for this export only: the summary kept by the store holds sums.
+    charges = await (await services.api()).listCharges({ from: windowStart(now), to: now });
+  } catch (e) {
+    vscode.window.showErrorMessage(`GPU Rental: could not read the service's charges: ${describeError(e)}`);
+    return undefined;
+  }
+  const day = new Date(now * 1000).toISOString().slice(0, 10);
   const uri =
     target instanceof vscode.Uri
       ? target
@@ -77,11 +85,11 @@ export async function exportSpending(services: Services, target?: unknown): Prom
         : await vscode.window.showSaveDialog({ title: 'GPU Rental: Export Spending', saveLabel: 'Export', filters: { CSV: ['csv'] }, defaultUri: vscode.Uri.file(`gpu-rental-charges-${day}.csv`) });
   if (!uri) return undefined;
   try {
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(s.charges)));
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(charges)));
   } catch (e) {
     vscode.window.showErrorMessage(`GPU Rental: could not write ${uri.fsPath}: ${describeError(e)}`);
     return undefined;
   }
-  vscode.window.showInformationMessage(`GPU Rental: exported ${s.charges.length} charge rows to ${uri.fsPath}.`);
+  vscode.window.showInformationMessage(`GPU Rental: exported ${charges.length} charge rows to ${uri.fsPath}.`);
   return uri.fsPath;
 }
