@@ -18,6 +18,7 @@ const base: FuzzScript = {
   keepOrDestroy: 'keep',
   destroys: [],
   restartAtSleep: null,
+  cancelAtSleep: null,
   echoKeys: false,
 };
 

@@ -50,6 +50,8 @@ export interface FuzzScript {
   destroys: DestroyAnswer[];
   /** The window reloads at the flow's n-th wait (it never wakes); the watcher resumes from the records. */
   restartAtSleep: number | null;
+  /** The user cancels the flow at its n-th wait (then keep or destroy is asked, if a machine was rented). */
+  cancelAtSleep: number | null;
   /** Error bodies echo the API key and the instance key back. */
   echoKeys: boolean;
 }
@@ -67,13 +69,15 @@ export const fuzzScript: fc.Arbitrary<FuzzScript> = fc.record({
   reads: fc.array(fc.constantFrom<ReadFault>('ok', 'ok', '429', '500', '503-bare', 'timeout', 'reset', 'malformed', '2xx-refusal'), { maxLength: 24 }),
   visibility: fc.array(fc.boolean(), { maxLength: 40 }),
   hidden404: fc.boolean(),
-  bootReads: fc.nat(5),
+  // short boots, and now and then one longer than the flow waits (it times out and asks keep or destroy)
+  bootReads: fc.oneof({ arbitrary: fc.nat(5), weight: 4 }, { arbitrary: fc.integer({ min: 100, max: 200 }), weight: 1 }),
   final: fc.constantFrom<FuzzScript['final']>('running', 'running', 'exited', 'stopped'),
   outsideDestroyAfter: fc.option(fc.nat(30), { freq: 3 }),
   notFound: fc.array(fc.constantFrom<NotFoundAnswer>('wait', 'stop', 'rent-again'), { maxLength: 3 }),
   keepOrDestroy: fc.constantFrom<'keep' | 'destroy'>('keep', 'destroy'),
   destroys: fc.array(fc.constantFrom<DestroyAnswer>('ok', 'ok', '5xx', 'timeout-acted', 'timeout-not'), { maxLength: 3 }),
   restartAtSleep: fc.option(fc.nat(40), { freq: 3 }),
+  cancelAtSleep: fc.option(fc.nat(40), { freq: 4 }),
   echoKeys: fc.boolean(),
 });
 
@@ -271,7 +275,14 @@ export async function runScript(s: FuzzScript): Promise<FuzzRun> {
       keepOrDestroy: async (id) => (s.keepOrDestroy === 'destroy' && run.destroyAgreed.push(id), s.keepOrDestroy),
     },
   });
-  const input = { template, templatePath: '.gpu/t.json', confirm: s.interactive, maxWaitMs: 20 * 60_000 };
+  const cancel = new AbortController();
+  if (s.cancelAtSleep !== null) {
+    const clock = run.flow.ports.clock;
+    const sleep = clock.sleep.bind(clock);
+    let n = 0;
+    run.flow.ports.clock = { now: () => clock.now(), sleep: async (ms, signal) => (++n === s.cancelAtSleep && cancel.abort(), sleep(ms, signal)) };
+  }
+  const input = { template, templatePath: '.gpu/t.json', confirm: s.interactive, maxWaitMs: 20 * 60_000, signal: cancel.signal };
   await Promise.race([restart, runCreateFlow(run.flow.ports, input).then((r) => void (run.result = r))]);
   if (readInflight(run.flow.state).length) {
     // VS Code's watcher: after a reload, and for a rental the flow left in flight.
