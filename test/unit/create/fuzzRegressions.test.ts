@@ -20,6 +20,7 @@ const base: FuzzScript = {
   restartAtSleep: null,
   cancelAtSleep: null,
   echoKeys: false,
+  unfiltered: false,
 };
 
 const REGRESSIONS: Array<{ name: string; script: Partial<FuzzScript>; outcome?: string }> = [

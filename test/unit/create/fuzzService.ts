@@ -54,6 +54,8 @@ export interface FuzzScript {
   cancelAtSleep: number | null;
   /** Error bodies echo the API key and the instance key back. */
   echoKeys: boolean;
+  /** The list ignores its filters (answers every machine, whatever the id or label asked). */
+  unfiltered: boolean;
 }
 
 export const fuzzScript: fc.Arbitrary<FuzzScript> = fc.record({
@@ -79,6 +81,7 @@ export const fuzzScript: fc.Arbitrary<FuzzScript> = fc.record({
   restartAtSleep: fc.option(fc.nat(40), { freq: 3 }),
   cancelAtSleep: fc.option(fc.nat(40), { freq: 4 }),
   echoKeys: fc.boolean(),
+  unfiltered: fc.boolean(),
 });
 
 // ---------------------------------------------------------------- the service
@@ -105,7 +108,10 @@ class Timeout extends Error {
 const OFFERS = [11, 12, 13, 14].map((id, i) => ({ id, machine_id: 900 + id, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.3 + i / 10, verified: true, rentable: true }));
 
 export class ScriptedService implements Transport {
+  /** Machines this click created. */
   readonly machines: Machine[] = [];
+  /** A machine of the account that this click did not create (another job): never to be touched. */
+  private readonly other: Machine = { id: 4321, label: 'Unit-test-box-othr', reads: 99, terminalShown: false };
   readonly deletes: number[] = [];
   private ci = 0;
   private ri = 0;
@@ -212,7 +218,7 @@ export class ScriptedService implements Transport {
   }
 
   private show(id: number): TransportResponse {
-    const m = this.machines.find((x) => x.id === id);
+    const m = id === this.other.id ? this.other : this.machines.find((x) => x.id === id);
     if (m && this.shows(m)) return json(200, { instances: this.row(m) });
     return this.s.hidden404 ? json(404, { success: false, error: 'no_such_instance', msg: 'not found' }) : json(200, { instances: null });
   }
@@ -220,7 +226,8 @@ export class ScriptedService implements Transport {
   private list(full: string): TransportResponse {
     const q = new URLSearchParams(full.split('?')[1] ?? '');
     const f = JSON.parse(q.get('select_filters') ?? '{}') as { id?: { eq?: number }; label?: { eq?: string } };
-    const rows = this.machines.filter((m) => (f.id?.eq === undefined || m.id === f.id.eq) && (f.label?.eq === undefined || m.label === f.label.eq)).filter((m) => this.shows(m));
+    const asked = (m: Machine) => this.s.unfiltered || ((f.id?.eq === undefined || m.id === f.id.eq) && (f.label?.eq === undefined || m.label === f.label.eq));
+    const rows = [this.other, ...this.machines].filter(asked).filter((m) => this.shows(m));
     return json(200, { instances: rows.map((m) => this.row(m)), next_token: null, total_instances: rows.length });
   }
 
