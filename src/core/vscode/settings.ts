@@ -33,6 +33,11 @@ export interface Settings {
   };
   /** A stopped instance older than this many days is flagged for the storage it still bills. */
   stoppedStorageDays: number;
+  /** Calls by other extensions and scripts (src/core/unattended.ts). User settings only. */
+  scripting: {
+    /** Command arguments may skip a confirmation of spending or destroying. Off by default. */
+    allowUnattended: boolean;
+  };
   logs: {
     /** Lines Show Logs asks for. */
     tail: number;
@@ -84,6 +89,9 @@ export function readSettings(): Settings {
       onExceeded: userOnly(c.inspect<string>('budget.onExceeded')) === 'stopGuarded' ? 'stopGuarded' : 'warn',
     },
     stoppedStorageDays: tightenOnly('stoppedStorageDays', c.inspect('stoppedStorageDays'), 'smaller'),
+    scripting: {
+      allowUnattended: userOnly(c.inspect<boolean>('scripting.allowUnattended')) === true,
+    },
     logs: {
       tail: num('logs.tail'),
       followIntervalSeconds: num('logs.followIntervalSeconds'),
