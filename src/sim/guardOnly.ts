@@ -4,7 +4,10 @@
 // watchdog, with the guard's settings read from the launch line and checked one by one.
 // Everything else in the onstart is not run. Tests and `--run-onstart` without `--demo` run
 // the whole onstart as before.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import type { SimInstance, SimState } from './state';
 
 const GUARD_FILE = '"${TMPDIR:-/tmp}/gpu-rental/guard.sh"';
 const ONSTART_FILE = '"${TMPDIR:-/tmp}/gpu-rental/onstart.sh"';
@@ -56,3 +59,20 @@ export function guardLaunchEnv(onstart: string | undefined, apiUrl: string): Rec
 
 /** What the demo writes to the instance's onstart.log instead of running the rest. */
 export const GATED_NOTE = 'gpu-rental demo: only the idle guard of this onstart runs here (the demo runs no other script on your machine)\n';
+
+/**
+ * What the onstart runner starts for an instance: its whole onstart, or in demo mode only the
+ * demo's own watchdog (written to $TMPDIR/gpu-rental/guard.sh) with the checked guard settings;
+ * undefined when the demo runs nothing (its onstart.log says why).
+ */
+export function onstartCommand(state: SimState, inst: SimInstance, home: string, env: Record<string, string>): { args: string[]; env: Record<string, string> } | undefined {
+  const gate = state.config.guardOnly;
+  if (!gate) return { args: ['-c', inst.onstart ?? ''], env };
+  appendFileSync(join(home, 'onstart.log'), GATED_NOTE);
+  const guardEnv = guardLaunchEnv(inst.onstart ?? undefined, env.GPU_RENTAL_API_URL ?? '');
+  if (!guardEnv || !gate.script) return undefined;
+  const dir = join(home, 'tmp', 'gpu-rental');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'guard.sh'), gate.script);
+  return { args: [join(dir, 'guard.sh')], env: { ...env, ...guardEnv } };
+}

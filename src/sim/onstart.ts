@@ -5,12 +5,12 @@
 // onstart starts once the instance runs (again after each start); a stop or destroy ends
 // everything it started (after a short delay: a container does not vanish mid-request).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { actualStatus } from './instances';
 import { gpuUtilFile, instanceEnv, instanceHome, sandboxRoot } from './sandbox';
 import type { SimInstance, SimState } from './state';
-import { GATED_NOTE, guardLaunchEnv } from './guardOnly';
+import { onstartCommand } from './guardOnly';
 
 interface Runner {
   enabled: boolean;
@@ -130,17 +130,14 @@ function run(state: SimState, inst: SimInstance): void {
     }, DEMO_LOAD.seconds * 1000).unref();
   } else if (!inst.gpuUtil) setGpuUtil(state, inst, [0]);
   const path = instancePath(state);
-  // Demo mode: only the idle guard, as the demo's own copy of the watchdog (guardOnly.ts).
-  const gate = state.config.guardOnly;
-  const env: Record<string, string> = { ...instanceEnv(state, inst), PATH: path, ...r.env };
-  const guardEnv = gate ? guardLaunchEnv(inst.onstart ?? undefined, env.GPU_RENTAL_API_URL!) : undefined;
-  if (gate) appendFileSync(join(home, 'onstart.log'), GATED_NOTE);
-  if (gate && (!guardEnv || !gate.script)) return;
+  // In demo mode only the idle guard runs, or nothing (guardOnly.ts).
+  const cmd = onstartCommand(state, inst, home, { ...instanceEnv(state, inst), PATH: path, ...r.env });
+  if (!cmd) return;
   const out = openSync(join(home, 'onstart.log'), 'a');
   try {
-    const child = spawn('/bin/sh', gate ? [guardScriptFile(home, gate.script)] : ['-c', inst.onstart ?? ''], {
+    const child = spawn('/bin/sh', cmd.args, {
       cwd: home,
-      env: { ...env, ...guardEnv },
+      env: cmd.env,
       detached: true,
       stdio: ['ignore', out, out],
     });
@@ -149,14 +146,6 @@ function run(state: SimState, inst: SimInstance): void {
   } finally {
     closeSync(out);
   }
-}
-
-/** The demo's own watchdog where the guard keeps its files ($TMPDIR/gpu-rental/guard.sh). */
-function guardScriptFile(home: string, script: string): string {
-  const dir = join(home, 'tmp', 'gpu-rental');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'guard.sh'), script);
-  return join(dir, 'guard.sh');
 }
 
 function killGroup(child: ChildProcess): void {
