@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { findLazyModules, programs } from '../../../scripts/bundles.mjs';
 import { repoRoot } from '../repoRoot';
 
@@ -54,6 +55,16 @@ function siblingRequires(js: string): string[] {
 
 test('siblingRequires finds the lazily required bundles and nothing else', () => {
   assert.deepEqual(siblingRequires('a=require("./client.js");b=require(\'./sshHost.js\');c=require("vscode");d=require("../x.js");e=require("./client.js")'), ['dist/client.js', 'dist/sshHost.js']);
+});
+
+test('every lazily loaded bundle loads: nothing in it requires a file the bundler could not follow', () => {
+  // A UMD package requires its own parts through its factory's parameter, which esbuild cannot
+  // follow: the bundle then fails at load with "Cannot find module './impl/…'" (jsonc-parser's did).
+  assert.ok(existsSync(join(root, 'dist/extension.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
+  const bundles = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.js') && !Object.keys(programs).includes(f.slice(0, -3)));
+  const script = `require(${JSON.stringify(join(root, 'bench/vscodeStub.cjs'))});const failed=[];for (const f of ${JSON.stringify(bundles)}) { try { require(${JSON.stringify(join(root, 'dist'))} + '/' + f); } catch (e) { failed.push(f + ': ' + e.message.split('\\n')[0]); } } console.log(JSON.stringify(failed));`;
+  const out = execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), [], 'these bundles fail to load (bundle the package\'s ES module build: scripts/build.mjs, bundledPackages)');
 });
 
 test('manifestFiles reads the icons, walkthrough media and schema package.json names, not its links', () => {
