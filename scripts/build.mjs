@@ -54,6 +54,12 @@ const common = {
   external: ['cpu-features', '*.node'],
 };
 
+// jsonc-parser's "main" is a UMD build whose factory requires './impl/…' through its own
+// `require` parameter, which a bundler cannot follow (the bundle would fail with "Cannot find
+// module './impl/format'"): bundles take its ES module build. The unit tests load the package
+// from node_modules as Node does, where the UMD build works.
+const bundledPackages = { alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' } };
+
 function walk(dir, pred) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((n) => {
@@ -65,6 +71,7 @@ function walk(dir, pred) {
 const builds = [
   {
     ...common,
+    ...bundledPackages,
     entryPoints: { extension: 'src/extension.ts' },
     outdir: 'dist',
     // For the bench: when VS Code starts and ends evaluating the bundle (ExtensionApi.activationTimestamps).
@@ -77,6 +84,7 @@ const builds = [
   },
   ...Object.entries(lazyEntries).map(([name, file]) => ({
     ...common,
+    ...bundledPackages,
     entryPoints: { [name]: file },
     outdir: 'dist',
     external: [...common.external, 'vscode'],
@@ -105,6 +113,7 @@ if (!args.has('--no-tests')) {
   if (existsSync(join(root, 'test/vscode/suite/index.ts'))) {
     builds.push({
       ...common,
+      ...bundledPackages,
       entryPoints: { index: 'test/vscode/suite/index.ts' },
       outdir: 'out/vscode',
       external: [...common.external, 'vscode'],

@@ -11,6 +11,8 @@ import { startWatchers } from './app/watchers';
 export interface ExtensionApi {
   /** For integration tests and scripts. */
   readonly services: Services;
+  /** The window's billing session once it runs (dist/billingSession.js), for integration tests. */
+  billing(): unknown;
   /** Duration of activate() itself in ms, for the performance bench (VS Code's total also counts loading the module). */
   readonly activateMs: number;
   /** performance.now() when the bundle started and finished evaluating (build banner/footer) and when activate() began. */
@@ -23,13 +25,13 @@ declare const __gpuRentalLoadEnd: number | undefined;
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const t0 = performance.now();
-  const services = createServices(context);
+  const { services, billing } = createServices(context);
   registerViews(services);
   registerCommands(services);
   startWatchers(services);
   const loadStart = typeof __gpuRentalLoadStart === 'number' ? __gpuRentalLoadStart : undefined;
   const loadEnd = typeof __gpuRentalLoadEnd === 'number' ? __gpuRentalLoadEnd : undefined;
-  return { services, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };
+  return { services, billing, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };
 }
 
 export function deactivate(): void {

@@ -1,13 +1,16 @@
-// API key handling: validate with GET /users/current/ before anything is saved, and find
-// the official CLI's key for a one-click import. Plain TypeScript (unit-tested).
+// API key handling: the one owner of the stored key (apiKeyOwner: checked with GET
+// /users/current/ before anything is saved, stored, then given to the connection; the lint lets no
+// other file store it or set it on the connection), and the official CLI's key for a one-click
+// import. Plain TypeScript (unit-tested).
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger, User } from '../api/types';
-import type { SecretStore } from '../core/ports';
+import type { User } from '../api/types';
+import type { ApiKeyPort, ApiKeySaveResult, SecretStore } from '../core/ports';
+import type { ConnectionState } from '../core/connection';
 import { describeError, errorKind } from '../core/describeError';
 
-export const API_KEY_SECRET = 'apiKey';
+const API_KEY_SECRET = 'apiKey';
 
 /** Trim whitespace and surrounding quotes; undefined when nothing usable is left. */
 export function normalizeApiKey(raw: string | undefined): string | undefined {
@@ -27,16 +30,8 @@ export function apiKeyProblem(key: string): string | undefined {
 
 export type KeyValidator = (key: string) => Promise<User>;
 
-/** Checks a key against `baseUrl` with GET /api/v0/users/current/. */
-export function keyValidator(baseUrl: string, log: Logger): KeyValidator {
-  // The client is its own bundle, loaded with the first request.
-  return async (key) => (await import('../api/client')).createApiClient({ baseUrl, credentials: { token: () => key }, log }).currentUser();
-}
-
-export type SaveResult = { ok: true; user: User } | { ok: false; message: string; rejected: boolean };
-
 /** Validates first; stores the key only when the service accepted it. */
-export async function validateAndSaveApiKey(raw: string | undefined, secrets: SecretStore, validate: KeyValidator): Promise<SaveResult> {
+async function validateAndStore(raw: string | undefined, secrets: SecretStore, validate: KeyValidator): Promise<ApiKeySaveResult> {
   const key = normalizeApiKey(raw);
   if (!key) return { ok: false, rejected: false, message: 'No API key was given, so nothing was saved. Paste the key from your account page.' };
   const problem = apiKeyProblem(key);
@@ -58,8 +53,28 @@ export async function validateAndSaveApiKey(raw: string | undefined, secrets: Se
   return { ok: true, user };
 }
 
-export async function clearApiKey(secrets: SecretStore): Promise<void> {
-  await secrets.delete(API_KEY_SECRET);
+/** The owner of the API key, and what the wiring needs beyond the port: the stored key read into the connection. */
+export interface ApiKeyOwner extends ApiKeyPort {
+  /** Reads the stored key into the connection: at start, and when `secretName` (any secret that changed, in any window) is the key's. */
+  reload(secretName?: string): Promise<void>;
+}
+
+/** The one owner of the API key: the only code that stores it and sets it on the connection (store first, then connection). */
+export function apiKeyOwner(secrets: SecretStore, conn: Pick<ConnectionState, 'setApiKey'>, check: KeyValidator): ApiKeyOwner {
+  return {
+    async save(raw) {
+      const r = await validateAndStore(raw, secrets, check);
+      if (r.ok) conn.setApiKey(normalizeApiKey(raw));
+      return r;
+    },
+    async clear() {
+      await secrets.delete(API_KEY_SECRET);
+      conn.setApiKey(undefined);
+    },
+    async reload(secretName) {
+      if (secretName === undefined || secretName === API_KEY_SECRET) conn.setApiKey(await secrets.get(API_KEY_SECRET));
+    },
+  };
 }
 
 export interface CliKeyFound {

@@ -51,7 +51,7 @@ export type Handler = (services: Services, ...args: any[]) => Promise<unknown>;
 const load = {
   /** The create flow, template validation and the Rent This Offer entry (dist/createFromTemplate.js). */
   createFlow: () => import('../create/vscode/commands/createFromTemplate'),
-  /** Connect with Remote-SSH (dist/connect.js; the SSH config writer comes with it, dist/sshHost.js). */
+  /** Connect with Remote-SSH (dist/connect.js over dist/sshConnect.js; the SSH config writer comes with it, dist/sshHost.js). */
   connect: () => import('../ssh/vscode/commands/connect'),
   /** New Template and its example text (dist/newTemplate.js). */
   newTemplate: () => import('../create/vscode/commands/newTemplate'),
@@ -69,7 +69,7 @@ const load = {
   reboot: () => import('../instances/vscode/commands/rebootInstance'),
   /** Change Bid (dist/changeBid.js). */
   changeBid: () => import('../instances/vscode/commands/changeBid'),
-  /** The account's SSH keys: add, remove, attach, copy, and the key check (dist/sshKeyCommands.js). */
+  /** The account's SSH keys: add, remove, attach, copy (dist/sshKeyCommands.js; the key check before renting or connecting is dist/sshKeyCheck.js). */
   sshKeys: () => import('../ssh/vscode/commands/sshKeyCommands'),
   /** Review, Accept and Reject a host's price increase (dist/priceIncrease.js). */
   priceIncrease: () => import('../billing/vscode/commands/priceIncrease'),

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { ConnectionInfo } from '../core/ports';
 import { checkBaseUrl } from '../core/connection';
 import { describeError } from '../core/describeError';
-import { API_KEY_SECRET } from '../account/apiKey';
+import type { ApiKeyOwner } from '../account/apiKey';
 import type { PolledInstanceStore } from '../instances/instanceStore';
 import type { ServiceBase } from './serviceBase';
 
@@ -14,6 +14,8 @@ export const SESSION_KEY_SECRET = 'sessionKey';
 
 /** What a connection change resets. */
 export interface ConnectionDependents {
+  /** Reads the stored API key into the connection. */
+  apiKey: Pick<ApiKeyOwner, 'reload'>;
   instances: PolledInstanceStore;
   /** Forget the rate history (before the context keys change). */
   clearCosts(): void;
@@ -77,8 +79,7 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
   watchSession(base);
 
   const loadKeys = async (): Promise<void> => {
-    const [apiKey, sessionKey] = await Promise.all([secrets.get(API_KEY_SECRET), secrets.get(SESSION_KEY_SECRET)]);
-    conn.setApiKey(apiKey);
+    const [, sessionKey] = await Promise.all([deps.apiKey.reload(), secrets.get(SESSION_KEY_SECRET)]);
     conn.setSessionKey(sessionKey);
   };
 
@@ -103,7 +104,8 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
   // Keys changed in this or another window.
   base.track(
     secrets.onDidChange((name) => {
-      if (name === API_KEY_SECRET || name === SESSION_KEY_SECRET) background(loadKeys(), log, 'reading the stored keys');
+      if (name === SESSION_KEY_SECRET) background(loadKeys(), log, 'reading the stored keys');
+      else background(deps.apiKey.reload(name), log, 'reading the stored API key');
     }),
   );
   watchSettings(base, instances);

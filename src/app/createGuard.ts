@@ -2,12 +2,13 @@
 // managed entry) and the clean-up of per-instance records when their instance is gone.
 import { readSettings } from '../core/vscode/settings';
 import type { Services } from '../core/vscode/services';
-import { GUARD_NO_WARN_KEY, GuardMonitor } from '../guard/monitor';
+import { GuardMonitor } from '../guard/monitor';
 import { sshGuardRemote } from '../guard/remote';
 import { InstanceGone, idList, inFlightIds, recordsById } from '../instances/instanceGone';
 import type { PolledInstanceStore } from '../instances/instanceStore';
-import { SSH_OPTIONS_STATE_KEY } from '../ssh/sshTypes';
+
 import type { ServiceBase } from './serviceBase';
+import { GUARD_NO_WARN_KEY, SSH_OPTIONS_STATE_KEY } from '../core/stateKeys';
 
 /** `services` is asked for only by the monitor's reads, which start with the first poll, after Services exists. */
 export function createGuardMonitor(base: ServiceBase, instances: PolledInstanceStore, services: () => Services): GuardMonitor {

@@ -2,7 +2,7 @@
 // (polling starts once the stored keys are read; the SSH entry sync is one of the watchers,
 // watchers.ts). It only composes; each part is built by its own small factory: serviceBase.ts
 // (log channel, namespaced secrets and states, settings, the connection), apiAccess.ts (the
-// cached API client), createStores.ts (instances, offers, credit, logs, cost notes),
+// one API client factory), createStores.ts (instances, offers, credit, logs, cost notes),
 // connectionWiring.ts (stored keys, context keys, resets on a connection change), createGuard.ts
 // (the idle guard's monitor, per-instance clean-up).
 import { background } from '../core/background';
@@ -11,17 +11,21 @@ import type { Services } from '../core/vscode/services';
 import { Emitter } from '../core/events';
 import { readSettings } from '../core/vscode/settings';
 import { createServiceBase, type ServiceBase } from './serviceBase';
-import { closeApiClient, createApiAccess } from './apiAccess';
+import { apiClientFactory, closeApiClient, createApiAccess, keyCheck } from './apiAccess';
+import { apiKeyOwner } from '../account/apiKey';
 import { createCostNotes, createCreditStore, createInstanceStore, createLogStore, createOfferStore, startBillingLater } from './createStores';
 import { InstanceMarks } from '../core/instanceMarks';
 import { SESSION_KEY_SECRET, wireConnection } from './connectionWiring';
 import { createGuardMonitor, createInstanceGone } from './createGuard';
 
-export function createServices(context: vscode.ExtensionContext): Services {
+/** The one Services, and the running billing session (the extension's API hands it to integration tests). */
+export function createServices(context: vscode.ExtensionContext): { services: Services; billing: () => unknown } {
   const base = createServiceBase(context);
   const { conn, secrets, track, log } = base;
   // `ready` below is awaited by the first request, which comes after this returns.
-  const api = createApiAccess(base, () => ready);
+  const clients = apiClientFactory({ log, isDemo: () => conn.isDemo() });
+  const api = createApiAccess(base, clients, () => ready);
+  const apiKey = apiKeyOwner(secrets, conn, keyCheck(conn, clients));
 
   const instances = createInstanceStore(base, api);
   const offers = createOfferStore(base, api);
@@ -35,6 +39,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
   track(marks);
 
   const ready = wireConnection(base, {
+    apiKey,
     instances,
     clearCosts: costNotes.clear,
     resetStores: () => {
@@ -73,6 +78,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     refreshAccount: () => accountRefresh.fire(),
     onDidRequestAccountRefresh: accountRefresh.event,
     track,
+    apiKey,
     connectionState: conn,
     ready,
     extensionUri: context.extensionUri,
@@ -89,7 +95,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     },
   };
   endWithExtension(base, services);
-  return services;
+  return { services, billing };
 }
 
 /** The demo and the client's sockets end with the extension. */

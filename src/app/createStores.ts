@@ -68,15 +68,23 @@ export function createLogStore(base: ServiceBase, api: Api): InstanceLogStore {
  */
 export function startBillingLater(base: ServiceBase, instances: PolledInstanceStore, services: () => Services): () => BillingSession | undefined {
   let started = false;
-  let billing: BillingSession | undefined;
+  // The loaded module, not the session: the session's one owner is billingSession.ts.
+  let owner: typeof import('../billing/vscode/billingSession') | undefined;
   base.track(
     instances.onDidChange(() => {
       if (started || !instances.loaded || base.conn.token() === undefined) return;
       started = true;
-      background(import('../billing/vscode/billingSession').then((m) => (billing = m.startBilling(services()))), base.log, 'starting billing');
+      background(
+        import('../billing/vscode/billingSession').then((m) => {
+          owner = m;
+          m.billingSession(services());
+        }),
+        base.log,
+        'starting billing',
+      );
     }),
   );
-  return () => billing;
+  return () => owner?.runningBilling(services());
 }
 
 /**

@@ -6,11 +6,12 @@
 import type { Services } from '../core/vscode/services';
 import { afterActivation } from '../core/background';
 import { startEntrySync } from '../ssh/entrySync';
-import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../ssh/sshTypes';
+import { type SshOptionsByInstance } from '../ssh/sshTypes';
 import { registerTemplateDiagnostics } from '../create/vscode/templateDiagnostics';
 import { startGuardWarnings } from '../guard/vscode/guardWarnings';
 import { trackWalkthroughProgress } from './walkthrough';
 import { resumeCreations } from './commandTable';
+import { SSH_OPTIONS_STATE_KEY } from '../core/stateKeys';
 
 /** Starts the watchers once activate() has returned. */
 export function startWatchers(services: Services): void {

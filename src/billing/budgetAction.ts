@@ -6,8 +6,7 @@
 import type { Instance } from '../api/types';
 import type { KeyValueStore } from '../core/ports';
 import { budgetMessage, checkBudget, guardedRunning, levelToWarn, type BudgetWarned } from './budget';
-
-export const BUDGET_WARNED_KEY = 'gpuRental.budget.warned';
+import { BUDGET_WARNED_KEY } from '../core/stateKeys';
 
 export type BudgetOutcome = { level: 80 | 100; action?: 'stopped' | 'declined' | 'spending' | 'none'; stopped?: number[] } | undefined;
 

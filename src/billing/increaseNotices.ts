@@ -4,9 +4,8 @@
 // notification instead of one each.
 import type { KeyValueStore } from '../core/ports';
 import type { PendingPriceIncrease } from '../api/types';
+import { NOTIFIED_INCREASES_KEY } from '../core/stateKeys';
 
-/** Price increases already told about, per server: `{ [baseUrl]: ids }`. */
-export const NOTIFIED_INCREASES_KEY = 'gpuRental.billing.notifiedIncreases';
 /** Up to this many new increases get a notification each; more are told in one. */
 export const MAX_SEPARATE_NOTICES = 3;
 /** Safety bound on the ids remembered per server (far above any account's pending increases). */

@@ -1,6 +1,6 @@
 // The ports the plain-TypeScript layers are written against (secrets, key-value state, the
 // connection, the instance list). src/app/vscodeAdapters.ts implements them with VS Code.
-import type { Instance } from '../api/types';
+import type { Instance, User } from '../api/types';
 import type { Event } from './events';
 
 /** A namespaced view of SecretStorage (keys are prefixed `gpuRental.`). */
@@ -9,6 +9,19 @@ export interface SecretStore {
   store(name: string, value: string): Promise<void>;
   delete(name: string): Promise<void>;
   readonly onDidChange: Event<string>;
+}
+
+export type ApiKeySaveResult = { ok: true; user: User } | { ok: false; message: string; rejected: boolean };
+
+/**
+ * The one way the API key changes (src/account/apiKey.ts): checked with the service first, then
+ * stored, then given to the connection. The lint lets nothing else store it or set it on the connection.
+ */
+export interface ApiKeyPort {
+  /** Checks the key with the service; stores it and signs in only when the service accepted it. */
+  save(raw: string | undefined): Promise<ApiKeySaveResult>;
+  /** Forgets the stored key and signs the connection out of it. */
+  clear(): Promise<void>;
 }
 
 /** globalState / workspaceState, JSON values. */

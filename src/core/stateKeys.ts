@@ -14,3 +14,19 @@ export const OFFER_SEARCH_STATE_KEY = 'gpuRental.lastOfferSearch';
 export const WALKTHROUGH_SHOWN_KEY = 'gpuRental.walkthroughShown';
 /** globalState: the private key (absolute path) the user registered or picked last; entries and the key check use it. */
 export const PICKED_SSH_KEY_STATE_KEY = 'gpuRental.ssh.pickedKey';
+/** globalState: the SSH options of each instance (id as string -> SshOptions), written by the create flow. */
+export const SSH_OPTIONS_STATE_KEY = 'gpuRental.sshOptions';
+/** globalState: price increases already told about, per server: `{ [baseUrl]: ids }`. */
+export const NOTIFIED_INCREASES_KEY = 'gpuRental.billing.notifiedIncreases';
+/** globalState: when (ms) the weekly reminder about stopped instances that bill for storage was last shown. */
+export const STORAGE_REMINDER_KEY = 'gpuRental.billing.storageReminderAt';
+/** globalState: stopped instances the user chose to keep (no storage reminder for them). */
+export const KEEP_STOPPED_KEY = 'gpuRental.billing.keepStopped';
+/** globalState: outbid instances already told about. */
+export const TOLD_OUTBID_KEY = 'gpuRental.billing.toldOutbid';
+/** globalState: instances whose ending host contract was already told about. */
+export const TOLD_CONTRACT_END_KEY = 'gpuRental.billing.toldContractEnd';
+/** globalState: the budget levels already warned about this month. */
+export const BUDGET_WARNED_KEY = 'gpuRental.budget.warned';
+/** globalState: instances whose idle-guard warnings the user turned off. */
+export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';

@@ -2,7 +2,7 @@
 // API layer (validateCreateRequest); this only turns its "path: message" strings into paths.
 import type { CreateInstanceRequest } from '../api/types';
 import { validateCreateRequest } from '../api/schemas';
-import type { JsonPath } from './jsonc';
+import type { JsonPath } from './jsonPath';
 
 export interface CreationProblem {
   /** Path inside the creation request, e.g. ['env', '-e FOO=1']. */

@@ -2,8 +2,7 @@
 // create request goes out, kept until the list has shown the instance settle or the user decided.
 import type { KeyValueStore } from '../core/ports';
 import type { SshOptionsByInstance } from '../ssh/sshTypes';
-import { SSH_OPTIONS_STATE_KEY } from '../ssh/sshTypes';
-import { INFLIGHT_STATE_KEY } from '../core/stateKeys';
+import { INFLIGHT_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '../core/stateKeys';
 import type { InflightCreation } from './flowTypes';
 
 export { INFLIGHT_STATE_KEY };

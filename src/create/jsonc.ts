@@ -1,9 +1,12 @@
-// A small JSONC parser (comments and trailing commas allowed, like VS Code's own
-// settings files) that also records where every value sits, so validation problems
-// can be shown as diagnostics on the right range. Written here instead of adding
-// jsonc-parser: ~150 lines, and the location map is exactly what validation needs.
-
-export type JsonPath = Array<string | number>;
+// Template files are JSONC (comments and trailing commas allowed, like VS Code's own settings
+// files), parsed by Microsoft's jsonc-parser, the parser VS Code itself uses for settings: its
+// parseTree gives the offset and length of every key and value, which is what puts a validation
+// problem on the right range. This file adapts its tree to what validation reads: the plain value
+// (every key an own property, `__proto__` included), one location per path, and errors a person
+// can act on. Nesting is bounded before the recursive parse so a hostile file cannot exhaust the
+// stack.
+import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { pathKey, setOwn, type JsonPath } from './jsonPath';
 
 export interface JsonLocation {
   /** Offset of the value. */
@@ -27,160 +30,80 @@ export interface JsoncResult {
   locations: Map<string, JsonLocation>;
 }
 
-export function pathKey(path: JsonPath): string {
-  return JSON.stringify(path);
-}
-
-/** `instance.env["-p 8080:8080"]`, `offer.gpuNames[0]`; the root is `(template)`. */
-export function formatPath(path: JsonPath): string {
-  if (path.length === 0) return '(template)';
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else if (/^[A-Za-z_$][\w$]*$/.test(p)) out += out ? `.${p}` : p;
-    else out += `[${quoteKey(p)}]`;
-  }
-  return out;
-}
-
 /** Deeper nesting than this is refused: no template needs it, and it must never exhaust the stack. */
-export const MAX_DEPTH = 64;
+const MAX_DEPTH = 64;
+
+/** What each of jsonc-parser's error codes means, said so the reader knows what to fix. */
+const MESSAGES: Partial<Record<ReturnType<typeof printParseErrorCode>, string>> = {
+  InvalidSymbol: 'Unexpected character (property names and text go in "double quotes")',
+  InvalidNumberFormat: 'Invalid number',
+  PropertyNameExpected: 'Expected a property name in double quotes',
+  ValueExpected: 'Expected a value',
+  ColonExpected: 'Expected ":" after the property name',
+  CommaExpected: 'Expected "," between two entries',
+  CloseBraceExpected: 'Expected "}"',
+  CloseBracketExpected: 'Expected "]"',
+  EndOfFileExpected: 'Unexpected content after the end of the JSON value',
+  InvalidCommentToken: 'Invalid comment',
+  UnexpectedEndOfComment: 'Unterminated block comment',
+  UnexpectedEndOfString: 'Unterminated string',
+  UnexpectedEndOfNumber: 'Unexpected end of number',
+  InvalidUnicode: 'Invalid \\u escape in string',
+  InvalidEscapeCharacter: 'Invalid escape in string',
+  InvalidCharacter: 'Invalid character in string (a line break or control character: escape it)',
+};
 
 /**
- * Sets an own, enumerable property, whatever its name: `obj["__proto__"] = v` would replace
- * the object's prototype (dropping the value) instead of storing it as data.
+ * The offset of the first bracket that opens level MAX_DEPTH + 1, found without recursion. A
+ * token is told by its first character (a string or comment token starts with `"` or `/`), which
+ * needs none of the parser's const enums.
  */
-export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** A key as a JSON string with every invisible character escaped (JSON.stringify leaves DEL, C1 and U+2028/9 raw). */
-function quoteKey(k: string): string {
-  return JSON.stringify(k).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-class ParseFailure extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
+function tooDeepAt(text: string): number | undefined {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (scanner.scan(); scanner.getTokenOffset() < text.length; scanner.scan()) {
+    const c = text[scanner.getTokenOffset()];
+    if (c === '{' || c === '[') {
+      if (++depth > MAX_DEPTH) return scanner.getTokenOffset();
+    } else if (c === '}' || c === ']') depth = Math.max(0, depth - 1);
   }
+  return undefined;
+}
+
+/** The value of `node` (its depth is bounded by tooDeepAt), recording where each path sits. */
+function valueOf(node: Node, path: JsonPath, locations: Map<string, JsonLocation>, key?: Node): unknown {
+  const loc: JsonLocation = { offset: node.offset, length: node.length };
+  if (key) {
+    loc.keyOffset = key.offset;
+    loc.keyLength = key.length;
+  }
+  locations.set(pathKey(path), loc);
+  if (node.type === 'object') {
+    const obj: Record<string, unknown> = {};
+    for (const prop of node.children ?? []) {
+      const [name, value] = prop.children ?? [];
+      if (!name || !value) continue;
+      const k = name.value as string;
+      setOwn(obj, k, valueOf(value, [...path, k], locations, name));
+    }
+    return obj;
+  }
+  if (node.type === 'array') return (node.children ?? []).map((child, n) => valueOf(child, [...path, n], locations));
+  return node.value;
 }
 
 export function parseJsonc(text: string): JsoncResult {
   const locations = new Map<string, JsonLocation>();
-  let i = 0;
-
-  const skip = (): void => {
-    for (;;) {
-      const c = text[i];
-      if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\uFEFF') i++;
-      else if (c === '/' && text[i + 1] === '/') {
-        while (i < text.length && text[i] !== '\n') i++;
-      } else if (c === '/' && text[i + 1] === '*') {
-        const end = text.indexOf('*/', i + 2);
-        if (end < 0) throw new ParseFailure('Unterminated block comment', i);
-        i = end + 2;
-      } else return;
-    }
-  };
-
-  const parseString = (): string => {
-    const start = i;
-    const end = scanString(text, i);
-    if (end < 0) throw new ParseFailure('Unterminated string', start);
-    i = end;
-    try {
-      return JSON.parse(text.slice(start, end)) as string;
-    } catch {
-      throw new ParseFailure('Invalid escape in string', start);
-    }
-  };
-
-  const parseValue = (path: JsonPath, key?: { offset: number; length: number }): unknown => {
-    skip();
-    const start = i;
-    const c = text[i];
-    let value: unknown;
-    if ((c === '{' || c === '[') && path.length >= MAX_DEPTH) {
-      throw new ParseFailure(`Nested too deeply (more than ${MAX_DEPTH} levels). Flatten the structure`, i);
-    }
-    if (c === '{') {
-      i++;
-      const obj: Record<string, unknown> = {};
-      skip();
-      while (text[i] !== '}') {
-        skip();
-        if (text[i] !== '"') throw new ParseFailure('Expected a property name in double quotes', i);
-        const keyStart = i;
-        const name = parseString();
-        const keyLen = i - keyStart;
-        skip();
-        if (text[i] !== ':') throw new ParseFailure('Expected ":" after the property name', i);
-        i++;
-        setOwn(obj, name, parseValue([...path, name], { offset: keyStart, length: keyLen }));
-        skip();
-        if (text[i] === ',') {
-          i++;
-          skip();
-        } else if (text[i] !== '}') throw new ParseFailure('Expected "," or "}"', i);
-      }
-      i++;
-      value = obj;
-    } else if (c === '[') {
-      i++;
-      const arr: unknown[] = [];
-      skip();
-      while (text[i] !== ']') {
-        arr.push(parseValue([...path, arr.length]));
-        skip();
-        if (text[i] === ',') {
-          i++;
-          skip();
-        } else if (text[i] !== ']') throw new ParseFailure('Expected "," or "]"', i);
-      }
-      i++;
-      value = arr;
-    } else if (c === '"') {
-      value = parseString();
-    } else {
-      const m = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
-      if (!m) throw new ParseFailure(i >= text.length ? 'Unexpected end of file' : 'Unexpected character', i);
-      i += m[0].length;
-      value = JSON.parse(m[0]);
-    }
-    const loc: JsonLocation = { offset: start, length: i - start };
-    if (key) {
-      loc.keyOffset = key.offset;
-      loc.keyLength = key.length;
-    }
-    locations.set(pathKey(path), loc);
-    return value;
-  };
-
-  try {
-    const value = parseValue([]);
-    skip();
-    if (i < text.length) throw new ParseFailure('Unexpected content after the end of the JSON value', i);
-    return { value, errors: [], locations };
-  } catch (e) {
-    if (e instanceof ParseFailure) {
-      return { value: undefined, errors: [{ message: e.message, offset: e.offset, length: 1 }], locations };
-    }
-    throw e;
+  const fail = (message: string, offset: number, length: number): JsoncResult => ({ value: undefined, errors: [{ message, offset, length: Math.max(1, length) }], locations });
+  // A byte order mark is not JSON, but editors write one; a space keeps every offset.
+  const source = text.startsWith('\uFEFF') ? ` ${text.slice(1)}` : text;
+  const deep = tooDeepAt(source);
+  if (deep !== undefined) return fail(`Nested too deeply (more than ${MAX_DEPTH} levels). Flatten the structure`, deep, 1);
+  const errors: ParseError[] = [];
+  const root = parseTree(source, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  if (errors.length || !root) {
+    const first = errors[0];
+    return first ? fail(MESSAGES[printParseErrorCode(first.error)] ?? 'Invalid JSON', first.offset, first.length) : fail('Unexpected end of file', source.length, 1);
   }
-}
-
-/** Returns the offset just after the closing quote, or -1. */
-function scanString(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '\\') i += 2;
-    else if (c === '"') return i + 1;
-    else if (c === '\n') return -1;
-    else i++;
-  }
-  return -1;
+  return { value: valueOf(root, [], locations), errors: [], locations };
 }

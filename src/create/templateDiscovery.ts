@@ -1,44 +1,9 @@
 // Finds template files in a workspace folder by the gpuRental.templateGlob setting
-// (default `.gpu/*.json`) and reads their name/description for pick lists.
+// (src/create/templateGlob.ts) and reads their name/description for pick lists.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonc } from './jsonc';
-
-export const DEFAULT_TEMPLATE_GLOB = '.gpu/*.json';
-
-/** Glob -> RegExp over '/'-separated relative paths: `*`, `?`, `**`, `{a,b}`. */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        i++;
-        if (glob[i + 1] === '/') {
-          i++;
-          re += '(?:[^/]+/)*';
-        } else re += '.*';
-      } else re += '[^/]*';
-    } else if (c === '?') re += '[^/]';
-    else if (c === '{') {
-      const end = glob.indexOf('}', i);
-      if (end < 0) re += '\\{';
-      else {
-        re += `(?:${glob
-          .slice(i + 1, end)
-          .split(',')
-          .map((p) => p.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*'))
-          .join('|')})`;
-        i = end;
-      }
-    } else re += c.replace(/[.+^$()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
-export function matchesGlob(relativePath: string, glob: string): boolean {
-  return globToRegExp(glob.replace(/^\.\//, '')).test(relativePath.split(path.sep).join('/'));
-}
+import { DEFAULT_TEMPLATE_GLOB, globToRegExp } from './templateGlob';
 
 export interface TemplateFileInfo {
   /** Absolute path. */

@@ -3,7 +3,8 @@
 // API layer's own creation rules applied to the request that would be sent.
 import * as z from 'zod/mini';
 import type { CreateInstanceRequest } from '../api/types';
-import { formatPath, parseJsonc, pathKey, type JsonLocation, type JsonPath } from './jsonc';
+import { parseJsonc, type JsonLocation } from './jsonc';
+import { formatPath, pathKey, type JsonPath } from './jsonPath';
 import { TemplateSchema, type Template } from './templateSchema';
 import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './templateVariables';
 import { buildCreateRequest } from './requestBuilder';

@@ -1,7 +1,7 @@
 // Variable expansion in template strings: ${workspaceFolder}, ${workspaceFolderBasename},
 // ${env:NAME} and ${secret:NAME}. Expanded values (secrets especially) never appear in
 // problem messages: only the variable names do.
-import { pathKey, setOwn, type JsonPath } from './jsonc';
+import { pathKey, setOwn, type JsonPath } from './jsonPath';
 
 export interface VariableContext {
   /** File-system path of the workspace folder the template belongs to. */

@@ -10,8 +10,7 @@ import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard 
 import type { GuardRemote, WatchdogState } from './remote';
 import { activity, clock, durationWords, localTime, notReporting, readings, reporting, type Reading } from './statusText';
 import { background } from '../core/background';
-
-export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
+import { GUARD_NO_WARN_KEY } from '../core/stateKeys';
 
 export interface GuardWarning {
   instance: Instance;

@@ -21,6 +21,4 @@ export interface SshEntryWriter {
   writeEntry(instance: Instance, ssh: SshOptions): Promise<string>;
 }
 
-/** globalState key: a record instance id (as string) -> SshOptions, written by the create flow. */
-export const SSH_OPTIONS_STATE_KEY = 'gpuRental.sshOptions';
 export type SshOptionsByInstance = Record<string, SshOptions>;

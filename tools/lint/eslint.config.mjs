@@ -8,6 +8,7 @@
 import Module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ALLOWED, FOLDERS, VSCODE_PARTS } from './layers.mjs';
+import { ownerConfigs } from './owners.mjs';
 
 // typescript-eslint parses with the TypeScript JS API, which the project's TypeScript 7 (the
 // native compiler, used by `npm run typecheck`) no longer ships. tools/lint/package.json brings
@@ -52,6 +53,11 @@ function uiBoundaries(folder, commands) {
   patterns.push({ regex: up('app'), message: `Only src/extension.ts imports src/app/ (the composition root); the Services type is in src/core/vscode/services.ts. ${DOCS}` });
   if (!commands)
     patterns.push({ regex: '(^|/)commands(/|$)', message: `Views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core. ${DOCS}` });
+  else
+    patterns.push({
+      regex: '^\\./|(^|/)commands(/|$)',
+      message: `A command file is an entry point, imported only by src/app/commandTable.ts: move the step both commands need into the feature's core or its vscode/ folder. ${DOCS}`,
+    });
   return ['error', { patterns }];
 }
 
@@ -87,16 +93,9 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false, IIFEs: true }],
     },
   },
-  {
-    files: ['src/**/*.ts'],
-    ignores: ['src/app/commandTable.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'MemberExpression[property.name=/^register(TextEditor)?Command$/]', message: 'Commands are registered only by the command table in src/app/commandTable.ts: add a row there.' },
-      ],
-    },
-  },
+  // One owner per side effect (tools/lint/owners.mjs): registering commands, making API clients,
+  // setting the API key, keeping the billing session, naming a state key.
+  ...ownerConfigs(),
   {
     files: ['src/extension.ts'],
     rules: {

@@ -6,6 +6,8 @@ export interface Part {
   node: string;
   ui: boolean;
   command: boolean;
+  /** The file, relative to src/. */
+  path: string;
 }
 export interface ImportEdge {
   from: Part;
@@ -14,6 +16,7 @@ export interface ImportEdge {
   file: string;
 }
 export declare function partOf(srcDir: string, file: string): Part;
+export declare const COMMAND_TABLE: string;
 export declare function forbidden(from: Part, to: Part): string | undefined;
 export declare function importEdges(srcDir: string): ImportEdge[];
 export declare function folderCycles(edges: ImportEdge[]): string[][];

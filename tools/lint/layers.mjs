@@ -11,8 +11,9 @@
 //      `vscode`, a VS Code part or src/app/.
 //   2. A VS Code part may import every core, src/core/vscode/, its own feature's VS Code part and
 //      the VS Code parts of the features its core may import (ALLOWED again, so the order holds).
-//   3. Views render and never import a command: only files under `vscode/commands/` (and src/app/)
-//      import a file under `vscode/commands/`.
+//   3. A command file (under `vscode/commands/`) is an entry point: only src/app/commandTable.ts
+//      imports it. Views run a command by its id; steps two commands share live in the feature's
+//      core or `vscode/`.
 //   4. src/app/ (the composition root, the one command table, the view registration) may import
 //      everything; src/extension.ts imports only src/app/ and VS Code parts.
 //   5. No cycle between parts (a core and its VS Code part count as two).
@@ -56,19 +57,26 @@ function walk(dir) {
 
 /**
  * Where a file of src/ stands: its folder, whether it is in a VS Code part and whether it is a
- * command handler. `node` names it in the graph: `ssh`, `ssh/vscode`, `app`, `extension.ts`.
+ * command handler. `node` names it in the graph: `ssh`, `ssh/vscode`, `app`, `extension.ts`;
+ * `path` is the file relative to src/.
  */
 export function partOf(srcDir, file) {
   const segs = relative(srcDir, file).split('\\').join('/').split('/');
-  if (segs.length === 1) return { folder: segs[0], node: segs[0], ui: true, command: false };
+  const path = segs.join('/');
+  if (segs.length === 1) return { folder: segs[0], node: segs[0], ui: true, command: false, path };
   const folder = segs[0];
   const ui = folder === 'app' || segs[1] === 'vscode';
   const command = segs[1] === 'vscode' && segs[2] === 'commands' && segs.length > 3;
-  return { folder, node: segs[1] === 'vscode' ? `${folder}/vscode` : folder, ui, command };
+  return { folder, node: segs[1] === 'vscode' ? `${folder}/vscode` : folder, ui, command, path };
 }
+
+/** The one file that imports command files. */
+export const COMMAND_TABLE = 'app/commandTable.ts';
 
 /** Why `from` may not import `to` (both partOf results), or undefined when it may. */
 export function forbidden(from, to) {
+  if (to.command && from.path !== COMMAND_TABLE)
+    return `a command file is an entry point: only src/${COMMAND_TABLE} imports it (views run a command by id; move a step two commands share into the feature's core or vscode/)`;
   if (from.folder === 'app' || from.node === to.node && from.command === to.command) return undefined;
   if (from.node === 'extension.ts') return to.folder === 'app' || to.node.endsWith('/vscode') ? undefined : 'src/extension.ts imports only src/app/ and VS Code parts';
   if (to.folder === 'app' || to.node === 'extension.ts') return 'only src/extension.ts imports src/app/ (the composition root)';

@@ -10,11 +10,12 @@ import { IncreaseNotices } from '../increaseNotices';
 import { SpendingStore, instanceCostLine, spentLines } from '../spending';
 import type { Instance } from '../../api/types';
 import { checkBudgetNow } from './budgetWatch';
-import { KEEP_STOPPED_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY, checkIdleBilling } from './idleBilling';
+import { checkIdleBilling } from './idleBilling';
 import { idList } from '../../instances/instanceGone';
 import { instanceName } from '../../instances/instanceViewModel';
 import type { InstanceMark } from '../../core/instanceMarks';
 import { background } from '../../core/background';
+import { KEEP_STOPPED_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';
 
 export const REVIEW = 'Review…';
 
@@ -35,15 +36,20 @@ export interface BillingSession {
   idle?: Promise<void>;
 }
 
+/** The one owner of each window's billing session (the lint lets no other file keep one). */
 const sessions = new WeakMap<Services, BillingSession>();
 
+/** The window's billing session, started by the first caller (the first instance list, or a billing command). */
 export function billingSession(services: Services): BillingSession {
   return sessions.get(services) ?? startBilling(services);
 }
 
-export function startBilling(services: Services): BillingSession {
-  const existing = sessions.get(services);
-  if (existing) return existing;
+/** The window's billing session if it has started (cost notes, integration tests), without starting it. */
+export function runningBilling(services: Services): BillingSession | undefined {
+  return sessions.get(services);
+}
+
+function startBilling(services: Services): BillingSession {
   const increases = new PriceIncreaseWatcher({
     api: () => services.api(),
     onDidListInstances: (l) => services.instances.onDidChange((list) => {
@@ -73,7 +79,6 @@ export function startBilling(services: Services): BillingSession {
     costLine: (i) => instanceCostLine(spending.current, i),
   };
   sessions.set(services, session);
-  services.billing = session;
   services.track(increases);
   services.track(statusItem);
   services.track(spending);

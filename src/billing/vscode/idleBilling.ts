@@ -6,11 +6,8 @@ import type { InstanceMark } from '../../core/instanceMarks';
 import { instanceName } from '../../instances/instanceViewModel';
 import { contractEndMessage, contractsEndingSoon, newlyOutbid, reminderDue, staleMark, staleStopped } from '../stoppedStorage';
 import type { Spending } from '../spending';
+import { KEEP_STOPPED_KEY, STORAGE_REMINDER_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';
 
-export const STORAGE_REMINDER_KEY = 'gpuRental.billing.storageReminderAt';
-export const KEEP_STOPPED_KEY = 'gpuRental.billing.keepStopped';
-export const TOLD_OUTBID_KEY = 'gpuRental.billing.toldOutbid';
-export const TOLD_CONTRACT_END_KEY = 'gpuRental.billing.toldContractEnd';
 /** At most this many Destroy / Keep notifications at once; the rest are named in one more. */
 const MAX_REMINDERS = 3;
 

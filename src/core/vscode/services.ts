@@ -4,7 +4,7 @@
 import type * as vscode from 'vscode';
 import type { Instance, Logger, ServerTemplate, ServiceApi } from '../../api/types';
 import type { Event, Disposable } from '../events';
-import type { ConnectionInfo, KeyValueStore, SecretStore } from '../ports';
+import type { ApiKeyPort, ConnectionInfo, KeyValueStore, SecretStore } from '../ports';
 import type { ConnectionState, DemoEndpoint } from '../connection';
 import type { PolledInstanceStore } from '../../instances/instanceStore';
 import type { OfferStore } from '../../offers/offerStore';
@@ -25,6 +25,8 @@ export interface Services {
   api(): Promise<ServiceApi>;
   connection(): ConnectionInfo;
   readonly onDidChangeConnection: Event<ConnectionInfo>;
+  /** The one way the API key is saved or cleared (checked, stored, then the connection). */
+  readonly apiKey: ApiKeyPort;
   /** URL, API key, 2FA session key and demo endpoint behind connection(). */
   readonly connectionState: ConnectionState;
   /** The instance list, refreshed by one poller. */
@@ -71,8 +73,6 @@ export interface Services {
   readonly costs: { line(i: Instance): string | undefined; today(): string | undefined };
   /** Notes features pin on instance rows (src/core/instanceMarks.ts), shown by the Instances view. */
   readonly marks: InstanceMarks;
-  /** Set by the billing session when it starts (dist/billingSession.js; integration tests). */
-  billing?: unknown;
   /** Set by registerViews: the tree providers and status bar (for integration tests). */
   ui?: unknown;
 }

@@ -1,7 +1,7 @@
 // Every setting the extension reads, typed, with its default and bounds, read in one place.
 // `remote.SSH.configFile` belongs to Remote-SSH and is only ever read.
 import * as vscode from 'vscode';
-import { DEFAULT_TEMPLATE_GLOB } from '../../create/templateDiscovery';
+import { DEFAULT_TEMPLATE_GLOB } from '../../create/templateGlob';
 import { userOnly } from '../userOnlySettings';
 import { clampSetting, effectiveSetting, tightenOnly, type BoundedSetting } from '../settingBounds';
 import type { GuardDefaults } from '../../guard/installed';

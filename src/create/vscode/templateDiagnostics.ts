@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { TemplateProblem } from '../templateValidation';
-import { matchesGlob } from '../templateDiscovery';
+import { matchesGlob } from '../templateGlob';
 import { background } from '../../core/background';
 
 /** Is this file a template by the glob setting (relative to its workspace folder)? */

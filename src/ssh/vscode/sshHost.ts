@@ -10,13 +10,13 @@ import { GENERATED_KEY_NAME } from '../keys';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { readSettings } from '../../core/vscode/settings';
-import { INCLUDE_DECLINED_KEY, PICKED_SSH_KEY_STATE_KEY } from '../../core/stateKeys';
+import { INCLUDE_DECLINED_KEY, PICKED_SSH_KEY_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '../../core/stateKeys';
 import { SshConfigError, SshConfigWriter } from '../sshConfigWriter';
 import { DemoSshHome } from '../demoHome';
 
 export { SshConfigError };
 import type { IncludeStatus } from '../userConfig';
-import { SSH_OPTIONS_STATE_KEY, type SshEntryWriter, type SshOptions, type SshOptionsByInstance } from '../sshTypes';
+import { type SshEntryWriter, type SshOptions, type SshOptionsByInstance } from '../sshTypes';
 
 /** Entries are tagged with the service they belong to, so reconcile never touches another account's. */
 export function originOf(services: Services): string {

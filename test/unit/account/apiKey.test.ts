@@ -1,3 +1,5 @@
+// The API key's one owner (apiKeyOwner: checked, stored, then the connection) and the CLI key import.
+import '../../../bench/vscodeStub.cjs';
 import { test, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
@@ -8,7 +10,9 @@ import type { Logger } from '../../../src/api/types';
 import { closeApiTransport } from '../../../src/api/client';
 import { Emitter } from '../../../src/core/events';
 import type { SecretStore } from '../../../src/core/ports';
-import { API_KEY_SECRET, cliKeyPaths, findCliKey, keyValidator, normalizeApiKey, validateAndSaveApiKey } from '../../../src/account/apiKey';
+import { apiKeyOwner, cliKeyPaths, findCliKey, normalizeApiKey, type KeyValidator } from '../../../src/account/apiKey';
+import { ConnectionState } from '../../../src/core/connection';
+import { apiClientFactory, keyCheck } from '../../../src/app/apiAccess';
 
 class FakeSecrets implements SecretStore {
   readonly map = new Map<string, string>();
@@ -45,39 +49,64 @@ after(async () => {
   await closeApiTransport();
 });
 
-test('a rejected key saves nothing and says so; a good key is saved after validation', async () => {
+/** The owner over a fresh store and connection, checking keys with the simulator (or `check`). */
+function owner(check?: KeyValidator) {
   const secrets = new FakeSecrets();
-  const bad = await validateAndSaveApiKey('wrong-key-123456', secrets, keyValidator(sim.url, log));
+  const conn = new ConnectionState({ baseUrl: sim.url });
+  const clients = apiClientFactory({ log, isDemo: () => false, readProxy: () => null });
+  return { secrets, conn, keys: apiKeyOwner(secrets, conn, check ?? keyCheck(conn, clients)) };
+}
+
+test('a rejected key saves nothing and says so; a good key is stored, then signs the connection in', async () => {
+  const { secrets, conn, keys } = owner();
+  const bad = await keys.save('wrong-key-123456');
   assert.equal(bad.ok, false);
   assert.equal((bad as { rejected: boolean }).rejected, true);
   assert.match((bad as { message: string }).message, /rejected.*not saved/);
   assert.equal(secrets.map.size, 0);
-  const good = await validateAndSaveApiKey('  sim-api-key\n', secrets, keyValidator(sim.url, log));
+  assert.equal(conn.token(), undefined);
+  const good = await keys.save('  sim-api-key\n');
   assert.equal(good.ok, true);
-  assert.equal(secrets.map.get(API_KEY_SECRET), 'sim-api-key');
+  assert.equal(secrets.map.get('apiKey'), 'sim-api-key');
+  assert.equal(conn.token(), 'sim-api-key');
   assert.ok(!lines.join('\n').includes('wrong-key-123456'), 'the key never reaches the log');
+  await keys.clear();
+  assert.equal(secrets.map.size, 0);
+  assert.equal(conn.token(), undefined);
+});
+
+test('reload: the key another window stored reaches this connection; other secrets leave it alone', async () => {
+  const { secrets, conn, keys } = owner();
+  secrets.map.set('apiKey', 'from-another-window');
+  await keys.reload('sessionKey');
+  assert.equal(conn.token(), undefined);
+  await keys.reload('apiKey');
+  assert.equal(conn.token(), 'from-another-window');
+  secrets.map.delete('apiKey');
+  await keys.reload();
+  assert.equal(conn.token(), undefined);
 });
 
 test('an unreachable service saves nothing and is not called a bad key', async () => {
-  const secrets = new FakeSecrets();
-  const r = await validateAndSaveApiKey('sim-api-key', secrets, async () => {
+  const { secrets, conn, keys } = owner(async () => {
     throw Object.assign(new Error('Could not reach the service. Check your connection and try again.'), { kind: 'network' });
   });
+  const r = await keys.save('sim-api-key');
   assert.equal(r.ok, false);
   assert.equal((r as { rejected: boolean }).rejected, false);
   assert.match((r as { message: string }).message, /Could not check/);
   assert.equal(secrets.map.size, 0);
+  assert.equal(conn.token(), undefined);
 });
 
 test('obviously malformed keys are refused without a request', async () => {
   let calls = 0;
-  const v = async () => {
+  const { keys } = owner(async () => {
     calls++;
     return { id: 1 };
-  };
-  const secrets = new FakeSecrets();
-  assert.equal((await validateAndSaveApiKey('has space inside', secrets, v)).ok, false);
-  assert.equal((await validateAndSaveApiKey('   ', secrets, v)).ok, false);
+  });
+  assert.equal((await keys.save('has space inside')).ok, false);
+  assert.equal((await keys.save('   ')).ok, false);
   assert.equal(calls, 0);
   assert.equal(normalizeApiKey('"abc"'), 'abc');
 });

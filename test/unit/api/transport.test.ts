@@ -3,6 +3,8 @@
 // and that the proxy's credentials are sent to it and never logged. The service stands on this
 // machine's non-loopback address behind TLS (a self-signed front to the simulator): loopback URLs
 // are never proxied, and a key never goes over plain http off this computer.
+// The key check is built by the composition root (src/app/apiAccess.ts), loaded with a stand-in for `vscode`.
+import '../../../bench/vscodeStub.cjs';
 import { test, before, after, beforeEach, type TestContext } from 'node:test';
 import { requireTools } from '../tools';
 import assert from 'node:assert/strict';
@@ -19,6 +21,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer as createHttps, type Server as HttpsServer } from 'node:https';
 import { request as httpRequest } from 'node:http';
+import { apiClientFactory, keyCheck } from '../../../src/app/apiAccess';
+import { apiKeyOwner } from '../../../src/account/apiKey';
+import { ConnectionState } from '../../../src/core/connection';
+import { Emitter } from '../../../src/core/events';
 
 /** This machine's first non-loopback IPv4 address: a service URL that is not loopback. */
 const LAN_IP = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
@@ -147,6 +153,22 @@ test('http.proxy: every request goes through the proxy as a CONNECT tunnel to th
   assert.ok(tunnels.length >= 1);
   assert.ok(tunnels.every((x) => x.target === frontHostPort()), JSON.stringify(tunnels));
   assert.equal(tunnels[0]!.auth, undefined);
+});
+
+test('Set API Key checks the key through http.proxy like every other request: one factory makes every client', async (t) => {
+  if (!needFront(t)) return;
+  const stored = new Map<string, string>();
+  const secrets = { get: async (n: string) => stored.get(n), store: async (n: string, v: string) => void stored.set(n, v), delete: async (n: string) => void stored.delete(n), onDidChange: new Emitter<string>().event };
+  const conn = new ConnectionState({ baseUrl: frontUrl });
+  const clients = apiClientFactory({ log, isDemo: () => false, readProxy: () => lax({ url: proxyUrl }) });
+  const saved = await apiKeyOwner(secrets, conn, keyCheck(conn, clients)).save('sim-api-key');
+  assert.equal(saved.ok, true, JSON.stringify(saved));
+  assert.ok(tunnels.length >= 1 && tunnels.every((x) => x.target === frontHostPort()), `the key check went around the proxy: ${JSON.stringify(tunnels)}`);
+  // The connection's requests then use the same factory, and the same proxy.
+  tunnels.length = 0;
+  await closeApiTransport();
+  await (await clients(frontUrl, conn)).currentUser();
+  assert.ok(tunnels.length >= 1, 'the signed-in client went around the proxy');
 });
 
 test('http.noProxy bypasses the proxy for the listed host (and host:port)', async (t) => {

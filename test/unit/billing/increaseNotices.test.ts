@@ -3,9 +3,10 @@
 // many new ones in one read told in one notification.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { IncreaseNotices, MAX_SEPARATE_NOTICES, NOTIFIED_INCREASES_KEY, type NoticePlan } from '../../../src/billing/increaseNotices';
+import { IncreaseNotices, MAX_SEPARATE_NOTICES, type NoticePlan } from '../../../src/billing/increaseNotices';
 import type { PendingPriceIncrease } from '../../../src/api/types';
 import { MemoryState } from '../../kit/state';
+import { NOTIFIED_INCREASES_KEY } from '../../../src/core/stateKeys';
 
 const rows = (...ids: number[]): PendingPriceIncrease[] => ids.map((id) => ({ pending_price_increase_id: id, contract_id: 1000 + id }));
 const told = (plan: NoticePlan | undefined): number[] => (plan ? ('each' in plan ? plan.each : plan.group).map((p) => p.pending_price_increase_id) : []);

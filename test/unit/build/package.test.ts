@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { findLazyModules, programs } from '../../../scripts/bundles.mjs';
 import { repoRoot } from '../repoRoot';
 
@@ -63,6 +64,16 @@ test('mediaLoadedBy takes the media files a bundle names as a string, and no oth
   assert.deepEqual(mediaLoadedBy(['u=joinPath(e,"media","billing","spending.css");'], tree), ['media/billing/spending.css']);
   assert.deepEqual(mediaLoadedBy(["page(w,{script:'totp.js'})"], tree), ['media/tfa/totp.js']);
   assert.deepEqual(mediaLoadedBy(['// icon.svg is the source of icon.png'], tree), []);
+});
+
+test('every lazily loaded bundle loads: nothing in it requires a file the bundler could not follow', () => {
+  // A UMD package requires its own parts through its factory's parameter, which esbuild cannot
+  // follow: the bundle then fails at load with "Cannot find module './impl/…'" (jsonc-parser's did).
+  assert.ok(existsSync(join(root, 'dist/extension.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
+  const bundles = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.js') && !Object.keys(programs).includes(f.slice(0, -3)));
+  const script = `require(${JSON.stringify(join(root, 'bench/vscodeStub.cjs'))});const failed=[];for (const f of ${JSON.stringify(bundles)}) { try { require(${JSON.stringify(join(root, 'dist'))} + '/' + f); } catch (e) { failed.push(f + ': ' + e.message.split('\\n')[0]); } } console.log(JSON.stringify(failed));`;
+  const out = execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), [], 'these bundles fail to load (bundle the package\'s ES module build: scripts/build.mjs, bundledPackages)');
 });
 
 test('manifestFiles reads the icons, walkthrough media and schema package.json names, not its links', () => {

@@ -5,12 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/api/errors';
 import type { ServiceApi } from '../../../src/api/types';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+
 import { INFLIGHT_STATE_KEY, readInflight, resumeInflight, runCreateFlow } from '../../../src/create/createFlow';
 import { flowSim, harness, type Harness, puts, simInstances, template, useFlowSim } from './flowHarness';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 useFlowSim();
-
 
 function assertNoSecrets(h: Harness) {
   const text = h.log.lines.join('\n');

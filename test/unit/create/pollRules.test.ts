@@ -5,11 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/api/errors';
 import type { Instance, ServiceApi } from '../../../src/api/types';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+
 import { INFLIGHT_STATE_KEY, pollUntilReady, readInflight } from '../../../src/create/createFlow';
 import { memoryLog } from './flowHarness';
 import { EchoingState } from '../../kit/state';
 import { markSeen, removeInflight } from '../../../src/create/inflight';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 test('polling backs off on 429 and returns to the 10 s interval', async () => {
   let calls = 0;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
+import { type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
 import { readInflight, resumeInflight, runCreateFlow } from '../../../src/create/createFlow';
 import type { Template } from '../../../src/create/templateSchema';
 import { noSsh } from '../ssh/sshG';
@@ -16,6 +16,7 @@ import { assertTemplateEntry, otherKey, templateSsh } from '../ssh/templateEntry
 import { inTempDir } from '../../kit/temp';
 import { flowSim, harness, simInstances, template as base, useFlowSim } from './flowHarness';
 import { MemoryState } from '../../kit/state';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 useFlowSim();
 

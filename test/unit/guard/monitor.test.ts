@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/core/events';
 import { silentLogger } from '../../kit/log';
-import { GUARD_NO_WARN_KEY, GuardMonitor, type GuardWarning } from '../../../src/guard/monitor';
+import { GuardMonitor, type GuardWarning } from '../../../src/guard/monitor';
 import { DEFAULT_GUARD, composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import type { GuardRemote, WatchdogState } from '../../../src/guard/remote';
 import { snoozeCommand, READ_STATE_COMMAND } from '../../../src/guard/remote';
 import { MemoryState } from '../../kit/state';
-
+import { GUARD_NO_WARN_KEY } from '../../../src/core/stateKeys';
 
 const Memory = MemoryState;
 

@@ -6,12 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance, ServiceApi } from '../../../src/api/types';
-import { GUARD_NO_WARN_KEY } from '../../../src/guard/monitor';
+
 import { InstanceGone, idList, inFlightIds, recordsById } from '../../../src/instances/instanceGone';
 import { PolledInstanceStore } from '../../../src/instances/instanceStore';
 import { DEFAULT_POLLER_CONFIG } from '../../../src/core/poller';
-import { INFLIGHT_STATE_KEY } from '../../../src/core/stateKeys';
-import { SSH_OPTIONS_STATE_KEY, type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
+import { GUARD_NO_WARN_KEY, INFLIGHT_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
+import { type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
 import { runCreateFlow } from '../../../src/create/createFlow';
 import { silentLogger } from '../../kit/log';
 import { harness, template } from '../create/flowHarness';

@@ -5,22 +5,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { checkLayers, folderCycles, importEdges, sameBaseNames } from '../../../tools/lint/layers.mjs';
-import { repoRoot } from '../repoRoot';
 import { inFixtureTree } from '../../kit/temp';
+import { fixtureLint as eslint, lintConfig as config, root } from './fixtureLint';
 
-
-const root = repoRoot();
-const config = join(root, 'tools/lint/eslint.config.mjs');
-// The boundary fixtures name files that do not exist, which the typed rules cannot read: they run
-// here without types (the typed rules have their own fixtures below, on real files).
-const eslint = new ESLint({
-  cwd: root,
-  overrideConfigFile: config,
-  overrideConfig: {
-    languageOptions: { parserOptions: { projectService: false } },
-    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off' },
-  },
-});
 const typed = new ESLint({ cwd: root, overrideConfigFile: config });
 
 /** The typed rules' findings on `code`, linted as if it were the (existing) file src/core/steps.ts. */
@@ -79,6 +66,15 @@ test('eslint: a view importing a command fails, in its own feature or another', 
   }
 });
 
+test('eslint: a command file importing another command file fails, in its own folder or another feature', async () => {
+  for (const spec of ['./stopInstance', '../../../ssh/vscode/commands/connect']) {
+    const msgs = await restricted('src/instances/vscode/commands/fixture.ts', `import { x } from '${spec}';\nexport const n = x;\n`);
+    assert.equal(msgs.length, 1, spec);
+    assert.match(msgs[0]!, /A command file is an entry point, imported only by src\/app\/commandTable\.ts/);
+  }
+  assert.deepEqual(await restricted('src/app/commandTable.ts', "import { x } from '../ssh/vscode/commands/connect';\nexport const n = x;\n"), []);
+});
+
 test('eslint: vscode in a core (any feature, api, sim, core) fails', async () => {
   for (const folder of ['core', 'api', 'sim', 'create', 'ssh', 'account', 'instances', 'guard']) {
     const msgs = await restricted(`src/${folder}/fixture.ts`, "import * as vscode from 'vscode';\nexport const v = vscode;\n");
@@ -110,7 +106,7 @@ test('eslint: allowed imports pass', async () => {
   assert.deepEqual(
     await restricted(
       'src/create/vscode/commands/fixture.ts',
-      "import * as vscode from 'vscode';\nimport { a } from '../../../ssh/vscode/commands/sshKeyCommands';\nimport { b } from '../../../core/vscode/errorItem';\nimport { c } from '../../../instances/instanceViewModel';\nimport { d } from '../templateFiles';\nexport const z = [vscode, a, b, c, d];\n",
+      "import * as vscode from 'vscode';\nimport { a } from '../../../ssh/vscode/sshKeyCheck';\nimport { b } from '../../../core/vscode/errorItem';\nimport { c } from '../../../instances/instanceViewModel';\nimport { d } from '../templateFiles';\nexport const z = [vscode, a, b, c, d];\n",
     ),
     [],
   );
@@ -152,9 +148,24 @@ test('layers: import() of a command from a view, vscode in a core and a core rea
     'guard/vscode/w.ts': 'export const w = 1;\n',
   }, (src) => {
     const problems = checkLayers(src);
-    assert.ok(problems.some((p) => p.startsWith('src/instances/vscode/v.ts: imports ./commands/c (src/instances/vscode); views render and never import a command')), problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('src/instances/vscode/v.ts: imports ./commands/c (src/instances/vscode); a command file is an entry point')), problems.join('\n'));
     assert.ok(problems.some((p) => p.startsWith('src/costs/m.ts: imports vscode')), problems.join('\n'));
     assert.ok(problems.some((p) => p.startsWith('src/guard/g.ts: imports ./vscode/w (src/guard/vscode); a core (src/guard/) never imports a VS Code part')), problems.join('\n'));
+    assert.equal(problems.length, 3, problems.join('\n'));
+  });
+});
+
+test('layers: a command file imported (or import()ed) by anything but the command table is found', async () => {
+  await inSrcTree({
+    'ssh/vscode/commands/connect.ts': "export const connect = 1;\n",
+    'ssh/vscode/commands/copy.ts': "export const copy = async () => (await import('./connect')).connect;\n",
+    'instances/vscode/commands/start.ts': "import { connect } from '../../../ssh/vscode/commands/connect';\nexport const start = connect;\n",
+    'app/watchers.ts': "import { connect } from '../ssh/vscode/commands/connect';\nexport const w = connect;\n",
+    'app/commandTable.ts': "import { connect } from '../ssh/vscode/commands/connect';\nimport { copy } from '../ssh/vscode/commands/copy';\nimport { start } from '../instances/vscode/commands/start';\nexport const t = [connect, copy, start];\n",
+  }, (src) => {
+    const problems = checkLayers(src);
+    for (const from of ['src/ssh/vscode/commands/copy.ts', 'src/instances/vscode/commands/start.ts', 'src/app/watchers.ts'])
+      assert.ok(problems.some((p) => p.startsWith(`${from}: imports`) && p.includes('a command file is an entry point: only src/app/commandTable.ts imports it')), `${from}: ${problems.join('\n')}`);
     assert.equal(problems.length, 3, problems.join('\n'));
   });
 });

@@ -3,20 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ESLint } from 'eslint';
-import { repoRoot } from '../repoRoot';
-
-const root = repoRoot();
-// The fixtures name files that do not exist, which the typed rules cannot read: they run here
-// without types (as the boundary fixtures of layers.test.ts do).
-const eslint = new ESLint({
-  cwd: root,
-  overrideConfigFile: join(root, 'tools/lint/eslint.config.mjs'),
-  overrideConfig: {
-    languageOptions: { parserOptions: { projectService: false } },
-    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off' },
-  },
-});
+import { fixtureLint as eslint, root } from './fixtureLint';
 
 async function sizeProblems(file: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: join(root, file) });

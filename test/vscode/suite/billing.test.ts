@@ -3,7 +3,7 @@
 // default button decides nothing: issue 35 item 1) sends the documented body and changes the price.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint, getExtensionApi } from './framework';
 import { simControl } from './sim';
 import { rowOf, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';
 import type { PendingPriceIncrease } from '../../../src/api/types';
@@ -26,7 +26,7 @@ describe('billing', () => {
   it('price increase: row marked, status bar count, one notification; Accept shows the figures, then changes the price', async () => {
     const { services, ui: u } = await ui();
     await signInToSeeded(2);
-    const billing = await waitFor(() => services.billing as BillingHandle | undefined, 10_000, 'the billing session to start with the first list');
+    const billing = await waitFor(async () => (await getExtensionApi()).billing() as BillingHandle | undefined, 10_000, 'the billing session to start with the first list');
     const inst = services.instances.instances[0]!;
     const before = inst.dph_base!;
     const pid = await simControl().priceIncrease(inst.id, { gpuFactor: 1.5 });
@@ -85,7 +85,7 @@ describe('billing', () => {
     const { services } = await ui();
     await services.globalState.update('gpuRental.budget.warned', undefined);
     await signInToSeeded(2);
-    const billing = await waitFor(() => services.billing as BillingHandle | undefined, 10_000, 'the billing session');
+    const billing = await waitFor(async () => (await getExtensionApi()).billing() as BillingHandle | undefined, 10_000, 'the billing session');
     await simControl().advance(6 * 3600);
     const s = await billing.spending.refresh();
     assert.ok(s && s.month > 0, 'the simulator charged something this month');
@@ -106,7 +106,7 @@ describe('billing', () => {
     for (const k of ['gpuRental.billing.keepStopped', 'gpuRental.billing.toldContractEnd']) await services.globalState.update(k, undefined);
     await services.globalState.update('gpuRental.billing.storageReminderAt', Date.now()); // not due yet
     await signInToSeeded(2);
-    const billing = await waitFor(() => services.billing as (BillingHandle & { idle?: Promise<void> }) | undefined, 10_000, 'the billing session');
+    const billing = await waitFor(async () => (await getExtensionApi()).billing() as (BillingHandle & { idle?: Promise<void> }) | undefined, 10_000, 'the billing session');
     const [a, b] = services.instances.instances;
     const api = await services.api();
     // backdated by days, a short contract may end soon: that warning is another test's

@@ -12,8 +12,9 @@ import { connect } from 'node:net';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+
 import { sshGAll } from '../../unit/ssh/sshG';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 let home: string | undefined;
 

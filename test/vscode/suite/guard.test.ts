@@ -12,7 +12,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, capture, sleep, simUrl, uiCheckpoint, log } from './framework';
 import { simControl } from './sim';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/create/createFlow';
@@ -20,6 +20,7 @@ import type { GuardWarning } from '../../../src/guard/monitor';
 import type { ShowGuardLogResult } from '../../../src/guard/vscode/commands/showGuardLog';
 import { signOutAndDropSshHome, tempSshHome } from './testKey';
 import type { Services } from '../../../src/core/vscode/services';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 const TEMPLATE = '.gpu/guard-it.json';
 const IDLE_SECONDS = 12;

@@ -4,13 +4,13 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
-import { GUARD_NO_WARN_KEY } from '../../../src/guard/monitor';
+
 import { formatRate } from '../../../src/costs/costs';
 import { instanceName, md as mdEscape } from '../../../src/instances/instanceViewModel';
 import { describe, it, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
 import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';
+import { GUARD_NO_WARN_KEY, SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 interface Ui {
   instances: TreeLike<InstanceNode> & object;

@@ -7,9 +7,10 @@ import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep, uiCheckpoint } from './framework';
 import { runningInstance } from './sim';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+
 import type { Services } from '../../../src/core/vscode/services';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 const REMOTE_COMMANDS = new Set(['vscode.openFolder', 'opensshremotes.openEmptyWindow', 'openremotessh.openEmptyWindow', 'workbench.extensions.installExtension']);
 

@@ -10,11 +10,12 @@ import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, pro
 import { simControl, type SimControl } from './sim';
 import { writeWorkspaceTemplate } from './session';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+
 import type { Instance } from '../../../src/api/types';
 import type { Services } from '../../../src/core/vscode/services';
 import { dropRentalsAndSshHome, signedInWithSshHome } from './testKey';
 import { readInflight, type CreateFlowResult } from '../../../src/create/createFlow';
+import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 const TEMPLATE = '.gpu/pytorch.json';
 const LABEL = /^PyTorch-on-one-RTX-4090-[0-9a-z]{4}$/;

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Services } from '../../../src/core/vscode/services';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
-import { PICKED_SSH_KEY_STATE_KEY } from '../../../src/core/stateKeys';
+import { PICKED_SSH_KEY_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 import { INFLIGHT_STATE_KEY } from '../../../src/create/createFlow';
-import { SSH_OPTIONS_STATE_KEY } from '../../../src/ssh/sshTypes';
+
 import { waitFor } from './framework';
 
 export async function registerTestKey(home: string): Promise<{ id: number; privatePath: string }> {

@@ -1,15 +1,13 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { clearApiKey as forgetApiKey } from '../../apiKey';
 
 export async function clearApiKey(services: Services): Promise<void> {
   if (services.connection().demo) {
     // The demo's key is simulated and never stored: "removed" would be untrue, and nothing would change.
-    return (await import('../../../demo/vscode/commands/demoExplain')).explainDemoKey(services);
+    return (await import('../../../demo/vscode/demoExplain')).explainDemoKey(services);
   }
-  await forgetApiKey(services.secrets);
+  await services.apiKey.clear();
   await services.setSessionKey(undefined);
-  services.connectionState.setApiKey(undefined);
   services.log.info('API key cleared.');
   vscode.window.setStatusBarMessage('GPU Rental: API key removed from this machine.', 4000);
 }

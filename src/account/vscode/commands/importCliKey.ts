@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { findCliKey } from '../../apiKey';
-import { saveKeyWithFeedback } from './setApiKey';
+import { saveKeyWithFeedback } from '../saveApiKey';
 
 /** VAST_API_KEY or the official CLI's key file; asks before importing. */
 export async function importCliKey(services: Services): Promise<boolean> {

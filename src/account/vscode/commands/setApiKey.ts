@@ -1,34 +1,6 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { keyValidator, normalizeApiKey, validateAndSaveApiKey } from '../../apiKey';
-
-/** Validates the key with the service before saving; a string argument skips the prompt. */
-export async function saveKeyWithFeedback(services: Services, key: string | undefined, quiet: boolean): Promise<boolean> {
-  const base = services.connectionState.baseUrl();
-  if (!base.ok) {
-    vscode.window.showErrorMessage(base.message);
-    return false;
-  }
-  if (services.connectionState.isDemo()) {
-    vscode.window.showErrorMessage('You are in demo mode. Run "GPU Rental: Exit Demo Mode" first, then set your API key.');
-    return false;
-  }
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'GPU Rental: checking the API key…' },
-    () => validateAndSaveApiKey(key, services.secrets, keyValidator(base.url, services.log)),
-  );
-  if (!result.ok) {
-    services.log.warn(`API key not saved: ${result.message}`);
-    vscode.window.showErrorMessage(result.message);
-    return false;
-  }
-  services.connectionState.setApiKey(normalizeApiKey(key));
-  services.log.info(`API key saved (account #${result.user.id}).`);
-  if (!quiet) {
-    vscode.window.showInformationMessage(`GPU Rental: signed in${result.user.email ? ` as ${result.user.email}` : ''}.`);
-  }
-  return true;
-}
+import { saveKeyWithFeedback } from '../saveApiKey';
 
 /** gpuRental.setApiKey: a string argument is the key (scripts: no prompt, no notification). */
 export async function setApiKey(services: Services, arg?: unknown): Promise<boolean> {

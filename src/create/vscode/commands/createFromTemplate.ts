@@ -9,7 +9,6 @@ import { STAGES, readInflight, realClock, runCreateFlow, type CreateFlowInput, t
 import type { Template } from '../../templateSchema';
 import type { LoadedTemplate } from '../../templateValidation';
 import { sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
-import { checkSshKey } from '../../../ssh/vscode/commands/sshKeyCommands';
 import { describeError } from '../../../core/describeError';
 import { offerRefOf } from '../../../instances/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templatesRestricted } from '../templateFiles';
@@ -111,7 +110,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
     return undefined;
   }
   // The first rent of a session checks that SSH will let the user in (one question when not).
-  const keys = await checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
+  const keys = await (await import('../../../ssh/vscode/sshKeyCheck')).checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
   if (!keys.proceed) return undefined;
   const { maxAttempts } = services.settings().templates;
   // The idle guard goes in through onstart and calls the same service URL this window uses.

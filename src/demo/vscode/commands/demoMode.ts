@@ -17,7 +17,7 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
     return true;
   }
   if (services.connection().demo) {
-    (await import('./demoExplain')).explainAlreadyInDemo(services);
+    (await import('../demoExplain')).explainAlreadyInDemo(services);
     return true;
   }
   try {

@@ -1,5 +1,5 @@
 import type { Services } from '../../../core/vscode/services';
-import { setInstanceState } from './setInstanceState';
+import { setInstanceState } from '../setInstanceState';
 import { background } from '../../../core/background';
 
 export function startInstance(services: Services, arg?: unknown): Promise<boolean> {
@@ -13,7 +13,7 @@ export function startInstance(services: Services, arg?: unknown): Promise<boolea
       pending: 'Starting…',
       failure: 'Could not start',
       // Like Create, a start ends with "running again" and Connect (with Connect's bundle, dist/connect.js).
-      after: (id) => background(import('../../../ssh/vscode/commands/connect').then((m) => m.offerConnectWhenRunning(services, id)), services.log, 'offering Connect'),
+      after: (id) => background(import('../../../ssh/vscode/connectOffer').then((m) => m.offerConnectWhenRunning(services, id)), services.log, 'offering Connect'),
     },
     arg,
   );

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { currentRate, formatRate, isBilledForCompute } from '../../../costs/costs';
 import { instanceName } from '../../instanceViewModel';
-import { stopInstance } from './stopInstance';
+import { stopOneInstance } from '../setInstanceState';
 
 /** Stops every instance billed for compute, after one modal confirmation; resolves to how many stopped. */
 export async function stopAllRunning(services: Services): Promise<number> {
@@ -20,6 +20,6 @@ export async function stopAllRunning(services: Services): Promise<number> {
   );
   if (ok !== 'Stop All') return 0;
   let stopped = 0;
-  for (const i of running) if (await stopInstance(services, i.id)) stopped++;
+  for (const i of running) if (await stopOneInstance(services, i.id)) stopped++;
   return stopped;
 }

@@ -13,7 +13,7 @@ export async function copySshCommand(services: Services, arg?: unknown): Promise
   });
   if (!inst) return undefined;
   // Host, port and paths are checked and quoted in src/ssh/sshValues.ts, never pasted unchecked.
-  const r = await (await import('./connect')).commandToCopy(services, inst);
+  const r = await (await import('../sshConnect')).commandToCopy(services, inst);
   if ('problem' in r) {
     vscode.window.showErrorMessage(`No SSH command was copied for "${instanceName(inst)}". ${r.problem}`);
     return undefined;

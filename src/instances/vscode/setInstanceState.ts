@@ -1,6 +1,6 @@
-import type { Services } from '../../../core/vscode/services';
-import { stateCategory, type StateCategory } from '../../instanceViewModel';
-import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import type { Services } from '../../core/vscode/services';
+import { stateCategory, type StateCategory } from '../instanceViewModel';
+import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../core/vscode/instanceTarget';
 
 export interface StateChange {
   to: 'running' | 'stopped';
@@ -23,4 +23,13 @@ export async function setInstanceState(services: Services, spec: StateChange, ar
     if (ok) spec.after?.(inst.id);
     return ok;
   });
+}
+
+/** Stop Instance, and each stop of Stop All Running. */
+export function stopOneInstance(services: Services, arg?: unknown): Promise<boolean> {
+  return setInstanceState(
+    services,
+    { to: 'stopped', from: ['running', 'loading'], verb: 'Stop Instance', none: 'No running instance to stop.', pending: 'Stopping…', failure: 'Could not stop' },
+    arg,
+  );
 }

@@ -1,9 +1,9 @@
 // What Clear API Key and Try Demo Mode say inside a demo (a lazily loaded bundle: rare words,
 // kept off the activation path).
 import * as vscode from 'vscode';
-import type { Services } from '../../../core/vscode/services';
-import { DEMO_MESSAGE } from '../../../core/connection';
-import { background } from '../../../core/background';
+import type { Services } from '../../core/vscode/services';
+import { DEMO_MESSAGE } from '../../core/connection';
+import { background } from '../../core/background';
 
 const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs) to end it.';
 
