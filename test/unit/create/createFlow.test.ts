@@ -151,6 +151,9 @@ test('a failed boot, interactive: one question names it, its status, its cost an
       assert.ok(r.outcome === 'running' && r.instance.id !== failed[0] && r.attempts === 2);
       assert.deepEqual(live, [r.outcome === 'running' ? r.instance.id : -1], 'the failed one destroyed, the next one running');
       assert.equal(await puts(), 2);
+      // the question showed the next match's price: choosing it is its confirmation, not asked again
+      assert.equal(h.confirms.length, 1, 'one price confirmation');
+      assert.ok(q.next!.dph_total >= h.confirms[0]!.dph_total);
     } else {
       assert.equal(r.outcome, 'failed', JSON.stringify(r));
       assert.equal(await puts(), 1, `${answer}: nothing else rented`);
