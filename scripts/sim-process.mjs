@@ -1,6 +1,7 @@
 // Starts the service simulator (dist/sim.js, built by scripts/build.mjs) as a child process
 // on a free loopback port and returns { url, port, pid, stop(), recent() } (recent: its last lines after listening).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,6 +12,8 @@ export async function startSimulatorProcess({ testControl = false, args = [], ti
   if (!existsSync(script)) throw new Error('dist/sim.js is missing: run `node scripts/build.mjs` first (the simulator lives in src/sim/)');
   const child = spawn(process.execPath, [script, '--port', '0', ...(testControl ? ['--test-control'] : []), ...args], {
     cwd: root,
+    // The demo's key goes in the environment, never on the command line (every local user can read that).
+    env: args.includes('--demo') ? { ...process.env, GPU_RENTAL_SIM_API_KEY: DEMO_KEY } : process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -62,13 +65,18 @@ export function simArgs(env = process.env) {
   return ['--era', env.GPU_RENTAL_TEST_ERA || 'today', '--rate-limits', env.GPU_RENTAL_TEST_RATE_LIMITS || 'list=1,show=2'];
 }
 
-/** The simulator's default full-access key; the extension accepts it from GPU_RENTAL_DEMO_API_KEY only for a loopback URL. */
-export const DEMO_KEY = 'sim-api-key';
+/**
+ * The demo simulator's full-access key: random per run (another local process cannot guess it), given
+ * to the simulator in GPU_RENTAL_SIM_API_KEY and to the extension in GPU_RENTAL_DEMO_API_KEY, which it
+ * accepts only for a loopback URL.
+ */
+export const DEMO_KEY = randomBytes(32).toString('hex');
 
 /**
  * The simulator as `npm run demo` runs it, also used by the .vsix smoke tier: --demo-inbox (the 2FA
- * prompts show the codes the simulator "sent"), --run-onstart (each instance's onstart runs for
- * real, with a fake nvidia-smi on its PATH, so the idle guard watches, warns and stops it) and
+ * prompts show the codes the simulator "sent"), --run-onstart with --demo (of each instance's onstart
+ * only the idle guard runs, as the repository's own watchdog, with a fake nvidia-smi on its PATH, so
+ * it watches, warns and stops; the key only in the Authorization header, DEMO_KEY) and
  * --guard-tick 10 (it looks every 10 s, not every minute).
  */
-export const DEMO_SIM_ARGS = ['--demo-inbox', '--run-onstart', '--guard-tick', '10'];
+export const DEMO_SIM_ARGS = ['--demo-inbox', '--run-onstart', '--demo', '--guard-script', join(root, 'src', 'guard', 'watchdog.sh'), '--guard-tick', '10'];

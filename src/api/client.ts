@@ -35,5 +35,6 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     ...billingCalls(p),
     // The simulator's fake GPU load, for the demo (demoApi.ts).
     ...demoApi(p),
+    knownSecrets: () => p.knownSecrets(),
   };
 }

@@ -179,6 +179,11 @@ export interface Logger {
 /** The whole service, one method per endpoint of the spec. */
 export interface ServiceApi extends BillingApi {
   /**
+   * The secret values this client has seen (its key, expanded template secrets it sent, keys in
+   * answers): for masking what is shown of a record, such as Show Instance Details' onstart.
+   */
+  knownSecrets?(): ReadonlyArray<string | undefined>;
+  /**
    * Every instance of the account: the live service's paged `GET /api/v1/instances/` (walked
    * page by page, ordered by id, deduplicated), or the v0 list on servers without v1.
    * By default only the list columns are asked for; showInstance gives the full record.

@@ -2,7 +2,8 @@
 // document provider (not on the activation path).
 import type { Instance, Offer } from '../api/types';
 import { currentRate, formatRate } from '../costs/costs';
-import { instanceDetails, instanceName, pct, perGpu, stateText } from './instanceViewModel';
+import { redactLog } from '../api/logs';
+import { instanceDetails, instanceName, md, pct, perGpu, stateText } from './instanceViewModel';
 
 /** The Show Instance Details document's URI scheme (a read-only virtual document). */
 export const DETAILS_SCHEME = 'gpu-rental-instance';
@@ -29,15 +30,27 @@ export function foldBlobs(v: string): string {
   return v.replace(BLOB_RE, (b) => `${b.slice(0, 12)}…[${b.length.toLocaleString('en-US')} base64 characters]`);
 }
 
+// Secrets a value may carry in clear: an expanded ${secret:NAME} of a template (known values),
+// NAME=value assignments and token shapes (redactLog), and command-line secret flags
+// (`-p TOKEN` of a registry login, `--token=…`, `--password …`).
+const FLAG_SECRET = /((?:^|\s)(?:-p|--(?:password|passwd|token|api[-_]?key|secret|access[-_]key)(?=[\s=]))[\s=]+)(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)/gi;
+
+/** A value with every secret it may carry masked: what Details shows of onstart and every other field. */
+export function maskSecrets(v: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  return redactLog(v, secrets).replace(FLAG_SECRET, '$1***');
+}
+
 /**
  * The Show Instance Details document: every set field (secrets masked) as a Markdown table,
  * after what it has cost so far. Long values (the onstart script and its packed base64) are
  * folded below the table, so the table stays readable in the preview. Read-only, refreshed when
- * the instance changes.
+ * the instance changes. Every value comes from the service or the host: it is escaped (no
+ * image, link, HTML or command link of theirs renders) or shown in a code block, and masked
+ * (`secrets`: known secret values, such as the template secrets the client has sent).
  */
-export function instanceDetailsMarkdown(i: Instance, spent?: string, guard?: { details: string[]; log?: string }): string {
-  const cell = (v: string) => v.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  const details = instanceDetails(i);
+export function instanceDetailsMarkdown(i: Instance, spent?: string, guard?: { details: string[]; log?: string }, secrets: ReadonlyArray<string | undefined> = []): string {
+  const cell = (v: string) => md(v.replace(/\r?\n/g, ' '));
+  const details = instanceDetails(i).map((d) => ({ ...d, value: maskSecrets(d.value, secrets) }));
   const long = details.filter((d) => d.value.length > LONG_VALUE_CHARS);
   const rows = details.map((d) => `| ${d.label} | ${long.includes(d) ? `${d.value.length.toLocaleString('en-US')} characters, folded below` : cell(d.value)} |`);
   const folded = long.flatMap((d) => {
@@ -46,11 +59,11 @@ export function instanceDetailsMarkdown(i: Instance, spent?: string, guard?: { d
     return ['<details>', `<summary>${d.label} (${d.value.length.toLocaleString('en-US')} characters)</summary>`, '', fence, text, fence, '', '</details>', ''];
   });
   return [
-    `# ${instanceName(i)} (#${i.id})`,
+    `# ${md(instanceName(i))} (#${i.id})`,
     '',
-    [stateText(i), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
+    [md(stateText(i) ?? ''), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
     '',
-    ...guardSection(guard),
+    ...guardSection(guard, secrets),
     '| Field | Value |',
     '|---|---|',
     ...rows,
@@ -60,15 +73,14 @@ export function instanceDetailsMarkdown(i: Instance, spent?: string, guard?: { d
 }
 
 /** The idle guard's section: what the row's tooltip says, and the end of its guard.log. */
-function guardSection(guard: { details: string[]; log?: string } | undefined): string[] {
+function guardSection(guard: { details: string[]; log?: string } | undefined, secrets: ReadonlyArray<string | undefined>): string[] {
   if (!guard || !guard.details.length) return [];
-  const plain = (l: string) => l.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`);
   return [
     '## Idle guard',
     '',
-    ...guard.details.map((l) => `- ${plain(l)}`),
+    ...guard.details.map((l) => `- ${md(maskSecrets(l, secrets))}`),
     '',
-    ...(guard.log ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', guard.log.replace(/`/g, "'"), '```', ''] : []),
+    ...(guard.log ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', maskSecrets(guard.log, secrets).replace(/`/g, "'"), '```', ''] : []),
   ];
 }
 

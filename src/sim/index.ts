@@ -1,5 +1,7 @@
 // The service simulator: a real HTTP server that behaves like the rental service, for
 // tests, the demo mode and manual runs (`node dist/sim.js --port 0`). No `vscode`, no src/api.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seedInstances } from './instanceCreate';
@@ -56,6 +58,14 @@ export interface SimOptions {
   pendingPriceIncrease?: boolean;
   /** Run each instance's onstart for real with /bin/sh (src/sim/onstart.ts). Off by default; on in the demo. */
   runOnstart?: boolean;
+  /**
+   * The demo's locks (SimConfig.demoLock): the key only in the Authorization header, JSON bodies
+   * only as application/json, a random read-only key, and of an onstart only the idle guard runs,
+   * as `guardScript` (src/sim/guardOnly.ts; without it no onstart runs). Give a random `apiKey`.
+   */
+  demoLock?: boolean;
+  /** With demoLock: the watchdog script (src/guard/watchdog.sh) the demo runs for an onstart's idle guard. */
+  guardScript?: string;
   /** With runOnstart: the idle guard's tick in seconds (GPU_GUARD_TICK), so the demo shows it within minutes. */
   guardTick?: number;
   /** Wall-clock ms a requested log answers 404 before its text is there (default 900). */
@@ -77,6 +87,9 @@ export interface RunningSim {
   ssh?: SimSshServers;
 }
 
+/** The environment variable `node dist/sim.js` reads its key from (`npm run demo` sets a random one). */
+export const SIM_KEY_ENV = 'GPU_RENTAL_SIM_API_KEY';
+
 /** The read-after-create lag of the served simulator and the demo (today era). */
 export const CLI_INVISIBLE_SECONDS = 3;
 
@@ -84,8 +97,8 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
   return {
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 0,
-    apiKey: opts.apiKey ?? 'sim-api-key',
-    readOnlyKey: opts.readOnlyKey ?? 'sim-read-only-key',
+    apiKey: opts.apiKey ?? (opts.demoLock ? randomKey() : 'sim-api-key'),
+    readOnlyKey: opts.readOnlyKey ?? (opts.demoLock ? randomKey() : 'sim-read-only-key'),
     bootSeconds: opts.bootSeconds ?? 60,
     seed: opts.seed ?? 1,
     offers: opts.offers ?? 300,
@@ -97,7 +110,27 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
     era: opts.era ?? 'today',
     invisibleSeconds: opts.invisibleSeconds ?? 0,
     rateLimits: resolveRateLimits(opts.rateLimits, opts.rateLimitPerSecond),
+    demoLock: opts.demoLock ?? false,
+    ...(opts.demoLock ? { guardOnly: { script: opts.guardScript ?? '' } } : {}),
   };
+}
+
+/**
+ * The simulator of Try Demo Mode: locked to the window that starts it (a random key, only in the
+ * header; JSON bodies only; of an onstart only the idle guard runs, as `guardScript`), with two
+ * running instances, a pending price increase, the inbox, and the service's lag and rate limits.
+ */
+export function demoSimOptions(o: { apiKey: string; guardScript: string; guardTick: number }): SimOptions {
+  return {
+    port: 0, host: '127.0.0.1', apiKey: o.apiKey, demoLock: true, guardScript: o.guardScript, runOnstart: true, guardTick: o.guardTick,
+    bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, pendingPriceIncrease: true, demoInbox: true,
+    era: 'today', invisibleSeconds: CLI_INVISIBLE_SECONDS, rateLimits: 'service',
+  };
+}
+
+/** A key nobody else knows: 32 random bytes, hex. */
+export function randomKey(): string {
+  return randomBytes(32).toString('hex');
 }
 
 export async function startSimulator(opts: SimOptions = {}): Promise<RunningSim> {
@@ -175,6 +208,8 @@ export function parseArgs(argv: string[]): SimOptions {
       case '--guard-tick': o.guardTick = num(a, next()); break;
       case '--no-ssh': o.ssh = false; break;
       case '--demo-inbox': o.demoInbox = true; break;
+      case '--demo': o.demoLock = true; break;
+      case '--guard-script': o.guardScript = readFileSync(next() ?? '', 'utf8'); break;
       case '--pending-price-increase': o.pendingPriceIncrease = true; break;
       case '-h':
       case '--help':
@@ -188,7 +223,7 @@ export function parseArgs(argv: string[]): SimOptions {
 
 const USAGE =
   'usage: node dist/sim.js [--host 127.0.0.1] [--port N] [--api-key KEY] [--read-only-key KEY] [--boot-seconds S] ' +
-  '[--seed N] [--offers N] [--instances N] [--era today|seed] [--invisible-seconds S] [--log-delay-ms N] [--test-control] [--run-onstart] [--guard-tick S] [--no-ssh] [--demo-inbox] [--pending-price-increase]\n' +
+  '[--seed N] [--offers N] [--instances N] [--era today|seed] [--invisible-seconds S] [--log-delay-ms N] [--test-control] [--run-onstart] [--guard-tick S] [--no-ssh] [--demo-inbox] [--demo --guard-script FILE] [--pending-price-increase]\n' +
   '  [--rate-limits service|off|show=2,list=1,create=4.5,search=6,update=1,destroy=3]\n' +
   'Running instances get real SSH servers on 127.0.0.1 (a /bin/sh on this machine, as you, in a scratch folder); --no-ssh turns them off.';
 
@@ -196,6 +231,10 @@ async function main(): Promise<void> {
   let opts: SimOptions;
   try {
     opts = { rateLimits: 'service', invisibleSeconds: CLI_INVISIBLE_SECONDS, ...parseArgs(process.argv.slice(2)) };
+    // The key from the environment, not the command line (which every local user can read).
+    const envKey = process.env[SIM_KEY_ENV];
+    if (envKey && opts.apiKey === undefined) opts.apiKey = envKey;
+    if (opts.demoLock && opts.apiKey === undefined) throw new Error(`--demo needs its key in ${SIM_KEY_ENV}`);
   } catch (e) {
     if ((e as Error).message === 'usage') {
       console.log(USAGE);

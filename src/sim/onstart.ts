@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { actualStatus } from './instances';
 import { gpuUtilFile, instanceEnv, instanceHome, sandboxRoot } from './sandbox';
 import type { SimInstance, SimState } from './state';
+import { onstartCommand } from './guardOnly';
 
 interface Runner {
   enabled: boolean;
@@ -129,11 +130,14 @@ function run(state: SimState, inst: SimInstance): void {
     }, DEMO_LOAD.seconds * 1000).unref();
   } else if (!inst.gpuUtil) setGpuUtil(state, inst, [0]);
   const path = instancePath(state);
+  // In demo mode only the idle guard runs, or nothing (guardOnly.ts).
+  const cmd = onstartCommand(state, inst, home, { ...instanceEnv(state, inst), PATH: path, ...r.env });
+  if (!cmd) return;
   const out = openSync(join(home, 'onstart.log'), 'a');
   try {
-    const child = spawn('/bin/sh', ['-c', inst.onstart ?? ''], {
+    const child = spawn('/bin/sh', cmd.args, {
       cwd: home,
-      env: { ...instanceEnv(state, inst), PATH: path, ...r.env },
+      env: cmd.env,
       detached: true,
       stdio: ['ignore', out, out],
     });

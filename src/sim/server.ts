@@ -55,14 +55,18 @@ function send(res: ServerResponse, status: number, body: unknown, plain = false,
   res.end(text);
 }
 
-function tokenOf(req: IncomingMessage, url: URL): string | undefined {
+function tokenOf(state: SimState, req: IncomingMessage, url: URL): string | undefined {
   const h = req.headers.authorization;
   if (h) {
     const m = /^Bearer\s+(.+)$/i.exec(h.trim());
     if (m) return m[1]!.trim();
   }
-  return url.searchParams.get('api_key') ?? undefined;
+  // The demo takes its key only in the header: a URL ends up in logs, histories and referrers.
+  return state.config.demoLock ? undefined : (url.searchParams.get('api_key') ?? undefined);
 }
+
+/** A JSON content type: application/json, or application/<x>+json, with parameters. */
+const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 
 export function resolvePrincipal(state: SimState, token: string | undefined): Principal | 'expired' | undefined {
   if (!token) return undefined;
@@ -129,11 +133,14 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const method = (req.method ?? 'GET').toUpperCase();
   const body = await readBody(req);
+  if (state.config.demoLock && body.raw.trim() && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+    return send(res, 415, { success: false, error: 'unsupported_media_type', msg: 'Send the body as JSON with Content-Type: application/json.' });
+  }
   await sync();
 
   if (path === '/_sim/inbox' && method === 'GET' && (state.config.demoInbox || state.config.testControl)) {
     // The demo's inbox: what the account's e-mail and phone received, for the account's own key only.
-    const who = resolvePrincipal(state, tokenOf(req, url));
+    const who = resolvePrincipal(state, tokenOf(state, req, url));
     if (!who || who === 'expired' || who.kind === 'instance') return send(res, 401, { success: false, error: 'auth_error', msg: 'Invalid user key.' });
     // And what each authenticator app on the account would show right now (the demo user has no app for a simulated key).
     const now = state.now();
@@ -144,7 +151,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     // The demo's fake GPU load (its "Set Demo GPU Load" command): demo mode, the account's own key.
     const demoGpu = state.config.demoInbox && method === 'POST' && /^\/_sim\/instances\/\d+\/gpu$/.test(path);
     if (demoGpu) {
-      const who = resolvePrincipal(state, tokenOf(req, url));
+      const who = resolvePrincipal(state, tokenOf(state, req, url));
       if (!who || who === 'expired' || who.kind === 'instance') return send(res, 401, { success: false, error: 'auth_error', msg: 'Invalid user key.' });
     } else if (!state.config.testControl) return send(res, 404, { success: false, error: 'not_found', msg: 'Not found.' });
     const r = controlInstanceOps(state, path, body.json ?? {}) ?? controlBilling(state, path, body.json ?? {}) ?? control(state, method, path, body.json ?? {});
@@ -295,7 +302,7 @@ function route(
   req: IncomingMessage,
   body: { json: Record<string, unknown> | undefined; bad: boolean },
 ): Reply {
-  const token = tokenOf(req, url);
+  const token = tokenOf(state, req, url);
   const who = resolvePrincipal(state, token);
   if (path.startsWith('/api/v0/tfa')) {
     return handleTfa(state, method, path, body, who === 'expired' ? undefined : who, token !== undefined);

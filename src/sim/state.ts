@@ -25,6 +25,14 @@ export interface SimConfig {
   invisibleSeconds: number;
   /** Minimum seconds between two calls of an endpoint by one key; 0 = no limit. */
   rateLimits: RateLimits;
+  /**
+   * The demo's locks (another local process must not use the demo): the key only in the
+   * Authorization header (tests may still send the legacy `?api_key=`), and a body only as JSON
+   * with a JSON content type (415 otherwise: a web page cannot post a "simple" text/plain request).
+   */
+  demoLock: boolean;
+  /** Demo mode: of an onstart only the idle guard runs, as this copy of the watchdog (src/sim/guardOnly.ts). */
+  guardOnly?: { script: string };
 }
 
 export type Era = 'today' | 'seed';

@@ -24,7 +24,7 @@ try {
   sim = await startSimulatorProcess({ testControl: true, args: simArgs() });
   process.stdout.write(`simulator: ${sim.url} (test control on)\n`);
   mkdirSync(join(userData, 'User'), { recursive: true });
-  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'gpuRental.apiBaseUrl': sim.url, 'workbench.startupEditor': 'none' }));
+  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'gpuRental.apiBaseUrl': sim.url, 'gpuRental.scripting.allowUnattended': true, 'workbench.startupEditor': 'none' }));
   const env = {
     GPU_RENTAL_TEST_SIM_URL: sim.url,
     GPU_RENTAL_TEST_RESULTS: resultsFile,

@@ -509,8 +509,9 @@ async function main() {
       GPU_RENTAL_TEST_UI: '1',
       ...(process.env.GPU_RENTAL_TEST_GREP ? { GPU_RENTAL_TEST_GREP: process.env.GPU_RENTAL_TEST_GREP } : {}),
     },
+    // The suites script unattended calls (skipConfirmation, confirm: false): allowed explicitly, as a user would.
     // The DOM renderer, so UI steps can read the terminal's text.
-    settings: { 'gpuRental.apiBaseUrl': sim.url, 'terminal.integrated.gpuAcceleration': 'off' },
+    settings: { 'gpuRental.apiBaseUrl': sim.url, 'gpuRental.scripting.allowUnattended': true, 'terminal.integrated.gpuAcceleration': 'off' },
     logFile: join(work, 'code-server.log'),
   });
   cleanups.push(() => cs.stop());

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { DEFAULT_TEMPLATE_GLOB } from '../../create/templateDiscovery';
 import { userOnly } from '../userOnlySettings';
+import { clampSetting, effectiveSetting, tightenOnly, type BoundedSetting } from '../settingBounds';
 import type { GuardDefaults } from '../../guard/installed';
 import { guardDefaultsFrom } from '../../guard/settingsScope';
 import type { ProxySettings } from '../../api/transport';
@@ -32,6 +33,11 @@ export interface Settings {
   };
   /** A stopped instance older than this many days is flagged for the storage it still bills. */
   stoppedStorageDays: number;
+  /** Calls by other extensions and scripts (src/core/unattended.ts). User settings only. */
+  scripting: {
+    /** Command arguments may skip a confirmation of spending or destroying. Off by default. */
+    allowUnattended: boolean;
+  };
   logs: {
     /** Lines Show Logs asks for. */
     tail: number;
@@ -53,18 +59,20 @@ export function readApiBaseUrl(): string | undefined {
 
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('gpuRental');
-  const poll = Math.max(5, Number(c.get<number>('pollIntervalSeconds', 10)) || 10);
-  const hidden = Math.max(poll, Number(c.get<number>('hiddenPollIntervalSeconds', 60)) || 60);
+  // Every number within its floor and ceiling (src/core/settingBounds.ts).
+  const num = (key: BoundedSetting) => effectiveSetting(key, c.inspect(key));
+  const poll = num('pollIntervalSeconds');
+  const hidden = Math.max(poll, num('hiddenPollIntervalSeconds'));
   // Where the key goes and which files are written: the user's own settings only (USER_ONLY_SETTINGS).
   const identityFile = userOnly(c.inspect<string>('ssh.identityFile'))?.trim();
   const remoteSsh = vscode.workspace.getConfiguration('remote.SSH');
   const userConfigFile = userOnly(remoteSsh.inspect<string>('configFile'))?.trim();
-  const attempts = c.get<number>('createMaxAttempts') ?? 3;
   return {
     apiBaseUrl: apiBaseUrlOf(c),
     pollIntervalSeconds: poll,
     hiddenPollIntervalSeconds: hidden,
-    lowCreditWarningHours: Math.max(0, Number(c.get<number>('lowCreditWarningHours', 12)) || 0),
+    // Money reminders: a workspace may make them stricter, never later or off.
+    lowCreditWarningHours: tightenOnly('lowCreditWarningHours', c.inspect('lowCreditWarningHours'), 'larger'),
     ssh: {
       manageConfig: userOnly(c.inspect<boolean>('ssh.manageConfig')) ?? true,
       ...(identityFile ? { identityFile } : {}),
@@ -72,18 +80,21 @@ export function readSettings(): Settings {
     },
     templates: {
       glob: c.get<string>('templateGlob')?.trim() || DEFAULT_TEMPLATE_GLOB,
-      maxAttempts: Number.isInteger(attempts) && attempts >= 1 && attempts <= 10 ? attempts : 3,
+      maxAttempts: num('createMaxAttempts'),
     },
     // A workspace may make the guard stricter, never turn it off or loosen it (src/guard/settingsScope.ts).
     guard: guardDefaultsFrom(c.inspect('guard.enabled'), c.inspect('guard.idleMinutes'), c.inspect('guard.gpuUtilBelow')),
     budget: {
-      monthly: Math.max(0, Number(userOnly(c.inspect<number>('budget.monthly'))) || 0),
+      monthly: clampSetting('budget.monthly', userOnly(c.inspect<number>('budget.monthly'))),
       onExceeded: userOnly(c.inspect<string>('budget.onExceeded')) === 'stopGuarded' ? 'stopGuarded' : 'warn',
     },
-    stoppedStorageDays: Math.max(0, Number(c.get<number>('stoppedStorageDays', 3)) || 0),
+    stoppedStorageDays: tightenOnly('stoppedStorageDays', c.inspect('stoppedStorageDays'), 'smaller'),
+    scripting: {
+      allowUnattended: userOnly(c.inspect<boolean>('scripting.allowUnattended')) === true,
+    },
     logs: {
-      tail: Math.min(100_000, Math.max(1, Math.floor(Number(c.get<number>('logs.tail', 1000)) || 1000))),
-      followIntervalSeconds: Math.max(3, Number(c.get<number>('logs.followIntervalSeconds', 10)) || 10),
+      tail: num('logs.tail'),
+      followIntervalSeconds: num('logs.followIntervalSeconds'),
     },
   };
 }

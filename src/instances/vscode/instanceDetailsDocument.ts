@@ -3,7 +3,7 @@
 // every poll that changes what it shows refreshes it. Registered by the first Show Instance Details
 // (a lazily loaded bundle with the command: nothing of it on the activation path).
 import * as vscode from 'vscode';
-import type { Instance } from '../../api/types';
+import type { Instance, ServiceApi } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { DETAILS_SCHEME, detailsId, detailsPath, instanceDetailsMarkdown } from '../instanceDetails';
 
@@ -38,6 +38,8 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
   /** What each open document showed last, so an unchanged poll does not repaint it. */
   private readonly shown = new Map<string, string>();
   private readonly subs: vscode.Disposable[] = [];
+  /** The client, once known: the expanded template secrets it sent are masked in onstart. */
+  private api: ServiceApi | undefined;
 
   constructor(
     private readonly services: Services,
@@ -50,7 +52,13 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
     );
   }
 
-  provideTextDocumentContent(uri: vscode.Uri): string {
+  /** Every secret value known in this window: the connection's keys and what the client has sent or seen. */
+  private secrets(): Array<string | undefined> {
+    return [...this.services.connectionState.knownSecrets(), ...(this.api?.knownSecrets?.() ?? [])];
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    this.api = await this.services.api().catch(() => this.api);
     const text = this.render(uri);
     this.shown.set(uri.toString(), text);
     return text;
@@ -62,7 +70,7 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
     const full = id === undefined ? undefined : fullRecords.get(id);
     const inst = row && full ? { ...full, ...definedOnly(row) } : row;
     if (!inst) return `# Instance #${id ?? '?'}\n\nThis instance is no longer in your instance list (destroyed, or signed out). Refresh the Instances view to check.\n`;
-    return instanceDetailsMarkdown(inst, this.services.costs.line(inst), this.services.guard.status(inst.id));
+    return instanceDetailsMarkdown(inst, this.services.costs.line(inst), this.services.guard.status(inst.id), this.secrets());
   }
 
   private refresh(): void {

@@ -5,6 +5,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { useHarness, rejection, type Harness } from './helpers';
+import { waitFor } from '../../kit/wait';
 
 for (const era of ['today', 'seed'] as const) describe(`era ${era}`, () => {
 let h: Harness;
@@ -20,27 +21,35 @@ test('backoff uses full jitter capped by maxDelayMs', async () => {
 });
 
 test('AbortSignal: cancels a request in flight, a backoff wait, and refuses an already aborted signal', async () => {
-  const api = h.client({ retry: { retries: 4, baseDelayMs: 5000, maxDelayMs: 5000 } });
-  await h.ctl.fault({ kind: 'slow', ms: 400, path: '/users/current' });
+  // Each step waits for the event it cancels (the request held by the simulator, the first 503
+  // logged) and checks what came after by the simulator's own log, never by the clock: a busy
+  // machine only makes it slower.
+  const api = h.client({ random: () => 0.999, retry: { retries: 4, baseDelayMs: 5000, maxDelayMs: 5000 } });
+  const logged = async (part: string) => (await h.ctl.requests()).filter((r) => r.path.includes(part));
+  // In flight: the simulator holds the answer for 30 s (a reset drops it); abort once it holds it.
+  await h.ctl.fault({ kind: 'slow', ms: 30_000, path: '/users/current' });
   let ctl = new AbortController();
-  setTimeout(() => ctl.abort(), 30);
-  let t0 = Date.now();
-  let e = await rejection(api.currentUser({ signal: ctl.signal }));
+  let p = rejection(api.currentUser({ signal: ctl.signal }));
+  await waitFor(() => !h.sim.state.faults.some((f) => f.kind === 'slow'), 10_000, 'the simulator holding the answer');
+  ctl.abort();
+  let e = await p;
   assert.equal(e.kind, 'aborted');
-  assert.ok(Date.now() - t0 < 300);
+  assert.deepEqual(await logged('/users/current'), [], 'cancelled before the held answer came');
 
+  // A backoff wait: the first 503 is logged, the client waits ~5 s to try again; abort then.
   await h.ctl.fault({ kind: 'http_error', status: 503, path: '/tfa/status', count: 3 });
   ctl = new AbortController();
-  setTimeout(() => ctl.abort(), 50);
-  t0 = Date.now();
-  e = await rejection(api.tfaStatus({ signal: ctl.signal }));
+  p = rejection(api.tfaStatus({ signal: ctl.signal }));
+  await waitFor(async () => (await logged('/tfa/status')).length === 1, 10_000, 'the first 503');
+  ctl.abort();
+  e = await p;
   assert.equal(e.kind, 'aborted');
-  assert.ok(Date.now() - t0 < 1000, 'the 5 s backoff wait was cut short');
+  assert.equal((await logged('/tfa/status')).length, 1, 'the 5 s backoff wait was cut short: no second attempt');
 
-  const before = (await h.ctl.requests()).length;
+  // Already aborted: nothing is sent (counted on the list's own path, which no step above used).
   e = await rejection(api.listInstances({ signal: AbortSignal.abort() }));
   assert.equal(e.kind, 'aborted');
-  assert.equal((await h.ctl.requests()).length, before);
+  assert.deepEqual(await logged('/instances'), []);
 });
 
 test('2FA requests are validated before sending', async () => {

@@ -2,7 +2,7 @@
 // one `npm run package` packs (vsce's own listFiles, the code behind `npx vsce ls --no-dependencies`),
 // read from the tree as built; nothing is built here. What is needed is derived, not listed: the
 // bundles the build splits off (scripts/bundles.mjs), every `require("./x.js")` a packaged bundle
-// makes, every file package.json names, and every webview file the source loads from media/tfa.
+// makes, every file package.json names, and every media/ file whose name a built bundle holds (what it loads).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -32,19 +32,21 @@ function manifestFiles(manifest: unknown): string[] {
   return [...out].sort();
 }
 
-/** media/tfa/<file> names the webview code loads (page(..., { script: 'totp.js' }), tfa.css). */
-function webviewFiles(): string[] {
-  const names = new Set<string>();
-  const scan = (dir: string) => {
-    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory()) scan(p);
-      else if (p.endsWith('.ts')) for (const m of readFileSync(join(root, p), 'utf8').matchAll(/'(\w+\.(?:js|css))'/g)) names.add(m[1]!);
-    }
-  };
-  scan('src/account/vscode');
-  scan('src/core/vscode');
-  return readdirSync(join(root, 'media/tfa')).filter((f) => names.has(f)).map((f) => `media/tfa/${f}`);
+/** Every file under media/ (relative to the repository, `/`-separated). */
+function mediaTree(dir = 'media'): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? mediaTree(`${dir}/${e.name}`) : [`${dir}/${e.name}`]));
+}
+
+/**
+ * The media/ files the built code loads: those whose name a bundle holds as a string literal
+ * (`joinPath(uri, "media", "billing", "spending.css")`, `page(..., { script: "totp.js" })`).
+ * Derived from the bundles themselves, so a new stylesheet or script is needed as soon as code loads it.
+ */
+function mediaLoadedBy(bundles: string[], tree: string[]): string[] {
+  return tree.filter((f) => {
+    const name = f.slice(f.lastIndexOf('/') + 1);
+    return bundles.some((js) => js.includes(`"${name}"`) || js.includes(`'${name}'`));
+  });
 }
 
 /** `require("./x.js")` of a sibling bundle in a dist file. */
@@ -54,6 +56,13 @@ function siblingRequires(js: string): string[] {
 
 test('siblingRequires finds the lazily required bundles and nothing else', () => {
   assert.deepEqual(siblingRequires('a=require("./client.js");b=require(\'./sshHost.js\');c=require("vscode");d=require("../x.js");e=require("./client.js")'), ['dist/client.js', 'dist/sshHost.js']);
+});
+
+test('mediaLoadedBy takes the media files a bundle names as a string, and no other', () => {
+  const tree = ['media/billing/spending.css', 'media/tfa/totp.js', 'media/icon.svg'];
+  assert.deepEqual(mediaLoadedBy(['u=joinPath(e,"media","billing","spending.css");'], tree), ['media/billing/spending.css']);
+  assert.deepEqual(mediaLoadedBy(["page(w,{script:'totp.js'})"], tree), ['media/tfa/totp.js']);
+  assert.deepEqual(mediaLoadedBy(['// icon.svg is the source of icon.png'], tree), []);
 });
 
 test('manifestFiles reads the icons, walkthrough media and schema package.json names, not its links', () => {
@@ -67,7 +76,8 @@ test('the .vsix holds every file the extension reads at run time, and nothing el
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as unknown;
   const lazy = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
   const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs)])].map((n) => `dist/${n}.js`);
-  const needed = new Set([...bundles, ...manifestFiles(manifest), ...webviewFiles(), 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
+  const code = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(root, 'dist', f), 'utf8'));
+  const needed = new Set([...bundles, ...manifestFiles(manifest), ...mediaLoadedBy(code, mediaTree()), 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
   for (const f of files.filter((x) => /^dist\/[^/]+\.js$/.test(x))) for (const r of siblingRequires(readFileSync(join(root, f), 'utf8'))) needed.add(r);
   const missing = [...needed].filter((f) => !files.includes(f)).sort();
   const extra = files.filter((f) => !needed.has(f));

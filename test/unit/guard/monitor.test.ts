@@ -258,7 +258,7 @@ test('Show Instance Details has a guard section: the tooltip lines and the end o
   try {
     await settle(h);
     const md = instanceDetailsMarkdown(inst(11), undefined, h.m.status(11));
-    assert.match(md, /## Idle guard\n\n- Idle guard: watching · idle 3 of 30 min/);
+    assert.match(md, /## Idle guard\n\n- Idle guard\\?: watching · idle 3 of 30 min/);
     assert.match(md, /```text\n2026-11-26T10:00:00Z started: stop after 1800 s idle\n```/);
   } finally {
     h.m.dispose();

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import { sshGuardRemote, type GuardRemote } from '../../../src/guard/remote';
-import { sleep, until } from './harness';
+import { until } from './harness';
 import { needs } from '../tools';
 import { useSshFixture, type SshFixture } from '../../kit/sshFixture';
 
@@ -33,6 +33,8 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
     });
     assert.equal(await remote.readState(id + 1), undefined, 'no entry: nothing to read');
 
+    // Every wait is for an event (a state the watchdog wrote, a stop), bounded generously: a busy
+    // machine makes it slower, never wrong. Times are checked against what was read around the call.
     const busy = await until('the watchdog state over SSH', async () => {
       try {
         const s = (await remote.readState(id))?.state;
@@ -40,17 +42,32 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
       } catch {
         return undefined; // the watchdog has not written its first state yet
       }
-    });
+    }, 60_000);
     assert.equal(busy!.busyReason, 'GPU at 90 %');
     assert.equal(busy!.idleLimitSeconds, 3);
 
+    const beforeSnooze = Math.floor(Date.now() / 1000);
     const until1h = await remote.snooze(id, 60);
-    assert.ok(Math.abs(until1h - (Date.now() / 1000 + 3600)) < 10, `snooze ends in an hour: ${until1h}`);
+    const afterSnooze = Math.ceil(Date.now() / 1000);
+    assert.ok(until1h >= beforeSnooze + 3600 - 2 && until1h <= afterSnooze + 3600 + 2, `snooze ends in an hour: ${until1h}`);
+    const idleFrom = Math.ceil(Date.now() / 1000);
     await fx.ctl.setGpuUtil(id, 0);
-    await sleep(5000);
+    // The watchdog has seen the GPU idle for longer than its 3 s limit while snoozed: without the
+    // snooze it would have stopped the instance by now.
+    const beforeRead = Math.floor(Date.now() / 1000);
+    const snoozedLong = await until('an idle state past the idle limit while snoozed', async () => {
+      try {
+        const r = await remote.readState(id);
+        const s = r?.state;
+        return s && s.gpuUtil === 0 && s.busyReason === 'snoozed' && s.updatedAt >= idleFrom + 3 + 2 ? r : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 60_000);
+    const afterRead = Math.ceil(Date.now() / 1000);
     assert.equal(fx.sim.state.instances.get(id)?.intended, 'running', 'snoozed: kept although idle');
+    assert.ok(snoozedLong.now >= beforeRead - 2 && snoozedLong.now <= afterRead + 2, 'the instance clock comes with the state');
     const read = await remote.readState(id);
-    assert.ok(Math.abs(read!.now - Date.now() / 1000) < 10, 'the instance clock comes with the state');
     assert.match(read!.log ?? '', /started: stop after 3 s idle/, 'and the end of guard.log');
     const snoozed = read?.state;
     assert.match((await remote.readLog(id))!, /started: stop after 3 s idle/, 'guard.log over SSH');
@@ -58,7 +75,7 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
     assert.equal(snoozed?.busyReason, 'snoozed');
 
     await remote.snooze(id, 0);
-    await until('stopped by the watchdog once the snooze ended', () => fx.sim.state.instances.get(id)?.intended === 'stopped', 20_000);
+    await until('stopped by the watchdog once the snooze ended', () => fx.sim.state.instances.get(id)?.intended === 'stopped', 60_000);
   } finally {
     await fx.ctl.runOnstart(false);
   }

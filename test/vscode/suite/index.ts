@@ -63,3 +63,4 @@ import './demo.test';
 import './newcomer.test';
 import './guard.test';
 import './billing.test';
+import './consent.test';

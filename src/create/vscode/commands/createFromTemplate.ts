@@ -18,6 +18,8 @@ import { oneAtATime } from '../../../core/vscode/instanceTarget';
 import { vscodePrompts, type PromptArgs } from '../createPrompts';
 import { keepWatching } from '../inflightWatcher';
 import { background } from '../../../core/background';
+import { consentedCreateArgs } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
 
 export { vscodePrompts, keepWatching };
 
@@ -85,7 +87,9 @@ async function loadChosenTemplate(services: Services, args: CreateArgs, preselec
   return { uri, rel, loaded: loaded as LoadedTemplate & { template: Template } };
 }
 
-async function create(services: Services, args: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
+async function create(services: Services, asked: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
+  // confirm: false, onNotFound, onCancel only with the user's consent to unattended calls.
+  const args = consentedCreateArgs(consentOf(services), asked);
   const chosen = await loadChosenTemplate(services, args, preselected);
   if (!chosen) return undefined;
   // One rental at a time per offer (or per template without one): a second click says so and rents nothing.

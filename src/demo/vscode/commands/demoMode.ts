@@ -21,9 +21,13 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
     return true;
   }
   try {
-    const sim = await import('../../../sim');
-    const running = await sim.startSimulator({ port: 0, host: '127.0.0.1', bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, pendingPriceIncrease: true, demoInbox: true, runOnstart: true, guardTick: DEMO_GUARD_TICK_SECONDS, era: 'today', invisibleSeconds: sim.CLI_INVISIBLE_SECONDS, rateLimits: 'service' });
-    await services.setDemo({ url: running.url, apiKey: sim.simConfig().apiKey }, () => running.close());
+    const [sim, { minifiedWatchdog }] = await Promise.all([import('../../../sim'), import('../../../guard/plan')]);
+    // Locked to this window: a random key per demo, only in the Authorization header; of an
+    // onstart only the idle guard runs, as this copy of the watchdog (another local process
+    // cannot use the demo to run code as you).
+    const apiKey = sim.randomKey();
+    const running = await sim.startSimulator(sim.demoSimOptions({ apiKey, guardScript: minifiedWatchdog(), guardTick: DEMO_GUARD_TICK_SECONDS }));
+    await services.setDemo({ url: running.url, apiKey }, () => running.close());
     services.log.info(`Demo mode on (simulator at ${running.url}).`);
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
     background(vscode.window.showInformationMessage(`${DEMO_MESSAGE} Run "GPU Rental: Exit Demo Mode" to leave.`, 'Exit Demo Mode').then((a) => {

@@ -7,8 +7,13 @@ import { currentBid, isInterruptible, isOutbid, parseBid } from '../../bid';
 import { formatRate } from '../../../costs/costs';
 import { instanceName } from '../../instanceViewModel';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
+import { unattendedAllowed } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
 
-/** gpuRental.changeBid(node | id | { id, price }): with a price (scripts), sends it without asking. */
+/**
+ * gpuRental.changeBid(node | id | { id, price }): with a price (scripts), sends it without asking
+ * when the user allows unattended calls (gpuRental.scripting.allowUnattended); else it asks.
+ */
 export async function changeBid(services: Services, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, isInterruptible, {
     verb: 'Change Bid',
@@ -26,7 +31,8 @@ async function askAndChangeBid(services: Services, inst: Instance, arg: unknown)
   const fresh = await (await services.api()).showInstance(inst.id).catch(() => inst);
   const min = typeof fresh.min_bid === 'number' && fresh.min_bid > 0 ? fresh.min_bid : undefined;
   const cur = currentBid(fresh);
-  const given = typeof arg === 'object' && arg !== null ? (arg as { price?: unknown }).price : undefined;
+  const offered = typeof arg === 'object' && arg !== null ? (arg as { price?: unknown }).price : undefined;
+  const given = offered !== undefined && unattendedAllowed(consentOf(services), 'Change Bid') ? offered : undefined;
   let price: number;
   if (given !== undefined) {
     const r = parseBid(String(given), min);

@@ -5,10 +5,13 @@ import { gpuText, instanceName } from '../../instanceViewModel';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
 import { background } from '../../../core/background';
+import { skipsConfirmation } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
 
 /**
  * Destroy after a confirmation naming the instance and its cost (Enter cancels). Scripts and tests
- * may pass `{ id, skipConfirmation: true }` to skip the prompt.
+ * may pass `{ id, skipConfirmation: true }` to skip the prompt, honoured only when the user allows
+ * unattended calls (gpuRental.scripting.allowUnattended).
  */
 export async function destroyInstance(services: Services, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, () => true, {
@@ -20,7 +23,7 @@ export async function destroyInstance(services: Services, arg?: unknown): Promis
 }
 
 async function confirmAndDestroy(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
-  const skip = typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
+  const skip = skipsConfirmation(consentOf(services), arg, 'Destroy');
   if (!skip) {
     const confirmed = await confirmDestructive({
       question: `Destroy "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst), `now ${formatRate(currentRate(inst))}`].filter(Boolean).join(', ')})?`,

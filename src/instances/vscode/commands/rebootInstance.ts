@@ -7,8 +7,11 @@ import { gpuText, instanceName, stateCategory } from '../../instanceViewModel';
 import { isOutbid } from '../../bid';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
+import { skipsConfirmation } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
 
-const skipped = (arg: unknown) => typeof arg === 'object' && arg !== null && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
+// Honoured only when the user allows unattended calls (gpuRental.scripting.allowUnattended).
+const skipped = (services: Services, arg: unknown, what: string) => skipsConfirmation(consentOf(services), arg, what);
 
 /** Reboot applies to running (or starting) instances and to a container that exited. */
 export function canReboot(i: Instance): boolean {
@@ -27,7 +30,7 @@ export async function rebootInstance(services: Services, arg?: unknown): Promise
 }
 
 async function confirmAndReboot(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
-  if (!skipped(arg)) {
+  if (!skipped(services, arg, 'Reboot')) {
     const answer = await vscode.window.showWarningMessage(
       `Reboot "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')})?`,
       { modal: true, detail: 'The container is stopped and started again on the same machine: running programs and SSH sessions end; the disk and the GPU are kept. Its SSH port may change.' },
@@ -45,7 +48,7 @@ export async function recycleInstance(services: Services, arg?: unknown): Promis
 }
 
 async function confirmAndRecycle(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
-  if (!skipped(arg)) {
+  if (!skipped(services, arg, 'Recycle')) {
     const confirmed = await confirmDestructive({
       question: `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,
       detail: `The container is destroyed and recreated in place from a fresh pull of ${inst.image_uuid ?? 'its image'}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.`,

@@ -23,6 +23,8 @@ import {
   type LocalKey,
 } from '../../keys';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
+import { skipsConfirmation, unattendedAllowed } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
 
 export const REGISTER_LOCAL_KEY = 'Register a Local Key…';
 export const CREATE_KEY_PAIR = 'Create a New Key Pair';
@@ -63,6 +65,17 @@ function vscodeKeyPrompts(home: string): KeyPrompts {
 }
 
 const running = (services: Services) => () => services.instances.instances.filter((i) => i.state === 'running');
+
+/**
+ * A key file the caller named (not one the user picked) goes onto the account or into an
+ * instance only with consent to unattended calls (gpuRental.scripting.allowUnattended), else
+ * when the user says yes: another extension must not let its own key into the machines.
+ */
+async function callerKeyAllowed(services: Services, key: LocalKey, question: string, detail: string): Promise<boolean> {
+  if (unattendedAllowed(consentOf(services), 'SSH key from a caller')) return true;
+  const ok = await vscode.window.showWarningMessage(question, { modal: true, detail: `${key.fingerprint} (${key.comment || 'no comment'})\n${key.publicPath}\n${detail}` }, 'Allow');
+  return ok === 'Allow';
+}
 
 /** Remembers the key so the next check, the Host entries and Connect use it. */
 async function remember(services: Services, key: LocalKey): Promise<void> {
@@ -144,6 +157,9 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
     if (path) {
       // Scripts may register a key whose private half lives elsewhere.
       key = await readLocalKey(path, sshHome(services), false);
+      const ids = running(services)().map((i) => i.id);
+      const where = ids.length ? ` and attach it to running instance${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` : '';
+      if (!(await callerKeyAllowed(services, key, `Add this SSH key to your account${where}?`, 'Whoever holds its private key can then log in to your instances.'))) return undefined;
     } else {
       key = await pickOrCreate(services);
       if (!key) return undefined;
@@ -230,7 +246,7 @@ export async function removeSshKey(services: Services, arg?: unknown): Promise<{
   try {
     const api = await services.api();
     const id = keyIdOf(arg);
-    const skip = !!arg && typeof arg === 'object' && (arg as { skipConfirmation?: unknown }).skipConfirmation === true;
+    const skip = skipsConfirmation(consentOf(services), arg, 'Remove SSH Key');
     const key = id === undefined ? await pickAccountKey(services, 'GPU Rental: Remove which SSH key from your account?') : (await api.listSshKeys()).find((k) => k.id === id);
     if (!key) {
       if (id !== undefined) vscode.window.showErrorMessage(`Your account has no SSH key ${id} (it may have been removed already). Refresh the Account view.`);
@@ -273,8 +289,10 @@ export async function attachSshKey(services: Services, arg?: unknown): Promise<{
     });
     if (!inst) return undefined;
     let key: LocalKey | undefined;
-    if (typeof a.publicKeyPath === 'string') key = await readLocalKey(a.publicKeyPath, sshHome(services), false);
-    else {
+    if (typeof a.publicKeyPath === 'string') {
+      key = await readLocalKey(a.publicKeyPath, sshHome(services), false);
+      if (!(await callerKeyAllowed(services, key, `Attach this SSH key to instance ${inst.id}?`, 'Whoever holds its private key can then log in to it.'))) return undefined;
+    } else {
       const local = await findLocalKeys(sshHome(services), preferred(services));
       if (!local.length) {
         vscode.window.showInformationMessage('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.');
