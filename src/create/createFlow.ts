@@ -19,7 +19,9 @@
 //   machine that appears late is adopted (row, SSH entry, notification);
 // - a preselected offer is rented only when it satisfies the template's offer filters, or the
 //   user said yes knowing why it does not (never when scripted with confirm: false);
-// - an instance that fails while booting (exited/unknown/offline) is destroyed, not left billing.
+// - an instance that fails while booting (exited/unknown/offline) is reported, never acted on
+//   unasked (failedBoot.ts): its log is requested, then the user chooses to destroy it and rent
+//   the next match, destroy it only, or keep it; a script keeps it (named in the result).
 import { background } from '../core/background';
 import type { CreateInstanceRequest, Offer } from '../api/types';
 import type { SshOptions } from '../ssh/sshTypes';
@@ -32,6 +34,7 @@ import { markLate, markSeen, putInflight, removeInflight } from './inflight';
 import { pollUntilReady, type PollOutcome } from './pollUntilReady';
 import { cancelledBeforeRent, searchAndPick } from './searchAndPick';
 import { rentOnce, unknownName, unknownResult, unknownWhy, type RentContext } from './rentOnce';
+import { destroyCreated, failedBoot, serverLine } from './failedBoot';
 
 export * from './flowTypes';
 export { INFLIGHT_STATE_KEY, readInflight, removeInflight } from './inflight';
@@ -40,8 +43,8 @@ export { GONE_CONFIRMATIONS, NOT_VISIBLE_WINDOW_MS } from '../api/visibility';
 export { PROVEN_REFUSALS, provenRefusal } from '../api/rentAgain';
 export { resumeInflight, type ResumeResult } from './resumeInflight';
 
-/** What one rented instance's wait came to: the flow's result, or try the next offer. */
-type Settled = { result: CreateFlowResult } | { next: string };
+/** What one rented instance's wait came to: the flow's result, or try the next offer (at a price the user approved). */
+type Settled = { result: CreateFlowResult } | { next: string; approvedPrice?: number };
 
 interface Run {
   ports: CreateFlowPorts;
@@ -52,6 +55,8 @@ interface Run {
   ssh: SshOptions;
   attempt: number;
   failedLogs: FailedInstanceLog[];
+  /** The match the loop would rent next (not taken from the list), or undefined when none or no attempt is left. */
+  peekNext(): Offer | undefined;
   progress(stage: Stage, message: string): void;
 }
 
@@ -70,6 +75,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     ssh: input.template.ssh ? { ...input.template.ssh } : {},
     attempt: 0,
     failedLogs: [],
+    peekNext: () => undefined,
     progress: (stage, message) => ports.progress({ stage, message, attempt: Math.max(run.attempt, 1), maxAttempts, elapsedMs: clock.now() - startedAt }),
   };
 
@@ -84,6 +90,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
   const triedMachines = new Set<number>();
   let lastProblem = '';
   let ci = 0;
+  run.peekNext = () => (run.attempt < maxAttempts ? candidates.slice(ci).find((c) => c.machine_id == null || !triedMachines.has(c.machine_id)) : undefined);
 
   while (run.attempt < maxAttempts) {
     // Next offer not on a machine that already failed us.
@@ -145,6 +152,8 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     const settled = await trackAndSettle(run, { ...rc.record, instanceId: step.id, label }, offer);
     if ('result' in settled) return settled.result;
     lastProblem = settled.next;
+    // The user chose the next match knowing its price: that is the confirmation of that price.
+    if (settled.approvedPrice !== undefined) confirmedPrice = Math.max(confirmedPrice, settled.approvedPrice);
   }
   return {
     outcome: 'failed',
@@ -165,7 +174,7 @@ async function trackAndSettle(run: Run, record: InflightCreation & { instanceId:
   const seen: { at?: number } = {};
   for (;;) {
     const outcome = await poll(run, id, record.label, seen);
-    if (outcome.kind !== 'not-found' && outcome.kind !== 'gone') return settle(run, outcome, id, offer);
+    if (outcome.kind !== 'not-found' && outcome.kind !== 'gone') return settle(run, outcome, id, offer, record.label);
     // The list does not show it (never, or no longer): its fate is unknown. Never a second rental unasked.
     const fate: UnknownFate = { instanceId: id, dphTotal: offer.dph_total, ...(seen.at !== undefined ? { lastSeenAgoMs: ports.clock.now() - seen.at } : {}) };
     const answer = run.input.confirm === false ? 'stop' : ((await ports.prompts.notFound?.({ ...fate, label: record.label, waitedMs: outcome.proof.sinceMs })) ?? 'stop');
@@ -191,16 +200,16 @@ function poll(run: Run, id: number, label: string, seen: { at?: number }): Promi
       seen.at = run.ports.clock.now();
       run.ports.instances?.upsert(inst);
       background(markSeen(run.ports.state, id), run.ports.log, 'remembering that the instance was seen');
-      if (inst.state === 'loading') progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${inst.status_msg}` : ''}`);
+      if (inst.state === 'loading') progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${serverLine(inst.status_msg, run.input.secrets) ?? ''}` : ''}`);
       else if (inst.state === 'provisioning') progress('provisioning', `Instance ${id}: provisioning…`);
       else if (inst.state === 'running') progress('running', `Instance ${id} is running; waiting for SSH details…`);
     },
   });
 }
 
-async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found' | 'gone' }>, id: number, offer: Offer): Promise<Settled> {
+async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found' | 'gone' }>, id: number, offer: Offer, label: string): Promise<Settled> {
   const { ports } = run;
-  const { log, api } = ports;
+  const { log } = ports;
   const attempts = run.attempt;
   switch (outcome.kind) {
     case 'stopped':
@@ -221,29 +230,14 @@ async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found
       run.progress('done', `Instance ${id} is running${alias ? ` as ${alias}` : ''}.`);
       return { result: { outcome: 'running', instance: inst, attempts, ...(alias ? { alias } : {}), ...(sshError ? { sshError } : {}) } };
     }
-    case 'terminal': {
-      const st = outcome.instance.actual_status ?? outcome.instance.state;
-      const problem = `Instance ${id} on offer ${offer.id} became "${st}" while starting.`;
-      // Ask for its log before destroying it: the upload outlives the instance, so "why did it fail?" stays answerable.
-      try {
-        const { result_url } = await api.requestLogs(id, { tail: 1000 }, run.input.signal ? { signal: run.input.signal } : undefined);
-        run.failedLogs.push({ instanceId: id, status: st, resultUrl: result_url });
-      } catch (e) {
-        log.debug(`create: requesting the log of failed instance ${id} failed: ${logText(e)}`);
-      }
-      log.warn(`create: ${problem} Destroying it and trying another offer.`);
-      run.progress('provisioning', `${problem} Destroying it and trying another offer…`);
-      if (await destroy(ports, id)) return { next: problem };
-      return {
-        result: {
-          outcome: 'failed',
-          message: `${problem} It could not be destroyed and is still billing for disk. Destroy it from the Instances view.`,
-          keptId: id,
-          attempts,
-          ...(run.failedLogs.length ? { logs: run.failedLogs } : {}),
-        },
-      };
-    }
+    case 'terminal':
+      return failedBoot(
+        { ports, confirm: run.input.confirm !== false, signal: run.input.signal, secrets: run.input.secrets ?? [], attempts, failedLogs: run.failedLogs, progress: (m) => run.progress('provisioning', m) },
+        outcome.instance,
+        offer,
+        label,
+        run.peekNext(),
+      );
     case 'aborted':
     case 'timeout':
       return { result: await keepOrDestroy(run, outcome.kind === 'aborted' ? 'cancelled' : 'timeout', id, offer) };
@@ -263,22 +257,9 @@ async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found
 async function keepOrDestroy(run: Run, reason: 'cancelled' | 'timeout', id: number, offer: Offer): Promise<CreateFlowResult> {
   const answer = await run.ports.prompts.keepOrDestroy(id, reason);
   if (answer === 'destroy') {
-    if (await destroy(run.ports, id)) return { outcome: 'cancelled', destroyedId: id, message: `Instance ${id} was destroyed; billing for it has stopped.` };
+    if (await destroyCreated(run.ports, id)) return { outcome: 'cancelled', destroyedId: id, message: `Instance ${id} was destroyed; billing for it has stopped.` };
     return { outcome: 'failed', message: `Instance ${id} could not be destroyed and is still billing. Destroy it from the Instances view.`, keptId: id, attempts: run.attempt };
   }
   run.ports.log.info(`create: keeping instance ${id} (${reason}); it stays tracked and its SSH entry is written when it comes up`);
   return { outcome: 'cancelled', keptId: id, message: `${named(id, offer)} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.` };
-}
-
-async function destroy(ports: CreateFlowPorts, id: number): Promise<boolean> {
-  try {
-    await ports.api.destroyInstance(id);
-    ports.instances?.remove(id);
-    await removeInflight(ports.state, id, true);
-    ports.log.info(`create: destroyed instance ${id}`);
-    return true;
-  } catch (e) {
-    ports.log.error(`create: destroying instance ${id} failed: ${logText(e)}`);
-    return false;
-  }
 }

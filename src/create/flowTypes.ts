@@ -34,6 +34,23 @@ export interface UnknownFate {
   answer?: string;
 }
 
+/** The user's answer when a rented instance failed while starting: nothing is destroyed or rented without one. */
+export type FailedBootAnswer = 'destroy-and-rent-next' | 'destroy' | 'keep';
+
+/** What is known of an instance that failed while starting, shown with the question (service texts made plain, secrets masked). */
+export interface FailedBootInfo {
+  instanceId: number;
+  label: string;
+  /** exited, unknown or offline. */
+  status: string;
+  /** The service's status message, one plain line. */
+  statusMsg?: string;
+  /** What it costs while kept, e.g. "$0.012/h". */
+  keptCost: string;
+  /** The match that would be rented instead (absent: none left, or no attempt left). */
+  next?: Offer;
+}
+
 export interface FlowPrompts {
   /** Pick one of the ranked offers; undefined cancels (nothing was rented). */
   pickOffer(offers: readonly Offer[], template: Template): Promise<Offer | undefined>;
@@ -57,6 +74,11 @@ export interface FlowPrompts {
    * appears), or stop (it stays watched). Absent: 'stop'. Never asked with confirm: false.
    */
   notFound?(what: UnknownFate & { label: string; waitedMs: number }): Promise<NotFoundAnswer>;
+  /**
+   * A rented instance failed while starting (exited/unknown/offline): destroy it and rent the
+   * next match, destroy it only, or keep it. Absent: 'keep'. Never asked with confirm: false.
+   */
+  failedBoot?(what: FailedBootInfo): Promise<FailedBootAnswer>;
 }
 
 export interface Clock {
@@ -123,11 +145,11 @@ export interface CreateFlowInput {
   guard?: GuardRequest;
   /** Preselected offer (from the offers view) or offer id. */
   offer?: Offer | number;
-  /** false skips the price confirmation (scripts and tests), and never rents a second machine unasked. */
+  /** false skips the price confirmation (scripts and tests), and never rents a second machine or destroys one unasked. */
   confirm?: boolean;
   /** The template's expanded secret values (LoadedTemplate.secrets): masked in every error and log line. */
   secrets?: readonly string[];
-  /** Rent attempts in total (offer taken, failed boot). Default 3. */
+  /** Rent attempts in total (offer taken, failed boot the user chose to replace). Default 3. */
   maxAttempts?: number;
   /** Default 10 s: the spec's recommended poll interval. */
   pollIntervalMs?: number;
@@ -148,9 +170,14 @@ export type CreateFlowResult =
    * `instanceId` is absent when the create's answer was lost (the label finds it).
    */
   | { outcome: 'unknown'; instanceId?: number; label: string; message: string; attempts: number }
-  | { outcome: 'failed'; message: string; keptId?: number; attempts: number; logs?: FailedInstanceLog[] };
+  /**
+   * Nothing runs. `keptId`: an instance of this click is kept (it could not be destroyed, or it
+   * failed while starting and the user, or a script, kept it): it is in the Instances view.
+   * `bootFailed`: the instance that failed while starting (kept, or `destroyedId` as the user chose).
+   */
+  | { outcome: 'failed'; message: string; keptId?: number; destroyedId?: number; bootFailed?: { instanceId: number; status: string; statusMsg?: string }; attempts: number; logs?: FailedInstanceLog[] };
 
-/** The log of an instance that failed while starting, requested before it was destroyed (its upload outlives it). */
+/** The log of an instance that failed while starting, requested before anything was decided (its upload outlives the instance). */
 export interface FailedInstanceLog {
   instanceId: number;
   status: string;

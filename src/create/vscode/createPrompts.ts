@@ -5,7 +5,7 @@ import type { Template } from '../templateSchema';
 import { describeOffer } from '../ranking';
 import { offerPickDetail } from '../../instances/instanceDetails';
 import { formatRate } from '../../costs/costs';
-import type { FlowPrompts, NotFoundAnswer } from '../flowTypes';
+import type { FailedBootAnswer, FlowPrompts, NotFoundAnswer } from '../flowTypes';
 import { unknownName, unknownWhy } from '../rentOnce';
 import { guardSummary, type GuardRequest } from '../../guard/plan';
 
@@ -108,6 +108,26 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
         { title: 'Stop', value: 'stop', isCloseAffordance: true },
       );
       return answer?.value ?? 'stop';
+    },
+    async failedBoot(what) {
+      // One question, no default that spends: Escape (the close affordance) keeps it.
+      const next = what.next;
+      const answer = await vscode.window.showWarningMessage<vscode.MessageItem & { value: FailedBootAnswer }>(
+        `Instance ${what.instanceId} ("${what.label}") became "${what.status}" while starting${what.statusMsg ? `: ${what.statusMsg}` : ''}. It will not run, and it bills ${what.keptCost} while kept. What should happen to it?`,
+        {
+          modal: true,
+          detail: [
+            'Its log was requested: Show Logs on the next notice shows why it failed.',
+            next ? `Destroy and Rent Next Match: it is destroyed, then ${describeOffer(next)} is rented at ${money(next.dph_total)}.` : 'No other match is left to rent (or no attempt is left).',
+            'Destroy Only: it is destroyed and nothing else is rented.',
+            'Keep It: it stays in the Instances view, billing, for you to look at; nothing else is rented.',
+          ].join('\n'),
+        },
+        ...(next ? [{ title: `Destroy and Rent Next Match (${money(next.dph_total)})`, value: 'destroy-and-rent-next' as const }] : []),
+        { title: 'Destroy Only', value: 'destroy' },
+        { title: 'Keep It', value: 'keep', isCloseAffordance: true },
+      );
+      return answer?.value ?? 'keep';
     },
   };
 }

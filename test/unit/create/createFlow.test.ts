@@ -5,8 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/api/errors';
 import type { ServiceApi } from '../../../src/api/types';
-
-import { INFLIGHT_STATE_KEY, readInflight, resumeInflight, runCreateFlow } from '../../../src/create/createFlow';
+import { INFLIGHT_STATE_KEY, readInflight, resumeInflight, runCreateFlow, type FailedBootInfo } from '../../../src/create/createFlow';
 import { flowSim, harness, type Harness, puts, simInstances, template, useFlowSim } from './flowHarness';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
@@ -92,50 +91,107 @@ test('an offer taken by someone else moves to the next match, bounded', async ()
   assert.equal(h2.log.lines.filter((l) => /^info create: offer \d+ is gone \(no_such_ask: rented by someone else, or withdrawn.*\); trying the next match$/.test(l)).length, 2, h2.log.lines.join('\n'));
 });
 
-test('an instance that exits while booting is destroyed and the flow retries on another offer', async () => {
-  let first: number | undefined;
-  const h = harness({
-    wrap: (api) => ({
-      ...api,
-      createInstance: async (offerId, req, o) => {
-        const res = await api.createInstance(offerId, req, o);
-        if (first === undefined) {
-          first = res.new_contract;
-          await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
-        }
-        return res;
-      },
-    }),
-  });
-  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
-  assert.equal(r.outcome, 'running', JSON.stringify(r));
-  assert.ok(r.outcome === 'running' && r.instance.id !== first && r.attempts === 2);
-  const all = await simInstances();
-  assert.deepEqual(all.map((i) => i.id), [r.outcome === 'running' ? r.instance.id : -1], 'the failed instance was destroyed');
-  assert.ok(h.removed.includes(first!));
-  assert.ok(h.progress.some((p) => new RegExp(`Instance ${first}.*"exited".*Destroying`).test(p.message)));
-  assert.ok(h.log.lines.some((l) => l.startsWith('warn') && /Destroying it/.test(l)));
-  assert.ok(h.log.lines.some((l) => l.includes(`destroyed instance ${first}`)));
-});
-
-test('every attempt exits while booting: the failure carries each instance\'s log, readable after it was destroyed', async () => {
+/** A harness whose first `failing` rentals become "exited" at once (the simulator's fault); their ids in order. */
+function failingBoots(failing: number, o: Parameters<typeof harness>[0] = {}): { h: Harness; failed: number[] } {
   const failed: number[] = [];
   const h = harness({
-    wrap: (api) => ({
-      ...api,
-      createInstance: async (offerId, req, o) => {
-        const res = await api.createInstance(offerId, req, o);
-        failed.push(res.new_contract);
-        await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
-        return res;
-      },
-    }),
+    ...o,
+    wrap: (api) => {
+      const inner = o.wrap ? o.wrap(api) : api;
+      return {
+        ...inner,
+        createInstance: async (offerId, req, opts) => {
+          const res = await inner.createInstance(offerId, req, opts);
+          if (failed.length < failing) {
+            failed.push(res.new_contract);
+            await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
+          }
+          return res;
+        },
+      };
+    },
   });
-  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxAttempts: 2 });
+  return { h, failed };
+}
+
+test('a failed boot in a script (confirm: false) is kept, tracked and named: nothing else is rented or destroyed', async () => {
+  // Before: the flow destroyed it by itself and rented the next match (two machines for one click).
+  const { h, failed } = failingBoots(1);
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
   assert.equal(r.outcome, 'failed', JSON.stringify(r));
   assert.ok(r.outcome === 'failed');
+  assert.equal(await puts(), 1, 'one rental for one click');
+  assert.equal(r.keptId, failed[0]);
+  assert.deepEqual(r.bootFailed, { instanceId: failed[0], status: 'exited', statusMsg: r.bootFailed?.statusMsg });
+  assert.match(r.message, new RegExp(`Instance ${failed[0]} on offer \\d+ became "exited" while starting`));
+  assert.match(r.message, /kept and still billing \$[\d.]+\/h.*Instances view.*Nothing else was rented/);
+  assert.deepEqual((await simInstances()).map((i) => i.id), failed, 'nothing was destroyed');
+  assert.ok(!h.removed.includes(failed[0]!), 'it stays in the Instances view');
+  assert.deepEqual(readInflight(h.state), [], 'settled: the Instances view tracks it, not the in-flight records');
+  assert.deepEqual(r.logs?.map((l) => [l.instanceId, l.status]), [[failed[0], 'exited']], 'its log was requested');
+  assert.ok(!h.log.lines.some((l) => /destroy/i.test(l) && !/nothing is destroyed/.test(l)), h.log.lines.join('\n'));
+});
+
+test('a failed boot, interactive: one question names it, its status, its cost and the next match; each answer is honoured', async () => {
+  for (const answer of ['destroy-and-rent-next', 'destroy', 'keep'] as const) {
+    await flowSim.control.reset();
+    const asked: FailedBootInfo[] = [];
+    const { h, failed } = failingBoots(1, { prompts: { failedBoot: async (what) => (asked.push(what), answer) } });
+    const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json' });
+    assert.equal(asked.length, 1, `${answer}: asked once`);
+    const q = asked[0]!;
+    assert.equal(q.instanceId, failed[0]);
+    assert.equal(q.status, 'exited');
+    assert.match(q.keptCost, /^\$[\d.]+\/h/);
+    assert.ok(q.next && q.next.id !== undefined && typeof q.next.dph_total === 'number', 'the next match, with its price');
+    const live = (await simInstances()).map((i) => i.id);
+    if (answer === 'destroy-and-rent-next') {
+      assert.equal(r.outcome, 'running', JSON.stringify(r));
+      assert.ok(r.outcome === 'running' && r.instance.id !== failed[0] && r.attempts === 2);
+      assert.deepEqual(live, [r.outcome === 'running' ? r.instance.id : -1], 'the failed one destroyed, the next one running');
+      assert.equal(await puts(), 2);
+      // the question showed the next match's price: choosing it is its confirmation, not asked again
+      assert.equal(h.confirms.length, 1, 'one price confirmation');
+      assert.ok(q.next!.dph_total >= h.confirms[0]!.dph_total);
+    } else {
+      assert.equal(r.outcome, 'failed', JSON.stringify(r));
+      assert.equal(await puts(), 1, `${answer}: nothing else rented`);
+      if (answer === 'destroy') {
+        assert.ok(r.outcome === 'failed' && r.destroyedId === failed[0] && r.keptId === undefined && /destroyed as you chose/.test(r.message));
+        assert.deepEqual(live, []);
+        assert.ok(h.removed.includes(failed[0]!));
+      } else {
+        assert.ok(r.outcome === 'failed' && r.keptId === failed[0]);
+        assert.deepEqual(live, failed);
+      }
+    }
+    assertNoSecrets(h);
+  }
+});
+
+test('a failed boot\'s status message is shown as one plain line: no control or direction characters, secrets masked', async () => {
+  const secret = 'tmpl-secret-93f1a7c2d4e5';
+  const asked: FailedBootInfo[] = [];
+  const { h } = failingBoots(1, {
+    prompts: { failedBoot: async (what) => (asked.push(what), 'keep') },
+    wrap: (api) => ({ ...api, showInstance: async (id, o) => ({ ...(await api.showInstance(id, o)), status_msg: `OOM\n\u001b[31mkilled\u202e token=${secret} ${secret}` }) }),
+  });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', secrets: [secret] });
+  assert.equal(r.outcome, 'failed');
+  const shown = [asked[0]!.statusMsg ?? '', r.outcome === 'failed' ? r.message : '', ...h.progress.map((p) => p.message), ...h.log.lines].join('\n');
+  assert.ok(!shown.includes(secret), shown);
+  assert.ok(!/[\u0000-\u0009\u000b-\u001f\u202e]/.test(shown), 'no control or direction characters');
+  assert.match(asked[0]!.statusMsg ?? '', /^OOM \[31mkilled token=\*\*\* \*\*\*$/);
+});
+
+test('every boot fails and the user always rents the next match: bounded by the attempts, each log kept, readable after the destroy', async () => {
+  const { h, failed } = failingBoots(99, { prompts: { failedBoot: async (what) => (what.next ? 'destroy-and-rent-next' : 'destroy') } });
+  const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', maxAttempts: 2 });
+  assert.equal(r.outcome, 'failed', JSON.stringify(r));
+  assert.ok(r.outcome === 'failed');
+  assert.equal(failed.length, 2);
   assert.deepEqual(r.logs?.map((l) => [l.instanceId, l.status]), failed.map((id) => [id, 'exited']));
-  assert.deepEqual(await simInstances(), [], 'both failed instances were destroyed');
+  assert.deepEqual(await simInstances(), [], 'both failed instances were destroyed, as chosen');
   const text = await h.api.fetchLogs(r.logs![0]!.resultUrl, { intervalMs: 50, attempts: 100 });
   assert.match(text, /exited with code 137/);
 });

@@ -1,9 +1,9 @@
 // The money invariants, searched: fast-check generates the scripted service's every answer and
 // visibility per read (fuzzService.ts) and the REAL create flow runs against it, then the watcher
 // that resumes from the in-flight records. After each run: machines per click <= 1 unless the
-// user chose to rent another; every created machine is ours in the list, in flight, or destroyed
-// by us after a failed boot or the user's yes; nothing destroyed we did not create; no key in any
-// log line. CI runs a fixed seed and a small budget; `npm run fuzz` runs long searches with random
+// user chose to rent another (a failed boot is no reason on its own); every created machine is
+// ours in the list, in flight, or destroyed by us after the user's yes; nothing destroyed we did not
+// create, nor without the user's yes (a failed boot included); no key in any log line. CI runs a fixed seed and a small budget; `npm run fuzz` runs long searches with random
 // seeds (FUZZ_SEED, FUZZ_RUNS), and each counterexample it finds is kept in fuzzRegressions.test.ts.
 import { test } from 'node:test';
 import fc from 'fast-check';

@@ -16,6 +16,7 @@ const base: FuzzScript = {
   outsideDestroyAfter: null,
   notFound: [],
   keepOrDestroy: 'keep',
+  failedBoot: [],
   destroys: [],
   restartAtSleep: null,
   cancelAtSleep: null,
@@ -46,6 +47,31 @@ const REGRESSIONS: Array<{ name: string; script: Partial<FuzzScript>; outcome?: 
     name: 'a restart while a lost create is reconciled: the watcher finds it and adopts it',
     script: { creates: [{ kind: 'unproven', acted: true, answer: 'reset' }], visibility: [false, false, false], restartAtSleep: 1 },
   },
+  {
+    name: 'failed boot: a script meets a machine that exits while starting: kept and named, nothing else rented or destroyed',
+    script: { final: 'exited' },
+    outcome: 'failed',
+  },
+  {
+    name: 'failed boot: the user keeps it (Escape): nothing else rented or destroyed',
+    script: { interactive: true, final: 'exited', failedBoot: ['keep'] },
+    outcome: 'failed',
+  },
+  {
+    name: 'failed boot: the user destroys it only: destroyed after the yes, nothing else rented',
+    script: { interactive: true, final: 'exited', failedBoot: ['destroy'] },
+    outcome: 'failed',
+  },
+  {
+    name: 'failed boot: the user chose Destroy and Rent Next Match, and the destroy answer was lost: the next is not rented',
+    script: { interactive: true, final: 'exited', failedBoot: ['destroy-and-rent-next'], destroys: ['timeout-acted'] },
+    outcome: 'failed',
+  },
+  {
+    name: 'failed boot: the user chose Destroy and Rent Next Match every time: one machine per yes, bounded by the attempts',
+    script: { interactive: true, final: 'exited', failedBoot: ['destroy-and-rent-next', 'destroy-and-rent-next', 'destroy-and-rent-next'] },
+    outcome: 'failed',
+  },
 ];
 
 for (const r of REGRESSIONS) {
@@ -53,6 +79,6 @@ for (const r of REGRESSIONS) {
     const run = await runScript({ ...base, ...r.script });
     checkRun(run);
     if (r.outcome) assert.equal(run.result?.outcome, r.outcome, JSON.stringify(run.result));
-    assert.ok(run.service.machines.length <= 1, 'one machine');
+    assert.ok(run.service.machines.length <= 1 + run.rentAgain, 'one machine, and one more per "rent another" the user chose');
   });
 }

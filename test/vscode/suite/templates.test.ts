@@ -158,20 +158,39 @@ describe('templates', () => {
     }
   }, { timeoutMs: 40_000 });
 
-  it('an instance that exits while booting is destroyed and another offer is rented', async () => {
+  it('an instance that exits while booting: a script keeps it and rents nothing else; a click asks, and Destroy and Rent Next Match does both', async () => {
     const { services, control, offerId } = await setUp();
-    capture('showInformationMessage');
+    capture('showInformationMessage', 'showErrorMessage');
+    // Scripted: kept, named, nothing else rented or destroyed (before: destroyed, and the next match rented unasked).
     const pending = start(services, { offerId, confirm: false });
     const first = await waitFor(() => created(services)[0], 8000, 'the first row');
     await control.fault({ kind: 'instance_state', id: first.id, state: 'exited' });
-    const second = await waitFor(() => created(services).find((i) => i.id !== first.id), 15_000, 'a second rental');
-    await control.advance(120);
     const r = await pending;
-    assert.equal(r?.outcome, 'running');
-    assert.ok(r?.outcome === 'running' && r.instance.id === second.id && r.attempts === 2);
-    const live = (await (await services.api()).listInstances()).instances.map((i) => i.id);
-    assert.ok(!live.includes(first.id), 'the exited instance was destroyed');
-    assert.ok(live.includes(second.id));
+    assert.equal(r?.outcome, 'failed', JSON.stringify(r));
+    assert.ok(r?.outcome === 'failed' && r.keptId === first.id && r.bootFailed?.status === 'exited');
+    const live = async () => (await (await services.api()).listInstances()).instances.map((i) => i.id);
+    assert.ok((await live()).includes(first.id), 'the failed instance is kept');
+    assert.deepEqual(created(services).map((i) => i.id), [first.id], 'nothing else was rented');
+    assert.ok(promptCalls.some((p) => p.kind === 'showErrorMessage' && new RegExp(`Instance ${first.id}.*"exited".*kept`).test(p.text)), 'the user is told');
+    // A click: one modal question; "Destroy and Rent Next Match" destroys it and rents the next one.
+    let question = '';
+    answer('showWarningMessage', 'Rent', (msg: string, _o: vscode.MessageOptions, ...items: Array<vscode.MessageItem & { value?: string }>) => {
+      question = msg;
+      return items.find((i) => /^Destroy and Rent Next Match \(\$[\d.]+\/h\)$/.test(i.title));
+    });
+    // (its offer is the kept instance's now: the click rents the next cheapest)
+    const offers = await (await services.api()).searchOffers({ gpuNames: ['RTX 4090'], numGpus: 1, maxDphTotal: 2, type: 'on-demand', order: [['dph_total', 'asc']] });
+    const clicked = start(services, { offerId: offers.find((o) => o.id !== offerId)!.id });
+    const one = await waitFor(() => created(services)[0], 8000, 'the clicked row').catch((e: Error) => {
+      throw new Error(`${e.message}; prompts: ${JSON.stringify(promptCalls)}`);
+    });
+    await control.fault({ kind: 'instance_state', id: one.id, state: 'exited' });
+    const two = await waitFor(() => created(services).find((i) => i.id !== one.id), 15_000, 'the next rental, as chosen');
+    await control.advance(120);
+    const r2 = await clicked;
+    assert.match(question, new RegExp(`Instance ${one.id} .*became "exited" while starting.*bills \\$`));
+    assert.ok(r2?.outcome === 'running' && r2.instance.id === two.id && r2.attempts === 2, JSON.stringify(r2 && { ...r2, instance: undefined }));
+    assert.ok(!(await live()).includes(one.id), 'destroyed after the yes');
   }, { timeoutMs: 60_000 });
 
   it('Rent This Offer with an offer outside the template: refused with the reasons when scripted, asked (and Escape rents nothing) otherwise', async () => {
