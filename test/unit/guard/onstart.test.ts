@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readWatchdogState } from '../../../src/guard/watchdogState';
 import {
   DEFAULT_GUARD,
   GuardSetupError,
@@ -53,13 +54,18 @@ describe('guard plan', () => {
     assert.deepEqual(capOf({ ...plan, maxHours: 2, maxSpend: 3 }, 2), { seconds: 5400, why: 'maxSpend' });
     const env = Object.fromEntries(guardEnv({ ...plan, action: 'destroy', maxHours: 1 }, ctx));
     assert.deepEqual(env, {
+      // The watchdog's own defaults (30 min, 5 %, SSH keeps it) are not repeated: onstart is small.
       GPU_GUARD_API: 'https://console.vast.ai',
-      GPU_GUARD_IDLE_MINUTES: '30',
-      GPU_GUARD_GPU_BELOW: '5',
-      GPU_GUARD_KEEP_WHILE_SSH: '1',
       GPU_GUARD_ACTION: 'destroy',
       GPU_GUARD_CAP_SECONDS: '3600',
       GPU_GUARD_CAP_WHY: 'maxHours',
+    });
+    assert.deepEqual(Object.fromEntries(guardEnv({ ...plan, idleMinutes: 10, gpuUtilBelow: 7, keepWhileSsh: false }, { ...ctx, gpus: 0 })), {
+      GPU_GUARD_API: 'https://console.vast.ai',
+      GPU_GUARD_IDLE_MINUTES: '10',
+      GPU_GUARD_GPU_BELOW: '7',
+      GPU_GUARD_KEEP_WHILE_SSH: '0',
+      GPU_GUARD_GPUS: '0',
     });
   });
 
@@ -177,7 +183,7 @@ describe('the composed onstart runs for real', () => {
   for (const shell of [['dash'], ['busybox', 'sh']]) {
     for (const [form, user] of [
       ['guard-compressed', 'echo user-ran > "$HOME/marker"; sleep 30'],
-      ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(2600)}; sleep 30`],
+      ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(400)}; sleep 30`],
     ] as const) {
       for (const packing of [true, false]) {
         test(`${form} under ${shell.join(' ')} ${packing ? 'with' : 'without'} base64/gzip: the user's script runs (or the reason is printed) and the guard acts`, { skip: needs(shell[0] as 'dash' | 'busybox') }, async () => {
@@ -190,7 +196,7 @@ describe('the composed onstart runs for real', () => {
           let err = '';
           const child = spawn(shell[0]!, [...shell.slice(1), '-c', composed.onstart!], {
             cwd: home,
-            env: { PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_CMD: 'echo 0' },
+            env: { PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_PORT: '1', GPU_GUARD_GPUS: '0' },
             detached: true,
             stdio: ['ignore', 'ignore', 'pipe'],
           });
@@ -202,12 +208,17 @@ describe('the composed onstart runs for real', () => {
               return;
             }
             await until('the user script ran', () => existsSync(join(home, 'marker')));
-            if (!packing) return; // guard-compressed: the user's part is plain and runs; the guard cannot unpack (the row says "not reporting")
+            if (!packing) {
+              // guard-compressed: the user's part is plain and runs; the guard cannot unpack, and its state says so at once.
+              const s = await until('the state says why', () => { try { return readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8'))); } catch { return undefined; } });
+              assert.match(String(s?.cannotAct), /cannot act: no base64 or gzip/);
+              return;
+            }
             // The user's script blocks (sleep 30); the guard does its job anyway.
             await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
             const state = await until('the guard recorded the stop', () => {
-              const s = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')) as { idleLimitSeconds?: number; doneAt?: unknown };
-              return typeof s.doneAt === 'number' ? s : undefined;
+              const s = readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')));
+              return typeof s?.doneAt === 'number' ? s : undefined;
             });
             assert.equal(state?.idleLimitSeconds, 2);
           } finally {
@@ -241,7 +252,7 @@ describe('the composed onstart runs for real', () => {
       await until('the watchdog reports', () => existsSync(stateFile));
       await sleep(3500);
       assert.equal(c.sim.state.instances.get(inst.id)?.intended, 'running', 'busy GPU keeps it');
-      assert.equal(JSON.parse(readFileSync(stateFile, 'utf8')).gpuUtil, 80);
+      assert.equal(readWatchdogState(JSON.parse(readFileSync(stateFile, 'utf8')))?.gpuUtil, 80);
       await c.ctl.setGpuUtil(inst.id, 0);
       await until('stopped by the watchdog', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
       const calls = (await c.ctl.requests()).filter((q) => q.path === `/api/v0/instances/${inst.id}/` && q.method === 'PUT');
