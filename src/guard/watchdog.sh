@@ -132,14 +132,12 @@ conns() {
   END { n = split(x, a, " "); for (k = 1; k <= n; k++) L[sprintf("%04X", a[k])] = 1; for (p in L) c += E[p]; print c + 0 }'
 }
 
-# Sessions on every port sshd (or sshd-session) listens on, whatever the image chose; 22 (or
-# GPU_GUARD_SSH_PORT) when no sshd is seen; and the port SSH is published on, which is sshd's
-# own where nothing translates it (host networking, the simulator).
+# Sessions on every port sshd (or sshd-session) listens on, whatever the image chose; on 22 (or
+# GPU_GUARD_SSH_PORT) in any case; and on the port SSH is published on, which is sshd's own where
+# nothing translates it (host networking, the simulator).
 ssh_count() {
   i=$(for c in $(grep -l '^sshd' /proc/[0-9]*/comm 2>/dev/null); do ls -l "${c%comm}fd"; done 2>/dev/null | sed -n 's/.*socket:/ /p')
-  x=$VAST_TCP_PORT_22
-  [ -z "$i" ] && x="$x ${GPU_GUARD_SSH_PORT:-22}"
-  conns "$x" "$i"
+  conns "$VAST_TCP_PORT_22 ${GPU_GUARD_SSH_PORT:-22}" "$i"
 }
 
 #@jupyter
@@ -147,7 +145,7 @@ ssh_count() {
 kernel() {
   command -v curl >/dev/null 2>&1 || return 1
   for s in https http; do
-    o=$(printf 'header = "Authorization: token %s"\n' "$JUPYTER_TOKEN" | curl -sk -m 5 -K - "$s://127.0.0.1:$JP/api/kernels" 2>/dev/null | tr -d ' \n') && [ -n "$o" ] && break
+    o=$(printf 'header = "Authorization: token %s"\n' "$JUPYTER_TOKEN" | curl -sk -m 3 -K - "$s://127.0.0.1:$JP/api/kernels" 2>/dev/null | tr -d ' \n') && [ -n "$o" ] && break
   done
   case $o in *'"execution_state":"busy"'*) return 0 ;; esac
   return 1

@@ -16,6 +16,14 @@ export interface TcpServer {
   close(): Promise<void>;
 }
 
+/** An established loopback connection to `port`. */
+async function connection(port: number): Promise<Socket> {
+  const c = connect(port, '127.0.0.1');
+  c.on('error', () => undefined);
+  await once(c, 'connect');
+  return c;
+}
+
 /** A loopback TCP server that keeps every connection open. */
 export async function tcpServer(): Promise<TcpServer> {
   const sockets = new Set<Socket>();
@@ -29,12 +37,7 @@ export async function tcpServer(): Promise<TcpServer> {
   const port = (srv.address() as { port: number }).port;
   return {
     port,
-    connect: async () => {
-      const c = connect(port, '127.0.0.1');
-      c.on('error', () => undefined);
-      await once(c, 'connect');
-      return c;
-    },
+    connect: () => connection(port),
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => srv.close(() => r()));
@@ -78,9 +81,7 @@ export async function fakeSshd(): Promise<FakeSshd> {
   return {
     port,
     connect: async () => {
-      const c = connect(port, '127.0.0.1');
-      c.on('error', () => undefined);
-      await once(c, 'connect');
+      const c = await connection(port);
       accepted++;
       await next(() => (out.match(/accepted/g) ?? []).length >= accepted);
       return c;
