@@ -4,7 +4,7 @@
 // user's own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
 import { gzipSync } from 'node:zlib';
 import WATCHDOG from './watchdog.sh';
-import { DEFAULT_GUARD, FILE, ONSTART_LIMIT, type GuardAction, type GuardDefaults } from './installed';
+import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN, DEFAULT_GUARD, FILE, ONSTART_LIMIT, type GuardAction, type GuardDefaults } from './installed';
 
 export { DEFAULT_GUARD, ONSTART_LIMIT, installedGuard, type GuardAction, type GuardDefaults, type InstalledGuard } from './installed';
 
@@ -40,8 +40,6 @@ export interface GuardPlan {
   jupyter?: boolean;
 }
 
-/** A busyWhile entry: a plain part of a command line (it is matched literally, |-joined in the environment). */
-export const BUSY_WHILE_PATTERN = /^[A-Za-z0-9 ._/:=@+,%-]{2,80}$/;
 
 /**
  * The plan for a template: its block over the defaults; `false` (or the setting off, with no
@@ -106,7 +104,8 @@ export class GuardSetupError extends Error {
 /** The environment the watchdog starts with (all values are digits, words or the checked URL). */
 export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, string]> {
   // The watchdog's own defaults (30 min, 5 %, SSH counts) are left out: onstart is small.
-  const env: Array<[string, string]> = [['GPU_GUARD_API', checkedUrl(ctx.apiUrl)]];
+  const api = checkedUrl(ctx.apiUrl);
+  const env: Array<[string, string]> = api === DEFAULT_API ? [] : [['GPU_GUARD_API', api]];
   const idle = String(Math.max(1, Math.round(plan.idleMinutes)));
   const below = String(Math.max(0, Math.min(101, Math.round(plan.gpuUtilBelow))));
   if (idle !== '30') env.push(['GPU_GUARD_IDLE_MINUTES', idle]);
@@ -120,8 +119,10 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
   if (busy.length) env.push(['GPU_GUARD_BUSY_WHILE', busy.join('|')]);
   // Last: the one value that is the user's own text (installed.ts reads only what comes before it).
   if (plan.beforeStop) {
-    if (/[\r\n\0]/.test(plan.beforeStop)) throw new GuardSetupError('guard.beforeStop must be one line (join commands with ";" or "&&").');
-    env.push(['GPU_GUARD_BEFORE_STOP_SECONDS', String(Math.max(1, Math.min(3600, Math.round(plan.beforeStopSeconds ?? 300))))], [BEFORE_STOP, plan.beforeStop]);
+    if (!BEFORE_STOP_PATTERN.test(plan.beforeStop)) throw new GuardSetupError('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").');
+    const limit = String(Math.max(1, Math.min(3600, Math.round(plan.beforeStopSeconds ?? 300))));
+    if (limit !== '300') env.push(['GPU_GUARD_BEFORE_STOP_SECONDS', limit]);
+    env.push([BEFORE_STOP, plan.beforeStop]);
   }
   return env;
 }
@@ -136,8 +137,9 @@ export function partsOf(plan: GuardPlan): WatchdogPart[] {
 
 /**
  * The watchdog as embedded in onstart: the parts not wanted, comment lines, indentation and
- * blank lines removed, and its own upper-case variables renamed to short ones by their `$`/`${`
- * and assignments (watchdog.sh writes arithmetic with `$` for this; environment names stay).
+ * blank lines removed, and its own upper-case variables renamed to short ones by their `$`/`${`,
+ * assignments and `unset` lines (watchdog.sh writes arithmetic with `$` for this; environment
+ * names stay).
  */
 export function minifiedWatchdog(script: string = WATCHDOG, parts: readonly WatchdogPart[] = ALL_PARTS): string {
   const kept: string[] = [];
@@ -146,13 +148,17 @@ export function minifiedWatchdog(script: string = WATCHDOG, parts: readonly Watc
     const l = raw.trim();
     const mark = /^#@(\w*)$/.exec(l);
     if (mark) skip = !!mark[1] && !parts.includes(mark[1] as WatchdogPart);
-    else if (!skip && l && (!l.startsWith('#') || !kept.length)) kept.push(l);
+    // No shebang either: onstart runs it with `sh`.
+    else if (!skip && l && !l.startsWith('#')) kept.push(l);
   }
   let text = `${kept.join('\n')}\n`;
   const own = [...new Set([...text.matchAll(/(?:^|[\s;(])([A-Z][A-Z_]{2,})=/gm)].map((m) => m[1]!))].filter((v) => !KEPT_NAMES.test(v));
   own.sort((a, b) => b.length - a.length).forEach((v, i) => {
     const short = `_${String.fromCharCode(97 + (i % 26))}${i >= 26 ? String(Math.floor(i / 26)) : ''}`;
-    text = text.replace(new RegExp(`(\\$\\{?)${v}(?![A-Za-z0-9_])`, 'g'), `$1${short}`).replace(new RegExp(`(^|[\\s;(])${v}=`, 'gm'), `$1${short}=`);
+    text = text
+      .replace(new RegExp(`(\\$\\{?)${v}(?![A-Za-z0-9_])`, 'g'), `$1${short}`)
+      .replace(new RegExp(`(^|[\\s;(])${v}=`, 'gm'), `$1${short}=`)
+      .replace(/^unset .*$/gm, (line) => line.replace(new RegExp(`(?<= )${v}(?![A-Za-z0-9_])`, 'g'), short));
   });
   return text;
 }
@@ -165,6 +171,8 @@ const BEFORE_STOP = 'GPU_GUARD_BEFORE_STOP';
 export const WATCHDOG_SCRIPT: string = WATCHDOG;
 
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
+/** The service's URL the watchdog calls when GPU_GUARD_API is not given (its own default). */
+const DEFAULT_API = 'https://console.vast.ai';
 const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
 export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
@@ -188,6 +196,8 @@ export interface GuardRequest {
   /** The template has a `guard` block: a guard that cannot be installed fails the creation. */
   explicit: boolean;
   apiUrl: string;
+  /** The start script the guard is added to (the template's, or the server template's), once baseOnstart has read it. */
+  onstart?: string;
 }
 
 /**
@@ -243,17 +253,18 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   const tail = own ? (own.endsWith('\n') ? own : `${own}\n`) : '';
   const script = minifiedWatchdog(WATCHDOG, partsOf(plan));
   const launch = launchLine(plan, ctx);
-  const noTools = `echo "[3,$(date +%s),\\"${plan.action}\\"]" >${FILE('state.json')}`;
+  const noTools = (dir: string) => `echo "[3,$(date +%s),\\"${plan.action}\\"]">${dir}state.json`;
   const plain = `mkdir -p ${DIR} && cat >${FILE('guard.sh')} <<'${EOF_MARK}'\n${script}${EOF_MARK}\n${launch}${tail}`;
   if (plain.length <= ONSTART_LIMIT) return { onstart: plain, form: 'plain' };
   // Without base64 or gzip the watchdog cannot start: its state says so at once instead.
-  const guardPacked = `mkdir -p ${DIR} && { echo '${packed(script)}' | base64 -d | gzip -dc >${FILE('guard.sh')}; } 2>/dev/null || ${noTools}\n${launch}${tail}`;
+  // In a subshell that changes into the guard's folder: the user's script keeps its directory.
+  const guardPacked = `(mkdir -p ${DIR}&&cd ${DIR}&&{ echo '${packed(script)}'|base64 -d|gzip -dc>guard.sh||${noTools('')};})2>/dev/null\n${launch}${tail}`;
   if (guardPacked.length <= ONSTART_LIMIT) return { onstart: guardPacked, form: 'guard-compressed' };
   // Only this form needs base64 and gzip for the user's part: without them it says so (in the
   // onstart log and guard.log) instead of silently running nothing; templates are warned first.
   const all =
     `mkdir -p ${DIR} && if { echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')}; } 2>/dev/null; then . ${FILE('onstart.sh')}; ` +
-    `else echo "${NO_TOOLS}" >&2; ${noTools}; fi\n`;
+    `else echo "${NO_TOOLS}" >&2; ${noTools(`${DIR}/`)}; fi\n`;
   if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed' };
   throw new GuardSetupError(
     `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +
@@ -280,7 +291,14 @@ export async function baseOnstart(
   guard: GuardRequest | undefined,
   lookUp: (hashId: string) => Promise<ServerTemplateOnstart | undefined>,
 ): Promise<string | undefined> {
-  if (own !== undefined || !hashId || !guard) return own;
+  if (!guard) return own;
+  // Recorded on the request: the Rent confirmation promises the guard only if it fits with this script.
+  const base = own !== undefined || !hashId ? own : await serverOnstart(hashId, lookUp);
+  if (base !== undefined) guard.onstart = base;
+  return base;
+}
+
+async function serverOnstart(hashId: string, lookUp: (hashId: string) => Promise<ServerTemplateOnstart | undefined>): Promise<string | undefined> {
   let t: ServerTemplateOnstart | undefined;
   try {
     t = await lookUp(hashId);
@@ -293,10 +311,11 @@ export async function baseOnstart(
 
 /**
  * What the Rent confirmation says the guard will do, e.g. "stops it after 30 idle minutes; caps
- * 6 h / $10", from the onstart that will really be sent (`onstart`: the template's own, or the
- * server template's): a default guard that does not fit is not promised.
+ * 6 h / $10", from the onstart that will really be sent (`onstart`, by default what baseOnstart
+ * recorded: the template's own or the server template's): a default guard that does not fit is
+ * not promised, and one the template asked for says the rent will fail.
  */
-export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, onstart?: string): string {
+export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, onstart: string | undefined = guard?.onstart): string {
   const none = 'Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).';
   if (!guard) return none;
   let form: OnstartForm;

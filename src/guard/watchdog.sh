@@ -77,7 +77,6 @@ limit() {
 BOOT=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
 alive() {
   [ -n "$1" ] && [ "$1" != $$ ] && [ "$2" = "${BOOT:--}" ] && kill -0 "$1" 2>/dev/null || return 1
-  [ -r "/proc/$1/cmdline" ] || return 0
   tr '\0' '\n' <"/proc/$1/cmdline" | grep -qxF -- "$0"
 }
 old=
@@ -87,13 +86,14 @@ if alive "$old" "$oldboot"; then
   log "guard $old is already running"
   exit 0
 fi
-[ -n "$old" ] && log "restarted (guard $old of an earlier start is gone)"
+[ -n "$old" ] && log "restarted (guard $old is gone)"
 echo "$$ ${BOOT:--}" >"$PIDF"
 trap 'rm -f "$PIDF"; exit 0' TERM INT HUP
 
 START=$(date +%s)
 NOW=$START
-FAILS=0 NEXT=0 SSH=0 JUP=0 PREV=0 IDLE_SINCE='' ERR='' GPU='' GPU_NOTE='' HB_AGE='' SNOOZED='' BUSY='' WAS='' DONE_AT=''
+FAILS=0 NEXT=0 SSH=0 JUP=0 PREV=0
+unset IDLE_SINCE ERR GPU GPU_NOTE HB_AGE SNOOZED BUSY WAS DONE_AT
 
 write_state() {
   # Positional, "" for none (src/guard/watchdogState.ts names the fields): it must fit in onstart.
@@ -116,19 +116,17 @@ gpu() {
     *) GPU_NOTE=failing && return ;;
   esac
   # Lines that are not numbers ([N/A]) are skipped.
-  for v in $(cat "$D/smi.out"); do
-    v=$(num "$v" -1)
-    [ "$v" -gt "${GPU:--1}" ] && GPU=$v && GPU_NOTE=ok
-  done
+  GPU=$(awk '/^ *[0-9]+ *$/ && (m == "" || $1 > m) { m = $1 + 0 } END { print m }' "$D/smi.out")
+  [ -n "$GPU" ] && GPU_NOTE=ok
 }
 
 # Established TCP connections to the ports ($1, decimal) and to the listening sockets ($2,
 # "[inode] ..."); a connection is counted once, on the server's side.
 conns() {
   cat "/proc/net/tcp" "/proc/net/tcp6" 2>/dev/null | awk -v x="$1" -v i="$2" '
-  { p = $2; sub(/.*:/, "", p) }
-  $4 == "0A" && index(i, "[" $10 "]") { L[p] = 1 }
-  $4 == "01" { E[p]++ }
+  { sub(/.*:/, "", $2) }
+  $4 == "0A" && index(i, "[" $10 "]") { L[$2] = 1 }
+  $4 == "01" { E[$2]++ }
   END { n = split(x, a, " "); for (k = 1; k <= n; k++) L[sprintf("%04X", a[k])] = 1; for (p in L) c += E[p]; print c + 0 }'
 }
 
@@ -143,7 +141,6 @@ ssh_count() {
 #@jupyter
 # A Jupyter kernel that is running code (Jupyter's REST API, its token from the environment).
 kernel() {
-  command -v curl >/dev/null 2>&1 || return 1
   for s in https http; do
     o=$(printf 'header = "Authorization: token %s"\n' "$JUPYTER_TOKEN" | curl -sk -m 3 -K - "$s://127.0.0.1:$JP/api/kernels" 2>/dev/null | tr -d ' \n') && [ -n "$o" ] && break
   done
@@ -217,16 +214,13 @@ judge() {
 # One API call on this instance: $1 method, $2 JSON body (or empty). CODE is the HTTP status
 # (0: no answer), the answer is in api.out and in $o (no blanks), complaints in api.err.
 call() {
-  url="${GPU_GUARD_API%/}/api/v0/instances/$CONTAINER_ID/"
+  url="${GPU_GUARD_API:-https://console.vast.ai}/api/v0/instances/$CONTAINER_ID/"
   : >"$D/api.err"
   : >"$D/api.out"
-  # The key goes in through stdin, never onto a command line that ps shows.
-  if command -v curl >/dev/null 2>&1; then
-    CODE=$(printf 'header = "Authorization: Bearer %s"\n' "$CONTAINER_API_KEY" |
-      curl -sS -m 30 -K - -o "$D/api.out" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' ${2:+-d "$2"} "$url" 2>"$D/api.err")
-  else
-    echo "no curl on this image" >"$D/api.err"
-  fi
+  # The key goes in through stdin, never onto a command line that ps shows. Without curl the
+  # shell's "curl: not found" lands in api.err (and the state says "cannot act: no curl").
+  CODE=$(printf 'header = "Authorization: Bearer %s"\n' "$CONTAINER_API_KEY" |
+    curl -sS -m 30 -K - -o "$D/api.out" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' ${2:+-d "$2"} "$url" 2>"$D/api.err")
   CODE=$(num "$CODE" 0)
   case $CODE in 0*) CODE=0 ;; esac
   o=$(tr -d ' \n' <"$D/api.out")
@@ -257,14 +251,14 @@ act() {
   return 1
 }
 
-if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ] || [ -z "$GPU_GUARD_API" ]; then
-  NEED="CONTAINER_ID, CONTAINER_API_KEY or GPU_GUARD_API"
+if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ]; then
+  NEED="CONTAINER_ID or CONTAINER_API_KEY"
   log "cannot act: no $NEED"
   write_state
   rm -f "$PIDF"
   exit 1
 fi
-log "started: $ACTION after $IDLE_S s idle, GPU below $BELOW %, cap $CAP_S s"
+log "started: $ACTION after $IDLE_S s idle"
 write_state
 
 while :; do
@@ -295,9 +289,9 @@ while :; do
     #@beforeStop
     if [ "$FAILS" = 0 ] && [ -n "$GPU_GUARD_BEFORE_STOP" ]; then
       s=$(num "$GPU_GUARD_BEFORE_STOP_SECONDS" 300)
-      log "beforeStop: running (at most $s s)"
+      log "beforeStop (at most $s s)"
       limit "$s" sh -c "$GPU_GUARD_BEFORE_STOP" </dev/null >>"$LOG" 2>&1
-      log "beforeStop: ended (exit $?)"
+      log "beforeStop exit $?"
     fi
     #@
     log "$ACTION now ($due)"

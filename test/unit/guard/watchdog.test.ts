@@ -173,11 +173,11 @@ for (const shell of SHELLS) {
       const dead = go(inst, { env: { GPU_GUARD_API: 'http://127.0.0.1:9' } });
       const flaky = go(inst);
       try {
-        await sleep(6000);
+        // Waits for the events, not for time: a busy machine only makes the ticks slower.
+        const s = (await until('two failed attempts', () => ((dead.state()?.failures ?? 0) >= 2 ? dead.state() : undefined), 60_000))!;
         assert.equal(dead.child.exitCode, null, 'still running');
-        const s = dead.state()!;
         assert.ok(z.safeParse(WatchdogStateSchema, s).success, JSON.stringify(s));
-        assert.ok((s.failures as number) >= 2 && (s.failures as number) <= 4, `back-off, not a tight loop: ${String(s.failures)} failures in 6 s`);
+        assert.ok((s.nextRetryAt as number) > s.updatedAt, 'back-off: the next attempt is scheduled later, not a tight loop');
         assert.equal(typeof s.nextRetryAt, 'number');
         assert.match(String(s.lastError), /stop failed \(HTTP 0\)/);
         assert.match(dead.log(), /retrying in 1 s[\s\S]*retrying in 2 s/);
@@ -212,7 +212,7 @@ for (const shell of SHELLS) {
         assert.equal(g.state()!.cannotAct, 'cannot act: no curl', 'in the very first state it writes');
         await until('the failure is recorded', () => g.state()?.failures === 1);
         assert.match(String(g.state()!.busyReason), /cannot judge \(no curl\)/);
-        assert.match(String(g.state()!.lastError), /stop failed \(HTTP 0\) no curl on this image/);
+        assert.match(String(g.state()!.lastError), /stop failed \(HTTP 0\) .*curl: not found/);
         assert.equal(g.child.exitCode, null);
         assert.equal(intended(inst.id), 'running');
       } finally {
