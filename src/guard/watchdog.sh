@@ -258,7 +258,7 @@ if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ]; then
   rm -f "$PIDF"
   exit 1
 fi
-log "started: $ACTION after $IDLE_S s idle"
+log "started: $ACTION after $IDLE_S s idle, GPU below $BELOW %"
 write_state
 
 while :; do
@@ -273,7 +273,7 @@ while :; do
   elif [ -z "$IDLE_SINCE" ]; then
     IDLE_SINCE=$NOW
     WAS=
-    log "idle (GPU ${GPU:-$GPU_NOTE}, ssh $SSH, jupyter $JUP)"
+    log "idle (GPU ${GPU:-$GPU_NOTE}, SSH $SSH)"
   fi
   due=
   if [ "$CAP_S" -gt 0 ] && [ $(($NOW - $START)) -ge "$CAP_S" ]; then

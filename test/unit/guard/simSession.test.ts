@@ -69,7 +69,7 @@ test(`${runtype}: an open SSH session keeps an idle instance running; once it cl
     await until('stopped by its guard once the session closed', () => fx.sim.state.instances.get(id)?.intended === 'stopped', 30_000);
     const log = () => readFileSync(join(instanceHome(fx.sim.state, id), 'tmp', 'gpu-rental', 'guard.log'), 'utf8');
     await until('its log says so', () => log().includes('stop accepted and confirmed'), 30_000);
-    assert.match(log(), /busy \(ssh \d+\)[\s\S]*idle \(GPU 0, ssh 0, jupyter 0\)[\s\S]*stop accepted and confirmed/);
+    assert.match(log(), /busy \(ssh \d+\)[\s\S]*idle \(GPU 0, SSH 0\)[\s\S]*stop accepted and confirmed/);
   } finally {
     session?.kill('SIGKILL');
   }
