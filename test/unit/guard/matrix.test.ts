@@ -99,7 +99,9 @@ async function observe(g: GuardRun, id: number): Promise<Outcome> {
       return 'stops';
     }
     const s = g.state();
-    if (s?.busyReason && s.updatedAt - s.startedAt >= IDLE + 3) return s.gpuProblem || s.cannotAct ? 'cannot judge' : 'keeps running';
+    // Kept: busy well past the idle limit, with no action due (a cap) or being retried (a 429 on a busy machine).
+    const due = (s?.capAt !== null && s?.capAt !== undefined && s.updatedAt >= s.capAt) || (s?.failures ?? 0) > 0;
+    if (s?.busyReason && !due && s.updatedAt - s.startedAt >= IDLE + 3) return s.gpuProblem || s.cannotAct ? 'cannot judge' : 'keeps running';
     if (Date.now() - t0 > 60_000) throw new Error(`no outcome in 60 s: ${JSON.stringify(s)}\n${g.log()}`);
     await sleep(150);
   }
