@@ -2,6 +2,7 @@
 // (schemas/template.schema.json) is generated from this by scripts/gen-template-schema.mjs,
 // and a unit test fails when the committed file is stale.
 import * as z from 'zod/mini';
+import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN } from '../guard/installed';
 
 /** Attach hover documentation (becomes `description` in the JSON Schema). */
 function doc<T extends z.ZodMiniType>(schema: T, description: string): T {
@@ -156,8 +157,21 @@ export const GuardSchema = doc(
     maxSpend: z.optional(
       doc(z.number().check(z.positive()), 'Hard cap: act once this many dollars were spent since the instance started, at the price known at creation, whatever the activity.'),
     ),
+    busyWhile: z.optional(
+      doc(
+        z.array(z.string().check(z.regex(BUSY_WHILE_PATTERN, 'A part of a command line: 2 to 80 letters, digits, spaces and . _ / : = @ + , % - (no quotes or shell characters), e.g. "python train.py".'))).check(z.minLength(1), z.maxLength(8)),
+        'Processes that keep the instance running while they run: a part of their command line each, e.g. ["python train.py"]. Matched literally against every process on the instance (the guard log says "busy (process python train.py)").',
+      ),
+    ),
+    beforeStop: z.optional(
+      doc(
+        z.string().check(z.regex(BEFORE_STOP_PATTERN, 'One line of at most 500 characters: join commands with ";" or "&&", or call a script on the instance.')),
+        'A shell command the guard runs before it stops or destroys the instance (to save a checkpoint or copy outputs), with a time limit (beforeStopSeconds); its output goes to the guard log. Not run for a refused stop retried later.',
+      ),
+    ),
+    beforeStopSeconds: z.optional(doc(z.int().check(z.minimum(1), z.maximum(3600)), 'Time limit for beforeStop in seconds (1–3600). Default: 300.')),
   }),
-  'The idle guard: a watchdog on the instance (installed through onstart) that stops it when GPUs, SSH sessions and the heartbeat file /tmp/gpu-rental/busy show no work, even with your laptop closed. false turns it off for this template.',
+  'The idle guard: a watchdog on the instance (installed through onstart) that stops it when GPUs, SSH sessions, Jupyter, the busyWhile processes and the heartbeat file /tmp/gpu-rental/busy show no work, even with your laptop closed. false turns it off for this template.',
 );
 
 export const TemplateSchema = doc(

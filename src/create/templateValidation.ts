@@ -9,7 +9,7 @@ import { TemplateSchema, type Template } from './templateSchema';
 import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './templateVariables';
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
-import { GuardSetupError, NEEDS_TOOLS_WARNING, composeOnstart, resolveGuardPlan } from '../guard/plan';
+import { DEFAULT_GUARD, GuardSetupError, NEEDS_TOOLS_WARNING, composeOnstart, guardRequestFor } from '../guard/plan';
 import { sshPathProblem } from '../ssh/sshValues';
 
 export interface TemplateProblem {
@@ -26,6 +26,12 @@ export interface TemplateProblem {
 export interface TemplateContext extends VariableContext {
   /** Reads a workspace-relative file (onstartFile); undefined when it does not exist. */
   readFile(relativePath: string): Promise<string | undefined>;
+  /**
+   * The onstart of the service's template `hashId` (a template with template_hash_id and no
+   * onstart of its own rents with it, and the guard is added to it): when given, the guard's
+   * diagnostics are computed from it. Undefined: not known (not read; the Rent confirmation says).
+   */
+  serverOnstart?(hashId: string): Promise<string | undefined>;
 }
 
 export interface LoadedTemplate {
@@ -57,6 +63,9 @@ function issueMessage(issue: z.core.$ZodIssue, actual: unknown): string {
       return `Must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;
     case 'unrecognized_keys':
       return 'Unknown property. Remove it or check its spelling (hover a known property for its documentation).';
+    case 'invalid_format':
+      // A pattern with its own words (the guard's busyWhile and beforeStop say what they accept).
+      return issue.format === 'regex' && !issue.message.startsWith('Invalid') ? issue.message : 'Invalid value. Check it against the template documentation.';
     default:
       return 'Invalid value. Check it against the template documentation.';
   }
@@ -184,7 +193,9 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
       const at = writtenPath(p.path, origins);
       if (!taken.has(pathKey(at))) add(at, p.message);
     }
-    for (const p of guardProblems(candidate, onstart)) if (!taken.has(pathKey(p.path))) add(p.path, p.message, p.severity);
+    const hash = candidate.instance.template_hash_id;
+    const base = onstart ?? candidate.instance.onstart ?? (typeof hash === 'string' && ctx.serverOnstart ? await ctx.serverOnstart(hash).catch(() => undefined) : undefined);
+    for (const p of guardProblems(candidate, base)) if (!taken.has(pathKey(p.path))) add(p.path, p.message, p.severity);
   }
   // A rule may quote a value (e.g. a wrong port-mapping value); expanded from a secret it reads ***.
   const masked = dedupe(problems).map((p) => ({ ...p, where: maskSecrets(p.where, secrets), message: maskSecrets(p.message, secrets) }));
@@ -267,12 +278,16 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
       : [];
   }
   try {
-    const c = composeOnstart(onstart ?? t.instance.onstart, resolveGuardPlan(explicit ? t.guard : undefined), { apiUrl: 'https://console.vast.ai', dphTotal: 1 });
+    // The plan a rent would use (a Jupyter runtype's guard also watches Jupyter), with the final onstart.
+    const plan = guardRequestFor(explicit ? t.guard : undefined, t.instance.runtype, DEFAULT_GUARD, 'https://console.vast.ai')?.plan;
+    const c = composeOnstart(onstart ?? t.instance.onstart, plan, { apiUrl: 'https://console.vast.ai', dphTotal: 1 });
     const at: JsonPath = t.instance.onstartFile !== undefined ? ['instance', 'onstartFile'] : ['instance', 'onstart'];
     return c.form === 'all-compressed' ? [{ path: at, message: NEEDS_TOOLS_WARNING, severity: 'warning' }] : [];
   } catch (e) {
     if (!(e instanceof GuardSetupError)) return [];
-    const path: JsonPath = t.instance.onstartFile !== undefined ? ['instance', 'onstartFile'] : t.instance.onstart !== undefined ? ['instance', 'onstart'] : ['guard'];
+    const inst = t.instance;
+    const path: JsonPath =
+      inst.onstartFile !== undefined ? ['instance', 'onstartFile'] : inst.onstart !== undefined ? ['instance', 'onstart'] : inst.template_hash_id !== undefined && onstart !== undefined ? ['instance', 'template_hash_id'] : ['guard'];
     return explicit
       ? [{ path, message: e.message, severity: 'error' }]
       : [{ path, message: `${e.message} Without "guard": false, instances from this template are created without the default idle guard.`, severity: 'warning' }];

@@ -16,6 +16,12 @@ export interface GuardDefaults {
 
 export const DEFAULT_GUARD: GuardDefaults = { enabled: true, idleMinutes: 30, gpuUtilBelow: 5 };
 
+/** A guard.busyWhile entry: a plain part of a command line (matched literally; |-joined in the watchdog's environment). */
+export const BUSY_WHILE_PATTERN = /^[A-Za-z0-9 ._/:=@+,%-]{2,80}$/;
+
+/** guard.beforeStop: one line (it goes into the watchdog's environment on the launch line). */
+export const BEFORE_STOP_PATTERN = /^[^\r\n\0]{1,500}$/;
+
 /** A file in the guard's folder on the instance, as a double-quoted shell word. */
 export const FILE = (name: string): string => `"\${TMPDIR:-/tmp}/gpu-rental/${name}"`;
 
@@ -48,7 +54,9 @@ export function installedGuard(onstart: string | null | undefined): InstalledGua
   }
   const launch = text.split('\n').find((l) => l.includes(` nohup sh ${FILE('guard.sh')} `));
   if (!launch) return undefined;
-  const val = (k: string) => new RegExp(`(?:^| )${k}='([^']*)'`).exec(launch)?.[1];
+  // The template's beforeStop (its own text) comes last on the line: only what precedes it is read.
+  const own = launch.split(' GPU_GUARD_BEFORE_STOP=')[0]!;
+  const val = (k: string) => new RegExp(`(?:^| )${k}='([^']*)'`).exec(own)?.[1];
   const int = (k: string) => {
     const v = val(k);
     return v !== undefined && /^\d{1,9}$/.test(v) ? Number(v) : undefined;

@@ -4,7 +4,7 @@
 // user's own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
 import { gzipSync } from 'node:zlib';
 import WATCHDOG from './watchdog.sh';
-import { DEFAULT_GUARD, FILE, ONSTART_LIMIT, type GuardAction, type GuardDefaults } from './installed';
+import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN, DEFAULT_GUARD, FILE, ONSTART_LIMIT, type GuardAction, type GuardDefaults } from './installed';
 
 export { DEFAULT_GUARD, ONSTART_LIMIT, installedGuard, type GuardAction, type GuardDefaults, type InstalledGuard } from './installed';
 
@@ -18,8 +18,12 @@ export interface GuardBlock {
   keepWhileSsh?: boolean;
   maxHours?: number;
   maxSpend?: number;
+  /** Processes (a part of their command line, e.g. "python train.py") that keep it running. */
+  busyWhile?: string | string[];
+  /** A command run before the stop (a checkpoint), with a time limit, its output in the guard log. */
+  beforeStop?: string;
+  beforeStopSeconds?: number;
 }
-
 
 /** What the watchdog of one instance does. */
 export interface GuardPlan {
@@ -29,7 +33,13 @@ export interface GuardPlan {
   keepWhileSsh: boolean;
   maxHours?: number;
   maxSpend?: number;
+  busyWhile?: string[];
+  beforeStop?: string;
+  beforeStopSeconds?: number;
+  /** Watch Jupyter (connections to its port, busy kernels): jupyter runtypes. */
+  jupyter?: boolean;
 }
+
 
 /**
  * The plan for a template: its block over the defaults; `false` (or the setting off, with no
@@ -47,6 +57,9 @@ export function resolveGuardPlan(block: GuardBlock | false | undefined, defaults
   };
   if (b.maxHours !== undefined) plan.maxHours = b.maxHours;
   if (b.maxSpend !== undefined) plan.maxSpend = b.maxSpend;
+  if (b.busyWhile !== undefined) plan.busyWhile = typeof b.busyWhile === 'string' ? [b.busyWhile] : [...b.busyWhile];
+  if (b.beforeStop !== undefined) plan.beforeStop = b.beforeStop;
+  if (b.beforeStopSeconds !== undefined) plan.beforeStopSeconds = b.beforeStopSeconds;
   return plan;
 }
 
@@ -65,6 +78,8 @@ export interface GuardContext {
   apiUrl: string;
   /** $/h of the rented offer (dph_total), for maxSpend. */
   dphTotal: number;
+  /** GPUs rented (0: none, so no nvidia-smi is expected); unknown: GPUs are expected. */
+  gpus?: number;
 }
 
 /** Only a plain http(s) URL goes into the script: it is single-quoted in shell, and checked first. */
@@ -88,28 +103,76 @@ export class GuardSetupError extends Error {
 
 /** The environment the watchdog starts with (all values are digits, words or the checked URL). */
 export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, string]> {
-  const env: Array<[string, string]> = [
-    ['GPU_GUARD_API', checkedUrl(ctx.apiUrl)],
-    ['GPU_GUARD_IDLE_MINUTES', String(Math.max(1, Math.round(plan.idleMinutes)))],
-    ['GPU_GUARD_GPU_BELOW', String(Math.max(0, Math.min(101, Math.round(plan.gpuUtilBelow))))],
-    ['GPU_GUARD_KEEP_WHILE_SSH', plan.keepWhileSsh ? '1' : '0'],
-  ];
+  // The watchdog's own defaults (30 min, 5 %, SSH counts) are left out: onstart is small.
+  const api = checkedUrl(ctx.apiUrl);
+  const env: Array<[string, string]> = api === DEFAULT_API ? [] : [['GPU_GUARD_API', api]];
+  const idle = String(Math.max(1, Math.round(plan.idleMinutes)));
+  const below = String(Math.max(0, Math.min(101, Math.round(plan.gpuUtilBelow))));
+  if (idle !== '30') env.push(['GPU_GUARD_IDLE_MINUTES', idle]);
+  if (below !== '5') env.push(['GPU_GUARD_GPU_BELOW', below]);
+  if (!plan.keepWhileSsh) env.push(['GPU_GUARD_KEEP_WHILE_SSH', '0']);
   if (plan.action === 'destroy') env.push(['GPU_GUARD_ACTION', 'destroy']);
   const cap = capOf(plan, ctx.dphTotal);
   if (cap) env.push(['GPU_GUARD_CAP_SECONDS', String(cap.seconds)], ['GPU_GUARD_CAP_WHY', cap.why]);
+  if (ctx.gpus === 0) env.push(['GPU_GUARD_GPUS', '0']);
+  const busy = (plan.busyWhile ?? []).filter((w) => BUSY_WHILE_PATTERN.test(w));
+  if (busy.length) env.push(['GPU_GUARD_BUSY_WHILE', busy.join('|')]);
+  // Last: the one value that is the user's own text (installed.ts reads only what comes before it).
+  if (plan.beforeStop) {
+    if (!BEFORE_STOP_PATTERN.test(plan.beforeStop)) throw new GuardSetupError('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").');
+    const limit = String(Math.max(1, Math.min(3600, Math.round(plan.beforeStopSeconds ?? 300))));
+    if (limit !== '300') env.push(['GPU_GUARD_BEFORE_STOP_SECONDS', limit]);
+    env.push([BEFORE_STOP, plan.beforeStop]);
+  }
   return env;
 }
 
-/** The watchdog as embedded in onstart: comment lines, indentation and blank lines removed. */
-export function minifiedWatchdog(script: string = WATCHDOG): string {
-  const lines = script.split('\n').map((l) => l.trim());
-  return `${lines.filter((l, i) => l && (!l.startsWith('#') || i === 0)).join('\n')}\n`;
+/** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): onstart is small. */
+export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop';
+export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop'];
+
+export function partsOf(plan: GuardPlan): WatchdogPart[] {
+  return ALL_PARTS.filter((p) => (p === 'jupyter' ? plan.jupyter : p === 'busyWhile' ? plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)) : !!plan.beforeStop));
 }
+
+/**
+ * The watchdog as embedded in onstart: the parts not wanted, comment lines, indentation and
+ * blank lines removed, and its own upper-case variables renamed to short ones by their `$`/`${`,
+ * assignments and `unset` lines (watchdog.sh writes arithmetic with `$` for this; environment
+ * names stay).
+ */
+export function minifiedWatchdog(script: string = WATCHDOG, parts: readonly WatchdogPart[] = ALL_PARTS): string {
+  const kept: string[] = [];
+  let skip = false;
+  for (const raw of script.split('\n')) {
+    const l = raw.trim();
+    const mark = /^#@(\w*)$/.exec(l);
+    if (mark) skip = !!mark[1] && !parts.includes(mark[1] as WatchdogPart);
+    // No shebang either: onstart runs it with `sh`.
+    else if (!skip && l && !l.startsWith('#')) kept.push(l);
+  }
+  let text = `${kept.join('\n')}\n`;
+  const own = [...new Set([...text.matchAll(/(?:^|[\s;(])([A-Z][A-Z_]{2,})=/gm)].map((m) => m[1]!))].filter((v) => !KEPT_NAMES.test(v));
+  own.sort((a, b) => b.length - a.length).forEach((v, i) => {
+    const short = `_${String.fromCharCode(97 + (i % 26))}${i >= 26 ? String(Math.floor(i / 26)) : ''}`;
+    text = text
+      .replace(new RegExp(`(\\$\\{?)${v}(?![A-Za-z0-9_])`, 'g'), `$1${short}`)
+      .replace(new RegExp(`(^|[\\s;(])${v}=`, 'gm'), `$1${short}=`)
+      .replace(/^unset .*$/gm, (line) => line.replace(new RegExp(`(?<= )${v}(?![A-Za-z0-9_])`, 'g'), short));
+  });
+  return text;
+}
+
+/** Names the watchdog reads from its environment (never renamed). */
+const KEPT_NAMES = /^(GPU_GUARD_|CONTAINER_|VAST_|JUPYTER_|TMPDIR$|IFS$|PATH$)/;
+const BEFORE_STOP = 'GPU_GUARD_BEFORE_STOP';
 
 /** @internal test */
 export const WATCHDOG_SCRIPT: string = WATCHDOG;
 
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
+/** The service's URL the watchdog calls when GPU_GUARD_API is not given (its own default). */
+const DEFAULT_API = 'https://console.vast.ai';
 const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
 export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
@@ -122,7 +185,7 @@ function packed(text: string): string {
 
 function launchLine(plan: GuardPlan, ctx: GuardContext): string {
   const env = guardEnv(plan, ctx)
-    .map(([k, v]) => `${k}='${v}'`)
+    .map(([k, v]) => `${k}='${v.replace(/'/g, "'\\''")}'`)
     .join(' ');
   return `${env} nohup sh ${FILE('guard.sh')} </dev/null >/dev/null 2>&1 &\n`;
 }
@@ -133,6 +196,8 @@ export interface GuardRequest {
   /** The template has a `guard` block: a guard that cannot be installed fails the creation. */
   explicit: boolean;
   apiUrl: string;
+  /** The start script the guard is added to (the template's, or the server template's), once baseOnstart has read it. */
+  onstart?: string;
 }
 
 /**
@@ -147,6 +212,7 @@ export function guardRequestFor(
 ): GuardRequest | undefined {
   const plan = resolveGuardPlan(block, defaults);
   if (!plan || runtype === 'args') return undefined;
+  if (runtype?.includes('jupyter')) plan.jupyter = true;
   return { plan, explicit: block !== undefined, apiUrl };
 }
 
@@ -185,17 +251,20 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   if (!plan) return user === undefined ? { form: 'user-only' } : { onstart: user, form: 'user-only' };
   const own = user ?? '';
   const tail = own ? (own.endsWith('\n') ? own : `${own}\n`) : '';
-  const script = minifiedWatchdog();
+  const script = minifiedWatchdog(WATCHDOG, partsOf(plan));
   const launch = launchLine(plan, ctx);
+  const noTools = (dir: string) => `echo "[3,$(date +%s),\\"${plan.action}\\"]">${dir}state.json`;
   const plain = `mkdir -p ${DIR} && cat >${FILE('guard.sh')} <<'${EOF_MARK}'\n${script}${EOF_MARK}\n${launch}${tail}`;
   if (plain.length <= ONSTART_LIMIT) return { onstart: plain, form: 'plain' };
-  const guardPacked = `mkdir -p ${DIR} && echo '${packed(script)}' | base64 -d | gzip -dc >${FILE('guard.sh')}\n${launch}${tail}`;
+  // Without base64 or gzip the watchdog cannot start: its state says so at once instead.
+  // In a subshell that changes into the guard's folder: the user's script keeps its directory.
+  const guardPacked = `(mkdir -p ${DIR}&&cd ${DIR}&&{ echo '${packed(script)}'|base64 -d|gzip -dc>guard.sh||${noTools('')};})2>/dev/null\n${launch}${tail}`;
   if (guardPacked.length <= ONSTART_LIMIT) return { onstart: guardPacked, form: 'guard-compressed' };
   // Only this form needs base64 and gzip for the user's part: without them it says so (in the
   // onstart log and guard.log) instead of silently running nothing; templates are warned first.
   const all =
-    `mkdir -p ${DIR} && if command -v base64 >/dev/null && command -v gzip >/dev/null; then echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')} && . ${FILE('onstart.sh')}; ` +
-    `else echo "${NO_TOOLS}" >&2; fi\n`;
+    `mkdir -p ${DIR} && if { echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')}; } 2>/dev/null; then . ${FILE('onstart.sh')}; ` +
+    `else echo "${NO_TOOLS}" >&2; ${noTools(`${DIR}/`)}; fi\n`;
   if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed' };
   throw new GuardSetupError(
     `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +
@@ -222,7 +291,14 @@ export async function baseOnstart(
   guard: GuardRequest | undefined,
   lookUp: (hashId: string) => Promise<ServerTemplateOnstart | undefined>,
 ): Promise<string | undefined> {
-  if (own !== undefined || !hashId || !guard) return own;
+  if (!guard) return own;
+  // Recorded on the request: the Rent confirmation promises the guard only if it fits with this script.
+  const base = own !== undefined || !hashId ? own : await serverOnstart(hashId, lookUp);
+  if (base !== undefined) guard.onstart = base;
+  return base;
+}
+
+async function serverOnstart(hashId: string, lookUp: (hashId: string) => Promise<ServerTemplateOnstart | undefined>): Promise<string | undefined> {
   let t: ServerTemplateOnstart | undefined;
   try {
     t = await lookUp(hashId);
@@ -233,15 +309,29 @@ export async function baseOnstart(
   return typeof t.onstart === 'string' && t.onstart.trim() ? t.onstart : undefined;
 }
 
-/** What the Rent confirmation says the guard will do, e.g. "stops it after 30 idle minutes; caps 6 h / $10". */
-export function guardSummary(guard: GuardRequest | undefined, dphTotal: number): string {
-  if (!guard) return 'Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).';
+/**
+ * What the Rent confirmation says the guard will do, e.g. "stops it after 30 idle minutes; caps
+ * 6 h / $10", from the onstart that will really be sent (`onstart`, by default what baseOnstart
+ * recorded: the template's own or the server template's): a default guard that does not fit is
+ * not promised, and one the template asked for says the rent will fail.
+ */
+export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, onstart: string | undefined = guard?.onstart): string {
+  const none = 'Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).';
+  if (!guard) return none;
+  let form: OnstartForm;
+  try {
+    form = composeOnstart(onstart, guard.plan, { apiUrl: guard.apiUrl, dphTotal }).form;
+  } catch (e) {
+    if (!(e instanceof GuardSetupError)) throw e;
+    return guard.explicit ? `Idle guard: cannot be installed, so nothing will be rented: ${e.message}` : `${none} The onstart script leaves no room for the default guard: ${e.message}`;
+  }
   const p = guard.plan;
   const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
   const cap = capOf(p, dphTotal);
   return (
     `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
     (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
-    '.'
+    '.' +
+    (form === 'all-compressed' ? ' The image must have base64 and gzip (most do), or neither the guard nor the onstart script runs.' : '')
   );
 }

@@ -3,13 +3,17 @@
 # or destroys the instance through the service API after it has been idle for a while, or at
 # a hard cap, whether or not a laptop with VS Code is open. POSIX sh: dash, busybox sh, bash.
 #
-# Idle = every GPU below GPU_GUARD_GPU_BELOW %, no heartbeat (the file's mtime) within
-# GPU_GUARD_HEARTBEAT_SECONDS, not snoozed, and with GPU_GUARD_KEEP_WHILE_SSH=1 no SSH session.
+# Busy = any signal (docs/idle-guard.md has the table, proven by test/unit/guard/matrix.test.ts):
+# a GPU at or above GPU_GUARD_GPU_BELOW %; no GPU reading where one is expected (nvidia-smi
+# missing on a GPU machine, failing or hanging: unknown is never idle); snoozed; the heartbeat
+# file touched within GPU_GUARD_HEARTBEAT_SECONDS; connections to sshd (any port it listens on)
+# or to Jupyter, seen on two ticks in a row; a busy Jupyter kernel; a process whose command line
+# holds one of GPU_GUARD_BUSY_WHILE (|-separated). Idle for IDLE_S in a row: beforeStop, then act.
 # Keep a job alive from a training loop:  touch /tmp/gpu-rental/busy  (every few minutes).
 # Snooze: an epoch time in /tmp/gpu-rental/snooze-until. State: state.json, log: guard.log.
-# Without nvidia-smi (a CPU image) it judges by SSH sessions and the heartbeat only.
-# Test knobs: GPU_GUARD_TICK (s), GPU_GUARD_IDLE_SECONDS, GPU_GUARD_SSH_CMD (prints a count).
+# Test knobs: GPU_GUARD_TICK (s), GPU_GUARD_IDLE_SECONDS, GPU_GUARD_SMI_SECONDS.
 # This file is embedded in onstart with comments and indentation stripped: keep it small.
+# shellcheck disable=SC2004,SC2013 # $ in arithmetic: the minifier renames variables by their $; words are wanted.
 
 # $1 when it is a whole number, else $2.
 num() {
@@ -28,6 +32,12 @@ CAP_S=$(num "$GPU_GUARD_CAP_SECONDS" 0)
 CAP_WHY=${GPU_GUARD_CAP_WHY:-cap}
 HB=${GPU_GUARD_HEARTBEAT:-$D/busy}
 HB_S=$(num "$GPU_GUARD_HEARTBEAT_SECONDS" 600)
+# Rented with GPUs unless told 0: then no reading is not evidence of idleness.
+GPUS=$(num "$GPU_GUARD_GPUS" 1)
+SMI_S=$(num "$GPU_GUARD_SMI_SECONDS" 20)
+#@jupyter
+JP=$(num "$GPU_GUARD_JUPYTER_PORT" 8080)
+#@
 ACTION=stop
 [ "$GPU_GUARD_ACTION" = destroy ] && ACTION=destroy
 mkdir -p "$D" || exit 1
@@ -39,9 +49,26 @@ log() {
   echo "$(date -u +%FT%TZ) $*" >>"$LOG"
 }
 
-# JSON: a string; empty is null. Strings are our own words, or ERR (sanitised).
-js() {
-  if [ -z "$1" ]; then echo null; else echo "\"$1\""; fi
+# The tools it needs: without one it cannot act (curl) or cannot judge, and says so at once.
+NEED=
+for t in curl awk sed tr stat cut grep head; do
+  command -v $t >/dev/null 2>&1 || NEED="$NEED${NEED:+, }$t"
+done
+# $1 seconds, then a command: run it, killed after that long (status 137 then).
+limit() {
+  s=$1
+  shift
+  "$@" &
+  p=$!
+  (
+    sleep "$s"
+    kill -9 $p
+  ) >/dev/null 2>&1 &
+  k=$!
+  wait $p
+  r=$?
+  kill $k
+  return $r
 }
 
 # A live guard is known by its pid, this boot's id and its command line (the script's own
@@ -50,7 +77,6 @@ js() {
 BOOT=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
 alive() {
   [ -n "$1" ] && [ "$1" != $$ ] && [ "$2" = "${BOOT:--}" ] && kill -0 "$1" 2>/dev/null || return 1
-  [ -r "/proc/$1/cmdline" ] || return 0
   tr '\0' '\n' <"/proc/$1/cmdline" | grep -qxF -- "$0"
 }
 old=
@@ -60,73 +86,141 @@ if alive "$old" "$oldboot"; then
   log "guard $old is already running"
   exit 0
 fi
-[ -n "$old" ] && log "restarted (guard $old of an earlier start is gone)"
+[ -n "$old" ] && log "restarted (guard $old is gone)"
 echo "$$ ${BOOT:--}" >"$PIDF"
 trap 'rm -f "$PIDF"; exit 0' TERM INT HUP
 
 START=$(date +%s)
 NOW=$START
-IDLE_SINCE=
-FAILS=0
-NEXT=0
-ERR=
-GPU=
-GPU_NOTE=
-SSH=0
-PREV_SSH=0
-HB_AGE=
-SNOOZED=
-BUSY=
-DONE_AT=
+FAILS=0 NEXT=0 SSH=0 JUP=0 PREV=0
+unset IDLE_SINCE ERR GPU GPU_NOTE HB_AGE SNOOZED BUSY WAS DONE_AT
 
 write_state() {
-  at=
-  [ -n "$IDLE_SINCE" ] && at=$((IDLE_SINCE + IDLE_S))
-  cap=
-  [ "$CAP_S" -gt 0 ] && cap=$((START + CAP_S))
-  printf '{"version":1,"pid":%s,"startedAt":%s,"updatedAt":%s,"action":"%s","idleLimitSeconds":%s,"gpu":%s,"gpuUtil":%s,"sshSessions":%s,"heartbeatAgeSeconds":%s,"snoozedUntil":%s,"busyReason":%s,"idleSince":%s,"actAt":%s,"capAt":%s,"capReason":%s,"failures":%s,"nextRetryAt":%s,"lastError":%s,"doneAt":%s,"tickSeconds":%s}\n' \
-    $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$(js "$GPU_NOTE")" "${GPU:-null}" "$SSH" "${HB_AGE:-null}" \
-    "${SNOOZED:-null}" "$(js "$BUSY")" "${IDLE_SINCE:-null}" "${at:-null}" "${cap:-null}" "$(js "$CAP_WHY")" "$FAILS" \
-    "$([ "$FAILS" -gt 0 ] && echo "$NEXT" || echo null)" "$(js "$ERR")" "${DONE_AT:-null}" "$TICK" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
+  # Positional, "" for none (src/guard/watchdogState.ts names the fields): it must fit in onstart.
+  printf '[2,%s,%s,%s,"%s",%s,"%s",%s,%s,%s,%s,%s,"%s",%s,%s,"%s",%s,%s,"%s","%s",%s,%s]\n' $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$GPU_NOTE" "${GPU:-null}" "$SSH" "$JUP" \
+    "${HB_AGE:-null}" "${SNOOZED:-null}" "$BUSY" "${IDLE_SINCE:-null}" "$CAP_S" "$CAP_WHY" "$FAILS" "$NEXT" "$ERR" "$NEED" "${DONE_AT:-null}" "$TICK" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
 }
 
-sample() {
+# The busiest GPU; GPU_NOTE: ok, none (no GPU rented, no nvidia-smi), missing, failing, hanging.
+gpu() {
   GPU=
   GPU_NOTE=none
-  if command -v nvidia-smi >/dev/null 2>&1; then
-    GPU_NOTE=unreadable
-    # The busiest GPU counts; lines that are not numbers ([N/A]) are skipped.
-    for v in $(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null); do
-      v=$(num "$v" -1)
-      [ "$v" -gt "${GPU:--1}" ] && GPU=$v && GPU_NOTE=ok
+  command -v nvidia-smi >/dev/null 2>&1 || {
+    [ "$GPUS" = 0 ] || GPU_NOTE=missing
+    return
+  }
+  limit "$SMI_S" nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits >"$D/smi.out" 2>/dev/null
+  case $? in
+    0) GPU_NOTE=failing ;;
+    137) GPU_NOTE=hanging && return ;;
+    *) GPU_NOTE=failing && return ;;
+  esac
+  # Lines that are not numbers ([N/A]) are skipped.
+  GPU=$(awk '/^ *[0-9]+ *$/ && (m == "" || $1 > m) { m = $1 + 0 } END { print m }' "$D/smi.out")
+  [ -n "$GPU" ] && GPU_NOTE=ok
+}
+
+# Established TCP connections to the ports ($1, decimal) and to the listening sockets ($2,
+# "[inode] ..."); a connection is counted once, on the server's side.
+conns() {
+  cat "/proc/net/tcp" "/proc/net/tcp6" 2>/dev/null | awk -v x="$1" -v i="$2" '
+  { sub(/.*:/, "", $2) }
+  $4 == "0A" && index(i, "[" $10 "]") { L[$2] = 1 }
+  $4 == "01" { E[$2]++ }
+  END { n = split(x, a, " "); for (k = 1; k <= n; k++) L[sprintf("%04X", a[k])] = 1; for (p in L) c += E[p]; print c + 0 }'
+}
+
+# Sessions on every port sshd (or sshd-session) listens on, whatever the image chose; on 22 (or
+# GPU_GUARD_SSH_PORT) in any case; and on the port SSH is published on, which is sshd's own where
+# nothing translates it (host networking, the simulator).
+ssh_count() {
+  i=$(for c in $(grep -l '^sshd' /proc/[0-9]*/comm 2>/dev/null); do ls -l "${c%comm}fd"; done 2>/dev/null | sed -n 's/.*socket:/ /p')
+  conns "$VAST_TCP_PORT_22 ${GPU_GUARD_SSH_PORT:-22}" "$i"
+}
+
+#@jupyter
+# A Jupyter kernel that is running code (Jupyter's REST API, its token from the environment).
+kernel() {
+  for s in https http; do
+    o=$(printf 'header = "Authorization: token %s"\n' "$JUPYTER_TOKEN" | curl -sk -m 3 -K - "$s://127.0.0.1:$JP/api/kernels" 2>/dev/null | tr -d ' \n') && [ -n "$o" ] && break
+  done
+  case $o in *'"execution_state":"busy"'*) return 0 ;; esac
+  return 1
+}
+#@
+
+#@busyWhile
+# A process whose command line holds one of the |-separated GPU_GUARD_BUSY_WHILE (its name in W).
+proc() {
+  [ -n "$GPU_GUARD_BUSY_WHILE" ] || return 1
+  set -f
+  o=$IFS
+  IFS='|'
+  # shellcheck disable=SC2086
+  set -- $GPU_GUARD_BUSY_WHILE
+  IFS=$o
+  set +f
+  for W; do
+    for f in $(grep -lF -- "${W%% *}" /proc/[0-9]*/cmdline 2>/dev/null); do
+      case $(tr '\0' ' ' <"$f" 2>/dev/null) in *GPU_GUARD_*) ;; *"$W"*) return 0 ;; esac
     done
-  fi
-  if [ -n "$GPU_GUARD_SSH_CMD" ]; then
-    SSH=$(sh -c "$GPU_GUARD_SSH_CMD" 2>/dev/null)
-  else
-    # Established TCP connections (state 01) to the local sshd port.
-    SSH=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$(printf :%04X "$(num "$GPU_GUARD_SSH_PORT" 22)")" '$4=="01"&&substr($2,length($2)-4)==p{n++}END{print n+0}')
-  fi
-  SSH=$(num "$SSH" 0)
+  done
+  return 1
+}
+#@
+
+sample() {
+  gpu
+  PREV=$(($SSH + $JUP))
+  SSH=$(num "$(ssh_count)" 0)
+  #@jupyter
+  JUP=$(num "$(conns "$JP")" 0)
+  #@
   HB_AGE=
-  t=$(stat -c %Y "$HB" 2>/dev/null) && HB_AGE=$((NOW - t))
+  t=$(stat -c %Y "$HB" 2>/dev/null) && HB_AGE=$(($NOW - t))
   SNOOZED=$(num "$(cut -d. -f1 "$D/snooze-until" 2>/dev/null)" 0)
   [ "$SNOOZED" -gt "$NOW" ] || SNOOZED=
+}
+
+# Why it is busy now (empty: idle). Connections count when seen on two ticks in a row: a brief
+# one (VS Code reading this state) is no session.
+judge() {
+  BUSY=
+  if [ "$GPU_NOTE" = ok ] && [ "$GPU" -ge "$BELOW" ]; then
+    BUSY="GPU at $GPU %"
+  elif [ "$GPU_NOTE" != ok ] && [ "$GPU_NOTE" != none ]; then
+    BUSY="no GPU reading (nvidia-smi $GPU_NOTE)"
+  elif [ -n "$NEED" ]; then
+    BUSY="cannot judge (no $NEED)"
+  elif [ -n "$SNOOZED" ]; then
+    BUSY=snoozed
+  elif [ -n "$HB_AGE" ] && [ "$HB_AGE" -lt "$HB_S" ]; then
+    BUSY=heartbeat
+  elif [ "$GPU_GUARD_KEEP_WHILE_SSH" != 0 ] && [ "$SSH" -gt 0 ] && [ "$PREV" -gt 0 ]; then
+    BUSY="ssh $SSH"
+  #@jupyter
+  elif [ "$JUP" -gt 0 ] && [ "$PREV" -gt 0 ]; then
+    BUSY="jupyter $JUP"
+  elif kernel; then
+    BUSY="jupyter kernel busy"
+  #@
+  #@busyWhile
+  elif proc; then
+    BUSY="process $W"
+  #@
+  fi
 }
 
 # One API call on this instance: $1 method, $2 JSON body (or empty). CODE is the HTTP status
 # (0: no answer), the answer is in api.out and in $o (no blanks), complaints in api.err.
 call() {
-  url="${GPU_GUARD_API%/}/api/v0/instances/$CONTAINER_ID/"
+  url="${GPU_GUARD_API:-https://console.vast.ai}/api/v0/instances/$CONTAINER_ID/"
   : >"$D/api.err"
   : >"$D/api.out"
-  # The key goes in through stdin, never onto a command line that ps shows.
-  if command -v curl >/dev/null 2>&1; then
-    CODE=$(printf 'header = "Authorization: Bearer %s"\n' "$CONTAINER_API_KEY" |
-      curl -sS -m 30 -K - -o "$D/api.out" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' ${2:+-d "$2"} "$url" 2>"$D/api.err")
-  else
-    echo "no curl on this image" >"$D/api.err"
-  fi
+  # The key goes in through stdin, never onto a command line that ps shows. Without curl the
+  # shell's "curl: not found" lands in api.err (and the state says "cannot act: no curl").
+  CODE=$(printf 'header = "Authorization: Bearer %s"\n' "$CONTAINER_API_KEY" |
+    curl -sS -m 30 -K - -o "$D/api.out" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' ${2:+-d "$2"} "$url" 2>"$D/api.err")
   CODE=$(num "$CODE" 0)
   case $CODE in 0*) CODE=0 ;; esac
   o=$(tr -d ' \n' <"$D/api.out")
@@ -157,50 +251,49 @@ act() {
   return 1
 }
 
-if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ] || [ -z "$GPU_GUARD_API" ]; then
-  ERR="no CONTAINER_ID, CONTAINER_API_KEY or GPU_GUARD_API"
-  log "$ERR"
+if [ -z "$CONTAINER_ID" ] || [ -z "$CONTAINER_API_KEY" ]; then
+  NEED="CONTAINER_ID or CONTAINER_API_KEY"
+  log "cannot act: no $NEED"
   write_state
   rm -f "$PIDF"
   exit 1
 fi
-log "started: $ACTION after $IDLE_S s idle, GPU below $BELOW %, cap $CAP_S s"
+log "started: $ACTION after $IDLE_S s idle, GPU below $BELOW %"
+write_state
 
 while :; do
   NOW=$(date +%s)
   sample
-  BUSY=
-  if [ "$GPU_NOTE" = ok ] && [ "$GPU" -ge "$BELOW" ]; then
-    BUSY="GPU at $GPU %"
-  elif [ "$GPU_NOTE" = unreadable ]; then
-    # nvidia-smi exists but gave no number: not evidence of idleness.
-    BUSY="no GPU reading"
-  elif [ -n "$SNOOZED" ]; then
-    BUSY=snoozed
-  elif [ -n "$HB_AGE" ] && [ "$HB_AGE" -lt "$HB_S" ]; then
-    BUSY=heartbeat
-  elif [ "$GPU_GUARD_KEEP_WHILE_SSH" != 0 ] && [ "$SSH" -gt 0 ] && [ "$PREV_SSH" -gt 0 ]; then
-    # Seen on two ticks in a row: a brief connection (VS Code reading this state) is no session.
-    BUSY="SSH session"
-  fi
-  PREV_SSH=$SSH
+  judge
   if [ -n "$BUSY" ]; then
-    [ -n "$IDLE_SINCE" ] && log "busy again: $BUSY"
+    # Each change of signal is logged once, e.g. "busy (ssh 1)".
+    [ "${BUSY%% *}" != "$WAS" ] && log "busy ($BUSY)"
+    WAS=${BUSY%% *}
     IDLE_SINCE=
   elif [ -z "$IDLE_SINCE" ]; then
     IDLE_SINCE=$NOW
+    WAS=
     log "idle (GPU ${GPU:-$GPU_NOTE}, SSH $SSH)"
   fi
   due=
-  if [ "$CAP_S" -gt 0 ] && [ $((NOW - START)) -ge "$CAP_S" ]; then
+  if [ "$CAP_S" -gt 0 ] && [ $(($NOW - $START)) -ge "$CAP_S" ]; then
     due=$CAP_WHY
-  elif [ -n "$IDLE_SINCE" ] && [ $((NOW - IDLE_SINCE)) -ge "$IDLE_S" ]; then
+  elif [ -n "$IDLE_SINCE" ] && [ $(($NOW - $IDLE_SINCE)) -ge "$IDLE_S" ]; then
     due=idle
   fi
   if [ -z "$due" ]; then
     FAILS=0
     ERR=
   elif [ "$NOW" -ge "$NEXT" ]; then
+    # The template's beforeStop (a checkpoint, a copy of outputs), once, its output in this log.
+    #@beforeStop
+    if [ "$FAILS" = 0 ] && [ -n "$GPU_GUARD_BEFORE_STOP" ]; then
+      s=$(num "$GPU_GUARD_BEFORE_STOP_SECONDS" 300)
+      log "beforeStop (at most $s s)"
+      limit "$s" sh -c "$GPU_GUARD_BEFORE_STOP" </dev/null >>"$LOG" 2>&1
+      log "beforeStop exit $?"
+    fi
+    #@
     log "$ACTION now ($due)"
     if act; then
       DONE_AT=$NOW
@@ -211,15 +304,11 @@ while :; do
       exit 0
     fi
     # Back off: tick, 2x, 4x ... at most 15 minutes; never a tight loop.
-    FAILS=$((FAILS + 1))
-    w=$TICK
-    i=1
-    while [ "$i" -lt "$FAILS" ] && [ "$w" -lt 900 ]; do
-      w=$((w * 2))
-      i=$((i + 1))
-    done
+    FAILS=$(($FAILS + 1))
+    w=900
+    [ "$FAILS" -lt 10 ] && w=$(($TICK << ($FAILS - 1)))
     [ "$w" -gt 900 ] && w=900
-    NEXT=$((NOW + w))
+    NEXT=$(($NOW + w))
     log "$ERR; retrying in $w s"
   fi
   write_state

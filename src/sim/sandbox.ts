@@ -62,6 +62,11 @@ export function instanceEnv(state: SimState, inst: SimInstance): Record<string, 
   }
   // Behind the proxy, port 22 is reached on the proxy's port.
   if (!env.VAST_TCP_PORT_22 && typeof rec.ssh_port === 'number' && rec.ssh_port > 0) env.VAST_TCP_PORT_22 = String(rec.ssh_port);
+  // The simulator translates no ports: its SSH server's own port is where SSH is published (the
+  // idle guard counts sessions there, as on a machine with host networking). A Jupyter-proxy
+  // instance's SSH is on ssh_port + 1, so the listener decides.
+  const listening = state.sshListenPort?.(inst);
+  if (listening) env.VAST_TCP_PORT_22 = String(listening);
   return env;
 }
 

@@ -4,7 +4,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WATCHDOG_SCRIPT } from '../../../src/guard/plan';
+import { ALL_PARTS, WATCHDOG_SCRIPT, minifiedWatchdog } from '../../../src/guard/plan';
+import { readWatchdogState, type WatchdogState } from '../../../src/guard/watchdogState';
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, type Ctx } from '../sim/helpers';
@@ -21,13 +22,16 @@ export interface GuardRun {
   child: ChildProcess;
   exited: Promise<number | null>;
   setGpu(util: number | number[]): void;
-  state(): Record<string, unknown> | undefined;
+  /** state.json as VS Code reads it (undefined: none yet, or a shape VS Code would not accept). */
+  state(): WatchdogState | undefined;
+  /** state.json as written. */
+  raw(): unknown;
   log(): string;
   stop(): Promise<void>;
 }
 
 /** Tools the script needs, for a PATH without curl/wget (the fallback HTTP clients). */
-const TOOLS = ['sh', 'mkdir', 'wc', 'date', 'mv', 'tr', 'cat', 'rm', 'sleep', 'stat', 'cut', 'awk', 'grep', 'head', 'printf', 'echo', 'nohup', 'base64', 'gzip', 'python3', 'wget', 'curl', 'sed'];
+const TOOLS = ['sh', 'ls', 'kill', 'timeout', 'mkdir', 'wc', 'date', 'mv', 'tr', 'cat', 'rm', 'sleep', 'stat', 'cut', 'awk', 'grep', 'head', 'printf', 'echo', 'nohup', 'base64', 'gzip', 'python3', 'wget', 'curl', 'sed'];
 
 function which(tool: string): string | undefined {
   // python3 may be a version-manager shim that needs the full PATH: link the real interpreter.
@@ -43,8 +47,12 @@ function which(tool: string): string | undefined {
 export interface RunOptions {
   shell: string[];
   env?: Record<string, string>;
-  /** No nvidia-smi on PATH (a CPU image). */
+  /** No nvidia-smi on PATH (a CPU image, or a GPU machine without it). */
   noNvidia?: boolean;
+  /** How the fake nvidia-smi behaves: prints the utilisation (default), exits 1, or hangs. */
+  smi?: 'ok' | 'failing' | 'hanging';
+  /** Run the source as written instead of the text onstart ships (minified, all parts). */
+  source?: boolean;
   /** Limit PATH to the script's tools, leaving these out (e.g. ['curl']). */
   without?: string[];
   gpu?: number | number[];
@@ -60,12 +68,13 @@ export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOption
   mkdirSync(tmp, { recursive: true });
   mkdirSync(bin, { recursive: true });
   const script = join(dir, 'guard.sh');
-  writeFileSync(script, WATCHDOG_SCRIPT);
+  writeFileSync(script, o.source ? WATCHDOG_SCRIPT : minifiedWatchdog(WATCHDOG_SCRIPT, ALL_PARTS));
   const utilFile = join(dir, 'gpu-util');
   const setGpu = (u: number | number[]) => writeFileSync(utilFile, (Array.isArray(u) ? u : [u]).map((x) => `${x}\n`).join(''));
   setGpu(o.gpu ?? 0);
   if (!o.noNvidia) {
-    writeFileSync(join(bin, 'nvidia-smi'), `#!/bin/sh\ncat '${utilFile}'\n`);
+    const body = o.smi === 'failing' ? 'echo "NVIDIA-SMI has failed" >&2; exit 9' : o.smi === 'hanging' ? 'exec sleep 120' : `cat '${utilFile}'`;
+    writeFileSync(join(bin, 'nvidia-smi'), `#!/bin/sh\n${body}\n`);
     chmodSync(join(bin, 'nvidia-smi'), 0o755);
   }
   let path = `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`;
@@ -86,25 +95,29 @@ export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOption
     GPU_GUARD_API: c.sim.url,
     GPU_GUARD_TICK: '1',
     GPU_GUARD_IDLE_SECONDS: '2',
-    GPU_GUARD_SSH_CMD: 'echo 0',
+    // Ports nothing listens on (this machine's own sshd or a web server on 8080 is not the instance's).
+    GPU_GUARD_SSH_PORT: '1',
+    GPU_GUARD_JUPYTER_PORT: '2',
     ...o.env,
   };
   const child = spawn(which(o.shell[0]!) ?? o.shell[0]!, [...o.shell.slice(1), script], { env, stdio: 'ignore' });
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   const gdir = join(tmp, 'gpu-rental');
+  const raw = (): unknown => {
+    try {
+      return JSON.parse(readFileSync(join(gdir, 'state.json'), 'utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
   return {
     dir,
     tmp,
     child,
     exited,
     setGpu,
-    state: () => {
-      try {
-        return JSON.parse(readFileSync(join(gdir, 'state.json'), 'utf8')) as Record<string, unknown>;
-      } catch {
-        return undefined;
-      }
-    },
+    state: () => readWatchdogState(raw()),
+    raw,
     log: () => (existsSync(join(gdir, 'guard.log')) ? readFileSync(join(gdir, 'guard.log'), 'utf8') : ''),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {

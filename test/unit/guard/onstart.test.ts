@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readWatchdogState } from '../../../src/guard/watchdogState';
 import {
   DEFAULT_GUARD,
   GuardSetupError,
@@ -16,6 +17,7 @@ import {
   guardedOnstart,
   NO_TOOLS,
   baseOnstart,
+  guardSummary,
   installedGuard,
   minifiedWatchdog,
   resolveGuardPlan,
@@ -53,13 +55,17 @@ describe('guard plan', () => {
     assert.deepEqual(capOf({ ...plan, maxHours: 2, maxSpend: 3 }, 2), { seconds: 5400, why: 'maxSpend' });
     const env = Object.fromEntries(guardEnv({ ...plan, action: 'destroy', maxHours: 1 }, ctx));
     assert.deepEqual(env, {
-      GPU_GUARD_API: 'https://console.vast.ai',
-      GPU_GUARD_IDLE_MINUTES: '30',
-      GPU_GUARD_GPU_BELOW: '5',
-      GPU_GUARD_KEEP_WHILE_SSH: '1',
+      // The watchdog's own defaults (the service's URL, 30 min, 5 %, SSH keeps it) are not repeated: onstart is small.
       GPU_GUARD_ACTION: 'destroy',
       GPU_GUARD_CAP_SECONDS: '3600',
       GPU_GUARD_CAP_WHY: 'maxHours',
+    });
+    assert.deepEqual(Object.fromEntries(guardEnv({ ...plan, idleMinutes: 10, gpuUtilBelow: 7, keepWhileSsh: false }, { apiUrl: 'https://example.test/', dphTotal: 1, gpus: 0 })), {
+      GPU_GUARD_API: 'https://example.test',
+      GPU_GUARD_IDLE_MINUTES: '10',
+      GPU_GUARD_GPU_BELOW: '7',
+      GPU_GUARD_KEEP_WHILE_SSH: '0',
+      GPU_GUARD_GPUS: '0',
     });
   });
 
@@ -78,7 +84,7 @@ describe('onstart composition', () => {
 
   test('the embedded watchdog is the shipped script minus comments and indentation', () => {
     const min = minifiedWatchdog();
-    assert.ok(min.startsWith('#!/bin/sh\n'));
+    assert.ok(!min.startsWith('#'), 'not even the shebang: onstart runs it with sh');
     assert.ok(min.length < WATCHDOG_SCRIPT.length);
     assert.ok(!/^\s*#(?!!)/m.test(min.split('\n').slice(1).join('\n')), 'no comment lines');
   });
@@ -116,6 +122,60 @@ describe('onstart composition', () => {
     await assert.rejects(baseOnstart(undefined, 'abc123', req, async () => { throw new Error('HTTP 500'); }), (e: Error) => e instanceof GuardSetupError && /HTTP 500/.test(e.message));
     const composed = composeOnstart(await baseOnstart(undefined, 'abc123', req, lookUp), plan, ctx).onstart!;
     assert.ok(installedGuard(composed), 'the guard is there');
+  });
+
+  test('the Rent confirmation promises the guard only when it fits with the onstart really sent', async () => {
+    const noise = randomBytes(3000).toString('base64');
+    const dflt = { plan, explicit: false, apiUrl: ctx.apiUrl };
+    assert.match(guardSummary(dflt, 1, 'echo hi'), /^Idle guard: stops it after 30 idle minutes/);
+    assert.match(guardSummary(dflt, 1, noise), /^Idle guard: none .*leaves no room for the default guard/);
+    assert.doesNotMatch(guardSummary(dflt, 1, noise), /stops it after/);
+    assert.match(guardSummary({ ...dflt, explicit: true }, 1, noise), /^Idle guard: cannot be installed, so nothing will be rented/);
+    assert.match(guardSummary(dflt, 1, `echo start; : ${'y'.repeat(1500)}`), /must have base64 and gzip/);
+    // A server template's onstart, read by baseOnstart, is what the confirmation is computed from.
+    const server = { ...dflt };
+    await baseOnstart(undefined, 'abc123', server, async (h) => ({ hash_id: h, onstart: noise }));
+    assert.match(guardSummary(server, 1), /^Idle guard: none/);
+    const small = { ...dflt };
+    await baseOnstart(undefined, 'abc123', small, async (h) => ({ hash_id: h, onstart: 'ollama serve &' }));
+    assert.match(guardSummary(small, 1), /^Idle guard: stops it/);
+  });
+
+  test('templates: a service template whose onstart leaves no room for the guard gets a diagnostic (when its onstart is known)', async () => {
+    const noise = randomBytes(3000).toString('base64');
+    const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined, serverOnstart: async () => noise };
+    const t = { name: 'T', instance: { image: 'i', template_hash_id: 'abc123' } };
+    const r = await loadTemplate(JSON.stringify(t), tctx);
+    assert.ok(r.problems.some((p) => p.where === 'instance.template_hash_id' && p.severity === 'warning' && /default idle guard/.test(p.message)), JSON.stringify(r.problems));
+    const fits = await loadTemplate(JSON.stringify(t), { ...tctx, serverOnstart: async () => 'ollama serve &' });
+    assert.deepEqual(fits.problems, []);
+  });
+
+  test('templates: busyWhile, beforeStop and beforeStopSeconds are checked with words that say what is accepted', async () => {
+    const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined };
+    const load = (g: unknown) => loadTemplate(JSON.stringify({ name: 'T', instance: { image: 'i' }, guard: g }), tctx);
+    for (const g of [{ busyWhile: ['python train.py'] }, { beforeStop: 'cp -r /workspace/ckpt /workspace/saved', beforeStopSeconds: 120 }]) {
+      const ok = await load(g);
+      assert.ok(ok.template, JSON.stringify(ok.problems));
+    }
+    const bad = await load({ busyWhile: ['python "x"; rm -rf /'], beforeStop: 'a\nb', beforeStopSeconds: 0 });
+    assert.equal(bad.template, undefined);
+    const by = Object.fromEntries(bad.problems.map((p) => [p.where, p.message]));
+    assert.match(by['guard.busyWhile[0]'] ?? '', /A part of a command line/, JSON.stringify(bad.problems));
+    assert.match(by['guard.beforeStop'] ?? '', /One line/);
+    assert.match(by['guard.beforeStopSeconds'] ?? '', /at least 1/);
+  });
+
+  test('busyWhile and beforeStop reach the watchdog; the beforeStop text cannot change what the guard is read as', () => {
+    const p = resolveGuardPlan({ busyWhile: ['python train.py', 'torchrun'], beforeStop: "echo it's GPU_GUARD_ACTION='destroy'" })!;
+    const env = Object.fromEntries(guardEnv(p, ctx));
+    assert.equal(env.GPU_GUARD_BUSY_WHILE, 'python train.py|torchrun');
+    assert.equal(env.GPU_GUARD_BEFORE_STOP_SECONDS, undefined, 'the watchdog\'s default 300 s is not repeated');
+    const composed = composeOnstart(undefined, { ...p, busyWhile: [] }, ctx);
+    const read = installedGuard(composed.onstart)!;
+    assert.equal(read.action, 'stop');
+    assert.equal(read.idleMinutes, 30);
+    assert.throws(() => guardEnv({ ...p, beforeStop: 'a\nb' }, ctx), GuardSetupError);
   });
 
   test('templates: an explicit guard that cannot be installed is an error; the default one a warning', async () => {
@@ -177,7 +237,7 @@ describe('the composed onstart runs for real', () => {
   for (const shell of [['dash'], ['busybox', 'sh']]) {
     for (const [form, user] of [
       ['guard-compressed', 'echo user-ran > "$HOME/marker"; sleep 30'],
-      ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(2600)}; sleep 30`],
+      ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(400)}; sleep 30`],
     ] as const) {
       for (const packing of [true, false]) {
         test(`${form} under ${shell.join(' ')} ${packing ? 'with' : 'without'} base64/gzip: the user's script runs (or the reason is printed) and the guard acts`, { skip: needs(shell[0] as 'dash' | 'busybox') }, async () => {
@@ -190,7 +250,7 @@ describe('the composed onstart runs for real', () => {
           let err = '';
           const child = spawn(shell[0]!, [...shell.slice(1), '-c', composed.onstart!], {
             cwd: home,
-            env: { PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_CMD: 'echo 0' },
+            env: { PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_PORT: '1', GPU_GUARD_GPUS: '0' },
             detached: true,
             stdio: ['ignore', 'ignore', 'pipe'],
           });
@@ -202,12 +262,17 @@ describe('the composed onstart runs for real', () => {
               return;
             }
             await until('the user script ran', () => existsSync(join(home, 'marker')));
-            if (!packing) return; // guard-compressed: the user's part is plain and runs; the guard cannot unpack (the row says "not reporting")
+            if (!packing) {
+              // guard-compressed: the user's part is plain and runs; the guard cannot unpack, and its state says so at once.
+              const s = await until('the state says why', () => { try { return readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8'))); } catch { return undefined; } });
+              assert.match(String(s?.cannotAct), /cannot act: no base64 or gzip/);
+              return;
+            }
             // The user's script blocks (sleep 30); the guard does its job anyway.
             await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
             const state = await until('the guard recorded the stop', () => {
-              const s = JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')) as { idleLimitSeconds?: number; doneAt?: unknown };
-              return typeof s.doneAt === 'number' ? s : undefined;
+              const s = readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')));
+              return typeof s?.doneAt === 'number' ? s : undefined;
             });
             assert.equal(state?.idleLimitSeconds, 2);
           } finally {
@@ -241,7 +306,7 @@ describe('the composed onstart runs for real', () => {
       await until('the watchdog reports', () => existsSync(stateFile));
       await sleep(3500);
       assert.equal(c.sim.state.instances.get(inst.id)?.intended, 'running', 'busy GPU keeps it');
-      assert.equal(JSON.parse(readFileSync(stateFile, 'utf8')).gpuUtil, 80);
+      assert.equal(readWatchdogState(JSON.parse(readFileSync(stateFile, 'utf8')))?.gpuUtil, 80);
       await c.ctl.setGpuUtil(inst.id, 0);
       await until('stopped by the watchdog', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
       const calls = (await c.ctl.requests()).filter((q) => q.path === `/api/v0/instances/${inst.id}/` && q.method === 'PUT');

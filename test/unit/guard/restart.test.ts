@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readWatchdogState } from '../../../src/guard/watchdogState';
 import { SHELLS, guardSim, runGuard, sleep, until, type RunOptions } from './harness';
 
 const gsim = guardSim();
@@ -44,7 +45,7 @@ for (const shell of SHELLS) {
         assert.notEqual(s.startedAt, undefined);
         assert.ok((s.updatedAt as number) >= (old.updatedAt as number));
         assert.equal(typeof s.doneAt, 'number');
-        assert.match(second.log(), new RegExp(`restarted \\(guard ${squatter.pid} of an earlier start is gone\\)`));
+        assert.match(second.log(), new RegExp(`restarted \\(guard ${squatter.pid} is gone\\)`));
         assert.ok(!second.log().includes('is already running'));
       } finally {
         squatter.kill('SIGKILL');
@@ -61,9 +62,17 @@ for (const shell of SHELLS) {
         await until('the first guard reports', () => first.state());
         first.child.kill('SIGKILL');
         await first.exited;
-        // The same pid is alive again (this test process stands in for it), but the boot differs.
-        writeFileSync(join(first.tmp, 'gpu-rental', 'guard.pid'), `${process.pid} 00000000-0000-0000-0000-000000000000\n`);
-        second = go(inst, { dir: first.dir });
+        // The same pid is alive again, with this very script on its command line (as a guard of the
+        // earlier boot would be), but the boot differs: only the boot id tells them apart.
+        const twin = spawn('sh', ['-c', 'sleep 60; :', join(first.dir, 'guard.sh')], { stdio: 'ignore' });
+        try {
+          writeFileSync(join(first.tmp, 'gpu-rental', 'guard.pid'), `${twin.pid} 00000000-0000-0000-0000-000000000000\n`);
+          second = go(inst, { dir: first.dir });
+          assert.equal(await second.exited, 0, second.log());
+          assert.doesNotMatch(second.log(), /is already running/);
+        } finally {
+          twin.kill('SIGKILL');
+        }
         assert.equal(await second.exited, 0, second.log());
         assert.equal(intended(inst.id), 'stopped');
       } finally {
@@ -127,7 +136,7 @@ test('the simulator runs onstart again after each start: the guard is back after
     const home = instanceHome(gsim.c.sim.state, id);
     const state = () => {
       try {
-        return JSON.parse(readFileSync(join(home, 'tmp', 'gpu-rental', 'state.json'), 'utf8')) as { pid: number; startedAt: number; updatedAt: number };
+        return readWatchdogState(JSON.parse(readFileSync(join(home, 'tmp', 'gpu-rental', 'state.json'), 'utf8')));
       } catch {
         return undefined;
       }
