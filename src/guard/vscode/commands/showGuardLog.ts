@@ -8,6 +8,7 @@ import type { Services } from '../../../core/vscode/services';
 import type { Instance } from '../../../api/types';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { instanceName } from '../../../instances/instanceViewModel';
+import { installedGuard } from '../../installed';
 import { guardLogDocument, guardLogProblem, readGuardLog, type GuardLogRead } from '../../guardLog';
 
 export const GUARD_LOG_SCHEME = 'gpu-rental-guard-log';
@@ -38,13 +39,14 @@ export interface ShowGuardLogResult {
 }
 
 export async function showGuardLog(services: Services, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
-  const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running', {
+  // Stopped instances too: after the guard stopped one, its log says why (the last lines read while it ran).
+  const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running' || installedGuard(i.onstart) !== undefined, {
     verb: 'Show Idle Guard Log',
-    none: 'No running instance: a guard log is read from a running instance.',
+    none: 'No instance with an idle guard: a guard log is read from an instance whose guard runs (or ran).',
   });
   if (!inst) return undefined;
   const name = instanceName(inst);
-  const r = await readGuardLog({ readLog: (id) => services.guard.readLog(id) }, inst, services.guard.status(inst.id)?.log);
+  const r = await readGuardLog({ readLog: (id) => services.guard.readLog(id) }, inst, services.guard.lastLog(inst.id));
   if (r.kind !== 'log') {
     const problem = guardLogProblem(name, r);
     if (r.kind === 'unreachable') {
