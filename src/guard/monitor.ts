@@ -226,6 +226,12 @@ export class GuardMonitor implements Disposable {
     this.withdrawn.fire({ instanceId: id, key: w.key, why });
   }
 
+  /** When the guard plans to act on the instance (ms, local clock), as it last reported; undefined when nothing is planned. */
+  plannedAct(instanceId: number): { at: number; action: 'stop' | 'destroy' } | undefined {
+    const p = this.tracks.get(instanceId)?.planned;
+    return p && p.action !== 'none' ? { at: p.actAt, action: p.action } : undefined;
+  }
+
   /** Whether a warning still holds (its buttons act only then). */
   isCurrent(instanceId: number, key: string): boolean {
     return this.tracks.get(instanceId)?.warned?.key === key;

@@ -512,3 +512,20 @@ test('OpenSSH refuses a BOM-led config, and reads the one the writer leaves', { 
     assert.match(ssh('other'), /^hostname 10\.1\.1\.1$/m);
   });
 });
+
+test('host keys are pinned per instance (HostKeyAlias, no CheckHostIP): removing an entry drops its alias pin and any old address pin, and keeps every other', async () => {
+  const { hostKeyAlias } = await import('../../../src/ssh/knownHosts');
+  await inTempHome(async (home) => {
+    const w = new SshConfigWriter({ home, origin: 'console.vast.ai' });
+    await w.writeEntry(inst(31), undefined);
+    await w.writeEntry(inst(32), undefined);
+    const text = readFileSync(w.configPath, 'utf8');
+    assert.equal(hostKeyAlias(31, 'console.vast.ai'), 'gpu-rental-console.vast.ai-31');
+    assert.equal(hostKeyAlias(31, 'Bad Host!:8080', true), 'gpu-rental-bad-host-8080-31-proxy');
+    assert.ok(text.includes('  HostKeyAlias gpu-rental-console.vast.ai-31\n  CheckHostIP no\n'), text);
+    const mine = (a: string) => `${a} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0s${a.length}\n`;
+    writeFileSync(w.knownHostsPath, mine('gpu-rental-console.vast.ai-31') + mine('[ssh5.example.net]:40031') + mine('gpu-rental-console.vast.ai-32'), { mode: 0o600 });
+    assert.equal(await w.removeEntry(31), true);
+    assert.equal(readFileSync(w.knownHostsPath, 'utf8'), mine('gpu-rental-console.vast.ai-32'));
+  });
+});
