@@ -5,6 +5,8 @@
 // No `vscode` import here or anywhere under src/api.
 import type { BillingApi } from './billingTypes';
 export type * from './billingTypes';
+import type { SpendRateApi } from './spendRateApi';
+export type { SpendRate } from './spendRateApi';
 import type {
   Instance, InstanceList, InstanceFilter, CreateInstanceRequest, CreateInstanceResult,
 } from './instanceTypes';
@@ -177,7 +179,7 @@ export interface Logger {
 }
 
 /** The whole service, one method per endpoint of the spec. */
-export interface ServiceApi extends BillingApi {
+export interface ServiceApi extends BillingApi, SpendRateApi {
   /**
    * Every instance of the account: the live service's paged `GET /api/v1/instances/` (walked
    * page by page, ordered by id, deduplicated), or the v0 list on servers without v1.

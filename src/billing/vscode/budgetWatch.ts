@@ -5,7 +5,6 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { Spending } from '../spending';
 import { budgetMessage, checkBudget, guardedRunning, levelToWarn, type BudgetWarned } from '../budget';
-import { summarizeCosts } from '../../costs/costs';
 import { instanceName } from '../../instances/instanceViewModel';
 import { background } from '../../core/background';
 
@@ -18,7 +17,8 @@ export async function checkBudgetNow(services: Services, s: Spending | undefined
   const { monthly, onExceeded } = services.settings().budget;
   if (!s || !(monthly > 0) || !services.connection().signedIn) return undefined;
   const instances = services.instances.instances;
-  const rate = summarizeCosts(instances, undefined).totalPerHour;
+  // The service's burn rate where it answers (stopped disks and volumes included), else computed.
+  const rate = services.credit.rate(instances).perHour;
   const c = checkBudget(monthly, s.month, rate, Date.now() / 1000);
   if (!c) return undefined;
   const warned = services.globalState.get<BudgetWarned>(BUDGET_WARNED_KEY);
