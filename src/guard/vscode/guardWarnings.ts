@@ -8,6 +8,7 @@ import type { Services } from '../../core/vscode/services';
 import type { GuardWithdrawal } from '../monitor';
 import { instanceName } from '../../instances/instanceViewModel';
 import { actedText, warningText } from './guardWarningText';
+import { startStoppedDisks } from './stoppedDisks';
 import { background } from '../../core/background';
 
 export const KEEP_RUNNING = 'Keep Running 1 h';
@@ -26,6 +27,8 @@ const STALE: Record<GuardWithdrawal['why'], string> = {
 
 export function startGuardWarnings(services: Services): void {
   const { guard, log } = services;
+  // Stopped disks end (gpuRental.guard.destroyAfterStoppedDays): a stopped machine's watchdog does not run.
+  startStoppedDisks(services);
   /** Why each withdrawn warning went stale (by instance and key), for its buttons. */
   const stale = new Map<string, GuardWithdrawal['why']>();
   services.track(
