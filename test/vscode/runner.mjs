@@ -394,7 +394,7 @@ const uiSteps = {
   },
   /** Idle guard walk: a terminal open on the instance, GPU idle: the row says the session keeps it busy. */
   'guard-terminal-open': async () => {
-    await guardRow('busy (SSH session)');
+    await guardRow('busy (ssh'); // Playwright matches text case-insensitively: "SSH session" or "ssh 1"
     await shot('guard-terminal-open');
   },
   /** Idle guard walk: the row's context menu → Set Demo GPU Load… → Idle (0 %), as a user does it. */

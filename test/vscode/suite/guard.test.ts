@@ -11,7 +11,7 @@
 // and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, afterEach, getExtensionApi, waitFor, capture, sleep, simUrl, uiCheckpoint, log, restorePrompts } from './framework';
@@ -138,10 +138,19 @@ async function walk(services: Services, t0: number): Promise<void> {
   recyclePin(inst);
 
   // 3. A terminal open on an idle GPU keeps it running: the watchdog counts the SSH session.
-  await vscode.commands.executeCommand('gpuRental.openTerminal', inst.id);
+  const opened = await vscode.commands.executeCommand<{ action: string }>('gpuRental.openTerminal', inst.id);
+  assert.equal(opened?.action, 'terminal', JSON.stringify(opened));
+  // The session is up once its shell runs a command (the simulated instance's shell is on this machine).
+  const marker = join(demoParent!, 'terminal-connected');
+  const term = await waitFor(() => vscode.window.terminals.find((x) => x.name.startsWith('SSH ')), 10_000, 'the terminal');
+  term.sendText(`echo ok > '${marker}'`);
+  await waitFor(() => existsSync(marker), 30_000, "the terminal's SSH session running its shell");
   await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
-  await waitFor(() => services.guard.status(inst.id)?.text === 'guard: watching · busy (SSH session)', 20_000, 'the guard counting the open terminal').catch((e: Error) => {
-    throw new Error(`${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}`);
+  // The watchdog's words for it: "SSH session", or with the count ("ssh 1").
+  const sshBusy = /^guard: watching · busy \((SSH session|ssh \d+)\)$/;
+  await waitFor(() => sshBusy.test(services.guard.status(inst.id)?.text ?? ''), 20_000, 'the guard counting the open terminal').catch((e: Error) => {
+    const terms = vscode.window.terminals.map((x) => `${x.name} exit ${JSON.stringify(x.exitStatus)}`);
+    throw new Error(`${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`);
   });
   const busySince = Date.now();
   const early: GuardWarning[] = [];
@@ -150,7 +159,7 @@ async function walk(services: Services, t0: number): Promise<void> {
     // Past its idle limit with the GPU at 0 %: still running, never warned.
     await sleep(IDLE_SECONDS * 1000 + 3000 - (Date.now() - busySince));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'an open terminal keeps the instance running');
-    assert.equal(services.guard.status(inst.id)?.text, 'guard: watching · busy (SSH session)');
+    assert.match(services.guard.status(inst.id)?.text ?? '', sshBusy);
     assert.deepEqual(early, [], 'no warning while a terminal is open');
     log(`guard-terminal-open at ${Math.round((Date.now() - t0) / 1000)} s`);
     assert.equal(await uiCheckpoint('guard-terminal-open'), 'ok');
@@ -190,7 +199,7 @@ async function walk(services: Services, t0: number): Promise<void> {
   const logText = shown!.document!.getText();
   assert.match(logText, /^Idle guard log of guarded-it\S* \(#\d+\)\nThe last 200 lines/);
   assert.match(logText, new RegExp(`started: stop after ${IDLE_SECONDS} s idle, GPU below 10 %`));
-  assert.match(logText, /idle \(GPU 0, SSH \d\)/);
+  assert.match(logText, /idle \(GPU 0, SSH \d/i);
   assert.ok(!logText.includes('sim-api-key'));
   log(`guard-log at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-log'), 'ok');
