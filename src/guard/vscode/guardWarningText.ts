@@ -29,3 +29,10 @@ export function actedText(a: GuardActed): string {
   const saves = before > 0 ? ` That saves ${formatRate(Math.max(0, before - after))}${a.after && after > 0 ? ` (its disk still bills ${formatRate(after, 3)} until you destroy it)` : ''}.` : '';
   return `The idle guard ${a.action === 'destroy' ? 'destroyed' : 'stopped'} ${name} at ${clock(a.at)}: ${why}.${saves}`;
 }
+
+/** Why Keep Running failed, when the guard acts anyway, and what to do about it. */
+export function snoozeFailedText(name: string, why: string, planned: { at: number; action: 'stop' | 'destroy' } | undefined): string {
+  const when = planned ? ` at ${clock(planned.at)}` : ' as planned';
+  const verb = planned?.action === 'destroy' ? 'destroy' : 'stop';
+  return `Keep Running could not reach ${name}: ${why} The idle guard will still ${verb} it${when}. To keep it: open a terminal on it (an open SSH session counts as activity) and try Keep Running again; if you are done, stop it now.`;
+}

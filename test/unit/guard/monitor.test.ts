@@ -440,3 +440,23 @@ test('Keep Running withdraws the warning (snoozed); the guard log of a stopped i
     h.m.dispose();
   }
 });
+
+test('a Keep Running that cannot reach the machine fails at once, and the words say when the guard still acts and what to do', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { idleSince: T / 1000 - 1700, actAt: T / 1000 + 100 });
+  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async snooze() { throw new Error('ssh gpu-box-25 failed: Host key verification failed.'); } };
+  const h = setup({ instances: [inst(25)], remote });
+  try {
+    await settle(h);
+    await assert.rejects(h.m.snooze(25, 60), /Host key verification failed/);
+    const planned = h.m.plannedAct(25);
+    assert.deepEqual(planned, { at: h.now() + 100_000, action: 'stop' });
+    assert.equal(h.warnings.length, 1, 'the warning still holds: nothing was snoozed');
+    assert.ok(h.m.isCurrent(25, h.warnings[0]!.key));
+    const { snoozeFailedText } = await import('../../../src/guard/vscode/guardWarningText');
+    const text = snoozeFailedText('box-25', 'ssh gpu-box-25 failed: Host key verification failed.', planned);
+    assert.match(text, /^Keep Running could not reach box-25: .*Host key verification failed\. The idle guard will still stop it at \d\d:\d\d( [AP]M)?\. To keep it: open a terminal on it/);
+  } finally {
+    h.m.dispose();
+  }
+});

@@ -8,7 +8,7 @@ import type { SnoozeResult } from '../../monitor';
 import { describeError } from '../../../core/describeError';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';
-import { clock } from '../../statusText';
+import { snoozeFailedText } from '../guardWarningText';
 
 export async function snoozeGuard(services: Services, arg?: unknown): Promise<SnoozeResult | undefined> {
   const raw = arg && typeof arg === 'object' ? (arg as { minutes?: unknown }).minutes : undefined;
@@ -41,10 +41,3 @@ export async function snoozeGuard(services: Services, arg?: unknown): Promise<Sn
 
 const OPEN_TERMINAL = 'Open Terminal';
 const STOP_NOW = 'Stop Now';
-
-/** Why Keep Running failed, when the guard acts anyway, and what to do about it. */
-export function snoozeFailedText(name: string, why: string, planned: { at: number; action: 'stop' | 'destroy' } | undefined): string {
-  const when = planned ? ` at ${clock(planned.at)}` : ' as planned';
-  const verb = planned?.action === 'destroy' ? 'destroy' : 'stop';
-  return `Keep Running could not reach ${name}: ${why} The idle guard will still ${verb} it${when}. To keep it: open a terminal on it (an open SSH session counts as activity) and try Keep Running again; if you are done, stop it now.`;
-}
