@@ -62,4 +62,5 @@ import './ecosystem.test';
 import './demo.test';
 import './newcomer.test';
 import './guard.test';
+import './guardStopped.test';
 import './billing.test';
