@@ -225,6 +225,11 @@ async function walk(services: Services, t0: number): Promise<void> {
   assert.equal(told.action, 'stop');
   assert.equal(told.reason, 'idle');
   assert.match(actedText(told), new RegExp(`^The idle guard stopped guarded-it\\S* at \\d\\d:\\d\\d( [AP]M)?: it was idle for ${IDLE_SECONDS} s\\. That saves \\$\\d+\\.\\d\\d/h`));
+  // Its guard log stays readable once stopped: the last lines read while it ran.
+  const stoppedLog = await vscode.commands.executeCommand<ShowGuardLogResult | undefined>('gpuRental.showGuardLog', inst.id);
+  assert.equal(stoppedLog?.read, 'log', JSON.stringify(stoppedLog && { ...stoppedLog, document: undefined }));
+  assert.match(stoppedLog!.document!.getText(), /^Idle guard log of guarded-it\S* \(#\d+\)\nThe last lines read while it ran/, `state ${services.instances.get(inst.id)?.state}`);
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   const puts = (await control.requests()).filter((q) => q.method === 'PUT' && q.path === `/api/v0/instances/${inst.id}/`);
   assert.deepEqual(puts.map((q) => q.status), [200], 'one stop, by the watchdog on the instance (VS Code sent none)');
   log(`guard-stopped at ${Math.round((Date.now() - t0) / 1000)} s`);

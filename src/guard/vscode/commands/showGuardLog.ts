@@ -16,6 +16,7 @@ export const GUARD_LOG_SCHEME = 'gpu-rental-guard-log';
 /** What each open guard-log document shows (set before it is opened or refreshed). */
 const texts = new Map<string, string>();
 let changed: vscode.EventEmitter<vscode.Uri> | undefined;
+let reads = 0;
 
 function register(services: Services): vscode.EventEmitter<vscode.Uri> {
   if (changed) return changed;
@@ -56,7 +57,8 @@ export async function showGuardLog(services: Services, arg?: unknown): Promise<S
     return { instanceId: inst.id, read: r.kind };
   }
   const emitter = register(services);
-  const uri = vscode.Uri.from({ scheme: GUARD_LOG_SCHEME, path: `/${inst.id}/guard.log` });
+  // A new document per read: an open one is refreshed only later, so reading it at once gave the old log.
+  const uri = vscode.Uri.from({ scheme: GUARD_LOG_SCHEME, path: `/${inst.id}/guard.log`, query: `read=${++reads}` });
   texts.set(uri.toString(), guardLogDocument(name, inst.id, r, new Date()));
   emitter.fire(uri);
   const document = await vscode.workspace.openTextDocument(uri);
