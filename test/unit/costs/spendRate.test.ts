@@ -85,9 +85,3 @@ test('the schema: numeric strings read, a missing or negative main rate is no an
   const noVolume = safeParse(spendRateSchema, { gpu_cost_per_hour: 0, container_storage_cost_per_hour: 0.1 });
   assert.equal(noVolume.success && noVolume.data?.volumeStoragePerHour, 0);
 });
-
-test('the summary counts the credit at the service rate where known', () => {
-  const s = summarizeCosts([], 10, 2);
-  assert.equal(s.totalPerHour, 2);
-  assert.equal(s.hoursLeft, 5);
-});
