@@ -210,7 +210,8 @@ export class GuardMonitor implements Disposable {
       t.watchdog = { ...w, state: { ...w.state, doneAt: Math.round((p.actAt - localTime(w)(0)) / 1000) } };
     }
     const s = t.watchdog?.state;
-    if (s && s.doneAt !== null && t.watchdog && !t.told && t.lastRunning) {
+    // Out of the list: only a destroying guard explains that (a stopped machine stays listed; one list may just miss it).
+    if (s && s.doneAt !== null && t.watchdog && !t.told && t.lastRunning && (after || s.action === 'destroy')) {
       t.told = true;
       const reason = p?.reason ?? (s.capAt !== null && s.capAt <= s.doneAt ? (s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours') : 'idle');
       this.acted.fire({ before: t.lastRunning, ...(after ? { after } : {}), action: s.action, reason, at: localTime(t.watchdog)(s.doneAt), idleLimitSeconds: s.idleLimitSeconds });

@@ -419,6 +419,12 @@ test('a destroying guard: the instance leaves the list when it was due, and the 
     assert.equal(h.acted.length, 1);
     assert.equal(h.acted[0]!.action, 'destroy');
     assert.equal(h.acted[0]!.after, undefined);
+    // A stopping guard's instance missing from one list is no act of the guard.
+    const h2 = setup({ instances: [inst(26)], remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T, { idleSince: T / 1000 - 1790, actAt: T / 1000 + 10 }) })) });
+    await settle(h2);
+    h2.set([]);
+    assert.equal(h2.acted.length, 0);
+    h2.m.dispose();
   } finally {
     h.m.dispose();
   }
