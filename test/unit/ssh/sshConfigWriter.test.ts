@@ -392,7 +392,11 @@ test('removing a direct entry drops the known_hosts lines of its direct address 
     await w.writeEntry(inst(42, { public_ipaddr: '203.0.113.9', ports: [{ container: '22/tcp', hostPort: 41022 }] }), {});
     assert.deepEqual((await w.findEntry(42))?.proxy, { hostName: 'ssh5.example.net', port: 40042 });
     const other = '[ssh5.example.net]:40043 ssh-ed25519 AAAAother\n';
-    writeFileSync(w.knownHostsPath, `[203.0.113.9]:41022 ssh-ed25519 AAAAdirect\n${other}[ssh5.example.net]:40042 ssh-ed25519 AAAAproxy\n`);
+    // Its proxy route has a pin of its own (an instance's two routes are two hosts with two keys).
+    assert.ok(readFileSync(w.configPath, 'utf8').includes('  HostKeyAlias gpu-rental-42\n  CheckHostIP no\n'));
+    assert.ok(readFileSync(w.configPath, 'utf8').includes('  HostKeyAlias gpu-rental-42-proxy\n'));
+    const old = `[203.0.113.9]:41022 ssh-ed25519 AAAAdirect\n${other}[ssh5.example.net]:40042 ssh-ed25519 AAAAproxy\n`;
+    writeFileSync(w.knownHostsPath, `${old}gpu-rental-42 ssh-ed25519 AAAAdirect\ngpu-rental-42-proxy ssh-ed25519 AAAAproxy\n`);
     assert.equal(await w.removeEntry(42), true);
     assert.equal(readFileSync(w.knownHostsPath, 'utf8'), other);
   });
