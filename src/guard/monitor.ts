@@ -319,14 +319,13 @@ export class GuardMonitor implements Disposable {
       return options.sort((a, b) => a.actAt - b.actAt)[0];
     }
     // A watchdog that did not report at the last read will not act: warn as for an instance without one.
-    const silent = g && t.watchdog && !reporting(t.watchdog);
-    if (silent) g = undefined;
+    if (g && t.watchdog && !reporting(t.watchdog)) g = undefined;
     const options: Next[] = [];
     const idleMinutes = g?.idleMinutes ?? this.defaults().idleMinutes;
     if (!g && t.idleSince !== undefined) options.push({ actAt: t.idleSince + idleMinutes * 60_000, action: 'none', reason: 'idle', idleMinutes, idleSince: t.idleSince, key: `list:${t.idleSince}` });
     if (g?.capSeconds !== undefined && typeof inst.uptime_mins === 'number') {
-      const startedAt = Math.round((now - inst.uptime_mins * 60_000) / 60_000);
-      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes, key: `uptime:${startedAt}` });
+      // One cap per run (the act time moves with each list's uptime: it is no new act).
+      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes, key: 'cap:uptime' });
     }
     return options.sort((a, b) => a.actAt - b.actAt)[0];
   }

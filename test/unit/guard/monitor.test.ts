@@ -134,6 +134,12 @@ test('a hard cap (maxHours from the onstart, uptime from the list) warns althoug
     assert.equal(h.warnings[0]!.reason, 'maxHours');
     assert.ok(Math.abs(h.warnings[0]!.actAt - (h.now() + 3 * MIN)) < 1000);
     assert.match(h.m.status(4)!.details.join('\n'), /Hard cap \(maxHours\): after 2 h running/);
+    // The same cap on later ticks and lists (its act time from each list's uptime): no second warning.
+    // Ticks between lists see the same uptime at a later time, so the act time computed moves.
+    for (let k = 0; k < 4; k++) h.advance(37_000);
+    h.set([inst(4, { gpu_util: 99, uptime_mins: 117 + (4 * 37) / 60 })]);
+    assert.equal(h.warnings.length, 1, 'one warning for one cap');
+    assert.equal(h.withdrawn.length, 0);
   } finally {
     h.m.dispose();
   }
