@@ -315,7 +315,7 @@ export class GuardMonitor implements Disposable {
       const limit = s.idleLimitSeconds / 60;
       const options: Next[] = [];
       if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: limit, ...(s.idleSince !== null ? { idleSince: at(s.idleSince) } : {}), key: `idle:${s.idleSince ?? s.actAt}` });
-      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: limit, key: `cap:${s.capAt}` });
+      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: limit, key: 'cap' });
       return options.sort((a, b) => a.actAt - b.actAt)[0];
     }
     // A watchdog that did not report at the last read will not act: warn as for an instance without one.
@@ -324,8 +324,8 @@ export class GuardMonitor implements Disposable {
     const idleMinutes = g?.idleMinutes ?? this.defaults().idleMinutes;
     if (!g && t.idleSince !== undefined) options.push({ actAt: t.idleSince + idleMinutes * 60_000, action: 'none', reason: 'idle', idleMinutes, idleSince: t.idleSince, key: `list:${t.idleSince}` });
     if (g?.capSeconds !== undefined && typeof inst.uptime_mins === 'number') {
-      // One cap per run (the act time moves with each list's uptime: it is no new act).
-      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes, key: 'cap:uptime' });
+      // One cap per run, whether judged from the list's uptime or (above) the guard's own capAt: no new act when either moves.
+      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes, key: 'cap' });
     }
     return options.sort((a, b) => a.actAt - b.actAt)[0];
   }
