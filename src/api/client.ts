@@ -15,6 +15,7 @@ import { accountApi } from './accountApi';
 import { tfaApi } from './tfaApi';
 import { billingCalls } from './billingApi';
 import { demoApi } from './demoApi';
+import { spendRateApi } from './spendRateApi';
 
 export { closeApiTransport, type ApiClientOptions } from './pipeline';
 export { forgetListEras, learntListEra } from './instanceListApi';
@@ -33,6 +34,7 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     ...tfaApi(p),
     // Price increases, charges, invoices (billingApi.ts).
     ...billingCalls(p),
+    ...spendRateApi(p),
     // The simulator's fake GPU load, for the demo (demoApi.ts).
     ...demoApi(p),
     knownSecrets: () => p.knownSecrets(),

@@ -37,3 +37,4 @@ export {
   tfaUpdateRequestSchema,
 } from './accountSchemas';
 export { logRequestResultSchema, templateListSchema } from './opsSchemas';
+export { spendRateSchema } from './spendRateSchema';

@@ -5,6 +5,8 @@
 // No `vscode` import here or anywhere under src/api.
 import type { BillingApi } from './billingTypes';
 export type * from './billingTypes';
+import type { SpendRateApi } from './spendRateApi';
+export type { SpendRate } from './spendRateApi';
 import type {
   Instance, InstanceList, InstanceFilter, CreateInstanceRequest, CreateInstanceResult,
 } from './instanceTypes';
@@ -177,7 +179,7 @@ export interface Logger {
 }
 
 /** The whole service, one method per endpoint of the spec. */
-export interface ServiceApi extends BillingApi {
+export interface ServiceApi extends BillingApi, SpendRateApi {
   /**
    * The secret values this client has seen (its key, expanded template secrets it sent, keys in
    * answers): for masking what is shown of a record, such as Show Instance Details' onstart.

@@ -47,7 +47,11 @@ export interface CostSummary {
   hoursLeft: number | undefined;
 }
 
-export function summarizeCosts(instances: readonly Instance[], credit: number | undefined): CostSummary {
+/**
+ * `serviceRate`: the account's $/h as the service reports it (users/spend-rate, stopped disks and
+ * volumes included); it is the total, and what the credit's hours are counted at, where known.
+ */
+export function summarizeCosts(instances: readonly Instance[], credit: number | undefined, serviceRate?: number): CostSummary {
   let activePerHour = 0;
   let idleStoragePerHour = 0;
   let running = 0;
@@ -63,7 +67,7 @@ export function summarizeCosts(instances: readonly Instance[], credit: number | 
       stopped++;
     }
   }
-  const totalPerHour = activePerHour + idleStoragePerHour;
+  const totalPerHour = serviceRate ?? activePerHour + idleStoragePerHour;
   return {
     totalPerHour,
     activePerHour,

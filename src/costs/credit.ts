@@ -1,16 +1,36 @@
-// The account credit the status bar and the low-credit warning show: from the instance records
-// when they carry it (no extra request), else the user record, fetched at most every 5 minutes
-// and dropped when the connection changed while it was in flight.
-import type { Instance, ServiceApi } from '../api/types';
+// The account money the status bar, the low-credit warning and the budget projection show: the
+// credit, from the instance records when they carry it (no extra request), else the user record,
+// fetched at most every 5 minutes; and the burn rate, the service's own figure
+// (GET /api/v0/users/spend-rate: stopped disks and volumes included) where it answers, fetched
+// at most once a minute and again when an instance starts, stops or goes, else computed from
+// the list. Answers are dropped when the connection changed while they were in flight.
+import type { Instance, ServiceApi, SpendRate } from '../api/types';
 import { Emitter, type Event } from '../core/events';
+import { formatRate, summarizeCosts } from './costs';
 
 export const USER_CREDIT_REFRESH_MS = 5 * 60_000;
+export const SPEND_RATE_REFRESH_MS = 60_000;
+
+/** The account's $/h now, and where the figure comes from. */
+export interface BurnRate {
+  perHour: number;
+  /** 'service': users/spend-rate (stopped disks and volumes included); 'computed': summed from the instance list (volumes not included). */
+  source: 'service' | 'computed';
+  service?: SpendRate;
+}
 
 export interface CreditStoreDeps {
   api(): Promise<ServiceApi>;
   /** Changes with every sign-in, sign-out or switch (an answer from before is stale). */
   generation(): number;
   now?: () => number;
+}
+
+/** Where the total comes from, for the tooltip. */
+export function rateSourceText(r: BurnRate): string {
+  if (r.source === 'computed') return 'computed from the instance list: compute of running instances and the disks of stopped ones; volumes not included';
+  const v = r.service?.volumeStoragePerHour ?? 0;
+  return `the service's own figure, stopped disks${v > 0 ? ` and volumes (${formatRate(v)})` : ' and volumes'} included`;
 }
 
 export class CreditStore {
@@ -37,24 +57,74 @@ export class CreditStore {
 
   private async fetch(): Promise<void> {
     this.fetching = true;
-    const gen = this.deps.generation();
-    try {
-      const u = await (await this.deps.api()).currentUser();
-      if (gen !== this.deps.generation()) return;
-      this.userCredit = typeof u.credit === 'number' ? u.credit : undefined;
-      this.fetchedAt = this.now();
-      this.changed.fire();
-    } catch {
-      if (gen === this.deps.generation()) this.fetchedAt = this.now();
-    } finally {
-      this.fetching = false;
-    }
+    await this.ask(
+      (api) => api.currentUser(),
+      (u) => {
+        this.userCredit = typeof u.credit === 'number' ? u.credit : undefined;
+        this.fetchedAt = this.now();
+        this.changed.fire();
+      },
+      () => (this.fetchedAt = this.now()),
+    ).finally(() => (this.fetching = false));
   }
 
-  /** The connection changed: the credit belongs to another account (or none). */
+  /** One read for this connection: its answer (or failure) is dropped when the connection changed meanwhile. */
+  private async ask<T>(call: (api: ServiceApi) => Promise<T>, answered: (r: T) => void, failed: () => void): Promise<void> {
+    const gen = this.deps.generation();
+    let r: T;
+    try {
+      r = await call(await this.deps.api());
+    } catch {
+      if (gen === this.deps.generation()) failed();
+      return;
+    }
+    if (gen === this.deps.generation()) answered(r);
+  }
+
+  private spend: SpendRate | undefined;
+  /** False once the service answered that it has no spend-rate (asked again only after a reset). */
+  private spendKnown = true;
+  private spendAt = -Infinity;
+  private spendFetching = false;
+  private spendSig = '';
+
+  /** The account's burn rate for these instances; may start a background fetch of the service's figure. */
+  rate(instances: readonly Instance[]): BurnRate {
+    // A start, stop or destroy changes the rate at once: ask again then, not a minute later.
+    const sig = instances.map((i) => `${i.id}:${i.state}`).join(',');
+    const due = sig !== this.spendSig || this.now() - this.spendAt > SPEND_RATE_REFRESH_MS;
+    if (this.spendKnown && !this.spendFetching && due) {
+      this.spendSig = sig;
+      this.fetchSpend().catch(() => undefined); // fetchSpend() ends every failure itself (the rate is computed meanwhile)
+    }
+    if (this.spend) return { perHour: this.spend.totalPerHour, source: 'service', service: this.spend };
+    return { perHour: summarizeCosts(instances, undefined).totalPerHour, source: 'computed' };
+  }
+
+  private async fetchSpend(): Promise<void> {
+    this.spendFetching = true;
+    await this.ask(
+      (api) => api.spendRate(),
+      (r) => {
+        this.spendAt = this.now();
+        if (!r) this.spendKnown = false;
+        const was = this.spend?.totalPerHour;
+        this.spend = r;
+        if (r?.totalPerHour !== was) this.changed.fire();
+      },
+      // A failed read keeps the last figure for now, and is tried again in a minute.
+      () => (this.spendAt = this.now()),
+    ).finally(() => (this.spendFetching = false));
+  }
+
+  /** The connection changed: the credit and the rate belong to another account (or none). */
   reset(): void {
     this.userCredit = undefined;
     this.fetchedAt = -Infinity;
+    this.spend = undefined;
+    this.spendKnown = true;
+    this.spendAt = -Infinity;
+    this.spendSig = '';
   }
 
   dispose(): void {

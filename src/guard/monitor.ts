@@ -1,8 +1,11 @@
 // What VS Code knows about each instance's idle guard, and when to warn before it acts.
-// Two sources: the instance list (gpu_util, checked on every poll) and, for instances with a
-// watchdog and an SSH entry here, the watchdog's own state file (read over SSH at most once a
-// minute per instance). Instances without a watchdog are judged from gpu_util alone, and only
-// ever get a warning: nothing here stops or destroys anything by itself. No `vscode`.
+// For an instance with a watchdog, warnings come from the watchdog's own state file only (read
+// over SSH at most once a minute per instance: its idle-since and acts-at), never from the
+// list's gpu_util (0 at boot, sampled, late). A warning is withdrawn when the guard no longer
+// plans that act (busy again, snoozed, stopped), a new idle stretch gets a new warning, and
+// when the guard stopped or destroyed the instance `onActed` says so once. Instances without a
+// (reporting) watchdog are judged from gpu_util alone, and only ever get a warning that
+// promises nothing: nothing here stops or destroys anything by itself. No `vscode`.
 import type { Instance, Logger } from '../api/types';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';
@@ -21,6 +24,30 @@ export interface GuardWarning {
   reason: 'idle' | 'maxHours' | 'maxSpend';
   /** The idle limit (a fraction below a minute: a test's or a demo's guard). */
   idleMinutes: number;
+  /** Idle since (ms, local clock), for an idle warning: the row and the warning count the same minutes from it. */
+  idleSince?: number;
+  /** Which planned act this is (one idle stretch, one cap): a new one gets a new warning. */
+  key: string;
+}
+
+/** A warning that no longer holds: the guard no longer plans that act. */
+export interface GuardWithdrawal {
+  instanceId: number;
+  key: string;
+  why: 'busy' | 'snoozed' | 'acted' | 'gone';
+}
+
+/** The guard stopped or destroyed an instance (told once per act). */
+export interface GuardActed {
+  /** The record as last seen running (its rate is what the act saves). */
+  before: Instance;
+  /** The record now (stopped), or undefined when it left the list (destroyed). */
+  after?: Instance;
+  action: 'stop' | 'destroy';
+  reason: 'idle' | 'maxHours' | 'maxSpend';
+  /** When it acted (ms, local clock). */
+  at: number;
+  idleLimitSeconds: number;
 }
 
 export interface GuardStatus {
@@ -52,23 +79,31 @@ export interface GuardMonitorOptions {
   remoteEveryMs?: number;
   /** Warn this long before the guard acts. Default 5 minutes. */
   warnBeforeMs?: number;
-  /** At most one warning per instance this often. Default 1 hour. */
-  warnEveryMs?: number;
   /** How often warnings are re-checked between polls. Default 15 s. */
   tickMs?: number;
 }
 
 interface Track {
-  /** gpu_util below the threshold since (ms), from the list. */
+  /** gpu_util below the threshold since (ms), from the list (instances without a reporting watchdog only). */
   idleSince?: number;
   watchdog?: Reading;
   readAt?: number;
   reading?: boolean;
   readError?: string;
-  lastWarnAt?: number;
+  /** The warning shown and not withdrawn yet. */
+  warned?: GuardWarning;
+  /** The act the reporting guard planned at the last look, and the record then (to tell what it did). */
+  planned?: Omit<GuardWarning, 'instance'>;
+  lastRunning?: Instance;
   /** Warnings pause until (after Keep Running). */
   quietUntil?: number;
+  /** onActed fired for the current act. */
+  told?: boolean;
+  /** The end of guard.log at the last read that had one (kept after a stop: the disk is out of reach then). */
+  lastLog?: string;
 }
+
+type Next = Omit<GuardWarning, 'instance'>;
 
 /** What the row assumes about a watchdog not read yet, right after a snooze was written to it. */
 function placeholderState(g: InstalledGuard, now: number): WatchdogState {
@@ -86,8 +121,12 @@ export class GuardMonitor implements Disposable {
   private readonly tracks = new Map<number, Track>();
   private readonly changed = new Emitter<void>();
   private readonly warned = new Emitter<GuardWarning>();
+  private readonly withdrawn = new Emitter<GuardWithdrawal>();
+  private readonly acted = new Emitter<GuardActed>();
   readonly onDidChange: Event<void> = this.changed.event;
   readonly onWarn: Event<GuardWarning> = this.warned.event;
+  readonly onWithdraw: Event<GuardWithdrawal> = this.withdrawn.event;
+  readonly onActed: Event<GuardActed> = this.acted.event;
   private readonly subs: Disposable[] = [];
   private readonly timer: NodeJS.Timeout;
   private readonly now: () => number;
@@ -118,7 +157,8 @@ export class GuardMonitor implements Disposable {
 
   /** Tells the views, only when some row's guard text changed (no repaint per poll). */
   private notify(): void {
-    const sig = [...this.tracks.keys()].map((id) => `${id}:${this.status(id)?.text ?? ''}`).join('|');
+    // The log too: Show Instance Details follows this event and must show the current log, not the one it opened with.
+    const sig = [...this.tracks.keys()].map((id) => { const st = this.status(id); return `${id}:${st?.text ?? ''}:${st?.log?.slice(-80) ?? ''}`; }).join('|');
     if (sig === this.shown) return;
     this.shown = sig;
     this.changed.fire();
@@ -133,16 +173,11 @@ export class GuardMonitor implements Disposable {
       const t = this.tracks.get(inst.id) ?? {};
       this.tracks.set(inst.id, t);
       if (inst.state !== 'running') {
-        delete t.idleSince;
-        // It stopped when its reporting guard was due (the container, and the guard's own record
-        // of the stop, are gone by the next read): the stopped row says why.
-        const w = t.watchdog;
-        if (w?.state && w.state.doneAt === null && w.state.actAt !== null && reporting(w) && localTime(w)(w.state.actAt) <= now + 90_000) {
-          t.watchdog = { ...w, state: { ...w.state, doneAt: w.state.actAt } };
-        }
-        if (t.watchdog?.state?.doneAt == null) delete t.watchdog;
+        this.left(inst.id, t, inst, now);
         continue;
       }
+      t.lastRunning = inst;
+      delete t.told;
       const g = installedGuard(inst.onstart);
       const below = g?.gpuUtilBelow ?? this.defaults().gpuUtilBelow;
       if (typeof inst.gpu_util === 'number') {
@@ -152,8 +187,54 @@ export class GuardMonitor implements Disposable {
       if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= this.remoteEvery)) background(this.read(inst.id), this.o.log, 'reading the guard state');
       this.maybeWarn(inst, g, t, now);
     }
-    for (const id of [...this.tracks.keys()]) if (!seen.has(id)) this.tracks.delete(id);
+    for (const [id, t] of [...this.tracks]) {
+      if (seen.has(id)) continue;
+      this.left(id, t, undefined, now);
+      this.tracks.delete(id);
+    }
     this.notify();
+  }
+
+  /**
+   * The instance stopped (`after`) or left the list (undefined). When its reporting guard was due
+   * then (the container, and the guard's own record of the act, are gone by the next read), it
+   * was the guard: the stopped row says why, and onActed tells it once.
+   */
+  private left(id: number, t: Track, after: Instance | undefined, now: number): void {
+    delete t.idleSince;
+    const p = t.planned;
+    const w = t.watchdog;
+    delete t.planned;
+    if (w?.state && w.state.doneAt === null && p && p.action !== 'none' && p.actAt <= now + 90_000) {
+      t.watchdog = { ...w, state: { ...w.state, doneAt: Math.round((p.actAt - localTime(w)(0)) / 1000) } };
+    }
+    const s = t.watchdog?.state;
+    // Out of the list: only a destroying guard explains that (a stopped machine stays listed; one list may just miss it).
+    if (s && s.doneAt !== null && t.watchdog && !t.told && t.lastRunning && (after || s.action === 'destroy')) {
+      t.told = true;
+      const reason = p?.reason ?? (s.capAt !== null && s.capAt <= s.doneAt ? (s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours') : 'idle');
+      this.acted.fire({ before: t.lastRunning, ...(after ? { after } : {}), action: s.action, reason, at: localTime(t.watchdog)(s.doneAt), idleLimitSeconds: s.idleLimitSeconds });
+    }
+    this.withdraw(id, t, s?.doneAt != null ? 'acted' : 'gone');
+    if (s?.doneAt == null) delete t.watchdog;
+  }
+
+  private withdraw(id: number, t: Track, why: GuardWithdrawal['why']): void {
+    const w = t.warned;
+    if (!w) return;
+    delete t.warned;
+    this.withdrawn.fire({ instanceId: id, key: w.key, why });
+  }
+
+  /** When the guard plans to act on the instance (ms, local clock), as it last reported; undefined when nothing is planned. */
+  plannedAct(instanceId: number): { at: number; action: 'stop' | 'destroy' } | undefined {
+    const p = this.tracks.get(instanceId)?.planned;
+    return p && p.action !== 'none' ? { at: p.actAt, action: p.action } : undefined;
+  }
+
+  /** Whether a warning still holds (its buttons act only then). */
+  isCurrent(instanceId: number, key: string): boolean {
+    return this.tracks.get(instanceId)?.warned?.key === key;
   }
 
   private get remoteEvery(): number {
@@ -178,6 +259,11 @@ export class GuardMonitor implements Disposable {
     setTimeout(() => this.update(), delay + 50).unref?.();
   }
 
+  /** The end of guard.log as last read while the instance ran (for a stopped instance's Show Idle Guard Log). */
+  lastLog(id: number): string | undefined {
+    return this.tracks.get(id)?.lastLog;
+  }
+
   /** The end of the instance's guard.log over SSH; undefined when it has no SSH entry here (or nothing reads over SSH). */
   async readLog(id: number): Promise<string | undefined> {
     return this.o.remote?.readLog(id);
@@ -190,6 +276,7 @@ export class GuardMonitor implements Disposable {
     t.readAt = this.now();
     try {
       const r = await this.o.remote.readState(id);
+      if (r?.log) t.lastLog = r.log;
       if (r) t.watchdog = { ...(r.state ? { state: r.state } : {}), ...(r.log ? { log: r.log } : {}), readAt: this.now(), remoteNow: r.now };
       // No SSH entry (yet: it is written once the instance runs): look again in 10 s, not in a minute.
       else t.readAt = this.now() - this.remoteEvery + 10_000;
@@ -212,38 +299,48 @@ export class GuardMonitor implements Disposable {
     return t.watchdog;
   }
 
-  /** When the guard acts next, and why; undefined when nothing is due (busy, snoozed, acted). */
-  private next(inst: Instance, guard: InstalledGuard | undefined, t: Track, now: number): Omit<GuardWarning, 'instance'> | undefined {
+  /**
+   * When the guard acts next, and why; undefined when nothing is due (busy, snoozed, acted). A
+   * watchdog's plan is read from its own state only; an instance whose watchdog was not read yet
+   * is judged by its hard cap alone (the list's uptime; gpu_util says nothing of what it sees).
+   */
+  private next(inst: Instance, guard: InstalledGuard | undefined, t: Track, now: number): Next | undefined {
     let g = guard;
     const f = this.fresh(t, now);
     if (g && f?.state && reporting(f)) {
       const s = f.state;
       if (s.doneAt !== null) return undefined;
       const at = localTime(f);
-      const options: Array<Omit<GuardWarning, 'instance'>> = [];
-      if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: s.idleLimitSeconds / 60 });
-      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: s.idleLimitSeconds / 60 });
+      const limit = s.idleLimitSeconds / 60;
+      const options: Next[] = [];
+      if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: limit, ...(s.idleSince !== null ? { idleSince: at(s.idleSince) } : {}), key: `idle:${s.idleSince ?? s.actAt}` });
+      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: limit, key: 'cap' });
       return options.sort((a, b) => a.actAt - b.actAt)[0];
     }
     // A watchdog that did not report at the last read will not act: warn as for an instance without one.
     if (g && t.watchdog && !reporting(t.watchdog)) g = undefined;
-    const options: Array<Omit<GuardWarning, 'instance'>> = [];
+    const options: Next[] = [];
     const idleMinutes = g?.idleMinutes ?? this.defaults().idleMinutes;
-    if (t.idleSince !== undefined) options.push({ actAt: t.idleSince + idleMinutes * 60_000, action: g?.action ?? 'none', reason: 'idle', idleMinutes });
+    if (!g && t.idleSince !== undefined) options.push({ actAt: t.idleSince + idleMinutes * 60_000, action: 'none', reason: 'idle', idleMinutes, idleSince: t.idleSince, key: `list:${t.idleSince}` });
     if (g?.capSeconds !== undefined && typeof inst.uptime_mins === 'number') {
-      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes });
+      // One cap per run, whether judged from the list's uptime or (above) the guard's own capAt: no new act when either moves.
+      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes, key: 'cap' });
     }
     return options.sort((a, b) => a.actAt - b.actAt)[0];
   }
 
   private maybeWarn(inst: Instance, g: InstalledGuard | undefined, t: Track, now: number): void {
     const n = this.next(inst, g, t, now);
-    if (!n || n.actAt - now > (this.o.warnBeforeMs ?? 5 * 60_000)) return;
-    if (t.quietUntil !== undefined && now < t.quietUntil) return;
-    if (t.lastWarnAt !== undefined && now - t.lastWarnAt < (this.o.warnEveryMs ?? 60 * 60_000)) return;
+    t.planned = n && n.action !== 'none' ? n : undefined;
+    const due = n && n.actAt - now <= (this.o.warnBeforeMs ?? 5 * 60_000) ? n : undefined;
+    const quiet = t.quietUntil !== undefined && now < t.quietUntil;
+    // The warning shown no longer holds: the guard is busy again, snoozed, or plans another act.
+    if (t.warned && (!n || n.key !== t.warned.key || quiet)) this.withdraw(inst.id, t, quiet ? 'snoozed' : 'busy');
+    if (!due || quiet || t.warned?.key === due.key) return;
     if (this.noWarn().includes(inst.id)) return;
-    t.lastWarnAt = now;
-    this.warned.fire({ instance: inst, ...n });
+    const w: GuardWarning = { instance: inst, ...due };
+    t.warned = w;
+    this.warned.fire(w);
   }
 
   /** What the row and tooltip say; undefined for instances that are not running. */
@@ -283,18 +380,19 @@ export class GuardMonitor implements Disposable {
       text = n.text;
       details.push(...n.details);
     } else {
-      if (t.idleSince !== undefined) text += ` · idle ${minutes(now - t.idleSince)} min`;
+      // No idle minutes from the list's gpu_util: only the guard knows what it counts (SSH sessions, heartbeat, its own GPU reading).
       details.push(
         t.readError
-          ? 'Idle guard: its state could not be read over SSH yet (the reason is in the GPU Rental log); idle time estimated from the GPU utilisation in the list'
+          ? 'Idle guard: its state could not be read over SSH yet (the reason is in the GPU Rental log); its idle time and warnings come from its own state once read'
           : f
             ? 'Idle guard: starting on the instance'
-            : 'Idle guard: idle time estimated from the GPU utilisation in the list (its own view is read over SSH once the instance has an SSH entry here)',
+            : 'Idle guard: its idle time and warnings come from its own state, read over SSH once the instance has an SSH entry here',
       );
     }
     details.push(`Settings: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`);
     if (g.capSeconds !== undefined) details.push(`Hard cap (${g.capWhy}): after ${(g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)} h running, whatever the activity`);
-    return { text, details, watchdog: true, ...(t.watchdog?.log ? { log: t.watchdog.log } : {}) };
+    // The log of the last read only while it is recent (a read that failed since leaves an old one).
+    return { text, details, watchdog: true, ...(f?.log ? { log: f.log } : {}) };
   }
 
   /**
@@ -330,7 +428,7 @@ export class GuardMonitor implements Disposable {
     }
     if (mins) t.quietUntil = result.until;
     else delete t.quietUntil;
-    delete t.lastWarnAt;
+    if (mins) this.withdraw(id, t, 'snoozed');
     this.o.log.info(`guard: instance ${id} ${mins ? `kept running for ${mins} min` : 'snooze ended'} (${result.via})`);
     this.notify();
     return result;
@@ -347,5 +445,7 @@ export class GuardMonitor implements Disposable {
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
     this.warned.dispose();
+    this.withdrawn.dispose();
+    this.acted.dispose();
   }
 }

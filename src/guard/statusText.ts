@@ -43,6 +43,12 @@ export function durationWords(seconds: number): string {
   return seconds < 60 ? `${Math.round(seconds)} s` : `${Math.round(seconds / 60)} min`;
 }
 
+/** "3 of 30 min" (or "5 of 15 s" below a minute): the row, the tooltip and the warning say it alike. */
+export function idleProgress(idleMs: number, limitSeconds: number): string {
+  const limit = limitSeconds;
+  return limit < 60 ? `${Math.min(Math.round(limit), Math.max(0, Math.floor(idleMs / 1000)))} of ${Math.round(limit)} s` : `${mins(idleMs)} of ${Math.round(limit / 60)} min`;
+}
+
 /** What the watchdog is doing, e.g. "watching · idle 3 of 30 min · acts at 14:05". */
 export function activity(r: Reading & { state: WatchdogState }, now: number): string {
   const s = r.state;
@@ -53,12 +59,7 @@ export function activity(r: Reading & { state: WatchdogState }, now: number): st
     return `${s.lastError}, retrying ${wait > 0 ? `in ${wait} min` : 'now'}`;
   }
   if (s.snoozedUntil !== null) return `watching · kept running until ${clock(local(s.snoozedUntil))}`;
-  if (s.idleSince !== null && s.actAt !== null) {
-    const idleMs = now - local(s.idleSince);
-    const limit = s.idleLimitSeconds;
-    const progress = limit < 60 ? `${Math.min(Math.round(limit), Math.max(0, Math.floor(idleMs / 1000)))} of ${Math.round(limit)} s` : `${mins(idleMs)} of ${Math.round(limit / 60)} min`;
-    return `watching · idle ${progress} · acts at ${clock(local(s.actAt))}`;
-  }
+  if (s.idleSince !== null && s.actAt !== null) return `watching · idle ${idleProgress(now - local(s.idleSince), s.idleLimitSeconds)} · acts at ${clock(local(s.actAt))}`;
   return `watching · busy (${s.busyReason ?? 'active'})`;
 }
 

@@ -6,6 +6,7 @@ import { createInstance } from './instanceCreate';
 import { SearchError, searchOffers } from './offers';
 import { controlInstanceOps, routeInstanceOps, serveLog } from './instanceOps';
 import { controlBilling, routeBilling } from './billing';
+import { routeSpendRate } from './spendRate';
 import { SimState, holdBack, type Fault } from './state';
 import { control } from './simControl';
 import { handleSshKeys } from './sshKeyRoutes';
@@ -310,7 +311,7 @@ function route(
   if (!who || who === 'expired') throw authFail(state, path, token !== undefined);
   if (body.bad) throw fail(400, 'invalid_args', 'The request body is not valid JSON.');
   const json = body.json ?? {};
-  const billing = routeBilling(state, method, path, url, json, who.kind); // src/sim/billing.ts
+  const billing = routeBilling(state, method, path, url, json, who.kind) ?? (who.kind === 'instance' ? undefined : routeSpendRate(state, method, path)); // src/sim/billing.ts, spendRate.ts
   if (billing) return billing;
 
   let m: RegExpExecArray | null;

@@ -5,7 +5,7 @@ import { join, isAbsolute, dirname } from 'node:path';
 import type { Instance, Logger } from '../api/types';
 import type { SshEntryWriter, SshOptions, SshOptionsByInstance } from './sshTypes';
 import { type FsPort, nodeFsPort, readIfExists, ensurePrivateDir, writeAtomic, withFileLock, errCode, ConcurrentChangeError } from './fsPort';
-import { removeKnownHosts } from './knownHosts';
+import { hostKeyAlias, removeKnownHosts } from './knownHosts';
 import { analyseUserConfig, includeLineFor, prependInclude, withoutBom, type IncludeStatus, type IncludeRefusal } from './userConfig';
 import { sshAddress } from './address';
 import { SshValueError, checkSshTarget, sshConfigPath, validHost, validPort } from './sshValues';
@@ -253,13 +253,16 @@ export class SshConfigWriter implements SshEntryWriter {
   }
 
   private blockFor(e: SshEntry): Block {
-    const host = (alias: string, hostName: string, port: number) => [
+    const host = (alias: string, hostName: string, port: number, proxy: boolean) => [
       `Host ${alias}`,
       `  HostName ${hostName}`,
       `  Port ${port}`,
       `  User ${e.user}`,
       ...(e.identityFile ? [`  IdentityFile ${this.quoted(e.identityFile, 'The SSH identity file', true)}`, '  IdentitiesOnly yes'] : []),
       `  UserKnownHostsFile ${this.quoted(this.knownHostsPath, 'The GPU Rental known_hosts path', true)}`,
+      // Pinned per instance, not per address (knownHosts.ts): a recycled address or port never blocks a new machine.
+      `  HostKeyAlias ${hostKeyAlias(e.id, e.origin, proxy)}`,
+      '  CheckHostIP no',
       '  StrictHostKeyChecking accept-new',
       '  ServerAliveInterval 30',
       ...e.localForwards.map((f) => `  LocalForward ${f.localPort} ${f.remoteHost}:${f.remotePort}`),
@@ -267,8 +270,8 @@ export class SshConfigWriter implements SshEntryWriter {
     const lines = [
       `# gpu-rental:entry id=${e.id}${e.origin ? ` origin=${e.origin}` : ''}`,
       ...(e.templateIdentity && e.identityFile ? [TEMPLATE_IDENTITY_NOTE] : []),
-      ...host(e.alias, e.hostName, e.port),
-      ...(e.proxy ? host(`${e.alias}${PROXY_ALIAS_SUFFIX}`, e.proxy.hostName, e.proxy.port) : []),
+      ...host(e.alias, e.hostName, e.port, false),
+      ...(e.proxy ? host(`${e.alias}${PROXY_ALIAS_SUFFIX}`, e.proxy.hostName, e.proxy.port, true) : []),
     ];
     return { id: e.id, lines, entry: e, ...(e.origin ? { origin: e.origin } : {}) };
   }
@@ -305,7 +308,13 @@ export class SshConfigWriter implements SshEntryWriter {
   private async dropKnownHosts(entries: SshEntry[], beforeRename: () => Promise<void>): Promise<void> {
     const buf = await readIfExists(this.fs, this.knownHostsPath);
     if (!buf) return;
-    const { text, removed } = removeKnownHosts(buf.toString('utf8'), entries.flatMap((e) => [{ host: e.hostName, port: e.port }, ...(e.proxy ? [{ host: e.proxy.hostName, port: e.proxy.port }] : [])]));
+    // By alias (where the pin lives now) and by address (pins written before there were aliases).
+    const targets = entries.flatMap((e) => [
+      { alias: hostKeyAlias(e.id, e.origin) },
+      { host: e.hostName, port: e.port },
+      ...(e.proxy ? [{ alias: hostKeyAlias(e.id, e.origin, true) }, { host: e.proxy.hostName, port: e.proxy.port }] : []),
+    ]);
+    const { text, removed } = removeKnownHosts(buf.toString('utf8'), targets);
     if (removed) await writeAtomic(this.fs, this.knownHostsPath, text, 0o600, beforeRename);
   }
 

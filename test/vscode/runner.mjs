@@ -392,6 +392,11 @@ const uiSteps = {
     await guardRow('guard: watching · busy');
     await shot('guard-watching');
   },
+  /** Idle guard walk: a terminal open on the instance, GPU idle: the row says the session keeps it busy. */
+  'guard-terminal-open': async () => {
+    await guardRow('busy (ssh'); // Playwright matches text case-insensitively: "SSH session" or "ssh 1"
+    await shot('guard-terminal-open');
+  },
   /** Idle guard walk: the row's context menu → Set Demo GPU Load… → Idle (0 %), as a user does it. */
   'guard-set-idle': async () => {
     const row = await guardRow('guard: watching');
@@ -436,6 +441,12 @@ const uiSteps = {
   /** Idle guard walk: the stopped row says its guard stopped it. */
   'guard-stopped': async () => {
     await guardRow('stopped by its idle guard');
+    // The one notice of what it did, with Start and Show Guard Log.
+    const toast = ui.page.locator('.notification-toast', { hasText: 'The idle guard stopped' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
+    if (!buttons.includes('Start') || !buttons.includes('Show Guard Log')) throw new Error(`the notice offers ${JSON.stringify(buttons)}`);
+    await ui.page.waitForTimeout(300);
     await shot('guard-stopped');
     if (sidebarWidth) await sidebarTo(sidebarWidth); // as the later files' pictures expect it
   },

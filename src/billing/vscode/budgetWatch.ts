@@ -5,7 +5,6 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { Spending } from '../spending';
 import { budgetAction, type BudgetOutcome } from '../budgetAction';
-import { summarizeCosts } from '../../costs/costs';
 import { instanceName } from '../../instances/instanceViewModel';
 import { background } from '../../core/background';
 
@@ -17,7 +16,8 @@ export async function checkBudgetNow(services: Services, s: Spending | undefined
     monthly,
     onExceeded,
     spent: s.month,
-    ratePerHour: summarizeCosts(services.instances.instances, undefined).totalPerHour,
+    // The service's burn rate where it answers (stopped disks and volumes included), else computed.
+    ratePerHour: services.credit.rate(services.instances.instances).perHour,
     nowS: Date.now() / 1000,
     state: services.globalState,
     instances: () => services.instances.instances,

@@ -5,13 +5,14 @@ import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
 import { instanceName, md } from '../../instances/instanceViewModel';
+import { rateSourceText, type BurnRate } from '../credit';
 import { background } from '../../core/background';
 
 export function statusText(s: CostSummary, demo: boolean): string {
   return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
 }
 
-export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string): string {
+export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate): string {
   const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
   const active = instances.filter(isBilledForCompute);
   const idle = instances.filter((i) => !isBilledForCompute(i));
@@ -25,7 +26,7 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
     lines.push('', `Stopped (storage only, ${md(formatRate(s.idleStoragePerHour))} in all):`);
     for (const i of idle) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
   }
-  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}`);
+  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))})` : ''}`);
   if (s.credit !== undefined) {
     // A blank line first: Markdown would otherwise join "Total" and "Credit" into one line.
     lines.push(
@@ -78,10 +79,11 @@ export class CostStatusBar implements vscode.Disposable {
     }
     const store = this.services.instances;
     const instances = store.instances;
-    const s = summarizeCosts(instances, this.services.credit.current(instances));
+    const rate = this.services.credit.rate(instances);
+    const s = summarizeCosts(instances, this.services.credit.current(instances), rate.source === 'service' ? rate.perHour : undefined);
     this.summary = s;
     this.item.text = statusText(s, info.demo);
-    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today()));
+    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate));
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
       label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,

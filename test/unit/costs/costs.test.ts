@@ -37,6 +37,16 @@ test('running $/h is summed; stopped instances count only their storage', () => 
   assert.equal(currentRate(list[2] as Instance), 0.05, 'not the unchanged dph_total of a stopped instance');
 });
 
+test("the service's spend-rate (stopped disks and volumes included) is the total where known, and the credit's hours are counted at it", () => {
+  const list = [running(1, 0.5, 0.02), stopped(3, 2.0, 0.05)];
+  const s = summarizeCosts(list, 10, 0.6);
+  assert.equal(s.totalPerHour, 0.6);
+  assert.equal(s.hoursLeft, 10 / 0.6);
+  assert.equal(Number(s.activePerHour.toFixed(4)), 0.5, 'the per-instance parts stay what the list says');
+  assert.equal(Number(summarizeCosts(list, 10).totalPerHour.toFixed(4)), 0.55, 'computed without it');
+  assert.equal(summarizeCosts(list, 10, 0).totalPerHour, 0, 'a service figure of 0 is a figure');
+});
+
 test('failed instances (exited while intended running) bill storage only', () => {
   const crashed: Instance = { ...running(4, 1, 0.04), state: 'exited', actual_status: 'exited', instance: { totalHour: 0.04 } };
   assert.equal(storageRate(crashed), 0.04);

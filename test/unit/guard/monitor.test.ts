@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/core/events';
 import { silentLogger } from '../../kit/log';
-import { GuardMonitor, type GuardWarning } from '../../../src/guard/monitor';
+import { GuardMonitor, type GuardActed, type GuardWarning, type GuardWithdrawal } from '../../../src/guard/monitor';
 import { DEFAULT_GUARD, composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import type { GuardRemote, WatchdogState } from '../../../src/guard/remote';
 import { snoozeCommand, READ_STATE_COMMAND } from '../../../src/guard/remote';
@@ -26,13 +26,19 @@ function setup(opts: { instances: Instance[]; remote?: GuardRemote }) {
   const list = { instances: opts.instances, changed: new Emitter<readonly Instance[]>() };
   const store = { get instances() { return list.instances; }, onDidChange: list.changed.event };
   const warnings: GuardWarning[] = [];
+  const withdrawn: GuardWithdrawal[] = [];
+  const acted: GuardActed[] = [];
   const state = new Memory();
   const m = new GuardMonitor({ instances: store, remote: opts.remote, defaults: () => ({ enabled: true, idleMinutes: 30, gpuUtilBelow: 5 }), state, log: silentLogger, now: () => now, tickMs: 3_600_000 });
   m.onWarn((w) => warnings.push(w));
+  m.onWithdraw((w) => withdrawn.push(w));
+  m.onActed((a) => acted.push(a));
   m.update();
   return {
     m,
     warnings,
+    withdrawn,
+    acted,
     state,
     set(instances: Instance[]) {
       list.instances = instances;
@@ -48,21 +54,14 @@ function setup(opts: { instances: Instance[]; remote?: GuardRemote }) {
 
 const MIN = 60_000;
 
-test('from the list alone: idle minutes from gpu_util, a warning 5 min before, at most one per hour, none while busy', () => {
+test("a guarded instance is never warned from the list's gpu_util (0 at boot): the row says nothing of idle minutes until its guard reports", () => {
   const h = setup({ instances: [inst(1, { gpu_util: 50 })] });
   try {
     assert.equal(h.m.status(1)!.text, 'guard: stops after 30 idle min');
-    h.set([inst(1, { gpu_util: 2 })]);
-    h.advance(12 * MIN);
-    assert.equal(h.m.status(1)!.text, 'guard: stops after 30 idle min · idle 12 min');
-    assert.equal(h.warnings.length, 0);
-    h.advance(14 * MIN);
-    assert.equal(h.warnings.length, 1);
-    assert.deepEqual({ ...h.warnings[0]!, instance: undefined }, { instance: undefined, actAt: h.now() - 26 * MIN + 30 * MIN, action: 'stop', reason: 'idle', idleMinutes: 30 });
-    h.advance(10 * MIN);
-    assert.equal(h.warnings.length, 1, 'not again within the hour');
-    h.set([inst(1, { gpu_util: 40 })]);
-    assert.equal(h.m.status(1)!.text, 'guard: stops after 30 idle min');
+    h.set([inst(1, { gpu_util: 0 })]);
+    h.advance(29 * MIN);
+    assert.equal(h.m.status(1)!.text, 'guard: stops after 30 idle min', 'no idle minutes guessed from gpu_util');
+    assert.equal(h.warnings.length, 0, 'no warning from gpu_util');
   } finally {
     h.m.dispose();
   }
@@ -135,6 +134,12 @@ test('a hard cap (maxHours from the onstart, uptime from the list) warns althoug
     assert.equal(h.warnings[0]!.reason, 'maxHours');
     assert.ok(Math.abs(h.warnings[0]!.actAt - (h.now() + 3 * MIN)) < 1000);
     assert.match(h.m.status(4)!.details.join('\n'), /Hard cap \(maxHours\): after 2 h running/);
+    // The same cap on later ticks and lists (its act time from each list's uptime): no second warning.
+    // Ticks between lists see the same uptime at a later time, so the act time computed moves.
+    for (let k = 0; k < 4; k++) h.advance(37_000);
+    h.set([inst(4, { gpu_util: 99, uptime_mins: 117 + (4 * 37) / 60 })]);
+    assert.equal(h.warnings.length, 1, 'one warning for one cap');
+    assert.equal(h.withdrawn.length, 0);
   } finally {
     h.m.dispose();
   }
@@ -318,6 +323,151 @@ test("after Keep Running or the demo's load change the watchdog is read again af
     h.advance(1100);
     await settle(h);
     assert.equal(reads, 4, 'readSoon never postpones a read');
+  } finally {
+    h.m.dispose();
+  }
+});
+
+/** A remote whose state the test sets between reads. */
+function scripted(T: number) {
+  let state: WatchdogState | undefined = stateAt(T);
+  let clockS = T / 1000;
+  const remote = remoteOf(() => ({ now: clockS, ...(state ? { state } : {}) }));
+  return { remote, set(s: WatchdogState | undefined, nowS: number) { state = s; clockS = nowS; } };
+}
+
+test('warnings follow the guard: one per idle stretch, withdrawn when busy again, a new stretch warns anew within the hour; the warning and the row count the same minutes', async () => {
+  const T = 1_000_000_000_000;
+  const r = scripted(T);
+  // Busy at first: no warning although the list says 0 %.
+  r.set(stateAt(T, { busyReason: 'SSH session', idleSince: null, actAt: null }), T / 1000);
+  const h = setup({ instances: [inst(20, { gpu_util: 0 })], remote: r.remote });
+  try {
+    await settle(h);
+    assert.equal(h.warnings.length, 0);
+    // Idle 27 of 30 min by the guard's own clock: a warning, with the guard's idle-since.
+    const t1 = (T + MIN) / 1000;
+    r.set(stateAt(T + MIN, { idleSince: t1 - 27 * 60, actAt: t1 + 3 * 60 }), t1);
+    h.advance(MIN);
+    await settle(h);
+    assert.equal(h.warnings.length, 1);
+    const w = h.warnings[0]!;
+    assert.equal(w.idleSince, h.now() - 27 * MIN);
+    assert.ok(h.m.isCurrent(20, w.key));
+    const { warningText } = await import('../../../src/guard/vscode/guardWarningText');
+    const minutes = /idle (\d+ of 30 min)/.exec(h.m.status(20)!.text)?.[1];
+    assert.ok(minutes, h.m.status(20)!.text);
+    assert.ok(warningText(w, h.now()).includes(`idle ${minutes}`), warningText(w, h.now()));
+    assert.match(warningText(w, h.now()), /at \d\d:\d\d( [AP]M)? \(in about 3 min\)/);
+    // Busy again: the warning is withdrawn.
+    const t2 = (T + 2 * MIN) / 1000;
+    r.set(stateAt(T + 2 * MIN, { busyReason: 'GPU at 80 %', idleSince: null, actAt: null }), t2);
+    h.advance(MIN);
+    await settle(h);
+    assert.deepEqual(h.withdrawn.map((x) => [x.instanceId, x.key, x.why]), [[20, w.key, 'busy']]);
+    assert.ok(!h.m.isCurrent(20, w.key));
+    // Idle again, 10 minutes later (well within an hour): a new stretch, a new warning.
+    const t3 = (T + 12 * MIN) / 1000;
+    r.set(stateAt(T + 12 * MIN, { idleSince: t3 - 26 * 60, actAt: t3 + 4 * 60 }), t3);
+    h.advance(10 * MIN);
+    await settle(h);
+    assert.equal(h.warnings.length, 2, 'the real warning is not hidden by an earlier one');
+    assert.notEqual(h.warnings[1]!.key, w.key);
+    // The same stretch read again: no second warning.
+    h.advance(MIN);
+    await settle(h);
+    assert.equal(h.warnings.length, 2);
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('after the guard acts: one notice (before/after records, why, when), the warning withdrawn as acted; a stop by hand is not put on the guard', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { idleSince: T / 1000 - 1770, actAt: T / 1000 + 30 });
+  const h = setup({ instances: [inst(21, { dph_total: 0.45 })], remote: remoteOf(() => ({ now: T / 1000, state: s })) });
+  try {
+    await settle(h);
+    assert.equal(h.warnings.length, 1);
+    const stopped = inst(21, { state: 'stopped', dph_total: 0.45 } as Partial<Instance>);
+    h.set([stopped]);
+    assert.equal(h.acted.length, 1);
+    const a = h.acted[0]!;
+    assert.equal(a.action, 'stop');
+    assert.equal(a.reason, 'idle');
+    assert.equal(a.before.state, 'running');
+    assert.equal(a.after, stopped);
+    assert.equal(a.idleLimitSeconds, 1800);
+    assert.deepEqual(h.withdrawn.map((x) => x.why), ['acted']);
+    h.advance(MIN);
+    h.set([stopped]);
+    assert.equal(h.acted.length, 1, 'told once');
+    const { actedText } = await import('../../../src/guard/vscode/guardWarningText');
+    assert.match(actedText({ ...a, after: { ...stopped, instance: { totalHour: 0.01 } } as Instance }), /^The idle guard stopped box-21 at \d\d:\d\d( [AP]M)?: it was idle for 30 min\. That saves \$0\.44\/h \(its disk still bills \$0\.010\/h until you destroy it\)\.$/);
+    // Stopped by hand long before the guard was due: no notice.
+    const h2 = setup({ instances: [inst(22)], remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T) })) });
+    await settle(h2);
+    h2.set([inst(22, { state: 'stopped' } as Partial<Instance>)]);
+    assert.equal(h2.acted.length, 0);
+    h2.m.dispose();
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('a destroying guard: the instance leaves the list when it was due, and the notice says destroyed', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { action: 'destroy', idleSince: T / 1000 - 1790, actAt: T / 1000 + 10 });
+  const h = setup({ instances: [inst(23)], remote: remoteOf(() => ({ now: T / 1000, state: s })) });
+  try {
+    await settle(h);
+    h.set([]);
+    assert.equal(h.acted.length, 1);
+    assert.equal(h.acted[0]!.action, 'destroy');
+    assert.equal(h.acted[0]!.after, undefined);
+    // A stopping guard's instance missing from one list is no act of the guard.
+    const h2 = setup({ instances: [inst(26)], remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T, { idleSince: T / 1000 - 1790, actAt: T / 1000 + 10 }) })) });
+    await settle(h2);
+    h2.set([]);
+    assert.equal(h2.acted.length, 0);
+    h2.m.dispose();
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('Keep Running withdraws the warning (snoozed); the guard log of a stopped instance is what was last read', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { idleSince: T / 1000 - 1700, actAt: T / 1000 + 100 });
+  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async readState() { return { now: T / 1000, state: s, log: 'idle (GPU 0, SSH 0)' }; } };
+  const h = setup({ instances: [inst(24)], remote });
+  try {
+    await settle(h);
+    assert.equal(h.warnings.length, 1);
+    await h.m.snooze(24, 60);
+    assert.deepEqual(h.withdrawn.map((x) => x.why), ['snoozed']);
+    h.set([inst(24, { state: 'stopped' } as Partial<Instance>)]);
+    assert.equal(h.m.lastLog(24), 'idle (GPU 0, SSH 0)');
+  } finally {
+    h.m.dispose();
+  }
+});
+
+test('a Keep Running that cannot reach the machine fails at once, and the words say when the guard still acts and what to do', async () => {
+  const T = 1_000_000_000_000;
+  const s = stateAt(T, { idleSince: T / 1000 - 1700, actAt: T / 1000 + 100 });
+  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async snooze() { throw new Error('ssh gpu-box-25 failed: Host key verification failed.'); } };
+  const h = setup({ instances: [inst(25)], remote });
+  try {
+    await settle(h);
+    await assert.rejects(h.m.snooze(25, 60), /Host key verification failed/);
+    const planned = h.m.plannedAct(25);
+    assert.deepEqual(planned, { at: h.now() + 100_000, action: 'stop' });
+    assert.equal(h.warnings.length, 1, 'the warning still holds: nothing was snoozed');
+    assert.ok(h.m.isCurrent(25, h.warnings[0]!.key));
+    const { snoozeFailedText } = await import('../../../src/guard/vscode/guardWarningText');
+    const text = snoozeFailedText('box-25', 'ssh gpu-box-25 failed: Host key verification failed.', planned);
+    assert.match(text, /^Keep Running could not reach box-25: .*Host key verification failed\. The idle guard will still stop it at \d\d:\d\d( [AP]M)?\. To keep it: open a terminal on it/);
   } finally {
     h.m.dispose();
   }

@@ -392,7 +392,11 @@ test('removing a direct entry drops the known_hosts lines of its direct address 
     await w.writeEntry(inst(42, { public_ipaddr: '203.0.113.9', ports: [{ container: '22/tcp', hostPort: 41022 }] }), {});
     assert.deepEqual((await w.findEntry(42))?.proxy, { hostName: 'ssh5.example.net', port: 40042 });
     const other = '[ssh5.example.net]:40043 ssh-ed25519 AAAAother\n';
-    writeFileSync(w.knownHostsPath, `[203.0.113.9]:41022 ssh-ed25519 AAAAdirect\n${other}[ssh5.example.net]:40042 ssh-ed25519 AAAAproxy\n`);
+    // Its proxy route has a pin of its own (an instance's two routes are two hosts with two keys).
+    assert.ok(readFileSync(w.configPath, 'utf8').includes('  HostKeyAlias gpu-rental-42\n  CheckHostIP no\n'));
+    assert.ok(readFileSync(w.configPath, 'utf8').includes('  HostKeyAlias gpu-rental-42-proxy\n'));
+    const old = `[203.0.113.9]:41022 ssh-ed25519 AAAAdirect\n${other}[ssh5.example.net]:40042 ssh-ed25519 AAAAproxy\n`;
+    writeFileSync(w.knownHostsPath, `${old}gpu-rental-42 ssh-ed25519 AAAAdirect\ngpu-rental-42-proxy ssh-ed25519 AAAAproxy\n`);
     assert.equal(await w.removeEntry(42), true);
     assert.equal(readFileSync(w.knownHostsPath, 'utf8'), other);
   });
@@ -510,5 +514,22 @@ test('OpenSSH refuses a BOM-led config, and reads the one the writer leaves', { 
     assert.equal((await w.addInclude()).state, 'present');
     assert.match(ssh(alias), /^hostname ssh8\.example\.net$/m);
     assert.match(ssh('other'), /^hostname 10\.1\.1\.1$/m);
+  });
+});
+
+test('host keys are pinned per instance (HostKeyAlias, no CheckHostIP): removing an entry drops its alias pin and any old address pin, and keeps every other', async () => {
+  const { hostKeyAlias } = await import('../../../src/ssh/knownHosts');
+  await inTempHome(async (home) => {
+    const w = new SshConfigWriter({ home, origin: 'console.vast.ai' });
+    await w.writeEntry(inst(31), undefined);
+    await w.writeEntry(inst(32), undefined);
+    const text = readFileSync(w.configPath, 'utf8');
+    assert.equal(hostKeyAlias(31, 'console.vast.ai'), 'gpu-rental-console.vast.ai-31');
+    assert.equal(hostKeyAlias(31, 'Bad Host!:8080', true), 'gpu-rental-bad-host-8080-31-proxy');
+    assert.ok(text.includes('  HostKeyAlias gpu-rental-console.vast.ai-31\n  CheckHostIP no\n'), text);
+    const mine = (a: string) => `${a} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0s${a.length}\n`;
+    writeFileSync(w.knownHostsPath, mine('gpu-rental-console.vast.ai-31') + mine('[ssh5.example.net]:40031') + mine('gpu-rental-console.vast.ai-32'), { mode: 0o600 });
+    assert.equal(await w.removeEntry(31), true);
+    assert.equal(readFileSync(w.knownHostsPath, 'utf8'), mine('gpu-rental-console.vast.ai-32'));
   });
 });

@@ -2,21 +2,27 @@
 // demo (on the runner's simulator), the simulator runs the rented instance's onstart for real
 // (the watchdog, with a fake nvidia-smi that reports what Set Demo GPU Load sets), and the guard
 // looks every second and acts after 12 idle seconds instead of the demo templates' 2 minutes.
-// The walk: the row says "watching" → Set Demo GPU Load… → Idle from the row's context menu →
+// The walk: the row says "watching" → the address is recycled (the instance's [host]:port pinned
+// with another machine's key, as a destroyed machine's pin is) → a terminal open on an idle GPU
+// keeps it running past its idle limit → Set Demo GPU Load… → Idle from the row's context menu →
 // the real warning with Keep Running / Stop Now (Keep Running clicked: the snooze file written
-// over SSH keeps it) → Show Idle Guard Log → the snooze ends → the watchdog stops the instance
-// with its own key and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
+// over SSH keeps it, the recycled address notwithstanding) → Show Idle Guard Log → the snooze
+// ends → the watchdog stops the instance with its own key, one notice says so and what it saves,
+// and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, waitFor, capture, sleep, simUrl, uiCheckpoint, log } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, capture, sleep, simUrl, uiCheckpoint, log, restorePrompts } from './framework';
 import { simControl } from './sim';
 
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/create/createFlow';
-import type { GuardWarning } from '../../../src/guard/monitor';
+import type { GuardActed, GuardWarning } from '../../../src/guard/monitor';
+import { actedText } from '../../../src/guard/vscode/guardWarningText';
+import { generateEd25519 } from '../../../src/ssh/keygen';
 import type { ShowGuardLogResult } from '../../../src/guard/vscode/commands/showGuardLog';
 import { signOutAndDropSshHome, tempSshHome } from './testKey';
 import type { Services } from '../../../src/core/vscode/services';
@@ -27,6 +33,8 @@ const IDLE_SECONDS = 12;
 let home: string | undefined;
 let templateFile: string | undefined;
 let createdId: number | undefined;
+/** The parent of the demo's temporary SSH home (GPU_RENTAL_DEMO_DIR), so the walk finds its known_hosts. */
+let demoParent: string | undefined;
 
 interface TreeLike {
   getTreeItem(node: { kind: string; id?: number }): vscode.TreeItem | Thenable<vscode.TreeItem>;
@@ -48,15 +56,20 @@ describe('idle guard', () => {
     await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
     await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
     await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('remote').update('autoForwardPorts', undefined, vscode.ConfigurationTarget.Global);
     await signOutAndDropSshHome(services, home);
     if (templateFile) rmSync(templateFile, { force: true });
-    home = templateFile = undefined;
+    if (demoParent) rmSync(demoParent, { recursive: true, force: true });
+    delete process.env.GPU_RENTAL_DEMO_DIR;
+    home = templateFile = demoParent = undefined;
   });
 
   it("a newcomer's walk in the demo: watching → Set Demo GPU Load idle → warning, Keep Running → guard log → stopped by its own key, the reason on the row (screenshots)", async () => {
     const t0 = Date.now();
     const { services } = await getExtensionApi();
     home = tempSshHome('gpu-rental-guard-it-').home;
+    demoParent = mkdtempSync(join(tmpdir(), 'gpu-rental-guard-demo-'));
+    process.env.GPU_RENTAL_DEMO_DIR = demoParent;
     // A demo on the runner's simulator (test control on: the clock, the onstart runner's knobs).
     await services.setDemo({ url: simUrl(), apiKey: 'sim-api-key' });
     try {
@@ -67,7 +80,7 @@ describe('idle guard', () => {
       createdId = undefined;
       await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     }
-  }, { timeoutMs: 90_000 });
+  }, { timeoutMs: 120_000 });
 });
 
 async function walk(services: Services, t0: number): Promise<void> {
@@ -121,20 +134,60 @@ async function walk(services: Services, t0: number): Promise<void> {
   log(`guard-watching at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-watching'), 'ok');
 
-  // 2. Set Demo GPU Load… → Idle (0 %), from the row's context menu (the runner clicks it).
+  // 2. The address is recycled: this instance's [host]:port is pinned with another machine's key,
+  // as a destroyed machine's pin was (it blocked SSH, so Keep Running failed and the guard stopped
+  // the new machine). Host keys are pinned per instance now: the walk goes on through it.
+  recyclePin(inst);
+
+  // 3. A terminal open on an idle GPU keeps it running: the watchdog counts the SSH session.
+  // (code-server would otherwise forward the simulator's many SSH ports and stack its own notice over the guard's.)
+  await vscode.workspace.getConfiguration('remote').update('autoForwardPorts', false, vscode.ConfigurationTarget.Global);
+  const opened = await vscode.commands.executeCommand<{ action: string }>('gpuRental.openTerminal', inst.id);
+  assert.equal(opened?.action, 'terminal', JSON.stringify(opened));
+  // The session is up once its shell runs a command (the simulated instance's shell is on this machine).
+  const marker = join(demoParent!, 'terminal-connected');
+  const term = await waitFor(() => vscode.window.terminals.find((x) => x.name.startsWith('SSH ')), 10_000, 'the terminal');
+  term.sendText(`echo ok > '${marker}'`);
+  await waitFor(() => existsSync(marker), 30_000, "the terminal's SSH session running its shell");
+  await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
+  // The watchdog's words for it: "SSH session", or with the count ("ssh 1").
+  const sshBusy = /^guard: watching · busy \((SSH session|ssh \d+)\)$/;
+  await waitFor(() => sshBusy.test(services.guard.status(inst.id)?.text ?? ''), 20_000, 'the guard counting the open terminal').catch((e: Error) => {
+    const terms = vscode.window.terminals.map((x) => `${x.name} exit ${JSON.stringify(x.exitStatus)}`);
+    throw new Error(`${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`);
+  });
+  const busySince = Date.now();
+  const early: GuardWarning[] = [];
+  const earlySub = services.guard.onWarn((w) => early.push(w));
+  try {
+    // Past its idle limit with the GPU at 0 %: still running, never warned.
+    await sleep(IDLE_SECONDS * 1000 + 3000 - (Date.now() - busySince));
+    assert.equal((await api.showInstance(inst.id)).state, 'running', 'an open terminal keeps the instance running');
+    assert.match(services.guard.status(inst.id)?.text ?? '', sshBusy);
+    assert.deepEqual(early, [], 'no warning while a terminal is open');
+    log(`guard-terminal-open at ${Math.round((Date.now() - t0) / 1000)} s`);
+    assert.equal(await uiCheckpoint('guard-terminal-open'), 'ok');
+  } finally {
+    earlySub.dispose();
+  }
+  await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 90 });
+  for (const term of vscode.window.terminals) term.dispose();
+  await vscode.commands.executeCommand('workbench.action.closePanel');
+
+  // 4. Set Demo GPU Load… → Idle (0 %), from the row's context menu (the runner clicks it).
   const warnings: GuardWarning[] = [];
   const sub = services.guard.onWarn((w) => warnings.push(w));
   try {
     log(`guard-set-idle at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
     await waitFor(async () => (await api.showInstance(inst.id)).gpu_util === 0, 5000, 'the fake GPU reporting 0 %');
-    // 3. The warning (a real notification; the runner screenshots it and clicks Keep Running 1 h).
+    // 5. The warning (a real notification; the runner screenshots it and clicks Keep Running 1 h).
     const w = await waitFor(() => warnings[0], 15_000, 'the idle warning');
     assert.equal(w.reason, 'idle');
     assert.equal(w.action, 'stop');
     log(`guard-warning at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-warning'), 'ok');
-    await waitFor(() => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'), 10_000, 'the snooze written over SSH');
+    await waitFor(() => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'), 10_000, 'the snooze written over SSH (through the recycled address)');
     // Past the moment the watchdog would have acted, the instance still runs.
     await sleep(Math.max(0, w.actAt + 3000 - Date.now()));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'Keep Running postponed the stop');
@@ -144,19 +197,22 @@ async function walk(services: Services, t0: number): Promise<void> {
     sub.dispose();
   }
 
-  // 4. Show Idle Guard Log: what the watchdog saw, read over SSH.
+  // 6. Show Idle Guard Log: what the watchdog saw, read over SSH.
   const shown = await vscode.commands.executeCommand<ShowGuardLogResult | undefined>('gpuRental.showGuardLog', inst.id);
   assert.equal(shown?.read, 'log', JSON.stringify(shown && { ...shown, document: undefined }));
   const logText = shown!.document!.getText();
   assert.match(logText, /^Idle guard log of guarded-it\S* \(#\d+\)\nThe last 200 lines/);
   assert.match(logText, new RegExp(`started: stop after ${IDLE_SECONDS} s idle, GPU below 10 %`));
-  assert.match(logText, /idle \(GPU 0, SSH \d\)/);
+  assert.match(logText, /idle \(GPU 0, SSH \d/i);
   assert.ok(!logText.includes('sim-api-key'));
   log(`guard-log at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-log'), 'ok');
 
-  // 5. The snooze ends (the same command, as scripts end it): the watchdog stops the instance with
-  // its own key, and the stopped row says why.
+  // 7. The snooze ends (the same command, as scripts end it): the watchdog stops the instance with
+  // its own key, one notice says so (a real notification from here on), and the stopped row says why.
+  restorePrompts();
+  const acted: GuardActed[] = [];
+  const actedSub = services.guard.onActed((a) => acted.push(a));
   const ended = await vscode.commands.executeCommand<{ via: string } | undefined>('gpuRental.snoozeGuard', { instanceId: inst.id, minutes: 0 });
   assert.equal(ended?.via, 'ssh');
   await waitFor(
@@ -168,10 +224,39 @@ async function walk(services: Services, t0: number): Promise<void> {
     'the watchdog stopping the instance',
   );
   assert.match(await description(), new RegExp(`stopped by its idle guard at \\d\\d:\\d\\d( [AP]M)? \\(idle ${IDLE_SECONDS} s\\)`));
-  const puts = (await control.requests()).filter((q) => q.method === 'PUT' && q.path === `/api/v0/instances/${inst.id}/`);
-  assert.deepEqual(puts.map((q) => q.status), [200], 'one stop, by the watchdog on the instance (VS Code sent none)');
+  const told = await waitFor(() => acted[0], 10_000, 'the notice that the guard stopped it').finally(() => actedSub.dispose());
+  assert.equal(acted.length, 1, 'one notice');
+  assert.equal(told.action, 'stop');
+  assert.equal(told.reason, 'idle');
+  assert.match(actedText(told), new RegExp(`^The idle guard stopped guarded-it\\S* at \\d\\d:\\d\\d( [AP]M)?: it was idle for ${IDLE_SECONDS} s\\. That saves \\$\\d+\\.\\d\\d/h`));
+  // The notice is on screen now (a notification with buttons hides itself after some seconds).
   log(`guard-stopped at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-stopped'), 'ok');
+  // Its guard log stays readable once stopped: the last lines read while it ran.
+  const stoppedLog = await vscode.commands.executeCommand<ShowGuardLogResult | undefined>('gpuRental.showGuardLog', inst.id);
+  assert.equal(stoppedLog?.read, 'log', JSON.stringify(stoppedLog && { ...stoppedLog, document: undefined }));
+  assert.match(stoppedLog!.document!.getText(), /^Idle guard log of guarded-it\S* \(#\d+\)\nThe last lines read while it ran/, `state ${services.instances.get(inst.id)?.state}`);
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  const puts = (await control.requests()).filter((q) => q.method === 'PUT' && q.path === `/api/v0/instances/${inst.id}/`);
+  assert.deepEqual(puts.map((q) => q.status), [200], 'one stop, by the watchdog on the instance (VS Code sent none)');
   const walkSeconds = Math.round((Date.now() - t0) / 1000);
-  assert.ok(walkSeconds <= 60, `the walk took ${walkSeconds} s (budget 60 s)`);
+  assert.ok(walkSeconds <= 85, `the walk took ${walkSeconds} s (budget 85 s)`);
+}
+
+/** Pins each address of the instance's entry ([host]:port) in the demo's known_hosts with a key of another machine. */
+function recyclePin(inst: Instance): void {
+  const [dir] = readdirSync(demoParent!).filter((d) => d.startsWith('gpu-rental-demo-ssh-'));
+  assert.ok(dir, 'the demo SSH home');
+  const managed = join(demoParent!, dir, '.ssh', 'gpu-rental');
+  const config = readFileSync(join(managed, 'config'), 'utf8');
+  const block = config.split(/\n(?=# gpu-rental:entry )/).find((b) => b.startsWith(`# gpu-rental:entry id=${inst.id}`)) ?? '';
+  const names = [...block.matchAll(/HostName (\S+)\n\s*Port (\d+)/g)].map((m) => (m[2] === '22' ? m[1]! : `[${m[1]}]:${m[2]}`));
+  assert.ok(names.length, `the instance's entry names its addresses: ${block}`);
+  const knownHosts = join(managed, 'known_hosts');
+  const pinned = readFileSync(knownHosts, 'utf8');
+  assert.ok(pinned.trim(), "the guard's reads pinned the instance's key");
+  const foreign = generateEd25519('an-earlier-machine').public.split(' ').slice(0, 2).join(' ');
+  // What an address pin of a destroyed machine looks like: the address, another key.
+  const kept = pinned.split('\n').filter((l) => l && !names.some((n) => l.startsWith(`${n} `)));
+  writeFileSync(knownHosts, [...kept, ...names.map((n) => `${n} ${foreign}`), ''].join('\n'), { mode: 0o600 });
 }

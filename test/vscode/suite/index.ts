@@ -62,5 +62,6 @@ import './ecosystem.test';
 import './demo.test';
 import './newcomer.test';
 import './guard.test';
+import './guardStopped.test';
 import './billing.test';
 import './consent.test';

@@ -8,6 +8,7 @@ import type { Services } from '../../../core/vscode/services';
 import type { Instance } from '../../../api/types';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { instanceName } from '../../../instances/instanceViewModel';
+import { installedGuard } from '../../installed';
 import { guardLogDocument, guardLogProblem, readGuardLog, type GuardLogRead } from '../../guardLog';
 
 export const GUARD_LOG_SCHEME = 'gpu-rental-guard-log';
@@ -15,6 +16,7 @@ export const GUARD_LOG_SCHEME = 'gpu-rental-guard-log';
 /** What each open guard-log document shows (set before it is opened or refreshed). */
 const texts = new Map<string, string>();
 let changed: vscode.EventEmitter<vscode.Uri> | undefined;
+let reads = 0;
 
 function register(services: Services): vscode.EventEmitter<vscode.Uri> {
   if (changed) return changed;
@@ -38,13 +40,14 @@ export interface ShowGuardLogResult {
 }
 
 export async function showGuardLog(services: Services, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
-  const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running', {
+  // Stopped instances too: after the guard stopped one, its log says why (the last lines read while it ran).
+  const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running' || installedGuard(i.onstart) !== undefined, {
     verb: 'Show Idle Guard Log',
-    none: 'No running instance: a guard log is read from a running instance.',
+    none: 'No instance with an idle guard: a guard log is read from an instance whose guard runs (or ran).',
   });
   if (!inst) return undefined;
   const name = instanceName(inst);
-  const r = await readGuardLog({ readLog: (id) => services.guard.readLog(id) }, inst, services.guard.status(inst.id)?.log);
+  const r = await readGuardLog({ readLog: (id) => services.guard.readLog(id) }, inst, services.guard.lastLog(inst.id));
   if (r.kind !== 'log') {
     const problem = guardLogProblem(name, r);
     if (r.kind === 'unreachable') {
@@ -54,7 +57,8 @@ export async function showGuardLog(services: Services, arg?: unknown): Promise<S
     return { instanceId: inst.id, read: r.kind };
   }
   const emitter = register(services);
-  const uri = vscode.Uri.from({ scheme: GUARD_LOG_SCHEME, path: `/${inst.id}/guard.log` });
+  // A new document per read: an open one is refreshed only later, so reading it at once gave the old log.
+  const uri = vscode.Uri.from({ scheme: GUARD_LOG_SCHEME, path: `/${inst.id}/guard.log`, query: `read=${++reads}` });
   texts.set(uri.toString(), guardLogDocument(name, inst.id, r, new Date()));
   emitter.fire(uri);
   const document = await vscode.workspace.openTextDocument(uri);

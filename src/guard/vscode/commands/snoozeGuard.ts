@@ -7,6 +7,8 @@ import type { Instance } from '../../../api/types';
 import type { SnoozeResult } from '../../monitor';
 import { describeError } from '../../../core/describeError';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
+import { background } from '../../../core/background';
+import { snoozeFailedText } from '../guardWarningText';
 
 export async function snoozeGuard(services: Services, arg?: unknown): Promise<SnoozeResult | undefined> {
   const raw = arg && typeof arg === 'object' ? (arg as { minutes?: unknown }).minutes : undefined;
@@ -26,9 +28,16 @@ export async function snoozeGuard(services: Services, arg?: unknown): Promise<Sn
   try {
     return await services.guard.snooze(inst.id, minutes);
   } catch (e) {
-    const msg = `Could not snooze the idle guard of ${inst.label ?? `#${inst.id}`}: ${describeError(e)} The guard will act as planned; connect once with "Connect with Remote-SSH" so its SSH entry works, or stop the instance yourself.`;
+    // Told at once, with what to do, before the guard acts: never a silent failure.
+    const msg = snoozeFailedText(inst.label ?? `#${inst.id}`, describeError(e), services.guard.plannedAct(inst.id));
     services.log.warn(`guard: ${msg}`);
-    vscode.window.showErrorMessage(msg);
+    background(vscode.window.showErrorMessage(msg, OPEN_TERMINAL, STOP_NOW).then(async (pick) => {
+      if (pick === OPEN_TERMINAL) await vscode.commands.executeCommand('gpuRental.openTerminal', inst.id);
+      else if (pick === STOP_NOW) await vscode.commands.executeCommand('gpuRental.stopInstance', inst.id);
+    }), services.log, 'the snooze failure');
     return undefined;
   }
 }
+
+const OPEN_TERMINAL = 'Open Terminal';
+const STOP_NOW = 'Stop Now';
