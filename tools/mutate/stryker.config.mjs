@@ -66,6 +66,25 @@ export const GROUPS = {
     mutate: ['src/costs/costs.ts'],
     tests: ['out/unit/costs/{storageSim,costs}.test.js'],
   },
+  // what the service has charged and what the user decides about money: the charge sums (a day,
+  // the week, the month), the charges walk over pages, the stopped-storage reminder, the budget and
+  // its guarded stop, the price-increase figures, notices and decisions. The rule files first; the
+  // property test of the decisions next; the files that drive the simulator (a charges walk of
+  // several pages, a decision sent over HTTP, every billing endpoint in both eras) last.
+  billing: {
+    mutate: ['src/billing/{spending,stoppedStorage,budget,budgetAction,priceDecision,priceIncreases,increaseNotices}.ts', 'src/api/billingApi.ts'],
+    tests: [
+      'out/unit/billing/{budget,increaseNotices,stoppedStorage,budgetAction,priceIncreases,spending,decisions.property,chargesWalk,priceDecision}.test.js',
+      'out/unit/api/billing.test.js',
+    ],
+  },
+  // the instance list every view shows: which rows a walk keeps (a miss is not proof a machine is
+  // gone), which ones poll fast. The poller's fake-timer tests first; instanceGone drives the real
+  // create flow against the simulator.
+  instances: {
+    mutate: ['src/instances/instanceStore.ts'],
+    tests: ['out/unit/core/poller.test.js', 'out/unit/instances/instanceGone.test.js'],
+  },
 };
 
 const name = process.env.MUTATE_GROUP ?? 'api';
