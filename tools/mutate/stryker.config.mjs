@@ -74,6 +74,7 @@ export const GROUPS = {
   billing: {
     mutate: ['src/billing/{spending,stoppedStorage,budget,budgetAction,priceDecision,priceIncreases,increaseNotices}.ts', 'src/api/billingApi.ts'],
     tests: [
+      'out/unit/billing/{spendingMutants,increaseMutants,decisionMutants}.test.js',
       'out/unit/billing/{budget,increaseNotices,stoppedStorage,budgetAction,priceIncreases,spending,decisions.property,chargesWalk,priceDecision}.test.js',
       'out/unit/api/billing.test.js',
     ],
