@@ -77,6 +77,14 @@ test('Review offers Accept and Reject; the pick shows each increase as unchanged
   assert.deepEqual(r.sent, [['reject', 2]]);
 });
 
+test('Reject… offers Reject only, and sends it', async () => {
+  const r = run([[inc(1, 10)]], () => 'reject');
+  assert.equal(await decide(r, 'reject', 1), 'rejected');
+  assert.deepEqual(r.confirms[0]!.offer, ['reject']);
+  assert.deepEqual(r.sent, [['reject', 1]]);
+  assert.match(r.infos.at(-1)!, /rejected the new price of #10/);
+});
+
 test('nothing pending: said for the instance named, or in general', async () => {
   const forRow = run([[inc(1, 10)]], () => 'accept');
   assert.equal(await decide(forRow, 'accept', { id: 11 }), 'cancelled');

@@ -38,7 +38,7 @@ test('per instance: only a source that is exactly instance-<id>; its disk items;
   const long = 'x'.repeat(200);
   const s = summarizeCharges(
     [
-      charge(now, 1, { items: [{ type: 'disk', amount: 0.25 }, { type: 'gpu', amount: 0.75 }], metadata: { label: 'first' } }),
+      charge(now, 1, { items: [{ type: 'disk', amount: 0.25 }, { type: 'gpu', amount: 0.6 }], metadata: { label: 'first' } }),
       charge(now, 2, { items: [{ type: 'disk', amount: 0.5 }], metadata: { label: 'second' } }),
       charge(now, 4, { source: 'instance-2', metadata: { label: long } }),
       charge(now, 8, { source: 'xinstance-3' }),
