@@ -8,11 +8,12 @@
 //   minute after its creation it is "not visible yet" (the service shows new instances late);
 // - after that minute only the instance list settles anything, asked by id and by the unique
 //   label the creation carried, GONE_CONFIRMATIONS successful reads in a row without either;
-// - a machine the list has shown before and then leaves out of two reads in a row is gone;
-// - a creation the list has NEVER shown is, after those reads, "not found": its fate is
-//   unknown, because a lagging replica can show it minutes later. It is never forgotten and
-//   never replaced by a second rental on its own: the user decides (interactive), or the
-//   rental is reported as unknown and watched until it appears (scripted);
+// - a creation the list has NEVER shown is, after those reads, "not found"; one it has shown
+//   before and then leaves out of two reads in a row is "gone" (destroyed elsewhere, or a
+//   replica that lags or flaps). Neither proves what happened: the rental is never forgotten and
+//   never replaced by a second rental on its own: the user decides (interactive), or the rental
+//   is reported as unknown and watched until it appears (scripted). Only a refusal listed in
+//   src/api/rentAgain.ts proves that nothing was created;
 // - a read that failed (429, 5xx, timeout, unreadable) proves nothing either way.
 import { isApiError } from './errors';
 import type { Instance } from './types';
@@ -22,34 +23,12 @@ export const NOT_VISIBLE_WINDOW_MS = 60_000;
 /** Successful list reads in a row without the instance (by id and label) that settle its absence. */
 export const GONE_CONFIRMATIONS = 2;
 
-/**
- * The one table of creation error codes that say "this offer cannot be had; the next one may":
- * taken, withdrawn, or on one of the caller's own machines. Judged by code first: a 410
- * `deprecated_endpoint` or a 403 `permission_denied` is not a gone offer.
- */
-export const OFFER_GONE_CODES: ReadonlySet<string> = new Set(['no_such_ask', 'no_such_offer', 'offer_unavailable', 'ask_not_found', 'own_machine']);
-/** Statuses that mean the offer is gone when the answer carries no error code. */
-export const OFFER_GONE_STATUSES: ReadonlySet<number> = new Set([404, 410, 403]);
-
-/** A creation error that says the offer was rented by someone else (or vanished): nothing was rented. */
-export function isOfferGone(e: unknown): boolean {
-  if (!isApiError(e) || e.kind !== 'http') return false;
-  if (e.code !== undefined) return OFFER_GONE_CODES.has(e.code);
-  return e.status !== undefined && OFFER_GONE_STATUSES.has(e.status);
-}
-
 /** A read answering that the instance does not exist (404/400, or the client's "not visible yet"). */
 export function saysNotFound(e: unknown): boolean {
   if (!isApiError(e)) return false;
   if (e.kind === 'not_visible_yet') return true;
   if (e.kind !== 'http') return false;
   return e.status === 404 || e.status === 400 || e.code === 'no_such_instance';
-}
-
-/** The outcome of a create call is unknown (timeout, reset, unreadable answer, the user's cancel mid-request). */
-export function isAmbiguousCreate(e: unknown): boolean {
-  if (!isApiError(e)) return false;
-  return e.kind === 'ambiguous' || e.kind === 'timeout' || e.kind === 'network' || e.kind === 'aborted';
 }
 
 /** What the reads so far prove, and what to do next. */
@@ -66,8 +45,12 @@ export type Visibility =
    * unknown. Never rent again on this alone: ask the user, or report it unknown and keep watching.
    */
   | { state: 'not-found'; proof: AbsenceProof; next: 'ask-user' }
-  /** The list showed it before and now leaves it out of `listReads` reads in a row: it is gone. */
-  | { state: 'gone'; proof: AbsenceProof; next: 'forget' };
+  /**
+   * The list showed it before and now leaves it out of `listReads` reads in a row: destroyed
+   * elsewhere, or a lagging or flapping replica. Not proof either: ask the user, or report it
+   * unknown and keep watching.
+   */
+  | { state: 'gone'; proof: AbsenceProof; next: 'ask-user' };
 
 export interface AbsenceProof {
   listReads: number;
@@ -121,7 +104,7 @@ export class VisibilityWatch {
     this.absent++;
     if (this.absent < GONE_CONFIRMATIONS || now - this.since < NOT_VISIBLE_WINDOW_MS) return { state: 'unconfirmed', listReads: this.absent, next: 'ask-list' };
     const proof: AbsenceProof = { listReads: this.absent, sinceMs: now - this.since, seenBefore: this.seen };
-    return this.seen ? { state: 'gone', proof, next: 'forget' } : { state: 'not-found', proof, next: 'ask-user' };
+    return this.seen ? { state: 'gone', proof, next: 'ask-user' } : { state: 'not-found', proof, next: 'ask-user' };
   }
 }
 

@@ -6,10 +6,12 @@
 // and the outcome are settled here.
 //
 // Money rules this flow exists to keep (docs/guarantees.md):
-// - one click never rents two machines: an ambiguous create (no answer, or an answer that cannot
-//   be read) is reconciled through the instance list before anything else, and a rental the list
-//   never shows is not replaced on its own: the user is asked (interactive), or the flow answers
-//   'unknown' and the rental stays watched (scripted, confirm: false);
+// - one click never rents two machines: another offer is rented by itself only after an answer
+//   that proves nothing was created (the table in src/api/rentAgain.ts). Any other create answer
+//   is reconciled through the instance list before anything else, and a rental the list does not
+//   show (never, or no longer: destroyed elsewhere, or a lagging list) is not replaced on its
+//   own: the user is asked (interactive), or the flow answers 'unknown' and the rental stays
+//   watched (scripted, confirm: false);
 // - a read that says "not found" is never proof that a machine is gone (src/api/visibility.ts);
 // - a rented instance is never left untracked: it is recorded in flight (globalState) before the
 //   create request goes out, upserted into the store at once, read errors back off and keep
@@ -24,17 +26,18 @@ import type { SshOptions } from '../ssh/sshTypes';
 import { buildCreateRequest, baseLabel, uniqueLabel } from './requestBuilder';
 import { describeOffer } from './ranking';
 import { GuardSetupError, guardedOnstart } from '../guard/plan';
-import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, FailedInstanceLog, InflightCreation, Stage } from './flowTypes';
+import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, FailedInstanceLog, InflightCreation, Stage, UnknownFate } from './flowTypes';
 import { logText, named, userMessageOf } from './flowTypes';
 import { markLate, markSeen, putInflight, removeInflight } from './inflight';
 import { pollUntilReady, type PollOutcome } from './pollUntilReady';
 import { cancelledBeforeRent, searchAndPick } from './searchAndPick';
-import { rentOnce, unknownResult, type RentContext } from './rentOnce';
+import { rentOnce, unknownName, unknownResult, unknownWhy, type RentContext } from './rentOnce';
 
 export * from './flowTypes';
 export { INFLIGHT_STATE_KEY, readInflight, removeInflight } from './inflight';
 export { MAX_READ_FAILURES, pollUntilReady, type PollOptions, type PollOutcome } from './pollUntilReady';
-export { GONE_CONFIRMATIONS, NOT_VISIBLE_WINDOW_MS, isOfferGone } from '../api/visibility';
+export { GONE_CONFIRMATIONS, NOT_VISIBLE_WINDOW_MS } from '../api/visibility';
+export { PROVEN_REFUSALS, provenRefusal } from '../api/rentAgain';
 export { resumeInflight, type ResumeResult } from './resumeInflight';
 
 /** What one rented instance's wait came to: the flow's result, or try the next offer. */
@@ -159,20 +162,23 @@ async function trackAndSettle(run: Run, record: InflightCreation & { instanceId:
   ports.instances?.upsert({ id, actual_status: null, state: 'provisioning', label: record.label, intended_status: run.targetState, gpu_name: offer.gpu_name, num_gpus: offer.num_gpus, dph_total: offer.dph_total });
   ports.instances?.watch(id);
   run.progress('provisioning', `Instance ${id} rented; provisioning…`);
+  const seen: { at?: number } = {};
   for (;;) {
-    const outcome = await poll(run, id, record.label);
-    if (outcome.kind !== 'not-found') return settle(run, outcome, id, offer);
-    // The list never showed it: its fate is unknown. Never a second rental unasked.
-    const answer = run.input.confirm === false ? 'stop' : ((await ports.prompts.notFound?.({ instanceId: id, label: record.label, waitedMs: outcome.proof.sinceMs })) ?? 'stop');
+    const outcome = await poll(run, id, record.label, seen);
+    if (outcome.kind !== 'not-found' && outcome.kind !== 'gone') return settle(run, outcome, id, offer);
+    // The list does not show it (never, or no longer): its fate is unknown. Never a second rental unasked.
+    const fate: UnknownFate = { instanceId: id, dphTotal: offer.dph_total, ...(seen.at !== undefined ? { lastSeenAgoMs: ports.clock.now() - seen.at } : {}) };
+    const answer = run.input.confirm === false ? 'stop' : ((await ports.prompts.notFound?.({ ...fate, label: record.label, waitedMs: outcome.proof.sinceMs })) ?? 'stop');
     if (answer === 'wait') continue;
     await markLate(ports.state, { instanceId: id, label: record.label });
-    if (answer === 'stop') return { result: unknownResult(record.label, run.attempt, id) };
+    ports.log.warn(`create: instance ${id} ${outcome.kind === 'gone' ? 'was shown before and the list no longer shows it (destroyed elsewhere, or a lagging list)' : 'has not been shown by the list'}; nothing else is rented unasked, and it stays watched`);
+    if (answer === 'stop') return { result: unknownResult(record.label, run.attempt, fate) };
     ports.log.info(`create: renting again as asked; instance ${id} stays watched and is adopted if it appears`);
-    return { next: `Instance ${id} did not appear in the instance list.` };
+    return { next: `${unknownName(record.label, fate)} ${unknownWhy(fate)}.` };
   }
 }
 
-function poll(run: Run, id: number, label: string): Promise<PollOutcome> {
+function poll(run: Run, id: number, label: string, seen: { at?: number }): Promise<PollOutcome> {
   const progress = run.progress;
   return pollUntilReady(run.ports.api, id, run.ports.clock, run.ports.log, {
     targetState: run.targetState,
@@ -180,7 +186,9 @@ function poll(run: Run, id: number, label: string): Promise<PollOutcome> {
     intervalMs: run.intervalMs,
     maxWaitMs: run.maxWaitMs,
     signal: run.input.signal,
+    seenBefore: seen.at !== undefined,
     onUpdate: (inst) => {
+      seen.at = run.ports.clock.now();
       run.ports.instances?.upsert(inst);
       background(markSeen(run.ports.state, id), run.ports.log, 'remembering that the instance was seen');
       if (inst.state === 'loading') progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${inst.status_msg}` : ''}`);
@@ -190,7 +198,7 @@ function poll(run: Run, id: number, label: string): Promise<PollOutcome> {
   });
 }
 
-async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found' }>, id: number, offer: Offer): Promise<Settled> {
+async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found' | 'gone' }>, id: number, offer: Offer): Promise<Settled> {
   const { ports } = run;
   const { log, api } = ports;
   const attempts = run.attempt;
@@ -235,14 +243,6 @@ async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found
           ...(run.failedLogs.length ? { logs: run.failedLogs } : {}),
         },
       };
-    }
-    case 'gone': {
-      // Shown before, then confirmed absent through the list (by id and label, twice): not a failed read.
-      await removeInflight(ports.state, id, true);
-      ports.instances?.remove(id);
-      const problem = `Instance ${id} disappeared while starting (the instance list no longer shows it).`;
-      log.warn(`create: ${problem}`);
-      return { next: problem };
     }
     case 'aborted':
     case 'timeout':

@@ -20,8 +20,19 @@ export interface ProgressUpdate {
   elapsedMs: number;
 }
 
-/** The answer when a rental's fate is unknown (the list never showed it): never a second rental unasked. */
+/** The answer when a rental's fate is unknown (the list does not show it): never a second rental unasked. */
 export type NotFoundAnswer = 'wait' | 'rent-again' | 'stop';
+
+/** What is known of a rental whose fate is unknown: shown to the user with the question and the result. */
+export interface UnknownFate {
+  instanceId?: number;
+  /** The offer's price: what it costs if it exists. */
+  dphTotal?: number;
+  /** How long ago a read last showed it (absent: no read ever did). */
+  lastSeenAgoMs?: number;
+  /** The service's answer to the create, when it was a refusal that proves nothing (src/api/rentAgain.ts). */
+  answer?: string;
+}
 
 export interface FlowPrompts {
   /** Pick one of the ranked offers; undefined cancels (nothing was rented). */
@@ -39,12 +50,13 @@ export interface FlowPrompts {
    */
   confirmOutsideTemplate?(offer: Offer, template: Template, reasons: readonly string[]): Promise<boolean>;
   /**
-   * A rental was sent but the instance list has not shown it (by id or label) after the "not
-   * visible yet" minute and two reads: it may still appear. Wait longer, rent again (the first
-   * stays watched and is adopted if it appears), or stop (it stays watched). Absent: 'stop'.
-   * Never asked when the flow runs with confirm: false.
+   * A rental's fate is unknown: the instance list does not show it (by id or label) after the
+   * "not visible yet" minute and two reads, whether a read showed it before (`lastSeenAgoMs`:
+   * destroyed elsewhere, or a lagging list) or never, or the create was answered by a refusal
+   * that proves nothing. Wait longer, rent again (the first stays watched and is adopted if it
+   * appears), or stop (it stays watched). Absent: 'stop'. Never asked with confirm: false.
    */
-  notFound?(what: { instanceId?: number; label: string; waitedMs: number }): Promise<NotFoundAnswer>;
+  notFound?(what: UnknownFate & { label: string; waitedMs: number }): Promise<NotFoundAnswer>;
 }
 
 export interface Clock {

@@ -7,6 +7,12 @@ import { formatRate } from '../costs/costs';
 import { formatGpuRam } from '../instances/instanceViewModel';
 import type { Template } from './templateSchema';
 
+/** Decimals (2 to 6) at which two rates read apart: "$0.504/h is above $0.500/h", not "$0.50/h is above $0.50/h". */
+function apart(a: number, b: number): number {
+  for (let d = 2; d < 6; d++) if (a.toFixed(d) !== b.toFixed(d)) return d;
+  return 6;
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
@@ -17,8 +23,11 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 export function offerSatisfies(template: Template, offer: Offer): string[] {
   const f = template.offer ?? {};
   const out: string[] = [];
-  if (f.maxDphTotal !== undefined && !(offer.dph_total <= f.maxDphTotal))
-    out.push(`price ${formatRate(offer.dph_total)} is above maxDphTotal ${formatRate(f.maxDphTotal)}`);
+  // The exact price against the exact cap: never a price rounded to cents ($0.504/h is above $0.50/h).
+  if (f.maxDphTotal !== undefined && !(offer.dph_total <= f.maxDphTotal)) {
+    const d = apart(offer.dph_total, f.maxDphTotal);
+    out.push(`price ${formatRate(offer.dph_total, d)} is above maxDphTotal ${formatRate(f.maxDphTotal, d)}`);
+  }
   if (f.type === 'bid' && f.bidPrice !== undefined && typeof offer.min_bid === 'number' && offer.min_bid > f.bidPrice)
     out.push(`minimum bid ${formatRate(offer.min_bid)} is above bidPrice ${formatRate(f.bidPrice)}`);
   if (f.gpuNames && f.gpuNames.length) {

@@ -18,7 +18,7 @@ export type PollOutcome =
   | { kind: 'ready'; instance: Instance }
   | { kind: 'stopped'; instance: Instance }
   | { kind: 'terminal'; instance: Instance }
-  /** Shown before, then left out of the list (by id and label) GONE_CONFIRMATIONS times: gone. */
+  /** Shown before, then left out of the list (by id and label) GONE_CONFIRMATIONS times: destroyed elsewhere, or a lagging list; its fate is unknown. */
   | { kind: 'gone'; proof: AbsenceProof }
   /** Never shown by any read, and the list has not shown it after the minute and two reads: fate unknown. */
   | { kind: 'not-found'; proof: AbsenceProof }
@@ -36,7 +36,7 @@ export interface PollOptions {
   onUpdate?(instance: Instance): void;
   /** A read already showed this instance (a resumed poll of a rental seen before). */
   seenBefore?: boolean;
-  /** Keep watching a rental the list does not show (the adoption watcher): only the wait limit ends it. */
+  /** Keep watching a rental the list does not show, never or no longer (the adoption watcher): only the wait limit ends it. */
   untilTimeout?: boolean;
 }
 
@@ -62,7 +62,7 @@ function settled(inst: Instance, target: 'running' | 'stopped'): PollOutcome | u
  * the caller hands the instance over). "Not found" is judged by VisibilityWatch: within the
  * first minute it is "not visible yet"; after that only the instance list, by id and by label,
  * asked GONE_CONFIRMATIONS times, settles anything ('gone' if a read ever showed it, else
- * 'not-found': its fate is unknown).
+ * 'not-found': either way its fate is unknown, and the caller never rents again on it alone).
  */
 export async function pollUntilReady(api: ServiceApi, id: number, clock: Clock, log: Logger, o: PollOptions): Promise<PollOutcome> {
   const start = clock.now();
@@ -91,11 +91,11 @@ export async function pollUntilReady(api: ServiceApi, id: number, clock: Clock, 
             log.debug(`create: show-instance says ${id} does not exist, but the instance list shows it; still tracking`);
           } else if (verdict.state === 'gone' || verdict.state === 'not-found') {
             const what = `the instance list shows neither instance ${id} nor the label "${o.label ?? '(none)'}" (${verdict.proof.listReads} reads in a row, ${Math.round(verdict.proof.sinceMs / 1000)} s after renting)`;
-            if (verdict.state === 'gone') {
-              log.warn(`create: ${what}, after showing it before: it is gone`);
-              return { kind: 'gone', proof: verdict.proof };
-            }
             if (!o.untilTimeout) {
+              if (verdict.state === 'gone') {
+                log.warn(`create: ${what}, after showing it before: destroyed elsewhere, or the list lags`);
+                return { kind: 'gone', proof: verdict.proof };
+              }
               log.warn(`create: ${what}, and no read ever showed it: it may still appear`);
               return { kind: 'not-found', proof: verdict.proof };
             }

@@ -1,11 +1,13 @@
 // The create flow's rent stage: one create request, recorded in flight before it is sent, and
-// what its answer means. A refusal (offer gone, 429, a 4xx) rented nothing; an ambiguous answer
-// is reconciled through the list; a rental the list never shows is NOT replaced on its own.
+// what its answer means. Only a refusal listed in src/api/rentAgain.ts proves that nothing was
+// rented; every other failure is reconciled through the list, and a rental the list does not
+// show is NOT replaced on its own.
 import type { CreateInstanceRequest, Offer } from '../api/types';
-import { isAmbiguousCreate, isOfferGone } from '../api/visibility';
+import { provenRefusal } from '../api/rentAgain';
 import { SERVICE_PENALTY_MS } from '../api/pacing';
 import { apiErrorOf, errorCode, errorKind, errorStatus } from '../core/describeError';
-import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, InflightCreation } from './flowTypes';
+import { formatRate } from '../costs/costs';
+import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, InflightCreation, UnknownFate } from './flowTypes';
 import { logText, userMessageOf } from './flowTypes';
 import { markLate, putInflight, removeInflightLabel } from './inflight';
 import { reconcileAmbiguous } from './pollUntilReady';
@@ -35,15 +37,32 @@ export interface RentContext {
   progress(message: string): void;
 }
 
-/** The message for a rental whose fate is unknown: it stays watched and is adopted if it appears. */
-export function unknownResult(label: string, attempts: number, instanceId?: number): CreateFlowResult {
-  const what = instanceId !== undefined ? `Instance ${instanceId} ("${label}")` : `The rental labelled "${label}"`;
+/** "Instance 12 ("label", $0.80/h)": the rental as the user knows it. */
+export function unknownName(label: string, k: UnknownFate): string {
+  const price = k.dphTotal !== undefined ? `, ${formatRate(k.dphTotal, k.dphTotal < 1 ? 3 : 2)}` : '';
+  return k.instanceId !== undefined ? `Instance ${k.instanceId} ("${label}"${price})` : `The rental labelled "${label}"${price ? ` (${price.slice(2)})` : ''}`;
+}
+
+/** "was last seen 3 min ago and the list no longer shows it" / "was sent, but the list has not shown it". */
+export function unknownWhy(k: UnknownFate): string {
+  if (k.lastSeenAgoMs !== undefined)
+    return `was last seen ${ago(k.lastSeenAgoMs)} and the instance list no longer shows it: it may have been destroyed elsewhere (for example in the web console), or the list is lagging`;
+  if (k.answer) return `was answered "${k.answer}", which does not prove that nothing was rented, and the instance list has not shown it`;
+  return 'was sent, but the instance list has not shown it yet. It may still appear (the service sometimes shows new machines minutes late)';
+}
+
+function ago(ms: number): string {
+  return ms < 90_000 ? `${Math.max(1, Math.round(ms / 1000))} s ago` : `${Math.round(ms / 60_000)} min ago`;
+}
+
+/** The result for a rental whose fate is unknown: nothing else was rented; it stays watched and is adopted if it appears. */
+export function unknownResult(label: string, attempts: number, k: UnknownFate = {}): CreateFlowResult {
   return {
     outcome: 'unknown',
-    ...(instanceId !== undefined ? { instanceId } : {}),
+    ...(k.instanceId !== undefined ? { instanceId: k.instanceId } : {}),
     label,
     attempts,
-    message: `${what} was sent, but the instance list has not shown it yet. It may still appear (the service sometimes shows new machines minutes late), so nothing else was rented. It is watched: if it appears it is added to the Instances view with its SSH entry, and you are told. Check the Instances view before renting again.`,
+    message: `${unknownName(label, k)} ${unknownWhy(k)}, so nothing else was rented. It is watched: if it appears it is added to the Instances view with its SSH entry, and you are told. Check the Instances view before renting again.`,
   };
 }
 
@@ -57,12 +76,13 @@ export async function rentOnce(c: RentContext, offer: Offer, label: string, req:
     const res = await api.createInstance(offer.id, req, { interruptible: c.bidPrice !== undefined, secrets: input.secrets ?? [], ...(signal ? { signal } : {}) });
     return { kind: 'rented', id: res.new_contract };
   } catch (e) {
-    if (isOfferGone(e)) {
+    const refusal = provenRefusal(e);
+    if (refusal?.then === 'next-offer') {
       await removeInflightLabel(state, label);
-      log.info(`create: offer ${offer.id} is gone (${errorCode(e) ?? errorStatus(e) ?? 'unavailable'}); trying the next match`);
-      return { kind: 'offer-gone', problem: `Offer ${offer.id} was rented by someone else.` };
+      log.info(`create: offer ${offer.id} is gone (${errorCode(e) ?? errorStatus(e)}: ${refusal.meaning}); trying the next match`);
+      return { kind: 'offer-gone', problem: `Offer ${offer.id} is not available (${refusal.meaning}).` };
     }
-    if (errorKind(e) === 'rate_limited' && c.createWaits.n < MAX_CREATE_WAITS) {
+    if (refusal?.then === 'wait-and-resend' && c.createWaits.n < MAX_CREATE_WAITS) {
       // A 429 refuses the request before it is processed (nothing was rented): wait out the
       // service's creation threshold and penalty (the pacing table), then send it again.
       await removeInflightLabel(state, label);
@@ -74,19 +94,21 @@ export async function rentOnce(c: RentContext, offer: Offer, label: string, req:
       if (signal?.aborted) return { kind: 'result', result: { outcome: 'cancelled', message: 'Cancelled. Nothing was rented.' } };
       return { kind: 'again' };
     }
-    if (!isAmbiguousCreate(e)) {
+    if (refusal) {
       await removeInflightLabel(state, label);
-      log.warn(`create: renting offer ${offer.id} failed: ${logText(e)}`);
-      return { kind: 'result', result: { outcome: 'failed', message: `Renting failed. ${userMessageOf(e)}`, attempts: c.attempt } };
+      log.warn(`create: renting offer ${offer.id} was refused (${refusal.meaning}): ${logText(e)}`);
+      return { kind: 'result', result: { outcome: 'failed', message: `Renting failed; nothing was rented. ${userMessageOf(e)}`, attempts: c.attempt } };
     }
-    log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errorKind(e)}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}); checking the instance list for "${label}"`);
-    c.progress('No readable answer from the service; checking whether the instance was created…');
-    return reconcileLost(c, offer, label);
+    // Anything else proves nothing (src/api/rentAgain.ts): find out through the list.
+    const answer = errorKind(e) === 'http' || errorKind(e) === 'rate_limited' || errorKind(e) === 'auth' ? (apiErrorOf(e)?.msg ?? apiErrorOf(e)?.code)?.slice(0, 200) : undefined;
+    log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errorKind(e) ?? 'error'}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}${apiErrorOf(e)?.status !== undefined ? ` ${apiErrorOf(e)!.status}` : ''}); checking the instance list for "${label}"`);
+    c.progress('No clear answer from the service; checking whether the instance was created…');
+    return reconcileLost(c, offer, label, answer);
   }
 }
 
 /** The create's answer is unknown: find out through the list before anything else happens (even if the user cancelled). */
-async function reconcileLost(c: RentContext, offer: Offer, label: string): Promise<RentStep> {
+async function reconcileLost(c: RentContext, offer: Offer, label: string, answer: string | undefined): Promise<RentStep> {
   const { ports, input } = c;
   const { log, state } = ports;
   for (;;) {
@@ -98,14 +120,14 @@ async function reconcileLost(c: RentContext, offer: Offer, label: string): Promi
     if ('unknown' in rec || 'aborted' in rec) {
       if ('unknown' in rec) log.error(`create: could not check for "${label}": ${logText(rec.error)}`);
       await markLate(state, { label });
-      return { kind: 'result', result: unknownResult(label, c.attempt) };
+      return { kind: 'result', result: unknownResult(label, c.attempt, { dphTotal: offer.dph_total, ...(answer ? { answer } : {}) }) };
     }
     log.info(`create: the instance list showed no instance labelled "${label}" in ${rec.reads} reads over ${Math.round(rec.waitedMs / 1000)} s; its fate is unknown`);
-    const answer = input.confirm === false || input.signal?.aborted ? 'stop' : ((await ports.prompts.notFound?.({ label, waitedMs: rec.waitedMs })) ?? 'stop');
-    if (answer === 'wait') continue;
+    const choice = input.confirm === false || input.signal?.aborted ? 'stop' : ((await ports.prompts.notFound?.({ label, waitedMs: rec.waitedMs, dphTotal: offer.dph_total, ...(answer ? { answer } : {}) })) ?? 'stop');
+    if (choice === 'wait') continue;
     await markLate(state, { label });
-    if (answer === 'stop') return { kind: 'result', result: unknownResult(label, c.attempt) };
+    if (choice === 'stop') return { kind: 'result', result: unknownResult(label, c.attempt, { dphTotal: offer.dph_total, ...(answer ? { answer } : {}) }) };
     log.info(`create: renting again as asked; "${label}" stays watched and is adopted if it appears`);
-    return { kind: 'rent-again', problem: `The service gave no readable answer when renting offer ${offer.id}, and the instance list did not show the instance.` };
+    return { kind: 'rent-again', problem: `The service gave no clear answer when renting offer ${offer.id}, and the instance list did not show the instance.` };
   }
 }

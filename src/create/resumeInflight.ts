@@ -90,8 +90,6 @@ async function resumeOne(ports: ResumePorts, opts: ResumeOptions, r: InflightCre
       ports.log.warn(`create: instance ${id} ("${r.label}") arrived late and was adopted${res.alias ? ` (ssh ${res.alias})` : ''}`);
       opts.onAdopted?.(record, out.instance, res.alias);
     }
-  } else if (out.kind === 'gone') {
-    await removeInflight(ports.state, id, true);
   } else if (out.kind === 'terminal') {
     await removeInflight(ports.state, id);
     const st = out.instance.actual_status ?? out.instance.state;

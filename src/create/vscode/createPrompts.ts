@@ -6,6 +6,7 @@ import { describeOffer } from '../ranking';
 import { offerPickDetail } from '../../instances/instanceDetails';
 import { formatRate } from '../../costs/costs';
 import type { FlowPrompts, NotFoundAnswer } from '../flowTypes';
+import { unknownName, unknownWhy } from '../rentOnce';
 import { guardSummary, type GuardRequest } from '../../guard/plan';
 
 /** What the prompts need of the command's arguments. */
@@ -92,11 +93,11 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
       // Dismissing keeps it: it stays tracked, and nothing is destroyed without a clear yes.
       return answer?.title === DESTROY ? 'destroy' : 'keep';
     },
-    async notFound({ instanceId, label, waitedMs }) {
+    async notFound(what) {
       if (args.onNotFound) return args.onNotFound;
-      const what = instanceId !== undefined ? `Instance ${instanceId} ("${label}")` : `The rental "${label}"`;
+      // What is known: the machine's id (or label), its price, when a read last showed it, or the service's answer.
       const answer = await vscode.window.showWarningMessage<vscode.MessageItem & { value: NotFoundAnswer }>(
-        `${what} was sent ${Math.max(1, Math.round(waitedMs / 60_000))} min ago, but the instance list does not show it yet. It may still appear and bill. Keep waiting, or rent another machine?`,
+        `${unknownName(what.label, what)} ${unknownWhy(what)} (${Math.max(1, Math.round(what.waitedMs / 60_000))} min since it was sent). It may exist and bill. Keep waiting, or rent another machine?`,
         {
           modal: true,
           detail:

@@ -7,10 +7,7 @@ import {
   AbsenceRule,
   GONE_CONFIRMATIONS,
   NOT_VISIBLE_WINDOW_MS,
-  OFFER_GONE_CODES,
   VisibilityWatch,
-  isAmbiguousCreate,
-  isOfferGone,
   keepUnlisted,
   saysNotFound,
 } from '../../../src/api/visibility';
@@ -78,27 +75,10 @@ test('the absence rule: gone after two reads in a row that leave an id out; list
   assert.deepEqual(a.read([1]), []);
 });
 
-test('the one offer-gone table: codes first, bare statuses only without a code', () => {
-  for (const code of OFFER_GONE_CODES) assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 400, code, message: 'x' })), true, code);
-  assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 410, code: 'deprecated_endpoint', message: 'x' })), false);
-  assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 403, code: 'permission_denied', message: 'x' })), false);
-  for (const status of [403, 404, 410]) assert.equal(isOfferGone(new ApiError({ kind: 'http', status, message: 'x' })), true, String(status));
-  assert.equal(isOfferGone(new ApiError({ kind: 'http', status: 500, message: 'x' })), false);
-  assert.equal(isOfferGone(new ApiError({ kind: 'timeout', message: 'x' })), false);
-});
-
-test('what a read error says: only 404, 400, no_such_instance and "not visible yet" are "not found"; only lost create answers are ambiguous', () => {
+test('what a read error says: only 404, 400, no_such_instance and "not visible yet" are "not found"', () => {
   const http = (status: number | undefined, code?: string) => new ApiError({ kind: 'http', ...(status !== undefined ? { status } : {}), ...(code ? { code } : {}), message: 'x' });
   for (const e of [http(404), http(400), http(500, 'no_such_instance'), new ApiError({ kind: 'not_visible_yet', message: 'x' })]) assert.equal(saysNotFound(e), true, e.message);
   for (const e of [http(410), http(500), http(undefined, 'other'), new ApiError({ kind: 'timeout', status: 404, message: 'x' }), new Error('404'), undefined, { kind: 'http', status: 404 }]) assert.equal(saysNotFound(e), false, String(e));
-  for (const kind of ['ambiguous', 'timeout', 'network', 'aborted'] as const) assert.equal(isAmbiguousCreate(new ApiError({ kind, message: 'x' })), true, kind);
-  for (const kind of ['http', 'malformed', 'rate_limited', 'auth', 'invalid_request'] as const) assert.equal(isAmbiguousCreate(new ApiError({ kind, message: 'x' })), false, kind);
-  assert.equal(isAmbiguousCreate(new Error('timeout')), false);
-  assert.equal(isAmbiguousCreate({ kind: 'ambiguous' }), false, 'only an ApiError');
-  assert.equal(isOfferGone({ kind: 'http', status: 404 }), false, 'only an ApiError');
-  assert.equal(isOfferGone(http(undefined)), false, 'neither code nor status');
-  assert.equal(isOfferGone(http(404, 'some_other_code')), false, 'a code decides, not the status');
-  assert.equal(isOfferGone(new ApiError({ kind: 'auth', status: 403, message: 'x' })), false, 'a refused key is not a gone offer');
 });
 
 test('the watch at the edges: the minute and the count each hold absence back on their own', () => {

@@ -1,9 +1,10 @@
 // Every fault the simulator can inject, read through the real client and judged by the one
 // visibility rule (src/api/visibility.ts): only "not found" reads count toward absence, only lost
-// create answers are reconciled, only offer-gone codes move on. (The rule on its own: visibility.test.ts.)
+// create answers that prove nothing are reconciled, only listed refusals (src/api/rentAgain.ts) move on. (The rule on its own: visibility.test.ts.)
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { NOT_VISIBLE_WINDOW_MS, VisibilityWatch, isAmbiguousCreate, isOfferGone, saysNotFound } from '../../../src/api/visibility';
+import { NOT_VISIBLE_WINDOW_MS, VisibilityWatch, saysNotFound } from '../../../src/api/visibility';
+import { provenRefusal } from '../../../src/api/rentAgain';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import type { SimFault } from '../../../src/sim/control';
 import { useHarness, type Harness } from './helpers';
@@ -21,8 +22,10 @@ const CREATE = '/api/v0/asks/';
 function judge(e: unknown, call: 'show' | 'create'): Judged {
   if (e === undefined) return 'visible';
   if (call === 'show') return saysNotFound(e) ? 'not-found' : 'unreadable';
-  if (isOfferGone(e)) return 'offer-gone';
-  return isAmbiguousCreate(e) ? 'ambiguous' : 'refused';
+  // The rule for renting again (src/api/rentAgain.ts): only a listed refusal proves nothing was created.
+  const refusal = provenRefusal(e);
+  if (!refusal) return 'ambiguous';
+  return refusal.then === 'next-offer' ? 'offer-gone' : 'refused';
 }
 
 interface Case {
@@ -38,12 +41,17 @@ const CASES: Record<SimFault['kind'], Case[]> = {
     ...[404, 400].map((status): Case => ({ call: 'show', fault: () => ({ kind: 'http_error', status, error: 'no_such_instance', path: SHOW }), expect: 'not-found' })),
     ...[410, 429, 500, 502, 503].map((status): Case => ({ call: 'show', fault: () => ({ kind: 'http_error', status, path: SHOW }), expect: 'unreadable' })),
     { call: 'create', fault: () => ({ kind: 'http_error', status: 404, error: 'no_such_ask', path: CREATE }), expect: 'offer-gone' },
-    { call: 'create', fault: () => ({ kind: 'http_error', status: 500, path: CREATE }), expect: 'refused' },
+    // a 5xx, even with an error body, and an unlisted 4xx prove nothing: the list is asked
+    { call: 'create', fault: () => ({ kind: 'http_error', status: 500, path: CREATE }), expect: 'ambiguous' },
+    { call: 'create', fault: () => ({ kind: 'http_error', status: 404, path: CREATE }), expect: 'ambiguous' },
+    { call: 'create', fault: () => ({ kind: 'http_error', status: 400, error: 'invalid_args', path: CREATE }), expect: 'refused' },
+    { call: 'create', fault: () => ({ kind: 'http_error', status: 429, path: CREATE }), expect: 'refused' },
   ],
-  // 200 {"success": false}: the service says it did not do it. A show is unreadable, not "gone"; a create made nothing.
+  // 200 {"success": false}: a 2xx that is not a clear success. A show is unreadable, not "gone";
+  // a create's outcome is unknown (the service may have acted): the list is asked.
   refused: [
     { call: 'show', fault: () => ({ kind: 'refused', path: SHOW }), expect: 'unreadable' },
-    { call: 'create', fault: () => ({ kind: 'refused', path: CREATE }), expect: 'refused' },
+    { call: 'create', fault: () => ({ kind: 'refused', path: CREATE }), expect: 'ambiguous' },
   ],
   slow: [
     { call: 'show', fault: () => ({ kind: 'slow', ms: 3000, path: SHOW }), expect: 'unreadable' },

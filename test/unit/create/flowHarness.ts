@@ -44,6 +44,15 @@ const MAX_SLEEPS = 200;
 
 /** Sleeping advances the simulator's clock instead of waiting. */
 export function simClock(): Clock & { slept: number[] } {
+  return virtualClock({ max: MAX_SLEEPS, advance: async (ms) => void (await flowSim.control.advance(ms / 1000)) });
+}
+
+/**
+ * A clock whose sleeps return at once, adding to its time (and advancing `advance`, e.g. a
+ * simulator). More than `max` sleeps fail: a wait that never ends. From sleep number `hangAfter`
+ * on, a sleep never returns (the window reloaded under the flow), after calling `onHang`.
+ */
+export function virtualClock(o: { max: number; advance?: (ms: number) => Promise<void>; hangAfter?: number | null; onHang?: () => void }): Clock & { slept: number[] } {
   let t = 0;
   const slept: number[] = [];
   return {
@@ -51,9 +60,13 @@ export function simClock(): Clock & { slept: number[] } {
     now: () => t,
     sleep: async (ms) => {
       slept.push(ms);
-      if (slept.length > MAX_SLEEPS) throw new Error(`the flow waited ${MAX_SLEEPS} times without settling: a wait that never ends`);
+      if (o.hangAfter != null && slept.length > o.hangAfter) {
+        o.onHang?.();
+        return new Promise<void>(() => undefined);
+      }
+      if (slept.length > o.max) throw new Error(`the flow waited ${o.max} times without settling: a wait that never ends`);
       t += ms;
-      await flowSim.control.advance(ms / 1000);
+      await o.advance?.(ms);
     },
   };
 }
@@ -78,9 +91,22 @@ export interface Harness {
   clock: ReturnType<typeof simClock>;
 }
 
-export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>; wrap?: (api: ServiceApi) => ServiceApi; state?: MemoryState } = {}): Harness {
+export interface HarnessOptions {
+  timeoutMs?: number;
+  prompts?: Partial<FlowPrompts>;
+  wrap?: (api: ServiceApi) => ServiceApi;
+  state?: MemoryState;
+  /** A client of another service than this file's simulator (the fault search's scripted one), logging to `log`. */
+  client?: (log: Logger) => ServiceApi;
+  /** A clock of its own (default: the simulator's, see simClock). */
+  clock?: Clock & { slept: number[] };
+}
+
+export function harness(o: HarnessOptions = {}): Harness {
   const log = memoryLog();
-  const raw = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 }, pacing: 'off' });
+  const raw = o.client
+    ? o.client(log)
+    : createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 }, pacing: 'off' });
   const api = o.wrap ? o.wrap(raw) : raw;
   const state = o.state ?? new MemoryState();
   const asked = recordedPrompts<FlowPrompts>({
@@ -100,7 +126,7 @@ export function harness(o: { timeoutMs?: number; prompts?: Partial<FlowPrompts>;
     get confirms() {
       return asked.argsOf('confirmRent').map(([offer]) => offer as Offer);
     },
-    clock: simClock(),
+    clock: o.clock ?? simClock(),
     ports: undefined as unknown as CreateFlowPorts,
   };
   h.ports = {

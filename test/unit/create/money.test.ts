@@ -75,23 +75,44 @@ test('a new machine invisible to show and list for 40 s (late visibility) is wai
   assert.equal(await puts(), 1);
 });
 
-test('a machine shown once, then confirmed gone through the list (by id and label, asked twice), is dropped and the flow may rent again', async () => {
+/** A client whose first rented machine is destroyed from elsewhere (the web console) right after a read showed it. */
+function destroyedOnceSeen(): Parameters<typeof harness>[0] {
   let shown = 0;
-  const h = harness({
+  return {
     wrap: (api) => ({
       ...api,
       showInstance: async (id, o) => {
         const inst = await api.showInstance(id, o);
-        if ((await puts()) === 1 && ++shown === 1) await api.destroyInstance(id); // destroyed behind our back once seen
+        if ((await puts()) === 1 && ++shown === 1) await api.destroyInstance(id);
         return inst;
       },
     }),
-  });
+  };
+}
+
+test('a machine shown once, then destroyed from elsewhere while starting: reported as such, nothing else is rented, it stays watched (scripted)', async () => {
+  const h = harness(destroyedOnceSeen());
   const r = await run(h);
-  assert.equal(r.outcome, 'running', JSON.stringify(r));
-  assert.equal(await puts(), 2);
-  assert.equal((await held()).length, 1);
-  assert.ok(h.log.lines.some((l) => /the instance list shows neither instance \d+ nor the label .* after showing it before: it is gone/.test(l)), h.log.lines.join('\n'));
+  assert.equal(r.outcome, 'unknown', JSON.stringify(r));
+  assert.equal(await puts(), 1, 'no second machine nobody asked for');
+  assert.match(r.outcome === 'unknown' ? r.message : '', /Instance \d+ \("Unit-test-box-\w+", \$[\d.]+\/h\) was last seen \d+ s ago and the instance list no longer shows it: it may have been destroyed elsewhere.*nothing else was rented/);
+  const inflight = readInflight(h.state);
+  assert.deepEqual(inflight.map((x) => [x.instanceId, x.late]), [[r.outcome === 'unknown' ? r.instanceId : -1, true]], 'still in flight: adopted if it appears again');
+});
+
+test('a machine shown once, then gone from the list: interactive, the user is asked with its id, when it was last seen and its price; only "Rent Another" rents again', async () => {
+  for (const answer of ['stop', 'rent-again'] as const) {
+    await flowSim.control.reset();
+    const asked: Array<Record<string, unknown>> = [];
+    const h = harness({ ...destroyedOnceSeen(), prompts: { notFound: async (what) => (asked.push({ ...what }), answer) } });
+    const r = await run(h, template, { confirm: true });
+    assert.equal(asked.length, 1, answer);
+    const q = asked[0]!;
+    assert.ok(typeof q.instanceId === 'number' && typeof q.lastSeenAgoMs === 'number' && typeof q.dphTotal === 'number', JSON.stringify(q));
+    assert.equal(r.outcome, answer === 'stop' ? 'unknown' : 'running', JSON.stringify(r));
+    assert.equal(await puts(), answer === 'stop' ? 1 : 2, answer);
+    assert.ok(readInflight(h.state).some((x) => x.instanceId === q.instanceId && x.late), 'the first stays watched either way');
+  }
 });
 
 test('a machine never shown and destroyed behind our back: scripted, the flow never rents a second one, it answers unknown and keeps it in flight', async () => {

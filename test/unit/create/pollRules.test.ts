@@ -198,7 +198,7 @@ test('pollUntilReady: a 429 backs off to at least the show threshold, other fail
 
 test('the message for a rental of unknown fate names the instance when its id is known, else its label', async () => {
   const { unknownResult } = await import('../../../src/create/rentOnce');
-  const withId = unknownResult('job-1', 2, 77);
+  const withId = unknownResult('job-1', 2, { instanceId: 77 });
   assert.equal(withId.outcome, 'unknown');
   assert.equal('instanceId' in withId && withId.instanceId, 77);
   assert.match('message' in withId ? withId.message : '', /^Instance 77 \("job-1"\) was sent, but the instance list has not shown it yet/);

@@ -99,7 +99,7 @@ test('a cancel while the create request hangs aborts it; the machine it made is 
 
 test('a template secret the service echoes back in a create error reaches neither the message nor the log', async () => {
   const secret = 'correct-horse-battery-7731';
-  await flowSim.control.fault({ kind: 'http_error', status: 400, msg: `environment value ${secret} is not accepted`, path: '/api/v0/asks/', count: 1 });
+  await flowSim.control.fault({ kind: 'http_error', status: 400, error: 'invalid_args', msg: `environment value ${secret} is not accepted`, path: '/api/v0/asks/', count: 1 });
   const h = harness();
   const t = { ...template, instance: { ...template.instance, env: { ...template.instance.env, HF_TOKEN: secret } } };
   const r = await runCreateFlow(h.ports, { template: t, templatePath: '.gpu/t.json', confirm: false, secrets: [secret] });

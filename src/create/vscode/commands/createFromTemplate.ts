@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Offer } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { stoppedCreationMessage } from '../../../instances/instanceViewModel';
-import { STAGES, realClock, runCreateFlow, type CreateFlowInput, type CreateFlowResult, type ProgressUpdate, type Stage } from '../../createFlow';
+import { STAGES, readInflight, realClock, runCreateFlow, type CreateFlowInput, type CreateFlowResult, type ProgressUpdate, type Stage } from '../../createFlow';
 import type { Template } from '../../templateSchema';
 import type { LoadedTemplate } from '../../templateValidation';
 import { sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
@@ -191,6 +191,9 @@ function withProgress(services: Services, args: CreateArgs, template: Template, 
 
 /** Tells the user how it ended, and keeps watching whatever is still in flight. */
 function report(services: Services, result: CreateFlowResult, template: Template, rel: string): void {
+  // A rental the flow stopped waiting for (its fate unknown; the user may have rented another
+  // instead) is watched from now on, whatever this click came to, and adopted if it appears.
+  for (const r of readInflight(services.globalState)) if (r.late) background(keepWatching(services, r.instanceId ?? r.label), services.log, 'watching a rental of unknown fate');
   switch (result.outcome) {
     case 'running': {
       const where = result.alias ? ` (ssh ${result.alias})` : '';
@@ -216,7 +219,6 @@ function report(services: Services, result: CreateFlowResult, template: Template
       vscode.window.showInformationMessage(result.message);
       break;
     case 'unknown':
-      background(keepWatching(services, result.instanceId ?? result.label), services.log, 'watching the unknown creation');
       vscode.window.showWarningMessage(result.message);
       break;
     case 'kept':
