@@ -79,7 +79,7 @@ export const GROUPS = {
   // requestOptions, pollRules. They run in `npm test`.
   create: {
     mutate: ['src/create/{offerFit,createFlow}.ts'],
-    tests: ['out/unit/create/{offerFitMutants,offerFit,rentAgain,fuzzRegressions,createFlow}.test.js'],
+    tests: ['out/unit/create/{offerFitMutants,offerFit,createFlowMutants,rentAgain,fuzzRegressions,createFlow}.test.js'],
   },
   // what the service has charged and what the user decides about money: the charge sums (a day,
   // the week, the month), the charges walk over pages, the stopped-storage reminder, the budget and
