@@ -1,12 +1,14 @@
 // The create flow's moves between offers, each written to fail if one small change were planted
 // in src/create/createFlow.ts (the `create` mutation group, BENCHMARKS.md): after a refusal that
 // proves nothing was created, a pricier next offer is rented only after a new yes, and an offer on
-// a machine that already refused is skipped. Against the simulator, as the other flow tests.
+// a machine that already refused is skipped; a guard that cannot be set up rents nothing. Against
+// the simulator, as the other flow tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorFromResponse } from '../../../src/api/errors';
 import type { Offer } from '../../../src/api/types';
-import { runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
+import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
+import { resolveGuardPlan } from '../../../src/guard/plan';
 import { harness, puts, template, useFlowSim, type Harness } from './flowHarness';
 
 useFlowSim();
@@ -73,4 +75,22 @@ test('scripted (confirm: false): the next offer is rented without a prompt', asy
   const res = await run(r.h, false);
   assert.equal(res.outcome, 'running', JSON.stringify(res));
   assert.equal(r.asked.length, 2);
+});
+
+test('a template guard that cannot be set up (an API URL the guard cannot use): nothing is rented, the reason is said', async () => {
+  const h = harness();
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: true, apiUrl: 'not a url' } });
+  assert.equal(res.outcome, 'failed', JSON.stringify(res));
+  assert.match(res.outcome === 'failed' ? res.message : '', /^Nothing was rented\. The API base URL "not a url" is not a valid URL/);
+  assert.equal(res.attempts, 1);
+  assert.ok(h.log.lines.some((l) => /^warn create: The API base URL/.test(l)), h.log.lines.join('\n'));
+  assert.equal(await puts(), 0);
+  assert.deepEqual(readInflight(h.state), []);
+});
+
+test('a default guard (from the settings) that cannot be set up is left out with a warning, and the machine is rented', async () => {
+  const h = harness();
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: false, apiUrl: 'not a url' } });
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.ok(h.log.lines.some((l) => l.startsWith('warn create: the default idle guard is left out of this instance: The API base URL')), h.log.lines.join('\n'));
 });
