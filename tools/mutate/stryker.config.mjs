@@ -16,7 +16,9 @@
 //
 // The globs name files by role, not by a file layout of the past: the HTTP client's answer
 // pipeline, pacing, redaction and reconciliation; the create flow's visibility and
-// reconciliation rules; the SSH value checks and config writer; the cost summaries.
+// reconciliation rules; the SSH value checks and config writer; the cost summaries; the create
+// flow's sequence and the offer filters; the charges, budget and price-increase decisions; the
+// instance store's keep-or-drop rule.
 //
 // No TypeScript checker. It would drop mutants that do not compile (they are not bugs a user
 // could ship), but measured here (2026-11-27, 2 shared cores, load 4-10): one full check of the
@@ -65,6 +67,41 @@ export const GROUPS = {
   costs: {
     mutate: ['src/costs/costs.ts'],
     tests: ['out/unit/costs/{storageSim,costs}.test.js'],
+  },
+  // the create flow's sequence (rent, watch, rent again only after a proven refusal, adopt a late
+  // machine) and the template's offer filters (the price cap on the exact price). The flow's rules
+  // of visibility are the visibility group's; this one mutates what sequences them. The offer
+  // filters on their own first, then the flow's moves between offers, the rule for renting again
+  // and the fault search's kept counterexamples; createFlow (against the simulator) last. Left
+  // out for their time, not for killing nothing (2026-11-28, on a loaded machine): money (its
+  // invariant sweep alone runs 37 s; a first run with it and the other create files had tested
+  // 30 of 334 mutants after 4 minutes), ambiguousCreate, lateMachine, createFuzz, moneyLate,
+  // liveCreation, sshOptionsKept, requestOptions, pollRules. They run in `npm test`. offerFit
+  // killed nothing offerFitMutants missed (the run of 13:46).
+  create: {
+    mutate: ['src/create/{offerFit,createFlow}.ts'],
+    tests: ['out/unit/create/{offerFitMutants,createFlowMutants,rentAgain,fuzzRegressions,createFlow}.test.js'],
+  },
+  // what the service has charged and what the user decides about money: the charge sums (a day,
+  // the week, the month), the charges walk over pages, the stopped-storage reminder, the budget and
+  // its guarded stop, the price-increase figures, notices and decisions. The rule files first; the
+  // property test of the decisions next; the files that drive the simulator (a charges walk of
+  // several pages, a decision sent over HTTP, every billing endpoint in both eras) last.
+  billing: {
+    mutate: ['src/billing/{spending,stoppedStorage,budget,budgetAction,priceDecision,priceIncreases,increaseNotices}.ts', 'src/api/billingApi.ts'],
+    tests: [
+      'out/unit/billing/{spendingMutants,increaseMutants,decisionMutants}.test.js',
+      'out/unit/billing/{budget,increaseNotices,stoppedStorage,budgetAction,priceIncreases,spending,decisions.property,chargesWalk,priceDecision}.test.js',
+      'out/unit/api/billing.test.js',
+    ],
+  },
+  // the instance list every view shows: which rows a walk keeps (a miss is not proof a machine is
+  // gone), which ones poll fast. Both files run on fake timers; instanceGone (the real create flow
+  // against the simulator, with the store) killed nothing these two missed (2026-11-28), so it is
+  // left out.
+  instances: {
+    mutate: ['src/instances/instanceStore.ts'],
+    tests: ['out/unit/instances/instanceStoreMutants.test.js', 'out/unit/core/poller.test.js'],
   },
 };
 

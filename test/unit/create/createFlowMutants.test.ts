@@ -1,0 +1,96 @@
+// The create flow's moves between offers, each written to fail if one small change were planted
+// in src/create/createFlow.ts (the `create` mutation group, BENCHMARKS.md): after a refusal that
+// proves nothing was created, a pricier next offer is rented only after a new yes, and an offer on
+// a machine that already refused is skipped; a guard that cannot be set up rents nothing. Against
+// the simulator, as the other flow tests.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { errorFromResponse } from '../../../src/api/errors';
+import type { Offer } from '../../../src/api/types';
+import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
+import { resolveGuardPlan } from '../../../src/guard/plan';
+import { harness, puts, template, useFlowSim, type Harness } from './flowHarness';
+
+useFlowSim();
+
+const gone = (offerId: number) => errorFromResponse('PUT', `/api/v0/asks/${offerId}/`, 404, JSON.stringify({ success: false, error: 'no_such_ask', msg: 'x' }));
+const run = (h: Harness, confirm = true): Promise<CreateFlowResult> => runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm });
+
+/** A harness whose first `refuse` creates are refused as gone (the service did nothing); the offers asked for are recorded. */
+function refusing(refuse: number, confirmRent: (offer: Offer, n: number) => boolean, sameMachine = false) {
+  const asked: number[] = [];
+  let n = 0;
+  const h = harness({
+    prompts: { confirmRent: async (offer) => confirmRent(offer, ++n) },
+    wrap: (api) => ({
+      ...api,
+      // sameMachine: the second offer of the search is on the first one's machine.
+      searchOffers: async (q, o) => {
+        const found = await api.searchOffers(q, o);
+        return sameMachine && found.length > 2 ? found.map((x, i) => (i === 1 ? { ...x, machine_id: found[0]!.machine_id } : x)) : found;
+      },
+      createInstance: async (offerId, req, o) => {
+        asked.push(offerId);
+        if (asked.length <= refuse) throw gone(offerId);
+        return api.createInstance(offerId, req, o);
+      },
+    }),
+  });
+  return { h, asked };
+}
+
+test('after a proven refusal, a pricier next offer needs a new yes; no means nothing more is rented', async () => {
+  const r = refusing(1, (_o, n) => n === 1);
+  const res = await run(r.h);
+  assert.equal(res.outcome, 'cancelled', JSON.stringify(res));
+  assert.equal(r.asked.length, 1, 'one create request: the refused one');
+  const [first, second] = r.h.confirms;
+  assert.ok(second, 'asked again before the next offer');
+  assert.ok(second.dph_total > first!.dph_total, `the next offer is pricier (${first!.dph_total} -> ${second.dph_total})`);
+  assert.equal(await puts(), 0);
+});
+
+test('after a proven refusal, yes to the pricier offer rents it, once, on another machine than the refused one', async () => {
+  const r = refusing(1, () => true);
+  const res = await run(r.h);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.equal(r.asked.length, 2);
+  const [first, second] = r.h.confirms;
+  assert.ok(second && second.id === r.asked[1], 'the offer asked about is the one rented');
+  assert.notEqual(second.machine_id, first!.machine_id);
+  assert.equal(await puts(), 1);
+});
+
+test('an offer on the machine that refused is skipped: the one after it is rented', async () => {
+  const r = refusing(1, () => true, true);
+  const res = await run(r.h);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  const [first, second] = r.h.confirms;
+  assert.equal(r.asked.length, 2);
+  assert.notEqual(second!.machine_id, first!.machine_id, 'not the second offer: it is on the refused machine');
+});
+
+test('scripted (confirm: false): the next offer is rented without a prompt', async () => {
+  const r = refusing(1, () => assert.fail('a scripted run is never asked'));
+  const res = await run(r.h, false);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.equal(r.asked.length, 2);
+});
+
+test('a template guard that cannot be set up (an API URL the guard cannot use): nothing is rented, the reason is said', async () => {
+  const h = harness();
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: true, apiUrl: 'not a url' } });
+  assert.equal(res.outcome, 'failed', JSON.stringify(res));
+  assert.match(res.outcome === 'failed' ? res.message : '', /^Nothing was rented\. The API base URL "not a url" is not a valid URL/);
+  assert.equal(res.attempts, 1);
+  assert.ok(h.log.lines.some((l) => /^warn create: The API base URL/.test(l)), h.log.lines.join('\n'));
+  assert.equal(await puts(), 0);
+  assert.deepEqual(readInflight(h.state), []);
+});
+
+test('a default guard (from the settings) that cannot be set up is left out with a warning, and the machine is rented', async () => {
+  const h = harness();
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: false, apiUrl: 'not a url' } });
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.ok(h.log.lines.some((l) => l.startsWith('warn create: the default idle guard is left out of this instance: The API base URL')), h.log.lines.join('\n'));
+});
