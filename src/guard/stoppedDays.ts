@@ -8,7 +8,6 @@
 import type { Instance } from '../api/types';
 import { installedGuard } from './installed';
 
-export const STOPPED_SINCE_KEY = 'gpuRental.guard.stoppedSince';
 export const DAY_MS = 24 * 3600_000;
 /** The setting's floor and ceiling (package.json says the same). */
 export const STOPPED_DAYS_MAX = 365;

@@ -9,7 +9,8 @@ import { userOnly } from '../../core/userOnlySettings';
 import { currentRate, formatMoney, formatRate } from '../../costs/costs';
 import { instanceName } from '../../instances/instanceViewModel';
 import { background } from '../../core/background';
-import { DAY_MS, STOPPED_SINCE_KEY, keep, planStopped, stoppedDaysSetting, type StoppedRecords } from '../stoppedDays';
+import { STOPPED_SINCE_KEY } from '../../core/stateKeys';
+import { DAY_MS, keep, planStopped, stoppedDaysSetting, type StoppedRecords } from '../stoppedDays';
 
 export const KEEP = 'Keep';
 const DESTROY_NOW = 'Destroy Now…';

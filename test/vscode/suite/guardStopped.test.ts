@@ -8,7 +8,8 @@ import { describe, it, getExtensionApi, waitFor, answer, capture, promptCalls } 
 import { signInToSeeded, signOutAfterEach } from './session';
 import { simControl } from './sim';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
-import { DAY_MS, STOPPED_SINCE_KEY, type StoppedRecords } from '../../../src/guard/stoppedDays';
+import { DAY_MS, type StoppedRecords } from '../../../src/guard/stoppedDays';
+import { STOPPED_SINCE_KEY } from '../../../src/core/stateKeys';
 import type { Services } from '../../../src/core/vscode/services';
 
 const SETTING = 'guard.destroyAfterStoppedDays';
