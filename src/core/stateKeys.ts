@@ -30,3 +30,5 @@ export const TOLD_CONTRACT_END_KEY = 'gpuRental.billing.toldContractEnd';
 export const BUDGET_WARNED_KEY = 'gpuRental.budget.warned';
 /** globalState: instances whose idle-guard warnings the user turned off. */
 export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
+/** globalState: when each guarded instance was first seen stopped, per service (guard.destroyAfterStoppedDays). */
+export const STOPPED_SINCE_KEY = 'gpuRental.guard.stoppedSince';
