@@ -2,7 +2,7 @@
 // (schemas/template.schema.json) is generated from this by scripts/gen-template-schema.mjs,
 // and a unit test fails when the committed file is stale.
 import * as z from 'zod/mini';
-import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN } from '../guard/installed';
+import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN, STOPPED_DAYS_MAX } from '../guard/installed';
 
 /** Attach hover documentation (becomes `description` in the JSON Schema). */
 function doc<T extends z.ZodMiniType>(schema: T, description: string): T {
@@ -170,6 +170,12 @@ export const GuardSchema = doc(
       ),
     ),
     beforeStopSeconds: z.optional(doc(z.int().check(z.minimum(1), z.maximum(3600)), 'Time limit for beforeStop in seconds (1–3600). Default: 300.')),
+    destroyAfterStoppedDays: z.optional(
+      doc(
+        z.int().check(z.minimum(1), z.maximum(STOPPED_DAYS_MAX)),
+        'Destroy the instance (disk and all data on it) once it stayed stopped this many days (1–365), so its disk stops billing; a warning comes a day before with Keep. VS Code does it while it runs. For this template\'s instances it replaces the gpuRental.guard.destroyAfterStoppedDays setting; the Rent confirmation states it, so renting is your consent. Default: the setting (off).',
+      ),
+    ),
   }),
   'The idle guard: a watchdog on the instance (installed through onstart) that stops it when GPUs, SSH sessions, Jupyter, the busyWhile processes and the heartbeat file /tmp/gpu-rental/busy show no work, even with your laptop closed. false turns it off for this template.',
 );

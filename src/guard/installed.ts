@@ -22,6 +22,9 @@ export const BUSY_WHILE_PATTERN = /^[A-Za-z0-9 ._/:=@+,%-]{2,80}$/;
 /** guard.beforeStop: one line (it goes into the watchdog's environment on the launch line). */
 export const BEFORE_STOP_PATTERN = /^[^\r\n\0]{1,500}$/;
 
+/** guard.destroyAfterStoppedDays and its setting: whole days, at most a year. */
+export const STOPPED_DAYS_MAX = 365;
+
 /** A file in the guard's folder on the instance, as a double-quoted shell word. */
 export const FILE = (name: string): string => `"\${TMPDIR:-/tmp}/gpu-rental/${name}"`;
 
@@ -33,6 +36,8 @@ export interface InstalledGuard {
   keepWhileSsh: boolean;
   capSeconds?: number;
   capWhy?: string;
+  /** The template's guard.destroyAfterStoppedDays (VS Code acts on it; the watchdog does not). */
+  destroyStoppedDays?: number;
 }
 
 const PACKED_ALL = /echo '([A-Za-z0-9+/=]{1,6000})' \| base64 -d \| gzip -dc >"\$\{TMPDIR:-\/tmp\}\/gpu-rental\/onstart\.sh"/;
@@ -72,5 +77,7 @@ export function installedGuard(onstart: string | null | undefined): InstalledGua
     g.capSeconds = cap;
     g.capWhy = val('GPU_GUARD_CAP_WHY') === 'maxSpend' ? 'maxSpend' : 'maxHours';
   }
+  const stoppedDays = int('GPU_GUARD_DESTROY_STOPPED_DAYS');
+  if (stoppedDays !== undefined && stoppedDays >= 1 && stoppedDays <= STOPPED_DAYS_MAX) g.destroyStoppedDays = stoppedDays;
   return g;
 }

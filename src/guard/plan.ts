@@ -4,7 +4,7 @@
 // user's own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
 import { gzipSync } from 'node:zlib';
 import WATCHDOG from './watchdog.sh';
-import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN, DEFAULT_GUARD, FILE, ONSTART_LIMIT, type GuardAction, type GuardDefaults } from './installed';
+import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN, DEFAULT_GUARD, FILE, ONSTART_LIMIT, STOPPED_DAYS_MAX, type GuardAction, type GuardDefaults } from './installed';
 
 export { DEFAULT_GUARD, ONSTART_LIMIT, installedGuard, type GuardAction, type GuardDefaults, type InstalledGuard } from './installed';
 
@@ -23,6 +23,7 @@ export interface GuardBlock {
   /** A command run before the stop (a checkpoint), with a time limit, its output in the guard log. */
   beforeStop?: string;
   beforeStopSeconds?: number;
+  destroyAfterStoppedDays?: number;
 }
 
 /** What the watchdog of one instance does. */
@@ -36,6 +37,8 @@ export interface GuardPlan {
   busyWhile?: string[];
   beforeStop?: string;
   beforeStopSeconds?: number;
+  /** Carried with the instance for VS Code (a stopped machine's watchdog does not run). */
+  destroyAfterStoppedDays?: number;
   /** Watch Jupyter (connections to its port, busy kernels): jupyter runtypes. */
   jupyter?: boolean;
 }
@@ -60,7 +63,14 @@ export function resolveGuardPlan(block: GuardBlock | false | undefined, defaults
   if (b.busyWhile !== undefined) plan.busyWhile = typeof b.busyWhile === 'string' ? [b.busyWhile] : [...b.busyWhile];
   if (b.beforeStop !== undefined) plan.beforeStop = b.beforeStop;
   if (b.beforeStopSeconds !== undefined) plan.beforeStopSeconds = b.beforeStopSeconds;
+  if (b.destroyAfterStoppedDays !== undefined) plan.destroyAfterStoppedDays = b.destroyAfterStoppedDays;
   return plan;
+}
+
+/** The template's guard.destroyAfterStoppedDays as whole days within 1..365, or undefined. */
+function stoppedDaysOf(plan: GuardPlan): number | undefined {
+  const d = plan.destroyAfterStoppedDays;
+  return d !== undefined && Number.isInteger(d) && d >= 1 && d <= STOPPED_DAYS_MAX ? d : undefined;
 }
 
 /** The hard cap in seconds of running time, and which limit sets it; undefined when none is set. */
@@ -115,6 +125,8 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
   const cap = capOf(plan, ctx.dphTotal);
   if (cap) env.push(['GPU_GUARD_CAP_SECONDS', String(cap.seconds)], ['GPU_GUARD_CAP_WHY', cap.why]);
   if (ctx.gpus === 0) env.push(['GPU_GUARD_GPUS', '0']);
+  const stoppedDays = stoppedDaysOf(plan);
+  if (stoppedDays) env.push(['GPU_GUARD_DESTROY_STOPPED_DAYS', String(stoppedDays)]);
   const busy = (plan.busyWhile ?? []).filter((w) => BUSY_WHILE_PATTERN.test(w));
   if (busy.length) env.push(['GPU_GUARD_BUSY_WHILE', busy.join('|')]);
   // Last: the one value that is the user's own text (installed.ts reads only what comes before it).
@@ -328,10 +340,12 @@ export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, 
   const p = guard.plan;
   const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
   const cap = capOf(p, dphTotal);
+  const days = stoppedDaysOf(p);
   return (
     `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
     (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
     '.' +
+    (days ? ` Destroyed after ${days} day${days === 1 ? '' : 's'} stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).` : '') +
     (form === 'all-compressed' ? ' The image must have base64 and gzip (most do), or neither the guard nor the onstart script runs.' : '')
   );
 }

@@ -3,14 +3,13 @@
 // day before with Keep. A stopped machine's watchdog does not run, so VS Code does this while it
 // runs, from when it first saw the instance stopped (never earlier than the real stop: a stop
 // seen late only gives more time). Only instances created here with a guard are considered (the
-// setting is the user's standing consent for those), and never one without a day's warning
-// shown in this VS Code. The decisions, on plain records; no `vscode`.
+// setting is the user's standing consent for those; a template's guard.destroyAfterStoppedDays,
+// carried by the instance, replaces it for its own instances), and never one without a day's
+// warning shown in this VS Code. The decisions, on plain records; no `vscode`.
 import type { Instance } from '../api/types';
-import { installedGuard } from './installed';
+import { STOPPED_DAYS_MAX, installedGuard } from './installed';
 
 export const DAY_MS = 24 * 3600_000;
-/** The setting's floor and ceiling (package.json says the same). */
-export const STOPPED_DAYS_MAX = 365;
 
 /** What VS Code remembers per instance id. */
 export interface StoppedRecord {
@@ -41,10 +40,21 @@ export function destroyAt(r: StoppedRecord, days: number): number {
 }
 
 /**
+ * The days after which this stopped instance is destroyed: its template's
+ * guard.destroyAfterStoppedDays where it was rented with one (the Rent confirmation stated it, so
+ * renting was the consent, and it wins either way: it is the owner's intent for that machine),
+ * else the user setting (`setting`, 0 for off). `own` says which, for the messages.
+ */
+export function stoppedDaysFor(inst: Instance, setting: number): { days: number; own: boolean } {
+  const own = installedGuard(inst.onstart)?.destroyStoppedDays;
+  return own !== undefined ? { days: own, own: true } : { days: setting, own: false };
+}
+
+/**
  * One look at the list: records start when a guarded instance is first seen stopped and end when
  * it runs again; instances not in the list keep theirs (not listed is no proof it is gone).
  */
-export function planStopped(instances: readonly Instance[], records: StoppedRecords, days: number, now: number): StoppedPlan {
+export function planStopped(instances: readonly Instance[], records: StoppedRecords, setting: number, now: number): StoppedPlan {
   const next: StoppedRecords = { ...records };
   const plan: StoppedPlan = { records: next, warn: [], destroy: [] };
   for (const inst of instances) {
@@ -55,6 +65,7 @@ export function planStopped(instances: readonly Instance[], records: StoppedReco
       continue;
     }
     const r = (next[key] ??= { since: now });
+    const { days } = stoppedDaysFor(inst, setting);
     if (!(days > 0)) continue;
     if (r.warnedAt === undefined) {
       if (now >= r.since + (days - 1) * DAY_MS) {

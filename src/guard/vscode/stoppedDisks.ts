@@ -1,7 +1,8 @@
 // gpuRental.guard.destroyAfterStoppedDays in VS Code (the decisions are in ../stoppedDays.ts): on
 // each instance list, a warning a day before (Keep, Destroy Now…), and at the end the destroy,
 // after a fresh read shows the instance still stopped, then one notice of what it saves. The
-// setting is the user's standing consent (its description says so), read from user settings only.
+// setting is the user's standing consent (its description says so), read from user settings only;
+// an instance rented from a template with guard.destroyAfterStoppedDays carries its own value.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { Instance } from '../../api/types';
@@ -10,16 +11,21 @@ import { currentRate, formatMoney, formatRate } from '../../costs/costs';
 import { instanceName } from '../../instances/instanceViewModel';
 import { background } from '../../core/background';
 import { STOPPED_SINCE_KEY } from '../../core/stateKeys';
-import { DAY_MS, keep, planStopped, stoppedDaysSetting, type StoppedRecords } from '../stoppedDays';
+import { DAY_MS, keep, planStopped, stoppedDaysFor, stoppedDaysSetting, type StoppedRecords } from '../stoppedDays';
 
 export const KEEP = 'Keep';
 const DESTROY_NOW = 'Destroy Now…';
 const HOURS_PER_MONTH = 730;
 
-export function stoppedWarningText(inst: Instance, days: number, at: number, stoppedMs: number): string {
+/** Whose value it is: the user's setting, or the instance's own from its template (agreed to at Rent). */
+function whose(own: boolean): string {
+  return own ? "its template's guard.destroyAfterStoppedDays" : 'your setting gpuRental.guard.destroyAfterStoppedDays';
+}
+
+export function stoppedWarningText(inst: Instance, days: number, at: number, stoppedMs: number, own = false): string {
   const rate = currentRate(inst);
   const bills = rate > 0 ? ` Its disk still bills ${formatRate(rate, 3)} (${formatMoney(rate * HOURS_PER_MONTH)} a month).` : '';
-  return `${instanceName(inst)} has been stopped for ${stoppedMs >= DAY_MS ? `${Math.floor(stoppedMs / DAY_MS)} day${stoppedMs >= 2 * DAY_MS ? 's' : ''}` : 'less than a day'}.${bills} GPU Rental destroys it ${new Date(at).toLocaleString()} (in about a day), with its disk and all data on it, as your setting gpuRental.guard.destroyAfterStoppedDays (${days}) says. Keep it to wait another ${days} day${days === 1 ? '' : 's'}.`;
+  return `${instanceName(inst)} has been stopped for ${stoppedMs >= DAY_MS ? `${Math.floor(stoppedMs / DAY_MS)} day${stoppedMs >= 2 * DAY_MS ? 's' : ''}` : 'less than a day'}.${bills} GPU Rental destroys it ${new Date(at).toLocaleString()} (in about a day), with its disk and all data on it, as ${whose(own)} (${days}) says${own ? ' (agreed to when it was rented)' : ''}. Keep it to wait another ${days} day${days === 1 ? '' : 's'}.`;
 }
 
 /** Records per service and account kind: another connection's instance 5 is another machine. */
@@ -35,13 +41,13 @@ export function startStoppedDisks(services: Services, now: () => number = Date.n
     if (running || !c.signedIn || !services.instances.loaded) return;
     running = true;
     try {
-      const days = stoppedDaysSetting(userOnly(vscode.workspace.getConfiguration('gpuRental').inspect<number>('guard.destroyAfterStoppedDays')));
+      const setting = stoppedDaysSetting(userOnly(vscode.workspace.getConfiguration('gpuRental').inspect<number>('guard.destroyAfterStoppedDays')));
       const key = stateKey(services);
       const records = services.globalState.get<StoppedRecords>(key) ?? {};
-      const plan = planStopped(services.instances.instances, records, days, now());
+      const plan = planStopped(services.instances.instances, records, setting, now());
       if (JSON.stringify(plan.records) !== JSON.stringify(records)) await services.globalState.update(key, plan.records);
-      for (const w of plan.warn) warn(services, key, w.inst, days, w.destroyAt, w.stoppedMs, now);
-      for (const inst of plan.destroy) await destroy(services, key, inst, days, now);
+      for (const w of plan.warn) warn(services, key, w.inst, setting, w.destroyAt, w.stoppedMs, now);
+      for (const inst of plan.destroy) await destroy(services, key, inst, setting, now);
     } finally {
       running = false;
     }
@@ -49,15 +55,17 @@ export function startStoppedDisks(services: Services, now: () => number = Date.n
   services.track(services.instances.onDidChange(() => background(look(), services.log, 'checking stopped instances')));
 }
 
-function warn(services: Services, key: string, inst: Instance, days: number, at: number, stoppedMs: number, now: () => number): void {
+function warn(services: Services, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
+  const { days, own } = stoppedDaysFor(inst, setting);
   services.log.info(`guard: instance ${inst.id} stopped long enough to be destroyed at ${new Date(at).toISOString()} (destroyAfterStoppedDays ${days})`);
-  background(vscode.window.showWarningMessage(stoppedWarningText(inst, days, at, stoppedMs), KEEP, DESTROY_NOW).then(async (pick) => {
+  background(vscode.window.showWarningMessage(stoppedWarningText(inst, days, at, stoppedMs, own), KEEP, DESTROY_NOW).then(async (pick) => {
     if (pick === KEEP) await services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, inst.id, now()));
     else if (pick === DESTROY_NOW) await vscode.commands.executeCommand('gpuRental.destroyInstance', inst.id);
   }), services.log, 'the stopped-instance warning');
 }
 
-async function destroy(services: Services, key: string, inst: Instance, days: number, now: () => number): Promise<void> {
+async function destroy(services: Services, key: string, inst: Instance, setting: number, now: () => number): Promise<void> {
+  const { days, own } = stoppedDaysFor(inst, setting);
   // A fresh read, not the list: started (or changed) since, it is not destroyed.
   const fresh = await (await services.api()).showInstance(inst.id);
   if (fresh.state !== 'stopped') {
@@ -69,6 +77,6 @@ async function destroy(services: Services, key: string, inst: Instance, days: nu
   const rate = currentRate(fresh);
   services.log.info(`guard: destroyed instance ${inst.id}, stopped over ${days} days (destroyAfterStoppedDays)`);
   vscode.window.showInformationMessage(
-    `GPU Rental destroyed ${instanceName(inst)}: it stayed stopped for ${days} day${days === 1 ? '' : 's'} (your setting gpuRental.guard.destroyAfterStoppedDays).${rate > 0 ? ` That saves ${formatRate(rate, 3)} of storage (${formatMoney(rate * HOURS_PER_MONTH)} a month).` : ''}`,
+    `GPU Rental destroyed ${instanceName(inst)}: it stayed stopped for ${days} day${days === 1 ? '' : 's'} (${whose(own)}).${rate > 0 ? ` That saves ${formatRate(rate, 3)} of storage (${formatMoney(rate * HOURS_PER_MONTH)} a month).` : ''}`,
   );
 }

@@ -320,3 +320,46 @@ describe('the composed onstart runs for real', () => {
     await assert.rejects(c.ctl.runOnstart(true, { PATH: '/evil' }), /GPU_GUARD_/);
   });
 });
+
+describe('guard.destroyAfterStoppedDays from a template', () => {
+  const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined };
+  const load = (g: unknown) => loadTemplate(JSON.stringify({ name: 'T', instance: { image: 'i' }, guard: g }), tctx);
+
+  test('templates: whole days 1..365, one diagnostic per mistake that says what is accepted', async () => {
+    for (const d of [1, 7, 365]) {
+      const ok = await load({ destroyAfterStoppedDays: d });
+      assert.ok(ok.template, JSON.stringify(ok.problems));
+      assert.deepEqual(ok.problems, []);
+    }
+    for (const [d, words] of [[0, /at least 1/], [366, /at most 365/], [2.5, /whole number|integer/i], ['7', /number|integer/i], [null, /number|integer/i]] as const) {
+      const bad = await load({ destroyAfterStoppedDays: d });
+      assert.equal(bad.template, undefined, String(d));
+      assert.equal(bad.problems.length, 1, JSON.stringify(bad.problems));
+      assert.equal(bad.problems[0]!.where, 'guard.destroyAfterStoppedDays');
+      assert.match(bad.problems[0]!.message, words, JSON.stringify(bad.problems));
+    }
+  });
+
+  test('it travels with the instance: composed into onstart, read back by installedGuard; absent without it', () => {
+    const p = resolveGuardPlan({ destroyAfterStoppedDays: 14 })!;
+    assert.equal(Object.fromEntries(guardEnv(p, ctx)).GPU_GUARD_DESTROY_STOPPED_DAYS, '14');
+    const forms = new Set<string>();
+    for (const user of [undefined, 'echo hi', `echo start; : ${'y'.repeat(1500)}`]) {
+      const composed = composeOnstart(user, p, ctx);
+      forms.add(composed.form);
+      assert.equal(installedGuard(composed.onstart)?.destroyStoppedDays, 14, composed.form);
+    }
+    assert.ok(forms.has('all-compressed') && forms.size > 1, `every form of onstart carries it: ${[...forms].join(', ')}`);
+    assert.equal(installedGuard(composeOnstart('echo hi', plan, ctx).onstart)?.destroyStoppedDays, undefined);
+    assert.equal(Object.fromEntries(guardEnv(plan, ctx)).GPU_GUARD_DESTROY_STOPPED_DAYS, undefined);
+    // A value the schema refuses never reaches the instance.
+    assert.equal(Object.fromEntries(guardEnv({ ...plan, destroyAfterStoppedDays: 0.5 }, ctx)).GPU_GUARD_DESTROY_STOPPED_DAYS, undefined);
+  });
+
+  test('the Rent confirmation says plainly that it is destroyed after N days stopped; nothing without it', () => {
+    const req = { plan: resolveGuardPlan({ destroyAfterStoppedDays: 3 })!, explicit: true, apiUrl: 'https://console.vast.ai' };
+    assert.match(guardSummary(req, 1, 'echo hi'), /^Idle guard: stops it after 30 idle minutes .*\. Destroyed after 3 days stopped, with its disk and all data \(a warning with Keep comes a day before/);
+    assert.match(guardSummary({ ...req, plan: { ...req.plan, destroyAfterStoppedDays: 1 } }, 1, 'echo hi'), /Destroyed after 1 day stopped/);
+    assert.doesNotMatch(guardSummary({ ...req, plan }, 1, 'echo hi'), /[Dd]estroy/);
+  });
+});

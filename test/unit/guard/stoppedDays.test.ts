@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
-import { DAY_MS, keep, planStopped, stoppedDaysSetting, type StoppedRecords } from '../../../src/guard/stoppedDays';
+import { DAY_MS, keep, planStopped, stoppedDaysFor, stoppedDaysSetting, type StoppedRecords } from '../../../src/guard/stoppedDays';
 
 const guarded = composeOnstart('echo hi', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: 'https://console.vast.ai', dphTotal: 1 }).onstart!;
 const inst = (id: number, state: string, onstart = guarded) => ({ id, state, onstart, label: `box-${id}` }) as unknown as Instance;
@@ -66,4 +66,27 @@ test('not considered: instances without a guard, running or failed ones; an inst
   const p = planStopped([inst(3, 'stopped', 'echo mine'), inst(4, 'running'), inst(5, 'exited')], { 6: { since: T, warnedAt: T } }, 1, T + 30 * DAY_MS);
   assert.deepEqual(Object.keys(p.records), ['6'], 'not listed is no proof it is gone');
   assert.equal(p.warn.length + p.destroy.length, 0);
+});
+
+test('an instance rented with the template\'s guard.destroyAfterStoppedDays uses its own value, whatever the setting (even off)', () => {
+  const own = (days: number) => composeOnstart('echo hi', resolveGuardPlan({ destroyAfterStoppedDays: days })!, { apiUrl: 'https://console.vast.ai', dphTotal: 1 }).onstart!;
+  const two = inst(7, 'stopped', own(2));
+  const thirty = inst(8, 'stopped', own(30));
+  assert.deepEqual(stoppedDaysFor(two, 0), { days: 2, own: true });
+  assert.deepEqual(stoppedDaysFor(inst(9, 'stopped'), 5), { days: 5, own: false });
+  const list = [two, thirty, inst(9, 'stopped')];
+  let records: StoppedRecords = planStopped(list, {}, 0, T).records;
+  // Setting off: only the instance with its own 2 days is warned after a day, and destroyed after two.
+  let p = planStopped(list, records, 0, T + DAY_MS);
+  records = p.records;
+  assert.deepEqual(p.warn.map((w) => [w.inst.id, w.destroyAt]), [[7, T + 2 * DAY_MS]]);
+  p = planStopped(list, records, 0, T + 2 * DAY_MS);
+  records = p.records;
+  assert.deepEqual(p.destroy.map((i) => i.id), [7]);
+  // Setting 5: the other guarded instance follows it; the one with its own 30 days is not cut short by it.
+  p = planStopped(list, records, 5, T + 4 * DAY_MS);
+  records = p.records;
+  assert.deepEqual(p.warn.map((w) => w.inst.id), [9]);
+  p = planStopped(list, records, 5, T + 29 * DAY_MS);
+  assert.deepEqual(p.warn.map((w) => [w.inst.id, w.destroyAt]), [[8, T + 30 * DAY_MS]]);
 });

@@ -14,10 +14,10 @@ import type { Services } from '../../../src/core/vscode/services';
 
 const SETTING = 'guard.destroyAfterStoppedDays';
 
-async function stoppedGuarded(services: Services): Promise<number> {
+async function stoppedGuarded(services: Services, block: Parameters<typeof resolveGuardPlan>[0] = {}): Promise<number> {
   const api = await services.api();
   const offer = (await api.searchOffers({ type: 'on-demand', order: [['dph_total', 'asc']] }))[0]!;
-  const onstart = composeOnstart('echo hi', resolveGuardPlan({})!, { apiUrl: services.connection().baseUrl, dphTotal: offer.dph_total ?? 1 }).onstart!;
+  const onstart = composeOnstart('echo hi', resolveGuardPlan(block)!, { apiUrl: services.connection().baseUrl, dphTotal: offer.dph_total ?? 1 }).onstart!;
   const { new_contract: id } = await api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_proxy', label: 'stopped-disk', onstart });
   await simControl().finishBoot(id);
   await api.setInstanceState(id, 'stopped');
@@ -62,6 +62,27 @@ describe('idle guard: stopped disks', () => {
     const told = await waitFor(() => promptCalls.find((p) => p.kind === 'showInformationMessage' && p.text.startsWith('GPU Rental destroyed')), 10_000, 'the notice');
     assert.match(told.text, /^GPU Rental destroyed stopped-disk\S*: it stayed stopped for 2 days \(your setting gpuRental\.guard\.destroyAfterStoppedDays\)\. That saves \$\d+\.\d{3}\/h of storage \(\$\d+\.\d\d a month\)\.$/);
     assert.deepEqual(promptCalls.slice(before).filter((p) => p.kind === 'showWarningMessage'), [], 'no confirmation dialog: the setting is the consent');
+  }, { timeoutMs: 60_000 });
+
+  it('an instance rented with the template\'s guard.destroyAfterStoppedDays follows it with the setting off, and the messages name it', async () => {
+    await signInToSeeded(0);
+    const { services } = await getExtensionApi();
+    const id = await stoppedGuarded(services, { destroyAfterStoppedDays: 1 });
+    const key = `${STOPPED_SINCE_KEY}:${services.connection().baseUrl}`;
+    const records = () => services.globalState.get<StoppedRecords>(key) ?? {};
+    assert.ok(records()[id], 'the stop is recorded');
+    // The setting stays off: stopped a few hours is already in the template's last day, so the warning comes.
+    capture('showWarningMessage');
+    await services.globalState.update(key, { ...records(), [id]: { since: Date.now() - 3 * 3600_000 } });
+    await services.instances.refresh();
+    const warning = await waitFor(() => promptCalls.find((p) => p.kind === 'showWarningMessage' && p.text.startsWith('stopped-disk')), 10_000, 'the warning');
+    assert.match(warning.text, /has been stopped for less than a day\..* as its template's guard\.destroyAfterStoppedDays \(1\) says \(agreed to when it was rented\)\. Keep it to wait another 1 day\.$/);
+    capture('showInformationMessage');
+    await services.globalState.update(key, { ...records(), [id]: { since: Date.now() - 2 * DAY_MS, warnedAt: Date.now() - DAY_MS - 60_000 } });
+    await services.instances.refresh();
+    const told = await waitFor(() => promptCalls.find((p) => p.kind === 'showInformationMessage' && p.text.startsWith('GPU Rental destroyed')), 15_000, 'the notice');
+    assert.match(told.text, /^GPU Rental destroyed stopped-disk\S*: it stayed stopped for 1 day \(its template's guard\.destroyAfterStoppedDays\)\./);
+    assert.ok(!(await (await services.api()).listInstances()).instances.some((i) => i.id === id), 'destroyed');
   }, { timeoutMs: 60_000 });
 
   it('a guarded instance started again meanwhile is left alone (its record ends)', async () => {
