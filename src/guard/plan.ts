@@ -128,7 +128,7 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
   return env;
 }
 
-/** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): onstart is small. */
+/** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): it stays small. */
 export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop';
 export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop'];
 
@@ -137,7 +137,7 @@ export function partsOf(plan: GuardPlan): WatchdogPart[] {
 }
 
 /**
- * The watchdog as embedded in onstart: the parts not wanted, comment lines, indentation and
+ * The watchdog as shipped (packed into env): the parts not wanted, comment lines, indentation and
  * blank lines removed, and its own upper-case variables renamed to short ones by their `$`/`${`,
  * assignments and `unset` lines (watchdog.sh writes arithmetic with `$` for this; environment
  * names stay).
@@ -174,7 +174,6 @@ export const WATCHDOG_SCRIPT: string = WATCHDOG;
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
 /** The service's URL the watchdog calls when GPU_GUARD_API is not given (its own default). */
 const DEFAULT_API = 'https://console.vast.ai';
-const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
 export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
 /** The warning templates get before renting when their onstart needs the all-compressed form. */
@@ -242,7 +241,7 @@ export function guardedOnstart(
   }
 }
 
-export type OnstartForm = 'user-only' | 'plain' | 'guard-env' | 'all-compressed';
+export type OnstartForm = 'user-only' | 'guard-env' | 'all-compressed';
 
 export interface ComposedOnstart {
   /** undefined when there is neither a guard nor a user script. */
@@ -258,10 +257,10 @@ export const SCRIPT_VAR = 'GPU_GUARD_SCRIPT';
 /**
  * The onstart to send: the watchdog installed and started in the background first (so a user
  * script that blocks or exits cannot keep it from starting), then the user's own script,
- * unchanged. Within the service's 4,048 characters, in the first form that fits:
- * 1. plain (readable) script; 2. the watchdog in the request's env (gzip + base64, see
- * SCRIPT_VAR), onstart only unpacking it, starting it and the user's script; 3. that onstart
- * encoded and sourced, so the user's script still runs in the service's own shell.
+ * unchanged. The watchdog (about 5 KB even stripped) goes in the request's env (gzip + base64,
+ * see SCRIPT_VAR); within the service's 4,048 characters of onstart, the first form that fits:
+ * 1. a short bootstrap that unpacks and starts it, then the user's script, readable; 2. that
+ * onstart encoded and sourced, so the user's script still runs in the service's own shell.
  */
 export function composeOnstart(user: string | undefined, plan: GuardPlan | undefined, ctx: GuardContext): ComposedOnstart {
   if (!plan) return user === undefined ? { form: 'user-only' } : { onstart: user, form: 'user-only' };
@@ -270,8 +269,6 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   const script = minifiedWatchdog(WATCHDOG, partsOf(plan));
   const launch = launchLine(plan, ctx);
   const noTools = (dir: string) => `echo "[3,$(date +%s),\\"${plan.action}\\"]">${dir}state.json`;
-  const plain = `mkdir -p ${DIR} && cat >${FILE('guard.sh')} <<'${EOF_MARK}'\n${script}${EOF_MARK}\n${launch}${tail}`;
-  if (plain.length <= ONSTART_LIMIT) return { onstart: plain, form: 'plain' };
   const env = { [SCRIPT_VAR]: packed(script) };
   // Without base64 or gzip (or the variable) the watchdog cannot start: its state says so at once instead.
   // In a subshell that changes into the guard's folder: the user's script keeps its directory.
