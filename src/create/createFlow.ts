@@ -113,15 +113,16 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     if (offer.machine_id != null) triedMachines.add(offer.machine_id);
 
     const label = uniqueLabel(base, ports.random);
-    let onstart: string | undefined;
+    let guarded: { onstart?: string; env?: Record<string, string> };
     try {
-      onstart = guardedOnstart(input.onstart ?? t.instance.onstart, input.guard, offer.dph_total, (m) => log.warn(`create: ${m}`));
+      // The offer's GPU count: a CPU-only machine (0) is judged without expecting nvidia-smi.
+      guarded = guardedOnstart(input.onstart ?? t.instance.onstart, input.guard, { dphTotal: offer.dph_total, gpus: offer.num_gpus }, (m) => log.warn(`create: ${m}`));
     } catch (e) {
       if (!(e instanceof GuardSetupError)) throw e;
       log.warn(`create: ${e.message}`);
       return { outcome: 'failed', message: `Nothing was rented. ${e.message}`, attempts: run.attempt };
     }
-    const req: CreateInstanceRequest = buildCreateRequest(t, label, onstart);
+    const req: CreateInstanceRequest = buildCreateRequest(t, label, guarded.onstart, guarded.env);
     run.progress('renting', `Renting ${describeOffer(offer)}${bidPrice !== undefined ? ` (bid $${bidPrice}/h)` : ''} (${run.attempt}/${maxAttempts})`);
     log.info(`create: renting offer ${offer.id} as "${label}" (attempt ${run.attempt}/${maxAttempts})`);
     const rc: RentContext = {

@@ -66,16 +66,18 @@ const COPIED = [
  * onstartFile (read by the caller). `price` is set only for bid templates: leaving it out
  * after a bid search would silently rent on-demand, and sending it on-demand is wrong.
  * env is sent as the object it is; with template_hash_id the server merges it with the
- * service template's env (request keys win).
+ * service template's env (request keys win). `extraEnv` (the idle guard's packed watchdog) is
+ * added over the template's own.
  */
-export function buildCreateRequest(t: Template, label: string, onstart?: string): CreateInstanceRequest {
+export function buildCreateRequest(t: Template, label: string, onstart?: string, extraEnv?: Record<string, string>): CreateInstanceRequest {
   const i = t.instance;
   const req: CreateInstanceRequest = {};
   for (const k of COPIED) {
     if (i[k] !== undefined) (req as Record<string, unknown>)[k] = i[k];
   }
   req.label = label;
-  if (i.env && Object.keys(i.env).length) req.env = { ...i.env };
+  const env = { ...(i.env ?? {}), ...(extraEnv ?? {}) };
+  if (Object.keys(env).length) req.env = env;
   const script = onstart ?? i.onstart;
   if (script !== undefined) req.onstart = script;
   if (i.volume_info) req.volume_info = { volume_id: i.volume_info.volume_id, mount_path: i.volume_info.mount_path };

@@ -9,7 +9,7 @@ import { TemplateSchema, type Template } from './templateSchema';
 import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './templateVariables';
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
-import { DEFAULT_GUARD, GuardSetupError, NEEDS_TOOLS_WARNING, composeOnstart, guardRequestFor } from '../guard/plan';
+import { DEFAULT_GUARD, GuardSetupError, NEEDS_TOOLS_WARNING, composeOnstart, guardRequestFor, scriptOf, type ServerTemplateOnstart } from '../guard/plan';
 import { sshPathProblem } from '../ssh/sshValues';
 
 export interface TemplateProblem {
@@ -17,7 +17,8 @@ export interface TemplateProblem {
   /** Human path, e.g. `instance.env["-p 8080:8080"]`. */
   where: string;
   message: string;
-  severity: 'error' | 'warning';
+  /** info: nothing is wrong, but something could not be checked (e.g. a service template not read). */
+  severity: 'error' | 'warning' | 'info';
   /** Range in the file text, when known. */
   offset?: number;
   length?: number;
@@ -29,7 +30,8 @@ export interface TemplateContext extends VariableContext {
   /**
    * The onstart of the service's template `hashId` (a template with template_hash_id and no
    * onstart of its own rents with it, and the guard is added to it): when given, the guard's
-   * diagnostics are computed from it. Undefined: not known (not read; the Rent confirmation says).
+   * diagnostics are computed from it (undefined: it has none). It rejects when the template
+   * cannot be read: an informational diagnostic then, not an error. Not given: not checked.
    */
   serverOnstart?(hashId: string): Promise<string | undefined>;
 }
@@ -107,7 +109,7 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
   };
   const parsed = parseJsonc(text);
   const problems: TemplateProblem[] = [];
-  const add = (path: JsonPath, message: string, severity: 'error' | 'warning' = 'error') => {
+  const add = (path: JsonPath, message: string, severity: TemplateProblem['severity'] = 'error') => {
     // A missing property is shown on its nearest existing parent.
     let loc: JsonLocation | undefined;
     for (let n = path.length; n >= 0 && !loc; n--) loc = parsed.locations.get(pathKey(path.slice(0, n)));
@@ -193,8 +195,7 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
       const at = writtenPath(p.path, origins);
       if (!taken.has(pathKey(at))) add(at, p.message);
     }
-    const hash = candidate.instance.template_hash_id;
-    const base = onstart ?? candidate.instance.onstart ?? (typeof hash === 'string' && ctx.serverOnstart ? await ctx.serverOnstart(hash).catch(() => undefined) : undefined);
+    const base = await finalOnstart(candidate, onstart, ctx, (at, message) => add(at, message, 'info'));
     for (const p of guardProblems(candidate, base)) if (!taken.has(pathKey(p.path))) add(p.path, p.message, p.severity);
   }
   // A rule may quote a value (e.g. a wrong port-mapping value); expanded from a secret it reads ***.
@@ -266,6 +267,42 @@ function creationProblemsFor(t: Template, onstart: string | undefined): Array<{ 
   if (bidPrice !== undefined) req.price = bidPrice;
   else delete req.price;
   return creationRuleProblems(req, t.offer?.type === 'bid').map((p) => ({ path: templatePathFor(p.path, t), message: p.message }));
+}
+
+/**
+ * The onstart a rent would add the guard to: the template's own, else its service template's
+ * (read only when a guard would be added to it). A read that fails is said, not an error.
+ */
+async function finalOnstart(t: Template, own: string | undefined, ctx: TemplateContext, note: (at: JsonPath, message: string) => void): Promise<string | undefined> {
+  const hash = t.instance.template_hash_id;
+  const base = own ?? t.instance.onstart;
+  if (base !== undefined || typeof hash !== 'string' || !ctx.serverOnstart || t.guard === false || t.instance.runtype === 'args') return base;
+  try {
+    return await ctx.serverOnstart(hash);
+  } catch (e) {
+    note(['instance', 'template_hash_id'], `The start script of the service's template ${hash} could not be read (${e instanceof Error ? e.message : 'unknown error'}), so whether the idle guard fits with it is checked when you rent.`);
+    return undefined;
+  }
+}
+
+/**
+ * ServerOnstart for a session: each service template read once (lazily, when a template file that
+ * names it is checked), a failed read tried again next time. `lookUp` answers undefined for no such template.
+ */
+export function cachedServerOnstart(lookUp: (hashId: string) => Promise<ServerTemplateOnstart | undefined>): (hashId: string) => Promise<string | undefined> {
+  const cache = new Map<string, Promise<string | undefined>>();
+  return (hashId) => {
+    let p = cache.get(hashId);
+    if (!p) {
+      p = lookUp(hashId).then((t) => {
+        if (!t) throw new Error(`the service has no template ${hashId}`);
+        return scriptOf(t);
+      });
+      cache.set(hashId, p);
+      p.catch(() => cache.delete(hashId));
+    }
+    return p;
+  };
 }
 
 /** The idle guard must be installable: onstart runs (not runtype args) and fits with it. */

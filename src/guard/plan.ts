@@ -1,7 +1,8 @@
 // The idle guard's settings for one instance and the onstart that installs it.
 // The watchdog (watchdog.sh) runs on the instance itself, so it keeps working with the
-// laptop closed; onstart writes it to a file and starts it in the background before the
-// user's own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
+// laptop closed; it travels in the create request's env (onstart's 4,048 characters are the
+// user's), and onstart writes it to a file and starts it in the background before the user's
+// own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
 import { gzipSync } from 'node:zlib';
 import WATCHDOG from './watchdog.sh';
 import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN, DEFAULT_GUARD, FILE, ONSTART_LIMIT, STOPPED_DAYS_MAX, type GuardAction, type GuardDefaults } from './installed';
@@ -139,7 +140,7 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
   return env;
 }
 
-/** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): onstart is small. */
+/** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): it stays small. */
 export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop';
 export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop'];
 
@@ -148,7 +149,7 @@ export function partsOf(plan: GuardPlan): WatchdogPart[] {
 }
 
 /**
- * The watchdog as embedded in onstart: the parts not wanted, comment lines, indentation and
+ * The watchdog as shipped (packed into env): the parts not wanted, comment lines, indentation and
  * blank lines removed, and its own upper-case variables renamed to short ones by their `$`/`${`,
  * assignments and `unset` lines (watchdog.sh writes arithmetic with `$` for this; environment
  * names stay).
@@ -185,7 +186,6 @@ export const WATCHDOG_SCRIPT: string = WATCHDOG;
 const DIR = '"${TMPDIR:-/tmp}/gpu-rental"';
 /** The service's URL the watchdog calls when GPU_GUARD_API is not given (its own default). */
 const DEFAULT_API = 'https://console.vast.ai';
-const EOF_MARK = 'GPU_RENTAL_GUARD_EOF';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
 export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
 /** The warning templates get before renting when their onstart needs the all-compressed form. */
@@ -229,35 +229,50 @@ export function guardRequestFor(
 }
 
 /**
- * The onstart for one rent attempt at this price. A guard the template asked for that cannot
- * be installed throws GuardSetupError (before anything is rented); the default guard is left
- * out with a warning instead, so a long onstart still works as it did without guards.
+ * The onstart (and the env variables it needs) for one rent attempt on this offer: its price
+ * for maxSpend, its GPU count (0: the watchdog expects no nvidia-smi). A guard the template
+ * asked for that cannot be installed throws GuardSetupError (before anything is rented); the
+ * default guard is left out with a warning instead, so a long onstart still works as it did
+ * without guards.
  */
-export function guardedOnstart(user: string | undefined, guard: GuardRequest | undefined, dphTotal: number, warn: (message: string) => void): string | undefined {
-  if (!guard) return user;
+export function guardedOnstart(
+  user: string | undefined,
+  guard: GuardRequest | undefined,
+  offer: { dphTotal: number; gpus?: number },
+  warn: (message: string) => void,
+): { onstart?: string; env?: Record<string, string> } {
+  const plainUser = user === undefined ? {} : { onstart: user };
+  if (!guard) return plainUser;
   try {
-    return composeOnstart(user, guard.plan, { apiUrl: guard.apiUrl, dphTotal }).onstart;
+    const c = composeOnstart(user, guard.plan, { apiUrl: guard.apiUrl, dphTotal: offer.dphTotal, ...(offer.gpus !== undefined ? { gpus: offer.gpus } : {}) });
+    return { ...(c.onstart !== undefined ? { onstart: c.onstart } : {}), ...(c.env ? { env: c.env } : {}) };
   } catch (e) {
     if (guard.explicit || !(e instanceof GuardSetupError)) throw e;
     warn(`the default idle guard is left out of this instance: ${e.message}`);
-    return user;
+    return plainUser;
   }
 }
 
-export type OnstartForm = 'user-only' | 'plain' | 'guard-compressed' | 'all-compressed';
+export type OnstartForm = 'user-only' | 'guard-env' | 'all-compressed';
 
 export interface ComposedOnstart {
   /** undefined when there is neither a guard nor a user script. */
   onstart?: string;
   form: OnstartForm;
+  /** Variables to add to the create request's `env` (the packed watchdog for the short onstart forms). */
+  env?: Record<string, string>;
 }
+
+/** The create request's `env` variable that carries the watchdog, gzip + base64 (env has no documented size limit; onstart has 4,048 characters). */
+export const SCRIPT_VAR = 'GPU_GUARD_SCRIPT';
 
 /**
  * The onstart to send: the watchdog installed and started in the background first (so a user
  * script that blocks or exits cannot keep it from starting), then the user's own script,
- * unchanged. Within the service's 4,048 characters, in the first form that fits:
- * 1. plain (readable) script, 2. the watchdog gzip+base64 encoded, 3. everything encoded and
- * sourced, so the user's script still runs in the service's own shell.
+ * unchanged. The watchdog (about 5 KB even stripped) goes in the request's env (gzip + base64,
+ * see SCRIPT_VAR); within the service's 4,048 characters of onstart, the first form that fits:
+ * 1. a short bootstrap that unpacks and starts it, then the user's script, readable; 2. that
+ * onstart encoded and sourced, so the user's script still runs in the service's own shell.
  */
 export function composeOnstart(user: string | undefined, plan: GuardPlan | undefined, ctx: GuardContext): ComposedOnstart {
   if (!plan) return user === undefined ? { form: 'user-only' } : { onstart: user, form: 'user-only' };
@@ -266,18 +281,18 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   const script = minifiedWatchdog(WATCHDOG, partsOf(plan));
   const launch = launchLine(plan, ctx);
   const noTools = (dir: string) => `echo "[3,$(date +%s),\\"${plan.action}\\"]">${dir}state.json`;
-  const plain = `mkdir -p ${DIR} && cat >${FILE('guard.sh')} <<'${EOF_MARK}'\n${script}${EOF_MARK}\n${launch}${tail}`;
-  if (plain.length <= ONSTART_LIMIT) return { onstart: plain, form: 'plain' };
-  // Without base64 or gzip the watchdog cannot start: its state says so at once instead.
+  const env = { [SCRIPT_VAR]: packed(script) };
+  // Without base64 or gzip (or the variable) the watchdog cannot start: its state says so at once instead.
   // In a subshell that changes into the guard's folder: the user's script keeps its directory.
-  const guardPacked = `(mkdir -p ${DIR}&&cd ${DIR}&&{ echo '${packed(script)}'|base64 -d|gzip -dc>guard.sh||${noTools('')};})2>/dev/null\n${launch}${tail}`;
-  if (guardPacked.length <= ONSTART_LIMIT) return { onstart: guardPacked, form: 'guard-compressed' };
+  const bootstrap = `(mkdir -p ${DIR}&&cd ${DIR}&&{ echo "$${SCRIPT_VAR}"|base64 -d|gzip -dc>guard.sh||${noTools('')};})2>/dev/null\n${launch}`;
+  const guardEnvForm = `${bootstrap}${tail}`;
+  if (guardEnvForm.length <= ONSTART_LIMIT) return { onstart: guardEnvForm, form: 'guard-env', env };
   // Only this form needs base64 and gzip for the user's part: without them it says so (in the
   // onstart log and guard.log) instead of silently running nothing; templates are warned first.
   const all =
-    `mkdir -p ${DIR} && if { echo '${packed(plain)}' | base64 -d | gzip -dc >${FILE('onstart.sh')}; } 2>/dev/null; then . ${FILE('onstart.sh')}; ` +
+    `mkdir -p ${DIR} && if { echo '${packed(guardEnvForm)}' | base64 -d | gzip -dc >${FILE('onstart.sh')}; } 2>/dev/null; then . ${FILE('onstart.sh')}; ` +
     `else echo "${NO_TOOLS}" >&2; ${noTools(`${DIR}/`)}; fi\n`;
-  if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed' };
+  if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed', env };
   throw new GuardSetupError(
     `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +
       'Shorten the onstart script (move setup into the image or a file it downloads), or turn the guard off for this template with "guard": false.',
@@ -318,6 +333,11 @@ async function serverOnstart(hashId: string, lookUp: (hashId: string) => Promise
     throw new GuardSetupError(`The start script of the service's template ${hashId} could not be read (${e instanceof Error ? e.message : 'unknown error'}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.`);
   }
   if (!t) throw new GuardSetupError(`The service has no template ${hashId}, so its start script cannot be kept with the idle guard. Check template_hash_id.`);
+  return scriptOf(t);
+}
+
+/** A service template's own start script; undefined when it has none (blank counts as none). */
+export function scriptOf(t: ServerTemplateOnstart): string | undefined {
   return typeof t.onstart === 'string' && t.onstart.trim() ? t.onstart : undefined;
 }
 

@@ -12,7 +12,8 @@
 # Keep a job alive from a training loop:  touch /tmp/gpu-rental/busy  (every few minutes).
 # Snooze: an epoch time in /tmp/gpu-rental/snooze-until. State: state.json, log: guard.log.
 # Test knobs: GPU_GUARD_TICK (s), GPU_GUARD_IDLE_SECONDS, GPU_GUARD_SMI_SECONDS.
-# This file is embedded in onstart with comments and indentation stripped: keep it small.
+# Shipped with comments and indentation stripped, gzip+base64, in the create request's env
+# (GPU_GUARD_SCRIPT; onstart only unpacks and starts it): keep it small.
 # shellcheck disable=SC2004,SC2013 # $ in arithmetic: the minifier renames variables by their $; words are wanted.
 
 # $1 when it is a whole number, else $2.

@@ -26,6 +26,7 @@ const SETTINGS: Record<string, RegExp> = {
   GPU_GUARD_ACTION: /^(stop|destroy)$/,
   GPU_GUARD_CAP_SECONDS: /^\d{1,9}$/,
   GPU_GUARD_CAP_WHY: /^(maxHours|maxSpend)$/,
+  GPU_GUARD_GPUS: /^\d{1,2}$/,
 };
 
 /**
@@ -61,13 +62,21 @@ export function guardLaunchEnv(onstart: string | undefined, apiUrl: string): Rec
 export const GATED_NOTE = 'gpu-rental demo: only the idle guard of this onstart runs here (the demo runs no other script on your machine)\n';
 
 /**
- * What the onstart runner starts for an instance: its whole onstart, or in demo mode only the
- * demo's own watchdog (written to $TMPDIR/gpu-rental/guard.sh) with the checked guard settings;
+ * What the onstart runner starts for an instance: its whole onstart with the request's env
+ * variables under the instance's own (as the service runs it), or in demo mode only the demo's
+ * own watchdog (written to $TMPDIR/gpu-rental/guard.sh) with the checked guard settings and none
+ * of the request's variables (neither its GPU_GUARD_SCRIPT nor LD_PRELOAD and the like);
  * undefined when the demo runs nothing (its onstart.log says why).
  */
-export function onstartCommand(state: SimState, inst: SimInstance, home: string, env: Record<string, string>): { args: string[]; env: Record<string, string> } | undefined {
+export function onstartCommand(
+  state: SimState,
+  inst: SimInstance,
+  home: string,
+  env: Record<string, string>,
+  requestEnv: Record<string, string> = {},
+): { args: string[]; env: Record<string, string> } | undefined {
   const gate = state.config.guardOnly;
-  if (!gate) return { args: ['-c', inst.onstart ?? ''], env };
+  if (!gate) return { args: ['-c', inst.onstart ?? ''], env: { ...requestEnv, ...env } };
   appendFileSync(join(home, 'onstart.log'), GATED_NOTE);
   const guardEnv = guardLaunchEnv(inst.onstart ?? undefined, env.GPU_RENTAL_API_URL ?? '');
   if (!guardEnv || !gate.script) return undefined;

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { actualStatus } from './instances';
-import { gpuUtilFile, instanceEnv, instanceHome, sandboxRoot } from './sandbox';
+import { gpuUtilFile, instanceEnv, instanceHome, requestEnv, sandboxRoot } from './sandbox';
 import type { SimInstance, SimState } from './state';
 import { onstartCommand } from './guardOnly';
 
@@ -131,7 +131,7 @@ function run(state: SimState, inst: SimInstance): void {
   } else if (!inst.gpuUtil) setGpuUtil(state, inst, [0]);
   const path = instancePath(state);
   // In demo mode only the idle guard runs, or nothing (guardOnly.ts).
-  const cmd = onstartCommand(state, inst, home, { ...instanceEnv(state, inst), PATH: path, ...r.env });
+  const cmd = onstartCommand(state, inst, home, { ...instanceEnv(state, inst), PATH: path, ...r.env }, requestEnv(inst));
   if (!cmd) return;
   const out = openSync(join(home, 'onstart.log'), 'a');
   try {

@@ -70,6 +70,15 @@ export function instanceEnv(state: SimState, inst: SimInstance): Record<string, 
   return env;
 }
 
+/**
+ * The plain variables of the create request's `env` (and its service template's), which the
+ * service gives the container (so onstart sees them; SSH sessions do not): "-p" port keys are no
+ * variables.
+ */
+export function requestEnv(inst: SimInstance): Record<string, string> {
+  return Object.fromEntries(Object.entries(inst.env).filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)));
+}
+
 /** Removes every instance's folder (the simulator is closing). */
 export function closeSandbox(state: SimState): void {
   const r = roots.get(state);

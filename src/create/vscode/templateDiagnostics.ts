@@ -19,7 +19,7 @@ export function toDiagnostics(doc: vscode.TextDocument, problems: readonly Templ
     const d = new vscode.Diagnostic(
       new vscode.Range(start, end),
       p.where === '(syntax)' || p.where === '(template)' ? p.message : `${p.where}: ${p.message}`,
-      p.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Error,
+      p.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : p.severity === 'info' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Error,
     );
     d.source = 'GPU Rental template';
     return d;

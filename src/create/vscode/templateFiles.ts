@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { describeTemplateText, type TemplateFileInfo } from '../templateDiscovery';
-import { loadTemplate, type LoadedTemplate, type TemplateContext } from '../templateValidation';
+import { cachedServerOnstart, loadTemplate, type LoadedTemplate, type TemplateContext } from '../templateValidation';
 import { templateSecretKey } from '../templateVariables';
 import { readSettings } from '../../core/vscode/settings';
 import type { Offer } from '../../api/types';
@@ -54,9 +54,24 @@ export async function resolveTemplateUri(arg: unknown): Promise<vscode.Uri | und
   return undefined;
 }
 
+/** Service templates' start scripts for this session, per service URL: read once, when a template names one. */
+const serverScripts = new Map<string, (hashId: string) => Promise<string | undefined>>();
+
+function serverOnstartOf(services: Services): (hashId: string) => Promise<string | undefined> {
+  const url = services.connection().baseUrl;
+  let read = serverScripts.get(url);
+  if (!read) {
+    read = cachedServerOnstart(async (h) => (await (await services.api()).searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
+    serverScripts.set(url, read);
+  }
+  return read;
+}
+
 export function templateContext(services: Services, uri: vscode.Uri): TemplateContext {
   const folder = vscode.workspace.getWorkspaceFolder(uri);
   return {
+    // A template renting with a service template gets its guard diagnostics from that template's onstart.
+    serverOnstart: (hashId) => serverOnstartOf(services)(hashId),
     ...(folder ? { workspaceFolder: folder.uri.scheme === 'file' ? folder.uri.fsPath : folder.uri.path } : {}),
     env: process.env,
     secret: (name) => services.secrets.get(templateSecretKey(name)),

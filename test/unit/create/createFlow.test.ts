@@ -8,6 +8,7 @@ import type { ServiceApi } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, readInflight, resumeInflight, runCreateFlow, type FailedBootInfo } from '../../../src/create/createFlow';
 import { flowSim, harness, type Harness, puts, simInstances, template, useFlowSim } from './flowHarness';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
+import { DEFAULT_GUARD, guardRequestFor, installedGuard } from '../../../src/guard/plan';
 
 useFlowSim();
 
@@ -330,4 +331,27 @@ test('a 429 on the create that asks for a longer wait (Retry-After) is waited ou
   assert.equal(h.progress.filter((p) => /slow down; trying again in 30 s/.test(JSON.stringify(p))).length, 1);
   assert.ok(h.log.lines.some((l) => /refused as too frequent \(429\); sending it again in 30 s/.test(l)), h.log.lines.join('\n'));
   assert.equal(await puts(), 3);
+});
+
+test('the idle guard travels in the request: its watchdog in env beside the template\'s own, the offer\'s GPU count on its launch line', async () => {
+  // A CPU-only machine: the watchdog must not expect nvidia-smi there.
+  const cpu = flowSim.sim.state.offers.filter((o) => template.offer!.gpuNames!.includes(o.gpu_name));
+  const before = cpu.map((o) => o.num_gpus);
+  cpu.forEach((o) => (o.num_gpus = 0));
+  try {
+    const h = harness();
+    const guard = guardRequestFor(undefined, 'ssh_direct', DEFAULT_GUARD, flowSim.sim.url);
+    const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', onstart: 'echo hi', guard });
+    assert.equal(r.outcome, 'running', JSON.stringify(r));
+    if (r.outcome !== 'running') return;
+    const inst = flowSim.sim.state.instances.get(r.instance.id)!;
+    assert.equal(inst.env.FOO, 'bar', 'the template\'s env is kept');
+    assert.ok(/^[A-Za-z0-9+/=]{500,}$/.test(inst.env.GPU_GUARD_SCRIPT ?? ''), 'the packed watchdog');
+    assert.match(inst.onstart ?? '', /GPU_GUARD_GPUS='0' nohup sh /);
+    assert.ok(inst.onstart!.endsWith('echo hi\n'));
+    assert.ok(installedGuard(inst.onstart));
+    assertNoSecrets(h);
+  } finally {
+    cpu.forEach((o, i) => (o.num_gpus = before[i]!));
+  }
 });

@@ -5,6 +5,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { demoSimOptions, randomKey, simConfig, startSimulator, type RunningSim } from '../../../src/sim';
 import { instanceHome } from '../../../src/sim/sandbox';
 import { GATED_NOTE, guardLaunchEnv } from '../../../src/sim/guardOnly';
@@ -62,10 +63,10 @@ test('a body is read only as JSON with a JSON content type: text/plain is 415 an
 });
 
 /** Rents with this onstart, waits until the demo has dealt with it (its note in onstart.log), returns the instance home. */
-async function rentWith(onstart: string, label: string): Promise<string> {
+async function rentWith(onstart: string, label: string, env?: Record<string, string>): Promise<string> {
   const s = await started();
   const offer = s.state.offers.find((o) => o.rentable && !o.rented && !o.taken)!;
-  const r = await call(`/api/v0/asks/${offer.id}/`, { method: 'PUT', headers: { ...bearer(key), 'Content-Type': 'application/json' }, body: JSON.stringify({ image: 'sim/base:1', disk: 8, runtype: 'ssh', label, onstart }) });
+  const r = await call(`/api/v0/asks/${offer.id}/`, { method: 'PUT', headers: { ...bearer(key), 'Content-Type': 'application/json' }, body: JSON.stringify({ image: 'sim/base:1', disk: 8, runtype: 'ssh', label, onstart, ...(env ? { env } : {}) }) });
   assert.equal(r.status, 200, JSON.stringify(r.json));
   const home = instanceHome(s.state, r.json!.new_contract as number);
   await waitFor(() => existsSync(join(home, 'onstart.log')) && readFileSync(join(home, 'onstart.log'), 'utf8').includes(GATED_NOTE.trim()), 60_000, `the demo to take up ${label}'s onstart`);
@@ -80,9 +81,12 @@ test('a hostile onstart sent to the demo does not run; with the guard, only the 
   // The guard's launch line with a setting the guard never sends (GPU_GUARD_SSH_CMD runs a command).
   const sshCmd = await rentWith(`GPU_GUARD_SSH_CMD='touch $HOME/pwned' GPU_GUARD_IDLE_MINUTES='1' nohup sh "\${TMPDIR:-/tmp}/gpu-rental/guard.sh" </dev/null >/dev/null 2>&1 &\n`, 'ssh-cmd');
   // The real guard with a hostile tail, and a guard.sh of someone else's: the demo's watchdog runs, nothing else.
-  const guarded = composeOnstart('touch "$HOME/pwned"', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: 'https://evil.example', dphTotal: 1 }).onstart!;
-  const withTail = await rentWith(guarded, 'guard-and-tail');
-  const swapped = await rentWith(guarded.replace(/(<<'GPU_RENTAL_GUARD_EOF'\n)/, '$1touch "$HOME/pwned"\n'), 'swapped-guard');
+  const composed = composeOnstart('touch "$HOME/pwned"', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: 'https://evil.example', dphTotal: 1 });
+  const guarded = composed.onstart!;
+  const withTail = await rentWith(guarded, 'guard-and-tail', composed.env);
+  // The watchdog the request's env carries is someone else's, and env tries to load code into every process.
+  const hostileScript = gzipSync('touch "$HOME/pwned"\n').toString('base64');
+  const swapped = await rentWith(guarded, 'swapped-guard', { GPU_GUARD_SCRIPT: hostileScript, LD_PRELOAD: '/tmp/pwned.so', ENV: '/tmp/pwned.sh' });
   for (const home of [withTail, swapped]) {
     const state = join(home, 'tmp', 'gpu-rental', 'state.json');
     await waitFor(() => existsSync(state), 60_000, 'the demo watchdog writing its state');
@@ -101,9 +105,12 @@ test('guardLaunchEnv: the guard\'s own settings only, the API always the simulat
   assert.equal(env.GPU_GUARD_API, 'http://127.0.0.1:9');
   assert.equal(env.GPU_GUARD_IDLE_MINUTES, '5');
   assert.equal(env.GPU_GUARD_CAP_SECONDS, '7200');
-  const packedAll = composeOnstart('x'.repeat(3500), resolveGuardPlan({})!, { apiUrl: 'https://e.x', dphTotal: 1 });
+  const packedAll = composeOnstart('x'.repeat(3900), resolveGuardPlan({ idleMinutes: 7 })!, { apiUrl: 'https://e.x', dphTotal: 1 });
   assert.equal(packedAll.form, 'all-compressed');
-  assert.ok(guardLaunchEnv(packedAll.onstart, 'http://s')?.GPU_GUARD_IDLE_MINUTES, 'read from the compressed form too');
+  assert.equal(guardLaunchEnv(packedAll.onstart, 'http://s')?.GPU_GUARD_IDLE_MINUTES, '7', 'read from the compressed form too');
+  // A CPU-only offer's guard (no nvidia-smi expected) runs in the demo too.
+  const cpu = composeOnstart(undefined, resolveGuardPlan({})!, { apiUrl: 'https://e.x', dphTotal: 1, gpus: 0 }).onstart!;
+  assert.equal(guardLaunchEnv(cpu, 'http://s')?.GPU_GUARD_GPUS, '0');
   const launch = (vars: string) => `${vars} nohup sh "\${TMPDIR:-/tmp}/gpu-rental/guard.sh" </dev/null >/dev/null 2>&1 &`;
   assert.equal(guardLaunchEnv(launch("GPU_GUARD_HEARTBEAT='/etc/passwd'"), 'http://s'), undefined, 'an unknown setting');
   assert.equal(guardLaunchEnv(launch("GPU_GUARD_IDLE_MINUTES='$(id)'"), 'http://s'), undefined, 'a value of the wrong kind');

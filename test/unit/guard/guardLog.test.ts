@@ -33,9 +33,10 @@ after(() => f?.close());
 
 /** A running instance (with the guard's onstart unless `guard` is false) and, unless `entry` is false, its SSH entry here. */
 async function running(label: string, { guard = true, entry = true } = {}): Promise<Instance> {
-  const onstart = guard ? composeOnstart('echo ready', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: f.sim.url, dphTotal: 1 }).onstart! : undefined;
+  const composed = guard ? composeOnstart('echo ready', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: f.sim.url, dphTotal: 1 }) : undefined;
+  const onstart = composed?.onstart;
   const offer = f.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && (o.direct_port_count as number) > 0)!;
-  const { new_contract: id } = await f.api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label, ...(onstart ? { onstart } : {}) });
+  const { new_contract: id } = await f.api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label, ...(onstart ? { onstart, env: composed!.env! } : {}) });
   await f.ctl.finishBoot(id);
   const inst = await f.api.showInstance(id);
   if (entry) aliases.set(id, await f.writer.writeEntry(inst, { identityFile: f.key.privatePath }));

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { readWatchdogState } from '../../../src/guard/watchdogState';
 import {
@@ -18,12 +19,13 @@ import {
   NO_TOOLS,
   baseOnstart,
   guardSummary,
+  guardRequestFor,
   installedGuard,
   minifiedWatchdog,
   resolveGuardPlan,
 } from '../../../src/guard/plan';
 import { instanceHome } from '../../../src/sim/sandbox';
-import { loadTemplate } from '../../../src/create/templateValidation';
+import { cachedServerOnstart, loadTemplate } from '../../../src/create/templateValidation';
 import { start, type Ctx } from '../sim/helpers';
 import { sleep, until } from './harness';
 import { needs } from '../tools';
@@ -92,8 +94,10 @@ describe('onstart composition', () => {
   test('the guard is added to the user\'s onstart, compressed as far as needed; beyond the limit a clear error', () => {
     const first = composeOnstart('ollama serve > /var/log/ollama.log 2>&1 &', plan, ctx);
     assert.ok(first.onstart!.length <= ONSTART_LIMIT);
-    assert.ok(first.form === 'guard-compressed' || first.form === 'all-compressed', first.form);
-    const long = `echo start; ${'y'.repeat(1500)}`;
+    assert.equal(first.form, 'guard-env');
+    assert.ok(first.onstart!.includes('ollama serve > /var/log/ollama.log 2>&1 &'), 'the user\'s script stays readable');
+    assert.equal(gunzipSync(Buffer.from(first.env!.GPU_GUARD_SCRIPT!, 'base64')).toString('utf8'), minifiedWatchdog(WATCHDOG_SCRIPT, []), 'the watchdog travels in env');
+    const long = `echo start; ${'y'.repeat(3900)}`;
     const over = composeOnstart(long, plan, ctx);
     assert.equal(over.form, 'all-compressed');
     assert.ok(over.onstart!.length <= ONSTART_LIMIT);
@@ -103,9 +107,37 @@ describe('onstart composition', () => {
     assert.throws(() => composeOnstart(noise, plan, ctx), (e: Error) => e instanceof GuardSetupError && /"guard": false/.test(e.message) && /4048/.test(e.message));
     // The default guard steps aside with a warning; a guard the template asked for fails.
     const warnings: string[] = [];
-    assert.equal(guardedOnstart(noise, { plan, explicit: false, apiUrl: ctx.apiUrl }, 1, (m) => warnings.push(m)), noise);
+    assert.deepEqual(guardedOnstart(noise, { plan, explicit: false, apiUrl: ctx.apiUrl }, { dphTotal: 1 }, (m) => warnings.push(m)), { onstart: noise });
     assert.equal(warnings.length, 1);
-    assert.throws(() => guardedOnstart(noise, { plan, explicit: true, apiUrl: ctx.apiUrl }, 1, () => undefined), GuardSetupError);
+    assert.throws(() => guardedOnstart(noise, { plan, explicit: true, apiUrl: ctx.apiUrl }, { dphTotal: 1 }, () => undefined), GuardSetupError);
+  });
+
+  test('room: a 2000-character onstart with a Jupyter runtype, busyWhile and beforeStop gets the guard, readable', async () => {
+    // Random text: it does not compress, so only the watchdog's move to env makes room for it.
+    const user = `: ${randomBytes(1500).toString('base64')}`;
+    assert.ok(user.length >= 2000);
+    const block = { busyWhile: ['python train.py', 'torchrun'], beforeStop: 'cp -r /workspace/ckpt /workspace/saved', beforeStopSeconds: 120 };
+    const req = guardRequestFor(block, 'jupyter_direct', DEFAULT_GUARD, ctx.apiUrl)!;
+    const sent = guardedOnstart(user, req, { dphTotal: 1 }, () => assert.fail('no warning'));
+    assert.ok(sent.onstart!.length <= ONSTART_LIMIT && sent.onstart!.endsWith(`${user}\n`), 'the template\'s script, as written, last');
+    assert.deepEqual(installedGuard(sent.onstart), { idleMinutes: 30, gpuUtilBelow: 5, action: 'stop', keepWhileSsh: true });
+    const script = gunzipSync(Buffer.from(sent.env!.GPU_GUARD_SCRIPT!, 'base64')).toString('utf8');
+    assert.equal(script, minifiedWatchdog(WATCHDOG_SCRIPT, ['jupyter', 'busyWhile', 'beforeStop']));
+    assert.match(guardSummary({ ...req, onstart: user }, 1), /^Idle guard: stops it after 30/);
+    const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined };
+    const t = await loadTemplate(JSON.stringify({ name: 'T', instance: { image: 'i', runtype: 'jupyter_direct', onstart: user }, guard: block }), tctx);
+    assert.deepEqual(t.problems, []);
+    // The room measured, as docs/idle-guard.md states it: about 3,780 characters, less only the busyWhile and beforeStop text itself.
+    const room = (p: typeof plan) => ONSTART_LIMIT - composeOnstart(undefined, p, ctx).onstart!.length;
+    assert.ok(room(plan) >= 3750, String(room(plan)));
+    assert.ok(room(req.plan) >= 3600, String(room(req.plan)));
+  });
+
+  test('a CPU-only offer: the watchdog is told there are no GPUs (GPU_GUARD_GPUS=0), so no nvidia-smi is not taken as busy', () => {
+    const req = { plan, explicit: false, apiUrl: ctx.apiUrl };
+    const cpu = guardedOnstart('echo hi', req, { dphTotal: 1, gpus: 0 }, () => undefined).onstart!;
+    assert.match(cpu, /GPU_GUARD_GPUS='0' nohup sh/);
+    assert.doesNotMatch(guardedOnstart('echo hi', req, { dphTotal: 1, gpus: 2 }, () => undefined).onstart!, /GPU_GUARD_GPUS/);
   });
 
   test('a server template keeps its own onstart: it is read first and the guard is added to it', async () => {
@@ -131,7 +163,7 @@ describe('onstart composition', () => {
     assert.match(guardSummary(dflt, 1, noise), /^Idle guard: none .*leaves no room for the default guard/);
     assert.doesNotMatch(guardSummary(dflt, 1, noise), /stops it after/);
     assert.match(guardSummary({ ...dflt, explicit: true }, 1, noise), /^Idle guard: cannot be installed, so nothing will be rented/);
-    assert.match(guardSummary(dflt, 1, `echo start; : ${'y'.repeat(1500)}`), /must have base64 and gzip/);
+    assert.match(guardSummary(dflt, 1, `echo start; : ${'y'.repeat(3900)}`), /must have base64 and gzip/);
     // A server template's onstart, read by baseOnstart, is what the confirmation is computed from.
     const server = { ...dflt };
     await baseOnstart(undefined, 'abc123', server, async (h) => ({ hash_id: h, onstart: noise }));
@@ -149,6 +181,38 @@ describe('onstart composition', () => {
     assert.ok(r.problems.some((p) => p.where === 'instance.template_hash_id' && p.severity === 'warning' && /default idle guard/.test(p.message)), JSON.stringify(r.problems));
     const fits = await loadTemplate(JSON.stringify(t), { ...tctx, serverOnstart: async () => 'ollama serve &' });
     assert.deepEqual(fits.problems, []);
+  });
+
+  test('templates: a service template that cannot be read gives an informational diagnostic; none is read when no guard is added', async () => {
+    const asked: string[] = [];
+    const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined, serverOnstart: async (h: string) => { asked.push(h); throw new Error('HTTP 503'); } };
+    const t = { name: 'T', instance: { image: 'i', template_hash_id: 'abc123' } };
+    const r = await loadTemplate(JSON.stringify(t), tctx);
+    assert.ok(r.template, 'not an error: the template can be rented (the rent reads it again)');
+    assert.deepEqual(r.problems.map((p) => [p.where, p.severity]), [['instance.template_hash_id', 'info']]);
+    assert.match(r.problems[0]!.message, /abc123 could not be read \(HTTP 503\)/);
+    await loadTemplate(JSON.stringify({ ...t, guard: false }), tctx);
+    await loadTemplate(JSON.stringify({ ...t, instance: { ...t.instance, onstart: 'echo mine' } }), tctx);
+    assert.deepEqual(asked, ['abc123'], 'read only where the guard is added to it');
+  });
+
+  test('templates: service templates\' start scripts are read lazily, once per hash id, and a failed read is tried again', async () => {
+    const asked: string[] = [];
+    let fail = true;
+    const read = cachedServerOnstart(async (h) => {
+      asked.push(h);
+      if (h === 'gone') return undefined;
+      if (fail) throw new Error('HTTP 500');
+      return { hash_id: h, onstart: h === 'blank' ? '  ' : 'ollama serve &' };
+    });
+    assert.deepEqual(asked, [], 'nothing read before a template names one');
+    await assert.rejects(read('abc'), /HTTP 500/);
+    fail = false;
+    assert.equal(await read('abc'), 'ollama serve &');
+    assert.equal(await read('abc'), 'ollama serve &');
+    assert.equal(await read('blank'), undefined);
+    await assert.rejects(read('gone'), /no template gone/);
+    assert.deepEqual(asked, ['abc', 'abc', 'blank', 'gone']);
   });
 
   test('templates: busyWhile, beforeStop and beforeStopSeconds are checked with words that say what is accepted', async () => {
@@ -188,7 +252,7 @@ describe('onstart composition', () => {
     const dflt = await load({ name: 'T', instance: { image: 'i', onstart: noise } });
     assert.ok(dflt.template, JSON.stringify(dflt.problems));
     assert.ok(dflt.problems.some((p) => p.severity === 'warning' && /default idle guard/.test(p.message)));
-    const long = await load({ name: 'T', instance: { image: 'i', onstart: `echo start; : ${'y'.repeat(1500)}` } });
+    const long = await load({ name: 'T', instance: { image: 'i', onstart: `echo start; : ${'y'.repeat(3900)}` } });
     assert.ok(long.template);
     assert.ok(long.problems.some((p) => p.where === 'instance.onstart' && p.severity === 'warning' && /base64 and gzip/.test(p.message)), JSON.stringify(long.problems));
     const off = await load({ name: 'T', instance: { image: 'i', onstart: noise }, guard: false });
@@ -215,9 +279,9 @@ describe('the composed onstart runs for real', () => {
     await c?.sim.close();
   });
 
-  async function rent(onstart: string): Promise<{ id: number; key: string }> {
+  async function rent(onstart: string, env?: Record<string, string>): Promise<{ id: number; key: string }> {
     const free = c.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken)!;
-    const r = await c.call('PUT', `/api/v0/asks/${free.id}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart });
+    const r = await c.call('PUT', `/api/v0/asks/${free.id}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart, ...(env ? { env } : {}) });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     return { id: r.json.new_contract, key: r.json.instance_api_key };
   }
@@ -236,21 +300,21 @@ describe('the composed onstart runs for real', () => {
 
   for (const shell of [['dash'], ['busybox', 'sh']]) {
     for (const [form, user] of [
-      ['guard-compressed', 'echo user-ran > "$HOME/marker"; sleep 30'],
-      ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(400)}; sleep 30`],
+      ['guard-env', 'echo user-ran > "$HOME/marker"; sleep 30'],
+      ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(3900)}; sleep 30`],
     ] as const) {
       for (const packing of [true, false]) {
         test(`${form} under ${shell.join(' ')} ${packing ? 'with' : 'without'} base64/gzip: the user's script runs (or the reason is printed) and the guard acts`, { skip: needs(shell[0] as 'dash' | 'busybox') }, async () => {
           const composed = composeOnstart(user, { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
           assert.equal(composed.form, form);
-          const inst = await rent(composed.onstart!);
+          const inst = await rent(composed.onstart!, composed.env);
           await c.ctl.finishBoot(inst.id);
           const home = mkdtempSync(join(tmpdir(), 'gpu-onstart-'));
           const bin = image(home, packing);
           let err = '';
           const child = spawn(shell[0]!, [...shell.slice(1), '-c', composed.onstart!], {
             cwd: home,
-            env: { PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_PORT: '1', GPU_GUARD_GPUS: '0' },
+            env: { ...composed.env, PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_PORT: '1', GPU_GUARD_GPUS: '0' },
             detached: true,
             stdio: ['ignore', 'ignore', 'pipe'],
           });
@@ -263,7 +327,7 @@ describe('the composed onstart runs for real', () => {
             }
             await until('the user script ran', () => existsSync(join(home, 'marker')));
             if (!packing) {
-              // guard-compressed: the user's part is plain and runs; the guard cannot unpack, and its state says so at once.
+              // guard-env: the user's part is plain and runs; the guard cannot unpack, and its state says so at once.
               const s = await until('the state says why', () => { try { return readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8'))); } catch { return undefined; } });
               assert.match(String(s?.cannotAct), /cannot act: no base64 or gzip/);
               return;
@@ -288,14 +352,15 @@ describe('the composed onstart runs for real', () => {
 
   test('the simulator runs onstart only when asked; then gpu_util follows the fake nvidia-smi and the watchdog acts', async () => {
     const composed = composeOnstart('echo started > "$HOME/marker"', { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
-    const off = await rent(composed.onstart!);
+    assert.equal(composed.form, 'guard-env', 'the watchdog comes from the request\'s env, as the service passes it to onstart');
+    const off = await rent(composed.onstart!, composed.env);
     await c.ctl.finishBoot(off.id);
     await sleep(800);
     assert.ok(!existsSync(join(instanceHome(c.sim.state, off.id), 'marker')), 'off by default');
 
     await c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 3 });
     try {
-      const inst = await rent(composed.onstart!);
+      const inst = await rent(composed.onstart!, composed.env);
       await c.ctl.setGpuUtil(inst.id, [10, 80]);
       await c.ctl.finishBoot(inst.id);
       const home = instanceHome(c.sim.state, inst.id);

@@ -20,9 +20,9 @@ useSshFixture({ bootSeconds: 1, seed: 3 }, 'gpu-rental-guard-ssh-', 'gpu-rental-
 test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance, ending the snooze lets the watchdog stop it', { skip }, async () => {
   await fx.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 3 });
   try {
-    const onstart = composeOnstart('echo ready', resolveGuardPlan({ idleMinutes: 1 })!, { apiUrl: fx.sim.url, dphTotal: 1 }).onstart!;
+    const { onstart, env } = composeOnstart('echo ready', resolveGuardPlan({ idleMinutes: 1 })!, { apiUrl: fx.sim.url, dphTotal: 1 });
     const offer = fx.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && (o.direct_port_count as number) > 0)!;
-    const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label: 'guarded', onstart });
+    const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label: 'guarded', onstart: onstart!, env: env! });
     await fx.ctl.setGpuUtil(id, 90);
     await fx.ctl.finishBoot(id);
     const inst = await fx.api.showInstance(id);

@@ -129,7 +129,7 @@ test('the simulator runs onstart again after each start: the guard is back after
   await gsim.c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 600 });
   const { instanceHome } = await import('../../../src/sim/sandbox');
   try {
-    const r = await gsim.c.call('PUT', `/api/v0/asks/${gsim.freeOffer()}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart: composed.onstart });
+    const r = await gsim.c.call('PUT', `/api/v0/asks/${gsim.freeOffer()}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart: composed.onstart, env: composed.env });
     const id = r.json.new_contract as number;
     await gsim.c.ctl.setGpuUtil(id, 90);
     await gsim.c.ctl.finishBoot(id);

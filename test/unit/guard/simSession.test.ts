@@ -33,8 +33,8 @@ test(`${runtype}: an open SSH session keeps an idle instance running; once it cl
   try {
     const offer = fx.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id) && (o.direct_port_count as number) > 0)!;
     taken.add(offer.id);
-    const { onstart } = composeOnstart(undefined, resolveGuardPlan(undefined)!, { apiUrl: fx.sim.url, dphTotal: 1 });
-    const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype, label: `guard-session-${runtype}`, onstart: onstart! });
+    const { onstart, env } = composeOnstart(undefined, resolveGuardPlan(undefined)!, { apiUrl: fx.sim.url, dphTotal: 1 });
+    const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype, label: `guard-session-${runtype}`, onstart: onstart!, env: env! });
     await fx.ctl.setGpuUtil(id, 0);
     await fx.ctl.finishBoot(id);
     const alias = await fx.writer.writeEntry(await fx.api.showInstance(id), { identityFile: fx.key.privatePath });

@@ -286,4 +286,19 @@ describe('template editing', () => {
       await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
     }
   }, { timeoutMs: 20_000 });
+
+  it('a template renting with a service template gets its guard diagnostics from that template\'s onstart: one that cannot be read is information, not an error', async () => {
+    const uri = await writeWorkspaceTemplate('it-server.json', '{\n  "name": "server",\n  "instance": { "image": "x", "template_hash_id": "it-no-such-template" }\n}\n');
+    try {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      const d = await waitFor(() => vscode.languages.getDiagnostics(uri).find((x) => x.source === 'GPU Rental template'), 8000, 'the service template\'s diagnostic');
+      assert.match(d.message, /^instance\.template_hash_id: The start script of the service's template it-no-such-template could not be read/);
+      assert.equal(d.severity, vscode.DiagnosticSeverity.Information);
+      assert.equal(doc.getText(d.range), '"template_hash_id"');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
+    }
+  }, { timeoutMs: 20_000 });
 });
