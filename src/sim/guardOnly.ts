@@ -27,6 +27,7 @@ const SETTINGS: Record<string, RegExp> = {
   GPU_GUARD_CAP_SECONDS: /^\d{1,9}$/,
   GPU_GUARD_CAP_WHY: /^(maxHours|maxSpend)$/,
   GPU_GUARD_GPUS: /^\d{1,2}$/,
+  GPU_GUARD_DESTROY_STOPPED_DAYS: /^\d{1,3}$/,
 };
 
 /**

@@ -111,6 +111,9 @@ test('guardLaunchEnv: the guard\'s own settings only, the API always the simulat
   // A CPU-only offer's guard (no nvidia-smi expected) runs in the demo too.
   const cpu = composeOnstart(undefined, resolveGuardPlan({})!, { apiUrl: 'https://e.x', dphTotal: 1, gpus: 0 }).onstart!;
   assert.equal(guardLaunchEnv(cpu, 'http://s')?.GPU_GUARD_GPUS, '0');
+  // A template's destroyAfterStoppedDays rides on the launch line (VS Code reads it back; the watchdog ignores it).
+  const days = composeOnstart(undefined, resolveGuardPlan({ destroyAfterStoppedDays: 3 })!, { apiUrl: 'https://e.x', dphTotal: 1 }).onstart!;
+  assert.equal(guardLaunchEnv(days, 'http://s')?.GPU_GUARD_DESTROY_STOPPED_DAYS, '3');
   const launch = (vars: string) => `${vars} nohup sh "\${TMPDIR:-/tmp}/gpu-rental/guard.sh" </dev/null >/dev/null 2>&1 &`;
   assert.equal(guardLaunchEnv(launch("GPU_GUARD_HEARTBEAT='/etc/passwd'"), 'http://s'), undefined, 'an unknown setting');
   assert.equal(guardLaunchEnv(launch("GPU_GUARD_IDLE_MINUTES='$(id)'"), 'http://s'), undefined, 'a value of the wrong kind');
