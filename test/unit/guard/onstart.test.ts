@@ -409,7 +409,7 @@ describe('guard.destroyAfterStoppedDays from a template', () => {
     const p = resolveGuardPlan({ destroyAfterStoppedDays: 14 })!;
     assert.equal(Object.fromEntries(guardEnv(p, ctx)).GPU_GUARD_DESTROY_STOPPED_DAYS, '14');
     const forms = new Set<string>();
-    for (const user of [undefined, 'echo hi', `echo start; : ${'y'.repeat(1500)}`]) {
+    for (const user of [undefined, 'echo hi', `echo start; : ${'y'.repeat(3900)}`]) {
       const composed = composeOnstart(user, p, ctx);
       forms.add(composed.form);
       assert.equal(installedGuard(composed.onstart)?.destroyStoppedDays, 14, composed.form);
