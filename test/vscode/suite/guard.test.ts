@@ -5,10 +5,11 @@
 // The walk: the row says "watching" → the address is recycled (the instance's [host]:port pinned
 // with another machine's key, as a destroyed machine's pin is) → a terminal open on an idle GPU
 // keeps it running past its idle limit → Set Demo GPU Load… → Idle from the row's context menu →
-// the real warning with Keep Running / Stop Now (Keep Running clicked: the snooze file written
-// over SSH keeps it, the recycled address notwithstanding) → Show Idle Guard Log → the snooze
-// ends → the watchdog stops the instance with its own key, one notice says so and what it saves,
-// and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
+// the real warning with its Keep Running / Stop Now / Don't Warn Again links (Keep Running clicked:
+// the snooze file written over SSH keeps it, the recycled address notwithstanding; the warning
+// closes) → Show Idle Guard Log → the snooze
+// ends → the watchdog stops the instance with its own key, one notice says so and what it saves
+// (no stale warning beside it), and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { simControl } from './sim';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/create/createFlow';
-import type { GuardActed, GuardWarning } from '../../../src/guard/monitor';
+import type { GuardActed, GuardWarning, GuardWithdrawal } from '../../../src/guard/monitor';
 import { actedText } from '../../../src/guard/vscode/guardWarningText';
 import { generateEd25519 } from '../../../src/ssh/keygen';
 import type { ShowGuardLogResult } from '../../../src/guard/vscode/commands/showGuardLog';
@@ -176,7 +177,9 @@ async function walk(services: Services, t0: number): Promise<void> {
 
   // 4. Set Demo GPU Load… → Idle (0 %), from the row's context menu (the runner clicks it).
   const warnings: GuardWarning[] = [];
+  const withdrawn: GuardWithdrawal[] = [];
   const sub = services.guard.onWarn((w) => warnings.push(w));
+  const withdrawSub = services.guard.onWithdraw((w) => withdrawn.push(w));
   try {
     log(`guard-set-idle at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
@@ -188,6 +191,8 @@ async function walk(services: Services, t0: number): Promise<void> {
     log(`guard-warning at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-warning'), 'ok');
     await waitFor(() => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'), 10_000, 'the snooze written over SSH (through the recycled address)');
+    // Kept running: the warning is withdrawn, so its notification closes (the runner checks it is gone from the page).
+    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[w.key, 'snoozed']]);
     // Past the moment the watchdog would have acted, the instance still runs.
     await sleep(Math.max(0, w.actAt + 3000 - Date.now()));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'Keep Running postponed the stop');
@@ -195,6 +200,7 @@ async function walk(services: Services, t0: number): Promise<void> {
   assert.equal(await uiCheckpoint('guard-kept-running'), 'ok');
   } finally {
     sub.dispose();
+    withdrawSub.dispose();
   }
 
   // 6. Show Idle Guard Log: what the watchdog saw, read over SSH.
