@@ -113,6 +113,14 @@ async function waitForTicks(want, ms = 20_000) {
 /** The sidebar's width before the guard walk widened it (restored at its end). */
 let sidebarWidth;
 
+/** The idle guard's warning on screen. */
+async function guardWarning() {
+  const toast = ui.page.locator('.notification-toast', { hasText: 'idle guard will stop' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 20_000 });
+  await ui.page.waitForTimeout(300);
+  return toast;
+}
+
 /** No idle guard warning left in the workbench (toasts and the notification centre): a withdrawn one is closed. */
 async function noStaleWarning() {
   const stale = ui.page.locator('.notification-list-item', { hasText: 'idle guard will' });
@@ -422,14 +430,20 @@ const uiSteps = {
     await idle.click();
     if (!['Idle (0 %)', 'Busy (90 %)', 'Custom'].every((c) => offered.some((o) => o.includes(c)))) throw new Error(`the load choices read ${JSON.stringify(offered)}`);
   },
-  /** Idle guard walk: the warning (a notification the guard can take back) with its links; Keep Running is clicked. */
+  /** Idle guard walk: the warning (a notification the guard can take back) with its links. */
   'guard-warning': async () => {
-    const toast = ui.page.locator('.notification-toast', { hasText: 'idle guard will stop' }).first();
-    await toast.waitFor({ state: 'visible', timeout: 20_000 });
-    await ui.page.waitForTimeout(300);
+    const toast = await guardWarning();
     await shot('guard-warning');
     const links = (await toast.locator('a').allInnerTexts()).map((t) => t.trim());
     if (!['Keep Running 1 h', 'Stop Now', "Don't Warn Again"].every((l) => links.includes(l))) throw new Error(`the warning offers the links ${JSON.stringify(links)}`);
+  },
+  /** Idle guard walk: busy again, the warning withdrawn: it is gone from the page. */
+  'guard-warning-withdrawn': async () => {
+    await noStaleWarning();
+  },
+  /** Idle guard walk: the new idle stretch's warning; its Keep Running 1 h link is clicked. */
+  'guard-keep-running': async () => {
+    const toast = await guardWarning();
     await toast.locator('a', { hasText: 'Keep Running 1 h' }).first().click();
   },
   /** Idle guard walk: the row after Keep Running; the warning is gone (withdrawn: closed, not left stale). */

@@ -5,7 +5,8 @@
 // The walk: the row says "watching" → the address is recycled (the instance's [host]:port pinned
 // with another machine's key, as a destroyed machine's pin is) → a terminal open on an idle GPU
 // keeps it running past its idle limit → Set Demo GPU Load… → Idle from the row's context menu →
-// the real warning with its Keep Running / Stop Now / Don't Warn Again links (Keep Running clicked:
+// the real warning with its Keep Running / Stop Now / Don't Warn Again links → busy again: it
+// closes → idle again: a new warning (Keep Running clicked:
 // the snooze file written over SSH keeps it, the recycled address notwithstanding; the warning
 // closes) → Show Idle Guard Log → the snooze
 // ends → the watchdog stops the instance with its own key, one notice says so and what it saves
@@ -184,15 +185,26 @@ async function walk(services: Services, t0: number): Promise<void> {
     log(`guard-set-idle at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
     await waitFor(async () => (await api.showInstance(inst.id)).gpu_util === 0, 5000, 'the fake GPU reporting 0 %');
-    // 5. The warning (a real notification; the runner screenshots it and clicks Keep Running 1 h).
-    const w = await waitFor(() => warnings[0], 15_000, 'the idle warning');
-    assert.equal(w.reason, 'idle');
-    assert.equal(w.action, 'stop');
+    // 5. The warning (a real notification; the runner screenshots it and checks its links).
+    const first = await waitFor(() => warnings[0], 15_000, 'the idle warning');
+    assert.equal(first.reason, 'idle');
+    assert.equal(first.action, 'stop');
     log(`guard-warning at ${Math.round((Date.now() - t0) / 1000)} s`);
-  assert.equal(await uiCheckpoint('guard-warning'), 'ok');
+    assert.equal(await uiCheckpoint('guard-warning'), 'ok');
+    // Busy again: the warning is withdrawn and closes (the runner checks it is gone from the page);
+    // idle again: a new idle stretch, a new warning.
+    await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 90 });
+    await waitFor(() => withdrawn.length > 0, 15_000, 'the warning withdrawn once the GPU is busy');
+    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[first.key, 'busy']]);
+    assert.equal(await uiCheckpoint('guard-warning-withdrawn'), 'ok');
+    await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
+    const w = await waitFor(() => warnings[1], 15_000, 'the warning of the new idle stretch');
+    assert.notEqual(w.key, first.key);
+    // Keep Running 1 h, clicked in it by the runner.
+    assert.equal(await uiCheckpoint('guard-keep-running'), 'ok');
     await waitFor(() => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'), 10_000, 'the snooze written over SSH (through the recycled address)');
     // Kept running: the warning is withdrawn, so its notification closes (the runner checks it is gone from the page).
-    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[w.key, 'snoozed']]);
+    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[first.key, 'busy'], [w.key, 'snoozed']]);
     // Past the moment the watchdog would have acted, the instance still runs.
     await sleep(Math.max(0, w.actAt + 3000 - Date.now()));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'Keep Running postponed the stop');
