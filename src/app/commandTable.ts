@@ -39,6 +39,7 @@ import { openJupyter } from '../instances/vscode/commands/openJupyter';
 import { copyJupyterToken } from '../instances/vscode/commands/copyJupyterToken';
 import { showLog } from '../core/vscode/commands/showLog';
 import { snoozeGuard } from '../guard/vscode/commands/snoozeGuard';
+import { dontWarnGuard } from '../guard/vscode/commands/dontWarnGuard';
 import { setupSshConfig } from '../ssh/vscode/commands/setupSshConfig';
 import { setTemplateSecret } from '../create/vscode/commands/setTemplateSecret';
 import { background } from '../core/background';
@@ -116,6 +117,7 @@ export const commands = {
   'gpuRental.showInstanceDetails': lazy(load.details, 'showInstanceDetails'),
   'gpuRental.showLog': showLog,
   'gpuRental.snoozeGuard': snoozeGuard,
+  'gpuRental.dontWarnGuard': dontWarnGuard,
   'gpuRental.showGuardLog': lazy(load.guardLog, 'showGuardLog'),
   'gpuRental.showInstanceLogs': lazy(load.instanceLogs, 'showInstanceLogs'),
   'gpuRental.refreshInstanceLogs': lazy(load.instanceLogs, 'refreshInstanceLogs'),

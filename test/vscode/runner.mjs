@@ -113,6 +113,22 @@ async function waitForTicks(want, ms = 20_000) {
 /** The sidebar's width before the guard walk widened it (restored at its end). */
 let sidebarWidth;
 
+/** The idle guard's warning on screen. */
+async function guardWarning() {
+  const toast = ui.page.locator('.notification-toast', { hasText: 'idle guard will stop' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 20_000 });
+  await ui.page.waitForTimeout(300);
+  return toast;
+}
+
+/** No idle guard warning left in the workbench (toasts and the notification centre): a withdrawn one is closed. */
+async function noStaleWarning() {
+  const stale = ui.page.locator('.notification-list-item', { hasText: 'idle guard will' });
+  await stale.first().waitFor({ state: 'detached', timeout: 10_000 }).catch(async () => {
+    throw new Error(`a withdrawn guard warning is still shown: ${JSON.stringify(await stale.allInnerTexts())}`);
+  });
+}
+
 /** Drags the sidebar's edge so it is `width` px wide (the guard's words are at the end of a long row). */
 async function sidebarTo(width) {
   const box = await ui.page.locator('.part.sidebar').first().boundingBox();
@@ -414,22 +430,26 @@ const uiSteps = {
     await idle.click();
     if (!['Idle (0 %)', 'Busy (90 %)', 'Custom'].every((c) => offered.some((o) => o.includes(c)))) throw new Error(`the load choices read ${JSON.stringify(offered)}`);
   },
-  /** Idle guard walk: the warning with Keep Running / Stop Now; Keep Running is clicked. */
+  /** Idle guard walk: the warning (a notification the guard can take back) with its links. */
   'guard-warning': async () => {
-    const toast = ui.page.locator('.notification-toast', { hasText: 'idle guard will stop' }).first();
-    await toast.waitFor({ state: 'visible', timeout: 20_000 });
-    await ui.page.waitForTimeout(300);
+    const toast = await guardWarning();
     await shot('guard-warning');
-    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
-    if (!buttons.includes('Keep Running 1 h') || !buttons.includes('Stop Now')) throw new Error(`the warning offers ${JSON.stringify(buttons)}`);
-    // Each button's label is shown whole (VS Code cuts labels that do not fit with an ellipsis).
-    const cut = await toast.locator('.monaco-button').evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent));
-    if (cut.length) throw new Error(`the warning's buttons are cut off: ${JSON.stringify(cut)}`);
-    await toast.locator('.monaco-button', { hasText: 'Keep Running 1 h' }).first().click();
+    const links = (await toast.locator('a').allInnerTexts()).map((t) => t.trim());
+    if (!['Keep Running 1 h', 'Stop Now', "Don't Warn Again"].every((l) => links.includes(l))) throw new Error(`the warning offers the links ${JSON.stringify(links)}`);
   },
-  /** Idle guard walk: the row after Keep Running. */
+  /** Idle guard walk: busy again, the warning withdrawn: it is gone from the page. */
+  'guard-warning-withdrawn': async () => {
+    await noStaleWarning();
+  },
+  /** Idle guard walk: the new idle stretch's warning; its Keep Running 1 h link is clicked. */
+  'guard-keep-running': async () => {
+    const toast = await guardWarning();
+    await toast.locator('a', { hasText: 'Keep Running 1 h' }).first().click();
+  },
+  /** Idle guard walk: the row after Keep Running; the warning is gone (withdrawn: closed, not left stale). */
   'guard-kept-running': async () => {
     await guardRow('kept running until');
+    await noStaleWarning();
     await shot('guard-kept-running');
   },
   /** Idle guard walk: Show Idle Guard Log's document. */
@@ -446,6 +466,7 @@ const uiSteps = {
     await toast.waitFor({ state: 'visible', timeout: 20_000 });
     const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
     if (!buttons.includes('Start') || !buttons.includes('Show Guard Log')) throw new Error(`the notice offers ${JSON.stringify(buttons)}`);
+    await noStaleWarning();
     await ui.page.waitForTimeout(300);
     await shot('guard-stopped');
     if (sidebarWidth) await sidebarTo(sidebarWidth); // as the later files' pictures expect it

@@ -1,59 +1,73 @@
 // What the idle guard tells the user: the warning shortly before it acts (Keep Running 1 h, Stop
 // Now, Don't Warn Again), and once it stopped or destroyed an instance one notification that
-// names it, why and what that saves per hour (Start, Show Guard Log). A notification cannot be
-// taken back in the VS Code API, so a warning the guard withdrew (busy again, snoozed, acted)
-// goes stale: its buttons then do nothing but say so. Buttons run the same commands scripts use.
+// names it, why and what that saves per hour (Start, Show Guard Log). A warning is a progress
+// notification (a plain one cannot be taken back): it closes when the monitor withdraws it (busy
+// again, snoozed, acted, gone), so no stale warning stays beside the notice of what the guard did.
+// Its actions are command links to the commands scripts use (a progress notification has no
+// buttons of its own); Cancel only dismisses it, the guard still acts.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import type { GuardWithdrawal } from '../monitor';
-import { instanceName } from '../../instances/instanceViewModel';
+import type { GuardWarning } from '../monitor';
 import { actedText, warningText } from './guardWarningText';
 import { startStoppedDisks } from './stoppedDisks';
 import { background } from '../../core/background';
+import { OpenWarnings } from './openWarnings';
 
 export const KEEP_RUNNING = 'Keep Running 1 h';
 export const STOP_NOW = 'Stop Now';
-// Short enough that all three buttons fit a notification (with the long one, VS Code cut them to "Keep Running…", "Stop N…").
 export const DONT_WARN = "Don't Warn Again";
 export const START = 'Start';
 export const SHOW_LOG = 'Show Guard Log';
+type Pick = 'keep' | 'stop' | 'dontWarn';
+const LABEL: Record<Pick, string> = { keep: KEEP_RUNNING, stop: STOP_NOW, dontWarn: DONT_WARN };
 
-const STALE: Record<GuardWithdrawal['why'], string> = {
-  busy: 'it is busy again, so the guard no longer plans to act',
-  snoozed: 'it was kept running',
-  acted: 'the guard has acted since',
-  gone: 'it is no longer running',
-};
+/** A command link to the command scripts use (the arguments are numbers only: no server text in a link). */
+export function warningLink(instanceId: number, pick: Pick): string {
+  const [command, arg] =
+    pick === 'keep' ? ['gpuRental.snoozeGuard', { instanceId, minutes: 60 }] : pick === 'stop' ? ['gpuRental.stopInstance', instanceId] : ['gpuRental.dontWarnGuard', instanceId];
+  return `[${LABEL[pick]}](command:${command}?${encodeURIComponent(JSON.stringify([arg]))})`;
+}
+
+/** The warnings on screen (one extension host: one set). */
+let shownWarnings: OpenWarnings<GuardWarning> | undefined;
+
+/** Closes the instance's warning on screen (Don't Warn Again). */
+export function closeGuardWarning(instanceId: number): void {
+  shownWarnings?.closeInstance(instanceId);
+}
+
+/** Brackets in server text (a label) would make links of their own in a notification. */
+const plain = (s: string): string => s.replace(/[[\]]/g, (c) => (c === '[' ? '(' : ')'));
 
 export function startGuardWarnings(services: Services): void {
   const { guard, log } = services;
   // Stopped disks end (gpuRental.guard.destroyAfterStoppedDays): a stopped machine's watchdog does not run.
   startStoppedDisks(services);
-  /** Why each withdrawn warning went stale (by instance and key), for its buttons. */
-  const stale = new Map<string, GuardWithdrawal['why']>();
+  const open = (shownWarnings = new OpenWarnings<GuardWarning>());
+  services.track({ dispose: () => open.closeAll() });
   services.track(
     guard.onWithdraw((w) => {
-      stale.set(`${w.instanceId}:${w.key}`, w.why);
-      log.info(`guard: warning for instance ${w.instanceId} withdrawn (${w.why})`);
+      const closed = open.withdraw(w.instanceId, w.key);
+      log.info(`guard: warning for instance ${w.instanceId} withdrawn (${w.why})${closed ? ', closed' : ''}`);
     }),
   );
   services.track(
     guard.onWarn((w) => {
       // A cap is hard: snoozing does not postpone it, so only the idle warning offers Keep Running.
-      const actions = w.reason === 'idle' ? [KEEP_RUNNING, STOP_NOW, DONT_WARN] : [STOP_NOW, DONT_WARN];
       const instanceId = w.instance.id;
+      const shown = open.add(instanceId, w.key, w);
+      const picks: Pick[] = w.reason === 'idle' ? ['keep', 'stop', 'dontWarn'] : ['stop', 'dontWarn'];
+      const title = `${plain(warningText(w))} ${picks.map((p) => warningLink(instanceId, p)).join(' · ')}`;
       log.info(`guard: warning for instance ${instanceId} (${w.reason}, ${w.action})`);
-      background(vscode.window.showWarningMessage(warningText(w), ...actions).then(async (pick) => {
-        if (!pick) return;
-        if (pick === DONT_WARN) return guard.dontWarn(instanceId);
-        const why = stale.get(`${instanceId}:${w.key}`);
-        if (why !== undefined || !guard.isCurrent(instanceId, w.key)) {
-          vscode.window.showInformationMessage(`That warning about ${instanceName(w.instance)} is out of date (${STALE[why ?? 'gone']}): nothing was done.`);
-          return;
-        }
-        if (pick === KEEP_RUNNING) await vscode.commands.executeCommand('gpuRental.snoozeGuard', { instanceId, minutes: 60 });
-        else if (pick === STOP_NOW) await vscode.commands.executeCommand('gpuRental.stopInstance', instanceId);
-      }), log, 'the guard warning');
+      background(
+        Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_p, cancel) => {
+          // Cancel dismisses it (not a decision); the guard still acts as planned.
+          const sub = cancel.onCancellationRequested(() => open.closeSeq(shown.seq));
+          return shown.closed.finally(() => sub.dispose());
+        })),
+        log,
+        'the guard warning',
+      );
     }),
   );
   services.track(

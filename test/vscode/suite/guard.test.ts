@@ -5,10 +5,12 @@
 // The walk: the row says "watching" → the address is recycled (the instance's [host]:port pinned
 // with another machine's key, as a destroyed machine's pin is) → a terminal open on an idle GPU
 // keeps it running past its idle limit → Set Demo GPU Load… → Idle from the row's context menu →
-// the real warning with Keep Running / Stop Now (Keep Running clicked: the snooze file written
-// over SSH keeps it, the recycled address notwithstanding) → Show Idle Guard Log → the snooze
-// ends → the watchdog stops the instance with its own key, one notice says so and what it saves,
-// and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
+// the real warning with its Keep Running / Stop Now / Don't Warn Again links → busy again: it
+// closes → idle again: a new warning (Keep Running clicked:
+// the snooze file written over SSH keeps it, the recycled address notwithstanding; the warning
+// closes) → Show Idle Guard Log → the snooze
+// ends → the watchdog stops the instance with its own key, one notice says so and what it saves
+// (no stale warning beside it), and the stopped row says why. Screenshots at each step (screenshots/guard-*.png).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +22,7 @@ import { simControl } from './sim';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/create/createFlow';
-import type { GuardActed, GuardWarning } from '../../../src/guard/monitor';
+import type { GuardActed, GuardWarning, GuardWithdrawal } from '../../../src/guard/monitor';
 import { actedText } from '../../../src/guard/vscode/guardWarningText';
 import { generateEd25519 } from '../../../src/ssh/keygen';
 import type { ShowGuardLogResult } from '../../../src/guard/vscode/commands/showGuardLog';
@@ -176,18 +178,33 @@ async function walk(services: Services, t0: number): Promise<void> {
 
   // 4. Set Demo GPU Load… → Idle (0 %), from the row's context menu (the runner clicks it).
   const warnings: GuardWarning[] = [];
+  const withdrawn: GuardWithdrawal[] = [];
   const sub = services.guard.onWarn((w) => warnings.push(w));
+  const withdrawSub = services.guard.onWithdraw((w) => withdrawn.push(w));
   try {
     log(`guard-set-idle at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
     await waitFor(async () => (await api.showInstance(inst.id)).gpu_util === 0, 5000, 'the fake GPU reporting 0 %');
-    // 5. The warning (a real notification; the runner screenshots it and clicks Keep Running 1 h).
-    const w = await waitFor(() => warnings[0], 15_000, 'the idle warning');
-    assert.equal(w.reason, 'idle');
-    assert.equal(w.action, 'stop');
+    // 5. The warning (a real notification; the runner screenshots it and checks its links).
+    const first = await waitFor(() => warnings[0], 15_000, 'the idle warning');
+    assert.equal(first.reason, 'idle');
+    assert.equal(first.action, 'stop');
     log(`guard-warning at ${Math.round((Date.now() - t0) / 1000)} s`);
-  assert.equal(await uiCheckpoint('guard-warning'), 'ok');
+    assert.equal(await uiCheckpoint('guard-warning'), 'ok');
+    // Busy again: the warning is withdrawn and closes (the runner checks it is gone from the page);
+    // idle again: a new idle stretch, a new warning.
+    await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 90 });
+    await waitFor(() => withdrawn.length > 0, 15_000, 'the warning withdrawn once the GPU is busy');
+    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[first.key, 'busy']]);
+    assert.equal(await uiCheckpoint('guard-warning-withdrawn'), 'ok');
+    await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
+    const w = await waitFor(() => warnings[1], 15_000, 'the warning of the new idle stretch');
+    assert.notEqual(w.key, first.key);
+    // Keep Running 1 h, clicked in it by the runner.
+    assert.equal(await uiCheckpoint('guard-keep-running'), 'ok');
     await waitFor(() => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'), 10_000, 'the snooze written over SSH (through the recycled address)');
+    // Kept running: the warning is withdrawn, so its notification closes (the runner checks it is gone from the page).
+    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[first.key, 'busy'], [w.key, 'snoozed']]);
     // Past the moment the watchdog would have acted, the instance still runs.
     await sleep(Math.max(0, w.actAt + 3000 - Date.now()));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'Keep Running postponed the stop');
@@ -195,6 +212,7 @@ async function walk(services: Services, t0: number): Promise<void> {
   assert.equal(await uiCheckpoint('guard-kept-running'), 'ok');
   } finally {
     sub.dispose();
+    withdrawSub.dispose();
   }
 
   // 6. Show Idle Guard Log: what the watchdog saw, read over SSH.
