@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { Emitter } from '../../../src/core/events';
 import type { Instance, PendingPriceIncrease, ServiceApi } from '../../../src/api/types';
 import { PriceIncreaseWatcher, changeText, figuresKey, increaseDetails, increaseFigures, increaseHeadline } from '../../../src/billing/priceIncreases';
-import { IncreaseNotices, NOTIFIED_INCREASES_KEY } from '../../../src/billing/increaseNotices';
+import { IncreaseNotices } from '../../../src/billing/increaseNotices';
+import { NOTIFIED_INCREASES_KEY } from '../../../src/core/stateKeys';
 import { MemoryState } from '../../kit/state';
 
 const inc = (over: Partial<PendingPriceIncrease> = {}): PendingPriceIncrease => ({ pending_price_increase_id: 1, contract_id: 11, ...over });
