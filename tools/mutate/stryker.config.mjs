@@ -79,7 +79,7 @@ export const GROUPS = {
   // liveCreation, sshOptionsKept, requestOptions, pollRules. They run in `npm test`. offerFit
   // killed nothing offerFitMutants missed (the run of 13:46).
   create: {
-    mutate: ['src/create/{offerFit,createFlow}.ts'],
+    mutate: ['src/create/{offerFit,createFlow,failedBoot}.ts', 'src/api/rentAgain.ts'],
     tests: ['out/unit/create/{offerFitMutants,createFlowMutants,rentAgain,fuzzRegressions,createFlow}.test.js'],
   },
   // what the service has charged and what the user decides about money: the charge sums (a day,

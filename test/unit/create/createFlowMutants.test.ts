@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorFromResponse } from '../../../src/api/errors';
-import type { Offer } from '../../../src/api/types';
+import type { Offer, ServiceApi } from '../../../src/api/types';
 import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
 import { resolveGuardPlan } from '../../../src/guard/plan';
 import { harness, puts, template, useFlowSim, type Harness } from './flowHarness';
@@ -93,4 +93,98 @@ test('a default guard (from the settings) that cannot be set up is left out with
   const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: false, apiUrl: 'not a url' } });
   assert.equal(res.outcome, 'running', JSON.stringify(res));
   assert.ok(h.log.lines.some((l) => l.startsWith('warn create: the default idle guard is left out of this instance: The API base URL')), h.log.lines.join('\n'));
+});
+
+test('the attempts are bounded: 3 by default, at least 1 when asked for 0; fewer matches than attempts end the loop', async () => {
+  const three = refusing(9, () => true);
+  const res = await run(three.h, false);
+  assert.equal(res.outcome, 'failed', JSON.stringify(res));
+  assert.equal(three.asked.length, 3, 'three create requests by default');
+  assert.equal(res.outcome === 'failed' ? res.attempts : 0, 3);
+  assert.match(res.outcome === 'failed' ? res.message : '', /after 3 attempt\(s\)/);
+
+  const one = refusing(9, () => true);
+  const res1 = await runCreateFlow(one.h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxAttempts: 0 });
+  assert.equal(one.asked.length, 1, 'maxAttempts 0 still rents at most once');
+  assert.equal(res1.outcome === 'failed' ? res1.attempts : 0, 1);
+
+  const asked: number[] = [];
+  const two = harness({
+    wrap: (api) => ({
+      ...api,
+      searchOffers: async (q, o) => (await api.searchOffers(q, o)).slice(0, 2),
+      createInstance: async (offerId) => {
+        asked.push(offerId);
+        throw gone(offerId);
+      },
+    }),
+  });
+  const res2 = await runCreateFlow(two.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxAttempts: 5 });
+  assert.equal(res2.outcome, 'failed', JSON.stringify(res2));
+  assert.equal(asked.length, 2, 'both matches tried, no more');
+  assert.equal(res2.outcome === 'failed' ? res2.attempts : 0, 2);
+  assert.match(res2.outcome === 'failed' ? res2.message : '', /after 2 attempt\(s\)/);
+});
+
+test('a cancel while a refused offer is answered: the next offer is not rented', async () => {
+  const ac = new AbortController();
+  const asked: number[] = [];
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId) => {
+        asked.push(offerId);
+        ac.abort();
+        throw gone(offerId);
+      },
+    }),
+  });
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, signal: ac.signal });
+  assert.equal(res.outcome, 'cancelled', JSON.stringify(res));
+  assert.equal(asked.length, 1);
+  assert.equal(await puts(), 0);
+});
+
+test("the input's onstart is sent over the template's; the template's when the input has none", async () => {
+  const sent: Array<string | undefined> = [];
+  const wrap = (api: ServiceApi): ServiceApi => ({
+    ...api,
+    createInstance: async (offerId, req, o) => {
+      sent.push(req.onstart);
+      return api.createInstance(offerId, req, o);
+    },
+  });
+  const t = { ...template, instance: { ...template.instance, onstart: 'echo template' } };
+  await runCreateFlow(harness({ wrap }).ports, { template: t, templatePath: '.gpu/t.json', confirm: false, onstart: 'echo input' });
+  await runCreateFlow(harness({ wrap }).ports, { template: t, templatePath: '.gpu/t.json', confirm: false });
+  assert.deepEqual(sent, ['echo input', 'echo template']);
+});
+
+/** A harness whose store port records every call in order. */
+function storeHarness(o: Parameters<typeof harness>[0] = {}) {
+  const h = harness(o);
+  const calls: string[] = [];
+  h.ports = { ...h.ports, instances: { upsert: (i) => void calls.push(`upsert ${i.id} ${i.state ?? ''}`), watch: (id) => void calls.push(`watch ${id}`), remove: (id) => void calls.push(`remove ${id}`) } };
+  return { h, calls };
+}
+
+test('a rented instance is in the store at once, as provisioning, and watched; a destroy after a timeout removes it', async () => {
+  const { h, calls } = storeHarness({ prompts: { keepOrDestroy: async () => 'destroy' } });
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxWaitMs: 1 });
+  assert.equal(res.outcome, 'cancelled', JSON.stringify(res));
+  const id = res.outcome === 'cancelled' ? res.destroyedId! : 0;
+  assert.ok(id > 0, JSON.stringify(res));
+  assert.deepEqual(calls.slice(0, 2), [`upsert ${id} provisioning`, `watch ${id}`]);
+  assert.equal(calls.at(-1), `remove ${id}`);
+  assert.deepEqual(readInflight(h.state), []);
+});
+
+test("a template whose target state is 'stopped' ends stopped, its record gone", async () => {
+  const h = harness();
+  const t = { ...template, instance: { ...template.instance, target_state: 'stopped' as const } };
+  const res = await runCreateFlow(h.ports, { template: t, templatePath: '.gpu/t.json', confirm: false });
+  assert.equal(res.outcome, 'stopped', JSON.stringify(res));
+  assert.equal(res.outcome === 'stopped' ? res.attempts : 0, 1);
+  assert.deepEqual(readInflight(h.state), []);
+  assert.equal(h.sshWrites.length, 0);
 });
