@@ -9,7 +9,7 @@ import { errorFromResponse } from '../../../src/api/errors';
 import type { Offer, ServiceApi } from '../../../src/api/types';
 import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
 import { resolveGuardPlan } from '../../../src/guard/plan';
-import { harness, puts, template, useFlowSim, type Harness } from './flowHarness';
+import { flowSim, harness, puts, template, useFlowSim, type Harness } from './flowHarness';
 
 useFlowSim();
 
@@ -187,4 +187,67 @@ test("a template whose target state is 'stopped' ends stopped, its record gone",
   assert.equal(res.outcome === 'stopped' ? res.attempts : 0, 1);
   assert.deepEqual(readInflight(h.state), []);
   assert.equal(h.sshWrites.length, 0);
+});
+
+test('reads that keep failing: the instance is handed to the Instances view (kept, still in flight), named with its price', async () => {
+  const fail = () => {
+    throw errorFromResponse('GET', '/api/v0/instances/', 500, JSON.stringify({ success: false, error: 'server_error', msg: 'down' }));
+  };
+  const h = harness({ wrap: (api) => ({ ...api, showInstance: async () => fail(), listInstances: async () => fail() }) });
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, maxWaitMs: 1e12 });
+  assert.equal(res.outcome, 'kept', JSON.stringify(res));
+  const id = res.outcome === 'kept' ? res.keptId : 0;
+  assert.ok(id > 0);
+  assert.equal(res.outcome === 'kept' ? res.attempts : 0, 1);
+  assert.match(res.outcome === 'kept' ? res.message : '', new RegExp(`^Instance ${id} \\(\\d+× [^,]+, \\$[\\d.]+/h\\) is rented and billing`));
+  assert.deepEqual(readInflight(h.state).map((r) => r.instanceId), [id]);
+  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: reading instance ${id} kept failing`)), h.log.lines.join('\n'));
+  assert.equal(await puts(), 1);
+});
+
+test('a timeout answered "keep": cancelled, kept and tracked, named with its price; a destroy that fails: failed, kept', async () => {
+  const keep = harness({ prompts: { keepOrDestroy: async () => 'keep' } });
+  const res = await runCreateFlow(keep.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxWaitMs: 1 });
+  assert.equal(res.outcome, 'cancelled', JSON.stringify(res));
+  const id = res.outcome === 'cancelled' ? res.keptId! : 0;
+  assert.ok(id > 0 && (res.outcome !== 'cancelled' || res.destroyedId === undefined), JSON.stringify(res));
+  assert.match(res.outcome === 'cancelled' ? res.message : '', new RegExp(`^Instance ${id} \\(\\d+× [^,]+, \\$[\\d.]+/h\\) is kept and still billing`));
+  assert.ok(keep.log.lines.some((l) => l === `info create: keeping instance ${id} (timeout); it stays tracked and its SSH entry is written when it comes up`), keep.log.lines.join('\n'));
+  assert.deepEqual(readInflight(keep.state).map((r) => r.instanceId), [id]);
+
+  const broken = harness({
+    prompts: { keepOrDestroy: async () => 'destroy' },
+    wrap: (api) => ({ ...api, destroyInstance: async () => { throw errorFromResponse('DELETE', '/api/v0/instances/1/', 500, '{}'); } }),
+  });
+  const res2 = await runCreateFlow(broken.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxWaitMs: 1 });
+  assert.equal(res2.outcome, 'failed', JSON.stringify(res2));
+  assert.ok(res2.outcome === 'failed' && res2.keptId! > 0 && res2.attempts === 1 && res2.destroyedId === undefined, JSON.stringify(res2));
+  assert.equal(broken.removed.length, 0);
+});
+
+test('a rental the list never shows: interactive without the question, it stops (unknown, watched, marked late); asked "rent-again", the next is rented', async () => {
+  await flowSim.control.fault({ kind: 'hidden', seconds: 100_000, count: 1 });
+  const h = harness();
+  const res = await run(h, true);
+  assert.equal(res.outcome, 'unknown', JSON.stringify(res));
+  const id = res.outcome === 'unknown' ? res.instanceId! : 0;
+  assert.match(res.outcome === 'unknown' ? res.message : '', new RegExp(`^Instance ${id} \\(".+", \\$[\\d.]+/h\\) was sent, but the instance list has not shown it yet`));
+  const [rec] = readInflight(h.state);
+  assert.ok(rec && rec.instanceId === id && rec.late !== undefined, JSON.stringify(readInflight(h.state)));
+  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: instance ${id} has not been shown by the list; nothing else is rented unasked`)), h.log.lines.join('\n'));
+
+  await flowSim.control.reset();
+  await flowSim.control.fault({ kind: 'hidden', seconds: 100_000, count: 1 });
+  const asked: unknown[] = [];
+  const again = harness({ prompts: { notFound: async (f) => (asked.push(f), 'rent-again') } });
+  const res2 = await run(again, true);
+  assert.equal(res2.outcome, 'running', JSON.stringify(res2));
+  assert.equal(asked.length, 1);
+  assert.equal(await puts(), 2);
+  assert.equal(readInflight(again.state).length, 1, 'the unseen rental stays watched');
+
+  await flowSim.control.reset();
+  await flowSim.control.fault({ kind: 'hidden', seconds: 100_000, count: 1 });
+  const scripted = harness({ prompts: { notFound: async () => assert.fail('a script is never asked') } });
+  assert.equal((await run(scripted, false)).outcome, 'unknown');
 });
