@@ -251,3 +251,17 @@ test('a rental the list never shows: interactive without the question, it stops 
   const scripted = harness({ prompts: { notFound: async () => assert.fail('a script is never asked') } });
   assert.equal((await run(scripted, false)).outcome, 'unknown');
 });
+
+test('an error of the guard setup that is not a setup refusal is not passed off as one: it is thrown, and nothing is rented', async () => {
+  const h = harness();
+  const guard = {
+    explicit: true,
+    apiUrl: 'https://console.example',
+    get plan(): never {
+      throw new TypeError('a bug in the guard plan');
+    },
+  };
+  await assert.rejects(runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard }), /a bug in the guard plan/);
+  assert.equal(await puts(), 0);
+  assert.deepEqual(readInflight(h.state), []);
+});
