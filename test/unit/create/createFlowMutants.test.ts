@@ -265,3 +265,88 @@ test('an error of the guard setup that is not a setup refusal is not passed off 
   assert.equal(await puts(), 0);
   assert.deepEqual(readInflight(h.state), []);
 });
+
+test('an SSH entry that cannot be written: running all the same, the reason said, its record gone', async () => {
+  const h = harness();
+  h.ports = { ...h.ports, ssh: { writeEntry: async () => { throw new Error('config locked'); } } };
+  const res = await run(h, false);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.ok(res.outcome === 'running' && res.alias === undefined);
+  assert.match(res.outcome === 'running' ? res.sshError ?? '' : '', /^The instance is running, but its SSH entry could not be written \(config locked\)\./);
+  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: writing the SSH entry for ${res.outcome === 'running' ? res.instance.id : 0} failed: `)), h.log.lines.join('\n'));
+  assert.deepEqual(readInflight(h.state), []);
+  assert.equal(h.progress.at(-1)?.message, `Instance ${res.outcome === 'running' ? res.instance.id : 0} is running.`);
+});
+
+test('a machine shown, then destroyed elsewhere: the question says when it was last seen; "wait" looks again; then stop', async () => {
+  let shown = 0;
+  const fates: Array<{ lastSeenAgoMs?: number; instanceId?: number }> = [];
+  const answers = ['wait', 'stop'] as const;
+  const h = harness({
+    prompts: { notFound: async (f) => answers[fates.push(f) - 1] ?? 'stop' },
+    wrap: (api) => ({
+      ...api,
+      showInstance: async (id, o) => {
+        const inst = await api.showInstance(id, o);
+        if (++shown === 2) await api.destroyInstance(id); // seen after the first wait: a clock past 0
+        return inst;
+      },
+    }),
+  });
+  const res = await run(h, true);
+  assert.equal(res.outcome, 'unknown', JSON.stringify(res));
+  assert.equal(fates.length, 2, 'asked again after "wait"');
+  const first = fates[0]!;
+  // on the virtual clock: seen by the read at 10 s, asked at 70 s (the list's misses over a minute), asked again 70 s later
+  assert.equal(first.lastSeenAgoMs, 60_000);
+  assert.equal(fates[1]!.lastSeenAgoMs, 130_000);
+  assert.match(res.outcome === 'unknown' ? res.message : '', /was last seen \d+ (s|min) ago and the instance list no longer shows it/);
+  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: instance ${first.instanceId} was shown before and the list no longer shows it`)), h.log.lines.join('\n'));
+  assert.equal(await puts(), 1);
+});
+
+test('after a proven refusal, a next offer at the same price is rented without a second question', async () => {
+  const asked: number[] = [];
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      searchOffers: async (q, o) => (await api.searchOffers(q, o)).map((x) => ({ ...x, dph_total: 0.5 })),
+      createInstance: async (offerId, req, o) => {
+        asked.push(offerId);
+        if (asked.length === 1) throw gone(offerId);
+        return api.createInstance(offerId, req, o);
+      },
+    }),
+  });
+  const res = await run(h, true);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.equal(asked.length, 2);
+  assert.equal(h.confirms.length, 1, 'the price was confirmed once');
+});
+
+test('progress counts the attempt from 1 and the elapsed time from the latest yes', async () => {
+  let n = 0;
+  const h = harness({
+    prompts: {
+      confirmRent: async () => {
+        if (++n === 2) await h.clock.sleep(45_000); // the user takes 45 s over the second question
+        return true;
+      },
+    },
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, o) => {
+        if (n === 1) throw gone(offerId);
+        return api.createInstance(offerId, req, o);
+      },
+    }),
+  });
+  const res = await run(h, true);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.equal(n, 2);
+  assert.ok(h.progress.every((p) => p.attempt >= 1 && p.maxAttempts === 3), JSON.stringify(h.progress.map((p) => [p.attempt, p.maxAttempts])));
+  assert.equal(h.progress[0]!.attempt, 1, 'searching counts as the first attempt');
+  const renting = h.progress.filter((p) => p.stage === 'renting');
+  assert.equal(renting.at(-1)!.attempt, 2);
+  assert.ok(renting.at(-1)!.elapsedMs < 45_000, `elapsed ${renting.at(-1)!.elapsedMs}: counted from the second yes`);
+});
