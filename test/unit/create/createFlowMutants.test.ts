@@ -350,3 +350,43 @@ test('progress counts the attempt from 1 and the elapsed time from the latest ye
   assert.equal(renting.at(-1)!.attempt, 2);
   assert.ok(renting.at(-1)!.elapsedMs < 45_000, `elapsed ${renting.at(-1)!.elapsedMs}: counted from the second yes`);
 });
+
+/** A harness whose first create is answered `status` without the service acting; the offers asked for are recorded. */
+function firstAnswered(status: number, o: Parameters<typeof harness>[0] = {}) {
+  const asked: number[] = [];
+  const h = harness({
+    ...o,
+    wrap: (api) => ({
+      ...api,
+      createInstance: async (offerId, req, opts) => {
+        asked.push(offerId);
+        if (asked.length === 1) throw errorFromResponse('PUT', `/api/v0/asks/${offerId}/`, status, JSON.stringify({ success: false, error: status === 429 ? 'rate_limit_exceeded' : 'server_error', msg: 'x' }));
+        return api.createInstance(offerId, req, opts);
+      },
+    }),
+  });
+  return { h, asked };
+}
+
+test('a 429 on the create is not an attempt: the same offer is sent again and the run counts one attempt', async () => {
+  const { h, asked } = firstAnswered(429);
+  const res = await run(h, false);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.equal(asked.length, 2);
+  assert.equal(asked[0], asked[1], 'the same offer again');
+  assert.equal(res.outcome === 'running' ? res.attempts : 0, 1);
+});
+
+test('an unclear create answer and an unseen rental, "rent again" chosen: the same offer again as a new attempt; with none left, the reason is said', async () => {
+  const again = firstAnswered(500, { prompts: { notFound: async () => 'rent-again' } });
+  const res = await run(again.h, true);
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.deepEqual([again.asked.length, again.asked[0]], [2, again.asked[1]]);
+  assert.equal(res.outcome === 'running' ? res.attempts : 0, 2);
+
+  const last = firstAnswered(500, { prompts: { notFound: async () => 'rent-again' } });
+  const res1 = await runCreateFlow(last.h.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxAttempts: 1 });
+  assert.equal(res1.outcome, 'failed', JSON.stringify(res1));
+  assert.equal(last.asked.length, 1);
+  assert.equal(res1.outcome === 'failed' ? res1.message : '', `The service gave no clear answer when renting offer ${last.asked[0]}, and the instance list did not show the instance. No instance could be started after 1 attempt(s). Try again later, or loosen the template's offer requirements.`);
+});
