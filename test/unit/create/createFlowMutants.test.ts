@@ -390,3 +390,22 @@ test('an unclear create answer and an unseen rental, "rent again" chosen: the sa
   assert.equal(last.asked.length, 1);
   assert.equal(res1.outcome === 'failed' ? res1.message : '', `The service gave no clear answer when renting offer ${last.asked[0]}, and the instance list did not show the instance. No instance could be started after 1 attempt(s). Try again later, or loosen the template's offer requirements.`);
 });
+
+test("progress while it starts: the service's loading message as one line with secrets masked, none when it has none", async () => {
+  let n = 0;
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      showInstance: async (id, o) => {
+        const inst = await api.showInstance(id, o);
+        return inst.state === 'loading' ? { ...inst, status_msg: ++n === 1 ? null : 'Pulling\u001b key-7f3c9a' } : inst;
+      },
+    }),
+  });
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, secrets: ['key-7f3c9a'] });
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  const id = res.outcome === 'running' ? res.instance.id : 0;
+  const loading = [...new Set(h.progress.filter((p) => p.stage === 'loading').map((p) => p.message))];
+  assert.deepEqual(loading, [`Instance ${id}: loading image…`, `Instance ${id}: loading image… Pulling ***`]);
+  assert.ok(h.progress.some((p) => p.stage === 'running' && p.message === `Instance ${id} is running; waiting for SSH details…`));
+});
