@@ -24,17 +24,19 @@ interface Fake {
   destroyed: number[];
   removed: number[];
   progress: string[];
+  logRequests: unknown[][];
 }
 
 /** A failed-boot run over fake ports: the user answers `answer` (no question: undefined), the log request and the destroy fail as told. */
-async function fake(o: { answer?: FailedBootAnswer | 'none' | 'escape'; confirm?: boolean; signal?: AbortSignal; logsFail?: boolean; destroyFails?: boolean } = {}): Promise<Fake> {
+async function fake(o: { answer?: FailedBootAnswer | 'none' | 'escape'; confirm?: boolean; signal?: AbortSignal; logsFail?: boolean; destroyFails?: boolean; noStore?: boolean } = {}): Promise<Fake> {
   const state = new MemoryState();
   await putInflight(state, { instanceId: 9, label: 'box-1', templatePath: 't.json', ssh: { remoteFolder: '/w' }, targetState: 'running', startedAt: 0 });
   const log = memoryLog();
-  const f: Omit<Fake, 'run'> = { state, log, asked: [], destroyed: [], removed: [], progress: [] };
+  const f: Omit<Fake, 'run'> = { state, log, asked: [], destroyed: [], removed: [], progress: [], logRequests: [] };
   const failedLogs: FailedInstanceLog[] = [];
   const api = {
-    requestLogs: async () => {
+    requestLogs: async (...args: unknown[]) => {
+      f.logRequests.push(args);
       if (o.logsFail) throw errorFromResponse('PUT', '/api/v0/instances/request_logs/9/', 500, '{}');
       return { result_url: 'https://logs.example/9.txt' };
     },
@@ -45,7 +47,8 @@ async function fake(o: { answer?: FailedBootAnswer | 'none' | 'escape'; confirm?
   };
   const answer = o.answer ?? 'keep';
   const prompts = answer === 'none' ? {} : { failedBoot: async (q: FailedBootInfo) => (f.asked.push(q), answer === 'escape' ? undefined : answer) };
-  const ports = { api, log, state, prompts, instances: { upsert: () => undefined, watch: () => undefined, remove: (id: number) => void f.removed.push(id) } } as unknown as CreateFlowPorts;
+  const instances = o.noStore ? {} : { instances: { upsert: () => undefined, watch: () => undefined, remove: (id: number) => void f.removed.push(id) } };
+  const ports = { api, log, state, prompts, ...instances } as unknown as CreateFlowPorts;
   const run: FailedBootRun = { ports, confirm: o.confirm ?? true, ...(o.signal ? { signal: o.signal } : {}), secrets: ['s3cr3t-token'], attempts: 2, failedLogs, progress: (m) => void f.progress.push(m) };
   return { ...f, run };
 }
@@ -66,6 +69,9 @@ test('keptCost: what it costs while kept, or the most it can cost when the servi
   assert.equal(keptCost(failed({ state: 'running', dph_total: 1.5 }), offer), '$1.50/h');
   assert.equal(keptCost(failed({ storage_cost: 0 }), offer), 'its disk storage (up to $0.400/h while it holds the GPU)');
   assert.equal(keptCost(failed({ storage_cost: 0 }), { ...offer, dph_total: 2 }), 'its disk storage (up to $2.00/h while it holds the GPU)');
+  // $1/h and more: cents
+  assert.equal(keptCost(failed({ storage_cost: 1 }), offer), '$1.00/h');
+  assert.equal(keptCost(failed({ storage_cost: 0 }), { ...offer, dph_total: 1 }), 'its disk storage (up to $1.00/h while it holds the GPU)');
 });
 
 test('the question names the instance, its label, its status and message, what keeping costs and the next match; Escape keeps it', async () => {
@@ -161,4 +167,20 @@ test('a destroy that fails: kept and named, still billing, nothing else rented (
     assert.equal(readInflight(f.state).length, 1, 'still in flight: nothing settled it');
     assert.ok(f.log.lines.some((l) => l.startsWith('error create: destroying instance 9 failed: ')));
   }
+});
+
+test('the log is asked for with its last 1000 lines, under the signal of the run when there is one', async () => {
+  const f = await fake();
+  await failedBoot(f.run, failed(), offer, 'box-1', next);
+  const signal = new AbortController().signal;
+  const g = await fake({ signal });
+  await failedBoot(g.run, failed(), offer, 'box-1', next);
+  assert.deepEqual([...f.logRequests, ...g.logRequests], [[9, { tail: 1000 }, undefined], [9, { tail: 1000 }, { signal }]]);
+});
+
+test('a host without an instance store: the destroy still succeeds', async () => {
+  const f = await fake({ answer: 'destroy', noStore: true });
+  const step = await failedBoot(f.run, failed(), offer, 'box-1', next);
+  assert.ok('result' in step && step.result.outcome === 'failed' && step.result.destroyedId === 9, JSON.stringify(step));
+  assert.deepEqual(f.destroyed, [9]);
 });
