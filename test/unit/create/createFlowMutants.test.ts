@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorFromResponse } from '../../../src/api/errors';
 import type { Offer, ServiceApi } from '../../../src/api/types';
-import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
+import { readInflight, runCreateFlow, type CreateFlowResult, type FailedBootInfo } from '../../../src/create/createFlow';
 import { resolveGuardPlan } from '../../../src/guard/plan';
 import { flowSim, harness, puts, template, useFlowSim, type Harness } from './flowHarness';
 
@@ -187,6 +187,7 @@ test("a template whose target state is 'stopped' ends stopped, its record gone",
   assert.equal(res.outcome === 'stopped' ? res.attempts : 0, 1);
   assert.deepEqual(readInflight(h.state), []);
   assert.equal(h.sshWrites.length, 0);
+  assert.ok(!h.progress.some((p) => p.stage === 'running'), `never said to be running: ${JSON.stringify(h.progress)}`);
 });
 
 test('reads that keep failing: the instance is handed to the Instances view (kept, still in flight), named with its price', async () => {
@@ -244,6 +245,7 @@ test('a rental the list never shows: interactive without the question, it stops 
   assert.equal(res2.outcome, 'running', JSON.stringify(res2));
   assert.equal(asked.length, 1);
   assert.equal(await puts(), 2);
+  assert.equal(again.confirms.length, 2, 'the next match is pricier: a new yes');
   assert.equal(readInflight(again.state).length, 1, 'the unseen rental stays watched');
 
   await flowSim.control.reset();
@@ -408,4 +410,68 @@ test("progress while it starts: the service's loading message as one line with s
   const loading = [...new Set(h.progress.filter((p) => p.stage === 'loading').map((p) => p.message))];
   assert.deepEqual(loading, [`Instance ${id}: loading image…`, `Instance ${id}: loading image… Pulling ***`]);
   assert.ok(h.progress.some((p) => p.stage === 'running' && p.message === `Instance ${id} is running; waiting for SSH details…`));
+  assert.ok(h.progress.some((p) => p.stage === 'provisioning' && p.message === `Instance ${id}: provisioning…`), JSON.stringify(h.progress));
+  assert.ok(h.progress.filter((p) => p.stage === 'renting').every((p) => !p.message.includes('(bid')), 'no bid: none named');
+});
+
+test('"rent again" for an unseen rental with no attempt left: the reason is that rental, named', async () => {
+  await flowSim.control.fault({ kind: 'hidden', seconds: 100_000, count: 1 });
+  const h = harness({ prompts: { notFound: async () => 'rent-again' } });
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxAttempts: 1 });
+  assert.equal(res.outcome, 'failed', JSON.stringify(res));
+  assert.match(res.outcome === 'failed' ? res.message : '', /^Instance \d+ \(".+", \$[\d.]+\/h\) was sent, but the instance list has not shown it yet\. It may still appear .*\. No instance could be started after 1 attempt\(s\)/);
+});
+
+test('a boot that fails: the question knows no next match when no attempt is left; its progress is shown; the next refused: its log stays in the result', async () => {
+  const exiting = (api: ServiceApi): ServiceApi => ({
+    ...api,
+    createInstance: async (offerId, req, o) => {
+      const res = await api.createInstance(offerId, req, o);
+      await flowSim.control.fault({ kind: 'instance_state', id: res.new_contract, state: 'exited' });
+      return res;
+    },
+  });
+  const asked: FailedBootInfo[] = [];
+  const last = harness({ wrap: exiting, prompts: { failedBoot: async (q) => (asked.push(q), 'keep') } });
+  const res = await runCreateFlow(last.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxAttempts: 1 });
+  assert.equal(res.outcome, 'failed', JSON.stringify(res));
+  assert.equal(asked.length, 1);
+  assert.ok(!('next' in asked[0]!), 'no attempt left: no next match offered');
+  assert.ok(last.progress.some((p) => p.stage === 'provisioning' && /became "exited" while starting.*Waiting for your decision/.test(p.message)), JSON.stringify(last.progress));
+
+  await flowSim.control.reset();
+  let creates = 0;
+  const h = harness({
+    prompts: { failedBoot: async () => 'destroy-and-rent-next' },
+    wrap: (api) => ({
+      ...exiting(api),
+      createInstance: async (offerId, req, o) => {
+        if (++creates === 2) throw gone(offerId);
+        return exiting(api).createInstance(offerId, req, o);
+      },
+    }),
+  });
+  const res2 = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxAttempts: 2 });
+  assert.equal(res2.outcome, 'failed', JSON.stringify(res2));
+  assert.match(res2.outcome === 'failed' ? res2.message : '', /No instance could be started after 2 attempt\(s\)/);
+  assert.deepEqual(res2.outcome === 'failed' ? res2.logs?.map((l) => l.status) : [], ['exited']);
+});
+
+test('a cancel while the instance starts asks keep or destroy as a cancel, not a timeout', async () => {
+  const ac = new AbortController();
+  const reasons: string[] = [];
+  const h = harness({
+    prompts: { keepOrDestroy: async (_id, reason) => (reasons.push(reason), 'keep') },
+    wrap: (api) => ({
+      ...api,
+      showInstance: async (id, o) => {
+        const inst = await api.showInstance(id, o);
+        ac.abort();
+        return inst;
+      },
+    }),
+  });
+  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: true, signal: ac.signal });
+  assert.equal(res.outcome, 'cancelled', JSON.stringify(res));
+  assert.deepEqual(reasons, ['cancelled']);
 });
