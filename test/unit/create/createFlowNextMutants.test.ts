@@ -3,6 +3,7 @@
 // boot's question offers. Against the simulator, as the other flow tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { errorFromResponse } from '../../../src/api/errors';
 import type { Offer } from '../../../src/api/types';
 import { runCreateFlow, type FailedBootInfo } from '../../../src/create/createFlow';
 import { flowSim, harness, template, useFlowSim } from './flowHarness';
@@ -42,4 +43,23 @@ test("a failed boot's question offers the next match on a machine not yet tried 
   assert.equal(res.outcome, 'failed', JSON.stringify(res));
   assert.equal(asked[0]?.next?.id, offers[noMachine ? 1 : 2]!.id, noMachine ? 'the offer after the one rented' : 'not the second offer: it is on the machine that failed');
   }
+});
+
+test('a bid is the price paid: after a refusal, a next offer with a higher on-demand price needs no second yes', async () => {
+  const bidTemplate = { ...template, offer: { ...template.offer, type: 'bid' as const, bidPrice: 0.3 } };
+  let creates = 0;
+  const h = harness({
+    wrap: (api) => ({
+      ...api,
+      searchOffers: async (q, o) => (await api.searchOffers(q, o)).map((x, i) => ({ ...x, dph_total: 0.5 + i / 10 })),
+      createInstance: async (offerId, req, o) => {
+        if (++creates === 1) throw errorFromResponse('PUT', `/api/v0/asks/${offerId}/`, 404, JSON.stringify({ success: false, error: 'no_such_ask', msg: 'x' }));
+        return api.createInstance(offerId, req, o);
+      },
+    }),
+  });
+  const res = await runCreateFlow(h.ports, { template: bidTemplate, templatePath: '.gpu/t.json', confirm: true });
+  assert.equal(res.outcome, 'running', JSON.stringify(res));
+  assert.equal(creates, 2);
+  assert.equal(h.confirms.length, 1);
 });
