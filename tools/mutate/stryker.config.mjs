@@ -82,7 +82,7 @@ export const GROUPS = {
   // so that its mutants stop there; rentAgain, createFlow) are already in this list.
   create: {
     mutate: ['src/create/{offerFit,createFlow,failedBoot}.ts', 'src/api/rentAgain.ts'],
-    tests: ['out/unit/create/{offerFitMutants,failedBootMutants,createFlowMutants,createFlowNextMutants,rentAgain,fuzzRegressions,createFlow}.test.js'],
+    tests: ['out/unit/create/{offerFitMutants,failedBootMutants,rentAgainMutants,createFlowMutants,createFlowNextMutants,rentAgain,fuzzRegressions,createFlow}.test.js'],
   },
   // what the service has charged and what the user decides about money: the charge sums (a day,
   // the week, the month), the charges walk over pages, the stopped-storage reminder, the budget and
