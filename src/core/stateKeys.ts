@@ -32,3 +32,5 @@ export const BUDGET_WARNED_KEY = 'gpuRental.budget.warned';
 export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
 /** globalState: per server, when each guarded instance was first seen stopped and whether its warning was shown. */
 export const STOPPED_SINCE_KEY = 'gpuRental.guard.stoppedSince';
+/** The stopped-since records of one service and account kind: another connection's instance 5 is another machine. */
+export const stoppedSinceKey = (c: { demo: boolean; baseUrl: string }): string => `${STOPPED_SINCE_KEY}:${c.demo ? 'demo' : c.baseUrl}`;

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { GuardWarning } from '../monitor';
 import { actedText, warningText } from './guardWarningText';
-import { startStoppedDisks } from './stoppedDisks';
+import { stoppedSinceKey } from '../../core/stateKeys';
 import { background } from '../../core/background';
 import { OpenWarnings } from './openWarnings';
 
@@ -42,7 +42,17 @@ const plain = (s: string): string => s.replace(/[[\]]/g, (c) => (c === '[' ? '('
 export function startGuardWarnings(services: Services): void {
   const { guard, log } = services;
   // Stopped disks end (gpuRental.guard.destroyAfterStoppedDays): a stopped machine's watchdog does not run.
-  startStoppedDisks(services);
+  // Its own bundle loads once a list shows a stopped instance or a record of one is kept (until then
+  // each of its looks would find nothing to record, warn or destroy), so activation does not carry it.
+  let stoppedDisks: Promise<void> | undefined;
+  const loadStoppedDisks = (): void => {
+    if (stoppedDisks) return;
+    const kept = services.globalState.get<Record<string, unknown>>(stoppedSinceKey(services.connection()));
+    if (!services.instances.instances.some((i) => i.state === 'stopped') && !(kept && Object.keys(kept).length)) return;
+    stoppedDisks = import('./stoppedDisks').then((m) => m.startStoppedDisks(services));
+    background(stoppedDisks, log, 'loading the stopped-disk watcher');
+  };
+  services.track(services.instances.onDidChange(loadStoppedDisks));
   const open = (shownWarnings = new OpenWarnings<GuardWarning>());
   services.track({ dispose: () => open.closeAll() });
   services.track(

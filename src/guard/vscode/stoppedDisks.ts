@@ -10,7 +10,7 @@ import { userOnly } from '../../core/userOnlySettings';
 import { currentRate, formatMoney, formatRate } from '../../costs/costs';
 import { instanceName } from '../../instances/instanceViewModel';
 import { background } from '../../core/background';
-import { STOPPED_SINCE_KEY } from '../../core/stateKeys';
+import { stoppedSinceKey } from '../../core/stateKeys';
 import { DAY_MS, keep, planStopped, stoppedDaysFor, stoppedDaysSetting, type StoppedRecords } from '../stoppedDays';
 
 export const KEEP = 'Keep';
@@ -28,11 +28,7 @@ export function stoppedWarningText(inst: Instance, days: number, at: number, sto
   return `${instanceName(inst)} has been stopped for ${stoppedMs >= DAY_MS ? `${Math.floor(stoppedMs / DAY_MS)} day${stoppedMs >= 2 * DAY_MS ? 's' : ''}` : 'less than a day'}.${bills} GPU Rental destroys it ${new Date(at).toLocaleString()} (in about a day), with its disk and all data on it, as ${whose(own)} (${days}) says${own ? ' (agreed to when it was rented)' : ''}. Keep it to wait another ${days} day${days === 1 ? '' : 's'}.`;
 }
 
-/** Records per service and account kind: another connection's instance 5 is another machine. */
-function stateKey(services: Services): string {
-  const c = services.connection();
-  return `${STOPPED_SINCE_KEY}:${c.demo ? 'demo' : c.baseUrl}`;
-}
+const stateKey = (services: Services): string => stoppedSinceKey(services.connection());
 
 export function startStoppedDisks(services: Services, now: () => number = Date.now): void {
   let running = false;
@@ -53,6 +49,8 @@ export function startStoppedDisks(services: Services, now: () => number = Date.n
     }
   };
   services.track(services.instances.onDidChange(() => background(look(), services.log, 'checking stopped instances')));
+  // Loaded (guardWarnings.ts) on the list change that showed a reason to look: look at it now.
+  background(look(), services.log, 'checking stopped instances');
 }
 
 function warn(services: Services, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
