@@ -6,7 +6,8 @@
 // the list. Answers are dropped when the connection changed while they were in flight.
 import type { Instance, ServiceApi, SpendRate } from '../api/types';
 import { Emitter, type Event } from '../core/events';
-import { formatRate, summarizeCosts } from './costs';
+import { formatRate } from '../core/rates';
+import { summarizeCosts } from './costs';
 
 export const USER_CREDIT_REFRESH_MS = 5 * 60_000;
 export const SPEND_RATE_REFRESH_MS = 60_000;

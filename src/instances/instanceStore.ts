@@ -5,7 +5,7 @@ import { Emitter } from '../core/events';
 import type { InstanceStore } from '../core/ports';
 import { Poller, realTimers, type PollerConfig, type Timers } from '../core/poller';
 import { keepUnlisted } from '../api/visibility';
-import { ActionGuard } from './actionGuard';
+import { ActionGuard } from '../core/actionGuard';
 
 const TRANSITIONAL: ReadonlySet<InstanceState> = new Set(['provisioning', 'loading', 'rebooting']);
 const SETTLED: ReadonlySet<InstanceState> = new Set(['running', 'stopped', 'exited', 'unknown', 'offline', 'frozen']);

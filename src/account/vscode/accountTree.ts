@@ -2,7 +2,8 @@
 // add-method window. Fetches only while visible; refreshes on connection changes.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import { accountRows, loadAccount, type AccountRow, type AccountSnapshot } from '../accountSnapshot';
+import { accountRows, loadAccount, type AccountSnapshot } from '../accountSnapshot';
+import { type AccountRow } from '../../core/accountRow';
 import { formatLocal } from '../tfaErrors';
 
 export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>, vscode.Disposable {

@@ -2,7 +2,7 @@
 // Loaded with the view (import()), not at activation: the activation bundle has a size budget.
 import type { ServiceApi } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
-import type { AccountRow } from '../accountSnapshot';
+import type { AccountRow } from '../../core/accountRow';
 import { loadSshKeyNode } from '../sshKeyRows';
 import { formatLocal } from '../tfaErrors';
 import { sshHome } from '../../ssh/vscode/sshHost';

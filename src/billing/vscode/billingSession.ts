@@ -12,7 +12,7 @@ import type { Instance } from '../../api/types';
 import { checkBudgetNow } from './budgetWatch';
 import { checkIdleBilling } from './idleBilling';
 import { idList } from '../../instances/instanceGone';
-import { instanceName } from '../../instances/instanceViewModel';
+import { instanceName } from '../../core/instanceWords';
 import type { InstanceMark } from '../../core/instanceMarks';
 import { background } from '../../core/background';
 import { KEEP_STOPPED_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { Spending } from '../spending';
 import { budgetAction, type BudgetOutcome } from '../budgetAction';
-import { instanceName } from '../../instances/instanceViewModel';
+import { instanceName } from '../../core/instanceWords';
 import { background } from '../../core/background';
 
 /** Checks the budget against `s`; shows at most one warning. Resolves when the user answered. */

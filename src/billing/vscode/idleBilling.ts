@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { InstanceMark } from '../../core/instanceMarks';
-import { instanceName } from '../../instances/instanceViewModel';
+import { instanceName } from '../../core/instanceWords';
 import { contractEndMessage, contractsEndingSoon, newlyOutbid, reminderDue, staleMark, staleStopped } from '../stoppedStorage';
 import type { Spending } from '../spending';
 import { KEEP_STOPPED_KEY, STORAGE_REMINDER_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';

@@ -1,8 +1,8 @@
 // The Account view's Spending node: today, this week, this month and the last 30 days from the
 // service's charges; an estimate (said so) only when the charges cannot be read.
 import type { Services } from '../../core/vscode/services';
-import type { AccountRow } from '../../account/accountSnapshot';
-import { formatMoney } from '../../costs/costs';
+import type { AccountRow } from '../../core/accountRow';
+import { formatMoney } from '../../core/rates';
 import { billingSession } from './billingSession';
 
 export async function spendingNode(services: Services): Promise<AccountRow> {

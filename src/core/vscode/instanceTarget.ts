@@ -1,14 +1,14 @@
 // How every instance command finds its target: what instanceIdOf reads from its argument
-// (tree node, id, `{ id }`), or a quick pick by the picker rule (src/instances/instanceRef.ts).
+// (tree node, id, `{ id }`), or a quick pick by the picker rule (src/core/instanceRef.ts).
 import * as vscode from 'vscode';
 import type { Instance } from '../../api/types';
 import type { Services } from './services';
 import { describeError } from '../describeError';
-import { formatRate, currentRate } from '../../costs/costs';
-import { gpuText, instanceName, stateText } from '../../instances/instanceViewModel';
+import { formatRate, currentRate } from '../rates';
+import { gpuText, instanceName, stateText } from '../instanceWords';
 import { ensureSignedIn } from './signedIn';
-import { instanceIdOf, pickRule } from '../../instances/instanceRef';
-import { instanceKey } from '../../instances/actionGuard';
+import { instanceIdOf, pickRule } from '../instanceRef';
+import { instanceKey } from '../actionGuard';
 import { background } from '../background';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */

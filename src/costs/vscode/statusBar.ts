@@ -3,8 +3,10 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
-import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
-import { instanceName, md } from '../../instances/instanceViewModel';
+import { currentRate, formatMoney, formatRate, isBilledForCompute } from '../../core/rates';
+import { formatHours, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
+import { instanceName } from '../../core/instanceWords';
+import { md } from '../../core/textFormat';
 import { rateSourceText, type BurnRate } from '../credit';
 import { background } from '../../core/background';
 

@@ -3,7 +3,8 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { fullRecord } from '../fullRecord';
-import { instanceDetails, instanceRow, md } from '../instanceViewModel';
+import { instanceDetails, instanceRow } from '../instanceViewModel';
+import { md } from '../../core/textFormat';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';

@@ -1,5 +1,5 @@
 import type { Services } from '../../core/vscode/services';
-import { stateCategory, type StateCategory } from '../instanceViewModel';
+import { stateCategory, type StateCategory } from '../../core/instanceWords';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../core/vscode/instanceTarget';
 
 export interface StateChange {

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { Offer } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
-import { offerRow } from '../../instances/instanceViewModel';
+import { offerRow } from '../offerRow';
 import { describeOfferQuery } from '../offerQuery';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';

@@ -2,7 +2,7 @@
 // by id, so this file needs neither). Used by Start Instance, apart from the Connect command.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import { instanceName, stateCategory } from '../../instances/instanceViewModel';
+import { instanceName, stateCategory } from '../../core/instanceWords';
 import { sshAddress } from '../address';
 import { background } from '../../core/background';
 

@@ -8,7 +8,7 @@ import type { Services } from '../../core/vscode/services';
 import type { SshConfigWriter } from '../sshConfigWriter';
 // SshConfigError through sshHost.ts: the class the writer in dist/sshHost.js throws, not a copy.
 import { SshConfigError, createWriter, ensureInclude, recordedSshOptions, sshHome, sshOptionsFor, templateKeyFor } from './sshHost';
-import { instanceIdOf } from '../../instances/instanceRef';
+import { instanceIdOf } from '../../core/instanceRef';
 import { resolveInstance } from '../../core/vscode/instanceTarget';
 import { sshAddress } from '../address';
 import { checkSshTarget, sshCommandLine, sshConfigCommandLine } from '../sshValues';

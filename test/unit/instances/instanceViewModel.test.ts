@@ -1,17 +1,11 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Instance, Offer } from '../../../src/api/types';
-import {
-  instanceContextValue,
-  instanceDetails,
-  instanceRow,
-  formatGpuRam,
-  jupyterUrl,
-  md,
-  offerRow,
-  sshCommand,
-  stateCategory,
-} from '../../../src/instances/instanceViewModel';
+import { instanceContextValue, instanceDetails, instanceRow, jupyterUrl } from '../../../src/instances/instanceViewModel';
+import { formatGpuRam, stateCategory } from '../../../src/core/instanceWords';
+import { md } from '../../../src/core/textFormat';
+import { offerRow } from '../../../src/offers/offerRow';
+import { sshCommand } from '../../../src/ssh/sshCommand';
 import { offerPickDetail } from '../../../src/instances/instanceDetails';
 
 const TOKEN = 'tok-abcdef123456';

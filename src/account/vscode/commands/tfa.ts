@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { TfaMethod } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import type { AccountRow } from '../../accountSnapshot';
+import type { AccountRow } from '../../../core/accountRow';
 import { TfaFlows } from '../../tfaFlows';
 import type { FlowResult } from '../../tfaPorts';
 import { scriptedPrompts, type TfaScript } from '../../tfaScript';

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
-import { instanceName } from '../../../instances/instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { decideIncrease, decisionTarget, type Decision, type DecisionPrompts, type DecisionResult, type DecisionVerb } from '../../priceDecision';
 import { billingSession } from '../billingSession';
 

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
 import { describeError } from '../../../core/describeError';
-import { formatMoney } from '../../../costs/costs';
+import { formatMoney } from '../../../core/rates';
 import { chargesCsv, windowStart, type Spending } from '../../spending';
 import type { Charge } from '../../../api/types';
 import { spendingSvg } from '../../spendingChart';

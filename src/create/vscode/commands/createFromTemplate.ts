@@ -4,13 +4,13 @@
 import * as vscode from 'vscode';
 import type { Offer } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { stoppedCreationMessage } from '../../../instances/instanceViewModel';
+import { stoppedCreationMessage } from '../../stoppedCreation';
 import { STAGES, readInflight, realClock, runCreateFlow, type CreateFlowInput, type CreateFlowResult, type ProgressUpdate, type Stage } from '../../createFlow';
 import type { Template } from '../../templateSchema';
 import type { LoadedTemplate } from '../../templateValidation';
 import { sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
 import { describeError } from '../../../core/describeError';
-import { offerRefOf } from '../../../instances/instanceRef';
+import { offerRefOf } from '../../../core/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templatesRestricted } from '../templateFiles';
 import { baseOnstart, guardRequestFor, type GuardRequest } from '../../../guard/plan';
 import { oneAtATime } from '../../../core/vscode/instanceTarget';

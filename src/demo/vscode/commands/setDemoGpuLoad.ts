@@ -7,7 +7,7 @@ import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { background } from '../../../core/background';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
-import { instanceName } from '../../../instances/instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { installedGuard } from '../../../guard/installed';
 import { gpuLoadProblem } from '../../../api/demoApi';
 import { LOAD_CHOICES, loadSetMessage, parseLoad } from '../../demoGpuLoad';

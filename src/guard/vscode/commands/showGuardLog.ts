@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import type { Instance } from '../../../api/types';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
-import { instanceName } from '../../../instances/instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { installedGuard } from '../../installed';
 import { guardLogDocument, guardLogProblem, readGuardLog, type GuardLogRead } from '../../guardLog';
 

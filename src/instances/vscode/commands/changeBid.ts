@@ -3,9 +3,9 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { currentBid, isInterruptible, isOutbid, parseBid } from '../../bid';
-import { formatRate } from '../../../costs/costs';
-import { instanceName } from '../../instanceViewModel';
+import { currentBid, parseBid } from '../../bid';
+import { instanceName, isInterruptible, isOutbid } from '../../../core/instanceWords';
+import { formatRate } from '../../../core/rates';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { unattendedAllowed } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';

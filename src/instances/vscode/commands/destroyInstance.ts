@@ -1,7 +1,7 @@
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { currentRate, formatRate } from '../../../costs/costs';
-import { gpuText, instanceName } from '../../instanceViewModel';
+import { currentRate, formatRate } from '../../../core/rates';
+import { gpuText, instanceName } from '../../../core/instanceWords';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
 import { background } from '../../../core/background';

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { instanceName, isJupyter, jupyterUrl, stateCategory } from '../../instanceViewModel';
+import { instanceName, isJupyter, stateCategory } from '../../../core/instanceWords';
+import { jupyterUrl } from '../../instanceViewModel';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { fullRecord } from '../../fullRecord';
 

@@ -3,8 +3,7 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { gpuText, instanceName, stateCategory } from '../../instanceViewModel';
-import { isOutbid } from '../../bid';
+import { gpuText, instanceName, isOutbid, stateCategory } from '../../../core/instanceWords';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
 import { skipsConfirmation } from '../../../core/unattended';

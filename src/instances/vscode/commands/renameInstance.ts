@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { instanceName } from '../../instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 
 const MAX_LABEL = 128;

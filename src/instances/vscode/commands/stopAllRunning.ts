@@ -1,8 +1,8 @@
 // gpuRental.stopAllRunning: offered by the low-credit warning, and in the palette.
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { currentRate, formatRate, isBilledForCompute } from '../../../costs/costs';
-import { instanceName } from '../../instanceViewModel';
+import { currentRate, formatRate, isBilledForCompute } from '../../../core/rates';
+import { instanceName } from '../../../core/instanceWords';
 import { stopOneInstance } from '../setInstanceState';
 
 /** Stops every instance billed for compute, after one modal confirmation; resolves to how many stopped. */

@@ -3,8 +3,8 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { LOGS_SCHEME, logKeyOf, logPath, type LogKey } from '../../logStore';
-import { instanceName } from '../../../instances/instanceViewModel';
-import { instanceIdOf, positiveId } from '../../../instances/instanceRef';
+import { instanceName } from '../../../core/instanceWords';
+import { instanceIdOf, positiveId } from '../../../core/instanceRef';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';
 

@@ -6,7 +6,7 @@ import type { AccountSshKey, Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { sshHome } from '../sshHost';
 import { describeError } from '../../../core/describeError';
-import { instanceIdOf } from '../../../instances/instanceRef';
+import { instanceIdOf } from '../../../core/instanceRef';
 import {
   NO_KEY_MESSAGE,
   SshKeyError,
