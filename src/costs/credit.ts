@@ -6,19 +6,12 @@
 // the list. Answers are dropped when the connection changed while they were in flight.
 import type { Instance, ServiceApi, SpendRate } from '../api/types';
 import { Emitter, type Event } from '../core/events';
+import type { BurnRate, CreditPort } from '../core/storePorts';
 import { formatRate } from '../core/rates';
 import { summarizeCosts } from './costs';
 
 export const USER_CREDIT_REFRESH_MS = 5 * 60_000;
 export const SPEND_RATE_REFRESH_MS = 60_000;
-
-/** The account's $/h now, and where the figure comes from. */
-export interface BurnRate {
-  perHour: number;
-  /** 'service': users/spend-rate (stopped disks and volumes included); 'computed': summed from the instance list (volumes not included). */
-  source: 'service' | 'computed';
-  service?: SpendRate;
-}
 
 export interface CreditStoreDeps {
   api(): Promise<ServiceApi>;
@@ -34,7 +27,7 @@ export function rateSourceText(r: BurnRate): string {
   return `the service's own figure, stopped disks${v > 0 ? ` and volumes (${formatRate(v)})` : ' and volumes'} included`;
 }
 
-export class CreditStore {
+export class CreditStore implements CreditPort {
   private userCredit: number | undefined;
   private fetchedAt = -Infinity;
   private fetching = false;

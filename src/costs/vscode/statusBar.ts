@@ -7,7 +7,8 @@ import { currentRate, formatMoney, formatRate, isBilledForCompute } from '../../
 import { formatHours, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
 import { instanceName } from '../../core/instanceWords';
 import { md } from '../../core/textFormat';
-import { rateSourceText, type BurnRate } from '../credit';
+import { rateSourceText } from '../credit';
+import { type BurnRate } from '../../core/storePorts';
 import { background } from '../../core/background';
 
 export function statusText(s: CostSummary, demo: boolean): string {

@@ -1,6 +1,6 @@
 // The words of the idle guard's notifications (no `vscode`, so unit tests read them): the warning
 // before it acts counts the same minutes as the row, and the notice after it acted says what that saves.
-import type { GuardActed, GuardWarning } from '../monitor';
+import type { GuardActed, GuardWarning } from '../../core/guardPort';
 import { clock, durationWords, idleProgress } from '../statusText';
 import { instanceName } from '../../core/instanceWords';
 import { currentRate, formatRate } from '../../core/rates';

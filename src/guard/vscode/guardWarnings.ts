@@ -7,7 +7,7 @@
 // buttons of its own); Cancel only dismisses it, the guard still acts.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import type { GuardWarning } from '../monitor';
+import type { GuardWarning } from '../../core/guardPort';
 import { actedText, warningText } from './guardWarningText';
 import { stoppedSinceKey } from '../../core/stateKeys';
 import { background } from '../../core/background';

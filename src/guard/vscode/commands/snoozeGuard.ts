@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import type { Instance } from '../../../api/types';
-import type { SnoozeResult } from '../../monitor';
+import type { SnoozeResult } from '../../../core/guardPort';
 import { describeError } from '../../../core/describeError';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';

@@ -2,7 +2,8 @@
 // in a read-only document (src/logs/vscode/logDocuments.ts renders it from services.logs).
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { LOGS_SCHEME, logKeyOf, logPath, type LogKey } from '../../logStore';
+import { LOGS_SCHEME, logKeyOf, logPath } from '../../logStore';
+import { type LogKey } from '../../../core/storePorts';
 import { instanceName } from '../../../core/instanceWords';
 import { instanceIdOf, positiveId } from '../../../core/instanceRef';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
