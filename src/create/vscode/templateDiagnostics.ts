@@ -4,12 +4,13 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { TemplateProblem } from '../templateValidation';
 import { matchesGlob } from '../templateGlob';
+import { readTemplateGlob } from './templateGlobSetting';
 import { background } from '../../core/background';
 
 /** Is this file a template by the glob setting (relative to its workspace folder)? */
 export function isTemplateUri(services: Services, uri: vscode.Uri): boolean {
   if (uri.scheme === 'output' || !vscode.workspace.getWorkspaceFolder(uri)) return false;
-  return matchesGlob(vscode.workspace.asRelativePath(uri, false), services.settings().templates.glob);
+  return matchesGlob(vscode.workspace.asRelativePath(uri, false), readTemplateGlob());
 }
 
 export function toDiagnostics(doc: vscode.TextDocument, problems: readonly TemplateProblem[]): vscode.Diagnostic[] {

@@ -19,6 +19,7 @@ import { keepWatching } from '../inflightWatcher';
 import { background } from '../../../core/background';
 import { consentedCreateArgs } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
+import { readGuardSettings } from '../../../guard/vscode/guardSettings';
 
 export { vscodePrompts, keepWatching };
 
@@ -114,7 +115,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
   if (!keys.proceed) return undefined;
   const { maxAttempts } = services.settings().templates;
   // The idle guard goes in through onstart and calls the same service URL this window uses.
-  const guard = guardRequestFor(template.guard, template.instance.runtype, services.settings().guard, services.connection().baseUrl);
+  const guard = guardRequestFor(template.guard, template.instance.runtype, readGuardSettings(), services.connection().baseUrl);
   // With a server template, the guard is added to its own onstart (read first), never replaces it.
   let onstart: string | undefined;
   try {
