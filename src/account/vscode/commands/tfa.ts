@@ -11,8 +11,7 @@ import type { FlowResult } from '../../tfaPorts';
 import { scriptedPrompts, type TfaScript } from '../../tfaScript';
 import { describeError } from '../../../core/describeError';
 import { createVscodePrompts } from '../tfaPrompts';
-import { simulatorInbox } from '../../../demo/demoInbox';
-import { totp } from '../../../sim/totp';
+import { demoTotpCode, simulatorInbox } from '../../../demo/demoInbox';
 import type { DemoFolders } from '../../backupCodesFile';
 
 /** Arguments a command accepts: a tree node (context menu) or scripted answers. */
@@ -56,7 +55,7 @@ async function runFlow<T>(
   const demo = services.connection().demo;
   const flows = new TfaFlows({
     api,
-    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: (secret) => totp(secret, Date.now() / 1000), folders: await demoFolders(services) } : undefined)),
+    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: demoTotpCode, folders: await demoFolders(services) } : undefined)),
     // The demo has no real e-mail or phone: its codes come from the simulator's inbox.
     ...(demo ? { inbox: simulatorInbox(services.connection().baseUrl, () => services.connectionState.token()) } : {}),
     state: services.globalState,
