@@ -9,7 +9,7 @@ import { instanceName } from '../../core/instanceWords';
 import { background } from '../../core/background';
 
 /** Checks the budget against `s`; shows at most one warning. Resolves when the user answered. */
-export async function checkBudgetNow(services: Services, s: Spending | undefined): Promise<BudgetOutcome> {
+export async function checkBudgetNow(services: Pick<Services, 'connection' | 'credit' | 'globalState' | 'instances' | 'log' | 'settings'>, s: Spending | undefined): Promise<BudgetOutcome> {
   const { monthly, onExceeded } = services.settings().budget;
   if (!s || !(monthly > 0) || !services.connection().signedIn) return undefined;
   return budgetAction({

@@ -5,7 +5,7 @@ import type { AccountRow } from '../../core/accountRow';
 import { formatMoney } from '../../core/rates';
 import { billingSession } from './billingSession';
 
-export async function spendingNode(services: Services): Promise<AccountRow> {
+export async function spendingNode(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'costs' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<AccountRow> {
   const store = billingSession(services).spending;
   const s = await store.maybeRefresh();
   const base = { id: 'account:spending', label: 'Spending', icon: 'graph', contextValue: 'spending', command: 'gpuRental.showSpending' };

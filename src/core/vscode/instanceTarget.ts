@@ -13,7 +13,7 @@ import { background } from '../background';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
-  services: Services,
+  services: Pick<Services, 'api' | 'connection' | 'instances'>,
   arg: unknown,
   allowed: (i: Instance) => boolean,
   what: { verb: string; none: string; takeOnly?: boolean },
@@ -57,7 +57,7 @@ export async function resolveInstance(
 
 /** Runs one action with "Stopping…" on the row, then polls fast until the state settles. */
 export async function runInstanceAction(
-  services: Services,
+  services: Pick<Services, 'instances' | 'log' | 'showLog'>,
   inst: Instance,
   pending: string,
   failure: string,
@@ -87,7 +87,7 @@ export async function runInstanceAction(
  * Runs `fn` (confirmation and request) as the one action on `key` (an instance, an offer, a
  * template). While another runs there, says so and sends nothing: `busy` is returned.
  */
-export async function oneAtATime<T>(services: Services, key: string, what: string, name: string, busy: T, fn: () => Promise<T>): Promise<T> {
+export async function oneAtATime<T>(services: Pick<Services, 'instances' | 'log'>, key: string, what: string, name: string, busy: T, fn: () => Promise<T>): Promise<T> {
   const claim = services.instances.actions.claim(key, what);
   if (typeof claim !== 'function') {
     services.log.info(`${what} ${name}: refused, ${claim.busy} is still running there`);
@@ -102,6 +102,6 @@ export async function oneAtATime<T>(services: Services, key: string, what: strin
 }
 
 /** oneAtATime for an instance action: `false` when another action on it still runs. */
-export function guardedInstanceAction(services: Services, inst: Instance, what: string, fn: () => Promise<boolean>): Promise<boolean> {
+export function guardedInstanceAction(services: Pick<Services, 'instances' | 'log'>, inst: Instance, what: string, fn: () => Promise<boolean>): Promise<boolean> {
   return oneAtATime(services, instanceKey(inst.id), what, `"${instanceName(inst)}" (#${inst.id})`, false, fn);
 }

@@ -57,7 +57,7 @@ export async function resolveTemplateUri(arg: unknown): Promise<vscode.Uri | und
 /** Service templates' start scripts for this session, per service URL: read once, when a template names one. */
 const serverScripts = new Map<string, (hashId: string) => Promise<string | undefined>>();
 
-function serverOnstartOf(services: Services): (hashId: string) => Promise<string | undefined> {
+function serverOnstartOf(services: Pick<Services, 'api' | 'connection'>): (hashId: string) => Promise<string | undefined> {
   const url = services.connection().baseUrl;
   let read = serverScripts.get(url);
   if (!read) {
@@ -67,7 +67,7 @@ function serverOnstartOf(services: Services): (hashId: string) => Promise<string
   return read;
 }
 
-export function templateContext(services: Services, uri: vscode.Uri): TemplateContext {
+export function templateContext(services: Pick<Services, 'api' | 'connection' | 'secrets'>, uri: vscode.Uri): TemplateContext {
   const folder = vscode.workspace.getWorkspaceFolder(uri);
   return {
     // A template renting with a service template gets its guard diagnostics from that template's onstart.
@@ -86,7 +86,7 @@ export function templateContext(services: Services, uri: vscode.Uri): TemplateCo
   };
 }
 
-export async function loadTemplateUri(services: Services, uri: vscode.Uri): Promise<LoadedTemplate> {
+export async function loadTemplateUri(services: Pick<Services, 'api' | 'connection' | 'secrets'>, uri: vscode.Uri): Promise<LoadedTemplate> {
   assertTemplatesReadable(vscode.workspace.isTrusted);
   return loadTemplate(await readText(uri), templateContext(services, uri));
 }

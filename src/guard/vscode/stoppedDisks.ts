@@ -28,9 +28,9 @@ export function stoppedWarningText(inst: Instance, days: number, at: number, sto
   return `${instanceName(inst)} has been stopped for ${stoppedMs >= DAY_MS ? `${Math.floor(stoppedMs / DAY_MS)} day${stoppedMs >= 2 * DAY_MS ? 's' : ''}` : 'less than a day'}.${bills} GPU Rental destroys it ${new Date(at).toLocaleString()} (in about a day), with its disk and all data on it, as ${whose(own)} (${days}) says${own ? ' (agreed to when it was rented)' : ''}. Keep it to wait another ${days} day${days === 1 ? '' : 's'}.`;
 }
 
-const stateKey = (services: Services): string => stoppedSinceKey(services.connection());
+const stateKey = (services: Pick<Services, 'connection'>): string => stoppedSinceKey(services.connection());
 
-export function startStoppedDisks(services: Services, now: () => number = Date.now): void {
+export function startStoppedDisks(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'track'>, now: () => number = Date.now): void {
   let running = false;
   const look = async (): Promise<void> => {
     const c = services.connection();
@@ -53,7 +53,7 @@ export function startStoppedDisks(services: Services, now: () => number = Date.n
   background(look(), services.log, 'checking stopped instances');
 }
 
-function warn(services: Services, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
+function warn(services: Pick<Services, 'globalState' | 'log'>, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
   const { days, own } = stoppedDaysFor(inst, setting);
   services.log.info(`guard: instance ${inst.id} stopped long enough to be destroyed at ${new Date(at).toISOString()} (destroyAfterStoppedDays ${days})`);
   background(vscode.window.showWarningMessage(stoppedWarningText(inst, days, at, stoppedMs, own), KEEP, DESTROY_NOW).then(async (pick) => {
@@ -62,7 +62,7 @@ function warn(services: Services, key: string, inst: Instance, setting: number, 
   }), services.log, 'the stopped-instance warning');
 }
 
-async function destroy(services: Services, key: string, inst: Instance, setting: number, now: () => number): Promise<void> {
+async function destroy(services: Pick<Services, 'api' | 'globalState' | 'log'>, key: string, inst: Instance, setting: number, now: () => number): Promise<void> {
   const { days, own } = stoppedDaysFor(inst, setting);
   // A fresh read, not the list: started (or changed) since, it is not destroyed.
   const fresh = await (await services.api()).showInstance(inst.id);

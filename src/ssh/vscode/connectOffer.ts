@@ -13,7 +13,7 @@ const FOLLOW_MS = 20 * 60_000;
  * Like Create, a start ends with a notice once the instance runs again, offering Connect (and
  * the terminal). Not awaited: the instance may take minutes; the notice comes when it is there.
  */
-export function offerConnectWhenRunning(services: Services, id: number): void {
+export function offerConnectWhenRunning(services: Pick<Services, 'instances' | 'log' | 'track'>, id: number): void {
   let left = false;
   let moved = false;
   const leave = (): void => {

@@ -56,7 +56,7 @@ function fail(message: string): ConnectResult {
 }
 
 /** Installs Remote-SSH from this host's marketplace; says plainly when there is none (or no network) and offers the terminal. */
-async function installRemoteSsh(services: Services, ext: RemoteSshExtension, openTerm: () => Promise<ConnectResult>): Promise<ConnectResult> {
+async function installRemoteSsh(services: Pick<Services, 'log'>, ext: RemoteSshExtension, openTerm: () => Promise<ConnectResult>): Promise<ConnectResult> {
   try {
     await vscode.commands.executeCommand('workbench.extensions.installExtension', ext.id);
   } catch (e) {
@@ -73,7 +73,7 @@ async function installRemoteSsh(services: Services, ext: RemoteSshExtension, ope
 }
 
 /** A running instance and its up-to-date host entry, or the result to end with. */
-async function entryFor(services: Services, inst: Instance, keyFile?: string): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
+async function entryFor(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>, inst: Instance, keyFile?: string): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
   const writer = createWriter(services);
   // The template's key wins (the recorded options, else the entry keeps the key it notes as the
   // template's); else the setting's; else the key the check found.
@@ -93,7 +93,7 @@ async function entryFor(services: Services, inst: Instance, keyFile?: string): P
  * default. In the demo, whose hosts are only in a temporary file: `ssh -F <file> <alias>`, and
  * `note` says where the file is.
  */
-export async function commandToCopy(services: Services, inst: Instance): Promise<{ command: string; note?: string } | { problem: string }> {
+export async function commandToCopy(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, inst: Instance): Promise<{ command: string; note?: string } | { problem: string }> {
   try {
     if (services.connection().demo) {
       const keys = await readyForSsh(services, inst);
@@ -124,7 +124,7 @@ export async function commandToCopy(services: Services, inst: Instance): Promise
  * writer checks them. The user is the template's: recorded by the create flow, else the one an
  * entry written earlier still names (another profile, state lost), else root.
  */
-async function plainTerminal(services: Services, inst: Instance): Promise<ConnectResult> {
+async function plainTerminal(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>, inst: Instance): Promise<ConnectResult> {
   const addr = sshAddress(inst);
   const recorded = recordedSshOptions(services)[String(inst.id)];
   const ssh = await createWriter(services).templateOptions(inst.id, recorded).catch(() => recorded ?? {});
@@ -138,7 +138,7 @@ async function plainTerminal(services: Services, inst: Instance): Promise<Connec
  * whose private half is here (without one every login is refused: the check asks once). The key
  * the check found, or the result to end with.
  */
-async function readyForSsh(services: Services, inst: Instance): Promise<{ identityFile?: string } | ConnectResult> {
+async function readyForSsh(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, inst: Instance): Promise<{ identityFile?: string } | ConnectResult> {
   if (inst.state !== 'running' || !sshAddress(inst)) {
     return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
   }
@@ -152,7 +152,7 @@ async function readyForSsh(services: Services, inst: Instance): Promise<{ identi
  * its generated host entry (through `ssh -F <GPU Rental's file>` when the user's SSH config does
  * not include it; the demo's entries are never in the user's config).
  */
-export async function openTerminalOnInstance(services: Services, target?: unknown): Promise<ConnectResult> {
+export async function openTerminalOnInstance(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, target?: unknown): Promise<ConnectResult> {
   const inst = await resolveInstance(services, target, (i) => i.state === 'running', {
     verb: 'Open Terminal on Instance',
     none: 'No instance is running, so there is nothing to open a terminal on. Start or create an instance in the GPU Rental view, then try again.',
@@ -172,7 +172,7 @@ export async function openTerminalOnInstance(services: Services, target?: unknow
  * another file (remote.SSH.configFile), which plain ssh would not read; `-F <our file>` when
  * nothing includes it, and always in the demo (its entries are never in the user's config).
  */
-async function terminalArgs(services: Services, writer: SshConfigWriter, alias: string): Promise<string[]> {
+async function terminalArgs(services: Pick<Services, 'connection'>, writer: SshConfigWriter, alias: string): Promise<string[]> {
   if (services.connection().demo) return sshArgsForEntry(alias, writer.configPath);
   const include = await writer.includeStatus().catch(() => undefined);
   if (include?.state !== 'present') return sshArgsForEntry(alias, writer.configPath);
@@ -180,7 +180,7 @@ async function terminalArgs(services: Services, writer: SshConfigWriter, alias: 
 }
 
 /** gpuRental.connect(instance?, options?): a row, an id or `{ id }`; without one, the running instances. */
-export async function connect(services: Services, target?: unknown, o: ConnectOptions = {}): Promise<ConnectResult> {
+export async function connect(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, target?: unknown, o: ConnectOptions = {}): Promise<ConnectResult> {
   let inst: Instance | undefined;
   const id = instanceIdOf(target);
   if (id === undefined) {

@@ -23,7 +23,7 @@ export function keyItem(home: string, k: LocalKey, registered?: boolean): vscode
 }
 
 /** The key paths to look at first: the template's ssh.identityFile, the setting, the key picked before. */
-export function preferred(services: Services, extra?: string): string[] {
+export function preferred(services: Pick<Services, 'globalState' | 'settings'>, extra?: string): string[] {
   return [extra, services.settings().ssh.identityFile, services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY)].filter((p): p is string => !!p?.trim());
 }
 
@@ -47,10 +47,10 @@ function vscodeKeyPrompts(home: string): KeyPrompts {
   };
 }
 
-export const running = (services: Services) => () => services.instances.instances.filter((i) => i.state === 'running');
+export const running = (services: Pick<Services, 'instances'>) => () => services.instances.instances.filter((i) => i.state === 'running');
 
 /** Remembers the key so the next check, the Host entries and Connect use it. */
-export async function remember(services: Services, key: LocalKey): Promise<void> {
+export async function remember(services: Pick<Services, 'connection' | 'globalState'>, key: LocalKey): Promise<void> {
   // The demo's keys live in its temporary home, removed when it ends: nothing to remember.
   if (services.connection().demo) return;
   await services.globalState.update(PICKED_SSH_KEY_STATE_KEY, key.privatePath);
@@ -70,7 +70,7 @@ export interface KeyCheck {
  * The check before renting (`once`: first rent of the session only) and before Connect (every
  * time: it is one request). Asks one question when the account holds none of this machine's keys.
  */
-export async function checkSshKey(services: Services, o: { once: boolean; identityFile?: string }): Promise<KeyCheck> {
+export async function checkSshKey(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, o: { once: boolean; identityFile?: string }): Promise<KeyCheck> {
   const origin = services.connection().baseUrl;
   if (o.once && checkedForRent.has(origin)) return { proceed: true };
   // The demo's account is simulated and its keys live in the demo's temporary home: a key pair

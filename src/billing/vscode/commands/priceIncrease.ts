@@ -34,7 +34,7 @@ const prompts: DecisionPrompts = {
   },
 };
 
-function decide(services: Services, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
+function decide(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
   if (!ensureSignedIn(services)) return Promise.resolve('failed');
   const session = billingSession(services);
   return decideIncrease(
@@ -64,8 +64,8 @@ function decide(services: Services, arg: unknown, verb: DecisionVerb): Promise<D
 }
 
 /** gpuRental.acceptPriceIncrease(id | increase | instance row): shows the figures, then Accept. */
-export const acceptPriceIncrease = (services: Services, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'accept');
+export const acceptPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'accept');
 /** gpuRental.rejectPriceIncrease(id | increase | instance row): shows the figures, then Reject. */
-export const rejectPriceIncrease = (services: Services, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'reject');
+export const rejectPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'reject');
 /** gpuRental.reviewPriceIncrease(id | increase | instance row): every figure, then Accept or Reject. */
-export const reviewPriceIncrease = (services: Services, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'review');
+export const reviewPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'review');

@@ -13,7 +13,7 @@ import { billingSession } from '../billingSession';
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 let panel: vscode.WebviewPanel | undefined;
 
-async function readSpending(services: Services): Promise<Spending | undefined> {
+async function readSpending(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<Spending | undefined> {
   const store = billingSession(services).spending;
   const s = await store.refresh();
   if (!s) vscode.window.showErrorMessage(`GPU Rental: could not read the service's charges: ${store.error ?? 'no answer'}`);
@@ -43,7 +43,7 @@ ${spendingSvg(s)}
 }
 
 /** gpuRental.showSpending: the webview (one panel, refreshed when shown again). */
-export async function showSpending(services: Services): Promise<boolean> {
+export async function showSpending(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'extensionUri' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<boolean> {
   if (!ensureSignedIn(services)) return false;
   const s = await readSpending(services);
   if (!s) return false;
@@ -65,7 +65,7 @@ export async function showSpending(services: Services): Promise<boolean> {
 }
 
 /** gpuRental.exportSpending(uri?): the charges of the window as CSV; returns the file written. */
-export async function exportSpending(services: Services, target?: unknown): Promise<string | undefined> {
+export async function exportSpending(services: Pick<Services, 'api' | 'connection'>, target?: unknown): Promise<string | undefined> {
   if (!ensureSignedIn(services)) return undefined;
   const now = Date.now() / 1000;
   let charges: Charge[];

@@ -52,12 +52,12 @@ function elapsed(ms: number): string {
 }
 
 /** gpuRental.createFromTemplate(args?): `CreateArgs`, or the template's Uri (editor title button). */
-export function createFromTemplate(services: Services, arg?: CreateArgs | vscode.Uri): Promise<CreateFlowResult | undefined> {
+export function createFromTemplate(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'secrets' | 'settings' | 'track'>, arg?: CreateArgs | vscode.Uri): Promise<CreateFlowResult | undefined> {
   return create(services, arg instanceof vscode.Uri ? { template: arg } : (arg ?? {}));
 }
 
 /** The template the user meant, loaded and valid; undefined when there is none (already said why). */
-async function loadChosenTemplate(services: Services, args: CreateArgs, preselected?: Offer | number): Promise<{ uri: vscode.Uri; rel: string; loaded: LoadedTemplate & { template: Template } } | undefined> {
+async function loadChosenTemplate(services: Pick<Services, 'api' | 'connection' | 'log' | 'secrets'>, args: CreateArgs, preselected?: Offer | number): Promise<{ uri: vscode.Uri; rel: string; loaded: LoadedTemplate & { template: Template } } | undefined> {
   let uri: vscode.Uri | undefined;
   if (await templatesRestricted()) return undefined; // Restricted Mode: no template is read, the user is told why
   if (args.template !== undefined) {
@@ -87,7 +87,7 @@ async function loadChosenTemplate(services: Services, args: CreateArgs, preselec
   return { uri, rel, loaded: loaded as LoadedTemplate & { template: Template } };
 }
 
-async function create(services: Services, asked: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
+async function create(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'secrets' | 'settings' | 'track'>, asked: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
   // confirm: false, onNotFound, onCancel only with the user's consent to unattended calls.
   const args = consentedCreateArgs(consentOf(services), asked);
   const chosen = await loadChosenTemplate(services, args, preselected);
@@ -100,7 +100,7 @@ async function create(services: Services, asked: CreateArgs, preselected?: Offer
   return oneAtATime(services, key, 'Rent', name, undefined, () => rent(services, args, chosen, offer));
 }
 
-async function rent(services: Services, args: CreateArgs, chosen: { rel: string; loaded: LoadedTemplate & { template: Template } }, offer: Offer | number | undefined): Promise<CreateFlowResult | undefined> {
+async function rent(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, args: CreateArgs, chosen: { rel: string; loaded: LoadedTemplate & { template: Template } }, offer: Offer | number | undefined): Promise<CreateFlowResult | undefined> {
   const { rel, loaded } = chosen;
   const template = loaded.template;
   let api;
@@ -143,7 +143,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
 type FlowRunner = (ports: Omit<Parameters<typeof runCreateFlow>[0], 'api'>, signal: AbortSignal) => Promise<CreateFlowResult>;
 
 /** Runs the flow behind a cancellable progress notification: stage n of 6, message, attempt, elapsed time. */
-function withProgress(services: Services, args: CreateArgs, template: Template, guard: GuardRequest | undefined, runFlow: FlowRunner): Thenable<CreateFlowResult> {
+function withProgress(services: Pick<Services, 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, args: CreateArgs, template: Template, guard: GuardRequest | undefined, runFlow: FlowRunner): Thenable<CreateFlowResult> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true }, async (progress, token) => {
     const ac = new AbortController();
     token.onCancellationRequested(() => ac.abort());
@@ -194,7 +194,7 @@ function withProgress(services: Services, args: CreateArgs, template: Template, 
 }
 
 /** Tells the user how it ended, and keeps watching whatever is still in flight. */
-function report(services: Services, result: CreateFlowResult, template: Template, rel: string): void {
+function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, result: CreateFlowResult, template: Template, rel: string): void {
   // A rental the flow stopped waiting for (its fate unknown; the user may have rented another
   // instead) is watched from now on, whatever this click came to, and adopted if it appears.
   for (const r of readInflight(services.globalState)) if (r.late) background(keepWatching(services, r.instanceId ?? r.label), services.log, 'watching a rental of unknown fate');
@@ -246,7 +246,7 @@ function report(services: Services, result: CreateFlowResult, template: Template
 }
 
 /** gpuRental.rentOffer(offer?, args?): an offer row, an Offer or an offer id; without one, asks for the id. */
-export async function rentOffer(services: Services, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
+export async function rentOffer(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'secrets' | 'settings' | 'track'>, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
   let offer = offerRefOf<Offer>(arg);
   if (offer === undefined) {
     const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });

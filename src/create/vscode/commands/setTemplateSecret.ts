@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { SECRET_NAME, templateSecretKey } from '../../templateVariables';
 
-export async function setTemplateSecret(services: Services, arg?: { name?: string; value?: string }): Promise<boolean> {
+export async function setTemplateSecret(services: Pick<Services, 'log' | 'secrets'>, arg?: { name?: string; value?: string }): Promise<boolean> {
   const name =
     arg?.name ??
     (await vscode.window.showInputBox({

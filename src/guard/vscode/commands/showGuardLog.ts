@@ -18,7 +18,7 @@ const texts = new Map<string, string>();
 let changed: vscode.EventEmitter<vscode.Uri> | undefined;
 let reads = 0;
 
-function register(services: Services): vscode.EventEmitter<vscode.Uri> {
+function register(services: Pick<Services, 'track'>): vscode.EventEmitter<vscode.Uri> {
   if (changed) return changed;
   const emitter = (changed = new vscode.EventEmitter<vscode.Uri>());
   services.track(emitter);
@@ -39,7 +39,7 @@ export interface ShowGuardLogResult {
   document?: vscode.TextDocument;
 }
 
-export async function showGuardLog(services: Services, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
+export async function showGuardLog(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log' | 'track'>, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
   // Stopped instances too: after the guard stopped one, its log says why (the last lines read while it ran).
   const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running' || installedGuard(i.onstart) !== undefined, {
     verb: 'Show Idle Guard Log',

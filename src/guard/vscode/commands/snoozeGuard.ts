@@ -10,7 +10,7 @@ import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';
 import { snoozeFailedText } from '../guardWarningText';
 
-export async function snoozeGuard(services: Services, arg?: unknown): Promise<SnoozeResult | undefined> {
+export async function snoozeGuard(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>, arg?: unknown): Promise<SnoozeResult | undefined> {
   const raw = arg && typeof arg === 'object' ? (arg as { minutes?: unknown }).minutes : undefined;
   let minutes = 60;
   if (raw !== undefined) {

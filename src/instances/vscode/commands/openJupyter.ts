@@ -6,7 +6,7 @@ import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { fullRecord } from '../../fullRecord';
 
 /** Opens http://public_ipaddr:<mapped 8080>/?token=… in the browser; the URL is never logged. */
-export async function openJupyter(services: Services, arg?: unknown): Promise<boolean> {
+export async function openJupyter(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log'>, arg?: unknown): Promise<boolean> {
   const row = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && isJupyter(i), {
     verb: 'Open Jupyter',
     none: 'No running Jupyter instance. Create one with a Jupyter runtype (jupyter_direct) and try again.',

@@ -6,7 +6,7 @@ import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanc
 const MAX_LABEL = 128;
 
 /** (instance node or id, optional new label): without a label, asks for one. */
-export async function renameInstance(services: Services, arg?: unknown, label?: unknown): Promise<boolean> {
+export async function renameInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, arg?: unknown, label?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, () => true, {
     verb: 'Rename Instance',
     none: 'You have no instances to rename.',

@@ -6,7 +6,7 @@ import { instanceName } from '../../../core/instanceWords';
 import { stopOneInstance } from '../setInstanceState';
 
 /** Stops every instance billed for compute, after one modal confirmation; resolves to how many stopped. */
-export async function stopAllRunning(services: Services): Promise<number> {
+export async function stopAllRunning(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>): Promise<number> {
   const running = services.instances.instances.filter(isBilledForCompute);
   if (!running.length) {
     vscode.window.showInformationMessage('Nothing is running.');

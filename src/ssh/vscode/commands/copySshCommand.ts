@@ -6,7 +6,7 @@ import { instanceName, stateCategory } from '../../../core/instanceWords';
 import { sshAddress } from '../../address';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 
-export async function copySshCommand(services: Services, arg?: unknown): Promise<string | undefined> {
+export async function copySshCommand(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, arg?: unknown): Promise<string | undefined> {
   const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && sshAddress(i) !== undefined, {
     verb: 'Copy SSH Command',
     none: 'No running instance with SSH yet. Start one (or wait until it is running) and try again.',
