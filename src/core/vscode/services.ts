@@ -1,6 +1,8 @@
 // What every command and view is given: the one Services object, built by createServices()
 // (src/app/createServices.ts, the composition root). Only the interface lives here, below every
 // feature's VS Code part, so features depend on what Services offers, never on how it is built.
+// Its members are ports (src/core/storePorts.ts, guardPort.ts, ports.ts), never a feature's class,
+// and a function takes the slice it uses: Pick<Services, 'api' | 'instances' | 'log'>.
 import type * as vscode from 'vscode';
 import type { Instance, Logger, ServerTemplate, ServiceApi } from '../../api/types';
 import type { Event, Disposable } from '../events';
