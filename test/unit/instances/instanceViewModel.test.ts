@@ -95,15 +95,6 @@ test('ssh command and jupyter url', () => {
   assert.equal(jupyterUrl(make({ public_ipaddr: '203.0.113.5', jupyter_token: 'x', ports: null })), undefined);
 });
 
-test('offer row: GPUs, $/h, GPU RAM in GB, reliability, location, verified, dlperf per $', () => {
-  const o: Offer = { id: 7, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.4, gpu_ram: 24564, reliability: 0.98, geolocation: 'US', verified: true, dlperf_per_dphtotal: 123.45 };
-  const r = offerRow(o);
-  assert.equal(r.label, '1× RTX 4090');
-  assert.equal(r.description, '$0.40/h · 24.6 GB · 98.0% · US · verified · 123.5 dlperf/$');
-  assert.equal(r.contextValue, 'offer');
-  assert.equal(r.id, 'offer:7');
-});
-
 test('a long generated label is shortened in the row (its end kept) so price and state stay in view', () => {
   const long = make({ label: 'demo-workspace-pytorch-z80p', state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'RTX 4090' });
   const r = instanceRow(long);
