@@ -68,6 +68,21 @@ function walk(dir, pred) {
   });
 }
 
+/**
+ * The MCP server (src/agent/mcpServer.ts) gives the SDK's Server its own JSON Schema validator (it
+ * asks no elicitation), so the SDK's default Ajv provider is never constructed: it is left out of
+ * dist/mcp.js (about 130 KB of Ajv, its formats and fast-uri) by a stand-in that says so.
+ */
+const withoutAjv = {
+  name: 'mcp-without-ajv',
+  setup(build) {
+    build.onLoad({ filter: /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](?:cjs|esm)[\\/]validation[\\/]ajv-provider\.js$/ }, () => ({
+      contents: 'export class AjvJsonSchemaValidator { constructor() { throw new Error("dist/mcp.js is built without Ajv: pass jsonSchemaValidator"); } }',
+      loader: 'js',
+    }));
+  },
+};
+
 const builds = [
   {
     ...common,
@@ -94,7 +109,7 @@ const builds = [
     // vanished while a session opened.
     keepNames: name === 'sim' || name === 'keygen',
     metafile: true,
-    plugins: [lazyExternal(join(root, file))],
+    plugins: [lazyExternal(join(root, file)), ...(name === 'mcp' ? [withoutAjv] : [])],
   })),
 ];
 
