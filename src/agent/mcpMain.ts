@@ -25,6 +25,15 @@ async function main(): Promise<void> {
   await server.connect(transport);
   write(`gpu-rental MCP server ready: ${env.describe}\n`);
   resumeMcpRentals(env.ports);
+  // A wrong key is said now, not at the agent's first call; and that call finds the HTTP client and schemas loaded.
+  background(
+    env.ports.api().then(async (api) => {
+      await api.currentUser();
+      env.ports.log.info('agent: the API key works');
+    }),
+    env.ports.log,
+    'checking the API key',
+  );
 }
 
 main().catch((e: unknown) => {
