@@ -7,7 +7,7 @@
 // check that no module with state is in two bundles would refuse the build for the copy only.
 import * as esbuild from 'esbuild';
 import { findLazyModules, programs, statefulCopies } from './bundles.mjs';
-import { readdirSync, statSync, existsSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -110,6 +110,8 @@ const builds = [
     keepNames: name === 'sim' || name === 'keygen',
     metafile: true,
     plugins: [lazyExternal(join(root, file)), ...(name === 'mcp' ? [withoutAjv] : [])],
+    // The MCP server tells its clients the extension's version.
+    ...(name === 'mcp' ? { define: { GPU_RENTAL_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } } : {}),
   })),
 ];
 
