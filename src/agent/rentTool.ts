@@ -13,7 +13,7 @@ import { TemplateSchema, type Template } from '../create/templateSchema';
 import { realClock, runCreateFlow, type CreateFlowResult, type FlowPrompts } from '../create/createFlow';
 import { GuardSetupError, baseOnstart, guardRequestFor, guardSummary, type GuardRequest } from '../guard/plan';
 import { checkCaps, capsLine, rate, spendingForCaps } from './caps';
-import { offerLine, plain } from './resultText';
+import { flowText, offerLine, plain } from './resultText';
 import { quoteIdOf } from './actionTools';
 import type { AgentPorts, AgentTool, RentTemplate, ToolResult } from './toolTypes';
 import { ToolError } from './toolTypes';
@@ -128,7 +128,7 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
 
 /** The flow's outcome as a few lines: what was rented (id, state, price, SSH alias), or why nothing was. */
 export function rentResult(r: CreateFlowResult, secrets: readonly string[]): ToolResult {
-  const say = (s: string) => plain(s, secrets, 600);
+  const say = (s: string) => flowText(s, secrets);
   switch (r.outcome) {
     case 'running':
       return { text: `Rented instance ${r.instance.id}: running, ${rate(r.instance.dph_total ?? 0)}${r.alias ? `, ssh ${r.alias}` : ''}.${r.sshError ? ` ${say(r.sshError)}` : ''} It bills until stopped or destroyed.` };
