@@ -121,6 +121,14 @@ async function templateFile(root: string, ref: string): Promise<string> {
   return real;
 }
 
+/** GPU_RENTAL_ANSWER_WITHIN_S: seconds a rent's answer waits for the machine (1 to 600, default 40). */
+function answerWithin(env: Env): number {
+  const raw = env.GPU_RENTAL_ANSWER_WITHIN_S?.trim();
+  const n = raw ? Number(raw) : 40;
+  if (!Number.isFinite(n) || n < 1 || n > 600) throw new Error(`GPU_RENTAL_ANSWER_WITHIN_S must be a number of seconds from 1 to 600 (got "${(raw ?? '').slice(0, 20)}").`);
+  return n;
+}
+
 export interface McpEnvPorts {
   ports: AgentPorts;
   /** What the server runs against (for its start line): the URL and where the key came from. */
@@ -169,7 +177,9 @@ export async function mcpPorts(env: Env, o: { cwd: string; home?: string; write:
     apiUrl: () => url.url,
     loadTemplate: loadRentTemplate,
     quotes: new QuoteStore(() => Date.now()),
-    maxWaitMs: 10 * 60_000,
+    maxWaitMs: 30 * 60_000,
+    // MCP clients give up on a call after about a minute: say where a rent stands well before.
+    answerWithinMs: answerWithin(env) * 1000,
   };
   const describe = `${url.url} (key from ${found.source === 'the VAST_API_KEY environment variable' ? 'VAST_API_KEY' : 'the CLI key file'}; caps: ${caps.maxDphTotal !== undefined ? `$${caps.maxDphTotal}/h` : 'no per-hour cap'}, ${caps.monthlyBudget !== undefined ? `$${caps.monthlyBudget}/month` : 'no budget'}; state ${join(dir, 'mcp-state.json')})`;
   return { ports, describe, close: async () => (await import('../api/client')).closeApiTransport() };

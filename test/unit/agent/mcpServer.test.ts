@@ -19,7 +19,9 @@ const simInstances = () => listed(started.current);
 async function withMcp(fn: (m: McpRun) => Promise<void>, env?: Record<string, string>): Promise<void> {
   const m = await startMcp(started.current, env ? { env } : {});
   try {
-    await fn(m);
+    await fn(m).catch((e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}\nserver log:\n${m.stderr().slice(-3000)}`, { cause: e });
+    });
     assert.doesNotMatch(m.stderr(), new RegExp(SIM_KEY), 'the key never reaches the log');
   } finally {
     await m.close();
@@ -66,6 +68,26 @@ test('search, quote, confirm twice at once (one machine, the guard in its onstar
     assert.match((await m.call('destroy_instance', { instance_id: id, confirm: inst!.label! })).text, /Destroy of instance \d+ sent/);
     assert.deepEqual(await held(started.current), []);
   });
+});
+
+test('faults on the create request (the connection reset after it took effect, a cut-off or an unclear answer): at most one machine per confirmed quote, named or in view', async () => {
+  await withMcp(async (m) => {
+    for (const fault of [{ kind: 'reset' }, { kind: 'truncated' }, { kind: 'refused', msg: 'Refused: not carried out.' }] as const) {
+      await started.current.ctl.reset();
+      await started.current.ctl.fault({ ...fault, path: '/api/v0/asks/', count: 1 });
+      const q = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+      const r = await m.call('rent', { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q.text) });
+      const ids = await held(started.current);
+      assert.ok(ids.length <= 1, `${fault.kind}: ${ids.length} machines: ${r.text}`);
+      for (const id of ids) assert.match(r.text, new RegExp(`\\b${id}\\b`), `${fault.kind}: instance ${id} is not named: ${r.text}`);
+      if (fault.kind !== 'refused') assert.equal(ids.length, 1, `${fault.kind}: the create took effect`);
+      else {
+        // A 200 with success: false proves nothing: checked through the list for a minute, which the answer does not wait out.
+        assert.match(r.text, /did not say whether a machine was created; .* Do not rent again/);
+        assert.match((await m.call('list_instances')).text, /rental "agent-\w{4}": sent, not in the list yet/);
+      }
+    }
+  }, { GPU_RENTAL_ANSWER_WITHIN_S: '3' });
 });
 
 test('hostile input: unknown ids, negative or huge numbers, unknown fields and tools, injection strings are clear errors and send nothing', async () => {
