@@ -107,17 +107,21 @@ export function stderrLogger(write: (line: string) => void, secrets: () => Reado
   return createRedactingLogger({ trace: quiet, debug: quiet, info: at('info'), warn: at('warn'), error: at('error') }, secrets);
 }
 
-/** Template files an agent may name: .json files inside the folder the server runs in (the workspace). */
-async function templateFile(root: string, ref: string): Promise<string> {
-  const path = resolve(root, ref);
-  let real: string;
+/** A file inside the folder the server runs in (the workspace), by its real path; undefined when it is not there or outside it. */
+async function workspaceFile(root: string, ref: string): Promise<string | undefined> {
   try {
-    real = await realpath(path);
+    const real = await realpath(resolve(root, ref));
+    const rel = relative(await realpath(root), real);
+    return rel.startsWith('..') || isAbsolute(rel) ? undefined : real;
   } catch {
-    throw new ToolError(`Template "${ref.slice(0, 100)}" was not found in ${root}. Give a path relative to the workspace, e.g. .gpu/train.json. Nothing was rented.`);
+    return undefined;
   }
-  const rel = relative(await realpath(root), real);
-  if (rel.startsWith('..') || isAbsolute(rel) || !/\.jsonc?$/i.test(real)) throw new ToolError('A template must be a .json file inside the workspace folder the server runs in. Nothing was rented.');
+}
+
+/** Template files an agent may name: .json files inside the workspace. */
+async function templateFile(root: string, ref: string): Promise<string> {
+  const real = await workspaceFile(root, ref);
+  if (!real || !/\.jsonc?$/i.test(real)) throw new ToolError(`Template "${ref.slice(0, 100)}" is not a .json file inside the workspace folder the server runs in (${root}). Give a path relative to it, e.g. .gpu/train.json. Nothing was rented.`);
   return real;
 }
 
@@ -157,7 +161,11 @@ export async function mcpPorts(env: Env, o: { cwd: string; home?: string; write:
       workspaceFolder: o.cwd,
       env,
       secret: async (name) => env[`GPU_RENTAL_SECRET_${name}`],
-      readFile: async (p) => readFile(await templateFile(o.cwd, p).catch(() => resolve(o.cwd, p)), 'utf8').catch(() => undefined),
+      // onstartFile: inside the workspace only (never a file elsewhere sent as a start script).
+      readFile: async (p) => {
+        const file = await workspaceFile(o.cwd, p);
+        return file ? readFile(file, 'utf8').catch(() => undefined) : undefined;
+      },
     });
     if (!loaded.template) {
       const errors = loaded.problems.filter((p) => p.severity === 'error');

