@@ -140,3 +140,25 @@ test('mpirun launches orted on two members over OpenSSH with a hostfile', { skip
   assert.equal(r.code, 0, `mpirun failed: ${r.stderr}\n${r.stdout}`);
   assert.deepEqual(r.stdout.trim().split('\n').sort(), members.map((m) => `C.${m.id}`).sort());
 });
+
+/** What `ssh -W host:port alias` (a forward through the member's SSH server) first reads: the banner there, or nothing. */
+async function forwardBanner(alias: string, host: string, port: number): Promise<string> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn('ssh', ['-F', config, '-W', `${host}:${port}`, alias], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } });
+  return new Promise((resolve) => {
+    let got = '';
+    child.stdout.on('data', (d: Buffer) => {
+      got += String(d);
+      if (got.includes('\n')) child.kill();
+    });
+    child.on('close', () => resolve(got.split('\n')[0]!.trim()));
+  });
+}
+
+test("a member's forwards reach its peers' overlay addresses, not other addresses", { skip: needs('ssh') }, async () => {
+  const peer = members[1]!;
+  const port = sim.ssh!.portOf(peer.id)!;
+  assert.match(await forwardBanner(members[0]!.alias, peer.addr, port), /^SSH-2\.0-/);
+  const stranger = peer.addr.replace(/\.\d+\.\d+$/, '.250.250');
+  assert.equal(await forwardBanner(members[0]!.alias, stranger, port), '');
+});
