@@ -119,7 +119,7 @@ describe('overlay networks', () => {
     const outside = (await search({ cluster_id: { eq: null }, verified: { eq: true }, rentable: { eq: true }, limit: 1 })).json.offers[0];
     const before = c.sim.state.instances.size;
     const refused = await create(outside.id, { env: { '-n net': '1' } });
-    assert.deepEqual([refused.status, refused.json.error], [400, 'overlay_cluster_mismatch']);
+    assert.deepEqual([refused.status, refused.json.error, refused.json.ask_id], [400, 'overlay_cluster_mismatch', outside.id]);
     assert.match(refused.json.msg, new RegExp(`cluster_id=${cl.id}`));
     assert.equal(c.sim.state.instances.size, before, 'nothing created');
     assert.equal((await create(outside.id, { env: { '-n nope': '1' } })).json.error, 'no_such_overlay');
