@@ -202,6 +202,16 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('budget-warning');
   },
+  /** One truth for money: the Account view's credit and the status bar tooltip's, both "as of" one read. */
+  'money-truth': async () => {
+    // The suite focused the Account view; hover the cost item for its tooltip.
+    const item = ui.page.locator('.statusbar-item', { hasText: 'running' }).first();
+    await item.waitFor({ state: 'visible', timeout: 20_000 });
+    await item.hover();
+    await ui.page.locator('.monaco-hover', { hasText: 'Credit' }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+    await ui.page.waitForTimeout(300);
+    await shot('money-truth');
+  },
   /** A stopped instance that still bills for storage, flagged on its row. */
   'stopped-storage': async () => {
     await openSidebar();
