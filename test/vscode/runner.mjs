@@ -202,6 +202,16 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('budget-warning');
   },
+  /** One truth for money: the Account view's credit and the status bar tooltip's, both "as of" one read. */
+  'money-truth': async () => {
+    // The suite focused the Account view; hover the cost item for its tooltip.
+    const item = ui.page.locator('.statusbar-item', { hasText: 'running' }).first();
+    await item.waitFor({ state: 'visible', timeout: 20_000 });
+    await item.hover();
+    await ui.page.locator('.monaco-hover', { hasText: 'Credit' }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+    await ui.page.waitForTimeout(300);
+    await shot('money-truth');
+  },
   /** A stopped instance that still bills for storage, flagged on its row. */
   'stopped-storage': async () => {
     await openSidebar();
@@ -284,57 +294,71 @@ const uiSteps = {
     if (!/^stopped <?\$\d+\.\d\d\/h/.test(r.text)) throw new Error(`the row description reads "${r.text}"`);
     if (!r.visible) throw new Error(`price and "stopped" are cut off at the default sidebar width: "${r.text}"`);
   },
-  /** Search Offers: type 24 at "Minimum GPU RAM", go on, press Back: the box still says 24. */
-  'search-back': async () => {
+  /**
+   * Search Offers as one list: pick "Minimum GPU RAM" and type 24, pick "Minimum host reliability"
+   * and type 0.98, type "maybe" at "Verified hosts" (refused with a reason; Escape goes back to the
+   * list), then Search; the Offers view shows the results.
+   */
+  'search-list': async () => {
     const widget = ui.page.locator('.quick-input-widget');
     const input = widget.locator('input.input').first();
-    // The title says which step is showing: "GPU Rental: Search Offers (3/10)".
-    const waitFor = async (step) => widget.locator('.quick-input-title', { hasText: `(${step}/` }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await waitFor(1); // GPU models
-    await ui.page.keyboard.press('Enter'); // any model
-    await waitFor(2); // number of GPUs
-    await ui.page.keyboard.press('Enter'); // any number
-    await waitFor(3); // minimum GPU RAM
+    const title = (text) => widget.locator('.quick-input-title', { hasText: text }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    const listShows = async (label, value) => {
+      const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+      await row.waitFor({ state: 'visible', timeout: 15_000 });
+      const text = (await row.innerText()).replace(/\s+/g, ' ');
+      if (!text.includes(value)) throw new Error(`the list row "${label}" reads "${text}", not "${value}"`);
+    };
+    const open = async (label) => {
+      await title(/^GPU Rental: Search Offers$/);
+      await input.fill(label);
+      await ui.page.waitForTimeout(200);
+      await ui.page.keyboard.press('Enter');
+      await title(`Search Offers: ${label}`);
+    };
+    await title(/^GPU Rental: Search Offers$/);
+    await ui.page.waitForTimeout(300);
+    await shot('search-list');
+    await open('Minimum GPU RAM');
+    const placeholder = await input.getAttribute('placeholder');
+    if (!placeholder) throw new Error('the GPU RAM input box has no placeholder');
     await input.fill('24');
     await ui.page.keyboard.press('Enter');
-    await waitFor(4); // reliability
-    await widget.locator('.codicon-quick-input-back, [aria-label="Back"]').first().click();
-    await waitFor(3);
-    await ui.page.waitForTimeout(200);
-    await shot('search-back');
-    const value = await input.inputValue();
-    await ui.page.keyboard.press('Escape');
-    if (value !== '24') throw new Error(`after Back the GPU RAM box shows "${value}", not the 24 typed before`);
-  },
-  /** Search Offers: typed answers are taken when valid ("0.98" at reliability) and refused with a reason, never dropped. */
-  'search-typed': async () => {
-    const widget = ui.page.locator('.quick-input-widget');
-    const input = widget.locator('input.input').first();
-    const waitFor = async (step) => widget.locator('.quick-input-title', { hasText: `(${step}/` }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    for (const s of [1, 2, 3]) {
-      await waitFor(s);
-      await ui.page.keyboard.press('Enter');
-    }
-    await waitFor(4); // Minimum host reliability
+    await listShows('Minimum GPU RAM', '24 GB');
+    await open('Minimum host reliability');
     await input.fill('0.98');
     await ui.page.waitForTimeout(300);
-    await shot('search-typed-reliability');
     await ui.page.keyboard.press('Enter');
-    await waitFor(5); // verified hosts: a yes/no step
+    await listShows('Minimum host reliability', '≥ 98%');
+    await open('Verified hosts');
     await input.fill('maybe');
     await ui.page.waitForTimeout(300);
     await ui.page.keyboard.press('Enter');
     await ui.page.waitForTimeout(500);
     await shot('search-typed-refused');
-    const title = await widget.locator('.quick-input-title').first().innerText();
-    if (!title.includes('(5/')) throw new Error(`"maybe" at step 5 was not refused: the wizard moved on to "${title}"`);
     const list = (await widget.locator('.quick-input-list').first().innerText()).replace(/\s+/g, ' ');
     if (!/is not one of the choices/.test(list)) throw new Error(`no reason shown for the refused answer: "${list.slice(0, 200)}"`);
-    await input.fill('');
-    for (const s of [5, 6, 7, 8, 9, 10]) {
-      await waitFor(s);
-      await ui.page.keyboard.press('Enter');
-    }
+    await ui.page.keyboard.press('Escape');
+    await listShows('Verified hosts', 'Verified hosts only');
+    await ui.page.waitForTimeout(300);
+    await shot('search-list-edited');
+    await input.fill('Search');
+    await ui.page.waitForTimeout(200);
+    await ui.page.keyboard.press('Enter');
+    // Search shows the Offers view itself.
+    await ui.page.locator('.monaco-list-row', { hasText: '/h' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(500);
+    await shot('search-list-offers');
+  },
+  /** The list opens with the last search's values; Escape on it cancels. */
+  'search-list-cancel': async () => {
+    const widget = ui.page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: /^GPU Rental: Search Offers$/ }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Minimum GPU RAM' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    await ui.page.keyboard.press('Escape');
+    if (!text.includes('24 GB')) throw new Error(`the list did not start from the last search: "${text}"`);
   },
   /** A destructive confirmation is on screen: Enter must answer Cancel. */
   'confirm-enter-cancels': async () => {
