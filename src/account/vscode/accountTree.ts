@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { accountRows, loadAccount, type AccountRow, type AccountSnapshot } from '../accountSnapshot';
 import { formatLocal } from '../tfaErrors';
+import { rowSpeech } from '../../core/spokenRow';
 
 export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AccountRow | undefined>();
@@ -57,6 +58,7 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     item.iconPath = new vscode.ThemeIcon(row.icon);
     item.contextValue = row.contextValue;
     if (row.command) item.command = { command: row.command, title: row.label };
+    item.accessibilityInformation = { label: rowSpeech(row.label, row.description) };
     return item;
   }
 

@@ -18,12 +18,9 @@ const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) a
 
 /** Commands that can run in any state, so they stay in the palette unconditionally (with why). */
 const ALWAYS: Record<string, string> = {
-  'gpuRental.setApiKey': 'signing in is always possible',
-  'gpuRental.importCliKey': 'signing in is always possible',
   'gpuRental.showLog': 'the output channel always exists',
   'gpuRental.setupSshConfig': 'asks about the SSH config, needs no account',
   'gpuRental.setTemplateSecret': 'secrets are stored locally, needs no account',
-  'gpuRental.tfa.signIn': 'the logged-out 2FA sign-in needs no API key',
 };
 
 test('every command is either in the palette only where it can run (a when clause) or deliberately always', () => {
