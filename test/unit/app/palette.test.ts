@@ -83,3 +83,38 @@ test('walkthrough steps complete on the outcome, not on opening a command; the d
   // Try Demo Mode and Set API Key have nothing to do inside the demo.
   assert.equal(step('apiKey').when, '!gpuRental.demoSession');
 });
+
+test('view toolbars show only what works: every view/title action needs an account (or its own demo / 2FA-session key)', () => {
+  const own: Record<string, RegExp> = { 'gpuRental.exitDemoMode': /\bgpuRental\.demo\b/, 'gpuRental.tfa.signOut': /\bgpuRental\.tfaSession\b/ };
+  for (const m of pkg.contributes.menus['view/title']!) {
+    assert.match(m.when ?? '', own[m.command] ?? /&& gpuRental\.signedIn\b/, `${m.command} in a view toolbar: ${m.when}`);
+  }
+});
+
+test('every inline row action is also in the row context menu, so the keyboard reaches it', () => {
+  const items = pkg.contributes.menus['view/item/context']!;
+  const inline = items.filter((m) => (m as { group?: string }).group?.startsWith('inline'));
+  const missing = inline.filter((i) => !items.some((m) => m !== i && m.command === i.command && m.when === i.when && !(m as { group?: string }).group?.startsWith('inline')));
+  // the error and empty-list rows run their action on click (Enter) as well; Change Bid's menu entry
+  // covers every bid row (/\.bid\b/), the outbid ones its inline button is on included
+  assert.deepEqual(missing.filter((m) => !/viewItem (==|=~) .*(error|offersEmpty|spending)/.test(m.when ?? '')).map((m) => m.command), ['gpuRental.changeBid']);
+  for (const id of ['gpuRental.copyJupyterToken', 'gpuRental.snoozeGuard', 'gpuRental.reviewPriceIncrease'])
+    assert.ok(items.some((m) => m.command === id && !(m as { group?: string }).group?.startsWith('inline')), `${id} has no context-menu entry`);
+});
+
+test('welcome views wait for the stored key (gpuRental.ready) and only one has a primary button', () => {
+  const welcome = (pkg.contributes as unknown as { viewsWelcome: Array<{ view: string; contents: string; when: string }> }).viewsWelcome;
+  for (const w of welcome) assert.equal(w.when, 'gpuRental.ready && !gpuRental.signedIn', w.view);
+  // A line that is only a link renders as a button.
+  const buttons = welcome.flatMap((w) => w.contents.split('\n').filter((l) => /^\[[^\]]+\]\([^)]+\)$/.test(l.trim())).map(() => w.view));
+  assert.deepEqual(buttons, ['gpuRental.instances']);
+  const wiring = readFileSync(join(repoRoot(), 'src', 'app', 'connectionWiring.ts'), 'utf8');
+  assert.match(wiring, /setContext', 'gpuRental\.ready', true/);
+});
+
+test('command titles are told apart: unique, and the three logs say which log', () => {
+  const titles = pkg.contributes.commands.map((c) => (c as { title?: string }).title);
+  assert.deepEqual(titles.filter((t, i) => titles.indexOf(t) !== i), []);
+  const title = (id: string) => (pkg.contributes.commands.find((c) => c.command === id) as { title?: string }).title;
+  assert.deepEqual(['gpuRental.showLog', 'gpuRental.showInstanceLogs', 'gpuRental.showGuardLog'].map(title), ['Show Output Log', 'Show Instance Logs…', 'Show Idle Guard Log…']);
+});
