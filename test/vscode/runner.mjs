@@ -212,7 +212,7 @@ const uiSteps = {
   /** The walkthrough: its step buttons only open commands (answered with Escape), and nothing ticks for that. */
   'walkthrough-opened-only': async () => {
     await openWalkthroughPage();
-    await clickStepButtons({ searchOffers: 'Search Offers (Query)', sshKey: 'Add SSH Key', createFromTemplate: 'Create Instance from Template' });
+    await clickStepButtons({ searchOffers: 'Search Offers with a Query', sshKey: 'Add SSH Key', createFromTemplate: 'Create Instance from Template' });
     await ui.page.waitForTimeout(2500); // the key check after a sign-in and any context change have landed
     const state = await walkthroughState();
     await shot('walkthrough-opened-only');
@@ -232,12 +232,13 @@ const uiSteps = {
     const open = want.filter((w) => state[w] !== 'true');
     if (open.length) throw new Error(`steps not completed: ${open.join(', ')} (${JSON.stringify(state)})`);
   },
-  /** The walkthrough in the demo: no sign-in step (Set API Key, Try Demo Mode); the key the demo registered ticks its step. */
+  /** The walkthrough in the demo: all six steps stay (the count the description gives), the sign-in step ticked; the key the demo registered ticks its step. */
   'walkthrough-demo': async () => {
     await openWalkthroughPage();
-    const state = await waitForTicks(['sshKey']);
+    const state = await waitForTicks(['apiKey', 'sshKey']);
     await shot('walkthrough-demo');
-    if ('apiKey' in state) throw new Error(`the demo still offers the sign-in step (${JSON.stringify(state)})`);
+    if (Object.keys(state).length !== 6) throw new Error(`the demo's walkthrough shows ${Object.keys(state).length} steps, expected 6 (${JSON.stringify(state)})`);
+    if (state.apiKey !== 'true') throw new Error(`the demo is signed in, but "apiKey" is not ticked (${JSON.stringify(state)})`);
     if (state.sshKey !== 'true') throw new Error(`the demo registered a key, but "sshKey" is not ticked (${JSON.stringify(state)})`);
   },
   /** Connect's terminal fallback: ssh logged in to the simulated instance (screenshot for the README). */
