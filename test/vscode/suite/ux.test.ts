@@ -48,6 +48,7 @@ describe('ux', () => {
     assert.match(promptCalls[0]!.text, /not signed in/);
     assert.deepEqual(buttons, ['Set API Key', 'Try Demo Mode']);
     assert.match(promptCalls.find((p) => p.kind === 'showInputBox')!.text, /API key/);
+    await signIn(); // the cleanup signs out, which expects a key to clear
   }, { timeoutMs: 90_000 });
 
   it('rows carry a screen-reader label: full name, state, price per hour, GPUs; offers say reliability and id', async () => {
