@@ -61,6 +61,7 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
           title: `Your bid for ${offer.num_gpus}× ${offer.gpu_name}`,
           prompt: `Dollars per hour${min > 0 ? `, at least the minimum bid ${money(min)}` : ''}. A higher bid is outbid less often.`,
           value: String(bid),
+          placeHolder: 'e.g. 0.35',
           ignoreFocusOut: true,
           validateInput: (v) => {
             const n = Number(v.trim());

@@ -2,7 +2,7 @@
 // setting that points at a file or a URL says its scope.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, manifest } from '../repoRoot';
 
@@ -119,4 +119,22 @@ test('command titles are told apart: unique, and the three logs say which log', 
   assert.deepEqual(titles.filter((t, i) => titles.indexOf(t) !== i), []);
   const title = (id: string) => (pkg.contributes.commands.find((c) => c.command === id) as { title?: string }).title;
   assert.deepEqual(['gpuRental.showLog', 'gpuRental.showInstanceLogs', 'gpuRental.showGuardLog'].map(title), ['Show Output Log', 'Show Instance Logs…', 'Show Idle Guard Log…']);
+});
+
+test('every input box shows an example value (placeHolder), so an empty box says what it wants', () => {
+  const files = (readdirSync(join(repoRoot(), 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.startsWith('sim'));
+  const missing: string[] = [];
+  let count = 0;
+  for (const f of files) {
+    const text = readFileSync(join(repoRoot(), 'src', f), 'utf8');
+    for (const m of text.matchAll(/showInputBox\(\{/g)) {
+      count++;
+      // the options object: the next lines, not past the next input box
+      const next = text.indexOf('showInputBox(', m.index + 1);
+      const end = Math.min(next < 0 ? text.length : next, m.index + 900);
+      if (!text.slice(m.index, end).includes('placeHolder')) missing.push(`${f}:${text.slice(0, m.index).split('\n').length}`);
+    }
+  }
+  assert.ok(count >= 10, `found ${count} input boxes`);
+  assert.deepEqual(missing, []);
 });
