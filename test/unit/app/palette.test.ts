@@ -64,6 +64,10 @@ test('the walkthrough: six steps, each with a command button, a completion event
     assert.ok(s.completionEvents?.length, `${s.id} has no completion event`);
     const media = s.media.markdown ?? s.media.image;
     assert.ok(media && readFileSync(join(repoRoot(), media), 'utf8').length > 0, `${s.id}: media ${media} missing`);
+    // A picture per step, drawn in the theme's colours, with words for those who cannot see it.
+    assert.match(s.media.image ?? '', /\.svg$/, `${s.id}: no SVG picture`);
+    assert.ok(((s.media as { altText?: string }).altText ?? '').length > 40, `${s.id}: no altText`);
+    assert.match(readFileSync(join(repoRoot(), s.media.image!), 'utf8'), /var\(--vscode-foreground/, `${s.id}: the picture ignores the theme`);
   }
   assert.ok(w.steps.find((s) => s.id === 'sshKey')!.description.includes('command:gpuRental.addSshKey'));
 });
