@@ -9,6 +9,7 @@ import { formatLocal } from '../tfaErrors';
 import { asOfText } from '../../costs/credit';
 import { formatMoney } from '../../costs/costs';
 import { background } from '../../core/background';
+import { rowSpeech } from '../../core/spokenRow';
 
 export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AccountRow | undefined>();
@@ -69,6 +70,7 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     item.iconPath = new vscode.ThemeIcon(row.icon);
     item.contextValue = row.contextValue;
     if (row.command) item.command = { command: row.command, title: row.label };
+    item.accessibilityInformation = { label: rowSpeech(row.label, row.description) };
     return item;
   }
 

@@ -66,3 +66,4 @@ import './guardStopped.test';
 import './billing.test';
 import './consent.test';
 import './moneyTruth.test';
+import './ux.test';

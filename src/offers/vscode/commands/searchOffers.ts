@@ -262,7 +262,7 @@ export async function searchOffersQuery(services: Services, text?: unknown): Pro
 /** The input box of Search Offers (Query), starting from the query shown now; undefined on Escape. */
 function askQueryText(services: Services): Thenable<string | undefined> {
   return vscode.window.showInputBox({
-    title: 'GPU Rental: Search Offers (Query)',
+    title: 'GPU Rental: Search Offers with a Query',
     prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
     placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
     value: services.offers.query.text ?? '',
