@@ -45,3 +45,9 @@ export function formatRate(perHour: number, decimals = 2): string {
 export function formatMoney(amount: number): string {
   return `${amount < 0 ? '-' : ''}$${Math.abs(amount).toFixed(2)}`;
 }
+
+/** "as of 15:42": when a figure was read, in local hours and minutes. */
+export function asOfText(atMs: number): string {
+  const d = new Date(atMs);
+  return `as of ${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}

@@ -2,7 +2,7 @@
 // instance logs and the gone-instance clean-up. Their classes live in their features
 // (instances/, offers/, costs/, logs/); Services names these interfaces, so src/core/vscode/
 // imports no feature and a handler's test fakes only the members it uses.
-import type { Instance, Offer, OfferQuery, SpendRate } from '../api/types';
+import type { Instance, Offer, OfferQuery, SpendRate, User } from '../api/types';
 import type { Disposable, Event } from './events';
 import type { ActionGuard } from './actionGuard';
 import type { Poller } from './poller';
@@ -50,11 +50,25 @@ export interface BurnRate {
   /** 'service': users/spend-rate (stopped disks and volumes included); 'computed': summed from the instance list (volumes not included). */
   source: 'service' | 'computed';
   service?: SpendRate;
+  /** When the service's figure was read (ms since the epoch); a computed rate is as of the instance list. */
+  at?: number;
+}
+
+/** The account's money as one read: every view shows these figures, and when they were read. */
+export interface CreditReading {
+  user: User;
+  credit: number | undefined;
+  /** When the answer arrived (ms since the epoch). */
+  at: number;
 }
 
 /** The account credit and $/h (src/costs/credit.ts). */
 export interface CreditPort {
   readonly onDidChange: Event<void>;
+  /** The last read of the account's money, if any. */
+  reading(): CreditReading | undefined;
+  /** Reads the user record again (unless the last read is younger than maxAgeMs). */
+  refresh(o?: { maxAgeMs?: number }): Promise<User>;
   current(instances: readonly Instance[]): number | undefined;
   rate(instances: readonly Instance[]): BurnRate;
 }

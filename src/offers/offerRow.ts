@@ -1,9 +1,10 @@
 // An offer's row in the Offers view as plain data (label, description, tooltip Markdown, icon).
 import type { Offer } from '../api/types';
 import type { RowModel } from '../core/rowModel';
-import { formatGpuRam as gb, gpuText, perGpu } from '../core/instanceWords';
+import { formatGpuRam, formatGpuRam as gb, gpuText, perGpu } from '../core/instanceWords';
 import { md, pct } from '../core/textFormat';
 import { formatRate } from '../core/rates';
+import { spoken, spokenRate } from '../core/spokenRow';
 
 export function offerRow(o: Offer): RowModel {
   const ramGb = gb(o.gpu_ram ?? o.gpu_totalram);
@@ -39,4 +40,20 @@ export function offerRow(o: Offer): RowModel {
     color: undefined,
     contextValue: 'offer',
   };
+}
+
+/** An offer row: GPUs, price, GPU RAM, reliability, place, verified or not, offer id. */
+export function offerRowSpeech(o: Offer): string {
+  const verified = o.verified === true || o.verification === 'verified';
+  const ram = formatGpuRam(o.gpu_ram ?? o.gpu_totalram);
+  const rel = pct(o.reliability);
+  return spoken([
+    gpuText(o) || 'Offer',
+    typeof o.dph_total === 'number' && spokenRate(o.dph_total),
+    ram && `${ram} GPU RAM`,
+    rel && `reliability ${rel}`,
+    o.geolocation ?? undefined,
+    verified ? 'verified' : 'not verified',
+    `offer ${o.id}`,
+  ]);
 }

@@ -5,10 +5,10 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { PendingPriceIncrease } from '../../api/types';
+import type { Instance } from '../../api/types';
 import { PriceIncreaseWatcher, increaseHeadline, rowMark } from '../priceIncreases';
 import { IncreaseNotices } from '../increaseNotices';
 import { SpendingStore, instanceCostLine, spentLines } from '../spending';
-import type { Instance } from '../../api/types';
 import { checkBudgetNow } from './budgetWatch';
 import { checkIdleBilling } from './idleBilling';
 import { idList } from '../../instances/instanceGone';
@@ -124,7 +124,7 @@ function markRows(services: Pick<Services, 'instances' | 'marks'>, rows: readonl
   const marks = new Map<number, InstanceMark>();
   for (const p of rows) {
     const inst = services.instances.get(p.contract_id);
-    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Run "GPU Rental: Review Price Increase" to accept or reject it.` });
+    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Right-click the row, Review Price Increase…, to accept or reject it.`, context: 'priceUp' });
   }
   services.marks.set('priceIncreases', marks);
 }

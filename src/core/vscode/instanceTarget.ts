@@ -13,7 +13,7 @@ import { background } from '../background';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
-  services: Pick<Services, 'api' | 'connection' | 'instances'>,
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log'>,
   arg: unknown,
   allowed: (i: Instance) => boolean,
   what: { verb: string; none: string; takeOnly?: boolean },
@@ -74,7 +74,7 @@ export async function runInstanceAction(
   } catch (e) {
     const msg = describeError(e);
     services.log.error(`${failure} #${inst.id}: ${msg}`);
-    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Log').then((a) => {
+    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Output Log').then((a) => {
       if (a) services.showLog(true);
     }), services.log, 'the failure notice');
     return false;

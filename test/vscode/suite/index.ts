@@ -65,3 +65,5 @@ import './guard.test';
 import './guardStopped.test';
 import './billing.test';
 import './consent.test';
+import './moneyTruth.test';
+import './ux.test';

@@ -61,7 +61,7 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
   await load;
   if (!picked) return undefined;
   if (picked.t) return picked.t;
-  const text = await vscode.window.showInputBox({ title: TITLE, prompt: "A template's exact name or its hash id (from the console or `vastai search templates`)", validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
+  const text = await vscode.window.showInputBox({ title: TITLE, prompt: "A template's exact name or its hash id (from the console or `vastai search templates`)", placeHolder: 'e.g. PyTorch (cuDNN Devel)', validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
   if (!text) return undefined;
   try {
     const found = sortTemplates(await lookUp(services, text));
@@ -119,7 +119,7 @@ async function save(t: ServerTemplate): Promise<vscode.Uri | undefined> {
 }
 
 /** gpuRental.browseServerTemplates(args?): resolves the saved or opened document's Uri, or the create flow's result. */
-export async function browseServerTemplates(services: Pick<Services, 'api' | 'connection' | 'serverTemplates'>, arg?: unknown): Promise<unknown> {
+export async function browseServerTemplates(services: Pick<Services, 'api' | 'connection' | 'log' | 'serverTemplates'>, arg?: unknown): Promise<unknown> {
   if (!ensureSignedIn(services)) return undefined;
   const a = (typeof arg === 'object' && arg !== null ? arg : {}) as BrowseArgs;
   let t: ServerTemplate | undefined;
