@@ -51,8 +51,8 @@ export function levelToWarn(c: BudgetCheck, warned: BudgetWarned | undefined): 8
 }
 
 export function budgetMessage(c: BudgetCheck, ratePerHour: number): string {
-  const head = c.level >= 100 ? `you have reached your monthly budget` : `you have used ${Math.floor(c.percent)} % of your monthly budget`;
-  return `GPU Rental: ${head} (${formatMoney(c.spent)} of ${formatMoney(c.budget)} charged in ${c.month}). At the current ${formatRate(ratePerHour)} the month ends at about ${formatMoney(c.projected)}.`;
+  const head = c.level >= 100 ? `You have reached your monthly budget` : `You have used ${Math.floor(c.percent)} % of your monthly budget`;
+  return `${head} (${formatMoney(c.spent)} of ${formatMoney(c.budget)} charged in ${c.month}). At the current ${formatRate(ratePerHour)} the month ends at about ${formatMoney(c.projected)}.`;
 }
 
 /** Running instances with an idle guard installed: the ones the budget action may stop. */

@@ -160,7 +160,7 @@ describe('sidebar', () => {
   it('demo mode runs its own simulator in-process, is marked, and saves nothing', async () => {
     const { services, ui: u } = await ui();
     await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    capture('showInformationMessage', 'showWarningMessage');
+    capture('showInformationMessage', 'showWarningMessage', 'showErrorMessage');
     // Any demo account would count as low on credit: still no warning about simulated money.
     const cfg = vscode.workspace.getConfiguration('gpuRental');
     await cfg.update('lowCreditWarningHours', 1_000_000, vscode.ConfigurationTarget.Global);
@@ -175,7 +175,7 @@ describe('sidebar', () => {
       await waitFor(() => services.instances.instances.length >= 2, 10_000, 'demo instances');
       await waitFor(() => / · demo$/.test(u.statusBar.item.text), 5000, 'status bar marked demo');
       await new Promise((r) => setTimeout(r, 500));
-      const warnings = promptCalls.filter((c) => c.kind === 'showWarningMessage' && /credit/.test(c.text));
+      const warnings = promptCalls.filter((c) => (c.kind === 'showWarningMessage' || c.kind === 'showErrorMessage') && /credit/.test(c.text));
       assert.deepEqual(warnings, [], 'no low-credit warning for the simulated demo account');
     } finally {
       await cfg.update('lowCreditWarningHours', undefined, vscode.ConfigurationTarget.Global);
