@@ -213,6 +213,18 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('stopped-storage');
   },
+  /** Try Demo Mode: the pending increase's toast offers only Review…, and no demo notice lands beside it. */
+  'demo-price-increase': async () => {
+    await openSidebar();
+    const toast = ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('demo-price-increase');
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    if (buttons.join('|') !== 'Review…') throw new Error(`price increase toast buttons: ${buttons.join(', ')}`);
+    const notice = await ui.page.locator('.notification-toast', { hasText: 'Demo mode' }).count();
+    if (notice) throw new Error('the demo notice shows beside the price increase');
+  },
   /** Several stopped instances that bill for storage: ONE notification, whose only decision is Review…. */
   'stopped-storage-notice': async () => {
     const toasts = ui.page.locator('.notification-toast', { hasText: 'bill for storage' });

@@ -53,7 +53,7 @@ describe('billing', () => {
     // Review… (the notification's one button) with Escape: nothing is sent
     const modals: unknown[][] = [];
     answer('showWarningMessage', (...args: unknown[]) => (modals.push(args), undefined), (...args: unknown[]) => (modals.push(args), 'Accept'));
-    capture('showInformationMessage');
+    capture('showInformationMessage', 'setStatusBarMessage');
     const n = (await simControl().requests()).length;
     assert.equal(await vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', billing.increases.pending[0]), 'cancelled');
     assert.deepEqual(modals[0]!.slice(2), ['Decide Later', 'Accept', 'Reject'], 'Review offers both; the default (first) button decides nothing');
@@ -65,7 +65,7 @@ describe('billing', () => {
     assert.match((opts as vscode.MessageOptions).detail ?? '', /Per hour: .* → [\s\S]*Per month at current use[\s\S]*GPU: .* → .*\(\+50 %\)[\s\S]*Reject: the rental keeps its current prices/);
     const puts = (await simControl().requests()).slice(n).filter((r) => r.method === 'PUT');
     assert.deepEqual(puts.map((r) => `${r.path} ${r.status}`), ['/api/v0/instances/accept-price-increase/ 200']);
-    assert.match(promptCalls.find((p) => p.kind === 'showInformationMessage')?.text ?? '', /accepted the new price/);
+    assert.match(promptCalls.find((p) => p.kind === 'setStatusBarMessage')?.text ?? '', /Accepted the new price/, 'a routine confirmation: the status bar, not a toast');
     await waitFor(async () => {
       await services.instances.refresh();
       const i = services.instances.get(inst.id);
