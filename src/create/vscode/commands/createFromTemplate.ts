@@ -52,7 +52,7 @@ function elapsed(ms: number): string {
 }
 
 /** gpuRental.createFromTemplate(args?): `CreateArgs`, or the template's Uri (editor title button). */
-export function createFromTemplate(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'secrets' | 'settings' | 'track'>, arg?: CreateArgs | vscode.Uri): Promise<CreateFlowResult | undefined> {
+export function createFromTemplate(services: Services, arg?: CreateArgs | vscode.Uri): Promise<CreateFlowResult | undefined> {
   return create(services, arg instanceof vscode.Uri ? { template: arg } : (arg ?? {}));
 }
 
@@ -87,7 +87,7 @@ async function loadChosenTemplate(services: Pick<Services, 'api' | 'connection' 
   return { uri, rel, loaded: loaded as LoadedTemplate & { template: Template } };
 }
 
-async function create(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'secrets' | 'settings' | 'track'>, asked: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
+async function create(services: Services, asked: CreateArgs, preselected?: Offer | number): Promise<CreateFlowResult | undefined> {
   // confirm: false, onNotFound, onCancel only with the user's consent to unattended calls.
   const args = consentedCreateArgs(consentOf(services), asked);
   const chosen = await loadChosenTemplate(services, args, preselected);
@@ -100,7 +100,7 @@ async function create(services: Pick<Services, 'api' | 'connection' | 'globalSta
   return oneAtATime(services, key, 'Rent', name, undefined, () => rent(services, args, chosen, offer));
 }
 
-async function rent(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, args: CreateArgs, chosen: { rel: string; loaded: LoadedTemplate & { template: Template } }, offer: Offer | number | undefined): Promise<CreateFlowResult | undefined> {
+async function rent(services: Services, args: CreateArgs, chosen: { rel: string; loaded: LoadedTemplate & { template: Template } }, offer: Offer | number | undefined): Promise<CreateFlowResult | undefined> {
   const { rel, loaded } = chosen;
   const template = loaded.template;
   let api;
@@ -202,10 +202,13 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
     case 'running': {
       const where = result.alias ? ` (ssh ${result.alias})` : '';
       services.log.info(`templates: instance ${result.instance.id} from ${rel} is running${where}`);
-      if (result.sshError) vscode.window.showWarningMessage(result.sshError);
       // Its SSH entry exists now: the row shows what its idle guard reports in seconds, not in a minute.
-      else if (result.alias) services.guard.readSoon(result.instance.id);
-      background(vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect').then((c) => {
+      if (!result.sshError && result.alias) services.guard.readSoon(result.instance.id);
+      // One notification: running, or (as a warning, which says it runs) what went wrong with its SSH entry.
+      const shown = result.sshError
+        ? vscode.window.showWarningMessage(`Instance ${result.instance.id} from "${template.name}": ${result.sshError}`, 'Connect')
+        : vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect');
+      background(shown.then((c) => {
         if (c === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
       }), services.log, 'the running notice');
       break;
@@ -246,7 +249,7 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
 }
 
 /** gpuRental.rentOffer(offer?, args?): an offer row, an Offer or an offer id; without one, asks for the id. */
-export async function rentOffer(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'secrets' | 'settings' | 'track'>, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
+export async function rentOffer(services: Services, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
   let offer = offerRefOf<Offer>(arg);
   if (offer === undefined) {
     const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', placeHolder: 'e.g. 12345678', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });

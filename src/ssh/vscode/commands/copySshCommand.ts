@@ -5,8 +5,9 @@ import type { Services } from '../../../core/vscode/services';
 import { instanceName, stateCategory } from '../../../core/instanceWords';
 import { sshAddress } from '../../address';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
+import { tellDone } from '../../../core/vscode/statusMessage';
 
-export async function copySshCommand(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, arg?: unknown): Promise<string | undefined> {
+export async function copySshCommand(services: Services, arg?: unknown): Promise<string | undefined> {
   const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && sshAddress(i) !== undefined, {
     verb: 'Copy SSH Command',
     none: 'No running instance with SSH yet. Start one (or wait until it is running) and try again.',
@@ -19,7 +20,8 @@ export async function copySshCommand(services: Pick<Services, 'api' | 'connectio
     return undefined;
   }
   await vscode.env.clipboard.writeText(r.command);
-  if (r.note) vscode.window.showInformationMessage(`Copied: ${r.command}. ${r.note}`);
-  else void vscode.window.setStatusBarMessage(`Copied: ${r.command}`, 4000);
+  // The command itself is on the clipboard: a short confirmation, the note (if any) in a toast.
+  if (r.note) vscode.window.showInformationMessage(`SSH command copied. ${r.note}`);
+  else tellDone('SSH command copied.');
   return r.command;
 }

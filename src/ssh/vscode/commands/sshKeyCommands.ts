@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { AccountSshKey, Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
+import { tellDone } from '../../../core/vscode/statusMessage';
 import { sshHome } from '../sshHost';
 import { describeError } from '../../../core/describeError';
 import { instanceIdOf } from '../../../core/instanceRef';
@@ -19,7 +20,7 @@ import {
   type LocalKey,
 } from '../../keys';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
-import { keyItem, preferred, remember, running } from '../sshKeyCheck';
+import { keyItem, preferred, remember, running, tellKeyAdded } from '../sshKeyCheck';
 import { skipsConfirmation, unattendedAllowed } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
 
@@ -44,7 +45,7 @@ export interface AddSshKeyArgs {
  * gpuRental.addSshKey({ publicKeyPath }?): registers a key on the account (and attaches it to
  * running instances). Resolves the account's key record, or undefined when cancelled or failed.
  */
-export async function addSshKey(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'settings' | 'track'>, arg?: unknown): Promise<AccountSshKey | undefined> {
+export async function addSshKey(services: Services, arg?: unknown): Promise<AccountSshKey | undefined> {
   const path = arg && typeof arg === 'object' && typeof (arg as AddSshKeyArgs).publicKeyPath === 'string' ? (arg as AddSshKeyArgs).publicKeyPath : undefined;
   let key: LocalKey | undefined;
   try {
@@ -63,9 +64,7 @@ export async function addSshKey(services: Pick<Services, 'api' | 'connection' | 
     if (key.privatePath && (await readLocalKey(key.privatePath, sshHome(services)).then(() => true, () => false))) await remember(services, key);
     services.refreshAccount();
     if (!path) {
-      vscode.window.showInformationMessage(
-        `SSH key ${key.fingerprint} is on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
-      );
+      tellKeyAdded(services, key.fingerprint, attached);
     }
     return record;
   } catch (e) {
@@ -212,7 +211,7 @@ export async function copySshPublicKey(services: Pick<Services, 'api'>, arg?: un
     const key = fromRow ?? (id === undefined ? await pickAccountKey(services, 'GPU Rental: Copy which public key?') : (await (await services.api()).listSshKeys()).find((k) => k.id === id));
     if (!key) return undefined;
     await vscode.env.clipboard.writeText(key.public_key);
-    vscode.window.setStatusBarMessage('GPU Rental: public key copied', 3000);
+    tellDone('Public key copied.');
     return key.public_key;
   } catch (e) {
     vscode.window.showErrorMessage(`Could not copy the public key: ${describeError(e)}`);
