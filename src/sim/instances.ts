@@ -10,7 +10,8 @@ export function actualStatus(inst: SimInstance, now: number): string | null {
   if (inst.rebootUntil !== undefined && now < inst.rebootUntil) return 'rebooting';
   const e = now - inst.bootStart;
   if (e < inst.bootSeconds * 0.1) return null;
-  if (e < inst.bootSeconds) return 'loading';
+  if (e < inst.bootSeconds || inst.bootFault?.mode === 'never') return 'loading';
+  if (inst.bootFault) return inst.bootFault.state;
   return 'running';
 }
 
