@@ -12,7 +12,6 @@
 // names it.
 import type { Instance, Offer } from '../api/types';
 import { runCreateFlow, type CreateFlowResult, type FlowPrompts } from '../create/createFlow';
-import { destroyCreated } from '../create/failedBoot';
 import { baseLabel, buildOfferQuery, uniqueLabel } from '../create/requestBuilder';
 import { logText, userMessageOf } from '../create/flowTypes';
 import type { Template } from '../create/templateSchema';
@@ -21,6 +20,7 @@ import { clusterChoices, type ClusterChoice } from './clusterPick';
 import { putGroup, removeGroup, updateGroup, type GroupRecord } from './groupRecords';
 import type { GroupFlowInput, GroupFlowPorts, GroupResult } from './groupTypes';
 import { createNetwork, deleteNetwork } from './overlayNetwork';
+import { destroyMember } from './groupActions';
 
 export const DEFAULT_MASTER_PORT = 29500;
 /** A group waits this long for all of its members by default (each member's own limit). */
@@ -49,7 +49,7 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   if (input.confirm !== false && !(await ports.prompts.confirmGroup(choice, t, maxWaitMs))) return nothing('Cancelled. Nothing was rented.');
   if (input.signal?.aborted) return nothing('Cancelled. Nothing was rented.');
 
-  const name = uniqueLabel(baseLabel(t).slice(0, 40), ports.random).toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  const name = groupName(uniqueLabel(baseLabel(t).slice(0, 40), ports.random));
   const group: GroupRecord = {
     name,
     overlayName: name,
@@ -85,6 +85,16 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   return unwind(ports, group, net.overlayId, results, firstProblem(results));
 }
 
+/** The group's name as SSH host names and the network take it: lowercase letters and digits joined by single '-'. */
+function groupName(label: string): string {
+  return label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'group';
+}
+
+/** The SSH host names of a member: gpu-<group>-<rank>, and rank 0 is also gpu-<group>. */
+export function memberAliases(group: string, rank: number): string[] {
+  return rank === 0 ? [`gpu-${group}-0`, `gpu-${group}`] : [`gpu-${group}-${rank}`];
+}
+
 function nothing(message: string): GroupResult {
   return { outcome: 'nothing', message };
 }
@@ -118,7 +128,7 @@ async function rentMembers(ports: GroupFlowPorts, input: GroupFlowInput, group: 
         const template: Template = { ...t, count: 1, instance: { ...t.instance, label: member.label, env: { ...(t.instance.env ?? {}), [`-n ${group.overlayName}`]: '1' } } };
         const r = await runCreateFlow(
           { ...ports, prompts: MEMBER_PROMPTS, progress: (u) => ports.progress({ ...u, message: `rank ${rank}: ${u.message}` }) },
-          { ...input, template, offer, confirm: false, maxAttempts: 1, maxWaitMs, signal: stop.signal },
+          { ...input, template, offer, confirm: false, maxAttempts: 1, maxWaitMs, signal: stop.signal, sshAliases: memberAliases(group.name, rank) },
         );
         const id = memberId(r);
         if (id !== undefined) await updateGroup(ports.state, group.name, (g) => ({ ...g, members: g.members.map((m) => (m.rank === rank ? { ...m, instanceId: id } : m)) }));
@@ -171,7 +181,6 @@ async function prepared(ports: GroupFlowPorts, group: GroupRecord, instances: In
 /** Not all N: destroy every member that exists, delete the network, and say what is left. */
 async function unwind(ports: GroupFlowPorts, group: GroupRecord, overlayId: number | undefined, results: readonly CreateFlowResult[], problem: string): Promise<GroupResult> {
   await updateGroup(ports.state, group.name, (g) => ({ ...g, status: 'unwinding' }));
-  const flowPorts = { ...ports, prompts: MEMBER_PROMPTS };
   const destroyed: number[] = [];
   const kept: number[] = [];
   const unknown: string[] = [];
@@ -180,14 +189,13 @@ async function unwind(ports: GroupFlowPorts, group: GroupRecord, overlayId: numb
       const label = group.members[rank]!.label;
       if (r.outcome === 'unknown') {
         // Not proof either way: it stays in flight and watched (the create flow marked it late).
-        if (r.instanceId !== undefined && (await destroyCreated(flowPorts, r.instanceId))) destroyed.push(r.instanceId);
+        if (r.instanceId !== undefined && (await destroyMember(ports, r.instanceId))) destroyed.push(r.instanceId);
         else unknown.push(r.instanceId !== undefined ? `instance ${r.instanceId} ("${r.label}")` : `"${r.label}"`);
         return;
       }
       const id = memberId(r);
       if (id === undefined) return;
-      // Once more on a failure (a 5xx, no answer): it costs a request, and saves a machine left billing.
-      if ((await destroyCreated(flowPorts, id)) || (await destroyCreated(flowPorts, id))) destroyed.push(id);
+      if (await destroyMember(ports, id)) destroyed.push(id);
       else kept.push(id);
       ports.log.info(`group ${group.name}: rank ${rank} ("${label}") ${kept.includes(id) ? 'could not be destroyed' : 'destroyed'}`);
     }),
