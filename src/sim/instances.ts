@@ -148,7 +148,7 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     onstart: inst.onstart,
     jupyter_token: inst.jupyterToken ?? undefined,
     status_msg:
-      inst.failure ? `Error: container ${inst.failure}` : status === 'loading' ? 'Pulling image…' : running ? 'success, running ' + inst.image : null,
+      inst.failure || inst.bootFault?.mode === 'fail' ? `Error: container ${status}` : status === 'loading' ? 'Pulling image…' : running ? 'success, running ' + inst.image : null,
     local_ipaddrs: '172.17.0.2 127.0.0.1',
     ssh_host: SIM_SSH_HOST,
     ssh_idx: '3',

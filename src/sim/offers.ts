@@ -250,14 +250,19 @@ export function compare(op: string, actual: unknown, raw: unknown, field = ''): 
   return a <= b; // lte
 }
 
-/** Applies the search body to the catalogue. Throws SearchError on a malformed body. */
-export function searchOffers(all: readonly OfferRecord[], body: Record<string, unknown>, opts: { priceStorage?: boolean } = {}): OfferRecord[] {
+/**
+ * Applies the search body to the catalogue. Throws SearchError on a malformed body. `priceStorage`:
+ * dph_total includes the disk asked for; `noClusters`: a service without physical clusters (the
+ * seed era), where cluster_id is an unknown field, neither filtered on nor shown.
+ */
+export function searchOffers(all: readonly OfferRecord[], body: Record<string, unknown>, opts: { priceStorage?: boolean; noClusters?: boolean } = {}): OfferRecord[] {
   const typeRaw = body.type ?? 'on-demand';
   if (typeof typeRaw !== 'string' || !['on-demand', 'ondemand', 'bid', 'reserved'].includes(typeRaw)) {
     throw new SearchError(`type must be 'on-demand' or 'bid'`);
   }
   const bid = typeRaw === 'bid';
   const known = new Set(all.length ? Object.keys(all[0]!) : []);
+  if (opts.noClusters) known.delete('cluster_id');
   const filters: Array<[string, string, unknown]> = [];
   for (const [name, spec] of Object.entries(body)) {
     const field = FILTER_ALIASES[name] ?? name;
@@ -313,5 +318,8 @@ export function searchOffers(all: readonly OfferRecord[], body: Record<string, u
     if (!Number.isInteger(n) || n < 0) throw new SearchError('limit must be a non-negative integer');
     limit = n;
   }
-  return rows.slice(0, limit).map(({ rented: _r, taken: _t, ...rest }) => rest as OfferRecord);
+  return rows.slice(0, limit).map(({ rented: _r, taken: _t, ...rest }) => {
+    if (opts.noClusters) delete rest.cluster_id;
+    return rest as OfferRecord;
+  });
 }

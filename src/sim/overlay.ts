@@ -35,30 +35,33 @@ function byName(state: SimState, name: string): SimOverlay | undefined {
   return [...state.overlays.values()].find((o) => o.name === name);
 }
 
-const noSuchOverlay = (what: string) =>
-  fail(404, 'no_such_overlay', `No overlay network ${what} on this account. List them with GET /api/v0/overlay/ or create one first.`);
+const noSuchOverlay = (what: string, extra?: Record<string, unknown>) =>
+  fail(404, 'no_such_overlay', `No overlay network ${what} on this account. List them with GET /api/v0/overlay/ or create one first.`, extra);
 
-/** Refuses a machine that cannot join the overlay (the create then fails, nothing created). */
-export function checkJoin(state: SimState, ov: SimOverlay, offer: OfferRecord, vm: boolean): void {
-  if (vm) throw fail(400, 'overlay_vm_unsupported', `Overlay '${ov.name}' takes Docker instances only, not VMs. Create a Docker instance instead.`);
+/** Refuses a machine that cannot join the overlay (the create then fails, nothing created); `extra` goes into the error (a creation's ask_id). */
+export function checkJoin(state: SimState, ov: SimOverlay, offer: OfferRecord, vm: boolean, extra?: Record<string, unknown>): void {
+  if (vm) throw fail(400, 'overlay_vm_unsupported', `Overlay '${ov.name}' takes Docker instances only, not VMs. Create a Docker instance instead.`, extra);
   if (offer.cluster_id !== ov.clusterId) {
     throw fail(
       400,
       'overlay_cluster_mismatch',
       `Machine ${String(offer.machine_id)} (offer ${offer.id}) is not in cluster ${ov.clusterId} of overlay '${ov.name}'. Pick an offer with cluster_id=${ov.clusterId}.`,
+      extra,
     );
   }
-  if (overlayMembers(state, ov).length >= MAX_MEMBERS) throw fail(400, 'overlay_full', `Overlay '${ov.name}' already has ${MAX_MEMBERS} instances.`);
+  if (overlayMembers(state, ov).length >= MAX_MEMBERS) throw fail(400, 'overlay_full', `Overlay '${ov.name}' already has ${MAX_MEMBERS} instances.`, extra);
 }
 
 /** The overlay an instance creation joins (its env entry "-n NAME"), checked against the offer; undefined without one. */
 export function overlayOfCreation(state: SimState, env: Record<string, string>, offer: OfferRecord, vm: boolean): SimOverlay | undefined {
   const names = Object.keys(env).flatMap((k) => JOIN_KEY.exec(k)?.[1] ?? []);
   if (!names.length) return undefined;
-  if (names.length > 1) throw fail(400, 'invalid_args', 'An instance joins one overlay network: give one "-n NAME" env entry.');
+  // Like every creation error of the live service, these carry the offer as ask_id.
+  const extra = state.era === 'today' ? { ask_id: offer.id } : undefined;
+  if (names.length > 1) throw fail(400, 'invalid_args', 'An instance joins one overlay network: give one "-n NAME" env entry.', extra);
   const ov = byName(state, names[0]!);
-  if (!ov) throw noSuchOverlay(`named '${names[0]!.slice(0, 64)}'`);
-  checkJoin(state, ov, offer, vm);
+  if (!ov) throw noSuchOverlay(`named '${names[0]!.slice(0, 64)}'`, extra);
+  checkJoin(state, ov, offer, vm, extra);
   return ov;
 }
 

@@ -322,9 +322,12 @@ function route(
   const extra = routeInstanceOps(state, method, path, url, json, req, who.kind === 'read');
   if (extra) return extra;
 
+  const groups = path === '/api/v0/overlay' || (path === '/api/v0/asks/bulk' && method === 'POST') || (path === '/api/v0/instances' && method === 'PUT');
+  // The seed's server has neither overlays nor bulk calls: its web server answers a plain 404.
+  if (groups && state.era === 'seed') return { status: 404, body: 'Not Found', text: true };
   const overlay = routeOverlay(state, method, path, json, who.kind === 'read'); // src/sim/overlay.ts
   if (overlay) return overlay;
-  if ((path === '/api/v0/asks/bulk' && method === 'POST') || (path === '/api/v0/instances' && method === 'PUT')) {
+  if (groups) {
     if (who.kind === 'read') throw denyWrite();
     const limited = rateLimit(state, who.token, method === 'POST' ? 'create' : 'update');
     return limited ?? (method === 'POST' ? bulkCreate(state, json) : bulkUpdate(state, json)); // src/sim/bulk.ts
@@ -354,7 +357,7 @@ function route(
     const limited = rateLimit(state, who.token, 'search');
     if (limited) return limited;
     try {
-      return { status: 200, body: { offers: searchOffers(state.offers, q, { priceStorage: state.era === 'today' }) } };
+      return { status: 200, body: { offers: searchOffers(state.offers, q, { priceStorage: state.era === 'today', noClusters: state.era === 'seed' }) } };
     } catch (e) {
       if (e instanceof SearchError) {
         // The live service answers a bad search without `success`.

@@ -31,7 +31,7 @@ function readControl(state: SimState, path: string): Reply | undefined {
         now: state.now(),
         era: state.era,
         credit: state.user.credit,
-        instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure })),
+        instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure, overlay: i.overlay ?? null })),
         faults: state.faults,
       },
     };

@@ -1,6 +1,7 @@
 // Real SSH servers for simulated instances, built on the `ssh2` library (no SSH protocol code
 // here). Every running instance gets a listener on exactly the loopback address its record
-// reports (proxy ssh_port, Jupyter-proxy ssh_port + 1, direct ports["22/tcp"]), its own host key,
+// reports (proxy ssh_port, Jupyter-proxy ssh_port + 1, direct ports["22/tcp"]; an overlay member
+// also on its own overlay address, same port: src/sim/memberNet.ts), its own host key,
 // and accepts user root with the public keys the instance accepts (account keys at creation plus
 // those attached since). A session is a real /bin/sh run as the local user in the instance's
 // scratch folder: a shell on your own machine, for the demo and tests, never a sandbox.

@@ -119,7 +119,7 @@ describe('overlay networks', () => {
     const outside = (await search({ cluster_id: { eq: null }, verified: { eq: true }, rentable: { eq: true }, limit: 1 })).json.offers[0];
     const before = c.sim.state.instances.size;
     const refused = await create(outside.id, { env: { '-n net': '1' } });
-    assert.deepEqual([refused.status, refused.json.error], [400, 'overlay_cluster_mismatch']);
+    assert.deepEqual([refused.status, refused.json.error, refused.json.ask_id], [400, 'overlay_cluster_mismatch', outside.id]);
     assert.match(refused.json.msg, new RegExp(`cluster_id=${cl.id}`));
     assert.equal(c.sim.state.instances.size, before, 'nothing created');
     assert.equal((await create(outside.id, { env: { '-n nope': '1' } })).json.error, 'no_such_overlay');
@@ -192,6 +192,18 @@ describe('bulk calls', () => {
   });
 });
 
+test('the seed era has no clusters, overlays or bulk calls (plain 404), and cluster_id is an unknown search field', async () => {
+  await c.ctl.setEra('seed');
+  for (const [method, path] of [['GET', '/api/v0/overlay/'], ['POST', '/api/v0/overlay/'], ['POST', '/api/v0/asks/bulk/'], ['PUT', '/api/v0/instances/']]) {
+    const r = await c.call(method!, path!, method === 'GET' ? undefined : {});
+    assert.deepEqual([r.status, r.json], [404, 'Not Found'], `${method} ${path}`);
+  }
+  const all = (await search({ limit: 1000 })).json.offers as Array<Record<string, unknown>>;
+  const filtered = (await search({ cluster_id: { neq: null }, limit: 1000 })).json.offers as unknown[];
+  assert.equal(filtered.length, all.length, 'the filter is ignored');
+  assert.ok(all.every((o) => !('cluster_id' in o)));
+});
+
 describe('per-member boot faults', () => {
   test('the Nth member fails, never boots, boots slowly or shows up late; the others boot normally', async () => {
     const cl = await aCluster(5);
@@ -207,6 +219,7 @@ describe('per-member boot faults', () => {
     assert.deepEqual(await Promise.all(ids.map(status)), ['running', 'exited', 'loading', 'loading', 'invisible']);
     await c.ctl.advance(600);
     assert.deepEqual(await Promise.all(ids.map(status)), ['running', 'exited', 'loading', 'running', 'running']);
+    assert.match((await c.call('GET', `/api/v0/instances/${ids[1]}/`)).json.instances.status_msg, /^Error: container exited/);
     const rate = (await c.call('GET', '/api/v0/users/spend-rate/')).json;
     const billed = [0, 3, 4].reduce((s, i) => s + (cl.offers[i]!.dph_base as number), 0);
     assert.ok(Math.abs(rate.gpu_cost_per_hour - billed) < 1e-4, 'a member that failed or never booted bills no compute');

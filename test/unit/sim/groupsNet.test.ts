@@ -5,12 +5,13 @@
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateEd25519 } from '../../../src/ssh/keygen';
 import { startTestSim, type StartedSim } from '../../kit/sim';
 import { needs } from '../tools';
+import { waitFor } from '../../kit/wait';
 
 let sim: StartedSim;
 let dir: string;
@@ -139,4 +140,38 @@ test('mpirun launches orted on two members over OpenSSH with a hostfile', { skip
   );
   assert.equal(r.code, 0, `mpirun failed: ${r.stderr}\n${r.stdout}`);
   assert.deepEqual(r.stdout.trim().split('\n').sort(), members.map((m) => `C.${m.id}`).sort());
+});
+
+/** What `ssh -W host:port alias` (a forward through the member's SSH server) first reads: the banner there, or nothing. */
+async function forwardBanner(alias: string, host: string, port: number): Promise<string> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn('ssh', ['-F', config, '-W', `${host}:${port}`, alias], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } });
+  return new Promise((resolve) => {
+    let got = '';
+    child.stdout.on('data', (d: Buffer) => {
+      got += String(d);
+      if (got.includes('\n')) child.kill();
+    });
+    child.on('close', () => resolve(got.split('\n')[0]!.trim()));
+  });
+}
+
+test("a member's forwards reach its peers' overlay addresses, not other addresses", { skip: needs('ssh') }, async () => {
+  const peer = members[1]!;
+  const port = sim.ssh!.portOf(peer.id)!;
+  assert.match(await forwardBanner(members[0]!.alias, peer.addr, port), /^SSH-2\.0-/);
+  const stranger = peer.addr.replace(/\.\d+\.\d+$/, '.250.250');
+  assert.equal(await forwardBanner(members[0]!.alias, stranger, port), '');
+});
+
+test("a member's onstart sees its overlay address on eth0 too", { skip: needs('ssh') }, async () => {
+  await sim.ctl.runOnstart(true, {}, { nvidiaSmi: false });
+  const [offer] = (await call('POST', '/api/v0/bundles/', { cluster_id: { eq: 1201 }, limit: 1 })).offers as Array<{ id: number }>;
+  const onstart = 'ip -4 -o addr show eth0 | awk \'{print $4}\' | cut -d/ -f1 > "$HOME/eth0.part" && mv "$HOME/eth0.part" "$HOME/eth0"';
+  const made = await call('PUT', `/api/v0/asks/${offer!.id}/`, { image: 'sim/base:1', runtype: 'ssh_direct', onstart, env: { '-n net-test': '1' } });
+  await sim.ctl.finishBoot(made.new_contract);
+  const file = join(await sim.ctl.instanceHome(made.new_contract), 'eth0');
+  const addr = sim.state.instances.get(made.new_contract)!.overlay!.addr;
+  assert.equal(await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').trim(), 30_000, 'the onstart to write eth0'), addr);
+  await sim.ctl.runOnstart(false);
 });
