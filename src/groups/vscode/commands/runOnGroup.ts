@@ -20,7 +20,10 @@ export interface RunOnGroupResult {
   lines: string[];
 }
 
-export async function runOnGroup(services: Services, args: RunOnGroupArgs = {}): Promise<RunOnGroupResult | undefined> {
+/** `{ group, command }` from scripts; the Instances view's group row passes itself (`{ name }`). */
+export async function runOnGroup(services: Services, arg?: unknown): Promise<RunOnGroupResult | undefined> {
+  const a = (arg && typeof arg === 'object' ? arg : {}) as RunOnGroupArgs & { name?: unknown };
+  const args: RunOnGroupArgs = { ...(typeof a.group === 'string' ? { group: a.group } : typeof a.name === 'string' ? { group: a.name } : {}), ...(typeof a.command === 'string' ? { command: a.command } : {}) };
   const g = await pickGroup(services, args.group, 'Run on which group?');
   if (!g) return undefined;
   const command =
