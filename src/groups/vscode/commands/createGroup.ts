@@ -6,6 +6,8 @@ import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { background } from '../../../core/background';
 import { realClock } from '../../../create/flowTypes';
+import { consentedCreateArgs } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
 import { rentSetup } from '../../../create/vscode/rentSetup';
 import { loadTemplateUri, resolveTemplateUri, templatesRestricted } from '../../../create/vscode/templateFiles';
 import { createWriter, sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
@@ -26,7 +28,9 @@ export interface CreateGroupArgs {
   signal?: AbortSignal;
 }
 
-export async function createGroup(services: Services, args: CreateGroupArgs = {}): Promise<GroupResult | undefined> {
+export async function createGroup(services: Services, asked: CreateGroupArgs = {}): Promise<GroupResult | undefined> {
+  // confirm: false (no cluster pick, no confirmation) only with the user's consent to unattended calls.
+  const args = consentedCreateArgs(consentOf(services), asked);
   if (await templatesRestricted()) return undefined;
   const uri = args.template !== undefined ? await resolveTemplateUri(args.template) : undefined;
   if (!uri) {

@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { background } from '../../../core/background';
+import { skipsConfirmation } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
 import { formatRate } from '../../../costs/costs';
 import { destroyGroup as destroyAll, setGroupState, type GroupActionPorts } from '../../groupActions';
 import type { GroupRecord } from '../../groupRecords';
@@ -11,16 +13,16 @@ import { groupTotal, pickGroup } from '../groupPick';
 
 export interface GroupCommandArgs {
   group?: string;
-  /** Scripts and tests that already asked: no confirmation. */
-  confirm?: boolean;
+  /** No confirmation: only from `{ skipConfirmation: true }` with the user's consent to unattended calls. */
+  unattended?: boolean;
 }
 
-/** A group row of the Instances view passes itself; scripts pass { group }. */
-function argsOf(arg: unknown): GroupCommandArgs {
+/** A group row of the Instances view passes itself; scripts pass { group, skipConfirmation? }. */
+function argsOf(services: Services, arg: unknown, what: string): GroupCommandArgs {
   if (arg && typeof arg === 'object') {
-    const a = arg as { group?: unknown; name?: unknown; confirm?: unknown };
+    const a = arg as { group?: unknown; name?: unknown };
     const group = typeof a.group === 'string' ? a.group : typeof a.name === 'string' ? a.name : undefined;
-    return { ...(group !== undefined ? { group } : {}), ...(a.confirm === false ? { confirm: false } : {}) };
+    return { ...(group !== undefined ? { group } : {}), ...(skipsConfirmation(consentOf(services), arg, what) ? { unattended: true } : {}) };
   }
   return typeof arg === 'string' ? { group: arg } : {};
 }
@@ -35,14 +37,14 @@ async function ports(services: Services): Promise<GroupActionPorts | undefined> 
 }
 
 async function confirmed(g: GroupRecord, question: string, detail: string, yes: string, args: GroupCommandArgs): Promise<boolean> {
-  if (args.confirm === false) return true;
+  if (args.unattended) return true;
   return (await vscode.window.showWarningMessage(question, { modal: true, detail }, yes)) === yes;
 }
 
 const ids = (g: GroupRecord) => g.members.flatMap((m) => (m.instanceId !== undefined ? [`${m.instanceId}`] : [])).join(', ');
 
 export async function destroyGroup(services: Services, arg?: unknown): Promise<{ destroyed: number[]; kept: number[] } | undefined> {
-  const args = argsOf(arg);
+  const args = argsOf(services, arg, 'Destroy Group');
   const g = await pickGroup(services, args.group, 'Destroy which group?');
   if (!g) return undefined;
   const total = formatRate(groupTotal(g), 2);
@@ -56,8 +58,8 @@ export async function destroyGroup(services: Services, arg?: unknown): Promise<{
 }
 
 async function setState(services: Services, arg: unknown, state: 'running' | 'stopped'): Promise<{ failed: number[] } | undefined> {
-  const args = argsOf(arg);
   const verb = state === 'stopped' ? 'Stop' : 'Start';
+  const args = argsOf(services, arg, `${verb} Group`);
   const g = await pickGroup(services, args.group, `${verb} which group?`);
   if (!g) return undefined;
   const detail =
