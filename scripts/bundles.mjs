@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
  * Programs run on their own (`npm run sim`, scripts/sim-process.mjs; the process an SSH terminal runs),
  * built whether or not something import()s them: dist/<name>.js.
  */
-export const programs = { sim: 'src/sim/index.ts', sshTerminal: 'src/ssh/sshTerminalMain.ts' };
+export const programs = { sim: 'src/sim/index.ts', sshTerminal: 'src/ssh/sshTerminalMain.ts', mcp: 'src/agent/mcpMain.ts' };
 
 /** dist/<name>.js for a src/ module: its file name, or its folder's for an index.ts. */
 export function bundleName(root, file) {

@@ -11,6 +11,7 @@ import type { PolledInstanceStore } from '../instances/instanceStore';
 import type { ServiceBase } from './serviceBase';
 
 export const SESSION_KEY_SECRET = 'sessionKey';
+const SIGN_IN_2FA = 'Sign In with 2FA';
 
 /** What a connection change resets. */
 export interface ConnectionDependents {
@@ -40,8 +41,12 @@ function watchSession(base: ServiceBase): void {
       base.log.warn('The 2FA session key was rejected; falling back to the API key.');
       if (!toldSessionDropped) {
         toldSessionDropped = true;
-        vscode.window.showWarningMessage(
-          'Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.',
+        background(
+          vscode.window
+            .showWarningMessage('Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.', SIGN_IN_2FA)
+            .then((a) => a === SIGN_IN_2FA && vscode.commands.executeCommand('gpuRental.tfa.signIn')),
+          base.log,
+          'the expired 2FA session notice',
         );
       }
     }),
@@ -54,8 +59,9 @@ function watchSettings(base: ServiceBase, instances: PolledInstanceStore): void 
       if (!e.affectsConfiguration('gpuRental')) return;
       const { apiBaseUrlChanged, apiBaseUrl } = base.reloadSettings();
       if (apiBaseUrlChanged) {
+        // The settings editor flags a bad URL as it is typed (the schema's pattern); a toast per keystroke would not help.
         const c = checkBaseUrl(apiBaseUrl);
-        if (!c.ok) vscode.window.showErrorMessage(c.message);
+        if (!c.ok) base.log.warn(c.message);
         base.conn.setBaseUrl(apiBaseUrl);
       } else {
         instances.poller.nudge();
@@ -89,6 +95,8 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
     .catch((e) => log.error(`Could not read the stored API key: ${describeError(e)}`))
     .then(() => {
       setContext(base, conn.info());
+      // The welcome views wait for this, so a signed-in user never sees them flash at start.
+      background(vscode.commands.executeCommand('setContext', 'gpuRental.ready', true), log, 'setting the ready context');
       const b = conn.baseUrl();
       if (!b.ok)
         background(

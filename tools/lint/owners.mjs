@@ -12,7 +12,8 @@ export const OWNERS = [
     message: 'Commands are registered only by the command table in src/app/commandTable.ts: add a row there.',
   },
   {
-    owner: ['src/app/apiAccess.ts'],
+    // src/agent/mcpPorts.ts: the MCP server is its own process, without VS Code or its proxy settings.
+    owner: ['src/app/apiAccess.ts', 'src/agent/mcpPorts.ts'],
     selector: "CallExpression[callee.name='createApiClient'], CallExpression[callee.property.name='createApiClient']",
     message: 'API clients are made only by apiClientFactory (src/app/apiAccess.ts), which applies the proxy settings: use services.api(), or the factory.',
   },

@@ -124,7 +124,7 @@ function markRows(services: Services, rows: readonly PendingPriceIncrease[]): vo
   const marks = new Map<number, InstanceMark>();
   for (const p of rows) {
     const inst = services.instances.get(p.contract_id);
-    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Run "GPU Rental: Review Price Increase" to accept or reject it.` });
+    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Right-click the row, Review Price Increase…, to accept or reject it.`, context: 'priceUp' });
   }
   services.marks.set('priceIncreases', marks);
 }

@@ -74,7 +74,7 @@ export async function runInstanceAction(
   } catch (e) {
     const msg = describeError(e);
     services.log.error(`${failure} #${inst.id}: ${msg}`);
-    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Log').then((a) => {
+    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Output Log').then((a) => {
       if (a) services.showLog(true);
     }), services.log, 'the failure notice');
     return false;

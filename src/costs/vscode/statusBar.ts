@@ -5,14 +5,15 @@ import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
 import { instanceName, md } from '../../instances/instanceViewModel';
-import { rateSourceText, type BurnRate } from '../credit';
+import { asOfText, rateSourceText, type BurnRate } from '../credit';
 import { background } from '../../core/background';
 
 export function statusText(s: CostSummary, demo: boolean): string {
   return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
 }
 
-export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate): string {
+/** The tooltip; `creditAt` is when the credit was read (the Account view shows the same read). */
+export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate, creditAt?: number): string {
   const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
   const active = instances.filter(isBilledForCompute);
   const idle = instances.filter((i) => !isBilledForCompute(i));
@@ -26,12 +27,14 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
     lines.push('', `Stopped (storage only, ${md(formatRate(s.idleStoragePerHour))} in all):`);
     for (const i of idle) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
   }
-  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))})` : ''}`);
+  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))}${rate.at !== undefined ? `, ${md(asOfText(rate.at))}` : ''})` : ''}`);
   if (s.credit !== undefined) {
     // A blank line first: Markdown would otherwise join "Total" and "Credit" into one line.
     lines.push(
       '',
-      `Credit: ${md(formatMoney(s.credit))}` + (s.hoursLeft !== undefined ? ` · lasts about ${md(formatHours(s.hoursLeft))} at this rate` : ''),
+      `Credit: ${md(formatMoney(s.credit))}` +
+        (creditAt !== undefined ? ` (${md(asOfText(creditAt))})` : '') +
+        (s.hoursLeft !== undefined ? ` · lasts about ${md(formatHours(s.hoursLeft))} at this rate` : ''),
     );
   }
   // A blank line first: Markdown would otherwise join the lines.
@@ -83,7 +86,7 @@ export class CostStatusBar implements vscode.Disposable {
     const s = summarizeCosts(instances, this.services.credit.current(instances), rate.source === 'service' ? rate.perHour : undefined);
     this.summary = s;
     this.item.text = statusText(s, info.demo);
-    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate));
+    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate, this.services.credit.reading()?.at));
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
       label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,

@@ -241,7 +241,7 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
   const include = await ensureInclude(services, writer, false, true);
   if (include.state !== 'present') {
     const pick = await vscode.window.showWarningMessage(
-      `Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config" to add it, or open an SSH session in the terminal now.`,
+      `Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config…" to add it, or open an SSH session in the terminal now.`,
       OPEN_IN_TERMINAL,
     );
     return pick === OPEN_IN_TERMINAL ? viaFile() : { action: 'cancelled' };

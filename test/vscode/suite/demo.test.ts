@@ -74,7 +74,7 @@ describe('demo', () => {
     }
   }, { timeoutMs: 40_000 });
 
-  it('the walkthrough in the demo: no sign-in step; "Register an SSH key" ticks once the demo registered its key (screenshot)', async () => {
+  it('the walkthrough in the demo: six steps, sign-in ticked; "Register an SSH key" ticks once the demo registered its key (screenshot)', async () => {
     const services = await demo();
     try {
     const inst = services.instances.instances.find((i) => i.state === 'running')!;

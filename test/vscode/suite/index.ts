@@ -66,3 +66,5 @@ import './groups.test';
 import './guardStopped.test';
 import './billing.test';
 import './consent.test';
+import './moneyTruth.test';
+import './ux.test';

@@ -7,7 +7,8 @@ import { describeError } from '../../../core/describeError';
 import { formatMoney } from '../../../costs/costs';
 import { chargesCsv, windowStart, type Spending } from '../../spending';
 import type { Charge } from '../../../api/types';
-import { spendingSvg } from '../../spendingChart';
+import { spendingDaysTable, spendingSvg } from '../../spendingChart';
+import { panelIcon } from '../../../core/vscode/webviewPage';
 import { billingSession } from '../billingSession';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -36,7 +37,8 @@ export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, 
 <h1>Spending (the service's charges)</h1>
 <div class="figures">${fig('today', s.today)}${fig('this week', s.week)}${fig('this month', s.month)}${fig('last 30 days', s.last30)}</div>
 ${spendingSvg(s)}
-<div class="legend"><span class="instance">■ instances</span><span class="volume">■ volumes</span><span class="serverless">■ serverless</span></div>
+<div class="legend"><span class="instance">■ instances</span><span class="volume">■ volumes</span><span class="serverless">■ serverless</span><span class="other">■ other</span></div>
+${spendingDaysTable(s)}
 <table><tr><th>Instance</th><th>Since ${esc(new Date(s.from * 1000).toISOString().slice(0, 10))}</th></tr>${rows}${other > 0 ? `<tr><td>Other</td><td class="num">${esc(formatMoney(other))}</td></tr>` : ''}</table>
 <p class="note">Days are UTC, as the service bills them. Read ${esc(new Date(s.at * 1000).toISOString().slice(0, 16).replace('T', ' '))} UTC. <a href="command:gpuRental.exportSpending">Export to CSV…</a></p>
 </body></html>`;
@@ -54,6 +56,7 @@ export async function showSpending(services: Services): Promise<boolean> {
       enableCommandUris: ['gpuRental.exportSpending'],
       localResourceRoots: [root],
     });
+    panel.iconPath = panelIcon(services.extensionUri);
     panel.onDidDispose(() => (panel = undefined));
   } else panel.reveal();
   const names = (id: number) => {

@@ -61,7 +61,7 @@ async function pickTemplate(services: Services): Promise<ServerTemplate | undefi
   await load;
   if (!picked) return undefined;
   if (picked.t) return picked.t;
-  const text = await vscode.window.showInputBox({ title: TITLE, prompt: "A template's exact name or its hash id (from the console or `vastai search templates`)", validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
+  const text = await vscode.window.showInputBox({ title: TITLE, prompt: "A template's exact name or its hash id (from the console or `vastai search templates`)", placeHolder: 'e.g. PyTorch (cuDNN Devel)', validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
   if (!text) return undefined;
   try {
     const found = sortTemplates(await lookUp(services, text));

@@ -217,7 +217,7 @@ function report(services: Services, result: CreateFlowResult, template: Template
       break;
     case 'kept':
       background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
-      background(vscode.window.showWarningMessage(result.message, 'Show Log').then((c) => {
+      background(vscode.window.showWarningMessage(result.message, 'Show Output Log').then((c) => {
         if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
       }), services.log, 'the kept notice');
       break;
@@ -225,9 +225,9 @@ function report(services: Services, result: CreateFlowResult, template: Template
       if (result.keptId !== undefined) background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
       // An instance that ended exited/unknown/offline: its log says why (requested before it was destroyed).
       const failedLog = result.logs?.[result.logs.length - 1];
-      const actions = failedLog ? ['Show Logs', 'Show Log'] : ['Show Log'];
+      const actions = failedLog ? ['Show Instance Logs', 'Show Output Log'] : ['Show Output Log'];
       background(vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
-        if (c === 'Show Logs' && failedLog) background(vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }), services.log, 'opening the instance logs');
+        if (c === 'Show Instance Logs' && failedLog) background(vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }), services.log, 'opening the instance logs');
         else if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
       }), services.log, 'the failure notice');
       break;
@@ -239,7 +239,7 @@ function report(services: Services, result: CreateFlowResult, template: Template
 export async function rentOffer(services: Services, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
   let offer = offerRefOf<Offer>(arg);
   if (offer === undefined) {
-    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
+    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', placeHolder: 'e.g. 12345678', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
     if (!v) return undefined;
     offer = offerRefOf<Offer>(v);
     if (offer === undefined) return undefined;

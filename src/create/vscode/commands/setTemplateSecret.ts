@@ -22,6 +22,7 @@ export async function setTemplateSecret(services: Services, arg?: { name?: strin
     (await vscode.window.showInputBox({
       title: `Value of \${secret:${name}}`,
       prompt: 'Stored in VS Code SecretStorage (your OS keychain); leave empty to delete it.',
+      placeHolder: 'the secret value (hidden as you type)',
       password: true,
       ignoreFocusOut: true,
     }));
