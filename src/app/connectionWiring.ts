@@ -10,8 +10,9 @@ import type { ApiKeyOwner } from '../account/apiKey';
 import type { PolledInstanceStore } from '../instances/instanceStore';
 import type { ServiceBase } from './serviceBase';
 
-export const SESSION_KEY_SECRET = 'sessionKey';
 const SIGN_IN_2FA = 'Sign In with 2FA';
+
+export const SESSION_KEY_SECRET = 'sessionKey';
 
 /** What a connection change resets. */
 export interface ConnectionDependents {
@@ -41,13 +42,11 @@ function watchSession(base: ServiceBase): void {
       base.log.warn('The 2FA session key was rejected; falling back to the API key.');
       if (!toldSessionDropped) {
         toldSessionDropped = true;
-        background(
-          vscode.window
-            .showWarningMessage('Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.', SIGN_IN_2FA)
-            .then((a) => a === SIGN_IN_2FA && vscode.commands.executeCommand('gpuRental.tfa.signIn')),
-          base.log,
-          'the expired 2FA session notice',
-        );
+        // N5 of the UX audit: the button that resolves it.
+        background(vscode.window.showWarningMessage(
+          'Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.',
+          SIGN_IN_2FA,
+        ).then((a) => (a === SIGN_IN_2FA ? vscode.commands.executeCommand('gpuRental.tfa.signIn') : undefined)), base.log, 'the 2FA expiry notice');
       }
     }),
   );

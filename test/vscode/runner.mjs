@@ -204,10 +204,14 @@ const uiSteps = {
     await openSidebar();
     await expandPane(ui.page, 'Instances').catch(() => undefined);
     await ui.page.locator('.monaco-list-row', { hasText: 'price +' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-    await ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    const toast = ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
     await ui.page.locator('.statusbar-item', { hasText: 'price increase' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await ui.page.waitForTimeout(300);
     await shot('price-increase');
+    // no money decision in one click: the toast's only button is Review…
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    if (buttons.join('|') !== 'Review…') throw new Error(`price increase toast buttons: ${buttons.join(', ')}`);
   },
   /** The budget warning: this month's charges against gpuRental.budget.monthly, with the projection. */
   'budget-warning': async () => {
@@ -231,6 +235,29 @@ const uiSteps = {
     await ui.page.locator('.monaco-list-row', { hasText: '/month' }).first().waitFor({ state: 'visible', timeout: 20_000 });
     await ui.page.waitForTimeout(300);
     await shot('stopped-storage');
+  },
+  /** Try Demo Mode: the pending increase's toast offers only Review…, and no demo notice lands beside it. */
+  'demo-price-increase': async () => {
+    await openSidebar();
+    const toast = ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('demo-price-increase');
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    if (buttons.join('|') !== 'Review…') throw new Error(`price increase toast buttons: ${buttons.join(', ')}`);
+    const notice = await ui.page.locator('.notification-toast', { hasText: 'Demo mode' }).count();
+    if (notice) throw new Error('the demo notice shows beside the price increase');
+  },
+  /** Several stopped instances that bill for storage: ONE notification, whose only decision is Review…. */
+  'stopped-storage-notice': async () => {
+    const toasts = ui.page.locator('.notification-toast', { hasText: 'bill for storage' });
+    await toasts.first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('stopped-storage-notice');
+    const n = await toasts.count();
+    if (n !== 1) throw new Error(`${n} storage notifications, not one`);
+    const buttons = (await toasts.first().locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    if (buttons.join('|') !== "Review…|Don't Show Again") throw new Error(`buttons: ${buttons.join(', ')}`);
   },
   /** The walkthrough: its step buttons only open commands (answered with Escape), and nothing ticks for that. */
   'walkthrough-opened-only': async () => {

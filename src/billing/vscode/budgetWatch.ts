@@ -30,7 +30,9 @@ export async function checkBudgetNow(services: Services, s: Spending | undefined
     showSpending: () => background(vscode.commands.executeCommand('gpuRental.showSpending'), services.log, 'opening Spending'),
     stopAllRunning: () => background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), services.log, 'running Stop All Running'),
     prompts: {
-      warn: async (message, buttons) => vscode.window.showWarningMessage(message, ...buttons),
+      // An error toast with buttons: the one kind VS Code keeps on screen until dismissed (a
+      // warning hides itself after a few seconds); the cost item in the status bar is coloured too.
+      warn: async (message, buttons) => vscode.window.showErrorMessage(message, ...buttons),
       confirmStop: async (names) =>
         (await vscode.window.showWarningMessage(
           `Stop ${names.length} instance${names.length === 1 ? '' : 's'} with an idle guard?`,

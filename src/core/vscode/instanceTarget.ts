@@ -10,6 +10,7 @@ import { ensureSignedIn } from './signedIn';
 import { instanceIdOf, pickRule } from '../../instances/instanceRef';
 import { instanceKey } from '../../instances/actionGuard';
 import { background } from '../background';
+import { tellDone } from './statusMessage';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
@@ -68,6 +69,8 @@ export async function runInstanceAction(
   try {
     await action();
     services.log.info(`${pending.replace('…', '')} instance #${inst.id}: accepted`);
+    // A short confirmation (the row shows the state as it settles): not a toast.
+    tellDone(`${pending.replace('…', '')} "${instanceName(inst)}": the service accepted it.`);
     store.watch(inst.id);
     await store.refresh();
     return true;

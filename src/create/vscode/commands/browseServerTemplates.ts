@@ -73,10 +73,14 @@ async function pickTemplate(services: Services): Promise<ServerTemplate | undefi
     if (found.length === 1) return found[0];
     return (await vscode.window.showQuickPick(found.map((t) => ({ label: t.name, description: t.hash_id, detail: templateFacts(t), t })), { title: TITLE }))?.t;
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+    lookUpFailed(e);
     return undefined;
   }
 }
+
+const lookUpFailed = (e: unknown): void => {
+  vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+};
 
 async function pickAction(t: ServerTemplate): Promise<Action | undefined> {
   const picked = await vscode.window.showQuickPick(
@@ -127,7 +131,7 @@ export async function browseServerTemplates(services: Services, arg?: unknown): 
     try {
       t = (await lookUp(services, a.hashId))[0];
     } catch (e) {
-      vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+      lookUpFailed(e);
       return undefined;
     }
     if (!t) {

@@ -192,10 +192,13 @@ function report(services: Services, result: CreateFlowResult, template: Template
     case 'running': {
       const where = result.alias ? ` (ssh ${result.alias})` : '';
       services.log.info(`templates: instance ${result.instance.id} from ${rel} is running${where}`);
-      if (result.sshError) vscode.window.showWarningMessage(result.sshError);
       // Its SSH entry exists now: the row shows what its idle guard reports in seconds, not in a minute.
-      else if (result.alias) services.guard.readSoon(result.instance.id);
-      background(vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect').then((c) => {
+      if (!result.sshError && result.alias) services.guard.readSoon(result.instance.id);
+      // One notification: running, or (as a warning, which says it runs) what went wrong with its SSH entry.
+      const shown = result.sshError
+        ? vscode.window.showWarningMessage(`Instance ${result.instance.id} from "${template.name}": ${result.sshError}`, 'Connect')
+        : vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect');
+      background(shown.then((c) => {
         if (c === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
       }), services.log, 'the running notice');
       break;

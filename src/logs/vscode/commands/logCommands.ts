@@ -90,11 +90,15 @@ function keyFrom(arg: unknown): LogKey | undefined {
   return logKeyOf(uri);
 }
 
+const noLogOpen = (): void => {
+  vscode.window.showInformationMessage('Open an instance log first (Show Instance Logs… on an instance).');
+};
+
 /** gpuRental.refreshInstanceLogs(uri?): fetches the (active) log document again; resolves its text. */
 export async function refreshInstanceLogs(services: Services, arg?: unknown): Promise<string | undefined> {
   const key = keyFrom(arg);
   if (!key) {
-    vscode.window.showInformationMessage('Open an instance log first (Show Instance Logs on an instance).');
+    noLogOpen();
     return undefined;
   }
   const e = await services.logs.refresh(key, services.logs.get(key)?.name);
@@ -105,7 +109,7 @@ export async function refreshInstanceLogs(services: Services, arg?: unknown): Pr
 async function setFollow(services: Services, arg: unknown, on: boolean): Promise<boolean> {
   const key = keyFrom(arg);
   if (!key || !services.logs.get(key)) {
-    vscode.window.showInformationMessage('Open an instance log first (Show Instance Logs on an instance).');
+    noLogOpen();
     return false;
   }
   services.logs.setFollowing(key, on);
