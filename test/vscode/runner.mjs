@@ -301,6 +301,13 @@ const uiSteps = {
     await ui.page.waitForTimeout(800);
     await shot('connect-terminal');
   },
+  /** Run on Group: one terminal, each line prefixed with its rank (screenshot for docs/multi-node.md). */
+  'group-run': async () => {
+    const term = ui.page.locator('.terminal-wrapper .xterm, .xterm').first();
+    await term.waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(800);
+    await shot('group-run');
+  },
   /** The 2FA authenticator-app setup webview shows its QR code (screenshot for the README). */
   'tfa-qr': async () => {
     const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

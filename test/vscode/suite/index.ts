@@ -62,6 +62,7 @@ import './ecosystem.test';
 import './demo.test';
 import './newcomer.test';
 import './guard.test';
+import './groups.test';
 import './guardStopped.test';
 import './billing.test';
 import './consent.test';
