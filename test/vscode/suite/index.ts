@@ -65,3 +65,4 @@ import './guard.test';
 import './guardStopped.test';
 import './billing.test';
 import './consent.test';
+import './agentTools.test';
