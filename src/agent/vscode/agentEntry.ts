@@ -26,6 +26,8 @@ interface Manifest {
  */
 export interface AgentToolsHandle {
   prepare(name: string, input: unknown): Promise<{ invocationMessage?: unknown; confirmationMessages?: { title: string; message: unknown } }>;
+  /** The MCP server definition as listed to VS Code and as resolved to start it (undefined: none offered). */
+  mcpServer(): ReturnType<typeof import('./mcpDefinition').definitionForTests>;
 }
 
 /** Registers the tools and the MCP server where this VS Code can; undefined where it has no tool API. */
@@ -35,7 +37,12 @@ export function registerAgentSurfaces(services: Services, context: Pick<vscode.E
   const manifest = context.extension.packageJSON as Manifest;
   let adapter: Promise<typeof import('./agentTools')> | undefined;
   const tools = () => (adapter ??= import('./agentTools'));
-  const handle: AgentToolsHandle = { prepare: async (name, input) => (await tools()).prepareTool(services, name, input) };
+  const mcp = () => import('./mcpDefinition');
+  const version = manifest.version ?? '0';
+  const handle: AgentToolsHandle = {
+    prepare: async (name, input) => (await tools()).prepareTool(services, name, input),
+    mcpServer: async () => (await mcp()).definitionForTests(services, version),
+  };
   for (const { name } of manifest.contributes?.languageModelTools ?? []) {
     if (typeof name !== 'string') continue;
     services.track(
@@ -46,7 +53,6 @@ export function registerAgentSurfaces(services: Services, context: Pick<vscode.E
     );
   }
   if (!lm.registerMcpServerDefinitionProvider) return handle;
-  const mcp = () => import('./mcpDefinition');
   // A sign-in, sign-out or demo switch changes the server VS Code should list (and its key).
   const changed = new Emitter<void>();
   services.track(changed);
@@ -55,7 +61,7 @@ export function registerAgentSurfaces(services: Services, context: Pick<vscode.E
     services.track(
       lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
         onDidChangeMcpServerDefinitions: changed.event,
-        provideMcpServerDefinitions: async () => (await mcp()).mcpServers(services, manifest.version ?? '0'),
+        provideMcpServerDefinitions: async () => (await mcp()).mcpServers(services, version),
         resolveMcpServerDefinition: async (server) => (await mcp()).resolveMcpServer(services, server),
       }),
     );

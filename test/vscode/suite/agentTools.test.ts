@@ -6,7 +6,12 @@
 // checked through the extension's API (agentTools.prepare, the same prepareInvocation).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, afterEach, getExtensionApi, waitFor, uiCheckpoint } from './framework';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, it, afterEach, getExtensionApi, waitFor, uiCheckpoint, simUrl } from './framework';
 import { simControl } from './sim';
 import { dropRentalsAndSshHome, signedInWithSshHome } from './testKey';
 import { readInflight } from '../../../src/create/createFlow';
@@ -187,4 +192,43 @@ describe('agent tools', () => {
     assert.match(prepared.confirmationMessages?.title ?? '', /^Reject price increase/);
     assert.match(await call('decide_price_increase', { increase_id: increase, decision: 'reject' }), /reject/i);
   }, { timeoutMs: 60_000 });
+
+  it('the MCP server for VS Code\'s agent: listed without the key; resolved, the extension host\'s Node runs dist/mcp.js with this window\'s URL and key, and it answers', async () => {
+    const { agentTools } = await getExtensionApi();
+    const services = await signedIn();
+    await simControl().seed({ instances: 1 });
+    const inst = (await (await services.api()).listInstances()).instances[0]!;
+    const def = await agentTools!.mcpServer();
+    assert.ok(def, 'a server is offered when signed in');
+    assert.equal(def.listed.env.VAST_API_KEY, undefined, 'the listed (cached) definition carries no key');
+    assert.ok(!JSON.stringify(def.listed).includes(SIM_KEY));
+    const { command, args, env } = def.resolved;
+    assert.equal(command, process.execPath);
+    assert.deepEqual(args.map((a) => a.replace(/\\/g, '/').split('/').slice(-2).join('/')), ['dist/mcp.js']);
+    assert.ok(!args.join(' ').includes(SIM_KEY), 'no key on the command line');
+    assert.equal(env.VAST_URL, simUrl());
+    assert.equal(env.VAST_API_KEY, SIM_KEY);
+    const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-agent-mcp-'));
+    const client = new Client({ name: 'gpu-rental-vscode-test', version: '1.0.0' });
+    try {
+      const childEnv = Object.fromEntries(Object.entries({ PATH: process.env.PATH ?? '', HOME: dir, GPU_RENTAL_CONFIG_DIR: dir, ...env }).map(([k, v]) => [k, String(v)]));
+      await client.connect(new StdioClientTransport({ command, args, env: childEnv, stderr: 'ignore' }));
+      const names = (await client.listTools()).tools.map((t) => t.name).sort();
+      const declared = (vscode.extensions.getExtension('gpurental.gpu-rental')!.packageJSON.contributes.languageModelTools as { toolReferenceName: string }[]).map((t) => t.toolReferenceName).sort();
+      assert.deepEqual(names, declared, 'the same tools as in VS Code');
+      const r = (await client.callTool({ name: 'list_instances', arguments: {} })) as { content: { text?: string }[] };
+      const text = r.content.map((c) => c.text ?? '').join('\n');
+      assert.match(text, new RegExp(`\\b${inst.id}\\b`));
+      noSecret(text, []);
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, { timeoutMs: 60_000 });
+
+  it('signed out, no MCP server is offered', async () => {
+    const { agentTools } = await getExtensionApi();
+    await vscode.commands.executeCommand('gpuRental.clearApiKey');
+    assert.equal(await agentTools!.mcpServer(), undefined);
+  });
 });
