@@ -68,7 +68,7 @@ export const searchOffers: AgentTool<typeof searchOffersInput> = {
     const limit = input.limit ?? 10;
     const found = rankOffers(await api.searchOffers({ ...query, limit: Math.max(limit, query.limit ?? 0) }), { rank: 'cheapest' }).slice(0, limit);
     if (!found.length) return ok(['No offers match. Loosen the filters (price, GPU names, reliability) and search again.']);
-    return ok([`${found.length} offer(s), cheapest first (prices include ${query.allocatedStorage ?? 8} GB disk):`, ...found.map(offerLine)]);
+    return ok([`${found.length} offer(s), cheapest first (prices include ${query.allocatedStorage ?? 8} GB disk):`, ...found.map((o) => offerLine(o))]);
   },
 };
 

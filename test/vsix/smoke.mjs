@@ -217,6 +217,36 @@ const steps = [
     }, 15_000);
     await shot('destroyed');
   }],
+  ['the MCP server starts from the installed extension (node …/dist/mcp.js): tools listed, a search answered over stdio', async () => {
+    const [dir] = readdirSync(join(s.cs.dir, 'extensions')).filter((n) => n.startsWith('gpurental.gpu-rental-'));
+    const server = join(s.cs.dir, 'extensions', dir, 'dist', 'mcp.js');
+    if (!existsSync(server)) throw new Error(`the installed extension has no dist/mcp.js (${server})`);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [server],
+      cwd: s.work,
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? s.work, VAST_API_KEY: DEMO_KEY, VAST_URL: s.sim.url, GPU_RENTAL_CONFIG_DIR: join(s.work, 'mcp-config') },
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (d) => (stderr += d));
+    const client = new Client({ name: 'vsix-smoke', version: '1.0.0' });
+    const t = Date.now();
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      if (!tools.some((x) => x.name === 'rent') || !tools.some((x) => x.name === 'search_offers')) throw new Error(`tools: ${tools.map((x) => x.name).join(', ')}`);
+      const r = await client.callTool({ name: 'search_offers', arguments: { limit: 2 } });
+      const text = r.content.map((c) => c.text ?? '').join('\n');
+      if (r.isError || !/offer \d+: /.test(text)) throw new Error(`search_offers answered: ${text.slice(0, 300)}`);
+      if (stderr.includes(DEMO_KEY)) throw new Error('the key reached the server log');
+      process.stdout.write(`      ${tools.length} tools, started and searched in ${Date.now() - t} ms\n`);
+    } finally {
+      await client.close();
+    }
+  }],
 ];
 
 async function main() {

