@@ -54,3 +54,8 @@ test('the MCP server definition provider is declared with the id the extension r
   assert.ok(id, 'agentEntry.ts names its provider id');
   assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders?.map((p) => p.id), [id]);
 });
+
+test('docs/agents.md names every VS Code tool', () => {
+  const doc = readFileSync(join(root, 'docs/agents.md'), 'utf8');
+  for (const t of languageModelTools()) assert.ok(doc.includes(`\`${t.name}\``), `docs/agents.md does not name ${t.name}`);
+});
