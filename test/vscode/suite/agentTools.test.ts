@@ -79,7 +79,7 @@ describe('agent tools', () => {
     assert.deepEqual(listed, declared);
   });
 
-  it('read-only tools answer without a question: search (filters and the CLI query), list, details, spending, logs, price increases, SSH info; no secret in any', async () => {
+  it('read-only tools answer without a question: search (filters and the CLI query), list, details, spending, logs, price increases, SSH info; no secret in any; then a price increase rejected', async () => {
     const services = await signedIn();
     await simControl().seed({ instances: 1 });
     await services.instances.refresh();
@@ -99,11 +99,17 @@ describe('agent tools', () => {
     const spending = await call('spending', {});
     assert.match(spending, /\$/);
     const logs = await call('instance_logs', { instance_id: inst.id, tail: 20 });
+    const increase = await simControl().priceIncrease(inst.id, { gpuFactor: 1.5 });
     const increases = await call('price_increases', {});
+    assert.match(increases, new RegExp(`\\b${increase}\\b`));
     const ssh = await call('ssh_info', { instance_id: inst.id });
     assert.match(ssh, /ssh /);
     for (const text of [offers, queried, list, details, spending, logs, increases, ssh]) noSecret(text, secrets);
     assert.equal(await creations(), 0);
+    // The one price tool: its confirmation (answered Yes by the test host), then the decision.
+    const prepared = await (await getExtensionApi()).agentTools!.prepare('gpuRental_decide_price_increase', { increase_id: increase, decision: 'reject' });
+    assert.match(prepared.confirmationMessages?.title ?? '', /^Reject price increase/);
+    assert.match(await call('decide_price_increase', { increase_id: increase, decision: 'reject' }), /reject/i);
   }, { timeoutMs: 60_000 });
 
   it('bad input is a clear tool error and sends nothing: negative, huge and unknown ids, a hostile template path and image, a budget that would break', async () => {
@@ -181,17 +187,6 @@ describe('agent tools', () => {
     assert.equal((await api.listInstances()).instances.some((i) => i.id === row.id), false);
     assert.equal((await creations()) - before, 1, 'still exactly one machine');
   }, { timeoutMs: 120_000 });
-
-  it('a pending price increase: listed, then rejected', async () => {
-    const services = await signedIn();
-    await simControl().seed({ instances: 1 });
-    const inst = (await (await services.api()).listInstances()).instances[0]!;
-    const increase = await simControl().priceIncrease(inst.id, { gpuFactor: 1.5 });
-    assert.match(await call('price_increases', {}), new RegExp(`\\b${increase}\\b`));
-    const prepared = await (await getExtensionApi()).agentTools!.prepare('gpuRental_decide_price_increase', { increase_id: increase, decision: 'reject' });
-    assert.match(prepared.confirmationMessages?.title ?? '', /^Reject price increase/);
-    assert.match(await call('decide_price_increase', { increase_id: increase, decision: 'reject' }), /reject/i);
-  }, { timeoutMs: 60_000 });
 
   it('the MCP server for VS Code\'s agent: listed without the key; resolved, the extension host\'s Node runs dist/mcp.js with this window\'s URL and key, and it answers', async () => {
     const { agentTools } = await getExtensionApi();
