@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The repository folder (the first folder above the running test with a package.json). */
@@ -10,4 +10,18 @@ export function repoRoot(): string {
     d = up;
   }
   return d;
+}
+
+/**
+ * package.json as VS Code shows it: a string value "%key%" is replaced by its text in
+ * package.nls.json (the manifest's translatable strings), so tests read titles, not keys.
+ */
+export function manifest<T = unknown>(): T {
+  const root = repoRoot();
+  const nlsPath = join(root, 'package.nls.json');
+  const nls = existsSync(nlsPath) ? (JSON.parse(readFileSync(nlsPath, 'utf8')) as Record<string, string>) : {};
+  return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'), (_k, v: unknown) => {
+    const key = typeof v === 'string' ? /^%([^%]+)%$/.exec(v)?.[1] : undefined;
+    return key !== undefined && key in nls ? nls[key] : v;
+  }) as T;
 }

@@ -5,12 +5,10 @@
 import { recorded, fakeContext, userSettings } from '../../kit/vscodeFake';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { activate } from '../../../src/extension';
-import { repoRoot } from '../repoRoot';
+import { manifest } from '../repoRoot';
 
-const contributed = (): string[] => JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')).contributes.commands.map((c: { command: string }) => c.command);
+const contributed = (): string[] => manifest<{ contributes: { commands: Array<{ command: string }> } }>().contributes.commands.map((c) => c.command);
 const afterActivation = () => new Promise((resolve) => setImmediate(resolve));
 
 test('activate() registers every command and the views before it returns, and starts the rest after', async () => {

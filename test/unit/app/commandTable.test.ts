@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commands } from '../../../src/app/commandTable';
-import { repoRoot } from '../repoRoot';
+import { repoRoot, manifest } from '../repoRoot';
 
 
 interface Setting {
@@ -37,7 +37,7 @@ function allDocs(): Array<{ file: string; text: string }> {
   return [...userDocs(root), ...more];
 }
 
-const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { commands: Contributed[]; menus: Record<string, Array<{ command: string }>>; configuration: { properties: Record<string, Setting> } } };
+const pkg = manifest() as { contributes: { commands: Contributed[]; menus: Record<string, Array<{ command: string }>>; configuration: { properties: Record<string, Setting> } } };
 
 /** The rows (cells split on unescaped `|`) of every Markdown table whose header starts with `header`. */
 export function readmeTableRows(readme: string, header: string): string[][] {

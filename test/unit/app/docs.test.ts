@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { repoRoot } from '../repoRoot';
+import { repoRoot, manifest } from '../repoRoot';
 
 const root = repoRoot();
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -48,10 +48,10 @@ test('README.md opens with the two set-up commands, demo then tests, and stays u
   assert.ok(firstBlock && readme.indexOf(firstBlock[0]) < readme.indexOf('\n## '), 'README must open with the set-up commands, before its first section');
   const commands = firstBlock[1]!.trim().split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
   assert.deepEqual(commands, ['npm ci && npm run demo', 'npm ci && npm test']);
-  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const scripts = (manifest() as { scripts: Record<string, string> }).scripts;
   for (const s of ['demo', 'test', 'package']) assert.ok(scripts[s], `README relies on \`npm run ${s}\`, which package.json does not define`);
   assert.match(readme, /npm ci && npm run package\n/, 'README must give the packaging command');
-  const { name, version } = JSON.parse(read('package.json')) as { name: string; version: string };
+  const { name, version } = manifest() as { name: string; version: string };
   assert.ok(readme.includes(`code --install-extension ${name}-${version}.vsix`), `README's install command must name the .vsix npm run package writes: ${name}-${version}.vsix`);
 });
 
@@ -73,7 +73,7 @@ test('every relative link and picture in the docs points at a file (and a headin
 });
 
 test('links to the repository (the walkthrough pages, which ship without docs/) name files and headings that exist', () => {
-  const repo = (JSON.parse(read('package.json')) as { repository: { url: string } }).repository.url.replace(/\.git$/, '');
+  const repo = (manifest() as { repository: { url: string } }).repository.url.replace(/\.git$/, '');
   const problems: string[] = [];
   let count = 0;
   for (const file of markdownFiles()) {
@@ -102,7 +102,7 @@ test('the link checker understands headings and links as GitHub does', () => {
 });
 
 test('package.json has what the Marketplace and Open VSX need: repository, homepage, bugs, a 128×128 PNG icon, categories, keywords', () => {
-  const pkg = JSON.parse(read('package.json')) as { repository?: { url?: string }; homepage?: string; bugs?: { url?: string }; icon?: string; categories?: string[]; keywords?: string[] };
+  const pkg = manifest() as { repository?: { url?: string }; homepage?: string; bugs?: { url?: string }; icon?: string; categories?: string[]; keywords?: string[] };
   const repo = /^https:\/\/github\.com\/([\w.-]+\/[\w.-]+?)(?:\.git)?$/.exec(pkg.repository?.url ?? '')?.[1];
   assert.ok(repo, `repository.url must be a GitHub https URL (vsce rewrites README's relative links against it): ${pkg.repository?.url}`);
   assert.ok(pkg.homepage?.startsWith(`https://github.com/${repo}`), 'homepage');

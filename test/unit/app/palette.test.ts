@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../repoRoot';
+import { repoRoot, manifest } from '../repoRoot';
 
 interface Pkg {
   contributes: {
@@ -14,7 +14,7 @@ interface Pkg {
     walkthroughs?: Array<{ id: string; steps: Array<{ id: string; when?: string; description: string; completionEvents?: string[]; media: { markdown?: string; image?: string } }> }>;
   };
 }
-const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as Pkg;
+const pkg = manifest() as Pkg;
 
 /** Commands that can run in any state, so they stay in the palette unconditionally (with why). */
 const ALWAYS: Record<string, string> = {

@@ -4,9 +4,7 @@
 // reading a template in an untrusted workspace is refused with the reason the user sees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { repoRoot } from '../repoRoot';
+import { manifest } from '../repoRoot';
 import { USER_ONLY_SETTINGS } from '../../../src/core/userOnlySettings';
 import { assertTemplatesReadable, MANAGE_TRUST, TEMPLATES_RESTRICTED } from '../../../src/create/templateTrust';
 
@@ -18,8 +16,8 @@ interface Manifest {
   };
   contributes: { configuration: { properties: Record<string, { scope?: string }> } };
 }
-const manifest = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as Manifest;
-const properties = manifest.contributes.configuration.properties;
+const pkg = manifest<Manifest>();
+const properties = pkg.contributes.configuration.properties;
 
 /** Settings a workspace's .vscode/settings.json can set: any scope but application and machine. */
 function workspaceSettable(props: Record<string, { scope?: string }>): string[] {
@@ -31,7 +29,7 @@ test('workspaceSettable: window, resource, language-overridable and machine-over
 });
 
 test('Restricted Mode ignores every GPU Rental setting a workspace can set, and names only settings that exist', () => {
-  const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
+  const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
   assert.deepEqual([...restricted].sort(), workspaceSettable(properties), 'capabilities.untrustedWorkspaces.restrictedConfigurations in package.json');
 });
 
@@ -40,7 +38,7 @@ test('the user-only settings are application-scoped, so no workspace (trusted or
 });
 
 test('untrusted workspaces: limited support with a description; virtual workspaces: not supported, with the reason', () => {
-  const { untrustedWorkspaces: u, virtualWorkspaces: v } = manifest.capabilities;
+  const { untrustedWorkspaces: u, virtualWorkspaces: v } = pkg.capabilities;
   assert.equal(u.supported, 'limited');
   assert.match(u.description, /template/i);
   assert.match(u.description, /settings/i);
@@ -49,7 +47,7 @@ test('untrusted workspaces: limited support with a description; virtual workspac
 });
 
 test('extensionKind: the UI side first (where SSH config and keys live), the workspace host when there is no UI side', () => {
-  assert.deepEqual(manifest.extensionKind, ['ui', 'workspace']);
+  assert.deepEqual(pkg.extensionKind, ['ui', 'workspace']);
 });
 
 test('reading a template is refused in an untrusted workspace with the reason and the way out', () => {

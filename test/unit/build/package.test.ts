@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { findLazyModules, programs } from '../../../scripts/bundles.mjs';
-import { repoRoot } from '../repoRoot';
+import { repoRoot, manifest } from '../repoRoot';
 
 const root = repoRoot();
 
@@ -84,11 +84,11 @@ test('manifestFiles reads the icons, walkthrough media and schema package.json n
 test('the .vsix holds every file the extension reads at run time, and nothing else', async () => {
   assert.ok(existsSync(join(root, 'dist/extension.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
   const files = await packedFiles();
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as unknown;
+  const pkg = manifest();
   const lazy = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
   const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs)])].map((n) => `dist/${n}.js`);
   const code = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(root, 'dist', f), 'utf8'));
-  const needed = new Set([...bundles, ...manifestFiles(manifest), ...mediaLoadedBy(code, mediaTree()), 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
+  const needed = new Set([...bundles, ...manifestFiles(pkg), ...mediaLoadedBy(code, mediaTree()), 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
   for (const f of files.filter((x) => /^dist\/[^/]+\.js$/.test(x))) for (const r of siblingRequires(readFileSync(join(root, f), 'utf8'))) needed.add(r);
   const missing = [...needed].filter((f) => !files.includes(f)).sort();
   const extra = files.filter((f) => !needed.has(f));

@@ -4,13 +4,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../repoRoot';
+import { repoRoot, manifest } from '../repoRoot';
 import { MAX_TIMER_MS, SETTING_BOUNDS, clampSetting, effectiveSetting, tightenOnly, type BoundedSetting } from '../../../src/core/settingBounds';
 import { DEFAULT_POLLER_CONFIG, Poller } from '../../../src/core/poller';
 import { FakeTimers, flush } from '../../kit/clock';
 
 interface Prop { type?: string; default?: unknown; minimum?: number; maximum?: number }
-const props = (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, Prop> } } }).contributes.configuration.properties;
+const props = (manifest() as { contributes: { configuration: { properties: Record<string, Prop> } } }).contributes.configuration.properties;
 const numeric = Object.entries(props).filter(([, p]) => p.type === 'number' || p.type === 'integer');
 
 test('every number setting in package.json has a minimum and a maximum', () => {

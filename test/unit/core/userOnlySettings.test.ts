@@ -3,12 +3,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { manifest } from '../repoRoot';
 import { USER_ONLY_FOREIGN_SETTINGS, USER_ONLY_SETTINGS, userOnly } from '../../../src/core/userOnlySettings';
 
 const root = join(__dirname, '..', '..', '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+const pkg = manifest<{
   contributes: { configuration: { properties: Record<string, { scope?: string; markdownDescription?: string }> } | Array<{ properties: Record<string, { scope?: string }> }> };
-};
+}>();
 
 function properties(): Record<string, { scope?: string; markdownDescription?: string }> {
   const c = pkg.contributes.configuration;

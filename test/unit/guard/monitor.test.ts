@@ -1,7 +1,5 @@
 import { test } from 'node:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { repoRoot } from '../repoRoot';
+import { manifest } from '../repoRoot';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { Emitter } from '../../../src/core/events';
@@ -194,7 +192,7 @@ test('a state file left by an earlier boot (72 h old by the instance clock) is "
     // It names a command that exists (it once named one that did not).
     const named = /run "GPU Rental: ([^"]+)"/.exec(st.details.join('\n'))?.[1];
     assert.equal(named, 'Show Idle Guard Log');
-    const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { commands: Array<{ title: string }> } };
+    const pkg = manifest() as { contributes: { commands: Array<{ title: string }> } };
     assert.ok(pkg.contributes.commands.some((c) => c.title === named), `no command titled "${named}"`);
     h.advance(31 * MIN);
     assert.equal(h.warnings.at(-1)?.action, 'none', 'a guard that does not report will not act: the warning says so');
