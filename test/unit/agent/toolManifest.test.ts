@@ -8,13 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EDITOR_DESCRIPTIONS, VSCODE_TOOL_PREFIX, coreToolName, languageModelTools } from '../../../src/agent/vscode/toolManifest';
 import { TOOLS, needsConsent, toolNamed } from '../../../src/agent/toolCatalogue';
-import { repoRoot } from '../repoRoot';
+import { manifest, repoRoot } from '../repoRoot';
 
 const root = repoRoot();
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+// package.json with its %key% texts resolved (they may move to package.nls.json for translation).
+const pkg = manifest<{
   engines: { vscode: string };
   contributes: { languageModelTools?: unknown[]; mcpServerDefinitionProviders?: { id: string; label: string }[] };
-};
+}>();
 
 test('package.json holds exactly the catalogue\'s tools (else: node scripts/agentManifest.mjs)', () => {
   assert.deepEqual(pkg.contributes.languageModelTools, JSON.parse(JSON.stringify(languageModelTools())));
