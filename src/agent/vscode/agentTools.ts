@@ -23,7 +23,7 @@ import { textResult, type PreparedToolInvocation, type ToolResult } from './lmAp
 
 /** The quote each confirmation showed, by tool and input, until its invoke takes it. */
 const confirmed = new Map<string, string>();
-let windowPorts: AgentPorts | undefined;
+
 /** The call's identity: the tool and its input without a quote id (a model cannot pick the quote). */
 function callKey(tool: string, input: unknown): string {
   const rest = typeof input === 'object' && input !== null ? Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'quote_id').sort(([a], [b]) => a.localeCompare(b))) : input;
@@ -58,10 +58,12 @@ function testPollMs(): number | undefined {
   return Number.isInteger(ms) && ms > 0 ? ms : undefined;
 }
 
-/** This window's ports: one quote store, the create flow's records, the settings as they are at each call. */
+/** The parts that live as long as the window: above all the quote store, which links a confirmation to its invoke. */
+let windowPorts: Omit<AgentPorts, 'maxAttempts' | 'pollIntervalMs'> | undefined;
+
+/** This window's ports, with the settings as they are at this call. */
 function portsFor(services: Services): AgentPorts {
-  const poll = testPollMs();
-  return (windowPorts ??= {
+  windowPorts ??= {
     api: () => services.api(),
     log: services.log,
     clock: realClock,
@@ -77,9 +79,9 @@ function portsFor(services: Services): AgentPorts {
     apiUrl: () => services.connection().baseUrl,
     loadTemplate: (ref) => workspaceTemplate(services, ref),
     quotes: new QuoteStore(() => Date.now()),
-    maxAttempts: services.settings().templates.maxAttempts,
-    ...(poll ? { pollIntervalMs: poll } : {}),
-  });
+  };
+  const poll = testPollMs();
+  return { ...windowPorts, maxAttempts: services.settings().templates.maxAttempts, ...(poll ? { pollIntervalMs: poll } : {}) };
 }
 
 /** VS Code's prepareInvocation: the confirmation of a tool that needs consent, else only a progress message. */
