@@ -6,6 +6,7 @@
 //                    [--no-build]      (with --quick) check dist/ as built, e.g. by npm test's build stage
 //   npm run bench -- --no-vscode       skip the real-VS-Code rows (activation, first paint)
 //   npm run bench -- --vscode-runs=N   VS Code harness runs for the activation median (default 3)
+//   VAST_CLI=/path/to/vast.py npm run bench   adds the official CLI's cold `vastai show instances` (bench/mcp.mjs)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem, availableParallelism } from 'node:os';
@@ -13,6 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { median, fmtBytes, fmtMs } from './util.mjs';
+import { mcpBench, mcpRows, mcpSection } from './mcp.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -220,6 +222,8 @@ const sc = scale();
 const eco = economy();
 const ssh = sshEntry();
 const lst = listing();
+step('MCP server: start, tool calls, the official CLI (VAST_CLI)');
+const mcp = await mcpBench();
 const vs = noVscode ? undefined : vscodeMetrics();
 
 const yes = (b) => (b ? 'met' : '**missed**');
@@ -252,6 +256,7 @@ const rows = [
   ['Requests: provisioning', `${prov.requests} in ${eco.minutes} min (hidden; every ${eco.intervalMs / 1000} s while it boots, 3 min, then 1/min)`, 'one list call per interval', yes(prov.otherCalls === 0)],
   ['Requests: signed out', `${signedOut.requests}`, 'none', yes(signedOut.requests === 0)],
   ['Time to SSH entry', `median ${ssh.medianMs} ms, max ${ssh.maxMs} ms with a ${ssh.intervalMs} ms poll interval`, '≤ one poll interval', yes(ssh.maxMs <= ssh.intervalMs + 100)],
+  ...mcpRows(mcp),
 ];
 
 const table = ['| What | Measured | Target | |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
@@ -301,6 +306,7 @@ ${eco.hiddenIntervalMs / 1000} s hidden and steady.
 
 ${ecoTable}
 
+${mcpSection(mcp)}
 ## Method
 
 - **Bundle**: \`node scripts/build.mjs --meta\`, then the byte size of every dist/*.js; dist/meta.json (esbuild's

@@ -7,7 +7,7 @@
 // check that no module with state is in two bundles would refuse the build for the copy only.
 import * as esbuild from 'esbuild';
 import { findLazyModules, programs, statefulCopies } from './bundles.mjs';
-import { readdirSync, statSync, existsSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -68,6 +68,21 @@ function walk(dir, pred) {
   });
 }
 
+/**
+ * The MCP server (src/agent/mcpServer.ts) gives the SDK's Server its own JSON Schema validator (it
+ * asks no elicitation), so the SDK's default Ajv provider is never constructed: it is left out of
+ * dist/mcp.js (about 130 KB of Ajv, its formats and fast-uri) by a stand-in that says so.
+ */
+const withoutAjv = {
+  name: 'mcp-without-ajv',
+  setup(build) {
+    build.onLoad({ filter: /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](?:cjs|esm)[\\/]validation[\\/]ajv-provider\.js$/ }, () => ({
+      contents: 'export class AjvJsonSchemaValidator { constructor() { throw new Error("dist/mcp.js is built without Ajv: pass jsonSchemaValidator"); } }',
+      loader: 'js',
+    }));
+  },
+};
+
 const builds = [
   {
     ...common,
@@ -94,7 +109,9 @@ const builds = [
     // vanished while a session opened.
     keepNames: name === 'sim' || name === 'keygen',
     metafile: true,
-    plugins: [lazyExternal(join(root, file))],
+    plugins: [lazyExternal(join(root, file)), ...(name === 'mcp' ? [withoutAjv] : [])],
+    // The MCP server tells its clients the extension's version.
+    ...(name === 'mcp' ? { define: { GPU_RENTAL_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } } : {}),
   })),
 ];
 

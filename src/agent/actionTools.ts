@@ -115,7 +115,7 @@ async function pendingIncrease(ports: AgentPorts, increaseId: number): Promise<{
   const p = pending.pending_price_increases.find((x) => x.pending_price_increase_id === increaseId);
   if (!p) throw new ToolError(`Price increase ${increaseId} is not pending (decided already, expired, or never this account's). Nothing was sent. See price_increases.`);
   const inst = list.instances.find((i) => i.id === p.contract_id);
-  return { p, headline: plain(increaseHeadline(p, `#${p.contract_id}`, inst), [], 300), newPerHour: increaseFigures(p, inst).newPerHour };
+  return { p, headline: increaseHeadline(p, `#${p.contract_id}`, inst), newPerHour: increaseFigures(p, inst).newPerHour };
 }
 
 async function priceCheck(ports: AgentPorts, increaseId: number, decision: 'accept' | 'reject'): Promise<{ summary: string; plan: PricePlan }> {

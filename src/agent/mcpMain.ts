@@ -7,7 +7,8 @@ import { mcpPorts } from './mcpPorts';
 import { resumeMcpRentals } from './mcpResume';
 import { background } from '../core/background';
 
-declare const GPU_RENTAL_VERSION: string | undefined;
+/** The extension's version, set by the build (scripts/build.mjs). */
+declare const GPU_RENTAL_VERSION: string;
 
 async function main(): Promise<void> {
   const write = (line: string) => void process.stderr.write(line);
@@ -19,12 +20,21 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const server = createMcpServer(env.ports, typeof GPU_RENTAL_VERSION === 'string' ? GPU_RENTAL_VERSION : '0.0.0');
+  const server = createMcpServer(env.ports, GPU_RENTAL_VERSION);
   const transport = new StdioServerTransport();
   transport.onclose = () => background(env.close(), env.ports.log, 'closing the connections');
   await server.connect(transport);
   write(`gpu-rental MCP server ready: ${env.describe}\n`);
   resumeMcpRentals(env.ports);
+  // A wrong key is said now, not at the agent's first call; and that call finds the HTTP client and schemas loaded.
+  background(
+    env.ports.api().then(async (api) => {
+      await api.currentUser();
+      env.ports.log.info('agent: the API key works');
+    }),
+    env.ports.log,
+    'checking the API key',
+  );
 }
 
 main().catch((e: unknown) => {

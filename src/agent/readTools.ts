@@ -154,7 +154,7 @@ export const priceIncreases: AgentTool<typeof noInput> = {
       `${pending.pending_price_increases.length} pending price increase(s):`,
       ...pending.pending_price_increases.map((p) => {
         const inst = byId.get(p.contract_id);
-        return `increase ${p.pending_price_increase_id}: ${plain(increaseHeadline(p, inst ? `#${inst.id}` : `#${p.contract_id}`, inst), [], 200)}`;
+        return `increase ${p.pending_price_increase_id}: ${increaseHeadline(p, `#${p.contract_id}`, inst)}`;
       }),
     ]);
   },

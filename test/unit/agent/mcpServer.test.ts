@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { TOOLS, toolJsonSchema } from '../../../src/agent/toolCatalogue';
 import { useTestSim } from '../../kit/simPerFile';
 import { quoteIdOf } from './agentHarness';
+import { repoRoot } from '../repoRoot';
 import { SIM_KEY, held, listed, rentsSent, startMcp, type McpRun } from './mcpHarness';
 
 // A machine boots at once here: the server's clock is real, and the create flow reads before it waits.
@@ -32,6 +33,7 @@ test('lists every tool of the catalogue with its generated schema and says it is
     for (const t of tools) assert.deepEqual(t.inputSchema, toolJsonSchema(TOOLS.find((x) => x.name === t.name)!));
     assert.equal(tools.find((t) => t.name === 'destroy_instance')?.annotations?.destructiveHint, true);
     assert.equal(tools.find((t) => t.name === 'search_offers')?.annotations?.readOnlyHint, true);
+    assert.deepEqual(m.client.getServerVersion(), { name: 'gpu-rental', version: (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string }).version });
     assert.match(m.stderr(), /ready: http:\/\/127\.0\.0\.1:\d+ \(key from VAST_API_KEY; caps: no per-hour cap, no budget/);
   });
 });
