@@ -32,6 +32,13 @@ export type SimFault =
   /** Today era: the offer is on the caller's own machine (create → 403). */
   | { kind: 'offer_own'; offerId: number }
   | { kind: 'tfa_error'; error: string; count?: number }
+  /**
+   * The instance created after `skip` more creations (default 0: the next; only those on `offerId`
+   * if given) never gets past loading (`never`), reads `state` (default 'exited') once its boot
+   * ends (`fail`), boots in `seconds` (`slow`) or stays invisible to show and list for `seconds`
+   * (`late`, default 30). Single and bulk creations both count; `count` (default 1) instances in a row.
+   */
+  | { kind: 'boot'; mode: 'fail' | 'never' | 'slow' | 'late'; skip?: number; offerId?: number; seconds?: number; state?: string; count?: number }
   | { kind: 'expire_session' };
 
 export interface SimAccountPatch {
@@ -48,7 +55,7 @@ export interface SimAccountPatch {
 
 /** Faults on the wire of ordinary requests (what the money invariant test must survive). */
 /** @internal test */
-export type WireFaultKind = Exclude<SimFault['kind'], 'instance_state' | 'offer_taken' | 'offer_unschedulable' | 'offer_own' | 'tfa_error' | 'expire_session'>;
+export type WireFaultKind = Exclude<SimFault['kind'], 'instance_state' | 'offer_taken' | 'offer_unschedulable' | 'offer_own' | 'tfa_error' | 'expire_session' | 'boot'>;
 
 export class SimControl {
   constructor(readonly url: string) {}

@@ -4,6 +4,8 @@ import { fail } from './simError';
 import type { OfferRecord } from './offers';
 import { findTemplate, randomKey, type SimInstance, type SimState, type SimTemplate } from './state';
 import { keyName } from './instances';
+import { JOIN_KEY, joinOverlay, overlayOfCreation } from './overlay';
+import { applyBootFault } from './bootFaults';
 
 const RUNTYPES = new Set(['ssh', 'ssh_direct', 'ssh_proxy', 'jupyter', 'jupyter_direct', 'jupyter_proxy', 'args']);
 
@@ -83,8 +85,12 @@ function parseEnv(body: Record<string, unknown>, template: SimTemplate | null): 
     }
     for (const [k, v] of Object.entries(body.env as Record<string, unknown>)) {
       if (k.startsWith('-')) {
-        if (!PORT_KEY.test(k)) {
-          throw fail(400, 'invalid_args', `env key '${k.slice(0, 40)}' is a flag string; use {"NAME": "value"} for variables and {"-p HOST:CONTAINER": "1"} for ports.`);
+        if (!PORT_KEY.test(k) && !JOIN_KEY.test(k)) {
+          throw fail(
+            400,
+            'invalid_args',
+            `env key '${k.slice(0, 40)}' is a flag string; use {"NAME": "value"} for variables, {"-p HOST:CONTAINER": "1"} for ports and {"-n OVERLAY": "1"} to join an overlay network.`,
+          );
         }
       } else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
         throw fail(400, 'invalid_args', `env key '${k.slice(0, 40)}' is not a valid variable name.`);
@@ -177,6 +183,8 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
   const { template, image, env, onstart, runtype, argsStr, disk, target, volume, price } = parseCreateBody(body);
 
   const { offer, startsStopped } = checkOffer(state, offerId, body, price, target);
+  // "-n NAME": the overlay must exist and the machine be in its cluster, or nothing is created.
+  const overlay = overlayOfCreation(state, env, offer, body.vm === true);
 
   state.accrue();
   const now = state.now();
@@ -223,6 +231,8 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
     unscheduled: startsStopped,
     sshKeys: state.sshKeys.filter((k) => k.deleted_at === null).map((k) => ({ id: k.id, name: keyName(k.public_key, k.id), public_key: k.public_key })),
   };
+  if (overlay) joinOverlay(state, overlay, inst);
+  applyBootFault(state, inst);
   state.instances.set(id, inst);
   offer.rented = true;
   return { id, apiKey };

@@ -10,7 +10,8 @@ export function actualStatus(inst: SimInstance, now: number): string | null {
   if (inst.rebootUntil !== undefined && now < inst.rebootUntil) return 'rebooting';
   const e = now - inst.bootStart;
   if (e < inst.bootSeconds * 0.1) return null;
-  if (e < inst.bootSeconds) return 'loading';
+  if (e < inst.bootSeconds || inst.bootFault?.mode === 'never') return 'loading';
+  if (inst.bootFault) return inst.bootFault.state;
   return 'running';
 }
 
@@ -147,7 +148,7 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     onstart: inst.onstart,
     jupyter_token: inst.jupyterToken ?? undefined,
     status_msg:
-      inst.failure ? `Error: container ${inst.failure}` : status === 'loading' ? 'Pulling image…' : running ? 'success, running ' + inst.image : null,
+      inst.failure || inst.bootFault?.mode === 'fail' ? `Error: container ${status}` : status === 'loading' ? 'Pulling image…' : running ? 'success, running ' + inst.image : null,
     local_ipaddrs: '172.17.0.2 127.0.0.1',
     ssh_host: SIM_SSH_HOST,
     ssh_idx: '3',

@@ -48,9 +48,9 @@ const COUNTS = [1, 1, 1, 2, 2, 4, 4, 8];
 
 const r2 = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
-function makeOffer(rng: Rng, i: number): OfferRecord {
-  const g = pick(rng, GPUS);
-  const n = pick(rng, COUNTS);
+function makeOffer(rng: Rng, i: number, fixed?: { gpu: string; n: number }): OfferRecord {
+  const g = fixed ? GPUS.find((m) => m.name === fixed.gpu)! : pick(rng, GPUS);
+  const n = fixed ? fixed.n : pick(rng, COUNTS);
   const machineId = 10000 + Math.floor(rng() * 40000);
   const perGpu = g.price * between(rng, 0.75, 1.35);
   const dphBase = r2(perGpu * n);
@@ -135,20 +135,73 @@ function makeOffer(rng: Rng, i: number): OfferRecord {
     webpage: null,
     time_remaining: '',
     time_remaining_isbid: '',
+    // Machines in a physical cluster (fast local networking) carry its id; most offers do not.
+    cluster_id: null,
   };
+}
+
+/**
+ * The physical clusters of the catalogue (service-today.md section 11): each holds enough
+ * machines of one kind to rent a group of 8 on one overlay network. The first is cheap, so
+ * tests and the demo can rent groups with the simulator's credit.
+ */
+export const CLUSTERS: ReadonlyArray<{ id: number; gpu: string; n: number; place: string; machines: number }> = [
+  { id: 1201, gpu: 'RTX 4090', n: 1, place: 'US, TX', machines: 10 },
+  { id: 1202, gpu: 'H100 SXM', n: 8, place: 'US, CA', machines: 10 },
+  { id: 1203, gpu: 'A100 SXM4', n: 4, place: 'Germany, DE', machines: 10 },
+];
+const CLUSTER_MACHINES = CLUSTERS.reduce((s, c) => s + c.machines, 0);
+/** A catalogue this big or bigger ends with the cluster offers (smaller ones, which tests seed on purpose, have none). */
+export const CLUSTER_MIN_CATALOGUE = 100;
+
+function clusterOffers(seed: number): OfferRecord[] {
+  // Their own random stream: the catalogue's other offers stay exactly what they were.
+  const rng = mulberry32(seed * 104729 + 1201);
+  const out: OfferRecord[] = [];
+  for (const [k, c] of CLUSTERS.entries()) {
+    const hostId = 7000 + k;
+    for (let j = 0; j < c.machines; j++) {
+      const o = makeOffer(rng, 0, { gpu: c.gpu, n: c.n });
+      const seq = k * 100 + j;
+      const portStart = 20000 + seq * 200;
+      Object.assign(o, {
+        id: 3100000 + seq,
+        ask_contract_id: 3100000 + seq,
+        bundle_id: 900000 + seq,
+        machine_id: 80000 + seq,
+        host_id: hostId,
+        geolocation: c.place,
+        verified: true,
+        verification: 'verified',
+        rentable: true,
+        reliability: 0.995,
+        reliability2: 0.995,
+        direct_port_count: 100,
+        direct_port_start: portStart,
+        direct_port_end: portStart + 99,
+        cluster_id: c.id,
+      });
+      o.score = r2(((o.dlperf as number) / o.dph_total) * 0.995, 3);
+      out.push(o);
+    }
+  }
+  return out;
 }
 
 export function generateOffers(seed: number, count: number): OfferRecord[] {
   const rng = mulberry32(seed * 7919 + 17);
   const out: OfferRecord[] = [];
   const seen = new Set<number>();
-  for (let i = 0; out.length < count; i++) {
+  // The last offers of a full catalogue are the clusters' machines (the count stays exact).
+  const clustered = count >= CLUSTER_MIN_CATALOGUE;
+  const regular = clustered ? count - CLUSTER_MACHINES : count;
+  for (let i = 0; out.length < regular; i++) {
     const o = makeOffer(rng, i);
     if (seen.has(o.id)) continue;
     seen.add(o.id);
     out.push(o);
   }
-  return out;
+  return clustered ? [...out, ...clusterOffers(seed)] : out;
 }
 
 export class SearchError extends Error {}
@@ -183,6 +236,7 @@ export function compare(op: string, actual: unknown, raw: unknown, field = ''): 
     const hit = raw.some((v) => same(field, actual, coerce(v, actual)));
     return op === 'in' ? hit : !hit;
   }
+  if (raw === null) return (op === 'eq') === (actual === null || actual === undefined);
   const v = coerce(raw, actual);
   if (op === 'eq') return same(field, actual, v);
   if (op === 'neq') return !same(field, actual, v);
@@ -196,14 +250,19 @@ export function compare(op: string, actual: unknown, raw: unknown, field = ''): 
   return a <= b; // lte
 }
 
-/** Applies the search body to the catalogue. Throws SearchError on a malformed body. */
-export function searchOffers(all: readonly OfferRecord[], body: Record<string, unknown>, opts: { priceStorage?: boolean } = {}): OfferRecord[] {
+/**
+ * Applies the search body to the catalogue. Throws SearchError on a malformed body. `priceStorage`:
+ * dph_total includes the disk asked for; `noClusters`: a service without physical clusters (the
+ * seed era), where cluster_id is an unknown field, neither filtered on nor shown.
+ */
+export function searchOffers(all: readonly OfferRecord[], body: Record<string, unknown>, opts: { priceStorage?: boolean; noClusters?: boolean } = {}): OfferRecord[] {
   const typeRaw = body.type ?? 'on-demand';
   if (typeof typeRaw !== 'string' || !['on-demand', 'ondemand', 'bid', 'reserved'].includes(typeRaw)) {
     throw new SearchError(`type must be 'on-demand' or 'bid'`);
   }
   const bid = typeRaw === 'bid';
   const known = new Set(all.length ? Object.keys(all[0]!) : []);
+  if (opts.noClusters) known.delete('cluster_id');
   const filters: Array<[string, string, unknown]> = [];
   for (const [name, spec] of Object.entries(body)) {
     const field = FILTER_ALIASES[name] ?? name;
@@ -212,7 +271,9 @@ export function searchOffers(all: readonly OfferRecord[], body: Record<string, u
     if (typeof spec === 'object' && !Array.isArray(spec)) {
       for (const [op, val] of Object.entries(spec as Record<string, unknown>)) {
         if (!OPS.has(op)) throw new SearchError(`unknown operator '${op}' on ${field}`);
-        if (val === null || val === undefined) continue;
+        if (val === undefined) continue;
+        // `field=None` / `field!=None` (the CLI sends null): whether the field is set at all.
+        if (val === null && op !== 'eq' && op !== 'neq') continue;
         filters.push([field, op, val]);
       }
     } else {
@@ -257,5 +318,8 @@ export function searchOffers(all: readonly OfferRecord[], body: Record<string, u
     if (!Number.isInteger(n) || n < 0) throw new SearchError('limit must be a non-negative integer');
     limit = n;
   }
-  return rows.slice(0, limit).map(({ rented: _r, taken: _t, ...rest }) => rest as OfferRecord);
+  return rows.slice(0, limit).map(({ rented: _r, taken: _t, ...rest }) => {
+    if (opts.noClusters) delete rest.cluster_id;
+    return rest as OfferRecord;
+  });
 }

@@ -11,6 +11,7 @@ import { actualStatus } from './instances';
 import { gpuUtilFile, instanceEnv, instanceHome, requestEnv, sandboxRoot } from './sandbox';
 import type { SimInstance, SimState } from './state';
 import { onstartCommand } from './guardOnly';
+import { memberPath } from './memberNet';
 
 interface Runner {
   enabled: boolean;
@@ -129,7 +130,7 @@ function run(state: SimState, inst: SimInstance): void {
       if (state.instances.get(inst.id)) setGpuUtil(state, inst, [0]);
     }, DEMO_LOAD.seconds * 1000).unref();
   } else if (!inst.gpuUtil) setGpuUtil(state, inst, [0]);
-  const path = instancePath(state);
+  const path = memberPath(state, inst, instancePath(state));
   // In demo mode only the idle guard runs, or nothing (guardOnly.ts).
   const cmd = onstartCommand(state, inst, home, { ...instanceEnv(state, inst), PATH: path, ...r.env }, requestEnv(inst));
   if (!cmd) return;

@@ -16,6 +16,8 @@ import { handleTfa } from './tfaState';
 import { tfaInjected, userRecord } from './tfaRules';
 import { totp } from './totp';
 import { instanceEnded, instanceStarted } from './onstart';
+import { routeOverlay } from './overlay';
+import { bulkCreate, bulkUpdate } from './bulk';
 
 export interface Principal {
   kind: 'full' | 'read' | 'session' | 'instance';
@@ -320,6 +322,16 @@ function route(
   const extra = routeInstanceOps(state, method, path, url, json, req, who.kind === 'read');
   if (extra) return extra;
 
+  const groups = path === '/api/v0/overlay' || (path === '/api/v0/asks/bulk' && method === 'POST') || (path === '/api/v0/instances' && method === 'PUT');
+  // The seed's server has neither overlays nor bulk calls: its web server answers a plain 404.
+  if (groups && state.era === 'seed') return { status: 404, body: 'Not Found', text: true };
+  const overlay = routeOverlay(state, method, path, json, who.kind === 'read'); // src/sim/overlay.ts
+  if (overlay) return overlay;
+  if (groups) {
+    if (who.kind === 'read') throw denyWrite();
+    const limited = rateLimit(state, who.token, method === 'POST' ? 'create' : 'update');
+    return limited ?? (method === 'POST' ? bulkCreate(state, json) : bulkUpdate(state, json)); // src/sim/bulk.ts
+  }
   if (path === '/api/v0/instances' && method === 'GET') {
     if (state.era === 'today') {
       throw fail(410, 'deprecated_endpoint', '/api/v0/instances/ is deprecated. Use /api/v1/instances/ instead.');
@@ -333,7 +345,8 @@ function route(
     return rateLimit(state, who.token, 'list') ?? listInstancesV1(state, url, takeFault(state, ['unfiltered'], path) !== undefined);
   }
   if (path === '/api/v0/bundles' && (method === 'POST' || method === 'PUT' || method === 'GET')) {
-    let q = json;
+    // The query as the body, or wrapped as {"q": {...}} (the CLI's other search form).
+    let q = json.q !== null && typeof json.q === 'object' && !Array.isArray(json.q) ? (json.q as Record<string, unknown>) : json;
     if (method === 'GET' && url.searchParams.get('q')) {
       try {
         q = JSON.parse(url.searchParams.get('q')!) as Record<string, unknown>;
@@ -344,7 +357,7 @@ function route(
     const limited = rateLimit(state, who.token, 'search');
     if (limited) return limited;
     try {
-      return { status: 200, body: { offers: searchOffers(state.offers, q, { priceStorage: state.era === 'today' }) } };
+      return { status: 200, body: { offers: searchOffers(state.offers, q, { priceStorage: state.era === 'today', noClusters: state.era === 'seed' }) } };
     } catch (e) {
       if (e instanceof SearchError) {
         // The live service answers a bad search without `success`.

@@ -8,6 +8,7 @@ import { instanceHome } from './sandbox';
 import { resolveRateLimits, type RateLimitOption } from './rateLimits';
 import { userRecord } from './tfaRules';
 import { configureOnstart, setGpuUtil, stopAllOnstart } from './onstart';
+import { bootFaultOf } from './bootFaults';
 
 interface Reply {
   status: number;
@@ -30,7 +31,7 @@ function readControl(state: SimState, path: string): Reply | undefined {
         now: state.now(),
         era: state.era,
         credit: state.user.credit,
-        instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure })),
+        instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure, overlay: i.overlay ?? null })),
         faults: state.faults,
       },
     };
@@ -119,6 +120,12 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
     case 'unfiltered':
       state.faults.push({ kind: 'unfiltered', count });
       return ok();
+    case 'boot': {
+      const f = bootFaultOf(json, count);
+      if (typeof f === 'string') return bad(f);
+      state.faults.push(f);
+      return ok();
+    }
     case 'tfa_error':
       if (typeof json.error !== 'string') return bad('error must be a 2FA error code');
       state.faults.push({ kind: 'tfa_error', error: json.error, count });

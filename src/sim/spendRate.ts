@@ -22,7 +22,7 @@ export function routeSpendRate(state: SimState, method: string, path: string): R
   for (const inst of state.instances.values()) {
     // Storage bills in every state until destroyed; compute while it runs (as the ledger accrues it).
     storage += instanceStorageHour(inst);
-    if (inst.intended === 'running' && !inst.failure && !inst.outbid) gpu += instanceComputeHour(inst);
+    if (inst.intended === 'running' && !inst.failure && !inst.outbid && !inst.bootFault) gpu += instanceComputeHour(inst);
   }
   return {
     status: 200,

@@ -1,6 +1,7 @@
 // Real SSH servers for simulated instances, built on the `ssh2` library (no SSH protocol code
 // here). Every running instance gets a listener on exactly the loopback address its record
-// reports (proxy ssh_port, Jupyter-proxy ssh_port + 1, direct ports["22/tcp"]), its own host key,
+// reports (proxy ssh_port, Jupyter-proxy ssh_port + 1, direct ports["22/tcp"]; an overlay member
+// also on its own overlay address, same port: src/sim/memberNet.ts), its own host key,
 // and accepts user root with the public keys the instance accepts (account keys at creation plus
 // those attached since). A session is a real /bin/sh run as the local user in the instance's
 // scratch folder: a shell on your own machine, for the demo and tests, never a sandbox.
@@ -11,6 +12,7 @@ import { Server as Ssh2Server, utils, type Connection, type ServerChannel, type 
 import { actualStatus, sshPlacement } from './instances';
 import { instanceEnv, instanceHome } from './sandbox';
 import { instancePath } from './onstart';
+import { memberPath } from './memberNet';
 import type { SimInstance, SimState } from './state';
 
 const LOOPBACK = '127.0.0.1';
@@ -23,6 +25,9 @@ interface Listener {
   port: number;
   net: NetServer;
   sockets: Set<Socket>;
+  /** An overlay member's second listener: its own overlay address, same port (what its peers dial). */
+  member?: { addr: string; net: NetServer };
+  onSocket: (s: Socket) => void;
 }
 
 export interface SimSshServers {
@@ -88,7 +93,7 @@ function runShell(ctx: Ctx, inst: SimInstance, channel: ServerChannel, command: 
   const home = instanceHome(ctx.state, inst.id);
   const u = userInfo();
   const env: Record<string, string> = {
-    PATH: instancePath(ctx.state),
+    PATH: memberPath(ctx.state, inst, instancePath(ctx.state)),
     LANG: 'C.UTF-8',
     SHELL: '/bin/sh',
     USER: u.username,
@@ -159,8 +164,11 @@ function onClient(ctx: Ctx, id: number, gen: number, client: Connection): void {
   client.on('ready', () => {
     client.on('session', (acceptSession) => onSession(ctx, id, gen, acceptSession));
     client.on('tcpip', (accept, reject, info) => {
-      if (!FORWARD_HOSTS.has(info.destIP) || !serving(ctx, ctx.state.instances.get(id), gen)) return reject();
-      const upstream = netConnect(info.destPort, LOOPBACK);
+      const inst = ctx.state.instances.get(id);
+      // Local forwards reach this machine, and an overlay member's peers on their overlay addresses.
+      const peer = !!inst?.overlay && [...ctx.state.instances.values()].some((p) => p.overlay?.id === inst.overlay!.id && p.overlay.addr === info.destIP);
+      if ((!FORWARD_HOSTS.has(info.destIP) && !peer) || !serving(ctx, inst, gen)) return reject();
+      const upstream = netConnect(info.destPort, peer ? info.destIP : LOOPBACK);
       upstream.once('error', () => reject());
       upstream.once('connect', () => {
         upstream.removeAllListeners('error');
@@ -174,12 +182,24 @@ function onClient(ctx: Ctx, id: number, gen: number, client: Connection): void {
 }
 
 /** A loopback listener on `port` (0: any free one), resolved once it is bound; undefined when it cannot be. */
-async function listen(port: number, onSocket: (s: Socket) => void): Promise<NetServer | undefined> {
+async function listen(port: number, onSocket: (s: Socket) => void, host = LOOPBACK): Promise<NetServer | undefined> {
   const srv = createServer(onSocket);
   return new Promise((resolve) => {
     srv.once('error', () => resolve(undefined));
-    srv.listen({ port, host: LOOPBACK, exclusive: true }, () => resolve(srv));
+    srv.listen({ port, host, exclusive: true }, () => resolve(srv));
   });
+}
+
+/** An overlay member also listens on its overlay address (same port); a failure is logged and the next sync tries again. */
+async function bindMember(ctx: Ctx, l: Listener, inst: SimInstance): Promise<void> {
+  const addr = inst.overlay?.addr;
+  if (!addr || l.member?.addr === addr) return;
+  l.member?.net.close();
+  l.member = undefined;
+  const srv = await listen(l.port, l.onSocket, addr);
+  if (!srv) return ctx.log(`ssh: instance ${inst.id} could not listen on its overlay address ${addr}:${l.port} (the next sync tries again)`);
+  l.member = { addr, net: srv };
+  ctx.log(`ssh: instance ${inst.id} listens on ${addr}:${l.port} (its overlay address)`);
 }
 
 /**
@@ -228,8 +248,10 @@ async function open(ctx: Ctx, inst: SimInstance): Promise<void> {
       srv?.close();
       continue;
     }
-    ctx.listeners.set(id, { id, gen, port, net: srv, sockets });
+    const l: Listener = { id, gen, port, net: srv, sockets, onSocket };
+    ctx.listeners.set(id, l);
     ctx.log(`ssh: instance ${id} listens on ${LOOPBACK}:${port}`);
+    await bindMember(ctx, l, inst);
     return;
   }
   throw new Error('no free loopback port for an SSH server');
@@ -238,6 +260,7 @@ async function open(ctx: Ctx, inst: SimInstance): Promise<void> {
 function shut(ctx: Ctx, l: Listener): void {
   ctx.listeners.delete(l.id);
   l.net.close();
+  l.member?.net.close();
   for (const s of l.sockets) s.destroy();
   ctx.released.push(l.port);
 }
@@ -253,7 +276,10 @@ async function doSync(ctx: Ctx): Promise<void> {
   for (const id of [...ctx.hostKeys.keys()]) if (!state.instances.has(id)) ctx.hostKeys.delete(id);
   for (const id of [...ctx.problems.keys()]) if (!state.instances.has(id)) ctx.problems.delete(id);
   for (const inst of [...state.instances.values()]) {
-    if (!wantsListener(inst) || listeners.has(inst.id)) continue;
+    const have = listeners.get(inst.id);
+    // Joined an overlay after its listener opened (PUT /api/v0/overlay/): bind the overlay address too.
+    if (have && inst.overlay && have.member?.addr !== inst.overlay.addr) await bindMember(ctx, have, inst);
+    if (!wantsListener(inst) || have) continue;
     // One instance that cannot be opened must not leave the others unserved: its failure is
     // logged and kept, and the next sync tries it again.
     try {

@@ -112,6 +112,19 @@ export interface SimInstance {
   outbid?: boolean;
   /** Public keys this instance accepts: the account's keys at creation plus those attached since. */
   sshKeys: SimInstanceKey[];
+  /** The overlay network it is on (src/sim/overlay.ts) and its own address there: its eth0, a loopback address. */
+  overlay?: { id: number; addr: string };
+  /** An injected boot fault (fault kind 'boot'): it never gets past loading, or fails when its boot ends. */
+  bootFault?: { mode: 'fail' | 'never'; state: string };
+}
+
+/** An overlay network on a physical cluster (POST /api/v0/overlay/); its members are the instances that name it. */
+export interface SimOverlay {
+  id: number;
+  name: string;
+  clusterId: number;
+  /** The third octet of its subnet 127.<netBase>.<octet>.0/24. */
+  octet: number;
 }
 
 /** An account SSH key (GET/POST /api/v0/ssh/). */
@@ -194,7 +207,9 @@ export type Fault =
   | { kind: 'reset'; path?: string; exact?: boolean; count: number }
   | { kind: 'hidden'; seconds: number; count: number }
   | { kind: 'unfiltered'; count: number }
-  | { kind: 'tfa_error'; error: string; count: number };
+  | { kind: 'tfa_error'; error: string; count: number }
+  /** The instance created after `skip` more creations (on `offerId`, if given) fails or never ends its boot, boots in `seconds`, or shows up `seconds` late. */
+  | { kind: 'boot'; mode: 'fail' | 'never' | 'slow' | 'late'; skip: number; offerId?: number; seconds?: number; state?: string; count: number };
 
 export interface OutboxMessage {
   channel: 'sms' | 'email';
@@ -302,6 +317,7 @@ export interface SimIds {
   tfaMethod: number;
   priceIncrease: number;
   invoice: number;
+  overlay: number;
 }
 
 export class SimState {
@@ -341,12 +357,15 @@ export class SimState {
   sshListenPort?: (inst: SimInstance) => number | undefined;
   /** Answers a slow fault holds back, each with the function that cuts its wait short. */
   heldAnswers = new Set<() => void>();
+  overlays = new Map<number, SimOverlay>();
+  /** Overlay addresses are 127.<netBase>.x.y: random per simulator, so simulators running side by side rarely share one. */
+  netBase = 16 + (randomBytes(1)[0]! % 239);
 
   constructor(readonly config: SimConfig) {
     this.era = config.era;
     this.rateLimits = { ...config.rateLimits };
     this.offers = generateOffers(config.seed, config.offers);
-    this.ids = { instance: 20000000 + (config.seed % 1000) * 1000, sshKey: 9101, tfaMethod: 7001, priceIncrease: 5001, invoice: 880001 };
+    this.ids = { instance: 20000000 + (config.seed % 1000) * 1000, sshKey: 9101, tfaMethod: 7001, priceIncrease: 5001, invoice: 880001, overlay: 601 };
     this.user = {
       id: 424242,
       email: 'sim.user@example.com',
@@ -386,7 +405,7 @@ export class SimState {
       const storage = (storageHour * (now - start)) / 3600;
       let compute = 0;
       let billedFrom: number | undefined;
-      if (inst.intended === 'running' && !inst.failure && !inst.outbid) {
+      if (inst.intended === 'running' && !inst.failure && !inst.outbid && !inst.bootFault) {
         const runFrom = Math.max(start, inst.bootStart + inst.bootSeconds);
         if (now > runFrom) compute = (instanceComputeHour(inst) * (now - runFrom)) / 3600;
         billedFrom = runFrom;

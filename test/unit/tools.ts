@@ -14,6 +14,7 @@ const TOOLS = {
   dash: { probe: ['-c', 'true'], pkg: 'dash' },
   busybox: { probe: ['true'], pkg: 'busybox' },
   shellcheck: { probe: ['--version'], pkg: 'shellcheck' },
+  mpirun: { probe: ['--version'], pkg: 'openmpi-bin' },
 } as const;
 export type Tool = keyof typeof TOOLS;
 

@@ -78,6 +78,11 @@ const CASES: Record<SimFault['kind'], Case[]> = {
     { call: 'create', fault: () => ({ kind: 'reset', path: CREATE }), expect: 'ambiguous' },
   ],
   hidden: [{ call: 'show', fault: () => ({ kind: 'hidden', seconds: 600 }), expect: 'not-found' }],
+  // a member that shows up late reads like any late instance; one that never boots or fails is still visible
+  boot: [
+    { call: 'show', fault: () => ({ kind: 'boot', mode: 'late', seconds: 600 }), expect: 'not-found' },
+    { call: 'show', fault: () => ({ kind: 'boot', mode: 'fail' }), expect: 'visible' },
+  ],
   // a list that ignores its filter does not change what a show says (locateCreation's own test covers the list)
   unfiltered: [{ call: 'show', fault: () => ({ kind: 'unfiltered' }), expect: 'visible' }],
   offer_taken: [{ call: 'create', fault: ({ offerId }) => ({ kind: 'offer_taken', offerId }), expect: 'offer-gone' }],
@@ -95,12 +100,13 @@ async function attempt(api: ServiceApi, c: Case): Promise<Judged> {
   const setup = h.client(); // the setup reads and creation, with the usual timeout
   const [offer] = await setup.searchOffers({ limit: 1 });
   const label = `vis-${Math.random().toString(36).slice(2, 8)}`;
-  // 'hidden' applies to the next creation; the others to the call under test
+  // 'hidden' and 'boot' apply to the next creation; the others to the call under test
   const pre = c.fault({ id: 0, offerId: offer!.id });
-  if (pre.kind === 'hidden') await h.ctl.fault(pre);
+  const atCreation = pre.kind === 'hidden' || pre.kind === 'boot';
+  if (atCreation) await h.ctl.fault(pre);
   let id = 0;
   if (c.call === 'show') id = (await setup.createInstance(offer!.id, { image: 'i', label, disk: 10, runtype: 'ssh_direct' })).new_contract;
-  if (pre.kind !== 'hidden') await h.ctl.fault(c.fault({ id, offerId: offer!.id }));
+  if (!atCreation) await h.ctl.fault(c.fault({ id, offerId: offer!.id }));
   try {
     if (c.call === 'show') await api.showInstance(id);
     else await api.createInstance(offer!.id, { image: 'i', label, disk: 10, runtype: 'ssh_direct' });
