@@ -107,18 +107,30 @@ export function stderrLogger(write: (line: string) => void, secrets: () => Reado
   return createRedactingLogger({ trace: quiet, debug: quiet, info: at('info'), warn: at('warn'), error: at('error') }, secrets);
 }
 
-/** Template files an agent may name: .json files inside the folder the server runs in (the workspace). */
-async function templateFile(root: string, ref: string): Promise<string> {
-  const path = resolve(root, ref);
-  let real: string;
+/** A file inside the folder the server runs in (the workspace), by its real path; undefined when it is not there or outside it. */
+async function workspaceFile(root: string, ref: string): Promise<string | undefined> {
   try {
-    real = await realpath(path);
+    const real = await realpath(resolve(root, ref));
+    const rel = relative(await realpath(root), real);
+    return rel.startsWith('..') || isAbsolute(rel) ? undefined : real;
   } catch {
-    throw new ToolError(`Template "${ref.slice(0, 100)}" was not found in ${root}. Give a path relative to the workspace, e.g. .gpu/train.json. Nothing was rented.`);
+    return undefined;
   }
-  const rel = relative(await realpath(root), real);
-  if (rel.startsWith('..') || isAbsolute(rel) || !/\.jsonc?$/i.test(real)) throw new ToolError('A template must be a .json file inside the workspace folder the server runs in. Nothing was rented.');
+}
+
+/** Template files an agent may name: .json files inside the workspace. */
+async function templateFile(root: string, ref: string): Promise<string> {
+  const real = await workspaceFile(root, ref);
+  if (!real || !/\.jsonc?$/i.test(real)) throw new ToolError(`Template "${ref.slice(0, 100)}" is not a .json file inside the workspace folder the server runs in (${root}). Give a path relative to it, e.g. .gpu/train.json. Nothing was rented.`);
   return real;
+}
+
+/** GPU_RENTAL_ANSWER_WITHIN_S: seconds a rent's answer waits for the machine (1 to 600, default 40). */
+function answerWithin(env: Env): number {
+  const raw = env.GPU_RENTAL_ANSWER_WITHIN_S?.trim();
+  const n = raw ? Number(raw) : 40;
+  if (!Number.isFinite(n) || n < 1 || n > 600) throw new Error(`GPU_RENTAL_ANSWER_WITHIN_S must be a number of seconds from 1 to 600 (got "${(raw ?? '').slice(0, 20)}").`);
+  return n;
 }
 
 export interface McpEnvPorts {
@@ -149,7 +161,11 @@ export async function mcpPorts(env: Env, o: { cwd: string; home?: string; write:
       workspaceFolder: o.cwd,
       env,
       secret: async (name) => env[`GPU_RENTAL_SECRET_${name}`],
-      readFile: async (p) => readFile(await templateFile(o.cwd, p).catch(() => resolve(o.cwd, p)), 'utf8').catch(() => undefined),
+      // onstartFile: inside the workspace only (never a file elsewhere sent as a start script).
+      readFile: async (p) => {
+        const file = await workspaceFile(o.cwd, p);
+        return file ? readFile(file, 'utf8').catch(() => undefined) : undefined;
+      },
     });
     if (!loaded.template) {
       const errors = loaded.problems.filter((p) => p.severity === 'error');
@@ -169,7 +185,9 @@ export async function mcpPorts(env: Env, o: { cwd: string; home?: string; write:
     apiUrl: () => url.url,
     loadTemplate: loadRentTemplate,
     quotes: new QuoteStore(() => Date.now()),
-    maxWaitMs: 10 * 60_000,
+    maxWaitMs: 30 * 60_000,
+    // MCP clients give up on a call after about a minute: say where a rent stands well before.
+    answerWithinMs: answerWithin(env) * 1000,
   };
   const describe = `${url.url} (key from ${found.source === 'the VAST_API_KEY environment variable' ? 'VAST_API_KEY' : 'the CLI key file'}; caps: ${caps.maxDphTotal !== undefined ? `$${caps.maxDphTotal}/h` : 'no per-hour cap'}, ${caps.monthlyBudget !== undefined ? `$${caps.monthlyBudget}/month` : 'no budget'}; state ${join(dir, 'mcp-state.json')})`;
   return { ports, describe, close: async () => (await import('../api/client')).closeApiTransport() };

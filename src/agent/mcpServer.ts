@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { invokeTool, toolManifest, type AgentPorts } from './toolCatalogue';
+import { resumeMcpRentals } from './mcpResume';
 
 export const MCP_SERVER_NAME = 'gpu-rental';
 
@@ -35,6 +36,8 @@ export function createMcpServer(ports: AgentPorts, version: string): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const r = await invokeTool(ports, req.params.name, req.params.arguments ?? {});
+    // A rental the flow stopped waiting for stays watched by this process (adopted if it appears).
+    if (req.params.name === 'rent') resumeMcpRentals(ports, 'late');
     return { content: [{ type: 'text' as const, text: r.text }], ...(r.isError ? { isError: true } : {}) };
   });
   return server;

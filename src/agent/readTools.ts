@@ -4,6 +4,7 @@
 import type { Instance, OfferQuery } from '../api/types';
 import { parseOfferQuery, parseQueryText } from '../offers/offerQuery';
 import { rankOffers } from '../create/ranking';
+import { readInflight } from '../create/createFlow';
 import { redactLog } from '../api/logs';
 import { sshCommandFor } from '../instances/instanceViewModel';
 import { increaseHeadline } from '../billing/priceIncreases';
@@ -82,10 +83,13 @@ export const listInstances: AgentTool<typeof noInput> = {
   async handler(ports) {
     const api = await ports.api();
     const { instances } = await api.listInstances();
-    if (!instances.length) return ok(['No instances: nothing is rented or billing.']);
+    // Rentals sent whose machine the list does not show (yet): they may exist and bill.
+    const unseen = readInflight(ports.state).filter((r) => r.instanceId === undefined || !instances.some((i) => i.id === r.instanceId));
+    const pending = unseen.map((r) => `rental "${plain(r.label, [], 64)}"${r.instanceId !== undefined ? ` (instance ${r.instanceId})` : ''}: sent, not in the list yet; it may still appear and bill, and is watched. Check again before renting more.`);
+    if (!instances.length) return ok([pending.length ? 'No instances in the list.' : 'No instances: nothing is rented or billing.', ...pending]);
     const now = ports.clock.now();
     const aliases = await aliasesOf(ports);
-    return ok([`${instances.length} instance(s):`, ...instances.map((i) => instanceLine(i, now, aliases.get(i.id)))]);
+    return ok([`${instances.length} instance(s):`, ...instances.map((i) => instanceLine(i, now, aliases.get(i.id))), ...pending]);
   },
 };
 

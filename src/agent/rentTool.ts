@@ -13,11 +13,12 @@ import { TemplateSchema, type Template } from '../create/templateSchema';
 import { realClock, runCreateFlow, type CreateFlowResult, type FlowPrompts } from '../create/createFlow';
 import { GuardSetupError, baseOnstart, guardRequestFor, guardSummary, type GuardRequest } from '../guard/plan';
 import { checkCaps, capsLine, rate, spendingForCaps } from './caps';
-import { offerLine, plain } from './resultText';
+import { flowText, offerLine, plain } from './resultText';
 import { quoteIdOf } from './actionTools';
 import type { AgentPorts, AgentTool, RentTemplate, ToolResult } from './toolTypes';
 import { ToolError } from './toolTypes';
 import { rentInput } from './toolInputs';
+import { background } from '../core/background';
 
 type RentInput = z.infer<typeof rentInput>;
 
@@ -108,8 +109,19 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
   const cap = Math.min(plan.perHour, t.offer?.maxDphTotal ?? Infinity, caps.maxDphTotal ?? Infinity);
   const template: Template = { ...t, offer: { ...(t.offer ?? {}), maxDphTotal: cap } };
   const api = await ports.api();
-  const result = await runCreateFlow(
-    { api, log: ports.log, prompts: unattended, progress: () => undefined, clock: ports.clock ?? realClock, ssh: ports.ssh, state: ports.state, ...(ports.instances ? { instances: ports.instances } : {}), ...(ports.random ? { random: ports.random } : {}) },
+  // The instance the flow rented, as soon as it is known (the flow puts it in the store at once).
+  let rented: (id: number) => void = () => undefined;
+  const rentedId = new Promise<number>((resolve) => (rented = resolve));
+  const instances = {
+    upsert: (i: Parameters<NonNullable<AgentPorts['instances']>['upsert']>[0]) => {
+      rented(i.id);
+      ports.instances?.upsert(i);
+    },
+    watch: (id: number) => ports.instances?.watch(id),
+    remove: (id: number) => ports.instances?.remove(id),
+  };
+  const flow = runCreateFlow(
+    { api, log: ports.log, prompts: unattended, progress: () => undefined, clock: ports.clock ?? realClock, ssh: ports.ssh, state: ports.state, instances, ...(ports.random ? { random: ports.random } : {}) },
     {
       template,
       templatePath: plan.rt.templatePath,
@@ -123,12 +135,30 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
       ...(ports.maxWaitMs ? { maxWaitMs: ports.maxWaitMs } : {}),
     },
   );
-  return rentResult(result, plan.rt.secrets);
+  const answerWithin = ports.answerWithinMs;
+  if (answerWithin === undefined) return rentResult(await flow, plan.rt.secrets);
+  // A client gives up on a call after a while (often 60 s), and a machine can take minutes to
+  // boot, or an unclear answer a minute to check: the answer waits `answerWithin`, then says
+  // where the rent stands. The flow goes on (watched, SSH entry written, in-flight record kept).
+  let id: number | undefined;
+  rentedId.then((x) => (id = x), () => undefined);
+  const done = flow.then((r) => ({ r }));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const later = new Promise<'later'>((resolve) => (timer = setTimeout(() => resolve('later'), answerWithin)));
+  const settled = await Promise.race([done, later]);
+  clearTimeout(timer);
+  if (settled !== 'later') return rentResult(settled.r, plan.rt.secrets);
+  background(flow.then((r) => ports.log.info(`agent: the rent${id !== undefined ? ` of instance ${id}` : ''} ended: ${r.outcome}`)), ports.log, 'the rent that goes on');
+  if (id !== undefined)
+    return { text: `Rented instance ${id} at ${rate(plan.perHour)} or less; it is provisioning and bills from now. It is watched until it runs, and its SSH entry is written then: check it with instance_details or list_instances.` };
+  return {
+    text: `The rent was sent, and the service's answer did not say whether a machine was created; it is being checked through the instance list and watched. Do not rent again: list_instances shows it as a rental not in the list yet, and then as an instance if it was created.`,
+  };
 }
 
 /** The flow's outcome as a few lines: what was rented (id, state, price, SSH alias), or why nothing was. */
 export function rentResult(r: CreateFlowResult, secrets: readonly string[]): ToolResult {
-  const say = (s: string) => plain(s, secrets, 600);
+  const say = (s: string) => flowText(s, secrets);
   switch (r.outcome) {
     case 'running':
       return { text: `Rented instance ${r.instance.id}: running, ${rate(r.instance.dph_total ?? 0)}${r.alias ? `, ssh ${r.alias}` : ''}.${r.sshError ? ` ${say(r.sshError)}` : ''} It bills until stopped or destroyed.` };

@@ -9,13 +9,30 @@ import { gpuText, stateText } from '../instances/instanceViewModel';
 import { installedGuard } from '../guard/installed';
 import { rate } from './caps';
 
-/** Characters that would start Markdown, HTML or shell syntax where a client renders or pastes the text. */
-const ACTIVE = /[`*_[\]<>|$\\{}#!~;&]/g;
+/**
+ * Characters that make Markdown or HTML act where a client renders the text: links and images
+ * ([…](…)), code spans and fences, tags, tables, escapes. Prices ($), labels (my_model) and
+ * ids (#12) keep their characters; nothing here reaches a shell (the SSH command is checked on
+ * its own, src/ssh/sshValues.ts).
+ */
+const ACTIVE = /[`<>[\]|\\]/g;
 
 /** Service- or host-controlled text as a plain, inert line (at most `max` characters); '' when there is none. */
 export function plain(text: string | null | undefined, secrets: readonly string[] = [], max = 80): string {
   const line = serverLine(text, secrets)?.replace(ACTIVE, ' ').replace(/\s+/g, ' ').trim() ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * A message this extension wrote (the create flow's), which may quote service text: secrets
+ * masked, made inert like plain(), but whole (plain() bounds host text to one short line).
+ */
+export function flowText(text: string, secrets: readonly string[]): string {
+  return text
+    .split(/(?<=[.!?:])\s+/)
+    .map((sentence) => plain(sentence, secrets, 400))
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** `label "x"` when there is a label (quoted, so a model never reads it as an instruction). */

@@ -82,6 +82,11 @@ export interface AgentPorts {
   maxAttempts?: number;
   pollIntervalMs?: number;
   maxWaitMs?: number;
+  /**
+   * How long a rent's answer waits for the rented machine to run (the create flow goes on after
+   * it, watched, its SSH entry written when it runs). Absent: the answer waits for the flow.
+   */
+  answerWithinMs?: number;
 }
 
 /** What a call of a consent tool would do, as the user is asked it; `quote` is what its confirm runs. */

@@ -81,3 +81,14 @@ test('a 429 on every read and a lagging service: the read tools answer or say wh
   assert.equal(await puts(), 0);
   assert.ok(!h.log.lines.join('\n').includes('sim-api-key'), 'no key in the log');
 });
+
+test('a rental whose machine the list does not show yet is named by list_instances, so an agent does not rent again blind', async () => {
+  await flowSim.control.fault({ kind: 'reset', path: CREATE, count: 1 });
+  await flowSim.control.fault({ kind: 'hidden', seconds: 600 });
+  const h = agentHarness({ timeoutMs: 300 });
+  const text = await quoteAndConfirm(h);
+  assert.match(text, /nothing else was rented/);
+  const list = await invokeTool(h.ports, 'list_instances', {});
+  assert.match(list.text, /^No instances in the list\.\nrental "Unit-test-box-\w{4}": sent, not in the list yet; it may still appear and bill, and is watched/);
+  assert.equal((await held()).length, 1);
+});

