@@ -22,6 +22,8 @@ const quick = args.includes('--quick');
 const noVscode = args.includes('--no-vscode');
 const vscodeRuns = Number(args.find((a) => a.startsWith('--vscode-runs='))?.split('=')[1] ?? 3);
 const LIMIT = 150 * 1024;
+/** Time to SSH entry measured by this bench on d655f6a (show-instance read every 10 s while booting), for comparison. */
+const SSH_ENTRY_BEFORE = 'median 7052 ms, max 9125 ms (9125, 9028, 7052, 5116, 2981 ms)';
 /** The packed .vsix: today about 706 KB and 45 files (the files the extension loads, test/unit/build/package.test.ts). */
 const PACKAGE_LIMIT = 800 * 1024;
 const PACKAGE_FILES = 50;
@@ -255,7 +257,7 @@ const rows = [
   ['Requests: hidden, steady', `${hidden.requests} in ${eco.minutes} min (${hidden.perMinute}/min)`, '≤ 1 per minute', yes(hidden.perMinute <= 1)],
   ['Requests: provisioning', `${prov.requests} in ${eco.minutes} min (hidden; every ${eco.intervalMs / 1000} s while it boots, 3 min, then 1/min)`, 'one list call per interval', yes(prov.otherCalls === 0)],
   ['Requests: signed out', `${signedOut.requests}`, 'none', yes(signedOut.requests === 0)],
-  ['Time to SSH entry', `median ${ssh.medianMs} ms, max ${ssh.maxMs} ms with a ${ssh.intervalMs} ms poll interval`, '≤ one poll interval', yes(ssh.maxMs <= ssh.intervalMs + 100)],
+  ['Time to SSH entry', `median ${ssh.medianMs} ms, max ${ssh.maxMs} ms at default settings (${ssh.intervalMs / 1000} s poll interval, show-instance paced at 2 s); before (d655f6a, reads every 10 s): ${SSH_ENTRY_BEFORE}`, '≤ 3 s after the service says running', yes(ssh.maxMs <= 3000)],
   ...mcpRows(mcp),
 ];
 
@@ -343,10 +345,12 @@ ${mcpSection(mcp)}
 - **Request economy**: bench/economy.ts drives the real PolledInstanceStore and Poller with a virtual clock
   (the injectable Timers) against the simulator (\`today\` era: list calls are pages of GET /api/v1/instances/, so 200
   instances are 8 per refresh), whose clock follows the virtual one; requests are counted from the simulator's request log.
-- **Time to SSH entry**: bench/sshEntry.ts creates an instance, runs the create flow's pollUntilReady
-  (${ssh.intervalMs} ms interval instead of 10 s, to keep the bench short), marks the instance running through the
-  simulator's control API at ${ssh.phases.map((p) => `${p * 100}%`).join(', ')} of a poll cycle, and writes the entry with the real
-  SshConfigWriter on a temporary HOME; measured from the mark to the entry on disk.
+- **Time to SSH entry**: bench/sshEntry.ts creates an instance, runs the create flow's pollUntilReady at default
+  settings (the ${ssh.intervalMs / 1000} s poll interval, the client's service pacing, the simulator's service limits on
+  show-instance and the list), marks the instance running through the simulator's control API at
+  ${ssh.phases.map((p) => `${p * 100}%`).join(', ')} of ${ssh.intervalMs / 1000} s after the wait starts, and writes the entry with the real
+  SshConfigWriter on a temporary HOME, as the create flow does once the read that shows it running is in; measured
+  from the mark to the entry on disk.
 
 ## Notes
 ${notes}`;

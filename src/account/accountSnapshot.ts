@@ -12,8 +12,9 @@ export interface AccountSnapshot {
   errors: string[];
 }
 
-export async function loadAccount(api: ServiceApi, o: { signal?: AbortSignal } = {}): Promise<AccountSnapshot> {
-  const [u, s] = await Promise.allSettled([api.currentUser(o), api.tfaStatus(o)]);
+/** The user record comes from `o.user` when given (the one read of the account's money every view shows). */
+export async function loadAccount(api: ServiceApi, o: { signal?: AbortSignal; user?: () => Promise<User> } = {}): Promise<AccountSnapshot> {
+  const [u, s] = await Promise.allSettled([o.user ? o.user() : api.currentUser(o), api.tfaStatus(o)]);
   const errors: string[] = [];
   if (u.status === 'rejected') errors.push(`Could not load your account: ${describeTfaError(u.reason).message}`);
   if (s.status === 'rejected') errors.push(`Could not load the 2FA status: ${describeTfaError(s.reason).message}`);
@@ -63,7 +64,7 @@ export function methodRow(m: TfaMethod, nowMs: number, fmt: (ms: number) => stri
 
 export function accountRows(
   snap: AccountSnapshot,
-  o: { nowMs: number; authorizedUntil?: number; session: boolean; fmt: (ms: number) => string },
+  o: { nowMs: number; authorizedUntil?: number; session: boolean; fmt: (ms: number) => string; creditText?: string },
 ): AccountRow[] {
   const rows: AccountRow[] = [];
   const u = snap.user;
@@ -71,7 +72,8 @@ export function accountRows(
     rows.push({
       id: 'user',
       label: u.email || `User ${u.id}`,
-      description: [u.full_name, typeof u.credit === 'number' ? `$${u.credit.toFixed(2)} credit` : undefined].filter(Boolean).join(' · '),
+      // The credit as every money view shows it (the caller formats the one read), else as read here.
+      description: [u.full_name, o.creditText ?? (typeof u.credit === 'number' ? `$${u.credit.toFixed(2)} credit` : undefined)].filter(Boolean).join(' · '),
       icon: 'account',
     });
   }

@@ -109,5 +109,5 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
     const actions = code ? (ACTIONS[code] ?? []) : err.kind === 'network' || err.kind === 'timeout' || err.kind === 'rate_limited' || (err.status ?? 0) >= 500 ? ['retry' as const] : [];
     return { code, message: err.userMessage(), actions: [...actions] };
   }
-  return { code, message: 'The 2FA request failed unexpectedly. Retry, and if it fails again open the log (GPU Rental: Show Log) for details.', actions: ['retry'] };
+  return { code, message: 'The 2FA request failed unexpectedly. Retry, and if it fails again open the log (GPU Rental: Show Output Log) for details.', actions: ['retry'] };
 }

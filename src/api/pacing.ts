@@ -21,6 +21,25 @@ export const SERVICE_PACING_MS: Readonly<PacingMs> = { show: 2000, list: 1000, u
  * penalty (service-today.md section 9: threshold 4.5 s, penalty 12 s). A refused creation waits this out.
  */
 export const SERVICE_PENALTY_MS: Readonly<PacingMs> = { show: 0, list: 0, update: 0, destroy: 0, create: 12_000, search: 0 };
+/**
+ * How long a booting instance's status may stay unchanged before its reads slow down: until then
+ * show-instance is read at the service's show threshold, so "running" is seen within one
+ * threshold (2 s) of the service reporting it. Any change (state, status text, SSH address)
+ * starts the window again, so a long image pull that reports progress is followed closely.
+ */
+export const STATUS_FAST_WINDOW_MS = 180_000;
+
+/**
+ * The wait before the next status read of a booting instance (after a successful read): the
+ * show threshold (never faster: the service allows one show every 2 s per key) while the record
+ * changed less than STATUS_FAST_WINDOW_MS ago, then half again longer per read up to `slowestMs`
+ * (the poll interval setting). A `slowestMs` under the threshold (tests without pacing) is used as is.
+ */
+export function statusPollDelay(o: { sinceChangeMs: number; lastDelayMs: number; slowestMs: number }): number {
+  const fast = Math.min(SERVICE_THRESHOLDS_MS.show, o.slowestMs);
+  if (o.sinceChangeMs < STATUS_FAST_WINDOW_MS) return fast;
+  return Math.min(o.slowestMs, Math.max(fast, Math.round(o.lastDelayMs * 1.5)));
+}
 export const NO_PACING_MS: Readonly<PacingMs> = { show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 };
 /** The server's clock and ours round differently: stay a little above each threshold. */
 const MARGIN_MS = 50;

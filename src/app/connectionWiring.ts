@@ -10,6 +10,8 @@ import type { ApiKeyOwner } from '../account/apiKey';
 import type { PolledInstanceStore } from '../instances/instanceStore';
 import type { ServiceBase } from './serviceBase';
 
+const SIGN_IN_2FA = 'Sign In with 2FA';
+
 export const SESSION_KEY_SECRET = 'sessionKey';
 
 /** What a connection change resets. */
@@ -40,9 +42,11 @@ function watchSession(base: ServiceBase): void {
       base.log.warn('The 2FA session key was rejected; falling back to the API key.');
       if (!toldSessionDropped) {
         toldSessionDropped = true;
-        vscode.window.showWarningMessage(
+        // N5 of the UX audit: the button that resolves it.
+        background(vscode.window.showWarningMessage(
           'Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.',
-        );
+          SIGN_IN_2FA,
+        ).then((a) => (a === SIGN_IN_2FA ? vscode.commands.executeCommand('gpuRental.tfa.signIn') : undefined)), base.log, 'the 2FA expiry notice');
       }
     }),
   );
@@ -54,8 +58,9 @@ function watchSettings(base: ServiceBase, instances: PolledInstanceStore): void 
       if (!e.affectsConfiguration('gpuRental')) return;
       const { apiBaseUrlChanged, apiBaseUrl } = base.reloadSettings();
       if (apiBaseUrlChanged) {
+        // The settings editor flags a bad URL as it is typed (the schema's pattern); a toast per keystroke would not help.
         const c = checkBaseUrl(apiBaseUrl);
-        if (!c.ok) vscode.window.showErrorMessage(c.message);
+        if (!c.ok) base.log.warn(c.message);
         base.conn.setBaseUrl(apiBaseUrl);
       } else {
         instances.poller.nudge();
@@ -89,6 +94,8 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
     .catch((e) => log.error(`Could not read the stored API key: ${describeError(e)}`))
     .then(() => {
       setContext(base, conn.info());
+      // The welcome views wait for this, so a signed-in user never sees them flash at start.
+      background(vscode.commands.executeCommand('setContext', 'gpuRental.ready', true), log, 'setting the ready context');
       const b = conn.baseUrl();
       if (!b.ok)
         background(

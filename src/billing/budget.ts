@@ -50,9 +50,10 @@ export function levelToWarn(c: BudgetCheck, warned: BudgetWarned | undefined): 8
   return told.includes(c.level) ? undefined : c.level;
 }
 
-export function budgetMessage(c: BudgetCheck, ratePerHour: number): string {
-  const head = c.level >= 100 ? `you have reached your monthly budget` : `you have used ${Math.floor(c.percent)} % of your monthly budget`;
-  return `GPU Rental: ${head} (${formatMoney(c.spent)} of ${formatMoney(c.budget)} charged in ${c.month}). At the current ${formatRate(ratePerHour)} the month ends at about ${formatMoney(c.projected)}.`;
+/** The warning; `asOf` ("as of 15:42") says when the rate was read (the status bar's tooltip shows the same read). */
+export function budgetMessage(c: BudgetCheck, ratePerHour: number, asOf?: string): string {
+  const head = c.level >= 100 ? `You have reached your monthly budget` : `You have used ${Math.floor(c.percent)} % of your monthly budget`;
+  return `${head} (${formatMoney(c.spent)} of ${formatMoney(c.budget)} charged in ${c.month}). At the current ${formatRate(ratePerHour)}${asOf ? ` (${asOf})` : ''} the month ends at about ${formatMoney(c.projected)}.`;
 }
 
 /** Running instances with an idle guard installed: the ones the budget action may stop. */

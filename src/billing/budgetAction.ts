@@ -27,6 +27,8 @@ export interface BudgetDeps {
   /** This month's charges (dollars) and the running rate ($/h). */
   spent: number;
   ratePerHour: number;
+  /** When the rate was read ("as of 15:42"), shown with it. */
+  rateAsOf?: string;
   nowS: number;
   state: KeyValueStore;
   /** The account's instance list as it is now (read again after each prompt). */
@@ -52,7 +54,7 @@ export async function budgetAction(d: BudgetDeps): Promise<BudgetOutcome> {
   const offered = level === 100 && d.onExceeded === 'stopGuarded' ? [...new Map(guardedRunning(d.instances()).map((i) => [i.id, i])).values()] : [];
   const stopLabel = stopGuardedLabel(offered.length);
   const buttons = [...(offered.length ? [stopLabel] : []), SHOW_SPENDING, ...(level === 100 && !offered.length ? [STOP_ALL_RUNNING] : [])];
-  const a = await d.prompts.warn(budgetMessage(c, d.ratePerHour), buttons);
+  const a = await d.prompts.warn(budgetMessage(c, d.ratePerHour, d.rateAsOf), buttons);
   if (a === SHOW_SPENDING) {
     d.showSpending();
     return { level, action: 'spending' };

@@ -33,6 +33,8 @@ export interface DecisionPrompts {
   /** One prompt with every figure, offering `offer` (no decision is its default). undefined: cancelled. */
   confirm(shown: ShownIncrease, offer: readonly Decision[]): Promise<Decision | undefined>;
   info(message: string): void;
+  /** The decision was sent (a short confirmation). */
+  done(message: string): void;
   error(message: string): void;
 }
 
@@ -82,7 +84,7 @@ function show(deps: DecisionDeps, p: PendingPriceIncrease, changed: boolean): Sh
 }
 
 function noLongerPending(deps: DecisionDeps, id: number): 'stale' {
-  deps.prompts.info(`GPU Rental: price increase ${Number.isFinite(id) ? id : '(no id)'} is no longer pending (it was accepted, rejected or withdrawn). The list was refreshed.`);
+  deps.prompts.info(`Price increase ${Number.isFinite(id) ? id : '(no id)'} is no longer pending (it was accepted, rejected or withdrawn). The list was refreshed.`);
   return 'stale';
 }
 
@@ -90,7 +92,7 @@ async function read(deps: DecisionDeps): Promise<readonly PendingPriceIncrease[]
   try {
     return await deps.read();
   } catch (e) {
-    deps.prompts.error(`GPU Rental: could not read the pending price increases: ${describeError(e)}`);
+    deps.prompts.error(`Could not read the pending price increases: ${describeError(e)}`);
     return undefined;
   }
 }
@@ -100,7 +102,7 @@ async function choose(deps: DecisionDeps, verb: DecisionVerb, t: DecisionTarget,
   if (t.increaseId !== undefined) return rows.find((p) => p.pending_price_increase_id === t.increaseId) ?? noLongerPending(deps, t.increaseId);
   const candidates = t.instanceId !== undefined ? rows.filter((p) => p.contract_id === t.instanceId) : rows;
   if (!candidates.length) {
-    deps.prompts.info(t.instanceId !== undefined ? `GPU Rental: no price increase is pending for ${deps.name(t.instanceId)}.` : 'GPU Rental: no price increase is pending.');
+    deps.prompts.info(t.instanceId !== undefined ? `No price increase is pending for ${deps.name(t.instanceId)}.` : 'No price increase is pending.');
     return 'cancelled';
   }
   if (candidates.length === 1) return candidates[0]!;
@@ -132,7 +134,7 @@ export async function decideIncrease(deps: DecisionDeps, verb: DecisionVerb, tar
     }
     return send(deps, how, shown);
   }
-  deps.prompts.info(`GPU Rental: the figures of price increase ${p.pending_price_increase_id} kept changing while you decided; nothing was sent. Review it again.`);
+  deps.prompts.info(`The figures of price increase ${p.pending_price_increase_id} kept changing while you decided; nothing was sent. Review it again.`);
   return 'cancelled';
 }
 
@@ -144,11 +146,11 @@ async function send(deps: DecisionDeps, how: Decision, shown: ShownIncrease): Pr
       await deps.read().catch(() => undefined);
       return noLongerPending(deps, shown.id);
     }
-    deps.prompts.error(`GPU Rental: could not ${how} price increase ${shown.id}: ${describeError(e)}`);
+    deps.prompts.error(`Could not ${how} price increase ${shown.id}: ${describeError(e)}`);
     return 'failed';
   }
   deps.log(`Price increase ${shown.id} ${how}ed.`);
-  deps.prompts.info(`GPU Rental: ${how}ed the new price of ${shown.name}.`);
+  deps.prompts.done(`${how === 'accept' ? 'Accepted' : 'Rejected'} the new price of ${shown.name}.`);
   await deps.read().catch(() => undefined);
   return how === 'accept' ? 'accepted' : 'rejected';
 }

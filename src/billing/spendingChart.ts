@@ -34,3 +34,20 @@ export function spendingSvg(s: Spending, width = 640, height = 200): string {
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="Spending per day, last 30 days">${parts.join('')}</svg>`;
 }
+
+/** The chart's figures as a table (keyboard and screen readers reach them; the bars' colours are not needed): a row per day with a charge, by type. */
+export function spendingDaysTable(s: Spending): string {
+  const extra = [...new Set(s.days.flatMap((d) => Object.keys(d.byType)).filter((t) => !TYPES.includes(t)))];
+  const cols: Array<[string, (d: Spending['days'][number]) => number]> = [
+    ...TYPES.map((t): [string, (d: Spending['days'][number]) => number] => [`${t}s`, (d) => d.byType[t] ?? 0]),
+    ...(extra.length ? [['other', (d) => extra.reduce((sum, t) => sum + (d.byType[t] ?? 0), 0)] as [string, (d: Spending['days'][number]) => number]] : []),
+    ['total', (d) => d.total],
+  ];
+  const charged = s.days.filter((d) => d.total > 0);
+  const head = `<tr><th scope="col">Day (UTC)</th>${cols.map(([c]) => `<th scope="col" class="num">${esc(c)}</th>`).join('')}</tr>`;
+  const rows = charged
+    .map((d) => `<tr><th scope="row">${new Date(d.day * 1000).toISOString().slice(0, 10)}</th>${cols.map(([, v]) => `<td class="num">${esc(formatMoney(v(d)))}</td>`).join('')}</tr>`)
+    .join('');
+  const body = charged.length ? rows : `<tr><td colspan="${cols.length + 1}">No charges in the last 30 days.</td></tr>`;
+  return `<details class="days"><summary>Spending per day (the chart as a table)</summary><table aria-label="Spending per day, last 30 days">${head}${body}</table></details>`;
+}

@@ -54,5 +54,5 @@ export function contractsEndingSoon(instances: readonly Instance[], nowS: number
 
 export function contractEndMessage(name: string, endS: number, nowS: number): string {
   const date = new Date(endS * 1000).toISOString().slice(0, 16).replace('T', ' ');
-  return `GPU Rental: the host's contract for ${name} ends ${date} UTC (in about ${Math.max(1, Math.round((endS - nowS) / 3600))} h). The machine is then taken back: save your work and data before then.`;
+  return `The host's contract for ${name} ends ${date} UTC (in about ${Math.max(1, Math.round((endS - nowS) / 3600))} h). The machine is then taken back: save your work and data before then.`;
 }

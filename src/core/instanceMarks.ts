@@ -8,6 +8,8 @@ export interface InstanceMark {
   text: string;
   /** A sentence for the tooltip. */
   tooltip: string;
+  /** A word appended to the row's contextValue, for the menus that act on the mark (`priceUp`). */
+  context?: string;
 }
 
 export class InstanceMarks implements Disposable {

@@ -26,7 +26,12 @@ export interface PollerConfig {
   idlePauseMs: number;
   /** Cap of the exponential backoff after errors. */
   maxBackoffMs: number;
+  /** While something the user waits for is on its way (isUrgent): a machine starting. */
+  urgentIntervalMs?: number;
 }
+
+/** The urgent interval unless the config says otherwise: the list's 1 s threshold, doubled (a walk of many pages takes longer anyway). */
+export const URGENT_INTERVAL_MS = 2000;
 
 export const DEFAULT_POLLER_CONFIG: PollerConfig = {
   intervalMs: 10_000,
@@ -46,6 +51,8 @@ export interface PollerDeps<T> {
   /** Changes whenever the credentials or URL change; results from older generations are dropped. */
   generation(): number;
   isTransitional(): boolean;
+  /** Something the user waits for is on its way (a started machine: its SSH entry follows the list). */
+  isUrgent?(): boolean;
   config(): PollerConfig;
   timers?: Timers;
   random?: () => number;
@@ -173,7 +180,8 @@ export class Poller<T> {
     const c = this.deps.config();
     if (!this.focused && this.timers.now() - this.unfocusedSince >= c.idlePauseMs) return undefined;
     if (this.failures > 0) return this.currentBackoff;
-    return this.visible || this.deps.isTransitional() ? c.intervalMs : c.hiddenIntervalMs;
+    const base = this.visible || this.deps.isTransitional() ? c.intervalMs : c.hiddenIntervalMs;
+    return this.deps.isUrgent?.() ? Math.min(base, c.urgentIntervalMs ?? URGENT_INTERVAL_MS) : base;
   }
 
   private reschedule(): void {

@@ -20,6 +20,8 @@ export const SSH_OPTIONS_STATE_KEY = 'gpuRental.sshOptions';
 export const NOTIFIED_INCREASES_KEY = 'gpuRental.billing.notifiedIncreases';
 /** globalState: when (ms) the weekly reminder about stopped instances that bill for storage was last shown. */
 export const STORAGE_REMINDER_KEY = 'gpuRental.billing.storageReminderAt';
+/** globalState: true once the user chose "Don't Show Again" on that reminder (the rows stay marked). */
+export const STORAGE_REMINDER_OFF_KEY = 'gpuRental.billing.storageReminderOff';
 /** globalState: stopped instances the user chose to keep (no storage reminder for them). */
 export const KEEP_STOPPED_KEY = 'gpuRental.billing.keepStopped';
 /** globalState: outbid instances already told about. */

@@ -1,15 +1,33 @@
-// The account money the status bar, the low-credit warning and the budget projection show: the
-// credit, from the instance records when they carry it (no extra request), else the user record,
-// fetched at most every 5 minutes; and the burn rate, the service's own figure
+// The one read of the account's money every view shows (the Account view, the status bar and its
+// tooltip, the low-credit warning, the budget): the user record (credit, name), fetched at most
+// every 5 minutes, at once on Refresh Account, and sooner when an instance record's
+// credit_balance says the balance moved; and the burn rate, the service's own figure
 // (GET /api/v0/users/spend-rate: stopped disks and volumes included) where it answers, fetched
-// at most once a minute and again when an instance starts, stops or goes, else computed from
-// the list. Answers are dropped when the connection changed while they were in flight.
-import type { Instance, ServiceApi, SpendRate } from '../api/types';
+// with it, at most once a minute and again when an instance starts, stops or goes, else computed
+// from the list. Each view says when the figures were read ("as of 15:42"). Answers are dropped
+// when the connection changed while they were in flight.
+import type { Instance, ServiceApi, SpendRate, User } from '../api/types';
 import { Emitter, type Event } from '../core/events';
 import { formatRate, summarizeCosts } from './costs';
 
 export const USER_CREDIT_REFRESH_MS = 5 * 60_000;
 export const SPEND_RATE_REFRESH_MS = 60_000;
+/** An instance record's credit_balance that differs from the last read asks again, at most this often. */
+export const CREDIT_HINT_MIN_MS = 60_000;
+
+/** The account's money as one read: every view shows these figures, and when they were read. */
+export interface CreditReading {
+  user: User;
+  credit: number | undefined;
+  /** When the answer arrived (ms since the epoch). */
+  at: number;
+}
+
+/** "as of 15:42": when a figure was read, in local hours and minutes. */
+export function asOfText(atMs: number): string {
+  const d = new Date(atMs);
+  return `as of ${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
 
 /** The account's $/h now, and where the figure comes from. */
 export interface BurnRate {
@@ -17,6 +35,8 @@ export interface BurnRate {
   /** 'service': users/spend-rate (stopped disks and volumes included); 'computed': summed from the instance list (volumes not included). */
   source: 'service' | 'computed';
   service?: SpendRate;
+  /** When the service's figure was read (ms since the epoch); a computed rate is as of the instance list. */
+  at?: number;
 }
 
 export interface CreditStoreDeps {
@@ -34,11 +54,11 @@ export function rateSourceText(r: BurnRate): string {
 }
 
 export class CreditStore {
-  private userCredit: number | undefined;
+  private last: CreditReading | undefined;
   private fetchedAt = -Infinity;
-  private fetching = false;
+  private inFlight: Promise<User> | undefined;
   private readonly changed = new Emitter<void>();
-  /** A fetched user credit arrived. */
+  /** A new read arrived (credit, user or rate). */
   readonly onDidChange: Event<void> = this.changed.event;
 
   constructor(private readonly deps: CreditStoreDeps) {}
@@ -47,25 +67,61 @@ export class CreditStore {
     return (this.deps.now ?? Date.now)();
   }
 
-  /** The credit for these instances; may start a background fetch of the user record. */
-  current(instances: readonly Instance[]): number | undefined {
-    const fromInstance = instances.find((i) => typeof i.credit_balance === 'number')?.credit_balance;
-    if (typeof fromInstance === 'number') return fromInstance;
-    if (!this.fetching && this.now() - this.fetchedAt > USER_CREDIT_REFRESH_MS) this.fetch().catch(() => undefined); // fetch() ends every failure itself (the credit stays unknown);
-    return this.userCredit;
+  /** The last read of the account's money, or undefined before the first answer. */
+  reading(): CreditReading | undefined {
+    return this.last;
   }
 
-  private async fetch(): Promise<void> {
-    this.fetching = true;
-    await this.ask(
-      (api) => api.currentUser(),
-      (u) => {
-        this.userCredit = typeof u.credit === 'number' ? u.credit : undefined;
-        this.fetchedAt = this.now();
-        this.changed.fire();
-      },
-      () => (this.fetchedAt = this.now()),
-    ).finally(() => (this.fetching = false));
+  /**
+   * The credit every view shows: the last read's. The instance records' credit_balance is only a
+   * hint that the balance moved (then the user record is read again, at most once a minute), so
+   * the status bar never shows a figure the Account view does not. May start a background read.
+   */
+  current(instances: readonly Instance[]): number | undefined {
+    const hint = instances.find((i) => typeof i.credit_balance === 'number')?.credit_balance;
+    const age = this.now() - this.fetchedAt;
+    const moved = typeof hint === 'number' && this.last?.credit !== undefined && Math.abs(hint - this.last.credit) >= 0.005;
+    if (!this.inFlight && (age > USER_CREDIT_REFRESH_MS || (moved && age > CREDIT_HINT_MIN_MS))) this.readUser().catch(() => undefined); // the credit stays as last read
+    return this.last?.credit;
+  }
+
+  /**
+   * Reads the account now (Refresh Account, the Account view): the user record and the burn rate,
+   * one read every view then shows. A read in flight, or one answered within `maxAgeMs`, is used
+   * instead of asking again. Rejects when the user record cannot be read.
+   */
+  async refresh(o: { maxAgeMs?: number } = {}): Promise<User> {
+    if (!this.inFlight && this.last && o.maxAgeMs !== undefined && this.now() - this.last.at <= o.maxAgeMs) return this.last.user;
+    if (this.spendKnown && !this.spendFetching) this.fetchSpend().catch(() => undefined); // fetchSpend() ends every failure itself
+    return this.readUser();
+  }
+
+  private readUser(): Promise<User> {
+    if (this.inFlight) return this.inFlight;
+    const p = (async () => {
+      // An answer for a connection that changed meanwhile is dropped, and the new one is asked (twice at most).
+      for (let tries = 1; ; tries++) {
+        const gen = this.deps.generation();
+        let u: User;
+        try {
+          u = await (await this.deps.api()).currentUser();
+        } catch (e) {
+          if (gen === this.deps.generation()) this.fetchedAt = this.now();
+          throw e;
+        }
+        if (gen === this.deps.generation()) {
+          this.fetchedAt = this.now();
+          this.last = { user: u, credit: typeof u.credit === 'number' ? u.credit : undefined, at: this.now() };
+          this.changed.fire();
+          return u;
+        }
+        if (tries >= 2) throw new Error('The connection changed while the account was read. Choose Refresh to read it again.');
+      }
+    })();
+    this.inFlight = p;
+    // A reset meanwhile started another read: leave that one in place.
+    p.finally(() => this.inFlight === p && (this.inFlight = undefined)).catch(() => undefined);
+    return p;
   }
 
   /** One read for this connection: its answer (or failure) is dropped when the connection changed meanwhile. */
@@ -97,7 +153,7 @@ export class CreditStore {
       this.spendSig = sig;
       this.fetchSpend().catch(() => undefined); // fetchSpend() ends every failure itself (the rate is computed meanwhile)
     }
-    if (this.spend) return { perHour: this.spend.totalPerHour, source: 'service', service: this.spend };
+    if (this.spend) return { perHour: this.spend.totalPerHour, source: 'service', service: this.spend, at: this.spendAt };
     return { perHour: summarizeCosts(instances, undefined).totalPerHour, source: 'computed' };
   }
 
@@ -119,7 +175,8 @@ export class CreditStore {
 
   /** The connection changed: the credit and the rate belong to another account (or none). */
   reset(): void {
-    this.userCredit = undefined;
+    this.last = undefined;
+    this.inFlight = undefined;
     this.fetchedAt = -Infinity;
     this.spend = undefined;
     this.spendKnown = true;

@@ -73,7 +73,7 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
     return {
       result: {
         outcome: 'failed',
-        message: `${problem} ${named(id, offer)} is kept and still billing ${cost}; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Logs). Destroy it there when you no longer need it.`,
+        message: `${problem} ${named(id, offer)} is kept and still billing ${cost}; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Instance Logs). Destroy it there when you no longer need it.`,
         keptId: id,
         bootFailed: { instanceId: id, status, ...(statusMsg ? { statusMsg } : {}) },
         attempts: run.attempts,

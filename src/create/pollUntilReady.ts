@@ -3,7 +3,7 @@
 // the waiting (backing off on failed reads, paced by the service's thresholds).
 import type { Instance, Logger, ServiceApi } from '../api/types';
 import { VisibilityWatch, GONE_CONFIRMATIONS, NOT_VISIBLE_WINDOW_MS, saysNotFound, type AbsenceProof } from '../api/visibility';
-import { SERVICE_THRESHOLDS_MS } from '../api/pacing';
+import { SERVICE_THRESHOLDS_MS, statusPollDelay } from '../api/pacing';
 import { locateCreation, reconcileCreation } from '../api/reconcile';
 import { errorKind, errorStatus } from '../core/describeError';
 import type { Clock, CreateFlowPorts } from './flowTypes';
@@ -30,6 +30,7 @@ export interface PollOptions {
   targetState: 'running' | 'stopped';
   /** The label the creation request carried: the list is searched by it as well as by id. */
   label?: string;
+  /** The slowest pace of the reads (the poll interval setting): they start at the service's show threshold (statusPollDelay). */
   intervalMs: number;
   maxWaitMs: number;
   signal?: AbortSignal;
@@ -57,7 +58,8 @@ function settled(inst: Instance, target: 'running' | 'stopped'): PollOutcome | u
 
 /**
  * Polls show-instance until the instance is ready (running with ssh_host/ssh_port), or a
- * terminal state. A read error never ends the tracking early: 429, 5xx, timeouts, unreadable
+ * terminal state, at the service's show threshold while the record keeps changing and slower
+ * (up to `intervalMs`) while it does not (statusPollDelay in src/api/pacing.ts). A read error never ends the tracking early: 429, 5xx, timeouts, unreadable
  * answers back off (doubling, capped) and try again, up to MAX_READ_FAILURES in a row ('error',
  * the caller hands the instance over). "Not found" is judged by VisibilityWatch: within the
  * first minute it is "not visible yet"; after that only the instance list, by id and by label,
@@ -67,20 +69,27 @@ function settled(inst: Instance, target: 'running' | 'stopped'): PollOutcome | u
 export async function pollUntilReady(api: ServiceApi, id: number, clock: Clock, log: Logger, o: PollOptions): Promise<PollOutcome> {
   const start = clock.now();
   const watch = new VisibilityWatch(start, { seenBefore: o.seenBefore === true });
-  let delay = o.intervalMs;
+  let delay = statusPollDelay({ sinceChangeMs: 0, lastDelayMs: 0, slowestMs: o.intervalMs });
   let failures = 0;
+  // When the record last changed (state, status text, SSH address): the reads slow down only while it stays the same.
+  let changedAt = start;
+  let lastSeen = '';
   for (;;) {
     if (o.signal?.aborted) return { kind: 'aborted' };
     let inst: Instance | undefined;
     try {
       inst = await api.showInstance(id, o.signal ? { signal: o.signal } : undefined);
       watch.shown(inst);
-      delay = o.intervalMs;
+      const seen = JSON.stringify([inst.state, inst.status_msg, inst.ssh_host, inst.ssh_port]);
+      if (seen !== lastSeen) [lastSeen, changedAt] = [seen, clock.now()];
+      delay = statusPollDelay({ sinceChangeMs: clock.now() - changedAt, lastDelayMs: delay, slowestMs: o.intervalMs });
       failures = 0;
     } catch (e) {
       if (o.signal?.aborted || errorKind(e) === 'aborted') return { kind: 'aborted' };
       if (saysNotFound(e)) {
         failures = 0;
+        // Not shown (yet): nothing to be ready sooner for; the show threshold pace starts with the first sighting.
+        delay = Math.max(delay, o.intervalMs);
         const v = watch.notFound(clock.now());
         if (v.state === 'not-visible-yet') log.debug(`create: instance ${id} is not visible yet; asking again`);
         else {

@@ -80,7 +80,7 @@ export function notReporting(r: Reading, g: InstalledGuard): { text: string; det
     text: `guard: not reporting${since}`,
     details: [
       `Idle guard: not reporting${since}${r.state ? '' : ' (no state written on this instance)'}. Until it reports again, nothing ${verb} this instance when it is idle.`,
-      'What to do: run "GPU Rental: Show Idle Guard Log" for its reason (for example no curl on the image), or restart the instance (its onstart starts the guard again); stop the instance yourself when you are done.',
+      'What to do: run "GPU Rental: Show Idle Guard Log…" for its reason (for example no curl on the image), or restart the instance (its onstart starts the guard again); stop the instance yourself when you are done.',
     ],
   };
 }

@@ -42,6 +42,8 @@ export class PolledInstanceStore implements InstanceStore {
   private list: Instance[] = [];
   private readonly byId = new Map<number, Instance>();
   private readonly watched = new Set<number>();
+  /** Watched ids an action is starting (see anyStarting). */
+  private readonly starting = new Set<number>();
   private readonly pendingLabels = new Map<number, string>();
   private lastError: StoreError | undefined;
   /** Consecutive walks that did not list an id still shown. */
@@ -70,6 +72,7 @@ export class PolledInstanceStore implements InstanceStore {
       isSignedIn: deps.isSignedIn,
       generation: deps.generation,
       isTransitional: () => this.anyTransitional(),
+      isUrgent: () => this.anyStarting(),
       config: deps.config,
       timers: deps.timers,
       random: deps.random,
@@ -111,6 +114,8 @@ export class PolledInstanceStore implements InstanceStore {
   }
 
   watch(id: number): void {
+    const shown = this.byId.get(id);
+    if (shown && shown.state !== 'running' && !TRANSITIONAL.has(shown.state)) this.starting.add(id);
     this.watched.add(id);
     this.poller.nudge();
   }
@@ -119,6 +124,7 @@ export class PolledInstanceStore implements InstanceStore {
     this.missed.delete(id);
     this.putAt.delete(id);
     this.watched.delete(id);
+    this.starting.delete(id);
     this.pendingLabels.delete(id);
     if (!this.byId.has(id)) return;
     this.apply(this.list.filter((i) => i.id !== id));
@@ -141,6 +147,7 @@ export class PolledInstanceStore implements InstanceStore {
     this.missed.clear();
     this.putAt.clear();
     this.watched.clear();
+    this.starting.clear();
     this.pendingLabels.clear();
     this.lastError = undefined;
     this.loadedOnce = false;
@@ -200,6 +207,20 @@ export class PolledInstanceStore implements InstanceStore {
       if (!i || (SETTLED.has(i.state) && !isTransitional(i))) this.watched.delete(id);
     }
     this.changed.fire(sorted);
+  }
+
+  /**
+   * A machine an action started (watched while the list showed it stopped; a rental in the create
+   * flow has its own status reads) that is not running yet: the list is read every 2 s
+   * until it runs, so its SSH entry (which follows the list) does not wait for the 10 s interval.
+   */
+  private anyStarting(): boolean {
+    for (const id of this.starting) {
+      const i = this.byId.get(id);
+      if (this.watched.has(id) && i && i.state !== 'running' && (i.intended_status ?? 'running') === 'running') return true;
+      if (!this.watched.has(id) || i?.state === 'running') this.starting.delete(id);
+    }
+    return false;
   }
 
   private anyTransitional(): boolean {

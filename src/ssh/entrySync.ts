@@ -25,6 +25,9 @@ export interface EntrySyncDeps {
   debounceMs?: number;
 }
 
+/** Lists that arrive together are one reconcile; short, so a started machine's entry follows its list at once. */
+const DEBOUNCE_MS = 300;
+
 export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promise<void> } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let chain: Promise<void> = Promise.resolve();
@@ -64,7 +67,7 @@ export function startEntrySync(d: EntrySyncDeps): Disposable & { flush(): Promis
     timer = setTimeout(() => {
       timer = undefined;
       background(schedule(), d.log, 'syncing SSH entries');
-    }, d.debounceMs ?? 1000);
+    }, d.debounceMs ?? DEBOUNCE_MS);
   });
   return {
     /** Runs a pending reconcile now (and waits for one in progress). */

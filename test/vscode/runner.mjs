@@ -167,6 +167,19 @@ const uiSteps = {
       throw new Error(`welcome view shows "${text.slice(0, 200)}", expected one of: ${expected.map((t) => `"${t}"`).join(', ')}`);
     }
   },
+  /** Signed out: no view toolbar offers an action that needs an account (issue 35: actions only where they work). */
+  'ux-signed-out-toolbar': async () => {
+    await openSidebar();
+    await ui.page.locator('.sidebar .welcome-view-content').first().waitFor({ state: 'visible', timeout: 20_000 });
+    const header = ui.page.locator('.sidebar .pane-header', { hasText: 'Instances' }).first();
+    await header.hover();
+    await ui.page.waitForTimeout(300);
+    await shot('ux-signed-out-toolbar');
+    const labels = await ui.page.locator('.sidebar .pane-header .actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
+    const needAccount = (pkg.contributes?.commands ?? []).filter((c) => (pkg.contributes?.menus?.['view/title'] ?? []).some((m) => m.command === c.command && /gpuRental\.signedIn/.test(m.when ?? ''))).map((c) => c.title);
+    const shown = labels.filter((l) => needAccount.some((t) => l.startsWith(t)));
+    if (shown.length) throw new Error(`signed out, the view toolbars still show: ${shown.join(', ')}`);
+  },
   /** Signed in with the simulator key: instance and offer rows appear. */
   'signed-in': async () => {
     await openSidebar();
@@ -191,16 +204,30 @@ const uiSteps = {
     await openSidebar();
     await expandPane(ui.page, 'Instances').catch(() => undefined);
     await ui.page.locator('.monaco-list-row', { hasText: 'price +' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-    await ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    const toast = ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
     await ui.page.locator('.statusbar-item', { hasText: 'price increase' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await ui.page.waitForTimeout(300);
     await shot('price-increase');
+    // no money decision in one click: the toast's only button is Review…
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    if (buttons.join('|') !== 'Review…') throw new Error(`price increase toast buttons: ${buttons.join(', ')}`);
   },
   /** The budget warning: this month's charges against gpuRental.budget.monthly, with the projection. */
   'budget-warning': async () => {
     await ui.page.locator('.notification-toast', { hasText: 'monthly budget' }).first().waitFor({ state: 'visible', timeout: 20_000 });
     await ui.page.waitForTimeout(300);
     await shot('budget-warning');
+  },
+  /** One truth for money: the Account view's credit and the status bar tooltip's, both "as of" one read. */
+  'money-truth': async () => {
+    // The suite focused the Account view; hover the cost item for its tooltip.
+    const item = ui.page.locator('.statusbar-item', { hasText: 'running' }).first();
+    await item.waitFor({ state: 'visible', timeout: 20_000 });
+    await item.hover();
+    await ui.page.locator('.monaco-hover', { hasText: 'Credit' }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+    await ui.page.waitForTimeout(300);
+    await shot('money-truth');
   },
   /** A stopped instance that still bills for storage, flagged on its row. */
   'stopped-storage': async () => {
@@ -209,10 +236,33 @@ const uiSteps = {
     await ui.page.waitForTimeout(300);
     await shot('stopped-storage');
   },
+  /** Try Demo Mode: the pending increase's toast offers only Review…, and no demo notice lands beside it. */
+  'demo-price-increase': async () => {
+    await openSidebar();
+    const toast = ui.page.locator('.notification-toast', { hasText: 'raises its price' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('demo-price-increase');
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    if (buttons.join('|') !== 'Review…') throw new Error(`price increase toast buttons: ${buttons.join(', ')}`);
+    const notice = await ui.page.locator('.notification-toast', { hasText: 'Demo mode' }).count();
+    if (notice) throw new Error('the demo notice shows beside the price increase');
+  },
+  /** Several stopped instances that bill for storage: ONE notification, whose only decision is Review…. */
+  'stopped-storage-notice': async () => {
+    const toasts = ui.page.locator('.notification-toast', { hasText: 'bill for storage' });
+    await toasts.first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(300);
+    await shot('stopped-storage-notice');
+    const n = await toasts.count();
+    if (n !== 1) throw new Error(`${n} storage notifications, not one`);
+    const buttons = (await toasts.first().locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    if (buttons.join('|') !== "Review…|Don't Show Again") throw new Error(`buttons: ${buttons.join(', ')}`);
+  },
   /** The walkthrough: its step buttons only open commands (answered with Escape), and nothing ticks for that. */
   'walkthrough-opened-only': async () => {
     await openWalkthroughPage();
-    await clickStepButtons({ searchOffers: 'Search Offers (Query)', sshKey: 'Add SSH Key', createFromTemplate: 'Create Instance from Template' });
+    await clickStepButtons({ searchOffers: 'Search Offers with a Query', sshKey: 'Add SSH Key', createFromTemplate: 'Create Instance from Template' });
     await ui.page.waitForTimeout(2500); // the key check after a sign-in and any context change have landed
     const state = await walkthroughState();
     await shot('walkthrough-opened-only');
@@ -224,7 +274,7 @@ const uiSteps = {
   walkthrough: async () => {
     await openWalkthroughPage();
     const want = ['apiKey', 'sshKey', 'searchOffers', 'createFromTemplate', 'connect', 'stop'];
-    await clickStepButtons({ connect: 'Connect', stop: 'Stop Instance' });
+    await clickStepButtons({ stop: 'Stop Instance' });
     const state = await waitForTicks(want);
     await shot('walkthrough');
     const ids = Object.keys(state);
@@ -232,12 +282,13 @@ const uiSteps = {
     const open = want.filter((w) => state[w] !== 'true');
     if (open.length) throw new Error(`steps not completed: ${open.join(', ')} (${JSON.stringify(state)})`);
   },
-  /** The walkthrough in the demo: no sign-in step (Set API Key, Try Demo Mode); the key the demo registered ticks its step. */
+  /** The walkthrough in the demo: all six steps stay (the count the description gives), the sign-in step ticked; the key the demo registered ticks its step. */
   'walkthrough-demo': async () => {
     await openWalkthroughPage();
-    const state = await waitForTicks(['sshKey']);
+    const state = await waitForTicks(['apiKey', 'sshKey']);
     await shot('walkthrough-demo');
-    if ('apiKey' in state) throw new Error(`the demo still offers the sign-in step (${JSON.stringify(state)})`);
+    if (Object.keys(state).length !== 6) throw new Error(`the demo's walkthrough shows ${Object.keys(state).length} steps, expected 6 (${JSON.stringify(state)})`);
+    if (state.apiKey !== 'true') throw new Error(`the demo is signed in, but "apiKey" is not ticked (${JSON.stringify(state)})`);
     if (state.sshKey !== 'true') throw new Error(`the demo registered a key, but "sshKey" is not ticked (${JSON.stringify(state)})`);
   },
   /** Connect's terminal fallback: ssh logged in to the simulated instance (screenshot for the README). */
@@ -284,57 +335,71 @@ const uiSteps = {
     if (!/^stopped <?\$\d+\.\d\d\/h/.test(r.text)) throw new Error(`the row description reads "${r.text}"`);
     if (!r.visible) throw new Error(`price and "stopped" are cut off at the default sidebar width: "${r.text}"`);
   },
-  /** Search Offers: type 24 at "Minimum GPU RAM", go on, press Back: the box still says 24. */
-  'search-back': async () => {
+  /**
+   * Search Offers as one list: pick "Minimum GPU RAM" and type 24, pick "Minimum host reliability"
+   * and type 0.98, type "maybe" at "Verified hosts" (refused with a reason; Escape goes back to the
+   * list), then Search; the Offers view shows the results.
+   */
+  'search-list': async () => {
     const widget = ui.page.locator('.quick-input-widget');
     const input = widget.locator('input.input').first();
-    // The title says which step is showing: "GPU Rental: Search Offers (3/10)".
-    const waitFor = async (step) => widget.locator('.quick-input-title', { hasText: `(${step}/` }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await waitFor(1); // GPU models
-    await ui.page.keyboard.press('Enter'); // any model
-    await waitFor(2); // number of GPUs
-    await ui.page.keyboard.press('Enter'); // any number
-    await waitFor(3); // minimum GPU RAM
+    const title = (text) => widget.locator('.quick-input-title', { hasText: text }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    const listShows = async (label, value) => {
+      const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+      await row.waitFor({ state: 'visible', timeout: 15_000 });
+      const text = (await row.innerText()).replace(/\s+/g, ' ');
+      if (!text.includes(value)) throw new Error(`the list row "${label}" reads "${text}", not "${value}"`);
+    };
+    const open = async (label) => {
+      await title(/^GPU Rental: Search Offers$/);
+      await input.fill(label);
+      await ui.page.waitForTimeout(200);
+      await ui.page.keyboard.press('Enter');
+      await title(`Search Offers: ${label}`);
+    };
+    await title(/^GPU Rental: Search Offers$/);
+    await ui.page.waitForTimeout(300);
+    await shot('search-list');
+    await open('Minimum GPU RAM');
+    const placeholder = await input.getAttribute('placeholder');
+    if (!placeholder) throw new Error('the GPU RAM input box has no placeholder');
     await input.fill('24');
     await ui.page.keyboard.press('Enter');
-    await waitFor(4); // reliability
-    await widget.locator('.codicon-quick-input-back, [aria-label="Back"]').first().click();
-    await waitFor(3);
-    await ui.page.waitForTimeout(200);
-    await shot('search-back');
-    const value = await input.inputValue();
-    await ui.page.keyboard.press('Escape');
-    if (value !== '24') throw new Error(`after Back the GPU RAM box shows "${value}", not the 24 typed before`);
-  },
-  /** Search Offers: typed answers are taken when valid ("0.98" at reliability) and refused with a reason, never dropped. */
-  'search-typed': async () => {
-    const widget = ui.page.locator('.quick-input-widget');
-    const input = widget.locator('input.input').first();
-    const waitFor = async (step) => widget.locator('.quick-input-title', { hasText: `(${step}/` }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    for (const s of [1, 2, 3]) {
-      await waitFor(s);
-      await ui.page.keyboard.press('Enter');
-    }
-    await waitFor(4); // Minimum host reliability
+    await listShows('Minimum GPU RAM', '24 GB');
+    await open('Minimum host reliability');
     await input.fill('0.98');
     await ui.page.waitForTimeout(300);
-    await shot('search-typed-reliability');
     await ui.page.keyboard.press('Enter');
-    await waitFor(5); // verified hosts: a yes/no step
+    await listShows('Minimum host reliability', '≥ 98%');
+    await open('Verified hosts');
     await input.fill('maybe');
     await ui.page.waitForTimeout(300);
     await ui.page.keyboard.press('Enter');
     await ui.page.waitForTimeout(500);
     await shot('search-typed-refused');
-    const title = await widget.locator('.quick-input-title').first().innerText();
-    if (!title.includes('(5/')) throw new Error(`"maybe" at step 5 was not refused: the wizard moved on to "${title}"`);
     const list = (await widget.locator('.quick-input-list').first().innerText()).replace(/\s+/g, ' ');
     if (!/is not one of the choices/.test(list)) throw new Error(`no reason shown for the refused answer: "${list.slice(0, 200)}"`);
-    await input.fill('');
-    for (const s of [5, 6, 7, 8, 9, 10]) {
-      await waitFor(s);
-      await ui.page.keyboard.press('Enter');
-    }
+    await ui.page.keyboard.press('Escape');
+    await listShows('Verified hosts', 'Verified hosts only');
+    await ui.page.waitForTimeout(300);
+    await shot('search-list-edited');
+    await input.fill('Search');
+    await ui.page.waitForTimeout(200);
+    await ui.page.keyboard.press('Enter');
+    // Search shows the Offers view itself.
+    await ui.page.locator('.monaco-list-row', { hasText: '/h' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(500);
+    await shot('search-list-offers');
+  },
+  /** The list opens with the last search's values; Escape on it cancels. */
+  'search-list-cancel': async () => {
+    const widget = ui.page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: /^GPU Rental: Search Offers$/ }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Minimum GPU RAM' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    await ui.page.keyboard.press('Escape');
+    if (!text.includes('24 GB')) throw new Error(`the list did not start from the last search: "${text}"`);
   },
   /** A destructive confirmation is on screen: Enter must answer Cancel. */
   'confirm-enter-cancels': async () => {

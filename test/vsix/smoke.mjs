@@ -133,7 +133,7 @@ const steps = [
     await shot('trusted');
   }],
   ['search offers (query)', async () => {
-    await runCommand(s.page, 'GPU Rental: Search Offers (Query)');
+    await runCommand(s.page, 'GPU Rental: Search Offers with a Query…');
     const input = s.page.locator('.quick-input-widget input.input').first();
     await input.waitFor({ state: 'visible', timeout: 10_000 });
     await input.fill('gpu_name=RTX_4090 num_gpus=1');

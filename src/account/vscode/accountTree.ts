@@ -1,9 +1,15 @@
 // The Account view (gpuRental.account): user, 2FA state, methods, backup codes and the
-// add-method window. Fetches only while visible; refreshes on connection changes.
+// add-method window. Fetches only while visible; refreshes on connection changes. The user and
+// its credit are the one read of the account's money (services.credit) the status bar and the
+// budget show too, with when it was read; a new read re-renders the view.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { accountRows, loadAccount, type AccountRow, type AccountSnapshot } from '../accountSnapshot';
 import { formatLocal } from '../tfaErrors';
+import { asOfText } from '../../costs/credit';
+import { formatMoney } from '../../costs/costs';
+import { background } from '../../core/background';
+import { rowSpeech } from '../../core/spokenRow';
 
 export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AccountRow | undefined>();
@@ -14,10 +20,15 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
   private visible = false;
   private stale = true;
 
+  private readonly creditSub: vscode.Disposable;
+
   constructor(
     private readonly services: Services,
     private readonly authorizedUntil: () => number | undefined,
-  ) {}
+  ) {
+    // A new read of the account's money (Refresh, the status bar's own reads): show it.
+    this.creditSub = services.credit.onDidChange(() => this.snapshot && this.changed.fire(undefined));
+  }
 
   setVisible(v: boolean): void {
     this.visible = v;
@@ -26,6 +37,8 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
 
   /** Drops what is shown and fetches again (when visible; otherwise on next show). */
   refresh(): void {
+    // Refresh Account reads the account's money even while the view is hidden: the status bar shows it too.
+    if (this.services.connection().signedIn) background(this.services.credit.refresh(), this.services.log, 'reading the account');
     this.generation++;
     this.snapshot = undefined;
     this.stale = true;
@@ -38,7 +51,7 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     let snap: AccountSnapshot;
     try {
       const api = await this.services.api();
-      const [account, keys] = await Promise.all([loadAccount(api), import('./sshKeysNode').then((m) => m.sshKeysNode(this.services, api))]);
+      const [account, keys] = await Promise.all([loadAccount(api, { user: () => this.services.credit.refresh({ maxAgeMs: 5000 }) }), import('./sshKeysNode').then((m) => m.sshKeysNode(this.services, api))]);
       snap = { ...account, ...(keys.node ? { sshKeyNode: keys.node } : {}), errors: [...account.errors, ...(keys.error ? [keys.error] : [])] };
     } catch (e) {
       snap = { errors: [(e as Error).message || 'Could not load your account. Check the connection and choose Refresh.'] };
@@ -57,6 +70,7 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     item.iconPath = new vscode.ThemeIcon(row.icon);
     item.contextValue = row.contextValue;
     if (row.command) item.command = { command: row.command, title: row.label };
+    item.accessibilityInformation = { label: rowSpeech(row.label, row.description) };
     return item;
   }
 
@@ -70,13 +84,17 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
       await this.loading;
     }
     if (!this.snapshot) return [];
-    const rows = accountRows(this.snapshot, { nowMs: Date.now(), authorizedUntil: this.authorizedUntil(), session: conn.session, fmt: formatLocal });
+    const read = this.services.credit.reading();
+    const creditText = read?.credit !== undefined ? `${formatMoney(read.credit)} credit (${asOfText(read.at)})` : undefined;
+    const snap = read ? { ...this.snapshot, user: read.user } : this.snapshot;
+    const rows = accountRows(snap, { nowMs: Date.now(), authorizedUntil: this.authorizedUntil(), session: conn.session, fmt: formatLocal, ...(creditText ? { creditText } : {}) });
     // Spending (dist/spendingNode.js): the service's charges, read at most every few minutes.
     const spending = await import('../../billing/vscode/spendingNode').then((m) => m.spendingNode(this.services)).catch(() => undefined);
     return spending ? [...rows, spending] : rows;
   }
 
   dispose(): void {
+    this.creditSub.dispose();
     this.changed.dispose();
   }
 }

@@ -2,11 +2,12 @@
 // anywhere unnoticed). Copy and Save to File are explicit user actions; the codes are not
 // persisted by the view: no webview state, no serializer, nothing retained when closed.
 import * as vscode from 'vscode';
-import { escapeHtml, page, webviewOptions } from '../../core/vscode/webviewPage';
+import { escapeHtml, page, panelIcon, webviewOptions } from '../../core/vscode/webviewPage';
 
 /** `savePath`: where Save to File proposes to save (see src/account/backupCodesFile.ts). */
 export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string[], title: string, savePath: () => string): Promise<void> {
   const panel = vscode.window.createWebviewPanel('gpuRental.tfaBackupCodes', title, vscode.ViewColumn.Active, webviewOptions(extensionUri));
+  panel.iconPath = panelIcon(extensionUri);
   let list = [...codes];
   const body = `
 <main>

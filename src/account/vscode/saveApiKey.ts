@@ -3,6 +3,7 @@
 // services.apiKey (src/account/apiKey.ts).
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
+import { tellDone } from '../../core/vscode/statusMessage';
 
 /** Validates the key with the service before saving; `quiet` (scripts) shows no success notification. */
 export async function saveKeyWithFeedback(services: Services, key: string | undefined, quiet: boolean): Promise<boolean> {
@@ -15,7 +16,7 @@ export async function saveKeyWithFeedback(services: Services, key: string | unde
     vscode.window.showErrorMessage('You are in demo mode. Run "GPU Rental: Exit Demo Mode" first, then set your API key.');
     return false;
   }
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'GPU Rental: checking the API key…' }, () => services.apiKey.save(key));
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Checking the API key…' }, () => services.apiKey.save(key));
   if (!result.ok) {
     services.log.warn(`API key not saved: ${result.message}`);
     vscode.window.showErrorMessage(result.message);
@@ -23,7 +24,7 @@ export async function saveKeyWithFeedback(services: Services, key: string | unde
   }
   services.log.info(`API key saved (account #${result.user.id}).`);
   if (!quiet) {
-    vscode.window.showInformationMessage(`GPU Rental: signed in${result.user.email ? ` as ${result.user.email}` : ''}.`);
+    tellDone(`Signed in${result.user.email ? ` as ${result.user.email}` : ''}.`);
   }
   return true;
 }

@@ -79,7 +79,7 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
       });
     },
     async label(title, value) {
-      return vscode.window.showInputBox({ title, value, prompt: 'Up to 30 characters', ignoreFocusOut: true, validateInput: validateLabel });
+      return vscode.window.showInputBox({ title, value, prompt: 'Up to 30 characters', placeHolder: 'e.g. Phone authenticator', ignoreFocusOut: true, validateInput: validateLabel });
     },
     async confirm(message, confirmLabel) {
       const r = await vscode.window.showWarningMessage(message, { modal: true }, confirmLabel);

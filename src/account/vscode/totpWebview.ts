@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import qrcode from 'qrcode-generator';
 import type { TotpSetupResult } from '../../api/types';
-import { escapeHtml, page, webviewOptions } from '../../core/vscode/webviewPage';
+import { escapeHtml, page, panelIcon, webviewOptions } from '../../core/vscode/webviewPage';
 
 /** SVG of the QR code: dark modules as one path on a white quiet zone, scannable in any theme. */
 export function qrSvg(text: string, cell = 5, margin = 4): string {
@@ -62,6 +62,7 @@ export function showTotpSetup(
   demoCode?: () => string,
 ): Promise<boolean> {
   const panel = vscode.window.createWebviewPanel('gpuRental.tfaTotp', 'Add Authenticator App', vscode.ViewColumn.Active, webviewOptions(extensionUri));
+  panel.iconPath = panelIcon(extensionUri);
   let secret = setup.secret;
   const body = totpBody(setup, demoCode?.());
   const ticker = demoCode && setInterval(() => {

@@ -124,7 +124,7 @@ function markRows(services: Services, rows: readonly PendingPriceIncrease[]): vo
   const marks = new Map<number, InstanceMark>();
   for (const p of rows) {
     const inst = services.instances.get(p.contract_id);
-    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Run "GPU Rental: Review Price Increase" to accept or reject it.` });
+    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Right-click the row, Review Price Increase…, to accept or reject it.`, context: 'priceUp' });
   }
   services.marks.set('priceIncreases', marks);
 }
@@ -147,12 +147,12 @@ function show(services: Services, session: BillingSession, notices: IncreaseNoti
     const names = plan.group.slice(0, 3).map((p) => nameOf(services, p.contract_id));
     const more = plan.group.length - names.length;
     // One notification for the kind; Review… picks one and shows its figures before any decision.
-    notify(services, `GPU Rental: ${plan.group.length} hosts raise the price of your rentals (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}). Nothing changes until you accept.`, undefined);
+    notify(services, `${plan.group.length} hosts raise the price of your rentals (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}). Nothing changes until you accept.`, undefined);
     return;
   }
   for (const p of plan.each) {
     session.notified.push(p.pending_price_increase_id);
-    notify(services, `GPU Rental: ${increaseHeadline(p, nameOf(services, p.contract_id), services.instances.get(p.contract_id))}`, p);
+    notify(services, increaseHeadline(p, nameOf(services, p.contract_id), services.instances.get(p.contract_id)), p);
   }
 }
 

@@ -7,17 +7,21 @@ import type { Spending } from '../spending';
 import { budgetAction, type BudgetOutcome } from '../budgetAction';
 import { instanceName } from '../../instances/instanceViewModel';
 import { background } from '../../core/background';
+import { asOfText } from '../../costs/credit';
 
 /** Checks the budget against `s`; shows at most one warning. Resolves when the user answered. */
 export async function checkBudgetNow(services: Services, s: Spending | undefined): Promise<BudgetOutcome> {
   const { monthly, onExceeded } = services.settings().budget;
   if (!s || !(monthly > 0) || !services.connection().signedIn) return undefined;
+  const rate = services.credit.rate(services.instances.instances);
   return budgetAction({
     monthly,
     onExceeded,
     spent: s.month,
-    // The service's burn rate where it answers (stopped disks and volumes included), else computed.
-    ratePerHour: services.credit.rate(services.instances.instances).perHour,
+    // The service's burn rate where it answers (stopped disks and volumes included), else computed:
+    // the status bar's figure, from the same read, with when it was read.
+    ratePerHour: rate.perHour,
+    ...(rate.at !== undefined ? { rateAsOf: asOfText(rate.at) } : {}),
     nowS: Date.now() / 1000,
     state: services.globalState,
     instances: () => services.instances.instances,
@@ -26,7 +30,9 @@ export async function checkBudgetNow(services: Services, s: Spending | undefined
     showSpending: () => background(vscode.commands.executeCommand('gpuRental.showSpending'), services.log, 'opening Spending'),
     stopAllRunning: () => background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), services.log, 'running Stop All Running'),
     prompts: {
-      warn: async (message, buttons) => vscode.window.showWarningMessage(message, ...buttons),
+      // An error toast with buttons: the one kind VS Code keeps on screen until dismissed (a
+      // warning hides itself after a few seconds); the cost item in the status bar is coloured too.
+      warn: async (message, buttons) => vscode.window.showErrorMessage(message, ...buttons),
       confirmStop: async (names) =>
         (await vscode.window.showWarningMessage(
           `Stop ${names.length} instance${names.length === 1 ? '' : 's'} with an idle guard?`,

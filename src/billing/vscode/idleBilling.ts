@@ -1,15 +1,15 @@
-// Stopped machines that still bill (row mark + weekly reminder with Destroy / Keep), outbid
-// instances (one notification, Change Bid first) and contracts ending within 48 h (one warning).
+// Stopped machines that still bill (row mark + a weekly reminder), outbid instances and contracts
+// ending within 48 h: one notification per kind, whose Review… offers each instance's actions
+// (Destroy… / Keep, Change Bid… / Destroy…, Connect / Show Details).
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { InstanceMark } from '../../core/instanceMarks';
 import { instanceName } from '../../instances/instanceViewModel';
 import { contractEndMessage, contractsEndingSoon, newlyOutbid, reminderDue, staleMark, staleStopped } from '../stoppedStorage';
 import type { Spending } from '../spending';
-import { KEEP_STOPPED_KEY, STORAGE_REMINDER_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';
-
-/** At most this many Destroy / Keep notifications at once; the rest are named in one more. */
-const MAX_REMINDERS = 3;
+import { showReviewNotice, someNames } from '../../core/vscode/reviewNotice';
+import { formatMoney } from '../../costs/costs';
+import { KEEP_STOPPED_KEY, STORAGE_REMINDER_KEY, STORAGE_REMINDER_OFF_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';
 
 function storageFromCharges(s: Spending | undefined): (id: number) => number | undefined {
   return (id) => {
@@ -45,35 +45,62 @@ async function decide(services: Services, spending: Spending | undefined): Promi
 
   const kept = new Set(ids(services, KEEP_STOPPED_KEY));
   const remind = stale.filter((s) => !kept.has(s.inst.id));
-  if (remind.length && reminderDue(services.globalState.get<number>(STORAGE_REMINDER_KEY), Date.now())) {
+  if (remind.length && !services.globalState.get<boolean>(STORAGE_REMINDER_OFF_KEY) && reminderDue(services.globalState.get<number>(STORAGE_REMINDER_KEY), Date.now())) {
     await services.globalState.update(STORAGE_REMINDER_KEY, Date.now());
-    for (const s of remind.slice(0, MAX_REMINDERS)) {
-      const m = staleMark(s);
-      const name = instanceName(s.inst);
-      shown.push(
-        vscode.window.showWarningMessage(`GPU Rental: ${name} is stopped but still bills for storage (${m.text}).`, 'Destroy…', 'Keep').then(async (a) => {
-          if (a === 'Destroy…') await vscode.commands.executeCommand('gpuRental.destroyInstance', s.inst.id); // confirms
-          else if (a === 'Keep') await remember(services, KEEP_STOPPED_KEY, [s.inst.id]);
-        }),
-      );
-    }
-    if (remind.length > MAX_REMINDERS)
-      shown.push(vscode.window.showWarningMessage(`GPU Rental: ${remind.length - MAX_REMINDERS} more stopped instances still bill for storage: ${remind.slice(MAX_REMINDERS).map((s) => instanceName(s.inst)).join(', ')}. They are marked in the Instances view.`));
+    const perMonth = remind.reduce((t, s) => t + s.perMonth, 0);
+    shown.push(showReviewNotice({
+      message: remind.length === 1
+        ? `${instanceName(remind[0]!.inst)} is stopped but still bills for storage (${staleMark(remind[0]!).text}).`
+        : `${remind.length} stopped instances still bill for storage, ${formatMoney(perMonth)} a month in all (${someNames(remind.map((s) => instanceName(s.inst)))}).`,
+      title: 'Stopped Instances That Bill for Storage',
+      items: remind.map((s) => ({
+        name: instanceName(s.inst),
+        detail: staleMark(s).text,
+        actions: [
+          { label: 'Destroy…', run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', s.inst.id) }, // confirms
+          { label: 'Keep (no more reminders for it)', run: () => remember(services, KEEP_STOPPED_KEY, [s.inst.id]) },
+        ],
+      })),
+      dontShowAgain: () => services.globalState.update(STORAGE_REMINDER_OFF_KEY, true),
+    }));
   }
 
   const outbid = newlyOutbid(instances, new Set(ids(services, TOLD_OUTBID_KEY)));
-  if (outbid.length) await remember(services, TOLD_OUTBID_KEY, outbid.map((i) => i.id));
-  for (const i of outbid) {
-    shown.push(
-      vscode.window.showWarningMessage(`GPU Rental: ${instanceName(i)} was outbid: the service stopped it because another renter bid more. Raise the bid to run it again.`, 'Change Bid…', 'Destroy…').then(async (a) => {
-        if (a === 'Change Bid…') await vscode.commands.executeCommand('gpuRental.changeBid', i.id);
-        else if (a === 'Destroy…') await vscode.commands.executeCommand('gpuRental.destroyInstance', i.id);
-      }),
-    );
+  if (outbid.length) {
+    await remember(services, TOLD_OUTBID_KEY, outbid.map((i) => i.id));
+    shown.push(showReviewNotice({
+      message: outbid.length === 1
+        ? `${instanceName(outbid[0]!)} was outbid: the service stopped it because another renter bid more. Raise the bid to run it again.`
+        : `${outbid.length} instances were outbid (${someNames(outbid.map(instanceName))}): the service stopped them because other renters bid more. Raise a bid to run one again.`,
+      title: 'Outbid Instances',
+      items: outbid.map((i) => ({
+        name: instanceName(i),
+        detail: `#${i.id}: stopped by the service (outbid)`,
+        actions: [
+          { label: 'Change Bid…', run: () => vscode.commands.executeCommand('gpuRental.changeBid', i.id) },
+          { label: 'Destroy…', run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', i.id) },
+        ],
+      })),
+    }));
   }
 
   const ending = contractsEndingSoon(instances, nowS, new Set(ids(services, TOLD_CONTRACT_END_KEY)));
-  if (ending.length) await remember(services, TOLD_CONTRACT_END_KEY, ending.map((i) => i.id));
-  for (const i of ending) shown.push(vscode.window.showWarningMessage(contractEndMessage(instanceName(i), i.end_date!, nowS)));
+  if (ending.length) {
+    await remember(services, TOLD_CONTRACT_END_KEY, ending.map((i) => i.id));
+    shown.push(showReviewNotice({
+      message: ending.length === 1
+        ? contractEndMessage(instanceName(ending[0]!), ending[0]!.end_date!, nowS)
+        : `The host contracts of ${ending.length} instances end within 48 h (${someNames(ending.map(instanceName))}). Each machine is then taken back: save your work and data before then.`,
+      title: 'Host Contracts Ending',
+      items: ending.map((i) => ({
+        name: instanceName(i),
+        detail: contractEndMessage(instanceName(i), i.end_date!, nowS),
+        actions: [
+          { label: 'Connect', run: () => vscode.commands.executeCommand('gpuRental.connect', i.id) },
+          { label: 'Show Details', run: () => vscode.commands.executeCommand('gpuRental.showInstanceDetails', i.id) },
+        ],
+      })),
+    }));
+  }
   return shown;
 }

@@ -10,6 +10,7 @@ import { ensureSignedIn } from './signedIn';
 import { instanceIdOf, pickRule } from '../../instances/instanceRef';
 import { instanceKey } from '../../instances/actionGuard';
 import { background } from '../background';
+import { tellDone } from './statusMessage';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
@@ -68,13 +69,15 @@ export async function runInstanceAction(
   try {
     await action();
     services.log.info(`${pending.replace('…', '')} instance #${inst.id}: accepted`);
+    // A short confirmation (the row shows the state as it settles): not a toast.
+    tellDone(`${pending.replace('…', '')} "${instanceName(inst)}": the service accepted it.`);
     store.watch(inst.id);
     await store.refresh();
     return true;
   } catch (e) {
     const msg = describeError(e);
     services.log.error(`${failure} #${inst.id}: ${msg}`);
-    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Log').then((a) => {
+    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Output Log').then((a) => {
       if (a) services.showLog(true);
     }), services.log, 'the failure notice');
     return false;

@@ -1,10 +1,24 @@
 import * as vscode from 'vscode';
 import type { Services } from './services';
 import { NOT_SIGNED_IN } from '../../api/errors';
+import { background } from '../background';
 
-/** True when signed in; otherwise tells the user how to sign in (the one wording, api/errors.ts). */
+/** The buttons of the not-signed-in error, each with the command it runs. */
+export const SIGN_IN_ACTIONS: ReadonlyArray<{ title: string; command: string }> = [
+  { title: 'Set API Key', command: 'gpuRental.setApiKey' },
+  { title: 'Try Demo Mode', command: 'gpuRental.tryDemoMode' },
+];
+
+/** True when signed in; otherwise tells the user how to sign in (the one wording, api/errors.ts), with the buttons that do it. */
 export function ensureSignedIn(services: Services): boolean {
   if (services.connection().signedIn) return true;
-  vscode.window.showErrorMessage(NOT_SIGNED_IN);
+  background(
+    Promise.resolve(vscode.window.showErrorMessage(NOT_SIGNED_IN, ...SIGN_IN_ACTIONS.map((a) => a.title))).then(async (pick) => {
+      const action = SIGN_IN_ACTIONS.find((a) => a.title === pick);
+      if (action) await vscode.commands.executeCommand(action.command);
+    }),
+    services.log,
+    'the sign-in notice',
+  );
   return false;
 }

@@ -10,6 +10,8 @@ export const WALKTHROUGH_CONTEXT = {
   searched: 'gpuRental.walkthrough.searched',
   /** An instance that appeared in this session is running. */
   instanceRunning: 'gpuRental.walkthrough.instanceRunning',
+  /** Connect opened a Remote-SSH window or an SSH terminal (not merely ran). */
+  connected: 'gpuRental.walkthrough.connected',
   /** The account holds at least one SSH key. */
   sshKey: 'gpuRental.walkthrough.sshKeyOnAccount',
 } as const;

@@ -11,6 +11,11 @@ export function mediaRoot(extensionUri: vscode.Uri): vscode.Uri {
   return vscode.Uri.joinPath(extensionUri, 'media', 'tfa');
 }
 
+/** The editor tab icon of every GPU Rental webview: the activity bar's GPU, drawn for light and dark themes. */
+export function panelIcon(extensionUri: vscode.Uri): { light: vscode.Uri; dark: vscode.Uri } {
+  return { light: vscode.Uri.joinPath(extensionUri, 'media', 'gpu-light.svg'), dark: vscode.Uri.joinPath(extensionUri, 'media', 'gpu-dark.svg') };
+}
+
 export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
   return { enableScripts: true, localResourceRoots: [mediaRoot(extensionUri)], retainContextWhenHidden: false, enableFindWidget: false };
 }

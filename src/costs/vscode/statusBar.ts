@@ -1,18 +1,24 @@
-// One left status bar item: `$(server) $1.84/h · 2 running`, a cost tooltip, and the
-// once-per-session low-credit warning.
+// One left status bar item: `$(server) $1.84/h · 2 running`, a cost tooltip, the once-per-session
+// low-credit warning (an error toast with buttons: the one kind VS Code keeps on screen until it
+// is dismissed; "Don't Show Again" sets gpuRental.lowCreditWarningHours to 0 in user settings), and
+// its colour while credit is low or this month's budget is reached (warning at 80 %, error at 100 %).
 import * as vscode from 'vscode';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
 import { instanceName, md } from '../../instances/instanceViewModel';
-import { rateSourceText, type BurnRate } from '../credit';
+import { asOfText, rateSourceText, type BurnRate } from '../credit';
 import { background } from '../../core/background';
+import { BUDGET_WARNED_KEY } from '../../core/stateKeys';
+
+const DONT_SHOW_AGAIN = "Don't Show Again";
 
 export function statusText(s: CostSummary, demo: boolean): string {
   return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
 }
 
-export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate): string {
+/** The tooltip; `creditAt` is when the credit was read (the Account view shows the same read). */
+export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate, creditAt?: number): string {
   const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
   const active = instances.filter(isBilledForCompute);
   const idle = instances.filter((i) => !isBilledForCompute(i));
@@ -26,12 +32,14 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
     lines.push('', `Stopped (storage only, ${md(formatRate(s.idleStoragePerHour))} in all):`);
     for (const i of idle) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
   }
-  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))})` : ''}`);
+  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))}${rate.at !== undefined ? `, ${md(asOfText(rate.at))}` : ''})` : ''}`);
   if (s.credit !== undefined) {
     // A blank line first: Markdown would otherwise join "Total" and "Credit" into one line.
     lines.push(
       '',
-      `Credit: ${md(formatMoney(s.credit))}` + (s.hoursLeft !== undefined ? ` · lasts about ${md(formatHours(s.hoursLeft))} at this rate` : ''),
+      `Credit: ${md(formatMoney(s.credit))}` +
+        (creditAt !== undefined ? ` (${md(asOfText(creditAt))})` : '') +
+        (s.hoursLeft !== undefined ? ` · lasts about ${md(formatHours(s.hoursLeft))} at this rate` : ''),
     );
   }
   // A blank line first: Markdown would otherwise join the lines.
@@ -44,7 +52,6 @@ export class CostStatusBar implements vscode.Disposable {
   private made: vscode.StatusBarItem | undefined;
   private readonly subs: vscode.Disposable[] = [];
   private warnedThisSession = false;
-  private muted = false;
   summary: CostSummary | undefined;
 
   constructor(private readonly services: Services) {
@@ -83,13 +90,22 @@ export class CostStatusBar implements vscode.Disposable {
     const s = summarizeCosts(instances, this.services.credit.current(instances), rate.source === 'service' ? rate.perHour : undefined);
     this.summary = s;
     this.item.text = statusText(s, info.demo);
-    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate));
+    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate, this.services.credit.reading()?.at));
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
       label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,
     };
+    this.item.backgroundColor = this.colour(s, info.demo);
     this.item.show();
     if (store.loaded && !info.demo) this.maybeWarn(s);
+  }
+
+  /** Error while credit is low or the budget is reached this month, warning from its 80 %. */
+  private colour(s: CostSummary, demo: boolean): vscode.ThemeColor | undefined {
+    const warned = this.services.globalState.get<{ month?: string; levels?: number[] }>(BUDGET_WARNED_KEY);
+    const levels = warned?.month === new Date().toISOString().slice(0, 7) ? (warned.levels ?? []) : [];
+    if ((!demo && isCreditLow(s, this.services.settings().lowCreditWarningHours)) || levels.includes(100)) return new vscode.ThemeColor('statusBarItem.errorBackground');
+    return levels.includes(80) ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
   /**
@@ -98,21 +114,22 @@ export class CostStatusBar implements vscode.Disposable {
    * before a real key was set.
    */
   private maybeWarn(s: CostSummary): void {
-    if (this.warnedThisSession || this.muted) return;
+    if (this.warnedThisSession) return;
     if (!isCreditLow(s, this.services.settings().lowCreditWarningHours)) return;
     this.warnedThisSession = true;
     const hours = s.hoursLeft === undefined ? '' : ` in about ${formatHours(s.hoursLeft)}`;
     background(vscode.window
-      .showWarningMessage(
-        `GPU Rental: your credit (${formatMoney(s.credit ?? 0)}) runs out${hours} at the current ${formatRate(s.totalPerHour)}. Add credit on your account page or stop instances you do not need.`,
+      .showErrorMessage(
+        `Your credit (${formatMoney(s.credit ?? 0)}) runs out${hours} at the current ${formatRate(s.totalPerHour)}. Add credit on your account page or stop instances you do not need.`,
         'Open Instances',
         'Stop All Running…',
-        "Don't Remind Me This Session",
+        DONT_SHOW_AGAIN,
       )
       .then((a) => {
         if (a === 'Open Instances') background(vscode.commands.executeCommand('gpuRental.instances.focus'), this.services.log, 'opening the Instances view');
         else if (a === 'Stop All Running…') background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), this.services.log, 'running Stop All Running');
-        else if (a) this.muted = true;
+        else if (a === DONT_SHOW_AGAIN)
+          background(vscode.workspace.getConfiguration('gpuRental').update('lowCreditWarningHours', 0, vscode.ConfigurationTarget.Global), this.services.log, 'turning the credit warning off');
       }), this.services.log, 'the credit warning');
   }
 

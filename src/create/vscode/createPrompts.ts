@@ -61,6 +61,7 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
           title: `Your bid for ${offer.num_gpus}× ${offer.gpu_name}`,
           prompt: `Dollars per hour${min > 0 ? `, at least the minimum bid ${money(min)}` : ''}. A higher bid is outbid less often.`,
           value: String(bid),
+          placeHolder: 'e.g. 0.35',
           ignoreFocusOut: true,
           validateInput: (v) => {
             const n = Number(v.trim());
@@ -117,7 +118,7 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
         {
           modal: true,
           detail: [
-            'Its log was requested: Show Logs on the next notice shows why it failed.',
+            'Its log was requested: Show Instance Logs on the next notice shows why it failed.',
             next ? `Destroy and Rent Next Match: it is destroyed, then ${describeOffer(next)} is rented at ${money(next.dph_total)}.` : 'No other match is left to rent (or no attempt is left).',
             'Destroy Only: it is destroyed and nothing else is rented.',
             'Keep It: it stays in the Instances view, billing, for you to look at; nothing else is rented.',

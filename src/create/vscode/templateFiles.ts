@@ -121,7 +121,7 @@ export async function pickTemplate(title: string, fit?: OfferFitContext): Promis
   const found = await findTemplates();
   if (found.length === 0) {
     const choice = await vscode.window.showInformationMessage(
-      `No workspace templates found (looking for ${readSettings().templates.glob}). Create one with "GPU Rental: New Template".`,
+      `No workspace templates found (looking for ${readSettings().templates.glob}). Create one with "GPU Rental: New Template…".`,
       'New Template',
     );
     if (choice === 'New Template') await vscode.commands.executeCommand('gpuRental.newTemplate');

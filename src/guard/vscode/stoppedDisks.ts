@@ -1,5 +1,6 @@
 // gpuRental.guard.destroyAfterStoppedDays in VS Code (the decisions are in ../stoppedDays.ts): on
-// each instance list, a warning a day before (Keep, Destroy Now…), and at the end the destroy,
+// each instance list, a warning a day before (Keep, Destroy Now…; several in one list: one
+// notification whose Review… offers both per instance), and at the end the destroy,
 // after a fresh read shows the instance still stopped, then one notice of what it saves. The
 // setting is the user's standing consent (its description says so), read from user settings only;
 // an instance rented from a template with guard.destroyAfterStoppedDays carries its own value.
@@ -10,6 +11,7 @@ import { userOnly } from '../../core/userOnlySettings';
 import { currentRate, formatMoney, formatRate } from '../../costs/costs';
 import { instanceName } from '../../instances/instanceViewModel';
 import { background } from '../../core/background';
+import { showReviewNotice, someNames } from '../../core/vscode/reviewNotice';
 import { stoppedSinceKey } from '../../core/stateKeys';
 import { DAY_MS, keep, planStopped, stoppedDaysFor, stoppedDaysSetting, type StoppedRecords } from '../stoppedDays';
 
@@ -42,7 +44,8 @@ export function startStoppedDisks(services: Services, now: () => number = Date.n
       const records = services.globalState.get<StoppedRecords>(key) ?? {};
       const plan = planStopped(services.instances.instances, records, setting, now());
       if (JSON.stringify(plan.records) !== JSON.stringify(records)) await services.globalState.update(key, plan.records);
-      for (const w of plan.warn) warn(services, key, w.inst, setting, w.destroyAt, w.stoppedMs, now);
+      if (plan.warn.length === 1) warn(services, key, plan.warn[0]!.inst, setting, plan.warn[0]!.destroyAt, plan.warn[0]!.stoppedMs, now);
+      else if (plan.warn.length > 1) warnMany(services, key, plan.warn, setting, now);
       for (const inst of plan.destroy) await destroy(services, key, inst, setting, now);
     } finally {
       running = false;
@@ -53,13 +56,32 @@ export function startStoppedDisks(services: Services, now: () => number = Date.n
   background(look(), services.log, 'checking stopped instances');
 }
 
+const keepIt = (services: Services, key: string, id: number, now: () => number): Thenable<void> => services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, id, now()));
+
 function warn(services: Services, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
   const { days, own } = stoppedDaysFor(inst, setting);
   services.log.info(`guard: instance ${inst.id} stopped long enough to be destroyed at ${new Date(at).toISOString()} (destroyAfterStoppedDays ${days})`);
   background(vscode.window.showWarningMessage(stoppedWarningText(inst, days, at, stoppedMs, own), KEEP, DESTROY_NOW).then(async (pick) => {
-    if (pick === KEEP) await services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, inst.id, now()));
+    if (pick === KEEP) await keepIt(services, key, inst.id, now);
     else if (pick === DESTROY_NOW) await vscode.commands.executeCommand('gpuRental.destroyInstance', inst.id);
   }), services.log, 'the stopped-instance warning');
+}
+
+/** Several warnings from one list: one notification, whose Review… offers Keep / Destroy Now… per instance. */
+function warnMany(services: Services, key: string, warns: ReadonlyArray<{ inst: Instance; destroyAt: number; stoppedMs: number }>, setting: number, now: () => number): void {
+  for (const w of warns) services.log.info(`guard: instance ${w.inst.id} stopped long enough to be destroyed at ${new Date(w.destroyAt).toISOString()}`);
+  background(showReviewNotice({
+    message: `${warns.length} stopped instances will be destroyed in about a day, with their disks and all data on them (${someNames(warns.map((w) => instanceName(w.inst)))}). Review them to keep one.`,
+    title: 'Stopped Instances to Be Destroyed',
+    items: warns.map((w) => ({
+      name: instanceName(w.inst),
+      detail: stoppedWarningText(w.inst, stoppedDaysFor(w.inst, setting).days, w.destroyAt, w.stoppedMs, stoppedDaysFor(w.inst, setting).own),
+      actions: [
+        { label: KEEP, run: () => keepIt(services, key, w.inst.id, now) },
+        { label: DESTROY_NOW, run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', w.inst.id) },
+      ],
+    })),
+  }), services.log, 'the stopped-instances warning');
 }
 
 async function destroy(services: Services, key: string, inst: Instance, setting: number, now: () => number): Promise<void> {
@@ -67,7 +89,7 @@ async function destroy(services: Services, key: string, inst: Instance, setting:
   // A fresh read, not the list: started (or changed) since, it is not destroyed.
   const fresh = await (await services.api()).showInstance(inst.id);
   if (fresh.state !== 'stopped') {
-    await services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, inst.id, now()));
+    await keepIt(services, key, inst.id, now);
     return;
   }
   const ok = await vscode.commands.executeCommand<boolean>('gpuRental.destroyInstance', { id: inst.id, skipConfirmation: true });

@@ -7,6 +7,8 @@ import { instanceDetails, instanceRow, md } from '../instanceViewModel';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
+import { instanceRowSpeech } from '../rowSpeech';
+import { rowSpeech } from '../../core/spokenRow';
 
 export type InstanceTreeNode =
   | { kind: 'instance'; id: number }
@@ -42,6 +44,7 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
       item.description = node.value;
       item.tooltip = node.secret ? 'Secret: use the Copy action to put it on the clipboard.' : `${node.label}: ${node.value}`;
       item.contextValue = node.secret && node.key === 'jupyter_token' ? 'instanceDetail.jupyterToken' : 'instanceDetail';
+      item.accessibilityInformation = { label: rowSpeech(node.label, node.secret ? 'secret, hidden; the context menu copies it' : node.value) };
       return item;
     }
     const inst = store.get(node.id);
@@ -49,9 +52,12 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
       const gone = new vscode.TreeItem(`#${node.id}`, vscode.TreeItemCollapsibleState.None);
       gone.id = `instance:${node.id}`;
       gone.description = 'removed';
+      gone.accessibilityInformation = { label: rowSpeech(`Instance ${node.id}`, 'removed') };
       return gone;
     }
-    const row = instanceRow(inst, store.pending(inst.id), this.services.guard.status(inst.id), this.services.costs.line(inst));
+    const pending = store.pending(inst.id);
+    const guard = this.services.guard.status(inst.id);
+    const row = instanceRow(inst, pending, guard, this.services.costs.line(inst));
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = row.id;
     const marks = this.services.marks.of(inst.id);
@@ -61,7 +67,9 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
     tip.supportThemeIcons = false;
     item.tooltip = tip;
     item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);
-    item.contextValue = row.contextValue;
+    // A mark may add a word for the menus (`.priceUp`: Review Price Increase…).
+    item.contextValue = [row.contextValue, ...marks.flatMap((m) => (m.context ? [m.context] : []))].join('.');
+    item.accessibilityInformation = { label: instanceRowSpeech(inst, { pending, guard, marks: marks.map((m) => m.text) }) };
     return item;
   }
 

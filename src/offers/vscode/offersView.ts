@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import type { Offer } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { offerRow } from '../../instances/instanceViewModel';
+import { offerRowSpeech } from '../../instances/rowSpeech';
+import { rowSpeech } from '../../core/spokenRow';
 import { describeOfferQuery } from '../offerQuery';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
@@ -38,6 +40,7 @@ export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
       item.iconPath = new vscode.ThemeIcon('filter');
       item.contextValue = 'offersEmpty';
       item.command = { command: 'gpuRental.searchOffers', title: 'Edit Filters' };
+      item.accessibilityInformation = { label: rowSpeech('No offers match these filters', 'activate to edit the filters') };
       return item;
     }
     const row = offerRow(node.offer);
@@ -47,6 +50,7 @@ export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
     item.tooltip = new vscode.MarkdownString(row.tooltip);
     item.iconPath = new vscode.ThemeIcon(row.icon);
     item.contextValue = row.contextValue;
+    item.accessibilityInformation = { label: offerRowSpeech(node.offer) };
     return item;
   }
 

@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
+import { tellDone } from '../../core/vscode/statusMessage';
 import type { SshConfigWriter } from '../sshConfigWriter';
 // SshConfigError through sshHost.ts: the class the writer in dist/sshHost.js throws, not a copy.
 import { SshConfigError, createWriter, ensureInclude, recordedSshOptions, sshHome, sshOptionsFor, templateKeyFor } from './sshHost';
@@ -56,17 +57,19 @@ function fail(message: string): ConnectResult {
 }
 
 /** Installs Remote-SSH from this host's marketplace; says plainly when there is none (or no network) and offers the terminal. */
+/** Connect cannot open Remote-SSH: a modal (Connect waits for it) offering ssh in a terminal. True: open it. */
+async function offerTerminal(message: string): Promise<boolean> {
+  return (await vscode.window.showWarningMessage(message, { modal: true }, OPEN_IN_TERMINAL)) === OPEN_IN_TERMINAL;
+}
+
 async function installRemoteSsh(services: Services, ext: RemoteSshExtension, openTerm: () => Promise<ConnectResult>): Promise<ConnectResult> {
   try {
     await vscode.commands.executeCommand('workbench.extensions.installExtension', ext.id);
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     services.log.warn(`ssh: installing ${ext.id} failed: ${why}`);
-    const pick = await vscode.window.showWarningMessage(
-      `${ext.name} (${ext.id}) could not be installed from ${ext.marketplace}: this VS Code has no extension marketplace or cannot reach it (${why.slice(0, 120)}). Install it yourself from a .vsix, or open an SSH session in the terminal now.`,
-      OPEN_IN_TERMINAL,
-    );
-    return pick === OPEN_IN_TERMINAL ? openTerm() : { action: 'failed', message: `could not install ${ext.id}: ${why}` };
+    const open = await offerTerminal(`${ext.name} (${ext.id}) could not be installed from ${ext.marketplace}: this VS Code has no extension marketplace or cannot reach it (${why.slice(0, 120)}). Install it yourself from a .vsix, or open an SSH session in the terminal now.`);
+    return open ? openTerm() : { action: 'failed', message: `could not install ${ext.id}: ${why}` };
   }
   vscode.window.showInformationMessage(`${ext.name} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.`);
   return { action: 'install', extension: ext.id };
@@ -206,11 +209,8 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
 
   if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
-    const pick = await vscode.window.showWarningMessage(
-      'GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.',
-      OPEN_IN_TERMINAL,
-    );
-    return pick === OPEN_IN_TERMINAL ? plainTerminal(services, inst) : { action: 'cancelled' };
+    const open = await offerTerminal('GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.');
+    return open ? plainTerminal(services, inst) : { action: 'cancelled' };
   }
 
   const e = await entryFor(services, inst, keys.identityFile);
@@ -221,15 +221,17 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
 
   if (services.connection().demo) {
     // Simulated hosts stay out of the user's SSH config, so Remote-SSH cannot resolve them: a terminal with `ssh -F`.
-    vscode.window.showInformationMessage(`Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`);
+    tellDone(`Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`);
     return viaFile();
   }
 
   if (!o.assumeRemoteSsh && !remoteSshInstalled()) {
     const ext = installableRemoteSsh();
     const install = `Install ${ext.name}`;
+    // A decision Connect waits for: a modal (N3 of the UX audit).
     const pick = await vscode.window.showInformationMessage(
       `Connect opens instance ${inst.id} in a Remote-SSH window, but no Remote-SSH extension is installed. Install ${ext.name} (${ext.id}), or open an SSH session in the terminal instead.`,
+      { modal: true },
       install,
       OPEN_IN_TERMINAL,
     );
@@ -240,11 +242,8 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
   // The one place the Include question is asked on the way to a Remote-SSH window (a modal: Connect waits for it).
   const include = await ensureInclude(services, writer, false, true);
   if (include.state !== 'present') {
-    const pick = await vscode.window.showWarningMessage(
-      `Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config" to add it, or open an SSH session in the terminal now.`,
-      OPEN_IN_TERMINAL,
-    );
-    return pick === OPEN_IN_TERMINAL ? viaFile() : { action: 'cancelled' };
+    const open = await offerTerminal(`Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config…" to add it, or open an SSH session in the terminal now.`);
+    return open ? viaFile() : { action: 'cancelled' };
   }
 
   const folder = opts.remoteFolder?.trim();

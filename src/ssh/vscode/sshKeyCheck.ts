@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { sshHome } from './sshHost';
+import { tellDone } from '../../core/vscode/statusMessage';
 import { describeError } from '../../core/describeError';
 import { PICKED_SSH_KEY_STATE_KEY } from '../../core/stateKeys';
 import { ensureAccountKey, type EnsureKeyResult, type KeyPrompts, type LocalKey } from '../keys';
@@ -103,11 +104,19 @@ export async function checkSshKey(services: Services, o: { once: boolean; identi
     if (r.outcome !== 'ok') services.refreshAccount();
     if (r.outcome !== 'ok' && demo) services.log.info(`ssh: demo: made and registered the key pair ${key.privatePath}`);
     else if (r.outcome !== 'ok') {
-      vscode.window.showInformationMessage(
-        `SSH key ${key.fingerprint} is now on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
-      );
+      tellKeyAdded(services, key.fingerprint, attached);
     }
     return { proceed: true, identityFile: key.privatePath };
   }
   return { proceed: true };
+}
+
+/**
+ * A key registered (by Add SSH Key, or on the way to a rent or a connect): the log and a short
+ * status bar message, not a toast, which would land inside another flow's progress.
+ */
+export function tellKeyAdded(services: Services, fingerprint: string, attached: readonly number[]): void {
+  const text = `SSH key ${fingerprint} is now on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`;
+  services.log.info(`ssh: ${text}`);
+  tellDone(text);
 }

@@ -9,12 +9,17 @@ import { dirname, join, normalize } from 'node:path';
 import { repoRoot, manifest } from '../repoRoot';
 
 const root = repoRoot();
-const read = (file: string) => readFileSync(join(root, file), 'utf8');
+/** The walkthrough's step descriptions (Markdown links to the docs), read as one more page. */
+const WALKTHROUGH = 'package.json#walkthroughs';
+const read = (file: string) =>
+  file === WALKTHROUGH
+    ? (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { walkthroughs: Array<{ steps: Array<{ description: string }> }> } }).contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.description)).join('\n\n')
+    : readFileSync(join(root, file), 'utf8');
 
 /** Every Markdown file a reader reaches from README: README, docs/, CONTRIBUTING, the demo workspace's README, the walkthrough pages. */
 function markdownFiles(): string[] {
   const inDir = (dir: string) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.md')).sort().map((f) => `${dir}/${f}`);
-  return ['README.md', 'CONTRIBUTING.md', 'demo-workspace/README.md', ...inDir('docs'), ...inDir('media/walkthrough')];
+  return ['README.md', 'CONTRIBUTING.md', 'demo-workspace/README.md', ...inDir('docs'), ...inDir('media/walkthrough'), WALKTHROUGH];
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes; repeats get -1, -2… */

@@ -19,7 +19,7 @@ test('the running rate is projected to the month end', () => {
   const c = checkBudget(100, 85, 2, now)!;
   assert.equal(c.projected, 85 + 2 * 24);
   assert.equal(c.month, '2026-11');
-  assert.equal(budgetMessage(c, 2), 'GPU Rental: you have used 85 % of your monthly budget ($85.00 of $100.00 charged in 2026-11). At the current $2.00/h the month ends at about $133.00.');
+  assert.equal(budgetMessage(c, 2), 'You have used 85 % of your monthly budget ($85.00 of $100.00 charged in 2026-11). At the current $2.00/h the month ends at about $133.00.');
   assert.match(budgetMessage(checkBudget(100, 120, 0, now)!, 0), /reached your monthly budget/);
 });
 

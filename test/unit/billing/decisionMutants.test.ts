@@ -60,6 +60,7 @@ function run(reads: Array<PendingPriceIncrease[] | (() => PendingPriceIncrease[]
         return answer(shown, r.confirms.length);
       },
       info: (m) => r.infos.push(m),
+      done: (m) => r.infos.push(m),
       error: (m) => r.errors.push(m),
     },
   };
@@ -83,22 +84,22 @@ test('Reject… offers Reject only, and sends it', async () => {
   assert.equal(await decide(r, 'reject', 1), 'rejected');
   assert.deepEqual(r.confirms[0]!.offer, ['reject']);
   assert.deepEqual(r.sent, [['reject', 1]]);
-  assert.match(r.infos.at(-1)!, /rejected the new price of #10/);
+  assert.match(r.infos.at(-1)!, /Rejected the new price of #10/);
 });
 
 test('nothing pending: said for the instance named, or in general', async () => {
   const forRow = run([[inc(1, 10)]], () => 'accept');
   assert.equal(await decide(forRow, 'accept', { id: 11 }), 'cancelled');
-  assert.deepEqual(forRow.infos, ['GPU Rental: no price increase is pending for #11.']);
+  assert.deepEqual(forRow.infos, ['No price increase is pending for #11.']);
   const none = run([[]], () => 'accept');
   assert.equal(await decide(none, 'accept'), 'cancelled');
-  assert.deepEqual(none.infos, ['GPU Rental: no price increase is pending.']);
+  assert.deepEqual(none.infos, ['No price increase is pending.']);
 });
 
 test('a list that cannot be read, before or after the prompt: failed, nothing sent', async () => {
   const before = run([fail], () => 'accept');
   assert.equal(await decide(before, 'accept', 1), 'failed');
-  assert.match(before.errors[0]!, /could not read the pending price increases: .*connection reset/);
+  assert.match(before.errors[0]!, /Could not read the pending price increases: .*connection reset/);
   const after = run([[inc(1, 10)], fail], () => 'accept');
   assert.equal(await decide(after, 'accept', 1), 'failed');
   assert.equal(after.confirms.length, 1);
@@ -128,7 +129,7 @@ test('a decision the service refuses as no longer pending (404 or 409) is stale;
   for (const status of [404, 409]) {
     const r = run([[inc(1, 10)]], () => 'accept', refusal(status, 'no_pending_price_increase'));
     assert.equal(await decide(r, 'accept', 1), 'stale', String(status));
-    assert.match(r.infos.at(-1)!, /price increase 1 is no longer pending/);
+    assert.match(r.infos.at(-1)!, /Price increase 1 is no longer pending/);
     assert.deepEqual(r.errors, []);
   }
   for (const [send, why] of [
@@ -138,7 +139,7 @@ test('a decision the service refuses as no longer pending (404 or 409) is stale;
   ] as const) {
     const r = run([[inc(1, 10)]], () => 'accept', send);
     assert.equal(await decide(r, 'accept', 1), 'failed', why);
-    assert.match(r.errors[0]!, /could not accept price increase 1/, why);
+    assert.match(r.errors[0]!, /Could not accept price increase 1/, why);
   }
 });
 

@@ -119,6 +119,7 @@ test('price-increase decisions: only an id shown in the prompt just answered is 
                 return answer;
               },
               info: () => undefined,
+              done: () => undefined,
               error: () => undefined,
             },
           },

@@ -44,6 +44,7 @@ function run(answer: (s: ShownIncrease) => Decision | undefined, pick: (c: reado
       pick: async (c) => (r.picks.push([...c]), pick(c)),
       confirm: async (shown, offer) => (r.confirms.push({ shown, offer }), answer(shown)),
       info: (m) => r.infos.push(m),
+      done: (m) => r.infos.push(m),
       error: (m) => r.errors.push(m),
     },
   };
@@ -63,7 +64,7 @@ test('Accept of a notified id: the figures are shown in the prompt, then exactly
   assert.equal(r.confirms[0]!.shown.id, pid);
   assert.match(r.confirms[0]!.shown.details.join('\n'), /Per hour: .* → .*\(\+50 %\)[\s\S]*Reject: the rental keeps its current prices/);
   assert.deepEqual(r.puts, [{ path: '/api/v0/instances/accept-price-increase/', body: { pending_price_increase_id: pid } }]);
-  assert.match(r.infos.at(-1)!, /accepted the new price/);
+  assert.match(r.infos.at(-1)!, /Accepted the new price/);
 });
 
 test('a stale id says "no longer pending", reads the list again and sends nothing', async () => {
@@ -72,7 +73,7 @@ test('a stale id says "no longer pending", reads the list again and sends nothin
   await h.client().rejectPriceIncrease(pid);
   const r = run(() => assert.fail('nothing is asked about a stale id'));
   assert.equal(await decide(r, 'reject', { pending_price_increase_id: pid }), 'stale');
-  assert.match(r.infos.join('\n'), new RegExp(`price increase ${pid} is no longer pending`));
+  assert.match(r.infos.join('\n'), new RegExp(`Price increase ${pid} is no longer pending`));
   assert.ok(r.reads >= 1);
   assert.deepEqual(r.puts, []);
 });
@@ -101,7 +102,7 @@ test('the palette with one pending increase shows it before deciding; Escape sen
   const none = run(() => 'accept');
   await h.client().rejectPriceIncrease(pid);
   assert.equal(await decide(none, 'accept'), 'cancelled');
-  assert.match(none.infos[0]!, /no price increase is pending/);
+  assert.match(none.infos[0]!, /No price increase is pending/);
 });
 
 test('several pending: a pick with each headline, then the modal of the one picked; an instance row picks its own', async () => {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chargesCsv, instanceCostLine, summarizeCharges, weekStart, monthStart, windowStart, SpendingStore, DAY } from '../../../src/billing/spending';
-import { spendingSvg } from '../../../src/billing/spendingChart';
+import { spendingDaysTable, spendingSvg } from '../../../src/billing/spendingChart';
 import type { Charge, Instance } from '../../../src/api/types';
 import { useHarness, type Harness } from '../api/helpers';
 
@@ -34,6 +34,21 @@ test('today, week, month, last 30 days and per instance', () => {
   assert.match(svg, /^<svg [^>]*role="img"/);
   assert.equal((svg.match(/<g><title>/g) ?? []).length, 30);
   assert.doesNotMatch(svg, /<script|href=/);
+});
+
+test('the chart as a table: a row per charged day with each type, "other" and the total; server text escaped', () => {
+  const now = Date.parse('2026-11-25T15:00:00Z') / 1000;
+  const d = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
+  const s = summarizeCharges([charge(d('2026-11-25'), 1), charge(d('2026-11-25'), 0.5, 'x-1', '<b>gift</b>'), charge(d('2026-10-30'), 8, 'volume-3', 'volume')], now);
+  const html = spendingDaysTable(s);
+  const rows = [...html.matchAll(/<tr><th scope="row">([^<]+)<\/th>(.*?)<\/tr>/g)].map((m) => [m[1], [...m[2]!.matchAll(/>([^<]+)<\/td>/g)].map((c) => c[1])]);
+  assert.deepEqual(rows, [
+    ['2026-10-30', ['$0.00', '$8.00', '$0.00', '$0.00', '$8.00']],
+    ['2026-11-25', ['$1.00', '$0.00', '$0.00', '$0.50', '$1.50']],
+  ]);
+  assert.match(html, /<th scope="col" class="num">other<\/th>/);
+  assert.doesNotMatch(html, /<b>/);
+  assert.match(spendingDaysTable(summarizeCharges([], now)), /No charges in the last 30 days/);
 });
 
 test('a charge on the 1st of the month counts in the month; the last day before it does not', () => {

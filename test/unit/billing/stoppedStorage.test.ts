@@ -29,7 +29,7 @@ test('contracts ending within 48 h, once, with the date', () => {
   const rows = [inst({ id: 1, end_date: now + 47 * 3600 }), inst({ id: 2, end_date: now + 49 * 3600 }), inst({ id: 3, end_date: now - 10 })];
   assert.deepEqual(contractsEndingSoon(rows, now, new Set()).map((i) => i.id), [1]);
   assert.deepEqual(contractsEndingSoon(rows, now, new Set([1])), []);
-  assert.equal(contractEndMessage('train', now + 47 * 3600, now), "GPU Rental: the host's contract for train ends 2027-01-17 07:00 UTC (in about 47 h). The machine is then taken back: save your work and data before then.");
+  assert.equal(contractEndMessage('train', now + 47 * 3600, now), "The host's contract for train ends 2027-01-17 07:00 UTC (in about 47 h). The machine is then taken back: save your work and data before then.");
 });
 
 test('the reminder is weekly: not again after a day or six, again after seven days', () => {

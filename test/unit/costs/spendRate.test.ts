@@ -44,7 +44,7 @@ test('today: the service bills stopped disks; spend-rate says so, and the store 
     let arrived = changed();
     assert.equal(store.rate(before).source, 'computed', 'computed until the answer arrives');
     await arrived;
-    assert.deepEqual({ ...store.rate(before), service: undefined }, { perHour: r2.totalPerHour, source: 'service', service: undefined });
+    assert.deepEqual({ ...store.rate(before), service: undefined }, { perHour: r2.totalPerHour, source: 'service', service: undefined, at: 1_000_000 }, 'with when it was read');
     assert.match(rateSourceText(store.rate(before)), /the service's own figure, stopped disks and volumes included/);
     // A stop changes the list: the store asks again at once rather than a minute later.
     await api.setInstanceState(after.find((i) => i.state === 'running' && i.id !== target.id)!.id, 'stopped');

@@ -9,6 +9,7 @@ import { INFLIGHT_STATE_KEY, readInflight, resumeInflight, runCreateFlow, type F
 import { flowSim, harness, type Harness, puts, simInstances, template, useFlowSim } from './flowHarness';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 import { DEFAULT_GUARD, guardRequestFor, installedGuard } from '../../../src/guard/plan';
+import { SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
 
 useFlowSim();
 
@@ -28,9 +29,9 @@ test('happy path: search, confirm, rent, poll to running, write the SSH entry', 
   assert.equal(h.confirms.length, 1);
   assert.ok(['RTX 4090', 'RTX 3090'].includes(h.confirms[0]!.gpu_name));
   assert.deepEqual(h.sshWrites, [{ id: r.instance.id, host: r.instance.ssh_host, port: r.instance.ssh_port, ssh: template.ssh }]);
-  // the row appeared before the first poll, and polling ran at the spec's 10 s
+  // the row appeared before the first poll, and polling ran at the service's show threshold (2 s) while it booted
   assert.equal(h.upserts[0], r.instance.id);
-  assert.ok(h.clock.slept.length >= 6 && h.clock.slept.every((ms) => ms === 10_000), JSON.stringify(h.clock.slept));
+  assert.ok(h.clock.slept.length >= 6 && h.clock.slept.every((ms) => ms === SERVICE_THRESHOLDS_MS.show), JSON.stringify(h.clock.slept));
   const stages = [...new Set(h.progress.map((p) => p.stage))];
   for (const s of ['searching', 'renting', 'provisioning', 'loading', 'running', 'writing-ssh', 'done']) assert.ok(stages.includes(s as never), `stage ${s} missing: ${stages.join(',')}`);
   assert.match(h.progress.find((p) => p.stage === 'renting')!.message, /\(1\/3\)/);

@@ -85,7 +85,7 @@ test('the question names the instance, its label, its status and message, what k
   assert.equal(r.attempts, 2);
   assert.deepEqual(r.bootFailed, { instanceId: 9, status: 'exited', statusMsg: 'OOM ***' });
   assert.deepEqual(r.logs, [{ instanceId: 9, status: 'exited', resultUrl: 'https://logs.example/9.txt' }]);
-  assert.equal(r.message, 'Instance 9 on offer 77 became "exited" while starting (OOM ***). Instance 9 (1× RTX 4090, $0.400/h) is kept and still billing $0.020/h; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Logs). Destroy it there when you no longer need it.');
+  assert.equal(r.message, 'Instance 9 on offer 77 became "exited" while starting (OOM ***). Instance 9 (1× RTX 4090, $0.400/h) is kept and still billing $0.020/h; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Instance Logs). Destroy it there when you no longer need it.');
   assert.deepEqual(readInflight(f.state), [], 'settled: the Instances view tracks it');
   assert.deepEqual(f.destroyed, []);
   assert.ok(f.log.lines.includes('warn create: Instance 9 on offer 77 became "exited" while starting (OOM ***). Asking what to do with it.'), f.log.lines.join('\n'));

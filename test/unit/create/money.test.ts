@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { SimFault, WireFaultKind } from '../../../src/sim/control';
 import type { Offer } from '../../../src/api/types';
 import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
+import { SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
 import { offerSatisfies } from '../../../src/create/offerFit';
 import type { Template } from '../../../src/create/templateSchema';
 import { mulberry32 } from '../../../src/sim/prng';
@@ -211,8 +212,9 @@ test('a 429 on the status poll after renting backs off and keeps tracking to run
   const h = harness();
   const r = await run(h);
   assert.equal(r.outcome, 'running', JSON.stringify(r));
-  // backs off at least the service's 2 s threshold for show-instance, more than the interval
-  assert.ok(h.clock.slept.some((ms) => ms > 10_000), JSON.stringify(h.clock.slept));
+  // backs off beyond the service's 2 s threshold for show-instance, then reads at that threshold again
+  assert.ok(h.clock.slept[0]! >= 2 * SERVICE_THRESHOLDS_MS.show, JSON.stringify(h.clock.slept));
+  assert.ok(h.clock.slept.slice(1).every((ms) => ms === SERVICE_THRESHOLDS_MS.show), JSON.stringify(h.clock.slept));
 });
 
 for (const status of [401, 403, 410, 429, 500]) {

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/api/errors';
+import { SERVICE_THRESHOLDS_MS, STATUS_FAST_WINDOW_MS, statusPollDelay } from '../../../src/api/pacing';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 
 import { INFLIGHT_STATE_KEY, pollUntilReady, readInflight } from '../../../src/create/createFlow';
@@ -12,7 +13,7 @@ import { EchoingState } from '../../kit/state';
 import { markSeen, removeInflight } from '../../../src/create/inflight';
 import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
-test('polling backs off on 429 and returns to the 10 s interval', async () => {
+test('a 429 slows the status reads (doubling from the 2 s show threshold); the next good read returns to the threshold', async () => {
   let calls = 0;
   const fake = {
     showInstance: async (id: number) => {
@@ -26,8 +27,45 @@ test('polling backs off on 429 and returns to the 10 s interval', async () => {
   const log = memoryLog();
   const out = await pollUntilReady(fake, 7, { now: () => 0, sleep: async (ms) => void slept.push(ms) }, log, { targetState: 'running', intervalMs: 10_000, maxWaitMs: 1e9 });
   assert.equal(out.kind, 'ready');
-  assert.deepEqual(slept, [20_000, 40_000, 10_000]);
-  assert.deepEqual(log.lines, ['debug create: reading instance 7 failed (rate_limited 429); next try in 20 s', 'debug create: reading instance 7 failed (rate_limited 429); next try in 40 s']);
+  assert.deepEqual(slept, [4000, 8000, 2000]);
+  assert.deepEqual(log.lines, ['debug create: reading instance 7 failed (rate_limited 429); next try in 4 s', 'debug create: reading instance 7 failed (rate_limited 429); next try in 8 s']);
+});
+
+test('while a machine boots, status reads start at the 2 s show threshold, back off by half while nothing changes after the fast window, up to the interval; a change starts over', async () => {
+  // Loading with the same status text for 10 minutes, then a new status text, then running.
+  let t = 0;
+  const slept: number[] = [];
+  const clock = { now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)) };
+  const reads: number[] = [];
+  const api = {
+    showInstance: async (id: number) => {
+      reads.push(t);
+      if (t < 600_000) return { id, actual_status: 'loading', state: 'loading', status_msg: 'pulling' } as Instance;
+      if (t < 620_000) return { id, actual_status: 'loading', state: 'loading', status_msg: 'extracting' } as Instance;
+      return { id, actual_status: 'running', state: 'running', ssh_host: 'h', ssh_port: 22 } as Instance;
+    },
+  } as unknown as ServiceApi;
+  const out = await pollUntilReady(api, 7, clock, memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 1e9 });
+  assert.equal(out.kind, 'ready');
+  const fast = SERVICE_THRESHOLDS_MS.show;
+  const inWindow = STATUS_FAST_WINDOW_MS / fast;
+  assert.deepEqual(slept.slice(0, inWindow), Array<number>(inWindow).fill(fast), 'every 2 s for the first three minutes');
+  assert.deepEqual(slept.slice(inWindow, inWindow + 5), [3000, 4500, 6750, 10_000, 10_000], 'then half again longer per read, capped at the interval');
+  const change = reads.findIndex((r) => r >= 600_000);
+  assert.deepEqual(slept.slice(change, change + 3), [fast, fast, fast], 'a new status text: back to every 2 s');
+  assert.ok(slept.every((ms) => ms >= fast && ms <= 10_000), 'never faster than the service allows, never slower than the interval');
+  assert.ok(t - 620_000 <= fast, 'running is seen within one show threshold of being reported');
+});
+
+test('statusPollDelay: the show threshold, never faster; the interval when it is shorter (no pacing); growth only after the window', () => {
+  assert.equal(statusPollDelay({ sinceChangeMs: 0, lastDelayMs: 0, slowestMs: 10_000 }), 2000);
+  assert.equal(statusPollDelay({ sinceChangeMs: STATUS_FAST_WINDOW_MS - 1, lastDelayMs: 9000, slowestMs: 10_000 }), 2000);
+  assert.equal(statusPollDelay({ sinceChangeMs: STATUS_FAST_WINDOW_MS, lastDelayMs: 2000, slowestMs: 10_000 }), 3000);
+  assert.equal(statusPollDelay({ sinceChangeMs: STATUS_FAST_WINDOW_MS, lastDelayMs: 500, slowestMs: 10_000 }), 2000, 'never under the threshold');
+  assert.equal(statusPollDelay({ sinceChangeMs: STATUS_FAST_WINDOW_MS, lastDelayMs: 9000, slowestMs: 10_000 }), 10_000);
+  assert.equal(statusPollDelay({ sinceChangeMs: 1e9, lastDelayMs: 60_000, slowestMs: 30_000 }), 30_000, 'a 429 backoff comes down to the interval');
+  assert.equal(statusPollDelay({ sinceChangeMs: 0, lastDelayMs: 0, slowestMs: 50 }), 50);
+  assert.equal(statusPollDelay({ sinceChangeMs: 1e9, lastDelayMs: 50, slowestMs: 50 }), 50);
 });
 
 // ---- pollUntilReady on its own: what each state means for the wait ------------------------
@@ -84,7 +122,7 @@ test('pollUntilReady: the wait limit, a cancel, and 30 failed reads in a row (no
   const slept: number[] = [];
   const exact = await pollUntilReady(scriptedShow([{ state: 'loading' }]).api, 7, fixedClock(slept), memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 30_000 });
   assert.equal(exact.kind, 'timeout');
-  assert.deepEqual(slept, [10_000, 10_000, 10_000], 'reads at 0, 10, 20 and 30 s: the limit reached counts');
+  assert.deepEqual(slept, Array<number>(15).fill(2000), 'reads every 2 s from 0 to 30 s (the show threshold while it boots): the limit reached counts');
   const ac = new AbortController();
   ac.abort();
   assert.equal((await poll(scriptedShow([{ state: 'loading' }]).api, 'running', { signal: ac.signal })).kind, 'aborted');
@@ -194,7 +232,7 @@ test('pollUntilReady: a 429 backs off to at least the show threshold, other fail
   const late = scriptedShow([{ state: 'loading' }]);
   const out = await pollUntilReady(late.api, 7, { now: () => t, sleep: async (ms) => void (t += ms) }, memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 30_000 });
   assert.equal(out.kind, 'timeout');
-  assert.equal(late.calls(), 4, 'reads at 0, 10, 20 and 30 s after the start');
+  assert.equal(late.calls(), 16, 'reads every 2 s from 0 to 30 s after the start');
 });
 
 test('the message for a rental of unknown fate names the instance when its id is known, else its label', async () => {

@@ -191,7 +191,7 @@ test('a state file left by an earlier boot (72 h old by the instance clock) is "
     assert.ok(!st.details.join('\n').includes('93'), 'nothing of the old boot is shown as current');
     // It names a command that exists (it once named one that did not).
     const named = /run "GPU Rental: ([^"]+)"/.exec(st.details.join('\n'))?.[1];
-    assert.equal(named, 'Show Idle Guard Log');
+    assert.equal(named, 'Show Idle Guard Log…');
     const pkg = manifest() as { contributes: { commands: Array<{ title: string }> } };
     assert.ok(pkg.contributes.commands.some((c) => c.title === named), `no command titled "${named}"`);
     h.advance(31 * MIN);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
 import { PolledInstanceStore, isTransitional } from '../../../src/instances/instanceStore';
-import { DEFAULT_POLLER_CONFIG } from '../../../src/core/poller';
+import { DEFAULT_POLLER_CONFIG, URGENT_INTERVAL_MS } from '../../../src/core/poller';
 import { FakeTimers, flush } from '../../kit/clock';
 import { instanceIn as inst } from '../../kit/fixtures';
 
@@ -64,9 +64,9 @@ test('a watched row polls fast until a list shows it settled; a row still moving
   assert.equal(h.timers.nextDelay(), FAST, 'watched after an action');
   h.list = [inst(1, 'stopped', { intended_status: 'running' }), inst(2, 'running')];
   await h.timers.advance(FAST);
-  assert.equal(h.timers.nextDelay(), FAST, 'the list shows it on its way: still fast');
+  assert.equal(h.timers.nextDelay(), URGENT_INTERVAL_MS, 'the list shows it starting: faster still (its SSH entry follows the list)');
   h.list = [inst(1, 'running'), inst(2, 'running')];
-  await h.timers.advance(FAST);
+  await h.timers.advance(URGENT_INTERVAL_MS);
   assert.equal(h.timers.nextDelay(), SLOW, 'settled: no longer watched');
   h.store.watch(2);
   assert.equal(h.timers.nextDelay(), FAST, 'watched while the list still shows it settled (the service is slow to show the action)');
@@ -76,6 +76,37 @@ test('a watched row polls fast until a list shows it settled; a row still moving
   assert.equal(h.timers.nextDelay(), FAST);
   await h.timers.advance(FAST);
   assert.equal(h.timers.nextDelay(), SLOW, 'a watched id the list does not show is not watched forever');
+  h.store.dispose();
+});
+
+test('a started machine (watched, meant to run, not running yet): the list every 2 s until it runs, then the interval; a stop is not urgent; an error still backs off', async () => {
+  const h = harness([inst(1, 'stopped'), inst(2, 'running')]);
+  h.store.poller.setVisible(true);
+  h.store.poller.start();
+  await flush();
+  assert.equal(h.timers.nextDelay(), FAST);
+  h.store.watch(2);
+  h.list = [inst(1, 'stopped'), inst(2, 'running', { intended_status: 'stopped' })];
+  await h.timers.advance(FAST);
+  assert.equal(h.timers.nextDelay(), FAST, 'a stopping machine: the usual interval');
+  h.list = [inst(1, 'stopped'), inst(2, 'stopped', { intended_status: 'stopped' })];
+  await h.timers.advance(FAST);
+  h.store.watch(1);
+  h.list = [inst(1, 'stopped', { intended_status: 'running' }), inst(2, 'stopped', { intended_status: 'stopped' })];
+  await h.timers.advance(FAST);
+  assert.equal(h.timers.nextDelay(), URGENT_INTERVAL_MS, 'starting: every 2 s');
+  const before = h.calls;
+  h.list = [inst(1, 'loading', { intended_status: 'running' }), inst(2, 'stopped', { intended_status: 'stopped' })];
+  await h.timers.advance(URGENT_INTERVAL_MS);
+  assert.equal(h.calls, before + 1);
+  assert.equal(h.timers.nextDelay(), URGENT_INTERVAL_MS, 'loading: still every 2 s');
+  h.fail = true;
+  await h.timers.advance(URGENT_INTERVAL_MS);
+  assert.ok(h.timers.nextDelay()! >= FAST, 'a failed read backs off as before');
+  h.fail = false;
+  h.list = [inst(1, 'running', { intended_status: 'running' }), inst(2, 'stopped', { intended_status: 'stopped' })];
+  await h.timers.advance(h.timers.nextDelay()!);
+  assert.equal(h.timers.nextDelay(), FAST, 'running: back to the interval');
   h.store.dispose();
 });
 

@@ -9,7 +9,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import type { AccountTreeProvider } from '../../../src/account/vscode/accountTree';
 import { join } from 'node:path';
 import { connect } from 'node:net';
-import { describe, it, afterEach, getExtensionApi, waitFor, answer, sleep, uiCheckpoint } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep, uiCheckpoint } from './framework';
 import { runningInstance, simControl } from './sim';
 import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
 
@@ -100,7 +100,7 @@ describe('connect', () => {
       assert.deepEqual(items, ['Create a New Key Pair', 'Continue Without']);
       return 'Create a New Key Pair';
     });
-    answer('showInformationMessage', (msg: string) => (assert.match(msg, /is now on your account and attached to running instance/), undefined));
+    capture('setStatusBarMessage');
     answer('showInformationMessage', (msg: string) => (assert.match(msg, /no Remote-SSH extension is installed/), 'Open in Terminal'));
     const r = (await vscode.commands.executeCommand('gpuRental.connect', id)) as { action: string; alias?: string };
     assert.equal(r.action, 'terminal');
@@ -108,6 +108,7 @@ describe('connect', () => {
     assert.ok(existsSync(privatePath), 'the key pair was created');
     assert.equal((await w.findEntry(id))?.identityFile, privatePath);
     assert.ok((await api.listInstanceSshKeys(id)).length > 0, 'the new key was attached to the running instance');
+    assert.ok(promptCalls.some((p) => p.kind === 'setStatusBarMessage' && /is now on your account and attached to running instance/.test(p.text)), 'said in the status bar, not in a toast inside the flow');
     const out = execFileSync('ssh', ['-F', w.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', r.alias!, 'echo $CONTAINER_ID'], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home } });
     assert.equal(out.trim(), String(id));
     await api.destroyInstance(id);

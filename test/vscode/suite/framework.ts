@@ -135,7 +135,9 @@ export type PromptKind =
   | 'showWarningMessage'
   | 'showErrorMessage'
   | 'showQuickPick'
-  | 'showInputBox';
+  | 'showInputBox'
+  /** Status bar confirmations: recorded (always leniently), never answered. */
+  | 'setStatusBarMessage';
 
 /**
  * A scripted answer. A function receives what the prompt was called with (message or
@@ -190,6 +192,11 @@ function install(kind: PromptKind, isLenient = false): void {
   const win = vscode.window as unknown as Record<string, unknown>;
   originals.set(kind, win[kind]);
   queues.set(kind, []);
+  if (kind === 'setStatusBarMessage') {
+    lenient.add(kind);
+    win[kind] = (text: unknown) => (promptCalls.push({ kind, text: String(text) }), { dispose: () => undefined });
+    return;
+  }
   win[kind] = async (...args: unknown[]) => {
     let text = '';
     let items: unknown[] | undefined;

@@ -64,6 +64,33 @@ describe('idle guard: stopped disks', () => {
     assert.deepEqual(promptCalls.slice(before).filter((p) => p.kind === 'showWarningMessage'), [], 'no confirmation dialog: the setting is the consent');
   }, { timeoutMs: 60_000 });
 
+  it('two instances due in one list: ONE warning whose Review… offers Keep and Destroy Now… for each (issue 35 item 3)', async () => {
+    await signInToSeeded(0);
+    const { services } = await getExtensionApi();
+    const ids = [await stoppedGuarded(services), await stoppedGuarded(services)];
+    const key = `${STOPPED_SINCE_KEY}:${services.connection().baseUrl}`;
+    const records = () => services.globalState.get<StoppedRecords>(key) ?? {};
+    await vscode.workspace.getConfiguration('gpuRental').update(SETTING, 2, vscode.ConfigurationTarget.Global);
+    const toasts: unknown[][] = [];
+    const picks: string[][] = [];
+    answer('showWarningMessage', (...args: unknown[]) => (toasts.push(args), 'Review…'));
+    // the first instance's Keep, then (offered again without it) Escape: the other is left to its warning
+    answer(
+      'showQuickPick',
+      (items: Array<{ label: string; description?: string }>) => (picks.push(items.filter((i) => i.description).map((i) => i.label)), items.find((i) => i.label === 'Keep')),
+      (items: Array<{ label: string; description?: string }>) => (picks.push(items.filter((i) => i.description).map((i) => i.label)), undefined),
+    );
+    const since = Date.now() - 1.5 * DAY_MS;
+    await services.globalState.update(key, { ...records(), ...Object.fromEntries(ids.map((id) => [id, { since }])) });
+    await services.instances.refresh();
+    await waitFor(() => (picks.length === 2 ? true : undefined), 10_000, 'the review to come back after Keep');
+    assert.equal(toasts.length, 1, toasts.map((t) => String(t[0])).join('\n'));
+    assert.match(String(toasts[0]![0]), /^2 stopped instances will be destroyed in about a day/);
+    assert.deepEqual(toasts[0]!.slice(1), ['Review…']);
+    assert.deepEqual(picks, [['Keep', 'Destroy Now…', 'Keep', 'Destroy Now…'], ['Keep', 'Destroy Now…']]);
+    assert.equal(ids.filter((id) => (records()[id]?.since ?? 0) > Date.now() - 60_000).length, 1, 'one kept (another period), one left as warned');
+  }, { timeoutMs: 60_000 });
+
   it('an instance rented with the template\'s guard.destroyAfterStoppedDays follows it with the setting off, and the messages name it', async () => {
     await signInToSeeded(0);
     const { services } = await getExtensionApi();

@@ -65,4 +65,6 @@ import './guard.test';
 import './guardStopped.test';
 import './billing.test';
 import './consent.test';
+import './moneyTruth.test';
+import './ux.test';
 import './agentTools.test';

@@ -1,7 +1,7 @@
 // A newcomer's small surprises, in a real VS Code against the simulator: money already spent
 // (row tooltip, Details, the Destroy confirmation, the status bar), Details as a read-only
 // document that follows the instance, a long label that leaves price and state in view, Start
-// offering Connect, Back in Search Offers keeping the answer, the interruptible confirmation,
+// offering Connect, Search Offers as one editable list, the interruptible confirmation,
 // and "Rent this offer with which template?" putting the templates that fit first.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -112,23 +112,32 @@ describe('newcomer', () => {
     }, 10_000, 'the "running again" notice');
   }, { timeoutMs: 60_000 });
 
-  it('Back in Search Offers keeps the answer of the step it returns to (screenshot)', async () => {
-    await signedIn();
-    const pending = vscode.commands.executeCommand('gpuRental.searchOffers');
-    // The runner types 24 at "Minimum GPU RAM", goes on, presses Back and reads the box.
-    assert.equal(await uiCheckpoint('search-back'), 'ok');
-    assert.equal(await pending, undefined, 'cancelled at the end');
-  }, { timeoutMs: 60_000 });
-
-  it('Search Offers takes a typed reliability (0.98) and refuses an answer that is not a choice, with a reason (screenshot)', async () => {
-    const { services } = await signedIn();
+  it('Search Offers is one editable list: two filters edited (GPU RAM typed, reliability 0.98 typed), a refused answer changes nothing, Search fills the Offers view (screenshots)', async () => {
+    const { services, ui: views } = await signedIn();
+    // Earlier suites' searches are this workspace's last search, the list's start values: start from the defaults.
+    await vscode.commands.executeCommand('gpuRental.searchOffers', {});
     const pending = vscode.commands.executeCommand<unknown[]>('gpuRental.searchOffers');
-    // The runner types 0.98 at "Minimum host reliability", "maybe" at "Only verified hosts?", then Enter to the end.
-    assert.equal(await uiCheckpoint('search-typed'), 'ok');
-    assert.ok(Array.isArray(await pending), 'the search ran');
-    assert.equal(services.offers.query.minReliability, 0.98, 'the typed reliability was kept');
-    assert.equal(services.offers.query.verified, true, 'the refused answer changed nothing');
-  }, { timeoutMs: 60_000 });
+    // The runner picks "Minimum GPU RAM" and types 24, picks "Minimum host reliability" and types 0.98,
+    // types "maybe" at "Verified hosts" (refused, Escape back to the list), then picks Search.
+    assert.equal(await uiCheckpoint('search-list'), 'ok');
+    const result = await pending;
+    assert.ok(Array.isArray(result) && result.length > 0, `the search ran and found offers: ${JSON.stringify({ result: Array.isArray(result) ? result.length : result, error: services.offers.error, query: services.offers.query, demo: services.connection().demo })}`);
+    const q = services.offers.query;
+    assert.equal(q.minGpuRamGb, 24, 'the typed GPU RAM was kept');
+    assert.equal(q.minReliability, 0.98, 'the typed reliability was kept');
+    assert.equal(q.verified, true, 'the refused answer changed nothing');
+    const offersView = (views as unknown as { offers: TreeLike<{ kind: string; offer?: Offer }> }).offers;
+    const nodes = (await offersView.getChildren()) ?? [];
+    assert.ok(nodes.length > 0 && nodes.every((n) => n.kind === 'offer'), `the Offers view lists offers: ${JSON.stringify(nodes.map((n) => n.kind))}`);
+    for (const n of nodes) {
+      assert.ok((n.offer?.gpu_ram ?? 0) >= 24_000, `offer ${n.offer?.id}: ${n.offer?.gpu_ram} MB of GPU RAM`);
+      assert.ok((n.offer?.reliability ?? 0) >= 0.98, `offer ${n.offer?.id}: reliability ${n.offer?.reliability}`);
+    }
+    // Escape on the list cancels, and the list opens with the last search's values.
+    const again = vscode.commands.executeCommand('gpuRental.searchOffers');
+    assert.equal(await uiCheckpoint('search-list-cancel'), 'ok');
+    assert.equal(await again, undefined, 'Escape on the list cancels');
+  }, { timeoutMs: 90_000 });
 
   it('"Rent this offer with which template?" lists the templates that fit first, marks the others and the broken one', async () => {
     const { services } = await signedIn();

@@ -157,10 +157,33 @@ describe('sidebar', () => {
     assert.match(md, /^Total: .*\n\nCredit: /m, 'Total and Credit are separate Markdown paragraphs, not one joined line');
   }, { timeoutMs: 30_000 });
 
+  it("low credit: one warning that stays (an error with buttons), the cost item red; Don't Show Again sets lowCreditWarningHours to 0 in user settings", async () => {
+    const { services, ui: u } = await ui();
+    const cfg = vscode.workspace.getConfiguration('gpuRental');
+    // Any running rental makes the seeded credit "low" within this many hours.
+    await cfg.update('lowCreditWarningHours', 720, vscode.ConfigurationTarget.Global);
+    // Once per session: a warning an earlier test saw must not hide this one.
+    (u.statusBar as unknown as { warnedThisSession: boolean }).warnedThisSession = false;
+    const asked: unknown[][] = [];
+    answer('showErrorMessage', (...args: unknown[]) => (asked.push(args), "Don't Show Again"));
+    try {
+      await signInToSeeded(2);
+      await waitFor(() => (asked.length ? true : undefined), 10_000, 'the low-credit warning');
+      assert.match(String(asked[0]![0]), /^Your credit \(\$[\d,.]+\) runs out/);
+      assert.deepEqual(asked[0]!.slice(1), ['Open Instances', 'Stop All Running…', "Don't Show Again"]);
+      assert.deepEqual(u.statusBar.item.backgroundColor, new vscode.ThemeColor('statusBarItem.errorBackground'));
+      await waitFor(() => (vscode.workspace.getConfiguration('gpuRental').inspect<number>('lowCreditWarningHours')?.globalValue === 0 ? true : undefined), 10_000, 'the setting turned off in user settings');
+      await services.instances.refresh();
+      assert.equal(u.statusBar.item.backgroundColor, undefined, 'no longer coloured once the warning is off');
+    } finally {
+      await cfg.update('lowCreditWarningHours', undefined, vscode.ConfigurationTarget.Global);
+    }
+  }, { timeoutMs: 30_000 });
+
   it('demo mode runs its own simulator in-process, is marked, and saves nothing', async () => {
     const { services, ui: u } = await ui();
     await vscode.commands.executeCommand('gpuRental.clearApiKey');
-    capture('showInformationMessage', 'showWarningMessage');
+    capture('showInformationMessage', 'showWarningMessage', 'showErrorMessage');
     // Any demo account would count as low on credit: still no warning about simulated money.
     const cfg = vscode.workspace.getConfiguration('gpuRental');
     await cfg.update('lowCreditWarningHours', 1_000_000, vscode.ConfigurationTarget.Global);
@@ -175,7 +198,7 @@ describe('sidebar', () => {
       await waitFor(() => services.instances.instances.length >= 2, 10_000, 'demo instances');
       await waitFor(() => / · demo$/.test(u.statusBar.item.text), 5000, 'status bar marked demo');
       await new Promise((r) => setTimeout(r, 500));
-      const warnings = promptCalls.filter((c) => c.kind === 'showWarningMessage' && /credit/.test(c.text));
+      const warnings = promptCalls.filter((c) => (c.kind === 'showWarningMessage' || c.kind === 'showErrorMessage') && /credit/.test(c.text));
       assert.deepEqual(warnings, [], 'no low-credit warning for the simulated demo account');
     } finally {
       await cfg.update('lowCreditWarningHours', undefined, vscode.ConfigurationTarget.Global);

@@ -117,8 +117,9 @@ describe('ssh', () => {
   it('without Remote-SSH it offers the extension this host can install, or ssh in a terminal', async () => {
     const { w, id, calls } = await ready();
     // code-server installs from Open VSX, where Microsoft's Remote - SSH does not exist.
-    answer('showInformationMessage', (msg: string, ...items: string[]) => {
+    answer('showInformationMessage', (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
       assert.match(msg, /no Remote-SSH extension is installed.*Open Remote - SSH \(jeanp413\.open-remote-ssh\)/);
+      assert.equal(opts.modal, true, 'Connect waits for it: a modal');
       assert.deepEqual(items, ['Install Open Remote - SSH', 'Open in Terminal']);
       return 'Open in Terminal';
     });
@@ -144,7 +145,8 @@ describe('ssh', () => {
       command === 'workbench.extensions.installExtension' ? Promise.reject(new Error('getaddrinfo ENOTFOUND open-vsx.org')) : inner.call(vscode.commands, command, ...args);
     try {
       answer('showInformationMessage', 'Install Open Remote - SSH');
-      answer('showWarningMessage', (msg: string, ...items: string[]) => {
+      answer('showWarningMessage', (msg: string, opts: vscode.MessageOptions, ...items: string[]) => {
+        assert.equal(opts.modal, true);
         assert.match(msg, /could not be installed from Open VSX: this VS Code has no extension marketplace or cannot reach it \(getaddrinfo ENOTFOUND/);
         assert.deepEqual(items, ['Open in Terminal']);
         return 'Open in Terminal';

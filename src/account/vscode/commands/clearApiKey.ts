@@ -1,5 +1,5 @@
-import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
+import { tellDone } from '../../../core/vscode/statusMessage';
 
 export async function clearApiKey(services: Services): Promise<void> {
   if (services.connection().demo) {
@@ -9,5 +9,5 @@ export async function clearApiKey(services: Services): Promise<void> {
   await services.apiKey.clear();
   await services.setSessionKey(undefined);
   services.log.info('API key cleared.');
-  vscode.window.setStatusBarMessage('GPU Rental: API key removed from this machine.', 4000);
+  tellDone('API key removed from this machine.');
 }

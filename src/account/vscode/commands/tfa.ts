@@ -69,7 +69,7 @@ async function runFlow<T>(
     return await fn(flows, targetOf(arg));
   } catch (e) {
     services.log.error(`tfa: unexpected failure: ${(e as Error).message}`);
-    const message = 'The 2FA step failed unexpectedly. Try again; if it repeats, open the log (GPU Rental: Show Log) and report it.';
+    const message = 'The 2FA step failed unexpectedly. Try again; if it repeats, open the log (GPU Rental: Show Output Log) and report it.';
     vscode.window.showErrorMessage(message);
     return { ok: false, reason: 'failed', message };
   } finally {

@@ -7,6 +7,7 @@ import { ensureSignedIn } from '../../../core/vscode/signedIn';
 import { instanceName } from '../../../instances/instanceViewModel';
 import { decideIncrease, decisionTarget, type Decision, type DecisionPrompts, type DecisionResult, type DecisionVerb } from '../../priceDecision';
 import { billingSession } from '../billingSession';
+import { tellDone } from '../../../core/vscode/statusMessage';
 
 /** The modal's first (default) button: decides nothing, as Escape. */
 export const DECIDE_LATER = 'Decide Later';
@@ -26,6 +27,7 @@ const prompts: DecisionPrompts = {
     const a = await vscode.window.showWarningMessage(head, { modal: true, detail: shown.details.join('\n') }, DECIDE_LATER, ...offer.map((d) => BUTTON[d]));
     return offer.find((d) => BUTTON[d] === a);
   },
+  done: tellDone,
   info: (m) => {
     vscode.window.showInformationMessage(m);
   },

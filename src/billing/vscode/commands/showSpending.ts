@@ -7,18 +7,26 @@ import { describeError } from '../../../core/describeError';
 import { formatMoney } from '../../../costs/costs';
 import { chargesCsv, windowStart, type Spending } from '../../spending';
 import type { Charge } from '../../../api/types';
-import { spendingSvg } from '../../spendingChart';
+import { spendingDaysTable, spendingSvg } from '../../spendingChart';
+import { panelIcon } from '../../../core/vscode/webviewPage';
 import { billingSession } from '../billingSession';
+import { background } from '../../../core/background';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 let panel: vscode.WebviewPanel | undefined;
+const OPEN = 'Open';
+const REVEAL = 'Reveal in File Explorer';
 
 async function readSpending(services: Services): Promise<Spending | undefined> {
   const store = billingSession(services).spending;
   const s = await store.refresh();
-  if (!s) vscode.window.showErrorMessage(`GPU Rental: could not read the service's charges: ${store.error ?? 'no answer'}`);
+  if (!s) chargesUnread(store.error ?? 'no answer');
   return s;
 }
+
+const chargesUnread = (why: string): void => {
+  vscode.window.showErrorMessage(`Could not read the service's charges: ${why}`);
+};
 
 export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s: Spending, names: (id: number) => string | undefined): string {
   const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'billing', 'spending.css'));
@@ -36,7 +44,8 @@ export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, 
 <h1>Spending (the service's charges)</h1>
 <div class="figures">${fig('today', s.today)}${fig('this week', s.week)}${fig('this month', s.month)}${fig('last 30 days', s.last30)}</div>
 ${spendingSvg(s)}
-<div class="legend"><span class="instance">■ instances</span><span class="volume">■ volumes</span><span class="serverless">■ serverless</span></div>
+<div class="legend"><span class="instance">■ instances</span><span class="volume">■ volumes</span><span class="serverless">■ serverless</span><span class="other">■ other</span></div>
+${spendingDaysTable(s)}
 <table><tr><th>Instance</th><th>Since ${esc(new Date(s.from * 1000).toISOString().slice(0, 10))}</th></tr>${rows}${other > 0 ? `<tr><td>Other</td><td class="num">${esc(formatMoney(other))}</td></tr>` : ''}</table>
 <p class="note">Days are UTC, as the service bills them. Read ${esc(new Date(s.at * 1000).toISOString().slice(0, 16).replace('T', ' '))} UTC. <a href="command:gpuRental.exportSpending">Export to CSV…</a></p>
 </body></html>`;
@@ -54,6 +63,7 @@ export async function showSpending(services: Services): Promise<boolean> {
       enableCommandUris: ['gpuRental.exportSpending'],
       localResourceRoots: [root],
     });
+    panel.iconPath = panelIcon(services.extensionUri);
     panel.onDidDispose(() => (panel = undefined));
   } else panel.reveal();
   const names = (id: number) => {
@@ -73,7 +83,7 @@ export async function exportSpending(services: Services, target?: unknown): Prom
     // The rows themselves, read for this export only: the summary kept by the store holds sums.
     charges = await (await services.api()).listCharges({ from: windowStart(now), to: now });
   } catch (e) {
-    vscode.window.showErrorMessage(`GPU Rental: could not read the service's charges: ${describeError(e)}`);
+    chargesUnread(describeError(e));
     return undefined;
   }
   const day = new Date(now * 1000).toISOString().slice(0, 10);
@@ -87,9 +97,14 @@ export async function exportSpending(services: Services, target?: unknown): Prom
   try {
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(charges)));
   } catch (e) {
-    vscode.window.showErrorMessage(`GPU Rental: could not write ${uri.fsPath}: ${describeError(e)}`);
+    vscode.window.showErrorMessage(`Could not write ${uri.fsPath}: ${describeError(e)}`);
     return undefined;
   }
-  vscode.window.showInformationMessage(`GPU Rental: exported ${charges.length} charge rows to ${uri.fsPath}.`);
+  // The file is the point of the command: a toast whose buttons open it or show where it is.
+  background(vscode.window.showInformationMessage(`Exported ${charges.length} charge rows to ${uri.fsPath}.`, OPEN, REVEAL).then((a) => {
+    if (a === OPEN) return vscode.commands.executeCommand('vscode.open', uri);
+    if (a === REVEAL) return vscode.commands.executeCommand('revealFileInOS', uri);
+    return undefined;
+  }), services.log, 'the export notice');
   return uri.fsPath;
 }

@@ -61,7 +61,7 @@ async function pickTemplate(services: Services): Promise<ServerTemplate | undefi
   await load;
   if (!picked) return undefined;
   if (picked.t) return picked.t;
-  const text = await vscode.window.showInputBox({ title: TITLE, prompt: "A template's exact name or its hash id (from the console or `vastai search templates`)", validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
+  const text = await vscode.window.showInputBox({ title: TITLE, prompt: "A template's exact name or its hash id (from the console or `vastai search templates`)", placeHolder: 'e.g. PyTorch (cuDNN Devel)', validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
   if (!text) return undefined;
   try {
     const found = sortTemplates(await lookUp(services, text));
@@ -73,10 +73,14 @@ async function pickTemplate(services: Services): Promise<ServerTemplate | undefi
     if (found.length === 1) return found[0];
     return (await vscode.window.showQuickPick(found.map((t) => ({ label: t.name, description: t.hash_id, detail: templateFacts(t), t })), { title: TITLE }))?.t;
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+    lookUpFailed(e);
     return undefined;
   }
 }
+
+const lookUpFailed = (e: unknown): void => {
+  vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+};
 
 async function pickAction(t: ServerTemplate): Promise<Action | undefined> {
   const picked = await vscode.window.showQuickPick(
@@ -127,7 +131,7 @@ export async function browseServerTemplates(services: Services, arg?: unknown): 
     try {
       t = (await lookUp(services, a.hashId))[0];
     } catch (e) {
-      vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+      lookUpFailed(e);
       return undefined;
     }
     if (!t) {

@@ -201,10 +201,13 @@ function report(services: Services, result: CreateFlowResult, template: Template
     case 'running': {
       const where = result.alias ? ` (ssh ${result.alias})` : '';
       services.log.info(`templates: instance ${result.instance.id} from ${rel} is running${where}`);
-      if (result.sshError) vscode.window.showWarningMessage(result.sshError);
       // Its SSH entry exists now: the row shows what its idle guard reports in seconds, not in a minute.
-      else if (result.alias) services.guard.readSoon(result.instance.id);
-      background(vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect').then((c) => {
+      if (!result.sshError && result.alias) services.guard.readSoon(result.instance.id);
+      // One notification: running, or (as a warning, which says it runs) what went wrong with its SSH entry.
+      const shown = result.sshError
+        ? vscode.window.showWarningMessage(`Instance ${result.instance.id} from "${template.name}": ${result.sshError}`, 'Connect')
+        : vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect');
+      background(shown.then((c) => {
         if (c === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
       }), services.log, 'the running notice');
       break;
@@ -226,7 +229,7 @@ function report(services: Services, result: CreateFlowResult, template: Template
       break;
     case 'kept':
       background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
-      background(vscode.window.showWarningMessage(result.message, 'Show Log').then((c) => {
+      background(vscode.window.showWarningMessage(result.message, 'Show Output Log').then((c) => {
         if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
       }), services.log, 'the kept notice');
       break;
@@ -234,9 +237,9 @@ function report(services: Services, result: CreateFlowResult, template: Template
       if (result.keptId !== undefined) background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
       // An instance that ended exited/unknown/offline: its log says why (requested before it was destroyed).
       const failedLog = result.logs?.[result.logs.length - 1];
-      const actions = failedLog ? ['Show Logs', 'Show Log'] : ['Show Log'];
+      const actions = failedLog ? ['Show Instance Logs', 'Show Output Log'] : ['Show Output Log'];
       background(vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
-        if (c === 'Show Logs' && failedLog) background(vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }), services.log, 'opening the instance logs');
+        if (c === 'Show Instance Logs' && failedLog) background(vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }), services.log, 'opening the instance logs');
         else if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
       }), services.log, 'the failure notice');
       break;
@@ -248,7 +251,7 @@ function report(services: Services, result: CreateFlowResult, template: Template
 export async function rentOffer(services: Services, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
   let offer = offerRefOf<Offer>(arg);
   if (offer === undefined) {
-    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
+    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', placeHolder: 'e.g. 12345678', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
     if (!v) return undefined;
     offer = offerRefOf<Offer>(v);
     if (offer === undefined) return undefined;

@@ -15,6 +15,7 @@ export async function newTemplate(_services: Services): Promise<vscode.Uri | und
     title: 'New GPU Rental template',
     prompt: 'File name in .gpu/',
     value: 'my-gpu-box',
+    placeHolder: 'e.g. my-gpu-box',
     validateInput: (v) => (/^[A-Za-z0-9._-]+$/.test(v.replace(/\.json$/, '')) ? undefined : 'Use letters, digits, ".", "_" and "-".'),
   });
   if (!name) return undefined;

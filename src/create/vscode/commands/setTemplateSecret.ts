@@ -1,6 +1,7 @@
 // gpuRental.setTemplateSecret: stores a value for ${secret:NAME} in SecretStorage.
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
+import { tellDone } from '../../../core/vscode/statusMessage';
 import { SECRET_NAME, templateSecretKey } from '../../templateVariables';
 
 export async function setTemplateSecret(services: Services, arg?: { name?: string; value?: string }): Promise<boolean> {
@@ -22,16 +23,17 @@ export async function setTemplateSecret(services: Services, arg?: { name?: strin
     (await vscode.window.showInputBox({
       title: `Value of \${secret:${name}}`,
       prompt: 'Stored in VS Code SecretStorage (your OS keychain); leave empty to delete it.',
+      placeHolder: 'the secret value (hidden as you type)',
       password: true,
       ignoreFocusOut: true,
     }));
   if (value === undefined) return false;
   if (value === '') {
     await services.secrets.delete(templateSecretKey(name));
-    vscode.window.showInformationMessage(`Template secret ${name} deleted.`);
+    tellDone(`Template secret ${name} deleted.`);
   } else {
     await services.secrets.store(templateSecretKey(name), value);
-    vscode.window.showInformationMessage(`Template secret ${name} saved. Templates can use it as \${secret:${name}}.`);
+    tellDone(`Template secret ${name} saved: templates use it as \${secret:${name}}.`);
   }
   services.log.info(`templates: secret ${name} ${value === '' ? 'deleted' : 'stored'}`);
   return true;

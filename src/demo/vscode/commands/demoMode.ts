@@ -7,6 +7,7 @@ import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { DEMO_MESSAGE } from '../../../core/connection';
 import { background } from '../../../core/background';
+import { tellDone } from '../../../core/vscode/statusMessage';
 
 /** As in `npm run demo`: each instance's onstart runs (the idle guard with it), and the guard looks every 10 s. */
 const DEMO_GUARD_TICK_SECONDS = 10;
@@ -30,9 +31,9 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
     await services.setDemo({ url: running.url, apiKey }, () => running.close());
     services.log.info(`Demo mode on (simulator at ${running.url}).`);
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
-    background(vscode.window.showInformationMessage(`${DEMO_MESSAGE} Run "GPU Rental: Exit Demo Mode" to leave.`, 'Exit Demo Mode').then((a) => {
-      if (a) background(vscode.commands.executeCommand('gpuRental.exitDemoMode'), services.log, 'exiting demo mode');
-    }), services.log, 'the demo notice');
+    // No toast: the demo starts with a pending price increase, whose notification is the one that
+    // needs attention; the views and the status bar say "demo", and their toolbar has Exit Demo Mode.
+    tellDone(`${DEMO_MESSAGE} Exit Demo Mode (in the views' toolbar) leaves it.`);
     return true;
   } catch (e) {
     vscode.window.showErrorMessage(`Could not start demo mode: ${describeError(e)}. Check the "GPU Rental" output channel and try again.`);

@@ -10,6 +10,9 @@ import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { instanceName } from '../../../instances/instanceViewModel';
 import { installedGuard } from '../../installed';
 import { guardLogDocument, guardLogProblem, readGuardLog, type GuardLogRead } from '../../guardLog';
+import { background } from '../../../core/background';
+
+const OPEN_TERMINAL = 'Open Terminal';
 
 export const GUARD_LOG_SCHEME = 'gpu-rental-guard-log';
 
@@ -52,8 +55,9 @@ export async function showGuardLog(services: Services, arg?: unknown): Promise<S
     const problem = guardLogProblem(name, r);
     if (r.kind === 'unreachable') {
       services.log.warn(`guard: reading the guard log of instance ${inst.id} failed: ${r.reason}`);
-      vscode.window.showWarningMessage(problem);
-    } else vscode.window.showInformationMessage(problem);
+    }
+    // One notice either way, with what resolves it (G3 of the UX audit): a terminal on the instance.
+    background(vscode.window.showWarningMessage(problem, OPEN_TERMINAL).then((a) => (a === OPEN_TERMINAL ? vscode.commands.executeCommand('gpuRental.openTerminal', inst.id) : undefined)), services.log, 'the guard log notice');
     return { instanceId: inst.id, read: r.kind };
   }
   const emitter = register(services);

@@ -47,6 +47,7 @@ async function askAndChangeBid(services: Services, inst: Instance, arg: unknown)
       title: `GPU Rental: Change Bid of "${instanceName(fresh)}"`,
       prompt: `${isOutbid(fresh) ? 'Outbid: the service stopped this instance because someone bid more. ' : ''}New bid in $/h (${facts || 'no price information'}). A higher bid keeps the machine longer.`,
       value: String(min !== undefined && (cur === undefined || cur < min) ? min : cur ?? ''),
+      placeHolder: 'e.g. 0.35',
       validateInput: (v) => {
         const r = parseBid(v, min);
         return r.ok ? undefined : r.message;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
+import { tellDone } from '../../../core/vscode/statusMessage';
 
 /** The only way the token leaves the extension: straight to the clipboard. */
 export async function copyJupyterToken(services: Services, arg?: unknown): Promise<boolean> {
@@ -10,6 +11,6 @@ export async function copyJupyterToken(services: Services, arg?: unknown): Promi
   });
   if (!inst?.jupyter_token) return false;
   await vscode.env.clipboard.writeText(inst.jupyter_token);
-  vscode.window.setStatusBarMessage('Jupyter token copied to the clipboard.', 4000);
+  tellDone('Jupyter token copied to the clipboard.');
   return true;
 }

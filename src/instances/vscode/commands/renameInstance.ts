@@ -19,6 +19,7 @@ export async function renameInstance(services: Services, arg?: unknown, label?: 
         title: `Rename ${instanceName(inst)}`,
         prompt: 'New label for the instance (shown in the GPU Rental view and on the marketplace).',
         value: inst.label ?? '',
+        placeHolder: 'e.g. llm-finetune',
         validateInput: (v) => (v.trim().length > MAX_LABEL ? `At most ${MAX_LABEL} characters.` : undefined),
       })
     )?.trim();

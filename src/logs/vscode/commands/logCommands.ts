@@ -29,13 +29,13 @@ async function chooseLog(tail: number): Promise<Pick<LogKey, 'daemon' | 'filter'
       { label: '$(filter) Container log, matching lines only…', description: 'grep on the host', detail: 'Only lines matching a pattern, e.g. error|Traceback.', value: 'filter' as const },
       { label: '$(server-process) Daemon log', description: `last ${tail} lines`, detail: "The host's side: image pull, container create, start and exit (why an instance failed to start).", value: 'daemon' as const },
     ],
-    { title: 'GPU Rental: Show Logs', placeHolder: 'Which log?' },
+    { title: 'GPU Rental: Show Instance Logs', placeHolder: 'Which log?' },
   );
   if (!picked) return undefined;
   if (picked.value === 'daemon') return { daemon: true };
   if (picked.value === 'container') return { daemon: false };
   const filter = await vscode.window.showInputBox({
-    title: 'GPU Rental: Show Logs',
+    title: 'GPU Rental: Show Instance Logs',
     prompt: 'Show only the lines matching this pattern (a regular expression, applied by the service)',
     placeHolder: 'error|Traceback',
     validateInput: (v) => (v.trim() ? undefined : 'Enter a pattern, or press Escape.'),
@@ -68,7 +68,7 @@ export async function showInstanceLogs(services: Services, arg?: unknown): Promi
   if (isLogArgs(arg)) {
     const id = instanceIdOf(arg);
     if (id === undefined) {
-      vscode.window.showErrorMessage('"Show Logs" needs an instance id, e.g. { id: 123, daemon: true }.');
+      vscode.window.showErrorMessage('"Show Instance Logs" needs an instance id, e.g. { id: 123, daemon: true }.');
       return undefined;
     }
     const t = positiveId(arg.tail);
@@ -78,7 +78,7 @@ export async function showInstanceLogs(services: Services, arg?: unknown): Promi
     const inst = services.instances.get(id);
     return open(services, key, inst ? instanceName(inst) : `#${id}`);
   }
-  const inst = await resolveInstance(services, arg, () => true, { verb: 'Show Logs', none: 'You have no instances yet.' });
+  const inst = await resolveInstance(services, arg, () => true, { verb: 'Show Instance Logs', none: 'You have no instances yet.' });
   if (!inst) return undefined;
   const which = await chooseLog(tail);
   if (!which) return undefined;
@@ -90,11 +90,15 @@ function keyFrom(arg: unknown): LogKey | undefined {
   return logKeyOf(uri);
 }
 
+const noLogOpen = (): void => {
+  vscode.window.showInformationMessage('Open an instance log first (Show Instance Logs… on an instance).');
+};
+
 /** gpuRental.refreshInstanceLogs(uri?): fetches the (active) log document again; resolves its text. */
 export async function refreshInstanceLogs(services: Services, arg?: unknown): Promise<string | undefined> {
   const key = keyFrom(arg);
   if (!key) {
-    vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
+    noLogOpen();
     return undefined;
   }
   const e = await services.logs.refresh(key, services.logs.get(key)?.name);
@@ -105,7 +109,7 @@ export async function refreshInstanceLogs(services: Services, arg?: unknown): Pr
 async function setFollow(services: Services, arg: unknown, on: boolean): Promise<boolean> {
   const key = keyFrom(arg);
   if (!key || !services.logs.get(key)) {
-    vscode.window.showInformationMessage('Open an instance log first (Show Logs on an instance).');
+    noLogOpen();
     return false;
   }
   services.logs.setFollowing(key, on);

@@ -1,135 +1,30 @@
-// "Search Offers": a filters object runs at once (scripts, templates); otherwise a
-// multi-step quick pick over every filter of the search table, where Back works.
+// "Search Offers": a filters object or a CLI query string runs at once (scripts, templates);
+// otherwise one quick pick lists every filter with its current value and "Search" on top.
+// Picking a filter edits it (a sub-pick or an input box with the current value filled in) and
+// comes back to the list; Escape on the list cancels. The start values are the last search's.
 import { background } from '../../../core/background';
 import * as vscode from 'vscode';
 import type { Offer, OfferQuery } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { SORT_CHOICES, parseOfferQuery, parseQueryText, withDefaults } from '../../offerQuery';
-import { BACK, runSteps, typedChoice, typedReliability, type Step as StepOf, type Typed } from '../../../core/steps';
+import { typedReliability, type Typed } from '../../../core/steps';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
 import { markWalkthroughStep } from '../../../core/vscode/walkthroughProgress';
-
-type Step = StepOf<OfferQuery>;
+import { inputValue, pickValues, type Item } from '../searchPrompts';
 
 const COMMON_GPUS = ['RTX 3090', 'RTX 4090', 'RTX 5090', 'RTX A6000', 'A100 PCIE', 'A100 SXM4', 'H100 PCIE', 'H100 SXM', 'L40S'];
-
-type Item<T> = vscode.QuickPickItem & { value: T };
-
-/**
- * One quick pick step. Text typed and confirmed with Enter is never dropped: a single-choice
- * step takes it when `typed` (default: a choice's exact label) accepts it and otherwise stays
- * open with the reason at the top of the list; a many-choice step with `typed` adds a typed
- * value no listed label contains.
- */
-function pick<T>(
-  title: string,
-  step: number,
-  total: number,
-  items: Array<Item<T>>,
-  opts: { many?: boolean; placeholder?: string; typed?: (text: string) => Typed<T> } = {},
-): Promise<T[] | typeof BACK | undefined> {
-  return new Promise((resolve) => {
-    const qp = vscode.window.createQuickPick<Item<T>>();
-    qp.title = title;
-    qp.step = step;
-    qp.totalSteps = total;
-    qp.items = items;
-    qp.canSelectMany = opts.many === true;
-    qp.placeholder = opts.placeholder;
-    qp.ignoreFocusOut = true;
-    if (opts.many) qp.selectedItems = items.filter((i) => i.picked);
-    else qp.activeItems = items.filter((i) => i.picked).slice(0, 1);
-    qp.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
-    const parse = opts.typed ?? (opts.many ? undefined : (text: string) => typedChoice<T, Item<T>>(text, items));
-    let extra: Item<T> | undefined;
-    const listed = (text: string) => items.some((i) => i.label.toLowerCase().includes(text.toLowerCase()));
-    const showTyped = (text: string, force = false): void => {
-      const t = text.trim();
-      const r = parse && t && (force || !listed(t)) ? parse(t) : undefined;
-      extra = r
-        ? r.ok
-          ? { label: t, description: opts.many ? `add "${r.label}"` : `→ ${r.label}`, value: r.value, alwaysShow: true }
-          : { label: `$(error) ${t}`, description: r.problem, value: undefined as T, alwaysShow: true }
-        : undefined;
-      const selected = opts.many ? qp.selectedItems : [];
-      qp.items = extra ? [extra, ...items] : items;
-      if (opts.many) qp.selectedItems = selected.filter((i) => i !== extra);
-      if (extra && !opts.many) qp.activeItems = [extra];
-    };
-    let done = false;
-    const finish = (v: T[] | typeof BACK | undefined): void => {
-      if (done) return;
-      done = true;
-      resolve(v);
-      qp.dispose();
-    };
-    qp.onDidChangeValue((v) => showTyped(v));
-    qp.onDidTriggerButton((b) => {
-      if (b === vscode.QuickInputButtons.Back) finish(BACK);
-    });
-    qp.onDidAccept(() => {
-      const text = qp.value.trim();
-      if (opts.many) {
-        const chosen = qp.selectedItems.filter((i) => i !== extra).map((i) => i.value);
-        if (!text || listed(text) || !parse) return finish(chosen);
-        const r = parse(text);
-        if (r.ok) return finish([...chosen, r.value]);
-        return showTyped(text, true); // says why, stays open
-      }
-      const active = qp.activeItems[0];
-      if (active && active !== extra) return finish([active.value]);
-      if (!text) return active ? finish([active.value]) : finish([]);
-      const r = parse!(text);
-      if (r.ok) return finish([r.value]);
-      showTyped(text, true); // refused: the reason stays on top, nothing is dropped
-    });
-    qp.onDidHide(() => finish(undefined));
-    qp.show();
-  });
-}
-
-function input(
-  title: string,
-  step: number,
-  total: number,
-  prompt: string,
-  value: string,
-  validate: (v: string) => string | undefined,
-): Promise<string | typeof BACK | undefined> {
-  return new Promise((resolve) => {
-    const ib = vscode.window.createInputBox();
-    ib.title = title;
-    ib.step = step;
-    ib.totalSteps = total;
-    ib.prompt = prompt;
-    ib.value = value;
-    ib.ignoreFocusOut = true;
-    ib.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
-    let done = false;
-    const finish = (v: string | typeof BACK | undefined): void => {
-      if (done) return;
-      done = true;
-      resolve(v);
-      ib.dispose();
-    };
-    ib.onDidChangeValue((v) => (ib.validationMessage = validate(v)));
-    ib.onDidTriggerButton((b) => {
-      if (b === vscode.QuickInputButtons.Back) finish(BACK);
-    });
-    ib.onDidAccept(() => {
-      const msg = validate(ib.value);
-      ib.validationMessage = msg;
-      if (!msg) finish(ib.value.trim());
-    });
-    ib.onDidHide(() => finish(undefined));
-    ib.show();
-  });
-}
-
 const TITLE = 'GPU Rental: Search Offers';
+const ANY = 'any';
 
-/** A GPU model typed in the models step (RTX_4090 as the CLI writes it reads as RTX 4090). */
+/** One row of the filter list: its current value, and the editor that changes it (undefined: unchanged). */
+interface Filter {
+  label: string;
+  shown(q: OfferQuery): string;
+  edit(q: OfferQuery, title: string): Promise<OfferQuery | undefined>;
+}
+
+/** A GPU model typed in the models pick (RTX_4090 as the CLI writes it reads as RTX 4090). */
 function typedGpuName(text: string): Typed<string> {
   const name = text.replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
   return /^[A-Za-z0-9][A-Za-z0-9 .+-]{0,39}$/.test(name)
@@ -137,110 +32,181 @@ function typedGpuName(text: string): Typed<string> {
     : { ok: false, problem: 'A GPU model name has letters, digits, spaces, ".", "+" or "-" (e.g. RTX 4090).' };
 }
 
-function numberInput(
-  key: keyof OfferQuery,
-  prompt: string,
-  opts: { int?: boolean; min: number; max: number; scale?: number },
-): Step {
-  return async (q, step, total) => {
-    const cur = q[key] as number | undefined;
-    const shown = cur === undefined ? '' : String(opts.scale ? cur * opts.scale : cur);
-    const r = await input(TITLE, step, total, `${prompt} Leave empty for any.`, shown, (v) => {
-      if (!v.trim()) return undefined;
-      const n = Number(v);
-      if (!Number.isFinite(n) || (opts.int && !Number.isInteger(n))) return `Enter ${opts.int ? 'a whole number' : 'a number'}.`;
-      if (n < opts.min || n > opts.max) return `Enter a value from ${opts.min} to ${opts.max}.`;
-      return undefined;
-    });
-    if (r === BACK || r === undefined) return r;
-    const next: OfferQuery = { ...q };
-    if (r === '') delete next[key];
-    else (next as Record<string, unknown>)[key] = opts.scale ? Number(r) / opts.scale : Number(r);
-    return next;
+type NumberKey = 'minGpuRamGb' | 'minDirectPorts' | 'maxDphTotal' | 'limit';
+
+function numberFilter(label: string, key: NumberKey, o: { prompt: string; example: string; unit?: (n: number) => string; int?: boolean; min: number; max: number; none?: string }): Filter {
+  return {
+    label,
+    shown: (q) => (q[key] === undefined ? (o.none ?? ANY) : (o.unit?.(q[key]) ?? String(q[key]))),
+    edit: async (q, title) => {
+      const r = await inputValue(title, {
+        prompt: `${o.prompt} Leave empty for ${o.none ?? ANY}.`,
+        placeholder: `${o.none ?? ANY} (e.g. ${o.example})`,
+        value: q[key] === undefined ? '' : String(q[key]),
+        validate: (v) => {
+          if (!v.trim()) return undefined;
+          const n = Number(v);
+          if (!Number.isFinite(n) || (o.int && !Number.isInteger(n))) return `Enter ${o.int ? 'a whole number' : 'a number'}.`;
+          if (n < o.min || n > o.max) return `Enter a value from ${o.min} to ${o.max}.`;
+          return undefined;
+        },
+      });
+      if (r === undefined) return undefined;
+      const next: OfferQuery = { ...q };
+      if (r === '') delete next[key];
+      else next[key] = Number(r);
+      return next;
+    },
   };
 }
 
-function yesNo(key: 'verified' | 'rentable', question: string, yes: string, no: string): Step {
-  return async (q, step, total) => {
-    const cur = q[key] ?? true;
-    const r = await pick(TITLE, step, total, [
-      { label: yes, value: true, picked: cur },
-      { label: no, value: false, picked: !cur },
-    ], { placeholder: question });
-    if (r === BACK || r === undefined) return r;
-    return { ...q, [key]: r[0] ?? true };
+function yesNoFilter(label: string, key: 'verified' | 'rentable', yes: string, no: string): Filter {
+  return {
+    label,
+    shown: (q) => ((q[key] ?? true) ? yes : no),
+    edit: async (q, title) => {
+      const cur = q[key] ?? true;
+      const r = await pickValues(title, [{ label: yes, value: true, picked: cur }, { label: no, value: false, picked: !cur }], { placeholder: label });
+      return r === undefined ? undefined : { ...q, [key]: r[0] ?? cur };
+    },
   };
 }
 
-export function offerSearchSteps(gpuNames: string[]): Step[] {
+/** A single-choice filter over fixed choices (the current one preselected). */
+function choiceFilter<T>(label: string, choices: (q: OfferQuery) => Array<Item<T>>, apply: (q: OfferQuery, v: T) => OfferQuery, opts: { placeholder: string; typed?: (text: string) => Typed<T> }): Filter {
+  return {
+    label,
+    shown: (q) => choices(q).find((c) => c.picked)?.label ?? 'custom',
+    edit: async (q, title) => {
+      const r = await pickValues(title, choices(q), opts);
+      return r === undefined || r.length === 0 ? undefined : apply(q, r[0] as T);
+    },
+  };
+}
+
+const pct = (f: number) => `${Math.round(f * 1000) / 10}%`;
+
+/** Every filter of the list, in the order it shows them. */
+function offerFilters(gpuNames: readonly string[]): Filter[] {
+  const reliability: Array<[string, number | undefined]> = [['Any reliability', undefined], ['≥ 90%', 0.9], ['≥ 95%', 0.95], ['≥ 98%', 0.98], ['≥ 99%', 0.99]];
   return [
-    async (q, step, total) => {
-      const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
-      const chosen = new Set(q.gpuNames ?? []);
-      const r = await pick(TITLE, step, total, names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })), {
-        many: true,
-        placeholder: 'GPU models (none selected = any model; type a model that is not listed to add it)',
-        typed: typedGpuName,
-      });
-      if (r === BACK || r === undefined) return r;
-      const next = { ...q };
-      if (r.length) next.gpuNames = r;
-      else delete next.gpuNames;
-      return next;
+    {
+      label: 'GPU models',
+      shown: (q) => q.gpuNames?.join(', ') || ANY,
+      edit: async (q, title) => {
+        const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
+        const chosen = new Set(q.gpuNames ?? []);
+        const r = await pickValues(title, names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })), {
+          many: true,
+          placeholder: 'GPU models (none selected = any model; type a model that is not listed to add it)',
+          typed: typedGpuName,
+        });
+        if (r === undefined) return undefined;
+        const next = { ...q };
+        if (r.length) next.gpuNames = r;
+        else delete next.gpuNames;
+        return next;
+      },
     },
-    async (q, step, total) => {
-      const cur = q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '';
-      const r = await input(TITLE, step, total, 'Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.', cur, (v) =>
-        !v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.',
-      );
-      if (r === BACK || r === undefined) return r;
-      const next = { ...q };
-      delete next.numGpus;
-      delete next.minNumGpus;
-      const m = /^(>=\s*)?(\d+)$/.exec(r);
-      if (m?.[2]) {
-        if (m[1]) next.minNumGpus = Number(m[2]);
-        else next.numGpus = Number(m[2]);
-      }
-      return next;
+    {
+      label: 'Number of GPUs',
+      shown: (q) => (q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `≥ ${q.minNumGpus}` : ANY),
+      edit: async (q, title) => {
+        const r = await inputValue(title, {
+          prompt: 'Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.',
+          placeholder: 'any (e.g. 2 or >=2)',
+          value: q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '',
+          validate: (v) => (!v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.'),
+        });
+        if (r === undefined) return undefined;
+        const next = { ...q };
+        delete next.numGpus;
+        delete next.minNumGpus;
+        const m = /^(>=\s*)?(\d+)$/.exec(r);
+        if (m?.[2]) {
+          if (m[1]) next.minNumGpus = Number(m[2]);
+          else next.numGpus = Number(m[2]);
+        }
+        return next;
+      },
     },
-    numberInput('minGpuRamGb', 'Minimum GPU RAM in GB (e.g. 24).', { min: 0, max: 10_000 }),
-    async (q, step, total) => {
-      const levels: Array<[string, number | undefined]> = [['Any reliability', undefined], ['≥ 90%', 0.9], ['≥ 95%', 0.95], ['≥ 98%', 0.98], ['≥ 99%', 0.99]];
-      const r = await pick(TITLE, step, total, levels.map(([label, v]) => ({ label, value: v, picked: v === q.minReliability })), {
-        placeholder: 'Minimum host reliability (or type one: 0.98, 98%)',
-        typed: typedReliability,
-      });
-      if (r === BACK || r === undefined) return r;
-      const next = { ...q };
-      if (r[0] === undefined) delete next.minReliability;
-      else next.minReliability = r[0];
-      return next;
-    },
-    yesNo('verified', 'Only verified (identity-checked) hosts?', 'Verified hosts only', 'Include unverified hosts'),
-    yesNo('rentable', 'Only machines rentable right now?', 'Rentable now only', 'Include machines not rentable now'),
-    numberInput('minDirectPorts', 'Minimum number of direct ports (needed for direct SSH/Jupyter; e.g. 1).', { int: true, min: 0, max: 65_535 }),
-    async (q, step, total) => {
-      const r = await pick(TITLE, step, total, [
+    numberFilter('Minimum GPU RAM', 'minGpuRamGb', { prompt: 'Minimum GPU RAM in GB.', example: '24', unit: (n) => `${n} GB`, min: 0, max: 10_000 }),
+    numberFilter('Maximum price', 'maxDphTotal', { prompt: 'Maximum price in $ per hour (the whole machine, disk included).', example: '1.5', unit: (n) => `$${n}/h`, min: 0, max: 10_000 }),
+    choiceFilter(
+      'Minimum host reliability',
+      (q) => reliability.map(([label, v]) => ({ label: v === undefined ? label : `≥ ${pct(v)}`, value: v, picked: v === q.minReliability || (v === undefined && q.minReliability === undefined) }))
+        .concat(q.minReliability !== undefined && !reliability.some(([, v]) => v === q.minReliability) ? [{ label: `≥ ${pct(q.minReliability)}`, value: q.minReliability, picked: true }] : []),
+      (q, v) => {
+        const next = { ...q };
+        if (v === undefined) delete next.minReliability;
+        else next.minReliability = v;
+        return next;
+      },
+      { placeholder: 'Minimum host reliability (or type one: 0.98, 98%)', typed: typedReliability },
+    ),
+    yesNoFilter('Verified hosts', 'verified', 'Verified hosts only', 'Include unverified hosts'),
+    yesNoFilter('Rentable now', 'rentable', 'Rentable now only', 'Include machines not rentable now'),
+    numberFilter('Minimum direct ports', 'minDirectPorts', { prompt: 'Minimum number of direct ports (needed for direct SSH/Jupyter).', example: '1', int: true, min: 0, max: 65_535 }),
+    choiceFilter(
+      'Pricing type',
+      (q) => [
         { label: 'On-demand', description: 'fixed price, never interrupted', value: 'on-demand' as const, picked: q.type !== 'bid' },
         { label: 'Interruptible (bid)', description: 'cheaper, may be stopped when outbid', value: 'bid' as const, picked: q.type === 'bid' },
-      ], { placeholder: 'Pricing type' });
-      if (r === BACK || r === undefined) return r;
-      return { ...q, type: r[0] ?? 'on-demand' };
-    },
-    async (q, step, total) => {
-      const cur = JSON.stringify(q.order ?? SORT_CHOICES[0]?.order);
-      const r = await pick(TITLE, step, total, SORT_CHOICES.map((s) => ({ label: s.label, value: s.order, picked: JSON.stringify(s.order) === cur })), {
-        placeholder: 'Sort order',
-      });
-      if (r === BACK || r === undefined) return r;
-      return { ...q, order: r[0] ?? SORT_CHOICES[0]?.order };
-    },
-    numberInput('limit', 'Maximum number of offers to show (1-1000; the service returns 64 by default).', { int: true, min: 1, max: 1000 }),
+      ],
+      (q, type) => ({ ...q, type }),
+      { placeholder: 'Pricing type' },
+    ),
+    choiceFilter(
+      'Sort order',
+      (q) => SORT_CHOICES.map((s) => ({ label: s.label, value: s.order, picked: JSON.stringify(s.order) === JSON.stringify(q.order ?? SORT_CHOICES[0]?.order) })),
+      (q, order) => ({ ...q, order: order as OfferQuery['order'] }),
+      { placeholder: 'Sort order' },
+    ),
+    numberFilter('Maximum offers shown', 'limit', { prompt: 'Maximum number of offers to show (1-1000).', example: '64', int: true, min: 1, max: 1000, none: 'the service default (64)' }),
   ];
 }
 
-/** gpuRental.searchOffers(search?): a search (object or CLI query string) runs at once; otherwise the filter steps. */
+type Row = vscode.QuickPickItem & { filter?: Filter };
+
+/** The list once: the picked row (Search: no filter), or undefined on Escape. */
+function pickRow(q: OfferQuery, filters: Filter[], active: Filter | undefined): Promise<Row | undefined> {
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<Row>();
+    const search: Row = { label: '$(search) Search', description: 'with the filters below' };
+    const rows: Row[] = filters.map((f) => ({ label: f.label, description: f.shown(q), filter: f }));
+    qp.title = TITLE;
+    qp.placeholder = 'Pick a filter to change it, or Search (Escape cancels)';
+    qp.ignoreFocusOut = true;
+    qp.items = [search, { label: 'Filters', kind: vscode.QuickPickItemKind.Separator }, ...rows];
+    qp.activeItems = [rows.find((r) => r.filter === active) ?? search];
+    let done = false;
+    const finish = (r: Row | undefined): void => {
+      if (done) return;
+      done = true;
+      resolve(r);
+      qp.dispose();
+    };
+    qp.onDidAccept(() => finish(qp.activeItems[0]));
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+  });
+}
+
+/** The filter list until Search (the query to run) or Escape (undefined). */
+async function editFilters(start: OfferQuery, gpuNames: readonly string[]): Promise<OfferQuery | undefined> {
+  const filters = offerFilters(gpuNames);
+  let q = start;
+  let last: Filter | undefined;
+  for (;;) {
+    const row = await pickRow(q, filters, last);
+    if (!row) return undefined;
+    if (!row.filter) return q;
+    last = row.filter;
+    q = (await row.filter.edit(q, `${TITLE}: ${row.filter.label}`)) ?? q;
+  }
+}
+
+/** gpuRental.searchOffers(search?): a search (object or CLI query string) runs at once; otherwise the filter list. */
 export async function searchOffers(services: Services, filters?: unknown): Promise<Offer[] | undefined> {
   if (!ensureSignedIn(services)) return undefined;
   const offers = services.offers;
@@ -254,9 +220,9 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
     }
     query = parsed.query;
   } else {
-    // The step-by-step form edits the documented keys; a query in the CLI language starts it afresh.
+    // The list edits the documented keys; a query in the CLI language starts it afresh.
     const current = offers.query;
-    query = await runSteps(offerSearchSteps(offers.gpuNames), current.filters ? withDefaults({}) : current);
+    query = await editFilters(current.filters ? withDefaults({}) : current, offers.gpuNames);
     if (!query) return undefined;
     query = withDefaults(query);
   }
@@ -296,7 +262,7 @@ export async function searchOffersQuery(services: Services, text?: unknown): Pro
 /** The input box of Search Offers (Query), starting from the query shown now; undefined on Escape. */
 function askQueryText(services: Services): Thenable<string | undefined> {
   return vscode.window.showInputBox({
-    title: 'GPU Rental: Search Offers (Query)',
+    title: 'GPU Rental: Search Offers with a Query',
     prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
     placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
     value: services.offers.query.text ?? '',

@@ -5,6 +5,7 @@ import type { Services } from '../../../core/vscode/services';
 import { instanceName, stateCategory } from '../../../instances/instanceViewModel';
 import { sshAddress } from '../../address';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
+import { tellDone } from '../../../core/vscode/statusMessage';
 
 export async function copySshCommand(services: Services, arg?: unknown): Promise<string | undefined> {
   const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && sshAddress(i) !== undefined, {
@@ -19,7 +20,8 @@ export async function copySshCommand(services: Services, arg?: unknown): Promise
     return undefined;
   }
   await vscode.env.clipboard.writeText(r.command);
-  if (r.note) vscode.window.showInformationMessage(`Copied: ${r.command}. ${r.note}`);
-  else void vscode.window.setStatusBarMessage(`Copied: ${r.command}`, 4000);
+  // The command itself is on the clipboard: a short confirmation, the note (if any) in a toast.
+  if (r.note) vscode.window.showInformationMessage(`SSH command copied. ${r.note}`);
+  else tellDone('SSH command copied.');
   return r.command;
 }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { AccountSshKey, Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
+import { tellDone } from '../../../core/vscode/statusMessage';
 import { sshHome } from '../sshHost';
 import { describeError } from '../../../core/describeError';
 import { instanceIdOf } from '../../../instances/instanceRef';
@@ -19,7 +20,7 @@ import {
   type LocalKey,
 } from '../../keys';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
-import { keyItem, preferred, remember, running } from '../sshKeyCheck';
+import { keyItem, preferred, remember, running, tellKeyAdded } from '../sshKeyCheck';
 import { skipsConfirmation, unattendedAllowed } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
 
@@ -63,9 +64,7 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
     if (key.privatePath && (await readLocalKey(key.privatePath, sshHome(services)).then(() => true, () => false))) await remember(services, key);
     services.refreshAccount();
     if (!path) {
-      vscode.window.showInformationMessage(
-        `SSH key ${key.fingerprint} is on your account${attached.length ? ` and attached to running instance${attached.length === 1 ? '' : 's'} ${attached.join(', ')}` : ''}.`,
-      );
+      tellKeyAdded(services, key.fingerprint, attached);
     }
     return record;
   } catch (e) {
@@ -212,7 +211,7 @@ export async function copySshPublicKey(services: Services, arg?: unknown): Promi
     const key = fromRow ?? (id === undefined ? await pickAccountKey(services, 'GPU Rental: Copy which public key?') : (await (await services.api()).listSshKeys()).find((k) => k.id === id));
     if (!key) return undefined;
     await vscode.env.clipboard.writeText(key.public_key);
-    vscode.window.setStatusBarMessage('GPU Rental: public key copied', 3000);
+    tellDone('Public key copied.');
     return key.public_key;
   } catch (e) {
     vscode.window.showErrorMessage(`Could not copy the public key: ${describeError(e)}`);

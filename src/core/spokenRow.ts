@@ -1,0 +1,13 @@
+// What a screen reader says for a tree row (TreeItem.accessibilityInformation), for the rows
+// that are a label and a description: the parts that are there, joined with ", ", then what
+// activating the row does. Instance and offer rows say more (src/instances/rowSpeech.ts).
+
+/** Joins the parts that are there with ", ". */
+export function spoken(parts: ReadonlyArray<string | undefined | false>): string {
+  return parts.filter((p): p is string => typeof p === 'string' && p.trim() !== '').join(', ');
+}
+
+/** A row's label and description, with what activating it does. */
+export function rowSpeech(label: string, description?: string, action?: string): string {
+  return spoken([label, description, action]);
+}
