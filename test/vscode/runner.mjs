@@ -457,6 +457,15 @@ const uiSteps = {
     await ui.page.waitForTimeout(400);
     await shot('readme-running-instance');
   },
+  /** An agent's rent (vscode.lm.invokeTool) in the Instances view as a click's: the running row (screenshot agent-rented.png). */
+  'agent-rented': async () => {
+    await openSidebar();
+    const row = ui.page.locator('.monaco-list-row', { hasText: /\/h · 1× RTX 4090/ }).first(); // its label is cut short in the middle
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    await hoverText(ui.page, row);
+    await ui.page.waitForTimeout(400);
+    await shot('agent-rented');
+  },
   /** Demo: the QR view shows the code an app would show; "Use This Code" and Verify turn the app on. */
   'tfa-demo-qr': async () => {
     const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

@@ -68,3 +68,4 @@ import './billing.test';
 import './consent.test';
 import './moneyTruth.test';
 import './ux.test';
+import './agentTools.test';
