@@ -13,7 +13,7 @@ const minutes = Number(process.env.FUZZ_MINUTES ?? 10);
 const runs = Number(process.env.FUZZ_RUNS ?? 2000);
 const fixed = process.env.FUZZ_SEED;
 
-const SEARCHES = ['out/unit/create/createFuzz.test.js', 'out/unit/billing/decisions.property.test.js'];
+const SEARCHES = ['out/unit/create/createFuzz.test.js', 'out/unit/groups/groupFuzz.test.js', 'out/unit/billing/decisions.property.test.js'];
 
 const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);

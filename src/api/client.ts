@@ -16,6 +16,7 @@ import { tfaApi } from './tfaApi';
 import { billingCalls } from './billingApi';
 import { demoApi } from './demoApi';
 import { spendRateApi } from './spendRateApi';
+import { overlayApi } from './overlayApi';
 
 export { closeApiTransport, type ApiClientOptions } from './pipeline';
 export { forgetListEras, learntListEra } from './instanceListApi';
@@ -35,6 +36,8 @@ export function createApiClient(opts: ApiClientOptions): ServiceApi {
     // Price increases, charges, invoices (billingApi.ts).
     ...billingCalls(p),
     ...spendRateApi(p),
+    // Overlay networks for groups of machines (overlayApi.ts).
+    ...overlayApi(p),
     // The simulator's fake GPU load, for the demo (demoApi.ts).
     ...demoApi(p),
     knownSecrets: () => p.knownSecrets(),

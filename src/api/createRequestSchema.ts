@@ -38,6 +38,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** What a group's overlay network may be called (src/groups/ names it). */
+export const OVERLAY_NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
+
 function envProblems(env: unknown): string[] {
   const out: string[] = [];
   if (typeof env === 'string')
@@ -62,8 +65,14 @@ function envProblems(env: unknown): string[] {
       if (value !== '1') out.push(`${path}: a port mapping must have the value "1" (the string), not ${JSON.stringify(value)}`);
       continue;
     }
+    if (k.startsWith('-n ')) {
+      // Joins the overlay network of that name at creation (the official CLI's --env "-n NAME").
+      if (!OVERLAY_NAME_RE.test(k.slice(3).trim())) out.push(`${path}: an overlay network name is 1 to 64 letters, digits, ".", "_" or "-"`);
+      if (value !== '1') out.push(`${path}: joining an overlay network must have the value "1" (the string), not ${JSON.stringify(value)}`);
+      continue;
+    }
     if (k.startsWith('-')) {
-      out.push(`${path}: flag-style keys are not allowed here; only "-p host:container" port mappings and variable names`);
+      out.push(`${path}: flag-style keys are not allowed here; only "-p host:container" port mappings, "-n NETWORK" and variable names`);
       continue;
     }
     if (k.includes('=')) {

@@ -38,6 +38,7 @@ export const offerSchema = z.pipe(
     machine_id: lnum,
     host_id: lnum,
     storage_cost: lnum,
+    cluster_id: lnum,
   }),
   z.transform((w): Offer => {
     const { reliability2, ...rest } = w;
@@ -54,7 +55,7 @@ const offerKeys: Record<string, true> = Object.fromEntries(
     'id', 'num_gpus', 'gpu_name', 'dph_total', 'gpu_ram', 'gpu_totalram', 'reliability', 'verified', 'verification',
     'rentable', 'direct_port_count', 'geolocation', 'dlperf', 'dlperf_per_dphtotal', 'score', 'min_bid', 'is_bid',
     'cpu_cores_effective', 'cpu_name', 'cpu_ram', 'disk_space', 'inet_down', 'inet_up', 'cuda_max_good', 'machine_id',
-    'host_id', 'storage_cost',
+    'host_id', 'storage_cost', 'cluster_id',
   ].map((k) => [k, true]),
 );
 
@@ -148,6 +149,8 @@ export function offerQueryToWire(q: OfferQuery): OfferSearchWire {
     if (q.maxDphTotal !== undefined) w.dph_total = { lte: q.maxDphTotal };
   }
   if (q.offerId !== undefined) w.id = { eq: q.offerId };
+  // The official CLI's cluster_id!=None and cluster_id=N.
+  if (q.clusterId !== undefined) w.cluster_id = q.clusterId === 'any' ? { neq: null } : { eq: q.clusterId };
   w.order = q.order && q.order.length ? q.order.map(([f, d]) => [f, d]) : [['score', 'desc']];
   w.type = q.type ?? 'on-demand';
   if (q.limit !== undefined) w.limit = q.limit;

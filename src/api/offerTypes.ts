@@ -30,6 +30,8 @@ export interface Offer {
   machine_id?: number | null;
   host_id?: number | null;
   storage_cost?: number | null;
+  /** The physical cluster the machine is in (fast local networking between its machines); absent: none. */
+  cluster_id?: number | null;
 }
 
 export type SortField = string;
@@ -56,6 +58,8 @@ export interface OfferQuery {
   minDirectPorts?: number;
   maxDphTotal?: number; // lte on dph_total
   offerId?: number; // one offer by id (eq): to read a preselected offer afresh
+  /** Only offers in a physical cluster: 'any' (cluster_id != None), or this cluster. */
+  clusterId?: number | 'any';
   type?: 'on-demand' | 'bid'; // default on-demand
   order?: Array<[SortField, 'asc' | 'desc']>; // default [['score','desc']]
   limit?: number;

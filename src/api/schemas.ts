@@ -38,3 +38,4 @@ export {
 } from './accountSchemas';
 export { logRequestResultSchema, templateListSchema } from './opsSchemas';
 export { spendRateSchema } from './spendRateSchema';
+export { overlayListSchema } from './overlaySchema';

@@ -6,6 +6,8 @@
 import type { BillingApi } from './billingTypes';
 export type * from './billingTypes';
 import type { SpendRateApi } from './spendRateApi';
+import type { OverlayApi } from './overlayApi';
+export type { Overlay } from './overlayApi';
 export type { SpendRate } from './spendRateApi';
 import type {
   Instance, InstanceList, InstanceFilter, CreateInstanceRequest, CreateInstanceResult,
@@ -179,7 +181,7 @@ export interface Logger {
 }
 
 /** The whole service, one method per endpoint of the spec. */
-export interface ServiceApi extends BillingApi, SpendRateApi {
+export interface ServiceApi extends BillingApi, SpendRateApi, OverlayApi {
   /**
    * The secret values this client has seen (its key, expanded template secrets it sent, keys in
    * answers): for masking what is shown of a record, such as Show Instance Details' onstart.

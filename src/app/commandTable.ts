@@ -52,6 +52,10 @@ export type Handler = (services: Services, ...args: any[]) => Promise<unknown>;
 const load = {
   /** The create flow, template validation and the Rent This Offer entry (dist/createFromTemplate.js). */
   createFlow: () => import('../create/vscode/commands/createFromTemplate'),
+  /** Groups of machines: create, run on, stop, start, destroy (dist/createGroup.js, dist/runOnGroup.js, dist/groupLifecycle.js). */
+  createGroup: () => import('../groups/vscode/commands/createGroup'),
+  runOnGroup: () => import('../groups/vscode/commands/runOnGroup'),
+  groupLifecycle: () => import('../groups/vscode/commands/groupLifecycle'),
   /** Connect with Remote-SSH (dist/connect.js over dist/sshConnect.js; the SSH config writer comes with it, dist/sshHost.js). */
   connect: () => import('../ssh/vscode/commands/connect'),
   /** New Template and its example text (dist/newTemplate.js). */
@@ -85,6 +89,15 @@ const load = {
 /** A handler that loads its bundle on first use. */
 function lazy<M extends Record<K, Handler>, K extends keyof M & string>(loader: () => Promise<M>, name: K): Handler {
   return async (services, ...args) => (await loader())[name](services, ...args);
+}
+
+/** A command after which rentals may be left in flight (a group member of unknown fate): the create flow's watcher takes them. */
+function thenWatchRentals(handler: Handler): Handler {
+  return async (services, ...args) => {
+    const result: unknown = await handler(services, ...args);
+    if ((services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0) background(load.createFlow().then((t) => t.keepWatching(services)), services.log, 'watching a rental of unknown fate');
+    return result;
+  };
 }
 
 export const commands = {
@@ -131,6 +144,11 @@ export const commands = {
   'gpuRental.searchOffersQuery': lazy(load.offerSearch, 'searchOffersQuery'),
   'gpuRental.browseServerTemplates': lazy(load.serverTemplates, 'browseServerTemplates'),
   'gpuRental.rentOffer': lazy(load.createFlow, 'rentOffer'),
+  'gpuRental.createGroup': thenWatchRentals(lazy(load.createGroup, 'createGroup')),
+  'gpuRental.runOnGroup': lazy(load.runOnGroup, 'runOnGroup'),
+  'gpuRental.stopGroup': lazy(load.groupLifecycle, 'stopGroup'),
+  'gpuRental.startGroup': lazy(load.groupLifecycle, 'startGroup'),
+  'gpuRental.destroyGroup': lazy(load.groupLifecycle, 'destroyGroup'),
   'gpuRental.createFromTemplate': lazy(load.createFlow, 'createFromTemplate'),
   'gpuRental.newTemplate': lazy(load.newTemplate, 'newTemplate'),
   'gpuRental.setTemplateSecret': setTemplateSecret,

@@ -36,3 +36,5 @@ export const GUARD_NO_WARN_KEY = 'gpuRental.guard.noWarn';
 export const STOPPED_SINCE_KEY = 'gpuRental.guard.stoppedSince';
 /** The stopped-since records of one service and account kind: another connection's instance 5 is another machine. */
 export const stoppedSinceKey = (c: { demo: boolean; baseUrl: string }): string => `${STOPPED_SINCE_KEY}:${c.demo ? 'demo' : c.baseUrl}`;
+/** globalState: the groups of machines rented for one job (src/groups/groupRecords.ts), from before the first rental until destroyed. */
+export const GROUPS_STATE_KEY = 'gpuRental.groups';

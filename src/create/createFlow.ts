@@ -72,7 +72,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     intervalMs: input.pollIntervalMs ?? 10_000,
     maxWaitMs: input.maxWaitMs ?? 30 * 60_000,
     targetState: input.template.instance.target_state ?? 'running',
-    ssh: input.template.ssh ? { ...input.template.ssh } : {},
+    ssh: { ...(input.template.ssh ?? {}), ...(input.sshAliases?.length ? { groupAliases: [...input.sshAliases] } : {}) },
     attempt: 0,
     failedLogs: [],
     peekNext: () => undefined,

@@ -111,7 +111,7 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
 }
 
 /** Destroys an instance this click created, after the user's yes; false (logged) when the service did not. */
-export async function destroyCreated(ports: CreateFlowPorts, id: number): Promise<boolean> {
+export async function destroyCreated(ports: Pick<CreateFlowPorts, 'api' | 'instances' | 'state' | 'log'>, id: number): Promise<boolean> {
   try {
     await ports.api.destroyInstance(id);
     ports.instances?.remove(id);

@@ -149,6 +149,8 @@ export interface CreateFlowInput {
   confirm?: boolean;
   /** The template's expanded secret values (LoadedTemplate.secrets): masked in every error and log line. */
   secrets?: readonly string[];
+  /** More SSH host names for the instance's entry (a group member's, src/groups/). */
+  sshAliases?: string[];
   /** Rent attempts in total (offer taken, failed boot the user chose to replace). Default 3. */
   maxAttempts?: number;
   /** Default 10 s: the spec's recommended poll interval. */

@@ -3,6 +3,7 @@
 import type { KeyValueStore } from '../core/ports';
 import type { SshOptionsByInstance } from '../ssh/sshTypes';
 import { INFLIGHT_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '../core/stateKeys';
+import { writeSerially } from '../core/serialWrites';
 import type { InflightCreation } from './flowTypes';
 
 export { INFLIGHT_STATE_KEY };
@@ -24,20 +25,8 @@ function same(a: InflightCreation, b: { instanceId?: number; label?: string }): 
   return b.label !== undefined && a.label === b.label;
 }
 
-/**
- * The records' writes, one after another per store: each reads the list only once the write before
- * it is stored. VS Code's globalState echoes each stored write back and holds that value until the
- * next echo, so a write made while an earlier one of the same key was still being stored (the seen
- * mark of a poll, then the record dropped as the rental settled) could be undone by that echo, and
- * a settled rental come back after a reload.
- */
-const queues = new WeakMap<KeyValueStore, Promise<void>>();
-
-function serially(state: KeyValueStore, write: () => Promise<void>): Promise<void> {
-  const next = (queues.get(state) ?? Promise.resolve()).catch(() => undefined).then(write);
-  queues.set(state, next);
-  return next;
-}
+/** The records' writes, one after another per store (src/core/serialWrites.ts). */
+const serially = writeSerially;
 
 /** Adds or replaces the record of this rental (by id, else label); with an id, its SSH options too. */
 export function putInflight(state: KeyValueStore, r: InflightCreation): Promise<void> {

@@ -12,6 +12,9 @@ function doc<T extends z.ZodMiniType>(schema: T, description: string): T {
 
 export const RUNTYPES = ['ssh', 'ssh_direct', 'ssh_proxy', 'jupyter', 'jupyter_direct', 'jupyter_proxy', 'args'] as const;
 
+/** The most machines one group rents: the service's bulk calls take at most 64 ids. */
+export const MAX_GROUP_COUNT = 64;
+
 const positiveInt = () => z.int().check(z.minimum(1));
 
 export const OfferRequirementsSchema = doc(
@@ -185,6 +188,12 @@ export const TemplateSchema = doc(
     $schema: z.optional(doc(z.string(), 'The JSON Schema of this file (optional; VS Code applies it to .gpu/*.json anyway).')),
     name: doc(z.string().check(z.minLength(1), z.maxLength(80)), 'Display name shown in pick lists.'),
     description: z.optional(doc(z.string(), 'What this template is for.')),
+    count: z.optional(
+      doc(
+        z.int().check(z.minimum(1), z.maximum(MAX_GROUP_COUNT)),
+        `How many machines one Create rents for one job (1 to ${MAX_GROUP_COUNT}; default 1). From 2, a group: machines in one physical cluster on one private network, all or none, each told its rank and rank 0's address (MASTER_ADDR, NODE_RANK, WORLD_SIZE) for torchrun, DeepSpeed, MPI or Ray. Docker instances with SSH only; see docs/multi-node.md.`,
+      ),
+    ),
     offer: z.optional(OfferRequirementsSchema),
     instance: InstanceSpecSchema,
     ssh: z.optional(SshOptionsSchema),

@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import type { CreateInstanceRequest } from '../api/types';
 import { parseJsonc, type JsonLocation } from './jsonc';
 import { formatPath, pathKey, type JsonPath } from './jsonPath';
+import { groupRuleProblems } from './groupTemplateRules';
 import { TemplateSchema, type Template } from './templateSchema';
 import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './templateVariables';
 import { buildCreateRequest } from './requestBuilder';
@@ -333,7 +334,7 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
 
 /** Rules that exist only for templates (the request itself cannot express them). */
 export function templateRuleProblems(raw: unknown): Array<{ path: JsonPath; message: string; severity: 'error' | 'warning' }> {
-  const out: Array<{ path: JsonPath; message: string; severity: 'error' | 'warning' }> = [];
+  const out: Array<{ path: JsonPath; message: string; severity: 'error' | 'warning' }> = [...groupRuleProblems(raw)];
   if (!raw || typeof raw !== 'object') return out;
   const t = raw as { offer?: Record<string, unknown>; instance?: Record<string, unknown> };
   const offer = t.offer && typeof t.offer === 'object' ? t.offer : undefined;

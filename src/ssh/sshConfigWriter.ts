@@ -9,7 +9,7 @@ import { hostKeyAlias, removeKnownHosts } from './knownHosts';
 import { analyseUserConfig, includeLineFor, prependInclude, withoutBom, type IncludeStatus, type IncludeRefusal } from './userConfig';
 import { sshAddress } from './address';
 import { SshValueError, checkSshTarget, sshConfigPath, validHost, validPort } from './sshValues';
-import { HEADER, MANAGED_DIR, PROXY_ALIAS_SUFFIX, TEMPLATE_IDENTITY_NOTE, aliasFor, parseManaged, type Block, type LocalForward, type SshEntry } from './sshEntryFormat';
+import { GROUP_ALIAS, HEADER, MANAGED_DIR, PROXY_ALIAS_SUFFIX, TEMPLATE_IDENTITY_NOTE, aliasFor, parseManaged, type Block, type LocalForward, type SshEntry } from './sshEntryFormat';
 
 export interface SshConfigWriterOptions {
   /** The user's home directory (os.homedir() in the extension, a temp dir in tests). */
@@ -226,8 +226,12 @@ export class SshConfigWriter implements SshEntryWriter {
       }
       localForwards.push({ localPort: f.localPort, remoteHost, remotePort: f.remotePort });
     }
+    const groupAliases = ssh.groupAliases ?? existing?.groupAliases ?? [];
+    const badAlias = groupAliases.find((a) => !GROUP_ALIAS.test(a) || a.length > 80);
+    if (badAlias !== undefined) throw new SshConfigError('invalid-value', `The group host name ${JSON.stringify(badAlias.slice(0, 80))} cannot be written into an SSH config (only gpu- followed by lowercase letters, digits and "-").`);
     return {
       id: instance.id,
+      ...(groupAliases.length ? { groupAliases } : {}),
       // Keep the alias once given, so Remote-SSH's recent list survives a relabel.
       alias: existing?.alias ?? aliasFor(instance),
       hostName: host,
@@ -270,7 +274,7 @@ export class SshConfigWriter implements SshEntryWriter {
     const lines = [
       `# gpu-rental:entry id=${e.id}${e.origin ? ` origin=${e.origin}` : ''}`,
       ...(e.templateIdentity && e.identityFile ? [TEMPLATE_IDENTITY_NOTE] : []),
-      ...host(e.alias, e.hostName, e.port, false),
+      ...host([e.alias, ...(e.groupAliases ?? [])].join(' '), e.hostName, e.port, false),
       ...(e.proxy ? host(`${e.alias}${PROXY_ALIAS_SUFFIX}`, e.proxy.hostName, e.proxy.port, true) : []),
     ];
     return { id: e.id, lines, entry: e, ...(e.origin ? { origin: e.origin } : {}) };
@@ -432,6 +436,7 @@ function templatePartsOf(e: SshEntry): SshOptions {
   return {
     user: e.user,
     localForwards: e.localForwards,
+    ...(e.groupAliases ? { groupAliases: e.groupAliases } : {}),
     ...(e.templateIdentity && e.identityFile ? { identityFile: e.identityFile } : {}),
   };
 }

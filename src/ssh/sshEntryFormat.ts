@@ -25,12 +25,17 @@ export interface SshEntry {
    */
   templateIdentity?: boolean;
   localForwards: LocalForward[];
+  /** More names on the entry's Host line (a group member's); each matches GROUP_ALIAS. */
+  groupAliases?: string[];
   /**
    * For a direct address: the same instance through the service's proxy, written as a second
    * host `<alias>-proxy` (direct ports can be blocked by a host's firewall; the proxy still works).
    */
   proxy?: { hostName: string; port: number };
 }
+
+/** A group alias: lowercase letters, digits and '-', starting `gpu-`; never a wildcard, space or quote on a Host line. */
+export const GROUP_ALIAS = /^gpu-[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** The alias of an entry's proxy route (a direct entry's fallback). */
 export const PROXY_ALIAS_SUFFIX = '-proxy';
@@ -108,7 +113,8 @@ function parseEntry(b: Block): SshEntry | undefined {
   const get = (k: string) => kv.find(([kk]) => kk === k)?.[1];
   const proxyHost = proxyKv.find(([k]) => k === 'hostname')?.[1];
   const proxyPort = Number(proxyKv.find(([k]) => k === 'port')?.[1]);
-  const alias = get('host');
+  const [alias, ...more] = (get('host') ?? '').split(/\s+/).filter(Boolean);
+  const groupAliases = more.filter((a) => GROUP_ALIAS.test(a) && a.length <= 80);
   const hostName = get('hostname');
   const port = Number(get('port'));
   if (!alias || !hostName || !validPort(port)) return undefined;
@@ -126,6 +132,7 @@ function parseEntry(b: Block): SshEntry | undefined {
     port,
     user: get('user') ?? 'root',
     localForwards,
+    ...(groupAliases.length ? { groupAliases } : {}),
     ...(b.origin ? { origin: b.origin } : {}),
     ...(identityFile ? { identityFile: readSshConfigPath(identityFile, { percent: true }) } : {}),
     ...(identityFile && b.lines.some((l) => l.trim() === TEMPLATE_IDENTITY_NOTE) ? { templateIdentity: true } : {}),

@@ -11,6 +11,8 @@ export interface SshOptions {
   /** Folder to open on connect (absolute path on the instance). */
   remoteFolder?: string;
   localForwards?: Array<{ localPort: number; remoteHost?: string; remotePort: number }>;
+  /** More names of this host: a group member's `gpu-<group>-<rank>`, and rank 0's `gpu-<group>` (src/groups/). */
+  groupAliases?: string[];
 }
 
 /**

@@ -15,6 +15,7 @@ const TOOLS = {
   busybox: { probe: ['true'], pkg: 'busybox' },
   shellcheck: { probe: ['--version'], pkg: 'shellcheck' },
   mpirun: { probe: ['--version'], pkg: 'openmpi-bin' },
+  python3: { probe: ['--version'], pkg: 'python3-minimal' },
 } as const;
 export type Tool = keyof typeof TOOLS;
 

@@ -301,6 +301,13 @@ const uiSteps = {
     await ui.page.waitForTimeout(800);
     await shot('connect-terminal');
   },
+  /** Run on Group: one terminal, each line prefixed with its rank (screenshot for docs/multi-node.md). */
+  'group-run': async () => {
+    const term = ui.page.locator('.terminal-wrapper .xterm, .xterm').first();
+    await term.waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.waitForTimeout(800);
+    await shot('group-run');
+  },
   /** The 2FA authenticator-app setup webview shows its QR code (screenshot for the README). */
   'tfa-qr': async () => {
     const frame = ui.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
@@ -449,6 +456,15 @@ const uiSteps = {
     await hoverText(ui.page, row);
     await ui.page.waitForTimeout(400);
     await shot('readme-running-instance');
+  },
+  /** An agent's rent (vscode.lm.invokeTool) in the Instances view as a click's: the running row (screenshot agent-rented.png). */
+  'agent-rented': async () => {
+    await openSidebar();
+    const row = ui.page.locator('.monaco-list-row', { hasText: /\/h · 1× RTX 4090/ }).first(); // its label is cut short in the middle
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    await hoverText(ui.page, row);
+    await ui.page.waitForTimeout(400);
+    await shot('agent-rented');
   },
   /** Demo: the QR view shows the code an app would show; "Use This Code" and Verify turn the app on. */
   'tfa-demo-qr': async () => {

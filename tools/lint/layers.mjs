@@ -23,7 +23,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The folders of src/, bottom first. */
-export const FOLDERS = ['api', 'sim', 'core', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'demo', 'billing', 'account', 'create', 'agent', 'app'];
+export const FOLDERS = ['api', 'sim', 'core', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'demo', 'billing', 'account', 'create', 'groups', 'agent', 'app'];
 
 /** Which other cores each core may import. */
 export const ALLOWED = {
@@ -41,6 +41,8 @@ export const ALLOWED = {
   account: ['billing', 'ssh', 'demo', 'core', 'api'],
   create: ['instances', 'guard', 'costs', 'ssh', 'core', 'api'],
   billing: ['instances', 'guard', 'costs', 'core', 'api'],
+  // A group of machines drives the create flow N times under one all-or-none owner.
+  groups: ['create', 'instances', 'guard', 'costs', 'ssh', 'core', 'api'],
   agent: ['account', 'create', 'billing', 'instances', 'offers', 'logs', 'guard', 'costs', 'ssh', 'core', 'api'],
   app: FOLDERS.filter((f) => f !== 'app'),
 };

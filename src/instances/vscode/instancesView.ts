@@ -8,10 +8,15 @@ import { md } from '../../core/textFormat';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
+import { readGroupIndex } from '../../core/groupIndex';
+import { currentRate, formatRate } from '../../core/rates';
+import type { Instance } from '../../api/types';
 import { instanceRowSpeech } from '../rowSpeech';
 import { rowSpeech } from '../../core/spokenRow';
 
 export type InstanceTreeNode =
+  /** A group of machines rented for one job (src/groups/): its members are its children. */
+  | { kind: 'group'; name: string; ids: number[] }
   | { kind: 'instance'; id: number }
   | { kind: 'detail'; instanceId: number; key: string; label: string; value: string; secret: boolean }
   | { kind: 'error'; message: string };
@@ -48,6 +53,7 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
       item.accessibilityInformation = { label: rowSpeech(node.label, node.secret ? 'secret, hidden; the context menu copies it' : node.value) };
       return item;
     }
+    if (node.kind === 'group') return groupItem(node, node.ids.flatMap((id) => store.get(id) ?? []));
     const inst = store.get(node.id);
     if (!inst) {
       const gone = new vscode.TreeItem(`#${node.id}`, vscode.TreeItemCollapsibleState.None);
@@ -80,9 +86,14 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
       if (!this.services.connection().signedIn) return [];
       const rows: InstanceTreeNode[] = [];
       if (store.error) rows.push({ kind: 'error', message: store.error.message });
-      for (const i of store.instances) rows.push({ kind: 'instance', id: i.id });
+      // A group is one row (members under it); the other instances as they are.
+      const groups = readGroupIndex(this.services.globalState).filter((g) => g.instanceIds.some((id) => store.get(id)));
+      const grouped = new Set(groups.flatMap((g) => g.instanceIds));
+      for (const g of groups) rows.push({ kind: 'group', name: g.name, ids: g.instanceIds });
+      for (const i of store.instances) if (!grouped.has(i.id)) rows.push({ kind: 'instance', id: i.id });
       return rows;
     }
+    if (node.kind === 'group') return node.ids.filter((id) => store.get(id)).map((id) => ({ kind: 'instance' as const, id }));
     if (node.kind !== 'instance') return [];
     const row = store.get(node.id);
     if (!row) return [];
@@ -99,6 +110,22 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
   }
 
   getParent(node: InstanceTreeNode): InstanceTreeNode | undefined {
-    return node.kind === 'detail' ? { kind: 'instance', id: node.instanceId } : undefined;
+    if (node.kind === 'detail') return { kind: 'instance', id: node.instanceId };
+    if (node.kind !== 'instance') return undefined;
+    const g = readGroupIndex(this.services.globalState).find((x) => x.instanceIds.includes(node.id));
+    return g ? { kind: 'group', name: g.name, ids: g.instanceIds } : undefined;
   }
+}
+
+/** The group's row: its name, how many members run, and what it costs per hour in total. */
+function groupItem(node: { name: string; ids: number[] }, members: readonly Instance[]): vscode.TreeItem {
+  const item = new vscode.TreeItem(`Group ${node.name}`, vscode.TreeItemCollapsibleState.Expanded);
+  item.id = `group:${node.name}`;
+  const running = members.filter((m) => m.state === 'running').length;
+  const rate = members.reduce((s, m) => s + currentRate(m), 0);
+  item.description = `${running}/${node.ids.length} running · ${formatRate(rate, 2)} in total`;
+  item.tooltip = `Group ${node.name}: ${node.ids.length} machines on one private network (instances ${node.ids.join(', ')}). Stop, Start and Destroy act on every member; SSH: gpu-${node.name} (rank 0), gpu-${node.name}-<rank>.`;
+  item.iconPath = new vscode.ThemeIcon('server-environment');
+  item.contextValue = 'group';
+  return item;
 }

@@ -3,26 +3,9 @@
 // invariants (fuzzService.ts checkRun).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkRun, runScript, type FuzzScript } from './fuzzService';
+import { checkRun, plainScript, runScript, type FuzzScript } from './fuzzService';
 
-const base: FuzzScript = {
-  interactive: false,
-  creates: [],
-  reads: [],
-  visibility: [],
-  hidden404: false,
-  bootReads: 1,
-  final: 'running',
-  outsideDestroyAfter: null,
-  notFound: [],
-  keepOrDestroy: 'keep',
-  failedBoot: [],
-  destroys: [],
-  restartAtSleep: null,
-  cancelAtSleep: null,
-  echoKeys: false,
-  unfiltered: false,
-};
+const base: FuzzScript = plainScript;
 
 const REGRESSIONS: Array<{ name: string; script: Partial<FuzzScript>; outcome?: string }> = [
   { name: 'the plain path: one machine, running', script: {}, outcome: 'running' },

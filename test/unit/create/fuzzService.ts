@@ -87,6 +87,26 @@ export const fuzzScript: fc.Arbitrary<FuzzScript> = fc.record({
   unfiltered: fc.boolean(),
 });
 
+/** A script with no fault and every answer plain: the named regressions change only what they need. */
+export const plainScript: FuzzScript = {
+  interactive: false,
+  creates: [],
+  reads: [],
+  visibility: [],
+  hidden404: false,
+  bootReads: 1,
+  final: 'running',
+  outsideDestroyAfter: null,
+  notFound: [],
+  keepOrDestroy: 'keep',
+  failedBoot: [],
+  destroys: [],
+  restartAtSleep: null,
+  cancelAtSleep: null,
+  echoKeys: false,
+  unfiltered: false,
+};
+
 // ---------------------------------------------------------------- the service
 
 interface Machine {

@@ -9,17 +9,16 @@ import { STAGES, readInflight, realClock, runCreateFlow, type CreateFlowInput, t
 import type { Template } from '../../templateSchema';
 import type { LoadedTemplate } from '../../templateValidation';
 import { sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
-import { describeError } from '../../../core/describeError';
 import { offerRefOf } from '../../../core/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templatesRestricted } from '../templateFiles';
-import { baseOnstart, guardRequestFor, type GuardRequest } from '../../../guard/plan';
+import type { GuardRequest } from '../../../guard/plan';
 import { oneAtATime } from '../../../core/vscode/instanceTarget';
 import { vscodePrompts, type PromptArgs } from '../createPrompts';
+import { rentSetup } from '../rentSetup';
 import { keepWatching } from '../inflightWatcher';
 import { background } from '../../../core/background';
 import { consentedCreateArgs } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
-import { readGuardSettings } from '../../../guard/vscode/guardSettings';
 
 export { vscodePrompts, keepWatching };
 
@@ -92,6 +91,14 @@ async function create(services: Services, asked: CreateArgs, preselected?: Offer
   const args = consentedCreateArgs(consentOf(services), asked);
   const chosen = await loadChosenTemplate(services, args, preselected);
   if (!chosen) return undefined;
+  if ((chosen.loaded.template.count ?? 1) > 1) {
+    // A group of machines (src/groups/) picks its own cluster: it is its own command, run by id.
+    if (preselected !== undefined || args.offerId !== undefined) {
+      vscode.window.showErrorMessage(`Template ${chosen.rel} rents a group of ${chosen.loaded.template.count} machines, which picks its own physical cluster: it cannot rent one offer. Use Create Instance from Template, or set "count": 1.`);
+      return undefined;
+    }
+    return vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createGroup', { template: chosen.uri, ...(args.confirm === false ? { confirm: false } : {}), ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}), ...(args.signal ? { signal: args.signal } : {}) });
+  }
   // One rental at a time per offer (or per template without one): a second click says so and rents nothing.
   const offer = preselected ?? args.offerId;
   const offerId = typeof offer === 'object' ? offer.id : offer;
@@ -103,27 +110,10 @@ async function create(services: Services, asked: CreateArgs, preselected?: Offer
 async function rent(services: Services, args: CreateArgs, chosen: { rel: string; loaded: LoadedTemplate & { template: Template } }, offer: Offer | number | undefined): Promise<CreateFlowResult | undefined> {
   const { rel, loaded } = chosen;
   const template = loaded.template;
-  let api;
-  try {
-    api = await services.api();
-  } catch (e) {
-    vscode.window.showErrorMessage(describeError(e));
-    return undefined;
-  }
-  // The first rent of a session checks that SSH will let the user in (one question when not).
-  const keys = await (await import('../../../ssh/vscode/sshKeyCheck')).checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
-  if (!keys.proceed) return undefined;
+  const setup = await rentSetup(services, loaded);
+  if (!setup) return undefined;
+  const { api, guard, onstart } = setup;
   const { maxAttempts } = services.settings().templates;
-  // The idle guard goes in through onstart and calls the same service URL this window uses.
-  const guard = guardRequestFor(template.guard, template.instance.runtype, readGuardSettings(), services.connection().baseUrl);
-  // With a server template, the guard is added to its own onstart (read first), never replaces it.
-  let onstart: string | undefined;
-  try {
-    onstart = await baseOnstart(loaded.onstart ?? template.instance.onstart, template.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
-  } catch (e) {
-    vscode.window.showErrorMessage(`Nothing was rented. ${describeError(e)}`);
-    return undefined;
-  }
   const input: Omit<CreateFlowInput, 'signal'> = {
     template,
     templatePath: rel,

@@ -1,0 +1,51 @@
+// What acts on a whole group: destroy every member (and the network), stop or start every member.
+// A member is destroyed only when the service says so; one that could not be is named and stays
+// tracked (the group record keeps it), never taken as gone.
+import type { Logger, ServiceApi } from '../api/types';
+import type { InstanceStore, KeyValueStore } from '../core/ports';
+import { logText } from '../create/flowTypes';
+import { destroyCreated } from '../create/failedBoot';
+import { removeGroup, updateGroup, type GroupRecord } from './groupRecords';
+import { deleteNetwork } from './overlayNetwork';
+
+export interface GroupActionPorts {
+  api: ServiceApi;
+  log: Logger;
+  state: KeyValueStore;
+  instances?: Pick<InstanceStore, 'upsert' | 'watch' | 'remove'>;
+}
+
+/** Destroys one member, tried twice (a 5xx or a lost answer); true once the service said it is done. */
+export async function destroyMember(p: GroupActionPorts, id: number): Promise<boolean> {
+  return (await destroyCreated(p, id)) || (await destroyCreated(p, id));
+}
+
+/** Destroys every member of the group that has an id, then the network; the ids that are still there. */
+export async function destroyGroup(p: GroupActionPorts, g: GroupRecord): Promise<{ destroyed: number[]; kept: number[] }> {
+  await updateGroup(p.state, g.name, (x) => ({ ...x, status: 'unwinding' }));
+  const ids = g.members.flatMap((m) => (m.instanceId !== undefined ? [m.instanceId] : []));
+  const done = await Promise.all(ids.map((id) => destroyMember(p, id)));
+  const destroyed = ids.filter((_, i) => done[i]);
+  const kept = ids.filter((_, i) => !done[i]);
+  await deleteNetwork(p, { ...(g.overlayId !== undefined ? { overlayId: g.overlayId } : {}), name: g.overlayName });
+  if (!kept.length) await removeGroup(p.state, g.name);
+  else await updateGroup(p.state, g.name, (x) => ({ ...x, members: x.members.filter((m) => m.instanceId === undefined || kept.includes(m.instanceId)) }));
+  return { destroyed, kept };
+}
+
+/** Stops or starts every member; the ids the service refused (each named in the log). */
+export async function setGroupState(p: GroupActionPorts, g: GroupRecord, state: 'running' | 'stopped'): Promise<number[]> {
+  const ids = g.members.flatMap((m) => (m.instanceId !== undefined ? [m.instanceId] : []));
+  const failed: number[] = [];
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        await p.api.setInstanceState(id, state);
+      } catch (e) {
+        failed.push(id);
+        p.log.warn(`group ${g.name}: ${state === 'stopped' ? 'stopping' : 'starting'} instance ${id} failed: ${logText(e)}`);
+      }
+    }),
+  );
+  return failed;
+}

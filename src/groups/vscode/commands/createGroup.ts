@@ -1,0 +1,107 @@
+// gpuRental.createGroup: Create from Template for a template with `count` of 2 or more (the
+// create command hands such a template here). The group flow behind a cancellable progress
+// notification; a ready group gets its hostfile in the workspace (.gpu/<group>.hostfile).
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { describeError } from '../../../core/describeError';
+import { background } from '../../../core/background';
+import { realClock } from '../../../create/flowTypes';
+import { consentedCreateArgs } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
+import { rentSetup } from '../../../create/vscode/rentSetup';
+import { loadTemplateUri, resolveTemplateUri, templatesRestricted } from '../../../create/vscode/templateFiles';
+import { createWriter, sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
+import { runGroupFlow } from '../../groupFlow';
+import { hostfile, prepareGroup } from '../../groupLaunch';
+import { sshShell } from '../../sshShell';
+import type { GroupResult } from '../../groupTypes';
+import { vscodeGroupPrompts } from '../groupPrompts';
+
+export interface CreateGroupArgs {
+  /** Workspace-relative path, URI string or vscode.Uri of the template. */
+  template?: string | vscode.Uri;
+  /** false: no questions (the cheapest cluster, no confirmation): scripts and tests. */
+  confirm?: boolean;
+  pollIntervalMs?: number;
+  /** All or none within this time (default 20 minutes). */
+  maxWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+export async function createGroup(services: Services, asked: CreateGroupArgs = {}): Promise<GroupResult | undefined> {
+  // confirm: false (no cluster pick, no confirmation) only with the user's consent to unattended calls.
+  const args = consentedCreateArgs(consentOf(services), asked);
+  if (await templatesRestricted()) return undefined;
+  const uri = args.template !== undefined ? await resolveTemplateUri(args.template) : undefined;
+  if (!uri) {
+    vscode.window.showErrorMessage(`Template "${String(args.template ?? '')}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.`);
+    return undefined;
+  }
+  const rel = vscode.workspace.asRelativePath(uri, false);
+  const loaded = await loadTemplateUri(services, uri);
+  const t = loaded.template;
+  if (!t) {
+    vscode.window.showErrorMessage(`Template ${rel} has problems (see the Problems panel). Nothing was rented. Fix them and try again.`);
+    return undefined;
+  }
+  const setup = await rentSetup(services, { ...loaded, template: t });
+  if (!setup) return undefined;
+  const { api, guard, onstart } = setup;
+  const shell = sshShell({ configPath: createWriter(services).configPath });
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: group "${t.name}" (${t.count} machines)`, cancellable: true }, (progress, token) => {
+    const ac = new AbortController();
+    token.onCancellationRequested(() => ac.abort());
+    args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+    return runGroupFlow(
+      {
+        api,
+        log: services.log,
+        prompts: vscodeGroupPrompts(),
+        progress: (u) => progress.report({ message: u.message }),
+        clock: realClock,
+        ssh: sshEntryWriterFor(services),
+        instances: services.instances,
+        state: services.globalState,
+        prepare: (g, inst) => {
+          progress.report({ message: 'every machine runs; reading rank 0\'s address and writing each rank\'s environment…' });
+          return prepareGroup(shell, realClock, g, inst);
+        },
+      },
+      {
+        template: t,
+        templatePath: rel,
+        secrets: loaded.secrets,
+        ...(onstart !== undefined ? { onstart } : {}),
+        ...(guard ? { guard } : {}),
+        ...(args.confirm === false ? { confirm: false } : {}),
+        ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),
+        ...(args.maxWaitMs ? { maxWaitMs: args.maxWaitMs } : {}),
+        signal: ac.signal,
+      },
+    );
+  });
+  await report(services, result, uri);
+  return result;
+}
+
+async function report(services: Services, r: GroupResult, templateUri: vscode.Uri): Promise<void> {
+  // A member whose fate is unknown stays watched (the command table hands it to the create flow's watcher).
+  if (r.outcome === 'nothing') return void vscode.window.showInformationMessage(r.message);
+  if (r.outcome === 'failed') return void vscode.window.showErrorMessage(r.message);
+  const g = r.group;
+  // The workspace's hostfile names the SSH entries (mpirun and DeepSpeed launch from here over them).
+  const folder = vscode.Uri.joinPath(templateUri, '..');
+  const file = vscode.Uri.joinPath(folder, `${g.name}.hostfile`);
+  try {
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(hostfile(g.members.map((m) => `gpu-${g.name}-${m.rank}`), g.gpusPerNode)));
+  } catch (e) {
+    services.log.warn(`group ${g.name}: writing the workspace hostfile failed: ${describeError(e)}`);
+  }
+  background(
+    vscode.window.showInformationMessage(`${r.message} Hostfile: ${vscode.workspace.asRelativePath(file, false)}.`, 'Run on Group…').then((c) => {
+      if (c) background(vscode.commands.executeCommand('gpuRental.runOnGroup', { group: g.name }), services.log, 'opening Run on Group');
+    }),
+    services.log,
+    'the group ready notice',
+  );
+}

@@ -1,0 +1,85 @@
+// gpuRental.destroyGroup, gpuRental.stopGroup, gpuRental.startGroup: act on every member of a group
+// at once, after one confirmation that names the group, its machines and its total $/h.
+import * as vscode from 'vscode';
+import type { Services } from '../../../core/vscode/services';
+import { describeError } from '../../../core/describeError';
+import { background } from '../../../core/background';
+import { skipsConfirmation } from '../../../core/unattended';
+import { consentOf } from '../../../core/vscode/consent';
+import { formatRate } from '../../../core/rates';
+import { destroyGroup as destroyAll, setGroupState, type GroupActionPorts } from '../../groupActions';
+import type { GroupRecord } from '../../groupRecords';
+import { groupTotal, pickGroup } from '../groupPick';
+
+export interface GroupCommandArgs {
+  group?: string;
+  /** No confirmation: only from `{ skipConfirmation: true }` with the user's consent to unattended calls. */
+  unattended?: boolean;
+}
+
+/** A group row of the Instances view passes itself; scripts pass { group, skipConfirmation? }. */
+function argsOf(services: Services, arg: unknown, what: string): GroupCommandArgs {
+  if (arg && typeof arg === 'object') {
+    const a = arg as { group?: unknown; name?: unknown };
+    const group = typeof a.group === 'string' ? a.group : typeof a.name === 'string' ? a.name : undefined;
+    return { ...(group !== undefined ? { group } : {}), ...(skipsConfirmation(consentOf(services), arg, what) ? { unattended: true } : {}) };
+  }
+  return typeof arg === 'string' ? { group: arg } : {};
+}
+
+async function ports(services: Services): Promise<GroupActionPorts | undefined> {
+  try {
+    return { api: await services.api(), log: services.log, state: services.globalState, instances: services.instances };
+  } catch (e) {
+    vscode.window.showErrorMessage(describeError(e));
+    return undefined;
+  }
+}
+
+async function confirmed(g: GroupRecord, question: string, detail: string, yes: string, args: GroupCommandArgs): Promise<boolean> {
+  if (args.unattended) return true;
+  return (await vscode.window.showWarningMessage(question, { modal: true, detail }, yes)) === yes;
+}
+
+const ids = (g: GroupRecord) => g.members.flatMap((m) => (m.instanceId !== undefined ? [`${m.instanceId}`] : [])).join(', ');
+
+export async function destroyGroup(services: Services, arg?: unknown): Promise<{ destroyed: number[]; kept: number[] } | undefined> {
+  const args = argsOf(services, arg, 'Destroy Group');
+  const g = await pickGroup(services, args.group, 'Destroy which group?');
+  if (!g) return undefined;
+  const total = formatRate(groupTotal(g), 2);
+  if (!(await confirmed(g, `Destroy group "${g.name}": all ${g.members.length} machines (${total} in total)?`, `Instances ${ids(g)} and their disks are deleted, with everything on them, and the group's private network. This cannot be undone.`, 'Destroy Group', args))) return undefined;
+  const p = await ports(services);
+  if (!p) return undefined;
+  const r = await destroyAll(p, g);
+  if (r.kept.length) vscode.window.showErrorMessage(`Group "${g.name}": ${r.kept.map((id) => `instance ${id}`).join(', ')} could not be destroyed and ${r.kept.length === 1 ? 'is' : 'are'} still billing. Try Destroy Group again, or destroy ${r.kept.length === 1 ? 'it' : 'them'} from the Instances view.`);
+  else vscode.window.showInformationMessage(`Group "${g.name}" was destroyed (${r.destroyed.length} machines); billing for it has stopped.`);
+  return r;
+}
+
+async function setState(services: Services, arg: unknown, state: 'running' | 'stopped'): Promise<{ failed: number[] } | undefined> {
+  const verb = state === 'stopped' ? 'Stop' : 'Start';
+  const args = argsOf(services, arg, `${verb} Group`);
+  const g = await pickGroup(services, args.group, `${verb} which group?`);
+  if (!g) return undefined;
+  const detail =
+    state === 'stopped'
+      ? `Instances ${ids(g)} stop: GPU billing ends, their disks are kept and still billed. A job running on them is interrupted.`
+      : `Instances ${ids(g)} start again at ${formatRate(groupTotal(g), 2)} in total, if their machines are free (a stopped instance can lose its GPU to another renter).`;
+  if (!(await confirmed(g, `${verb} group "${g.name}": all ${g.members.length} machines?`, detail, `${verb} Group`, args))) return undefined;
+  const p = await ports(services);
+  if (!p) return undefined;
+  const failed = await setGroupState(p, g, state);
+  background(services.instances.refresh(), services.log, 'refreshing the instances');
+  if (failed.length) vscode.window.showErrorMessage(`Group "${g.name}": ${failed.map((id) => `instance ${id}`).join(', ')} could not be ${state === 'stopped' ? 'stopped' : 'started'}. See the GPU Rental log, and try again.`);
+  else vscode.window.showInformationMessage(`Group "${g.name}": ${state === 'stopped' ? 'stopping' : 'starting'} all ${g.members.length} machines.`);
+  return { failed };
+}
+
+export function stopGroup(services: Services, arg?: unknown): Promise<{ failed: number[] } | undefined> {
+  return setState(services, arg, 'stopped');
+}
+
+export function startGroup(services: Services, arg?: unknown): Promise<{ failed: number[] } | undefined> {
+  return setState(services, arg, 'running');
+}

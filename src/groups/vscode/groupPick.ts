@@ -1,0 +1,29 @@
+// Which group a command acts on: the one named, the only one, or the user's pick.
+import * as vscode from 'vscode';
+import type { Services } from '../../core/vscode/services';
+import { formatRate } from '../../core/rates';
+import type { GroupRecord } from '../groupRecords';
+import { groupsOf } from './groupWatch';
+
+export function groupTotal(g: GroupRecord): number {
+  return g.members.reduce((s, m) => s + m.dphTotal, 0);
+}
+
+export async function pickGroup(services: Services, name: string | undefined, title: string): Promise<GroupRecord | undefined> {
+  const all = groupsOf(services);
+  if (name !== undefined) {
+    const g = all.find((x) => x.name === name);
+    if (!g) vscode.window.showErrorMessage(`There is no group "${name}" (it may have been destroyed). See the Instances view.`);
+    return g;
+  }
+  if (!all.length) {
+    vscode.window.showInformationMessage('There is no group of machines. Create one from a template with "count" of 2 or more.');
+    return undefined;
+  }
+  if (all.length === 1) return all[0];
+  const pick = await vscode.window.showQuickPick(
+    all.map((g) => ({ label: g.name, description: `${g.count} machines · ${formatRate(groupTotal(g), 2)} · ${g.status}`, g })),
+    { title, ignoreFocusOut: true },
+  );
+  return pick?.g;
+}
