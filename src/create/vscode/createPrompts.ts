@@ -4,7 +4,7 @@ import type { Offer } from '../../api/types';
 import type { Template } from '../templateSchema';
 import { describeOffer } from '../ranking';
 import { offerPickDetail } from '../../instances/instanceDetails';
-import { formatRate } from '../../costs/costs';
+import { formatRate } from '../../core/rates';
 import type { FailedBootAnswer, FlowPrompts, NotFoundAnswer } from '../flowTypes';
 import { unknownName, unknownWhy } from '../rentOnce';
 import { guardSummary, type GuardRequest } from '../../guard/plan';
