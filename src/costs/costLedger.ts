@@ -2,7 +2,7 @@
 // lazily loaded bundle (dist/costLedger.js, loaded with the first instance list): views read
 // finished sentences through Services.costs and never import it.
 import type { Instance } from '../api/types';
-import { currentRate, formatMoney } from './costs';
+import { currentRate, formatMoney } from '../core/rates';
 
 function num(v: number | null | undefined): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;

@@ -146,7 +146,7 @@ test('a saved search is read once the query checker (its own bundle) has loaded;
   const s = new OfferStore({ api, isSignedIn: () => true, workspaceState: state, warn: () => undefined });
   let changes = 0;
   s.onDidChange(() => changes++);
-  assert.equal(s.query, undefined, 'not read before the checker loaded: no default shown in its place');
+  assert.equal(s.query === undefined, true, 'not read before the checker loaded: no default shown in its place');
   const refreshed = s.refresh();
   await s.ready;
   assert.ok(changes >= 1, 'the view is told the saved search can be read');
