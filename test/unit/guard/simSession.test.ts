@@ -35,7 +35,10 @@ test(`${runtype}: an open SSH session keeps an idle instance running; once it cl
     taken.add(offer.id);
     const { onstart, env } = composeOnstart(undefined, resolveGuardPlan(undefined)!, { apiUrl: fx.sim.url, dphTotal: 1 });
     const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype, label: `guard-session-${runtype}`, onstart: onstart!, env: env! });
-    await fx.ctl.setGpuUtil(id, 0);
+    // Busy by its GPU until the guard has seen the session: opening it (SSH entry, handshake, shell)
+    // may take longer than the 3 s idle limit on a busy machine, and the session must then still
+    // be what keeps it, so the GPU goes idle only once the guard counts the session.
+    await fx.ctl.setGpuUtil(id, 100);
     await fx.ctl.finishBoot(id);
     const alias = await fx.writer.writeEntry(await fx.api.showInstance(id), { identityFile: fx.key.privatePath });
     const stateFile = join(instanceHome(fx.sim.state, id), 'tmp', 'gpu-rental', 'state.json');
@@ -56,6 +59,9 @@ test(`${runtype}: an open SSH session keeps an idle instance running; once it cl
     session.stdout!.on('data', (d) => (out += String(d)));
     session.stderr!.on('data', (d) => (out += String(d)));
     await until('the session is open', () => out.includes('session-open'), 30_000).catch((e: Error) => assert.fail(`${e.message}: ${out}`));
+    await until('the guard counts the session while the GPU keeps it busy', () => (state()?.sshSessions ?? 0) > 0, 30_000);
+    assert.equal(state()!.busyReason, 'GPU at 100 %');
+    await fx.ctl.setGpuUtil(id, 0);
     const seen = await until('the guard sees the session', () => (/^ssh \d+$/.test(state()?.busyReason ?? '') ? state() : undefined), 30_000).catch((e: Error) =>
       assert.fail(`${e.message}: ${JSON.stringify(state())}; SSH listens on ${String(fx.sim.ssh?.portOf(id))}`),
     );
