@@ -16,7 +16,7 @@ import { repoRoot } from '../repoRoot';
 
 const gsim = guardSim();
 // One matrix at a time on this computer: its fake sshd's sessions would be every other run's too.
-holdSshdLock();
+holdSshdLock('exclusive');
 const IDLE = 2;
 
 type Setup = () => Promise<{ opts: Omit<RunOptions, 'shell'>; before?: (g: GuardRun) => void; check?: (g: GuardRun) => void; end?: () => Promise<void> | void }>;

@@ -139,8 +139,8 @@ export function processWith(words: string): { stop(): void } {
  * "keeps running" where it expects "stops"). The kernel drops the lock when the holder dies.
  * Without flock (not Linux) the tests run unlocked, as before.
  */
-async function machineLock(name: string): Promise<{ release(): Promise<void> }> {
-  const child = spawn('flock', [join(tmpdir(), `${name}.lock`), 'sh', '-c', 'echo held; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
+async function machineLock(name: string, mode: 'shared' | 'exclusive'): Promise<{ release(): Promise<void> }> {
+  const child = spawn('flock', [`--${mode}`, join(tmpdir(), `${name}.lock`), 'sh', '-c', 'echo held; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
   const exited = new Promise<void>((res) => child.on('close', () => res()));
   const held = await new Promise<boolean>((res) => {
     child.stdout!.once('data', () => res(true));
@@ -156,9 +156,13 @@ async function machineLock(name: string): Promise<{ release(): Promise<void> }> 
   };
 }
 
-/** For a test file whose watchdogs count sshd sessions: holds the machine's lock from its first test to its end. */
-export function holdSshdLock(): void {
+/**
+ * Holds the machine's sshd lock from a test file's first test to its end: exclusive for the file that
+ * starts fake sshds with sessions (the scenario matrix), shared for files whose watchdogs must not
+ * count them (they may run together).
+ */
+export function holdSshdLock(mode: 'shared' | 'exclusive'): void {
   let lock: Awaited<ReturnType<typeof machineLock>> | undefined;
-  before(async () => (lock = await machineLock('gpu-rental-guard-sshd')));
+  before(async () => (lock = await machineLock('gpu-rental-guard-sshd', mode)));
   after(() => lock?.release());
 }

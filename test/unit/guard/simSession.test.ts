@@ -20,7 +20,7 @@ import { holdSshdLock } from './sessions';
 let fx: SshFixture;
 const taken = new Set<number>();
 // Not while another run's scenario matrix holds a session to its fake sshd: this guard would count it.
-holdSshdLock();
+holdSshdLock('shared');
 useSshFixture({ bootSeconds: 60, seed: 11, instances: 0 }, 'gpu-guard-session-', 'guard-session', async (f) => {
   fx = f;
   await f.api.addSshKey(f.key.line);
