@@ -10,11 +10,13 @@ import { readFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHELLS, guardSim, runGuard, sleep, type GuardRun, type RunOptions } from './harness';
 import { CELLS, MATRIX_END, MATRIX_START, matrixTable, type Cell, type Outcome } from './matrixCells';
-import { fakeJupyter, fakeSshd, processWith, tcpServer } from './sessions';
+import { fakeJupyter, fakeSshd, holdSshdLock, processWith, tcpServer } from './sessions';
 import { needs, type Tool } from '../tools';
 import { repoRoot } from '../repoRoot';
 
 const gsim = guardSim();
+// One matrix at a time on this computer: its fake sshd's sessions would be every other run's too.
+holdSshdLock('exclusive');
 const IDLE = 2;
 
 type Setup = () => Promise<{ opts: Omit<RunOptions, 'shell'>; before?: (g: GuardRun) => void; check?: (g: GuardRun) => void; end?: () => Promise<void> | void }>;

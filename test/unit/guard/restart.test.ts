@@ -7,8 +7,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readWatchdogState } from '../../../src/guard/watchdogState';
 import { SHELLS, guardSim, runGuard, sleep, until, type RunOptions } from './harness';
+import { holdSshdLock } from './sessions';
 
 const gsim = guardSim();
+// Not while another run's scenario matrix holds a session to its fake sshd: these guards would count it.
+holdSshdLock('shared');
 const { instance, intended } = gsim;
 const calls = (id: number) => gsim.c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`));
 const bootId = () => {

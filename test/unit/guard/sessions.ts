@@ -1,6 +1,7 @@
 // Fake sessions for the watchdog's tests: real TCP connections the watchdog sees in
 // /proc/net/tcp, an "sshd" process (a program started under that name) listening on a port of
-// its own, a Jupyter server's REST API, and processes with a given command line.
+// its own, a Jupyter server's REST API, and processes with a given command line; and the lock
+// that keeps the fake sshd's sessions of one test run out of another run's watchdogs.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type Socket } from 'node:net';
@@ -8,6 +9,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { after, before } from 'node:test';
 
 export interface TcpServer {
   port: number;
@@ -128,4 +130,39 @@ export async function fakeJupyter(token: string): Promise<FakeJupyter> {
 export function processWith(words: string): { stop(): void } {
   const child = spawn('sh', ['-c', 'sleep 600; :', ...words.split(' ')], { stdio: 'ignore' });
   return { stop: () => void child.kill('SIGKILL') };
+}
+
+/**
+ * Holds a lock every test run on this computer shares (flock(1) on a file in the temp folder) until
+ * release(). The watchdog reads the machine's /proc: a fake sshd with a session in one run is a
+ * session to every watchdog of every other run at that moment ("ssh 3" where a cell expects 1 or 2,
+ * "keeps running" where it expects "stops"). The kernel drops the lock when the holder dies.
+ * Without flock (not Linux) the tests run unlocked, as before.
+ */
+async function machineLock(name: string, mode: 'shared' | 'exclusive'): Promise<{ release(): Promise<void> }> {
+  const child = spawn('flock', [`--${mode}`, join(tmpdir(), `${name}.lock`), 'sh', '-c', 'echo held; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const exited = new Promise<void>((res) => child.on('close', () => res()));
+  const held = await new Promise<boolean>((res) => {
+    child.stdout!.once('data', () => res(true));
+    child.once('error', () => res(false));
+    child.once('exit', () => res(false));
+  });
+  return {
+    release: async () => {
+      if (!held) return;
+      child.stdin!.end();
+      await exited;
+    },
+  };
+}
+
+/**
+ * Holds the machine's sshd lock from a test file's first test to its end: exclusive for the file that
+ * starts fake sshds with sessions (the scenario matrix), shared for files whose watchdogs must not
+ * count them (they may run together).
+ */
+export function holdSshdLock(mode: 'shared' | 'exclusive'): void {
+  let lock: Awaited<ReturnType<typeof machineLock>> | undefined;
+  before(async () => (lock = await machineLock('gpu-rental-guard-sshd', mode)));
+  after(() => lock?.release());
 }

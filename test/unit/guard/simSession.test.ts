@@ -15,9 +15,12 @@ import { instanceHome } from '../../../src/sim/sandbox';
 import { useSshFixture, type SshFixture } from '../../kit/sshFixture';
 import { needs } from '../tools';
 import { until } from './harness';
+import { holdSshdLock } from './sessions';
 
 let fx: SshFixture;
 const taken = new Set<number>();
+// Not while another run's scenario matrix holds a session to its fake sshd: this guard would count it.
+holdSshdLock('shared');
 useSshFixture({ bootSeconds: 60, seed: 11, instances: 0 }, 'gpu-guard-session-', 'guard-session', async (f) => {
   fx = f;
   await f.api.addSshKey(f.key.line);
@@ -35,7 +38,10 @@ test(`${runtype}: an open SSH session keeps an idle instance running; once it cl
     taken.add(offer.id);
     const { onstart, env } = composeOnstart(undefined, resolveGuardPlan(undefined)!, { apiUrl: fx.sim.url, dphTotal: 1 });
     const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype, label: `guard-session-${runtype}`, onstart: onstart!, env: env! });
-    await fx.ctl.setGpuUtil(id, 0);
+    // Busy by its GPU until the guard has seen the session: opening it (SSH entry, handshake, shell)
+    // may take longer than the 3 s idle limit on a busy machine, and the session must then still
+    // be what keeps it, so the GPU goes idle only once the guard counts the session.
+    await fx.ctl.setGpuUtil(id, 100);
     await fx.ctl.finishBoot(id);
     const alias = await fx.writer.writeEntry(await fx.api.showInstance(id), { identityFile: fx.key.privatePath });
     const stateFile = join(instanceHome(fx.sim.state, id), 'tmp', 'gpu-rental', 'state.json');
@@ -56,6 +62,9 @@ test(`${runtype}: an open SSH session keeps an idle instance running; once it cl
     session.stdout!.on('data', (d) => (out += String(d)));
     session.stderr!.on('data', (d) => (out += String(d)));
     await until('the session is open', () => out.includes('session-open'), 30_000).catch((e: Error) => assert.fail(`${e.message}: ${out}`));
+    await until('the guard counts the session while the GPU keeps it busy', () => (state()?.sshSessions ?? 0) > 0, 30_000);
+    assert.equal(state()!.busyReason, 'GPU at 100 %');
+    await fx.ctl.setGpuUtil(id, 0);
     const seen = await until('the guard sees the session', () => (/^ssh \d+$/.test(state()?.busyReason ?? '') ? state() : undefined), 30_000).catch((e: Error) =>
       assert.fail(`${e.message}: ${JSON.stringify(state())}; SSH listens on ${String(fx.sim.ssh?.portOf(id))}`),
     );

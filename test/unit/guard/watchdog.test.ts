@@ -8,9 +8,11 @@ import { WatchdogStateSchema } from '../../../src/guard/watchdogState';
 import * as z from 'zod/mini';
 import { SHELLS, guardSim, runGuard, sleep, until, type RunOptions } from './harness';
 import { needs, type Tool } from '../tools';
-import { tcpServer } from './sessions';
+import { holdSshdLock, tcpServer } from './sessions';
 
 const gsim = guardSim();
+// Not while another run's scenario matrix holds a session to its fake sshd: these guards would count it.
+holdSshdLock('shared');
 const { instance, intended } = gsim;
 const guardCalls = (id: number) => gsim.c.sim.state.requests.filter((q) => q.path.startsWith(`/api/v0/instances/${id}`) && q.method !== 'GET');
 
