@@ -9,6 +9,7 @@ import type { ConnectionState, DemoEndpoint } from '../connection';
 import type { PolledInstanceStore } from '../../instances/instanceStore';
 import type { OfferStore } from '../../offers/offerStore';
 import type { CreditStore } from '../../costs/credit';
+import type { GroupCost } from '../../costs/costLedger';
 import type { GuardMonitor } from '../../guard/monitor';
 import type { InstanceLogStore } from '../../logs/logStore';
 import type { InstanceGone } from '../../instances/instanceGone';
@@ -70,7 +71,8 @@ export interface Services {
    * service's own total where an instance carries one, else an estimate from the rates seen).
    * Undefined until the first instance list has loaded the ledger (dist/costLedger.js).
    */
-  readonly costs: { line(i: Instance): string | undefined; today(): string | undefined };
+  /** Finished sentences: an instance's cost so far, a group's (its members summed), spent today. */
+  readonly costs: { line(i: Instance): string | undefined; group(members: readonly Instance[]): GroupCost | undefined; today(): string | undefined };
   /** Notes features pin on instance rows (src/core/instanceMarks.ts), shown by the Instances view. */
   readonly marks: InstanceMarks;
   /** Set by registerViews: the tree providers and status bar (for integration tests). */
