@@ -5,7 +5,7 @@
 import type * as vscode from 'vscode';
 import { createServices } from './app/createServices';
 import type { Services } from './core/vscode/services';
-import { registerViews } from './app/registerViews';
+import { registerViews, type ViewsUi } from './app/registerViews';
 import { registerCommands } from './app/commandTable';
 import { startWatchers } from './app/watchers';
 import { registerAgentSurfaces, type AgentToolsHandle } from './agent/vscode/agentEntry';
@@ -15,6 +15,8 @@ export interface ExtensionApi {
   readonly services: Services;
   /** The window's billing session once it runs (dist/billingSession.js), for integration tests. */
   billing(): unknown;
+  /** The tree providers and status bar registerViews made, for integration tests. */
+  readonly ui: ViewsUi;
   /** The language-model tools' confirmations, for integration tests; undefined where VS Code has no tool API. */
   readonly agentTools: AgentToolsHandle | undefined;
   /** Duration of activate() itself in ms, for the performance bench (VS Code's total also counts loading the module). */
@@ -30,13 +32,13 @@ declare const __gpuRentalLoadEnd: number | undefined;
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const t0 = performance.now();
   const { services, billing } = createServices(context);
-  registerViews(services);
+  const ui = registerViews(services);
   registerCommands(services);
   const agentTools = registerAgentSurfaces(services, context);
   startWatchers(services);
   const loadStart = typeof __gpuRentalLoadStart === 'number' ? __gpuRentalLoadStart : undefined;
   const loadEnd = typeof __gpuRentalLoadEnd === 'number' ? __gpuRentalLoadEnd : undefined;
-  return { services, billing, agentTools, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };
+  return { services, billing, ui, agentTools, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };
 }
 
 export function deactivate(): void {

@@ -1,6 +1,7 @@
 // What the Account view shows, computed without VS Code so it can be unit tested:
 // the signed-in user, the 2FA state and methods, backup codes and the add-method window.
-import type { AccountSshKey, ServiceApi, TfaMethod, TfaStatus, User } from '../api/types';
+import type { ServiceApi, TfaMethod, TfaStatus, User } from '../api/types';
+import type { AccountRow } from '../core/accountRow';
 import { describeTfaError } from './tfaErrors';
 
 export interface AccountSnapshot {
@@ -19,22 +20,6 @@ export async function loadAccount(api: ServiceApi, o: { signal?: AbortSignal; us
   if (u.status === 'rejected') errors.push(`Could not load your account: ${describeTfaError(u.reason).message}`);
   if (s.status === 'rejected') errors.push(`Could not load the 2FA status: ${describeTfaError(s.reason).message}`);
   return { user: u.status === 'fulfilled' ? u.value : undefined, status: s.status === 'fulfilled' ? s.value : undefined, errors };
-}
-
-export interface AccountRow {
-  id: string;
-  label: string;
-  description?: string;
-  tooltip?: string;
-  icon: string;
-  /** Menus match on this ('tfaMethod', 'tfaMethodPrimary', 'tfaMethodLocked' …). */
-  contextValue?: string;
-  method?: TfaMethod;
-  /** An SSH key row's account key (for Copy Public Key and Remove). */
-  sshKey?: AccountSshKey;
-  children?: AccountRow[];
-  /** A command to run on click (e.g. add a method from the empty state). */
-  command?: string;
 }
 
 export function tfaState(user: User | undefined, status: TfaStatus | undefined): 'enabled' | 'disabled' | 'legacy' | 'unknown' {

@@ -2,7 +2,7 @@
 // not at activation: the activation bundle has a size budget.
 import { parsePublicKeyLine, publicKeyFingerprint } from '../api/sshKeyFormat';
 import type { AccountSshKey, ServiceApi } from '../api/types';
-import type { AccountRow } from './accountSnapshot';
+import type { AccountRow } from '../core/accountRow';
 import { describeTfaError } from './tfaErrors';
 
 /** The "SSH Keys" node: each account key with type, fingerprint, comment, date, and whether its private half is here. */

@@ -3,7 +3,7 @@
 // price: two steps). The caps are checked when quoting and again when confirming; a refusal
 // sends nothing.
 import type { PendingPriceIncrease } from '../api/types';
-import { currentRate } from '../costs/costs';
+import { currentRate } from '../core/rates';
 import { increaseFigures, increaseHeadline } from '../billing/priceIncreases';
 import { removeInflight } from '../create/inflight';
 import { checkCaps, capsLine, rate, spendingForCaps } from './caps';

@@ -3,7 +3,8 @@
 // charges, the account's running rate and the new machine for one hour; when a budget is set and
 // the charges cannot be read, nothing is rented (a cap that cannot be checked is not kept).
 import type { ServiceApi } from '../api/types';
-import { formatMoney, formatRate, summarizeCosts } from '../costs/costs';
+import { formatMoney, formatRate } from '../core/rates';
+import { summarizeCosts } from '../costs/costs';
 import { SpendingSum, monthStart } from '../billing/spending';
 import { describeError } from '../core/describeError';
 import type { AgentCaps, AgentPorts, SpendingNow } from './toolTypes';

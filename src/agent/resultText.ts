@@ -4,8 +4,8 @@
 // that could act, secrets masked, bounded.
 import type { Instance, Offer } from '../api/types';
 import { serverLine } from '../create/failedBoot';
-import { currentRate, formatMoney } from '../costs/costs';
-import { gpuText, stateText } from '../instances/instanceViewModel';
+import { currentRate, formatMoney } from '../core/rates';
+import { gpuText, stateText } from '../core/instanceWords';
 import { installedGuard } from '../guard/installed';
 import { rate } from './caps';
 

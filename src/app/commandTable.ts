@@ -7,7 +7,7 @@
 //      `args` are what a menu, a view or a script passes (`executeCommand(id, ...args)`);
 //      accept plain values (ids, option objects) so scripts keep working, and return a result
 //      scripts and tests can check. A command on an instance finds it with resolveInstance
-//      (src/core/vscode/instanceTarget.ts: the one id parser and picker rule of src/instances/instanceRef.ts);
+//      (src/core/vscode/instanceTarget.ts: the one id parser and picker rule of src/core/instanceRef.ts);
 //      "not signed in" is ensureSignedIn (src/core/vscode/signedIn.ts); errors are worded by describeError.
 //   2. One row in `commands` below: `'gpuRental.doIt': doIt` (a static import: the handler is in
 //      dist/extension.js), or `'gpuRental.doIt': lazy(load.feature, 'doIt')` to keep it out of the

@@ -3,6 +3,7 @@
 import { readSettings } from '../core/vscode/settings';
 import type { Services } from '../core/vscode/services';
 import { GuardMonitor } from '../guard/monitor';
+import { readGuardSettings } from '../guard/vscode/guardSettings';
 import { sshGuardRemote } from '../guard/remote';
 import { InstanceGone, idList, inFlightIds, recordsById } from '../instances/instanceGone';
 import type { PolledInstanceStore } from '../instances/instanceStore';
@@ -25,7 +26,7 @@ export function createGuardMonitor(base: ServiceBase, instances: PolledInstanceS
       // What is read from the instance is shown in documents: the connection's keys never are.
       secrets: () => base.conn.knownSecrets(),
     }),
-    defaults: () => readSettings().guard,
+    defaults: readGuardSettings,
     state: base.globalState,
     log: base.log,
   });

@@ -18,7 +18,7 @@ import { ServerTemplateDocs } from '../create/vscode/serverTemplateDocs';
 import { openWalkthroughOnce } from './walkthrough';
 import { afterActivation, background } from '../core/background';
 
-/** Handles the integration tests reach through `services.ui`. */
+/** Handles the integration tests reach through the extension's API (`ui`, src/extension.ts). */
 export interface ViewsUi {
   instances: InstancesTreeProvider;
   offers: OffersTreeProvider;
@@ -87,7 +87,5 @@ export function registerViews(services: Services): ViewsUi {
     'describing the views',
   );
 
-  const ui: ViewsUi = { instances, offers, account, statusBar };
-  services.ui = ui;
-  return ui;
+  return { instances, offers, account, statusBar };
 }

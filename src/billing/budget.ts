@@ -1,7 +1,7 @@
 // The monthly budget: what the service has charged this month against gpuRental.budget.monthly,
 // with the running rate projected to the month's end, warned about once per level and month.
 import type { Instance } from '../api/types';
-import { formatMoney, formatRate } from '../costs/costs';
+import { formatMoney, formatRate } from '../core/rates';
 import { installedGuard } from '../guard/installed';
 import { monthStart } from './spending';
 

@@ -3,7 +3,7 @@
 // old → new figures a renter decides on.
 import type { Instance, PendingPriceIncrease, ServiceApi } from '../api/types';
 import { Emitter, type Disposable, type Event } from '../core/events';
-import { formatMoney, formatRate, isBilledForCompute } from '../costs/costs';
+import { formatMoney, formatRate, isBilledForCompute } from '../core/rates';
 
 export interface PriceIncreaseDeps {
   api(): Promise<ServiceApi>;

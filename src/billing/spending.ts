@@ -3,8 +3,7 @@
 // are days in UTC, as the service bills them.
 import type { Charge, Instance, ServiceApi } from '../api/types';
 import { Emitter, type Disposable } from '../core/events';
-import { formatMoney } from '../costs/costs';
-import type { GroupCost } from '../costs/costLedger';
+import { formatMoney, type GroupCost } from '../core/rates';
 
 export const DAY = 86400;
 export const dayStart = (t: number): number => Math.floor(t / DAY) * DAY;

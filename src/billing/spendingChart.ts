@@ -1,7 +1,7 @@
 // The last 30 days as an SVG bar chart (no script, no network): one bar per UTC day, stacked by
 // charge type, with the day's total in each bar's title (the tooltip).
 import type { Spending } from './spending';
-import { formatMoney } from '../costs/costs';
+import { formatMoney } from '../core/rates';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const TYPES = ['instance', 'volume', 'serverless'];

@@ -1,8 +1,8 @@
 // Machines that bill without working: stopped instances whose disk keeps billing, interruptible
 // instances another renter outbid, and contracts the host ends soon.
 import type { Instance } from '../api/types';
-import { formatMoney, formatRate, storageRate } from '../costs/costs';
-import { isOutbid } from '../instances/bid';
+import { formatMoney, formatRate, storageRate } from '../core/rates';
+import { isOutbid } from '../core/instanceWords';
 import { HOURS_PER_MONTH } from './priceIncreases';
 
 export const WEEK_MS = 7 * 24 * 3600 * 1000;

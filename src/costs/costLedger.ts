@@ -2,7 +2,7 @@
 // lazily loaded bundle (dist/costLedger.js, loaded with the first instance list): views read
 // finished sentences through Services.costs and never import it.
 import type { Instance } from '../api/types';
-import { currentRate, formatMoney } from './costs';
+import { currentRate, formatMoney, type GroupCost } from '../core/rates';
 
 function num(v: number | null | undefined): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
@@ -15,14 +15,6 @@ export interface CostSoFar {
   estimate: boolean;
   /** For an estimate: the time (ms) from which the rates were seen; earlier spending is not included. */
   since?: number;
-}
-
-/** A group's cost so far: its members summed, and the sentence that says it. */
-export interface GroupCost {
-  amount: number;
-  estimate: boolean;
-  /** "Cost so far: …", as an instance's. */
-  line: string;
 }
 
 interface Sample {

@@ -1,36 +1,6 @@
 // Cost math for the status bar, tooltips and the low-credit warning.
-import type { Instance, InstanceState } from '../api/types';
-
-/** States in which only storage is billed (stopped by the user, or failed). */
-const STORAGE_ONLY: ReadonlySet<InstanceState> = new Set(['stopped', 'exited', 'unknown', 'offline', 'frozen']);
-
-export function isBilledForCompute(i: Instance): boolean {
-  return !STORAGE_ONLY.has(i.state);
-}
-
-function num(v: number | null | undefined): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-/** Storage $/h of an instance (billed in every state until destroyed). */
-export function storageRate(i: Instance): number {
-  // While stopped dph_total is unchanged on the wire; the storage-only rate is instance.totalHour.
-  if (!isBilledForCompute(i)) {
-    return num(i.instance?.totalHour) ?? num(i.storage_cost) ?? num(i.instance?.diskHour) ?? 0;
-  }
-  return num(i.storage_cost) ?? num(i.instance?.diskHour) ?? 0;
-}
-
-/** What the instance costs per hour right now. */
-export function currentRate(i: Instance): number {
-  if (!isBilledForCompute(i)) return storageRate(i);
-  return num(i.dph_total) ?? num(i.instance?.totalHour) ?? 0;
-}
-
-/** The compute part of the current rate (0 while stopped). */
-export function computeRate(i: Instance): number {
-  return Math.max(0, currentRate(i) - (isBilledForCompute(i) ? storageRate(i) : currentRate(i)));
-}
+import type { Instance } from '../api/types';
+import { currentRate, isBilledForCompute } from '../core/rates';
 
 export interface CostSummary {
   /** Sum of current rates: compute of active instances + storage of the others. */
@@ -84,18 +54,6 @@ export function hoursOfCreditLeft(credit: number | undefined, perHour: number): 
   if (credit === undefined || !Number.isFinite(credit)) return undefined;
   if (perHour <= 0) return undefined;
   return Math.max(0, credit) / perHour;
-}
-
-/** `$1.84/h`; offer prices pass 3 decimals, where cents hide the difference between offers. */
-export function formatRate(perHour: number, decimals = 2): string {
-  // A storage-only rate such as $0.003/h must not read as free.
-  const smallest = 10 ** -decimals;
-  if (perHour > 0 && perHour < smallest / 2) return `<$${smallest.toFixed(decimals)}/h`;
-  return `$${perHour.toFixed(decimals)}/h`;
-}
-
-export function formatMoney(amount: number): string {
-  return `${amount < 0 ? '-' : ''}$${Math.abs(amount).toFixed(2)}`;
 }
 
 export function formatHours(h: number): string {

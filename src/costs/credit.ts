@@ -8,36 +8,14 @@
 // when the connection changed while they were in flight.
 import type { Instance, ServiceApi, SpendRate, User } from '../api/types';
 import { Emitter, type Event } from '../core/events';
-import { formatRate, summarizeCosts } from './costs';
+import type { BurnRate, CreditPort, CreditReading } from '../core/storePorts';
+import { formatRate } from '../core/rates';
+import { summarizeCosts } from './costs';
 
 export const USER_CREDIT_REFRESH_MS = 5 * 60_000;
 export const SPEND_RATE_REFRESH_MS = 60_000;
 /** An instance record's credit_balance that differs from the last read asks again, at most this often. */
 export const CREDIT_HINT_MIN_MS = 60_000;
-
-/** The account's money as one read: every view shows these figures, and when they were read. */
-export interface CreditReading {
-  user: User;
-  credit: number | undefined;
-  /** When the answer arrived (ms since the epoch). */
-  at: number;
-}
-
-/** "as of 15:42": when a figure was read, in local hours and minutes. */
-export function asOfText(atMs: number): string {
-  const d = new Date(atMs);
-  return `as of ${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-}
-
-/** The account's $/h now, and where the figure comes from. */
-export interface BurnRate {
-  perHour: number;
-  /** 'service': users/spend-rate (stopped disks and volumes included); 'computed': summed from the instance list (volumes not included). */
-  source: 'service' | 'computed';
-  service?: SpendRate;
-  /** When the service's figure was read (ms since the epoch); a computed rate is as of the instance list. */
-  at?: number;
-}
 
 export interface CreditStoreDeps {
   api(): Promise<ServiceApi>;
@@ -53,7 +31,7 @@ export function rateSourceText(r: BurnRate): string {
   return `the service's own figure, stopped disks${v > 0 ? ` and volumes (${formatRate(v)})` : ' and volumes'} included`;
 }
 
-export class CreditStore {
+export class CreditStore implements CreditPort {
   private last: CreditReading | undefined;
   private fetchedAt = -Infinity;
   private inFlight: Promise<User> | undefined;

@@ -2,7 +2,7 @@
 // one item with its total, never also its members one by one; the other instances as they are.
 import type { Instance } from '../api/types';
 import type { GroupSummary } from '../core/groupIndex';
-import { currentRate, isBilledForCompute } from './costs';
+import { currentRate, isBilledForCompute } from '../core/rates';
 
 export interface CountedGroup {
   name: string;

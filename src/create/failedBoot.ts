@@ -5,7 +5,7 @@
 // watched, and the result names it; nothing else is rented or destroyed.
 import type { Instance, Offer } from '../api/types';
 import { redact } from '../api/redact';
-import { currentRate, formatRate } from '../costs/costs';
+import { currentRate, formatRate } from '../core/rates';
 import type { CreateFlowPorts, CreateFlowResult, FailedBootAnswer, FailedInstanceLog } from './flowTypes';
 import { logText, named } from './flowTypes';
 import { removeInflight } from './inflight';

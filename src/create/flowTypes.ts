@@ -5,7 +5,7 @@ import type { SshEntryWriter, SshOptions } from '../ssh/sshTypes';
 import type { Template } from './templateSchema';
 import type { GuardRequest } from '../guard/plan';
 import { apiErrorOf } from '../core/describeError';
-import { formatRate } from '../costs/costs';
+import { formatRate } from '../core/rates';
 
 export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
 

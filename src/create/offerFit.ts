@@ -3,8 +3,8 @@
 // behind marking which templates fit an offer. It judges the offer itself, so it does not
 // matter on which page of which search the offer was seen.
 import type { Offer } from '../api/types';
-import { formatRate } from '../costs/costs';
-import { formatGpuRam } from '../instances/instanceViewModel';
+import { formatRate } from '../core/rates';
+import { formatGpuRam } from '../core/instanceWords';
 import type { Template } from './templateSchema';
 
 /** Decimals (2 to 6) at which two rates read apart: "$0.504/h is above $0.500/h", not "$0.50/h is above $0.50/h". */

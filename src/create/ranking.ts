@@ -2,7 +2,7 @@
 // (deep-learning performance per dollar-hour). Offers above the template's
 // price cap, or whose minimum bid is above the template's bid, are dropped.
 import type { Offer } from '../api/types';
-import { formatRate } from '../costs/costs';
+import { formatRate } from '../core/rates';
 
 export type RankMode = 'cheapest' | 'best-value';
 

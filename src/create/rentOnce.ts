@@ -6,7 +6,7 @@ import type { CreateInstanceRequest, Offer } from '../api/types';
 import { provenRefusal } from '../api/rentAgain';
 import { SERVICE_PENALTY_MS } from '../api/pacing';
 import { apiErrorOf, errorCode, errorKind, errorStatus } from '../core/describeError';
-import { formatRate } from '../costs/costs';
+import { formatRate } from '../core/rates';
 import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, InflightCreation, UnknownFate } from './flowTypes';
 import { logText, userMessageOf } from './flowTypes';
 import { markLate, putInflight, removeInflightLabel } from './inflight';

@@ -5,7 +5,7 @@ import type { Template } from './templateSchema';
 import { buildOfferQuery } from './requestBuilder';
 import { describeOffer, rankOffers } from './ranking';
 import { offerSatisfies } from './offerFit';
-import { formatRate } from '../costs/costs';
+import { formatRate } from '../core/rates';
 import { errorKind } from '../core/describeError';
 import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, Stage } from './flowTypes';
 import { logText, userMessageOf } from './flowTypes';

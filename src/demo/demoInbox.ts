@@ -3,6 +3,15 @@
 // simulator keeps what it sent (GET /_sim/inbox, demo mode only); the 2FA prompts show the
 // newest code as a hint where the user is looking: in the input box itself.
 import * as z from 'zod/mini';
+import { totp } from '../sim/totp';
+
+/**
+ * The code an authenticator app would show now for a demo account's TOTP secret: the demo plays
+ * the user's phone against the in-process simulator, so it computes with the simulator's own TOTP.
+ */
+export function demoTotpCode(secret: string): string {
+  return totp(secret, Date.now() / 1000);
+}
 
 export interface InboxMessage {
   /** 'app': what an authenticator app on the account shows now (`to` is the method's label). */

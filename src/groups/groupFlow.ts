@@ -15,7 +15,7 @@ import { runCreateFlow, type CreateFlowResult, type FlowPrompts } from '../creat
 import { baseLabel, buildOfferQuery, uniqueLabel } from '../create/requestBuilder';
 import { logText, userMessageOf } from '../create/flowTypes';
 import type { Template } from '../create/templateSchema';
-import { formatRate } from '../costs/costs';
+import { formatRate } from '../core/rates';
 import { clusterChoices, type ClusterChoice } from './clusterPick';
 import { putGroup, removeGroup, updateGroup, type GroupRecord } from './groupRecords';
 import type { GroupFlowInput, GroupFlowPorts, GroupResult } from './groupTypes';

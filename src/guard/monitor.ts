@@ -9,64 +9,12 @@
 import type { Instance, Logger } from '../api/types';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';
+import type { GuardActed, GuardPort, GuardStatus, GuardWarning, GuardWithdrawal, SnoozeResult } from '../core/guardPort';
 import { DEFAULT_GUARD, installedGuard, type GuardDefaults, type InstalledGuard } from './installed';
 import type { GuardRemote, WatchdogState } from './remote';
 import { activity, clock, durationWords, localTime, notReporting, readings, reporting, type Reading } from './statusText';
 import { background } from '../core/background';
 import { GUARD_NO_WARN_KEY } from '../core/stateKeys';
-
-export interface GuardWarning {
-  instance: Instance;
-  /** When the guard will act (ms, local clock), or for instances without a watchdog when it has been idle idleMinutes. */
-  actAt: number;
-  /** What will happen: the watchdog's action, or nothing (no watchdog: a warning only). */
-  action: 'stop' | 'destroy' | 'none';
-  reason: 'idle' | 'maxHours' | 'maxSpend';
-  /** The idle limit (a fraction below a minute: a test's or a demo's guard). */
-  idleMinutes: number;
-  /** Idle since (ms, local clock), for an idle warning: the row and the warning count the same minutes from it. */
-  idleSince?: number;
-  /** Which planned act this is (one idle stretch, one cap): a new one gets a new warning. */
-  key: string;
-}
-
-/** A warning that no longer holds: the guard no longer plans that act. */
-export interface GuardWithdrawal {
-  instanceId: number;
-  key: string;
-  why: 'busy' | 'snoozed' | 'acted' | 'gone';
-}
-
-/** The guard stopped or destroyed an instance (told once per act). */
-export interface GuardActed {
-  /** The record as last seen running (its rate is what the act saves). */
-  before: Instance;
-  /** The record now (stopped), or undefined when it left the list (destroyed). */
-  after?: Instance;
-  action: 'stop' | 'destroy';
-  reason: 'idle' | 'maxHours' | 'maxSpend';
-  /** When it acted (ms, local clock). */
-  at: number;
-  idleLimitSeconds: number;
-}
-
-export interface GuardStatus {
-  /** For the row, e.g. "guard: stops after 30 idle min · idle 12 min". */
-  text: string;
-  /** Tooltip lines (plain text). */
-  details: string[];
-  /** The last lines of the instance's guard.log, when read over SSH. */
-  log?: string;
-  watchdog: boolean;
-}
-
-export interface SnoozeResult {
-  instanceId: number;
-  /** The snooze ends (ms). */
-  until: number;
-  /** 'ssh': the watchdog's snooze file was written; 'local': only this window's warnings pause (no watchdog). */
-  via: 'ssh' | 'local';
-}
 
 export interface GuardMonitorOptions {
   instances: { readonly instances: readonly Instance[]; readonly onDidChange: Event<readonly Instance[]> };
@@ -117,7 +65,7 @@ function placeholderState(g: InstalledGuard, now: number): WatchdogState {
 
 const minutes = (ms: number) => Math.max(0, Math.floor(ms / 60_000));
 
-export class GuardMonitor implements Disposable {
+export class GuardMonitor implements GuardPort, Disposable {
   private readonly tracks = new Map<number, Track>();
   private readonly changed = new Emitter<void>();
   private readonly warned = new Emitter<GuardWarning>();

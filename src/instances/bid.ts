@@ -1,21 +1,13 @@
 // Interruptible instances: the bid they run at, the service's minimum, and "outbid" (the
 // service stopped the instance while its renter wants it running, because someone bid more).
 import type { Instance } from '../api/types';
-
-export function isInterruptible(i: Instance): boolean {
-  return i.is_bid === true;
-}
+import { isInterruptible } from '../core/instanceWords';
 
 /** The current bid in $/h: an interruptible instance's compute price is its bid. */
 export function currentBid(i: Instance): number | undefined {
   if (!isInterruptible(i)) return undefined;
   const b = i.dph_base ?? i.search?.gpuCostPerHour;
   return typeof b === 'number' && b > 0 ? b : undefined;
-}
-
-/** Stopped by the service while intended running: on an interruptible instance that is an outbid. */
-export function isOutbid(i: Instance): boolean {
-  return isInterruptible(i) && (i.intended_status ?? '').toLowerCase() === 'running' && i.state === 'stopped';
 }
 
 export const MAX_BID = 1000;

@@ -1,9 +1,11 @@
 // Show Instance Details as a document: its path and its Markdown. Loaded with the command and the
 // document provider (not on the activation path).
 import type { Instance, Offer } from '../api/types';
-import { currentRate, formatRate } from '../costs/costs';
+import { currentRate, formatRate } from '../core/rates';
 import { redactLog } from '../api/logs';
-import { instanceDetails, instanceName, md, pct, perGpu, stateText } from './instanceViewModel';
+import { instanceDetails } from './instanceViewModel';
+import { instanceName, perGpu, stateText } from '../core/instanceWords';
+import { md, pct } from '../core/textFormat';
 
 /** The Show Instance Details document's URI scheme (a read-only virtual document). */
 export const DETAILS_SCHEME = 'gpu-rental-instance';

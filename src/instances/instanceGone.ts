@@ -10,17 +10,9 @@ import { AbsenceRule } from '../api/visibility';
 import type { Instance, Logger } from '../api/types';
 import type { Disposable, Event } from '../core/events';
 import type { KeyValueStore } from '../core/ports';
+import type { InstanceGonePort, PerInstanceRecords } from '../core/storePorts';
 import { INFLIGHT_STATE_KEY } from '../core/stateKeys';
 import { background } from '../core/background';
-
-/** Something that keeps records per instance id and drops them when told the instance is gone. */
-export interface PerInstanceRecords {
-  /** For the log: "SSH options", "guard: don't warn again". */
-  readonly name: string;
-  /** The instance ids it holds records for now. */
-  ids(): readonly number[];
-  forget(ids: readonly number[]): Promise<void>;
-}
 
 export interface InstanceGoneDeps {
   instances: {
@@ -40,7 +32,7 @@ export interface InstanceGoneDeps {
   log: Logger;
 }
 
-export class InstanceGone implements Disposable {
+export class InstanceGone implements InstanceGonePort, Disposable {
   private readonly stores: PerInstanceRecords[] = [];
   private readonly absence = new AbsenceRule();
   private lastRead: number | undefined;

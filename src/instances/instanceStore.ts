@@ -2,10 +2,10 @@
 // interval for all instances, never one per instance).
 import type { Instance, InstanceState, ServiceApi } from '../api/types';
 import { Emitter } from '../core/events';
-import type { InstanceStore } from '../core/ports';
+import type { InstancesPort, StoreError } from '../core/storePorts';
 import { Poller, realTimers, type PollerConfig, type Timers } from '../core/poller';
 import { keepUnlisted } from '../api/visibility';
-import { ActionGuard } from './actionGuard';
+import { ActionGuard } from '../core/actionGuard';
 
 const TRANSITIONAL: ReadonlySet<InstanceState> = new Set(['provisioning', 'loading', 'rebooting']);
 const SETTLED: ReadonlySet<InstanceState> = new Set(['running', 'stopped', 'exited', 'unknown', 'offline', 'frozen']);
@@ -17,13 +17,6 @@ export function isTransitional(i: Instance): boolean {
   if (intended === 'running' && i.state === 'stopped') return true;
   if (intended === 'stopped' && (i.state === 'running' || i.state === 'loading')) return true;
   return false;
-}
-
-export interface StoreError {
-  /** What happened and what to do next; never contains a secret. */
-  message: string;
-  failures: number;
-  retryInMs: number;
 }
 
 export interface PolledInstanceStoreDeps {
@@ -38,7 +31,7 @@ export interface PolledInstanceStoreDeps {
   inFlight?(): readonly number[];
 }
 
-export class PolledInstanceStore implements InstanceStore {
+export class PolledInstanceStore implements InstancesPort {
   private list: Instance[] = [];
   private readonly byId = new Map<number, Instance>();
   private readonly watched = new Set<number>();

@@ -1,62 +1,13 @@
-// Instance and offer rows as plain data (label, description, tooltip Markdown, icon and
-// colour ids, contextValue), so the rules are unit-tested without VS Code.
-import type { Instance, Offer } from '../api/types';
-import { checkSshTarget, sshCommandLine } from '../ssh/sshValues';
+// Instance rows and details as plain data (label, description, tooltip Markdown, icon and
+// colour ids, contextValue), so the rules are unit-tested without VS Code. The words they use
+// (name, state, GPUs) are src/core/instanceWords.ts; offer rows are src/offers/offerRow.ts.
+import type { Instance } from '../api/types';
+import type { RowModel } from '../core/rowModel';
+import { formatGpuRam as gb, gpuText, instanceName, isInterruptible, isJupyter, isOutbid, perGpu, stateCategory, stateText, type StateCategory } from '../core/instanceWords';
+import { md, pct } from '../core/textFormat';
 import { describeSshAddress, sshAddress } from '../ssh/address';
-import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from '../costs/costs';
-import { currentBid, isInterruptible, isOutbid } from './bid';
-
-export type StateCategory = 'running' | 'loading' | 'stopped' | 'failed' | 'unknown';
-
-export interface RowModel {
-  /** Stable tree id (never contains changing values such as uptime). */
-  id: string;
-  label: string;
-  description: string;
-  /** Markdown. */
-  tooltip: string;
-  /** Codicon id. */
-  icon: string;
-  /** Theme colour id, or undefined for the default. */
-  color: string | undefined;
-  contextValue: string;
-}
-
-export function stateCategory(i: Instance): StateCategory {
-  switch (i.state) {
-    case 'running':
-      return 'running';
-    case 'provisioning':
-    case 'loading':
-    case 'rebooting':
-      return 'loading';
-    case 'stopped':
-      return 'stopped';
-    case 'exited':
-    case 'unknown':
-    case 'offline':
-      return 'failed';
-    default:
-      return 'unknown';
-  }
-}
-
-const STATE_TEXT: Record<string, string> = {
-  provisioning: 'provisioning',
-  loading: 'loading',
-  running: 'running',
-  stopped: 'stopped',
-  exited: 'failed (exited)',
-  unknown: 'failed (no heartbeat)',
-  offline: 'failed (host offline)',
-  frozen: 'frozen',
-  rebooting: 'rebooting',
-};
-
-export function stateText(i: Instance): string {
-  if (isOutbid(i)) return 'outbid';
-  return STATE_TEXT[i.state] ?? i.state;
-}
+import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from '../core/rates';
+import { currentBid } from './bid';
 
 const ICONS: Record<StateCategory, { icon: string; color: string | undefined }> = {
   running: { icon: 'vm-running', color: 'testing.iconPassed' },
@@ -66,9 +17,6 @@ const ICONS: Record<StateCategory, { icon: string; color: string | undefined }> 
   unknown: { icon: 'question', color: 'charts.orange' },
 };
 
-export function isJupyter(i: Instance): boolean {
-  return /jupyter/i.test(i.image_runtype ?? '');
-}
 
 /**
  * `instance.<state>[.jupyter][.bid[.outbid]]`; menus match with /^instance\.running\b/,
@@ -79,38 +27,6 @@ export function instanceContextValue(i: Instance): string {
   return `instance.${stateCategory(i)}${isJupyter(i) ? '.jupyter' : ''}${bid}`;
 }
 
-export function instanceName(i: Instance): string {
-  const l = (i.label ?? '').trim();
-  return l ? l : `#${i.id}`;
-}
-
-export function gpuText(g: { num_gpus?: number | null; gpu_name?: string | null }): string {
-  if (!g.gpu_name && !g.num_gpus) return '';
-  const name = g.gpu_name || 'GPU';
-  return g.num_gpus ? `${g.num_gpus}× ${name}` : name;
-}
-
-/** Escape text for a Markdown tooltip (labels and messages come from users and hosts). */
-export function md(text: string): string {
-  // ':' and '@' too: an escaped "https\:" or "a\@b" cannot start a GFM autolink, which VS Code's
-  // Markdown renderer would otherwise make from plain server text.
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~:@]/g, (c) => `\\${c}`);
-}
-
-/** GPU (or CPU) RAM from the service's MB, in decimal GB as the CLI counts: "24.6 GB", "80 GB". The one formatter for it. */
-export function formatGpuRam(mb: number | null | undefined): string | undefined {
-  return typeof mb === 'number' && mb > 0 ? `${(mb / 1000).toFixed(mb % 1000 === 0 ? 0 : 1)} GB` : undefined;
-}
-const gb = formatGpuRam;
-
-export function perGpu(mb: number | null | undefined): string | undefined {
-  const t = formatGpuRam(mb);
-  return t && `${t} per GPU`;
-}
-
-export function pct(f: number | null | undefined): string | undefined {
-  return typeof f === 'number' ? `${(f * 100).toFixed(1)}%` : undefined;
-}
 
 function uptime(mins: number | null | undefined): string | undefined {
   if (typeof mins !== 'number' || mins < 0) return undefined;
@@ -119,23 +35,6 @@ function uptime(mins: number | null | undefined): string | undefined {
   return `${(mins / 1440).toFixed(1)} days`;
 }
 
-/**
- * `ssh -p PORT root@HOST` for a running instance, or why there is none. Host and port are
- * server text: they pass the SSH writer's own check (checkSshTarget), so nothing that a shell
- * would read as syntax ever reaches the command a user pastes.
- */
-export function sshCommandFor(i: Instance): { command: string } | { problem: string } {
-  // The service's rule (direct 22/tcp, else the proxy, +1 for Jupyter), as the SSH entry uses it.
-  const a = sshAddress(i);
-  const t = checkSshTarget(i.id, a?.host, a?.port);
-  return t.ok ? { command: sshCommandLine(t) } : { problem: t.problem };
-}
-
-/** @internal test */
-export function sshCommand(i: Instance): string | undefined {
-  const r = sshCommandFor(i);
-  return 'command' in r ? r.command : undefined;
-}
 
 /** The host port mapped to a container port (e.g. 8080), from either ports shape. */
 export function mappedPort(i: Instance, containerPort: number): number | undefined {
@@ -289,52 +188,4 @@ export function instanceDetails(i: Instance): DetailModel[] {
     out.push({ key, label: key, value: fmtValue(key, v) });
   }
   return out;
-}
-
-export function offerRow(o: Offer): RowModel {
-  const ramGb = gb(o.gpu_ram ?? o.gpu_totalram);
-  const rel = pct(o.reliability);
-  const verified = o.verified === true || o.verification === 'verified';
-  const perDollar = typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(1)} dlperf/$` : undefined;
-  const desc = [formatRate(o.dph_total), ramGb, rel, o.geolocation ?? undefined].filter(Boolean).join(' · ');
-  const tip = [
-    `**${md(gpuText(o))}** · ${md(formatRate(o.dph_total))}`,
-    '',
-    ...(
-      [
-        ['GPU RAM', perGpu(o.gpu_ram ?? o.gpu_totalram)],
-        ['Reliability', rel],
-        ['Location', o.geolocation ?? undefined],
-        ['Verified', verified ? 'yes' : 'no'],
-        ['DLPerf per $/h', perDollar],
-        ['CPU', o.cpu_name ?? undefined],
-        ['Disk', typeof o.disk_space === 'number' ? `${o.disk_space.toFixed(0)} GB` : undefined],
-        ['Direct ports', typeof o.direct_port_count === 'number' ? String(o.direct_port_count) : undefined],
-        ['Offer id', String(o.id)],
-      ] as Array<[string, string | undefined]>
-    )
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `- ${k}: ${md(v as string)}`),
-  ].join('\n');
-  return {
-    id: `offer:${o.id}`,
-    label: gpuText(o),
-    description: desc + (verified ? ' · verified' : '') + (perDollar ? ` · ${perDollar}` : ''),
-    tooltip: tip,
-    icon: verified ? 'verified' : 'server',
-    color: undefined,
-    contextValue: 'offer',
-  };
-}
-
-/**
- * What to tell the user when a creation ends stopped: asked for by the template, or left stopped
- * by the service (its machine could not be scheduled now, or an interruptible bid was outbid),
- * always with what the stopped instance still costs (its disk bills until it is destroyed).
- */
-export function stoppedCreationMessage(i: Instance, templateName: string, asked: 'running' | 'stopped'): string {
-  const storage = formatRate(storageRate(i));
-  if (asked === 'stopped')
-    return `Instance ${i.id} from "${templateName}" was created stopped, as the template asks; its disk bills ${storage} while it is stopped. Start it from the Instances view when you need it, or destroy it.`;
-  return `Instance ${i.id} from "${templateName}" was created, but the service left it stopped (its machine cannot be scheduled now, or the bid was outbid). It is not running, and its disk bills ${storage} until you destroy it. Start it later from the Instances view, or destroy it and try another offer.`;
 }

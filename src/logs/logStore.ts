@@ -3,30 +3,10 @@
 // (src/logs/vscode/logDocuments.ts); Refresh and Follow change it. No vscode here.
 import type { LogFetchOptions, ServiceApi } from '../api/types';
 import { Emitter, type Event } from '../core/events';
+import type { LogEntry, LogKey, LogsPort } from '../core/storePorts';
 
 export const LOGS_SCHEME = 'gpu-rental-logs';
 export const DEFAULT_LOG_TAIL = 1000;
-
-export interface LogKey {
-  instanceId: number;
-  /** The host daemon's log instead of the container's. */
-  daemon: boolean;
-  tail: number;
-  filter?: string;
-  /** An upload already requested (an instance that failed while starting and was destroyed): fetched, never requested again. */
-  resultUrl?: string;
-}
-
-export interface LogEntry {
-  key: LogKey;
-  /** Title of the instance for the header (its label or #id). */
-  name: string;
-  text?: string;
-  error?: string;
-  fetchedAt?: Date;
-  following: boolean;
-  loading: boolean;
-}
 
 /** The document path and query of a log: `/<id>/<name>.log?daemon=1&tail=1000&filter=…`. */
 export function logPath(key: LogKey, name: string): { path: string; query: string } {
@@ -95,7 +75,7 @@ export interface InstanceLogStoreDeps {
   now?(): Date;
 }
 
-export class InstanceLogStore {
+export class InstanceLogStore implements LogsPort {
   private readonly entries = new Map<string, LogEntry>();
   private readonly inflight = new Map<string, Promise<LogEntry>>();
   private readonly changed = new Emitter<LogKey>();

@@ -6,6 +6,7 @@ import { describeError } from '../core/describeError';
 import { Emitter, type Event } from '../core/events';
 import { DEFAULT_OFFER_QUERY, parseOfferQuery } from './offerQuery';
 import type { KeyValueStore } from '../core/ports';
+import type { OffersPort } from '../core/storePorts';
 import { OFFER_SEARCH_STATE_KEY } from '../core/stateKeys';
 
 export interface OfferStoreDeps {
@@ -23,7 +24,7 @@ export interface OfferStoreDeps {
  */
 export const SEARCH_DEBOUNCE_MS = 6000;
 
-export class OfferStore {
+export class OfferStore implements OffersPort {
   private results: Offer[] | undefined;
   private lastError: string | undefined;
   /** The query the results (or the error) answer. */

@@ -2,8 +2,8 @@
 // console in src/ outside the simulator, no file over 500 lines and no function over 120 in src/,
 // and no-restricted-imports for the layer rules of
 // tools/lint/layers.mjs (CONTRIBUTING.md "Architecture"), one file at a time: a core imports only
-// the cores below it and never `vscode` or a VS Code part; a VS Code part uses the VS Code parts
-// of the features below its own; views never import commands. scripts/lint.mjs adds what one
+// the cores below it and never `vscode` or a VS Code part; a VS Code part uses its own feature,
+// src/core/, src/api/ and the features below its own (nothing above); views never import commands. scripts/lint.mjs adds what one
 // file at a time cannot show: import() across a boundary, and cycles.
 import Module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -45,10 +45,10 @@ function coreBoundaries(folder) {
 
 /** no-restricted-imports options for the VS Code part of `folder`: its views, or (commands) its command handlers. */
 function uiBoundaries(folder, commands) {
-  const others = FOLDERS.filter((f) => f !== folder && f !== 'core' && f !== 'app' && !ALLOWED[folder].includes(f));
+  const others = FOLDERS.filter((f) => f !== folder && f !== 'core' && f !== 'api' && f !== 'app' && !ALLOWED[folder].includes(f));
   const patterns = others.map((f) => ({
-    regex: up(f, '/vscode'),
-    message: `src/${folder}/vscode/ must not use src/${f}/vscode/: a VS Code part uses those of the features below its own. ${DOCS}`,
+    regex: up(f),
+    message: `src/${folder}/vscode/ must not import src/${f}/: a VS Code part uses its own feature, src/core/, src/api/ and the features below its own (move the word it needs down, or name a port in src/core/). ${DOCS}`,
   }));
   patterns.push({ regex: up('app'), message: `Only src/extension.ts imports src/app/ (the composition root); the Services type is in src/core/vscode/services.ts. ${DOCS}` });
   if (!commands)

@@ -9,8 +9,9 @@
 // `vscode/commands/`. The rules:
 //   1. A core imports only its own folder and the cores ALLOWED names for it. It never imports
 //      `vscode`, a VS Code part or src/app/.
-//   2. A VS Code part may import every core, src/core/vscode/, its own feature's VS Code part and
-//      the VS Code parts of the features its core may import (ALLOWED again, so the order holds).
+//   2. A VS Code part may import its own feature (core and VS Code part), src/core/ and src/api/,
+//      and the cores and VS Code parts of the features its core may import (ALLOWED again, so
+//      the order holds): nothing above it. src/core/vscode/ imports no feature.
 //   3. A command file (under `vscode/commands/`) is an entry point: only src/app/commandTable.ts
 //      imports it. Views run a command by its id; steps two commands share live in the feature's
 //      core or `vscode/`.
@@ -22,20 +23,21 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The folders of src/, bottom first. */
-export const FOLDERS = ['api', 'sim', 'core', 'demo', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'billing', 'account', 'create', 'groups', 'agent', 'app'];
+export const FOLDERS = ['api', 'sim', 'core', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'demo', 'billing', 'account', 'create', 'groups', 'agent', 'app'];
 
 /** Which other cores each core may import. */
 export const ALLOWED = {
   api: [],
   sim: [],
   core: ['api'],
-  demo: ['core', 'api'],
   ssh: ['core', 'api'],
   costs: ['core', 'api'],
   instances: ['costs', 'ssh', 'core', 'api'],
   offers: ['core', 'api'],
   logs: ['core', 'api'],
   guard: ['core', 'api'],
+  // The demo runs the simulator in-process with its own watchdog (the guard's script).
+  demo: ['guard', 'sim', 'core', 'api'],
   account: ['billing', 'ssh', 'demo', 'core', 'api'],
   create: ['instances', 'guard', 'costs', 'ssh', 'core', 'api'],
   billing: ['instances', 'guard', 'costs', 'core', 'api'],
@@ -48,7 +50,7 @@ export const ALLOWED = {
 /** Where `vscode` may be imported, in words (for messages). */
 export const VSCODE_PARTS = 'src/<feature>/vscode/, src/app/ and src/extension.ts';
 
-const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(=])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(=[,])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 function walk(dir) {
   if (!existsSync(dir)) return [];
@@ -91,9 +93,9 @@ export function forbidden(from, to) {
   }
   // From a VS Code part.
   if (to.command && !from.command) return 'views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core';
-  if (!to.ui || to.folder === 'core' || to.folder === from.folder) return undefined;
-  if (ALLOWED[from.folder]?.includes(to.folder)) return undefined;
-  return `src/${from.folder}/vscode/ may use the VS Code parts of ${ALLOWED[from.folder]?.filter((f) => f !== 'api' && f !== 'sim').map((f) => `src/${f}/`).join(', ') || 'no other feature'} only (the features its core may import)`;
+  if (to.folder === from.folder || to.folder === 'core' || to.folder === 'api' || ALLOWED[from.folder]?.includes(to.folder)) return undefined;
+  const below = ALLOWED[from.folder]?.filter((f) => f !== 'api' && f !== 'core').map((f) => `src/${f}/`).join(', ');
+  return `the layers point one way: src/${from.node}/ may import its own feature, src/core/, src/api/${below ? ` and ${below}` : ''} (the features its core may import), never src/${to.folder}/ (move the word it needs down, or name a port in src/core/)`;
 }
 
 /** Every import between src/ files: { from, to, spec, file } with from/to partOf results (to is 'vscode' for the module). */

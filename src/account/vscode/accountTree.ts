@@ -4,10 +4,10 @@
 // budget show too, with when it was read; a new read re-renders the view.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import { accountRows, loadAccount, type AccountRow, type AccountSnapshot } from '../accountSnapshot';
+import { accountRows, loadAccount, type AccountSnapshot } from '../accountSnapshot';
+import { type AccountRow } from '../../core/accountRow';
 import { formatLocal } from '../tfaErrors';
-import { asOfText } from '../../costs/credit';
-import { formatMoney } from '../../costs/costs';
+import { asOfText, formatMoney } from '../../core/rates';
 import { background } from '../../core/background';
 import { rowSpeech } from '../../core/spokenRow';
 

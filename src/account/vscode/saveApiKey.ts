@@ -6,7 +6,7 @@ import type { Services } from '../../core/vscode/services';
 import { tellDone } from '../../core/vscode/statusMessage';
 
 /** Validates the key with the service before saving; `quiet` (scripts) shows no success notification. */
-export async function saveKeyWithFeedback(services: Services, key: string | undefined, quiet: boolean): Promise<boolean> {
+export async function saveKeyWithFeedback(services: Pick<Services, 'apiKey' | 'connectionState' | 'log'>, key: string | undefined, quiet: boolean): Promise<boolean> {
   const base = services.connectionState.baseUrl();
   if (!base.ok) {
     vscode.window.showErrorMessage(base.message);

@@ -17,7 +17,8 @@ import { readInflight, realClock } from '../../create/createFlow';
 import { createWriter, sshEntryWriterFor } from '../../ssh/vscode/sshHost';
 import { loadTemplateUri, resolveTemplateUri, templatesRestricted } from '../../create/vscode/templateFiles';
 import { background } from '../../core/background';
-import { md } from '../../instances/instanceViewModel';
+import { md } from '../../core/textFormat';
+import { readGuardSettings } from '../../guard/vscode/guardSettings';
 import { coreToolName } from './toolManifest';
 import { textResult, type PreparedToolInvocation, type ToolResult } from './lmApi';
 
@@ -75,7 +76,7 @@ function portsFor(services: Services): AgentPorts {
       const monthly = services.settings().budget.monthly;
       return monthly > 0 ? { monthlyBudget: monthly } : {};
     },
-    guardDefaults: () => services.settings().guard,
+    guardDefaults: readGuardSettings,
     apiUrl: () => services.connection().baseUrl,
     loadTemplate: (ref) => workspaceTemplate(services, ref),
     quotes: new QuoteStore(() => Date.now()),

@@ -5,15 +5,15 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { PendingPriceIncrease } from '../../api/types';
+import type { Instance } from '../../api/types';
 import { PriceIncreaseWatcher, increaseHeadline, rowMark } from '../priceIncreases';
 import { IncreaseNotices } from '../increaseNotices';
-import type { GroupCost } from '../../costs/costLedger';
+import type { GroupCost } from '../../core/rates';
 import { SpendingStore, instanceCostLine, groupCost, spentLines } from '../spending';
-import type { Instance } from '../../api/types';
 import { checkBudgetNow } from './budgetWatch';
 import { checkIdleBilling } from './idleBilling';
 import { idList } from '../../instances/instanceGone';
-import { instanceName } from '../../instances/instanceViewModel';
+import { instanceName } from '../../core/instanceWords';
 import type { InstanceMark } from '../../core/instanceMarks';
 import { background } from '../../core/background';
 import { KEEP_STOPPED_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';
@@ -40,19 +40,19 @@ export interface BillingSession {
 }
 
 /** The one owner of each window's billing session (the lint lets no other file keep one). */
-const sessions = new WeakMap<Services, BillingSession>();
+const sessions = new WeakMap<object, BillingSession>();
 
 /** The window's billing session, started by the first caller (the first instance list, or a billing command). */
-export function billingSession(services: Services): BillingSession {
+export function billingSession(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): BillingSession {
   return sessions.get(services) ?? startBilling(services);
 }
 
 /** The window's billing session if it has started (cost notes, integration tests), without starting it. */
-export function runningBilling(services: Services): BillingSession | undefined {
+export function runningBilling(services: Pick<Services, never>): BillingSession | undefined {
   return sessions.get(services);
 }
 
-function startBilling(services: Services): BillingSession {
+function startBilling(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): BillingSession {
   const increases = new PriceIncreaseWatcher({
     api: () => services.api(),
     onDidListInstances: (l) => services.instances.onDidChange((list) => {
@@ -119,12 +119,12 @@ function startBilling(services: Services): BillingSession {
   return session;
 }
 
-function nameOf(services: Services, id: number): string {
+function nameOf(services: Pick<Services, 'instances'>, id: number): string {
   const inst = services.instances.get(id);
   return inst ? instanceName(inst) : `instance #${id}`;
 }
 
-function markRows(services: Services, rows: readonly PendingPriceIncrease[]): void {
+function markRows(services: Pick<Services, 'instances' | 'marks'>, rows: readonly PendingPriceIncrease[]): void {
   const marks = new Map<number, InstanceMark>();
   for (const p of rows) {
     const inst = services.instances.get(p.contract_id);
@@ -133,7 +133,7 @@ function markRows(services: Services, rows: readonly PendingPriceIncrease[]): vo
   services.marks.set('priceIncreases', marks);
 }
 
-function show(services: Services, session: BillingSession, notices: IncreaseNotices, rows: readonly PendingPriceIncrease[]): void {
+function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: BillingSession, notices: IncreaseNotices, rows: readonly PendingPriceIncrease[]): void {
   markRows(services, rows);
   const n = rows.length;
   if (n === 0) session.statusItem.hide();
@@ -161,7 +161,7 @@ function show(services: Services, session: BillingSession, notices: IncreaseNoti
 }
 
 /** A notification with one button, Review…: no money decision from a toast. */
-function notify(services: Services, message: string, p: PendingPriceIncrease | undefined): void {
+function notify(services: Pick<Services, 'log'>, message: string, p: PendingPriceIncrease | undefined): void {
   background(
     vscode.window.showWarningMessage(message, REVIEW).then((a) => (a === REVIEW ? vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', p) : undefined)),
     services.log,

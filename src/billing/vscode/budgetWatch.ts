@@ -5,12 +5,12 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { Spending } from '../spending';
 import { budgetAction, type BudgetOutcome } from '../budgetAction';
-import { instanceName } from '../../instances/instanceViewModel';
+import { instanceName } from '../../core/instanceWords';
 import { background } from '../../core/background';
-import { asOfText } from '../../costs/credit';
+import { asOfText } from '../../core/rates';
 
 /** Checks the budget against `s`; shows at most one warning. Resolves when the user answered. */
-export async function checkBudgetNow(services: Services, s: Spending | undefined): Promise<BudgetOutcome> {
+export async function checkBudgetNow(services: Pick<Services, 'connection' | 'credit' | 'globalState' | 'instances' | 'log' | 'settings'>, s: Spending | undefined): Promise<BudgetOutcome> {
   const { monthly, onExceeded } = services.settings().budget;
   if (!s || !(monthly > 0) || !services.connection().signedIn) return undefined;
   const rate = services.credit.rate(services.instances.instances);

@@ -4,11 +4,11 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { InstanceMark } from '../../core/instanceMarks';
-import { instanceName } from '../../instances/instanceViewModel';
+import { instanceName } from '../../core/instanceWords';
 import { contractEndMessage, contractsEndingSoon, newlyOutbid, reminderDue, staleMark, staleStopped } from '../stoppedStorage';
 import type { Spending } from '../spending';
 import { showReviewNotice, someNames } from '../../core/vscode/reviewNotice';
-import { formatMoney } from '../../costs/costs';
+import { formatMoney } from '../../core/rates';
 import { KEEP_STOPPED_KEY, STORAGE_REMINDER_KEY, STORAGE_REMINDER_OFF_KEY, TOLD_CONTRACT_END_KEY, TOLD_OUTBID_KEY } from '../../core/stateKeys';
 
 function storageFromCharges(s: Spending | undefined): (id: number) => number | undefined {
@@ -17,11 +17,11 @@ function storageFromCharges(s: Spending | undefined): (id: number) => number | u
   };
 }
 
-const ids = (services: Services, key: string): number[] => services.globalState.get<number[]>(key) ?? [];
-const remember = (services: Services, key: string, add: number[]): Thenable<void> => services.globalState.update(key, [...new Set([...ids(services, key), ...add])].slice(-500));
+const ids = (services: Pick<Services, 'globalState'>, key: string): number[] => services.globalState.get<number[]>(key) ?? [];
+const remember = (services: Pick<Services, 'globalState'>, key: string, add: number[]): Thenable<void> => services.globalState.update(key, [...new Set([...ids(services, key), ...add])].slice(-500));
 
 /** Runs after every list walk. Resolves once every notification it showed was answered (tests). */
-export async function checkIdleBilling(services: Services, spending: Spending | undefined): Promise<void> {
+export async function checkIdleBilling(services: Pick<Services, 'connection' | 'globalState' | 'instances' | 'marks' | 'settings'>, spending: Spending | undefined): Promise<void> {
   if (!services.connection().signedIn || !services.instances.loaded || deciding.has(services)) return;
   deciding.add(services);
   let shown: Array<Thenable<unknown>> = [];
@@ -34,9 +34,9 @@ export async function checkIdleBilling(services: Services, spending: Spending | 
 }
 
 /** A check between reading what was told and remembering it: the next list walk waits its turn. */
-const deciding = new WeakSet<Services>();
+const deciding = new WeakSet<object>();
 
-async function decide(services: Services, spending: Spending | undefined): Promise<Array<Thenable<unknown>>> {
+async function decide(services: Pick<Services, 'globalState' | 'instances' | 'marks' | 'settings'>, spending: Spending | undefined): Promise<Array<Thenable<unknown>>> {
   const instances = services.instances.instances;
   const nowS = Date.now() / 1000;
   const stale = staleStopped(instances, services.settings().stoppedStorageDays, nowS, storageFromCharges(spending));

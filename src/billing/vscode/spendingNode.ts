@@ -1,11 +1,11 @@
 // The Account view's Spending node: today, this week, this month and the last 30 days from the
 // service's charges; an estimate (said so) only when the charges cannot be read.
 import type { Services } from '../../core/vscode/services';
-import type { AccountRow } from '../../account/accountSnapshot';
-import { formatMoney } from '../../costs/costs';
+import type { AccountRow } from '../../core/accountRow';
+import { formatMoney } from '../../core/rates';
 import { billingSession } from './billingSession';
 
-export async function spendingNode(services: Services): Promise<AccountRow> {
+export async function spendingNode(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'costs' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<AccountRow> {
   const store = billingSession(services).spending;
   const s = await store.maybeRefresh();
   const base = { id: 'account:spending', label: 'Spending', icon: 'graph', contextValue: 'spending', command: 'gpuRental.showSpending' };

@@ -1,20 +1,20 @@
 // How every instance command finds its target: what instanceIdOf reads from its argument
-// (tree node, id, `{ id }`), or a quick pick by the picker rule (src/instances/instanceRef.ts).
+// (tree node, id, `{ id }`), or a quick pick by the picker rule (src/core/instanceRef.ts).
 import * as vscode from 'vscode';
 import type { Instance } from '../../api/types';
 import type { Services } from './services';
 import { describeError } from '../describeError';
-import { formatRate, currentRate } from '../../costs/costs';
-import { gpuText, instanceName, stateText } from '../../instances/instanceViewModel';
+import { formatRate, currentRate } from '../rates';
+import { gpuText, instanceName, stateText } from '../instanceWords';
 import { ensureSignedIn } from './signedIn';
-import { instanceIdOf, pickRule } from '../../instances/instanceRef';
-import { instanceKey } from '../../instances/actionGuard';
+import { instanceIdOf, pickRule } from '../instanceRef';
+import { instanceKey } from '../actionGuard';
 import { background } from '../background';
 import { tellDone } from './statusMessage';
 
 /** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
 export async function resolveInstance(
-  services: Services,
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log'>,
   arg: unknown,
   allowed: (i: Instance) => boolean,
   what: { verb: string; none: string; takeOnly?: boolean },
@@ -58,7 +58,7 @@ export async function resolveInstance(
 
 /** Runs one action with "Stopping…" on the row, then polls fast until the state settles. */
 export async function runInstanceAction(
-  services: Services,
+  services: Pick<Services, 'instances' | 'log' | 'showLog'>,
   inst: Instance,
   pending: string,
   failure: string,
@@ -90,7 +90,7 @@ export async function runInstanceAction(
  * Runs `fn` (confirmation and request) as the one action on `key` (an instance, an offer, a
  * template). While another runs there, says so and sends nothing: `busy` is returned.
  */
-export async function oneAtATime<T>(services: Services, key: string, what: string, name: string, busy: T, fn: () => Promise<T>): Promise<T> {
+export async function oneAtATime<T>(services: Pick<Services, 'instances' | 'log'>, key: string, what: string, name: string, busy: T, fn: () => Promise<T>): Promise<T> {
   const claim = services.instances.actions.claim(key, what);
   if (typeof claim !== 'function') {
     services.log.info(`${what} ${name}: refused, ${claim.busy} is still running there`);
@@ -105,6 +105,6 @@ export async function oneAtATime<T>(services: Services, key: string, what: strin
 }
 
 /** oneAtATime for an instance action: `false` when another action on it still runs. */
-export function guardedInstanceAction(services: Services, inst: Instance, what: string, fn: () => Promise<boolean>): Promise<boolean> {
+export function guardedInstanceAction(services: Pick<Services, 'instances' | 'log'>, inst: Instance, what: string, fn: () => Promise<boolean>): Promise<boolean> {
   return oneAtATime(services, instanceKey(inst.id), what, `"${instanceName(inst)}" (#${inst.id})`, false, fn);
 }

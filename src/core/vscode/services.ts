@@ -1,18 +1,16 @@
 // What every command and view is given: the one Services object, built by createServices()
 // (src/app/createServices.ts, the composition root). Only the interface lives here, below every
 // feature's VS Code part, so features depend on what Services offers, never on how it is built.
+// Its members are ports (src/core/storePorts.ts, guardPort.ts, ports.ts), never a feature's class,
+// and a function takes the slice it uses: Pick<Services, 'api' | 'instances' | 'log'>.
 import type * as vscode from 'vscode';
 import type { Instance, Logger, ServerTemplate, ServiceApi } from '../../api/types';
 import type { Event, Disposable } from '../events';
 import type { ApiKeyPort, ConnectionInfo, KeyValueStore, SecretStore } from '../ports';
 import type { ConnectionState, DemoEndpoint } from '../connection';
-import type { PolledInstanceStore } from '../../instances/instanceStore';
-import type { OfferStore } from '../../offers/offerStore';
-import type { CreditStore } from '../../costs/credit';
-import type { GroupCost } from '../../costs/costLedger';
-import type { GuardMonitor } from '../../guard/monitor';
-import type { InstanceLogStore } from '../../logs/logStore';
-import type { InstanceGone } from '../../instances/instanceGone';
+import type { CreditPort, InstanceGonePort, InstancesPort, LogsPort, OffersPort } from '../storePorts';
+import type { GuardPort } from '../guardPort';
+import type { GroupCost } from '../rates';
 import type { Settings } from './settings';
 import type { InstanceMarks } from '../instanceMarks';
 
@@ -31,17 +29,17 @@ export interface Services {
   /** URL, API key, 2FA session key and demo endpoint behind connection(). */
   readonly connectionState: ConnectionState;
   /** The instance list, refreshed by one poller. */
-  readonly instances: PolledInstanceStore;
+  readonly instances: InstancesPort;
   /** The offer search state (query, results, error). */
-  readonly offers: OfferStore;
+  readonly offers: OffersPort;
   /** The account credit (from the instance records, else the user record). */
-  readonly credit: CreditStore;
+  readonly credit: CreditPort;
   /** The idle guard of each instance as VS Code sees it, and the warnings before it acts. */
-  readonly guard: GuardMonitor;
+  readonly guard: GuardPort;
   /** The instance logs Show Logs opened (text, follow state). */
-  readonly logs: InstanceLogStore;
+  readonly logs: LogsPort;
   /** Drops every per-instance record kept in globalState once its instance is known to be gone. */
-  readonly instanceGone: InstanceGone;
+  readonly instanceGone: InstanceGonePort;
   /** Service templates seen by Browse Server Templates, by hash id (read-only template documents render them). */
   readonly serverTemplates: Map<string, ServerTemplate>;
   readonly secrets: SecretStore;
@@ -75,6 +73,4 @@ export interface Services {
   readonly costs: { line(i: Instance): string | undefined; group(members: readonly Instance[]): GroupCost | undefined; today(): string | undefined };
   /** Notes features pin on instance rows (src/core/instanceMarks.ts), shown by the Instances view. */
   readonly marks: InstanceMarks;
-  /** Set by registerViews: the tree providers and status bar (for integration tests). */
-  ui?: unknown;
 }

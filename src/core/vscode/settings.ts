@@ -1,11 +1,10 @@
-// Every setting the extension reads, typed, with its default and bounds, read in one place.
-// `remote.SSH.configFile` belongs to Remote-SSH and is only ever read.
+// Every setting the extension reads, typed, with its default and bounds, read in one place:
+// readSettings() for the plumbing's own, gpuRentalSetting() for the keys a feature gives meaning to
+// (the idle guard's in src/guard/vscode/guardSettings.ts, the template glob in
+// src/create/vscode/templateGlobSetting.ts). `remote.SSH.configFile` belongs to Remote-SSH and is only ever read.
 import * as vscode from 'vscode';
-import { DEFAULT_TEMPLATE_GLOB } from '../../create/templateGlob';
 import { userOnly } from '../userOnlySettings';
 import { clampSetting, effectiveSetting, tightenOnly, type BoundedSetting } from '../settingBounds';
-import type { GuardDefaults } from '../../guard/installed';
-import { guardDefaultsFrom } from '../../guard/settingsScope';
 import type { ProxySettings } from '../../api/transport';
 
 export interface Settings {
@@ -20,11 +19,8 @@ export interface Settings {
     userConfigFile?: string;
   };
   templates: {
-    glob: string;
     maxAttempts: number;
   };
-  /** The idle guard for templates without a `guard` block and for Rent This Offer. */
-  guard: GuardDefaults;
   budget: {
     /** Dollars per calendar month (UTC); 0: no budget. User settings only. */
     monthly: number;
@@ -57,6 +53,12 @@ export function readApiBaseUrl(): string | undefined {
   return apiBaseUrlOf(vscode.workspace.getConfiguration('gpuRental'));
 }
 
+/** One gpuRental.* setting as VS Code has it in each scope, for the feature that owns its meaning. */
+export function gpuRentalSetting<T>(key: string): { globalValue?: T; workspaceValue?: T; workspaceFolderValue?: T; value: T | undefined } {
+  const c = vscode.workspace.getConfiguration('gpuRental');
+  return { ...c.inspect<T>(key), value: c.get<T>(key) };
+}
+
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('gpuRental');
   // Every number within its floor and ceiling (src/core/settingBounds.ts).
@@ -79,11 +81,8 @@ export function readSettings(): Settings {
       ...(userConfigFile ? { userConfigFile } : {}),
     },
     templates: {
-      glob: c.get<string>('templateGlob')?.trim() || DEFAULT_TEMPLATE_GLOB,
       maxAttempts: num('createMaxAttempts'),
     },
-    // A workspace may make the guard stricter, never turn it off or loosen it (src/guard/settingsScope.ts).
-    guard: guardDefaultsFrom(c.inspect('guard.enabled'), c.inspect('guard.idleMinutes'), c.inspect('guard.gpuUtilBelow')),
     budget: {
       monthly: clampSetting('budget.monthly', userOnly(c.inspect<number>('budget.monthly'))),
       onExceeded: userOnly(c.inspect<string>('budget.onExceeded')) === 'stopGuarded' ? 'stopGuarded' : 'warn',

@@ -10,7 +10,7 @@ export const SIGN_IN_ACTIONS: ReadonlyArray<{ title: string; command: string }> 
 ];
 
 /** True when signed in; otherwise tells the user how to sign in (the one wording, api/errors.ts), with the buttons that do it. */
-export function ensureSignedIn(services: Services): boolean {
+export function ensureSignedIn(services: Pick<Services, 'connection' | 'log'>): boolean {
   if (services.connection().signedIn) return true;
   background(
     Promise.resolve(vscode.window.showErrorMessage(NOT_SIGNED_IN, ...SIGN_IN_ACTIONS.map((a) => a.title))).then(async (pick) => {

@@ -5,9 +5,12 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
-import { currentRate, formatHours, formatMoney, formatRate, isBilledForCompute, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
-import { instanceName, md } from '../../instances/instanceViewModel';
-import { asOfText, rateSourceText, type BurnRate } from '../credit';
+import { currentRate, formatMoney, formatRate, isBilledForCompute, asOfText } from '../../core/rates';
+import { formatHours, isCreditLow, summarizeCosts, type CostSummary } from '../costs';
+import { instanceName } from '../../core/instanceWords';
+import { md } from '../../core/textFormat';
+import { rateSourceText } from '../credit';
+import { type BurnRate } from '../../core/storePorts';
 import { background } from '../../core/background';
 import { BUDGET_WARNED_KEY } from '../../core/stateKeys';
 import { readGroupIndex, type GroupSummary } from '../../core/groupIndex';

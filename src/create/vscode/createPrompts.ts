@@ -4,7 +4,7 @@ import type { Offer } from '../../api/types';
 import type { Template } from '../templateSchema';
 import { describeOffer } from '../ranking';
 import { offerPickDetail } from '../../instances/instanceDetails';
-import { formatRate } from '../../costs/costs';
+import { formatRate } from '../../core/rates';
 import type { FailedBootAnswer, FlowPrompts, NotFoundAnswer } from '../flowTypes';
 import { unknownName, unknownWhy } from '../rentOnce';
 import { guardSummary, type GuardRequest } from '../../guard/plan';
@@ -24,6 +24,42 @@ function money(n: number): string {
   return formatRate(n, n < 1 ? 3 : 2);
 }
 
+/** The Rent question of one offer; an interruptible one may change its bid first (Change Bid…). */
+async function confirmRent(offer: Offer, t: Template, bidPrice: number | undefined, guard: GuardRequest | undefined): Promise<boolean | { bidPrice: number }> {
+    let bid = bidPrice;
+    for (;;) {
+      const what = `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}"`;
+      const question =
+        bid !== undefined
+          ? `${what} as an interruptible instance, bidding ${money(bid)}? The offer's listed price is ${money(offer.dph_total)}.`
+          : `${what} on demand at ${money(offer.dph_total)}?`;
+      const bidNote = bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
+      const answer = await vscode.window.showWarningMessage(
+        question,
+        { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}\n${guardSummary(guard, offer.dph_total)}` },
+        'Rent',
+        ...(bid !== undefined ? ['Change Bid…'] : []),
+      );
+      if (answer === 'Rent') return bid !== undefined && bid !== bidPrice ? { bidPrice: bid } : true;
+      if (answer !== 'Change Bid…' || bid === undefined) return false;
+      const min = typeof offer.min_bid === 'number' ? offer.min_bid : 0;
+      const typed = await vscode.window.showInputBox({
+        title: `Your bid for ${offer.num_gpus}× ${offer.gpu_name}`,
+        prompt: `Dollars per hour${min > 0 ? `, at least the minimum bid ${money(min)}` : ''}. A higher bid is outbid less often.`,
+        value: String(bid),
+        placeHolder: 'e.g. 0.35',
+        ignoreFocusOut: true,
+        validateInput: (v) => {
+          const n = Number(v.trim());
+          if (!v.trim() || !Number.isFinite(n) || n <= 0) return 'Enter a price in $/h, e.g. 0.35.';
+          if (n < min) return `The minimum bid for this offer is ${money(min)}.`;
+          return undefined;
+        },
+      });
+      if (typed !== undefined) bid = Number(typed.trim());
+    }
+}
+
 export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPrompts {
   return {
     async pickOffer(offers: readonly Offer[], t: Template) {
@@ -39,40 +75,7 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
       );
       return pick?.offer;
     },
-    async confirmRent(offer: Offer, t: Template, bidPrice: number | undefined) {
-      let bid = bidPrice;
-      for (;;) {
-        const what = `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}"`;
-        const question =
-          bid !== undefined
-            ? `${what} as an interruptible instance, bidding ${money(bid)}? The offer's listed price is ${money(offer.dph_total)}.`
-            : `${what} on demand at ${money(offer.dph_total)}?`;
-        const bidNote = bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
-        const answer = await vscode.window.showWarningMessage(
-          question,
-          { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}\n${guardSummary(guard, offer.dph_total)}` },
-          'Rent',
-          ...(bid !== undefined ? ['Change Bid…'] : []),
-        );
-        if (answer === 'Rent') return bid !== undefined && bid !== bidPrice ? { bidPrice: bid } : true;
-        if (answer !== 'Change Bid…' || bid === undefined) return false;
-        const min = typeof offer.min_bid === 'number' ? offer.min_bid : 0;
-        const typed = await vscode.window.showInputBox({
-          title: `Your bid for ${offer.num_gpus}× ${offer.gpu_name}`,
-          prompt: `Dollars per hour${min > 0 ? `, at least the minimum bid ${money(min)}` : ''}. A higher bid is outbid less often.`,
-          value: String(bid),
-          placeHolder: 'e.g. 0.35',
-          ignoreFocusOut: true,
-          validateInput: (v) => {
-            const n = Number(v.trim());
-            if (!v.trim() || !Number.isFinite(n) || n <= 0) return 'Enter a price in $/h, e.g. 0.35.';
-            if (n < min) return `The minimum bid for this offer is ${money(min)}.`;
-            return undefined;
-          },
-        });
-        if (typed !== undefined) bid = Number(typed.trim());
-      }
-    },
+    confirmRent: (offer: Offer, t: Template, bidPrice: number | undefined) => confirmRent(offer, t, bidPrice, guard),
     async confirmOutsideTemplate(offer: Offer, t: Template, reasons: readonly string[]) {
       const answer = await vscode.window.showWarningMessage(
         `Offer ${offer.id} (${offer.num_gpus}× ${offer.gpu_name}, ${money(offer.dph_total)}) does not fit template "${t.name}". Rent it anyway?`,

@@ -10,7 +10,7 @@ import { background } from '../../core/background';
 /** One watcher per in-flight rental (by id, or label while its id is unknown), however often this is called. */
 const watching = new Set<number | string>();
 
-export async function keepWatching(services: Services, ref?: number | string): Promise<void> {
+export async function keepWatching(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, ref?: number | string): Promise<void> {
   const keys = readInflight(services.globalState)
     .map((r) => r.instanceId ?? r.label)
     .filter((x) => (ref === undefined || x === ref) && !watching.has(x));

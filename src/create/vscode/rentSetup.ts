@@ -8,6 +8,7 @@ import { describeError } from '../../core/describeError';
 import { baseOnstart, guardRequestFor, type GuardRequest } from '../../guard/plan';
 import type { Template } from '../templateSchema';
 import type { LoadedTemplate } from '../templateValidation';
+import { readGuardSettings } from '../../guard/vscode/guardSettings';
 
 export interface RentSetup {
   api: ServiceApi;
@@ -29,7 +30,7 @@ export async function rentSetup(services: Services, loaded: LoadedTemplate & { t
   const keys = await (await import('../../ssh/vscode/sshKeyCheck')).checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
   if (!keys.proceed) return undefined;
   // The idle guard goes in through onstart and calls the same service URL this window uses.
-  const guard = guardRequestFor(template.guard, template.instance.runtype, services.settings().guard, services.connection().baseUrl);
+  const guard = guardRequestFor(template.guard, template.instance.runtype, readGuardSettings(), services.connection().baseUrl);
   // With a server template, the guard is added to its own onstart (read first), never replaces it.
   try {
     const onstart = await baseOnstart(loaded.onstart ?? template.instance.onstart, template.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);

@@ -4,12 +4,13 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { TemplateProblem } from '../templateValidation';
 import { matchesGlob } from '../templateGlob';
+import { readTemplateGlob } from './templateGlobSetting';
 import { background } from '../../core/background';
 
 /** Is this file a template by the glob setting (relative to its workspace folder)? */
-export function isTemplateUri(services: Services, uri: vscode.Uri): boolean {
+export function isTemplateUri(services: Pick<Services, never>, uri: vscode.Uri): boolean {
   if (uri.scheme === 'output' || !vscode.workspace.getWorkspaceFolder(uri)) return false;
-  return matchesGlob(vscode.workspace.asRelativePath(uri, false), services.settings().templates.glob);
+  return matchesGlob(vscode.workspace.asRelativePath(uri, false), readTemplateGlob());
 }
 
 export function toDiagnostics(doc: vscode.TextDocument, problems: readonly TemplateProblem[]): vscode.Diagnostic[] {
@@ -33,7 +34,7 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   );
 }
 
-export function registerTemplateDiagnostics(services: Services): vscode.DiagnosticCollection {
+export function registerTemplateDiagnostics(services: Pick<Services, 'api' | 'connection' | 'log' | 'secrets' | 'track'>): vscode.DiagnosticCollection {
   const collection = vscode.languages.createDiagnosticCollection('gpuRental.templates');
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const watchDeletions = deletionWatcher(services, collection);
@@ -91,7 +92,7 @@ export function registerTemplateDiagnostics(services: Services): vscode.Diagnost
  * document only later, so the close event alone left them in the Problems view. The watcher is
  * made with the first problems set (before, there is nothing to take), not during activation.
  */
-function deletionWatcher(services: Services, collection: vscode.DiagnosticCollection): () => void {
+function deletionWatcher(services: Pick<Services, 'track'>, collection: vscode.DiagnosticCollection): () => void {
   let watching = false;
   const forget = (gone: vscode.Uri) => {
     const prefix = `${gone.toString()}/`;

@@ -5,7 +5,7 @@ import type { Services } from '../../core/vscode/services';
 import { describeTemplateText, type TemplateFileInfo } from '../templateDiscovery';
 import { cachedServerOnstart, loadTemplate, type LoadedTemplate, type TemplateContext } from '../templateValidation';
 import { templateSecretKey } from '../templateVariables';
-import { readSettings } from '../../core/vscode/settings';
+import { readTemplateGlob } from './templateGlobSetting';
 import type { Offer } from '../../api/types';
 import { offerSatisfies } from '../offerFit';
 import { assertTemplatesReadable, MANAGE_TRUST, TEMPLATES_RESTRICTED } from '../templateTrust';
@@ -13,7 +13,7 @@ import { assertTemplatesReadable, MANAGE_TRUST, TEMPLATES_RESTRICTED } from '../
 /** The workspace's template files; none in Restricted Mode (templateTrust.ts). */
 export async function findTemplates(): Promise<TemplateFileInfo[]> {
   if (!vscode.workspace.isTrusted) return [];
-  const { glob } = readSettings().templates;
+  const glob = readTemplateGlob();
   const uris = await vscode.workspace.findFiles(glob, '**/node_modules/**', 200);
   const out: TemplateFileInfo[] = [];
   for (const uri of uris) {
@@ -57,7 +57,7 @@ export async function resolveTemplateUri(arg: unknown): Promise<vscode.Uri | und
 /** Service templates' start scripts for this session, per service URL: read once, when a template names one. */
 const serverScripts = new Map<string, (hashId: string) => Promise<string | undefined>>();
 
-function serverOnstartOf(services: Services): (hashId: string) => Promise<string | undefined> {
+function serverOnstartOf(services: Pick<Services, 'api' | 'connection'>): (hashId: string) => Promise<string | undefined> {
   const url = services.connection().baseUrl;
   let read = serverScripts.get(url);
   if (!read) {
@@ -67,7 +67,7 @@ function serverOnstartOf(services: Services): (hashId: string) => Promise<string
   return read;
 }
 
-export function templateContext(services: Services, uri: vscode.Uri): TemplateContext {
+export function templateContext(services: Pick<Services, 'api' | 'connection' | 'secrets'>, uri: vscode.Uri): TemplateContext {
   const folder = vscode.workspace.getWorkspaceFolder(uri);
   return {
     // A template renting with a service template gets its guard diagnostics from that template's onstart.
@@ -86,7 +86,7 @@ export function templateContext(services: Services, uri: vscode.Uri): TemplateCo
   };
 }
 
-export async function loadTemplateUri(services: Services, uri: vscode.Uri): Promise<LoadedTemplate> {
+export async function loadTemplateUri(services: Pick<Services, 'api' | 'connection' | 'secrets'>, uri: vscode.Uri): Promise<LoadedTemplate> {
   assertTemplatesReadable(vscode.workspace.isTrusted);
   return loadTemplate(await readText(uri), templateContext(services, uri));
 }
@@ -121,7 +121,7 @@ export async function pickTemplate(title: string, fit?: OfferFitContext): Promis
   const found = await findTemplates();
   if (found.length === 0) {
     const choice = await vscode.window.showInformationMessage(
-      `No workspace templates found (looking for ${readSettings().templates.glob}). Create one with "GPU Rental: New Template…".`,
+      `No workspace templates found (looking for ${readTemplateGlob()}). Create one with "GPU Rental: New Template…".`,
       'New Template',
     );
     if (choice === 'New Template') await vscode.commands.executeCommand('gpuRental.newTemplate');

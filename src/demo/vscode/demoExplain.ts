@@ -8,7 +8,7 @@ import { background } from '../../core/background';
 const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs) to end it.';
 
 /** The demo's key is simulated and never stored: "removed" would be untrue, and nothing would change. */
-export async function explainDemoKey(services: Services): Promise<void> {
+export async function explainDemoKey(services: Pick<Services, 'connectionState'>): Promise<void> {
   if (services.connectionState.isDemo()) {
     const pick = await vscode.window.showInformationMessage('Demo mode signs in with a simulated key that is never stored, so there is no API key to clear. Run "Exit Demo Mode" to leave the demo.', 'Exit Demo Mode');
     if (pick) await vscode.commands.executeCommand('gpuRental.exitDemoMode');
@@ -18,7 +18,7 @@ export async function explainDemoKey(services: Services): Promise<void> {
 }
 
 /** `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse. */
-export function explainAlreadyInDemo(services: Services): void {
+export function explainAlreadyInDemo(services: Pick<Services, 'log'>): void {
   vscode.window.showInformationMessage(`This window is already the demo (started by "npm run demo"). ${DEMO_MESSAGE} ${END_NPM_DEMO}`);
   background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
 }

@@ -1,7 +1,7 @@
 // Which group a command acts on: the one named, the only one, or the user's pick.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import { formatRate } from '../../costs/costs';
+import { formatRate } from '../../core/rates';
 import type { GroupRecord } from '../groupRecords';
 import { groupsOf } from './groupWatch';
 

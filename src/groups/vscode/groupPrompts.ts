@@ -1,7 +1,7 @@
 // The group flow's two questions as VS Code dialogs: which cluster (cheapest total first, each
 // with its total $/h), and one confirmation of the whole group, all or none, with its total.
 import * as vscode from 'vscode';
-import { formatRate } from '../../costs/costs';
+import { formatRate } from '../../core/rates';
 import type { Template } from '../../create/templateSchema';
 import type { ClusterChoice } from '../clusterPick';
 import type { GroupPrompts } from '../groupTypes';

@@ -1,9 +1,9 @@
 // The words of the idle guard's notifications (no `vscode`, so unit tests read them): the warning
 // before it acts counts the same minutes as the row, and the notice after it acted says what that saves.
-import type { GuardActed, GuardWarning } from '../monitor';
+import type { GuardActed, GuardWarning } from '../../core/guardPort';
 import { clock, durationWords, idleProgress } from '../statusText';
-import { instanceName } from '../../instances/instanceViewModel';
-import { currentRate, formatRate } from '../../costs/costs';
+import { instanceName } from '../../core/instanceWords';
+import { currentRate, formatRate } from '../../core/rates';
 
 /** The warning's words: the same minutes and clock time as the row ("idle 27 of 30 min · acts at 14:05"). */
 export function warningText(w: GuardWarning, now = Date.now()): string {

@@ -7,7 +7,7 @@
 // buttons of its own); Cancel only dismisses it, the guard still acts.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import type { GuardWarning } from '../monitor';
+import type { GuardWarning } from '../../core/guardPort';
 import { actedText, warningText } from './guardWarningText';
 import { stoppedSinceKey } from '../../core/stateKeys';
 import { background } from '../../core/background';
@@ -18,11 +18,11 @@ export const STOP_NOW = 'Stop Now';
 export const DONT_WARN = "Don't Warn Again";
 export const START = 'Start';
 export const SHOW_LOG = 'Show Guard Log';
-type Pick = 'keep' | 'stop' | 'dontWarn';
-const LABEL: Record<Pick, string> = { keep: KEEP_RUNNING, stop: STOP_NOW, dontWarn: DONT_WARN };
+type WarningPick = 'keep' | 'stop' | 'dontWarn';
+const LABEL: Record<WarningPick, string> = { keep: KEEP_RUNNING, stop: STOP_NOW, dontWarn: DONT_WARN };
 
 /** A command link to the command scripts use (the arguments are numbers only: no server text in a link). */
-export function warningLink(instanceId: number, pick: Pick): string {
+export function warningLink(instanceId: number, pick: WarningPick): string {
   const [command, arg] =
     pick === 'keep' ? ['gpuRental.snoozeGuard', { instanceId, minutes: 60 }] : pick === 'stop' ? ['gpuRental.stopInstance', instanceId] : ['gpuRental.dontWarnGuard', instanceId];
   return `[${LABEL[pick]}](command:${command}?${encodeURIComponent(JSON.stringify([arg]))})`;
@@ -39,7 +39,7 @@ export function closeGuardWarning(instanceId: number): void {
 /** Brackets in server text (a label) would make links of their own in a notification. */
 const plain = (s: string): string => s.replace(/[[\]]/g, (c) => (c === '[' ? '(' : ')'));
 
-export function startGuardWarnings(services: Services): void {
+export function startGuardWarnings(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'track'>): void {
   const { guard, log } = services;
   // Stopped disks end (gpuRental.guard.destroyAfterStoppedDays): a stopped machine's watchdog does not run.
   // Its own bundle loads once a list shows a stopped instance or a record of one is kept (until then
@@ -66,7 +66,7 @@ export function startGuardWarnings(services: Services): void {
       // A cap is hard: snoozing does not postpone it, so only the idle warning offers Keep Running.
       const instanceId = w.instance.id;
       const shown = open.add(instanceId, w.key, w);
-      const picks: Pick[] = w.reason === 'idle' ? ['keep', 'stop', 'dontWarn'] : ['stop', 'dontWarn'];
+      const picks: WarningPick[] = w.reason === 'idle' ? ['keep', 'stop', 'dontWarn'] : ['stop', 'dontWarn'];
       const title = `${plain(warningText(w))} ${picks.map((p) => warningLink(instanceId, p)).join(' · ')}`;
       log.info(`guard: warning for instance ${instanceId} (${w.reason}, ${w.action})`);
       background(

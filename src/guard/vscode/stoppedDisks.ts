@@ -8,8 +8,8 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import type { Instance } from '../../api/types';
 import { userOnly } from '../../core/userOnlySettings';
-import { currentRate, formatMoney, formatRate } from '../../costs/costs';
-import { instanceName } from '../../instances/instanceViewModel';
+import { currentRate, formatMoney, formatRate } from '../../core/rates';
+import { instanceName } from '../../core/instanceWords';
 import { background } from '../../core/background';
 import { showReviewNotice, someNames } from '../../core/vscode/reviewNotice';
 import { stoppedSinceKey } from '../../core/stateKeys';
@@ -30,9 +30,9 @@ export function stoppedWarningText(inst: Instance, days: number, at: number, sto
   return `${instanceName(inst)} has been stopped for ${stoppedMs >= DAY_MS ? `${Math.floor(stoppedMs / DAY_MS)} day${stoppedMs >= 2 * DAY_MS ? 's' : ''}` : 'less than a day'}.${bills} GPU Rental destroys it ${new Date(at).toLocaleString()} (in about a day), with its disk and all data on it, as ${whose(own)} (${days}) says${own ? ' (agreed to when it was rented)' : ''}. Keep it to wait another ${days} day${days === 1 ? '' : 's'}.`;
 }
 
-const stateKey = (services: Services): string => stoppedSinceKey(services.connection());
+const stateKey = (services: Pick<Services, 'connection'>): string => stoppedSinceKey(services.connection());
 
-export function startStoppedDisks(services: Services, now: () => number = Date.now): void {
+export function startStoppedDisks(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'track'>, now: () => number = Date.now): void {
   let running = false;
   const look = async (): Promise<void> => {
     const c = services.connection();
@@ -56,9 +56,9 @@ export function startStoppedDisks(services: Services, now: () => number = Date.n
   background(look(), services.log, 'checking stopped instances');
 }
 
-const keepIt = (services: Services, key: string, id: number, now: () => number): Thenable<void> => services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, id, now()));
+const keepIt = (services: Pick<Services, 'globalState'>, key: string, id: number, now: () => number): Thenable<void> => services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, id, now()));
 
-function warn(services: Services, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
+function warn(services: Pick<Services, 'globalState' | 'log'>, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
   const { days, own } = stoppedDaysFor(inst, setting);
   services.log.info(`guard: instance ${inst.id} stopped long enough to be destroyed at ${new Date(at).toISOString()} (destroyAfterStoppedDays ${days})`);
   background(vscode.window.showWarningMessage(stoppedWarningText(inst, days, at, stoppedMs, own), KEEP, DESTROY_NOW).then(async (pick) => {
@@ -68,7 +68,7 @@ function warn(services: Services, key: string, inst: Instance, setting: number, 
 }
 
 /** Several warnings from one list: one notification, whose Review… offers Keep / Destroy Now… per instance. */
-function warnMany(services: Services, key: string, warns: ReadonlyArray<{ inst: Instance; destroyAt: number; stoppedMs: number }>, setting: number, now: () => number): void {
+function warnMany(services: Pick<Services, 'globalState' | 'log'>, key: string, warns: ReadonlyArray<{ inst: Instance; destroyAt: number; stoppedMs: number }>, setting: number, now: () => number): void {
   for (const w of warns) services.log.info(`guard: instance ${w.inst.id} stopped long enough to be destroyed at ${new Date(w.destroyAt).toISOString()}`);
   background(showReviewNotice({
     message: `${warns.length} stopped instances will be destroyed in about a day, with their disks and all data on them (${someNames(warns.map((w) => instanceName(w.inst)))}). Review them to keep one.`,
@@ -84,7 +84,7 @@ function warnMany(services: Services, key: string, warns: ReadonlyArray<{ inst: 
   }), services.log, 'the stopped-instances warning');
 }
 
-async function destroy(services: Services, key: string, inst: Instance, setting: number, now: () => number): Promise<void> {
+async function destroy(services: Pick<Services, 'api' | 'globalState' | 'log'>, key: string, inst: Instance, setting: number, now: () => number): Promise<void> {
   const { days, own } = stoppedDaysFor(inst, setting);
   // A fresh read, not the list: started (or changed) since, it is not destroyed.
   const fresh = await (await services.api()).showInstance(inst.id);

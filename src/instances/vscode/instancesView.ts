@@ -3,13 +3,13 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { fullRecord } from '../fullRecord';
-import { instanceDetails, instanceRow, md } from '../instanceViewModel';
+import { instanceDetails, instanceRow } from '../instanceViewModel';
+import { md } from '../../core/textFormat';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 import { readGroupIndex } from '../../core/groupIndex';
-import { currentRate, formatMoney, formatRate } from '../../costs/costs';
-import type { GroupCost } from '../../costs/costLedger';
+import { currentRate, formatMoney, formatRate, type GroupCost } from '../../core/rates';
 import type { Instance } from '../../api/types';
 import { instanceRowSpeech } from '../rowSpeech';
 import { rowSpeech } from '../../core/spokenRow';

@@ -1,5 +1,5 @@
 import type { Services } from '../../core/vscode/services';
-import { stateCategory, type StateCategory } from '../instanceViewModel';
+import { stateCategory, type StateCategory } from '../../core/instanceWords';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../core/vscode/instanceTarget';
 
 export interface StateChange {
@@ -15,7 +15,7 @@ export interface StateChange {
 }
 
 /** Start and Stop differ only in the target state, the states they apply to and their words. */
-export async function setInstanceState(services: Services, spec: StateChange, arg?: unknown): Promise<boolean> {
+export async function setInstanceState(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, spec: StateChange, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, (i) => spec.from.includes(stateCategory(i)), spec);
   if (!inst) return false;
   return guardedInstanceAction(services, inst, spec.to === 'running' ? 'Start' : 'Stop', async () => {
@@ -26,7 +26,7 @@ export async function setInstanceState(services: Services, spec: StateChange, ar
 }
 
 /** Stop Instance, and each stop of Stop All Running. */
-export function stopOneInstance(services: Services, arg?: unknown): Promise<boolean> {
+export function stopOneInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, arg?: unknown): Promise<boolean> {
   return setInstanceState(
     services,
     { to: 'stopped', from: ['running', 'loading'], verb: 'Stop Instance', none: 'No running instance to stop.', pending: 'Stopping…', failure: 'Could not stop' },

@@ -2,8 +2,7 @@
 import * as vscode from 'vscode';
 import type { Offer } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
-import { offerRow } from '../../instances/instanceViewModel';
-import { offerRowSpeech } from '../../instances/rowSpeech';
+import { offerRow, offerRowSpeech } from '../offerRow';
 import { rowSpeech } from '../../core/spokenRow';
 import { describeOfferQuery } from '../offerQuery';
 import { DEMO_MESSAGE } from '../../core/connection';

@@ -2,7 +2,7 @@
 // by id, so this file needs neither). Used by Start Instance, apart from the Connect command.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import { instanceName, stateCategory } from '../../instances/instanceViewModel';
+import { instanceName, stateCategory } from '../../core/instanceWords';
 import { sshAddress } from '../address';
 import { background } from '../../core/background';
 
@@ -13,7 +13,7 @@ const FOLLOW_MS = 20 * 60_000;
  * Like Create, a start ends with a notice once the instance runs again, offering Connect (and
  * the terminal). Not awaited: the instance may take minutes; the notice comes when it is there.
  */
-export function offerConnectWhenRunning(services: Services, id: number): void {
+export function offerConnectWhenRunning(services: Pick<Services, 'instances' | 'log' | 'track'>, id: number): void {
   let left = false;
   let moved = false;
   const leave = (): void => {

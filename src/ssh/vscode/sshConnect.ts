@@ -9,7 +9,7 @@ import { tellDone } from '../../core/vscode/statusMessage';
 import type { SshConfigWriter } from '../sshConfigWriter';
 // SshConfigError through sshHost.ts: the class the writer in dist/sshHost.js throws, not a copy.
 import { SshConfigError, createWriter, ensureInclude, recordedSshOptions, sshHome, sshOptionsFor, templateKeyFor } from './sshHost';
-import { instanceIdOf } from '../../instances/instanceRef';
+import { instanceIdOf } from '../../core/instanceRef';
 import { resolveInstance } from '../../core/vscode/instanceTarget';
 import { sshAddress } from '../address';
 import { checkSshTarget, sshCommandLine, sshConfigCommandLine } from '../sshValues';
@@ -62,7 +62,7 @@ async function offerTerminal(message: string): Promise<boolean> {
   return (await vscode.window.showWarningMessage(message, { modal: true }, OPEN_IN_TERMINAL)) === OPEN_IN_TERMINAL;
 }
 
-async function installRemoteSsh(services: Services, ext: RemoteSshExtension, openTerm: () => Promise<ConnectResult>): Promise<ConnectResult> {
+async function installRemoteSsh(services: Pick<Services, 'log'>, ext: RemoteSshExtension, openTerm: () => Promise<ConnectResult>): Promise<ConnectResult> {
   try {
     await vscode.commands.executeCommand('workbench.extensions.installExtension', ext.id);
   } catch (e) {
@@ -76,7 +76,7 @@ async function installRemoteSsh(services: Services, ext: RemoteSshExtension, ope
 }
 
 /** A running instance and its up-to-date host entry, or the result to end with. */
-async function entryFor(services: Services, inst: Instance, keyFile?: string): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
+async function entryFor(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>, inst: Instance, keyFile?: string): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
   const writer = createWriter(services);
   // The template's key wins (the recorded options, else the entry keeps the key it notes as the
   // template's); else the setting's; else the key the check found.
@@ -127,7 +127,7 @@ export async function commandToCopy(services: Services, inst: Instance): Promise
  * writer checks them. The user is the template's: recorded by the create flow, else the one an
  * entry written earlier still names (another profile, state lost), else root.
  */
-async function plainTerminal(services: Services, inst: Instance): Promise<ConnectResult> {
+async function plainTerminal(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>, inst: Instance): Promise<ConnectResult> {
   const addr = sshAddress(inst);
   const recorded = recordedSshOptions(services)[String(inst.id)];
   const ssh = await createWriter(services).templateOptions(inst.id, recorded).catch(() => recorded ?? {});
@@ -175,7 +175,7 @@ export async function openTerminalOnInstance(services: Services, target?: unknow
  * another file (remote.SSH.configFile), which plain ssh would not read; `-F <our file>` when
  * nothing includes it, and always in the demo (its entries are never in the user's config).
  */
-async function terminalArgs(services: Services, writer: SshConfigWriter, alias: string): Promise<string[]> {
+async function terminalArgs(services: Pick<Services, 'connection'>, writer: SshConfigWriter, alias: string): Promise<string[]> {
   if (services.connection().demo) return sshArgsForEntry(alias, writer.configPath);
   const include = await writer.includeStatus().catch(() => undefined);
   if (include?.state !== 'present') return sshArgsForEntry(alias, writer.configPath);

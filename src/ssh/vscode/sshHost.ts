@@ -19,7 +19,7 @@ import type { IncludeStatus } from '../userConfig';
 import { type SshEntryWriter, type SshOptions, type SshOptionsByInstance } from '../sshTypes';
 
 /** Entries are tagged with the service they belong to, so reconcile never touches another account's. */
-export function originOf(services: Services): string {
+export function originOf(services: Pick<Services, 'connection'>): string {
   const c = services.connection();
   if (c.demo) return 'demo';
   try {
@@ -34,7 +34,7 @@ export function originOf(services: Services): string {
  * the extension host process) point the writer at a temporary directory. The demo's simulated
  * hosts never go to the real one: they live in a temporary HOME removed when the demo ends.
  */
-export function sshHome(services: Services): string {
+export function sshHome(services: Pick<Services, 'connection' | 'onDidChangeConnection' | 'track'>): string {
   if (services.connection().demo) return demoSshHome(services).path();
   return process.env.GPU_RENTAL_SSH_HOME || homedir();
 }
@@ -42,7 +42,7 @@ export function sshHome(services: Services): string {
 let demoHome: DemoSshHome | undefined;
 
 /** The demo's temporary HOME: made on first use, removed when the demo ends (Exit Demo Mode, window closed). */
-export function demoSshHome(services: Services): DemoSshHome {
+export function demoSshHome(services: Pick<Services, 'onDidChangeConnection' | 'track'>): DemoSshHome {
   if (!demoHome) {
     const home = (demoHome = new DemoSshHome());
     services.track(services.onDidChangeConnection((info) => !info.demo && home.dispose()));
@@ -52,13 +52,13 @@ export function demoSshHome(services: Services): DemoSshHome {
 }
 
 /** The key pair the demo's key check made in its temporary home, once it exists. */
-function demoKey(services: Services): string | undefined {
+function demoKey(services: Pick<Services, 'connection' | 'onDidChangeConnection' | 'track'>): string | undefined {
   const p = join(sshHome(services), '.ssh', GENERATED_KEY_NAME);
   return existsSync(p) ? p : undefined;
 }
 
 /** A writer configured from the current settings (settings may change between calls). */
-export function createWriter(services: Services): SshConfigWriter {
+export function createWriter(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>): SshConfigWriter {
   const s = readSettings().ssh;
   const demo = services.connection().demo;
   // The setting wins; else the key the user registered or picked (the key check remembers it), in
@@ -75,15 +75,15 @@ export function createWriter(services: Services): SshConfigWriter {
   });
 }
 
-function picked(services: Services): string | undefined {
+function picked(services: Pick<Services, 'globalState'>): string | undefined {
   return services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY) || undefined;
 }
 
-export function recordedSshOptions(services: Services): SshOptionsByInstance {
+export function recordedSshOptions(services: Pick<Services, 'globalState'>): SshOptionsByInstance {
   return services.globalState.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY) ?? {};
 }
 
-export function sshOptionsFor(services: Services, id: number): SshOptions {
+export function sshOptionsFor(services: Pick<Services, 'globalState'>, id: number): SshOptions {
   return recordedSshOptions(services)[String(id)] ?? {};
 }
 
@@ -91,7 +91,7 @@ export function sshOptionsFor(services: Services, id: number): SshOptions {
  * The key an instance's template names: what the create flow recorded, else (those records are
  * per VS Code profile and machine) what its managed entry notes as the template's.
  */
-export async function templateKeyFor(services: Services, id: number): Promise<string | undefined> {
+export async function templateKeyFor(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>, id: number): Promise<string | undefined> {
   const recorded = recordedSshOptions(services)[String(id)];
   if (recorded) return recorded.identityFile;
   const entry = await createWriter(services).findEntry(id).catch(() => undefined);
@@ -110,7 +110,7 @@ export const COPY_LINE = 'Copy Line';
  * few seconds, and Connect then seemed to do nothing. Without it (after a creation, not
  * awaited) the question is a notification, and one at a time.
  */
-export function ensureInclude(services: Services, writer: SshConfigWriter, explicit: boolean, modal = false): Promise<IncludeStatus> {
+export function ensureInclude(services: Pick<Services, 'connection' | 'globalState'>, writer: SshConfigWriter, explicit: boolean, modal = false): Promise<IncludeStatus> {
   // Demo hosts are reached with `ssh -F <temp file>`: the user's SSH config is never offered a line for them.
   if (services.connection().demo) return writer.includeStatus();
   if (explicit || modal) return askInclude(services, writer, explicit, modal);
@@ -129,7 +129,7 @@ function includeQuestion(status: Extract<IncludeStatus, { state: 'absent' }>): s
   return `Remote-SSH finds GPU Rental's hosts only if ${file} includes the file GPU Rental manages. Add one Include line at its top?${bom} Your own entries stay exactly as they are.`;
 }
 
-async function askInclude(services: Services, writer: SshConfigWriter, explicit: boolean, modal: boolean): Promise<IncludeStatus> {
+async function askInclude(services: Pick<Services, 'globalState'>, writer: SshConfigWriter, explicit: boolean, modal: boolean): Promise<IncludeStatus> {
   let status = await writer.includeStatus();
   if (status.state === 'absent') {
     if (!explicit && services.globalState.get<boolean>(INCLUDE_DECLINED_KEY)) return status;
@@ -154,7 +154,7 @@ async function askInclude(services: Services, writer: SshConfigWriter, explicit:
 }
 
 /** The SshEntryWriter the create flow uses, with the current settings. */
-export function sshEntryWriterFor(services: Services): SshEntryWriter {
+export function sshEntryWriterFor(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>): SshEntryWriter {
   return {
     async writeEntry(instance: Instance, ssh: SshOptions): Promise<string> {
       if (!readSettings().ssh.manageConfig) {

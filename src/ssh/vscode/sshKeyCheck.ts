@@ -24,7 +24,7 @@ export function keyItem(home: string, k: LocalKey, registered?: boolean): vscode
 }
 
 /** The key paths to look at first: the template's ssh.identityFile, the setting, the key picked before. */
-export function preferred(services: Services, extra?: string): string[] {
+export function preferred(services: Pick<Services, 'globalState' | 'settings'>, extra?: string): string[] {
   return [extra, services.settings().ssh.identityFile, services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY)].filter((p): p is string => !!p?.trim());
 }
 
@@ -48,10 +48,10 @@ function vscodeKeyPrompts(home: string): KeyPrompts {
   };
 }
 
-export const running = (services: Services) => () => services.instances.instances.filter((i) => i.state === 'running');
+export const running = (services: Pick<Services, 'instances'>) => () => services.instances.instances.filter((i) => i.state === 'running');
 
 /** Remembers the key so the next check, the Host entries and Connect use it. */
-export async function remember(services: Services, key: LocalKey): Promise<void> {
+export async function remember(services: Pick<Services, 'connection' | 'globalState'>, key: LocalKey): Promise<void> {
   // The demo's keys live in its temporary home, removed when it ends: nothing to remember.
   if (services.connection().demo) return;
   await services.globalState.update(PICKED_SSH_KEY_STATE_KEY, key.privatePath);

@@ -9,7 +9,8 @@ import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import type { Transport, TransportRequest } from '../../../src/api/transport';
 import type { ServiceApi } from '../../../src/api/types';
 import { parseOfferQuery } from '../../../src/offers/offerQuery';
-import { isOutbid, currentBid } from '../../../src/instances/bid';
+import { isOutbid } from '../../../src/core/instanceWords';
+import { currentBid } from '../../../src/instances/bid';
 import { API_KEY, keyCredentials, rejection } from './helpers';
 import { captureLogger } from '../../kit/log';
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Instance } from '../../../src/api/types';
-import { computeRate, currentRate, formatHours, formatMoney, formatRate, hoursOfCreditLeft, isCreditLow, storageRate, summarizeCosts } from '../../../src/costs/costs';
+import { computeRate, currentRate, formatMoney, formatRate, storageRate } from '../../../src/core/rates';
+import { formatHours, hoursOfCreditLeft, isCreditLow, summarizeCosts } from '../../../src/costs/costs';
 import { instanceIn } from '../../kit/fixtures';
 import { CostLedger, CostNotesImpl, costSoFarLine, integrate } from '../../../src/costs/costLedger';
 

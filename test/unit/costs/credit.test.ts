@@ -3,7 +3,8 @@
 // every view with when it was read; an answer from before a connection change is dropped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { asOfText, CREDIT_HINT_MIN_MS, CreditStore, USER_CREDIT_REFRESH_MS } from '../../../src/costs/credit';
+import { asOfText } from '../../../src/core/rates';
+import { CREDIT_HINT_MIN_MS, CreditStore, USER_CREDIT_REFRESH_MS } from '../../../src/costs/credit';
 import type { Instance, ServiceApi } from '../../../src/api/types';
 import { useHarness, type Harness } from '../api/helpers';
 

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulator } from '../../../src/sim';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
-import { currentRate, formatRate, isBilledForCompute, summarizeCosts } from '../../../src/costs/costs';
+import { currentRate, formatRate, isBilledForCompute } from '../../../src/core/rates';
+import { summarizeCosts } from '../../../src/costs/costs';
 import { keyCredentials } from '../api/helpers';
 import { captureLogger } from '../../kit/log';
 

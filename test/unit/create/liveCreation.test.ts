@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { OfferQuery } from '../../../src/api/types';
 import { runCreateFlow } from '../../../src/create/createFlow';
 import { ApiError } from '../../../src/api/errors';
-import { stoppedCreationMessage } from '../../../src/instances/instanceViewModel';
+import { stoppedCreationMessage } from '../../../src/create/stoppedCreation';
 import { flowSim, harness, template, useFlowSim } from './flowHarness';
 
 useFlowSim();

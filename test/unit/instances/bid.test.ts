@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { currentBid, isOutbid, parseBid } from '../../../src/instances/bid';
+import { currentBid, parseBid } from '../../../src/instances/bid';
+import { isOutbid } from '../../../src/core/instanceWords';
 import type { Instance } from '../../../src/api/types';
 
 const inst = (over: Partial<Instance>): Instance => ({ id: 1, actual_status: 'running', state: 'running', ...over });
@@ -36,7 +37,8 @@ test('outbid: an interruptible instance stopped while intended running; current 
 });
 
 test('rows: an outbid instance says so and offers Change Bid…; an interruptible one carries .bid', async () => {
-  const { instanceRow, instanceContextValue, stateText } = await import('../../../src/instances/instanceViewModel');
+  const { instanceRow, instanceContextValue } = await import('../../../src/instances/instanceViewModel');
+  const { stateText } = await import('../../../src/core/instanceWords');
   const outbid = inst({ is_bid: true, intended_status: 'running', actual_status: 'stopped', state: 'stopped', dph_base: 0.21, min_bid: 0.3 });
   assert.equal(stateText(outbid), 'outbid');
   assert.equal(instanceContextValue(outbid), 'instance.stopped.bid.outbid');

@@ -14,9 +14,8 @@ import { GUARD_NO_WARN_KEY, INFLIGHT_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '..
 import { type SshOptionsByInstance } from '../../../src/ssh/sshTypes';
 import { runCreateFlow } from '../../../src/create/createFlow';
 import { silentLogger } from '../../kit/log';
-import { harness, template } from '../create/flowHarness';
+import { harness, template, useFlowSim } from '../create/flowHarness';
 import { MemoryState } from '../../kit/state';
-import { useFlowSim } from '../create/flowHarness';
 
 useFlowSim();
 

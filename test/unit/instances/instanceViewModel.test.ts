@@ -1,17 +1,11 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Instance, Offer } from '../../../src/api/types';
-import {
-  instanceContextValue,
-  instanceDetails,
-  instanceRow,
-  formatGpuRam,
-  jupyterUrl,
-  md,
-  offerRow,
-  sshCommand,
-  stateCategory,
-} from '../../../src/instances/instanceViewModel';
+import { instanceContextValue, instanceDetails, instanceRow, jupyterUrl } from '../../../src/instances/instanceViewModel';
+import { formatGpuRam, stateCategory } from '../../../src/core/instanceWords';
+import { md } from '../../../src/core/textFormat';
+import { offerRow } from '../../../src/offers/offerRow';
+import { sshCommand } from '../../../src/ssh/sshCommand';
 import { offerPickDetail } from '../../../src/instances/instanceDetails';
 
 const TOKEN = 'tok-abcdef123456';
@@ -99,15 +93,6 @@ test('ssh command and jupyter url', () => {
   const j = make({ public_ipaddr: '203.0.113.5', jupyter_token: 'a b', ports: [{ container: '8080/tcp', hostPort: 40080 }, { container: '22/tcp', hostPort: 40022 }] });
   assert.equal(jupyterUrl(j), 'http://203.0.113.5:40080/?token=a%20b');
   assert.equal(jupyterUrl(make({ public_ipaddr: '203.0.113.5', jupyter_token: 'x', ports: null })), undefined);
-});
-
-test('offer row: GPUs, $/h, GPU RAM in GB, reliability, location, verified, dlperf per $', () => {
-  const o: Offer = { id: 7, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.4, gpu_ram: 24564, reliability: 0.98, geolocation: 'US', verified: true, dlperf_per_dphtotal: 123.45 };
-  const r = offerRow(o);
-  assert.equal(r.label, '1× RTX 4090');
-  assert.equal(r.description, '$0.40/h · 24.6 GB · 98.0% · US · verified · 123.5 dlperf/$');
-  assert.equal(r.contextValue, 'offer');
-  assert.equal(r.id, 'offer:7');
 });
 
 test('a long generated label is shortened in the row (its end kept) so price and state stay in view', () => {

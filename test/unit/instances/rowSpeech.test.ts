@@ -4,9 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Instance, Offer } from '../../../src/api/types';
-import { instanceRowSpeech, offerRowSpeech, spokenRate } from '../../../src/instances/rowSpeech';
+import { instanceRowSpeech } from '../../../src/instances/rowSpeech';
+import { offerRowSpeech } from '../../../src/offers/offerRow';
+import { spokenRate, rowSpeech } from '../../../src/core/spokenRow';
 import { instanceRow } from '../../../src/instances/instanceViewModel';
-import { rowSpeech } from '../../../src/core/spokenRow';
 
 const make = (p: Partial<Instance>): Instance => ({ id: 42, state: 'running', actual_status: 'running', intended_status: 'running', ...p });
 

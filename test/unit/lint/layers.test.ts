@@ -90,6 +90,9 @@ test('eslint: cores point down; a core never imports a VS Code part; VS Code par
   assert.equal((await restricted('src/ssh/fixture.ts', "import { x } from './vscode/sshHost';\nexport const y = x;\n")).length, 1);
   assert.equal((await restricted('src/ssh/vscode/fixture.ts', "import { x } from '../../create/vscode/templateFiles';\nexport const y = x;\n")).length, 1);
   assert.equal((await restricted('src/guard/vscode/fixture.ts', "import { x } from '../../app/createServices';\nexport const y = x;\n")).length, 1);
+  // A VS Code part reaching up into a feature's core (the hole of #38), and src/core/vscode/ naming a feature.
+  assert.equal((await restricted('src/ssh/vscode/fixture.ts', "import { x } from '../../instances/instanceViewModel';\nexport const y = x;\n")).length, 1);
+  assert.equal((await restricted('src/core/vscode/fixture.ts', "import type { X } from '../../guard/monitor';\nexport type Y = X;\n")).length, 1);
 });
 
 test('eslint: registering a command anywhere but the command table fails', async () => {
@@ -110,7 +113,7 @@ test('eslint: allowed imports pass', async () => {
     ),
     [],
   );
-  assert.deepEqual(await restricted('src/costs/vscode/fixture.ts', "import { x } from '../../instances/instanceViewModel';\nimport { y } from '../../core/vscode/errorItem';\nexport const z = [x, y];\n"), []);
+  assert.deepEqual(await restricted('src/costs/vscode/fixture.ts', "import { x } from '../../core/instanceWords';\nimport { y } from '../../core/vscode/errorItem';\nimport { w } from '../costs';\nexport const z = [x, y, w];\n"), []);
   assert.deepEqual(await restricted('src/instances/fixture.ts', "import { x } from '../costs/costs';\nimport { y } from '../ssh/address';\nexport const z = [x, y];\n"), []);
 });
 
@@ -135,7 +138,23 @@ test('layers: a cycle between two VS Code parts is found', async () => {
     'instances/vscode/b.ts': "import { lazy } from '../../ssh/vscode/a';\nexport const b = lazy;\n",
   }, (src) => {
     assert.deepEqual(folderCycles(importEdges(src)), [['instances/vscode', 'ssh/vscode']]);
-    assert.ok(checkLayers(src).some((p) => p.startsWith('src/ssh/vscode/a.ts: imports ../../instances/vscode/b (src/instances/vscode); src/ssh/vscode/ may use')));
+    assert.ok(checkLayers(src).some((p) => p.startsWith('src/ssh/vscode/a.ts: imports ../../instances/vscode/b (src/instances/vscode); the layers point one way')));
+  });
+});
+
+test('layers: a VS Code part importing the core of a feature above it fails, and src/core/vscode/ imports no feature', async () => {
+  await inSrcTree({
+    'instances/instanceViewModel.ts': 'export const instanceName = 1;\n',
+    'ssh/vscode/copy.ts': "import { instanceName } from '../../instances/instanceViewModel';\nexport const copy = instanceName;\n",
+    'guard/monitor.ts': 'export type GuardMonitor = number;\n',
+    'core/vscode/services.ts': "import type { GuardMonitor } from '../../guard/monitor';\nexport type Services = GuardMonitor;\n",
+    'core/instanceWords.ts': 'export const name = 1;\n',
+    'create/vscode/rent.ts': "import { instanceName } from '../../instances/instanceViewModel';\nimport { name } from '../../core/instanceWords';\nexport const rent = [instanceName, name];\n",
+  }, (src) => {
+    const problems = checkLayers(src);
+    assert.ok(problems.some((p) => p.startsWith('src/ssh/vscode/copy.ts: imports ../../instances/instanceViewModel (src/instances); the layers point one way')), problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('src/core/vscode/services.ts: imports ../../guard/monitor (src/guard); the layers point one way')), problems.join('\n'));
+    assert.equal(problems.length, 2, problems.join('\n'));
   });
 });
 

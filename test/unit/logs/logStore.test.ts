@@ -1,6 +1,7 @@
 import { test, after } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { InstanceLogStore, logKeyOf, logPath, parseLogPath, renderLog, LOGS_SCHEME, type LogKey } from '../../../src/logs/logStore';
+import { InstanceLogStore, logKeyOf, logPath, parseLogPath, renderLog, LOGS_SCHEME } from '../../../src/logs/logStore';
+import { type LogKey } from '../../../src/core/storePorts';
 import { startSim } from '../../kit/sim';
 import { closeApiTransport, createApiClient } from '../../../src/api/client';
 import { keyCredentials } from '../api/helpers';

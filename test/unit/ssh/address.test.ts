@@ -12,7 +12,8 @@ import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PROXY_ALIAS_SUFFIX } from '../../../src/ssh/sshEntryFormat';
 import { inTempDir } from '../../kit/temp';
 import { describeSshAddress, proxyRoute, sshAddress } from '../../../src/ssh/address';
-import { instanceTooltip, sshCommand } from '../../../src/instances/instanceViewModel';
+import { instanceTooltip } from '../../../src/instances/instanceViewModel';
+import { sshCommand } from '../../../src/ssh/sshCommand';
 
 const base: Instance = { id: 9, actual_status: 'running', state: 'running', label: 'job', ssh_host: 'ssh4.example.net', ssh_port: 30010 };
 const direct: Instance = { ...base, id: 11, image_runtype: 'ssh ssh_direc ssh_proxy', public_ipaddr: '203.0.113.7', ports: [{ container: '22/tcp', hostPort: 41022 }] };

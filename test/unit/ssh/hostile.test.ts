@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createApiClient } from '../../../src/api/client';
 import type { Transport } from '../../../src/api/transport';
-import { sshCommand } from '../../../src/instances/instanceViewModel';
+import { sshCommand } from '../../../src/ssh/sshCommand';
 import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { nodeFsPort, type FsPort } from '../../../src/ssh/fsPort';
 import { loadTemplate } from '../../../src/create/templateValidation';

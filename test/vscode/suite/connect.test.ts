@@ -150,7 +150,7 @@ describe('connect', () => {
     const api = await services.api();
 
     // The Account view's SSH Keys node lists it, marked as having its private half here.
-    const account = (services as unknown as { ui: { account: AccountTreeProvider } }).ui.account;
+    const account = (await getExtensionApi()).ui.account as AccountTreeProvider;
     account.setVisible(true);
     account.refresh();
     const node = await waitFor(async () => (await account.getChildren()).find((r) => r.id === 'sshKeys'), 10_000, 'the SSH Keys node');

@@ -22,7 +22,7 @@ import { simControl } from './sim';
 import { createKeyPair } from '../../../src/ssh/keys';
 import type { Instance } from '../../../src/api/types';
 import { INFLIGHT_STATE_KEY, type CreateFlowResult } from '../../../src/create/createFlow';
-import type { GuardActed, GuardWarning, GuardWithdrawal } from '../../../src/guard/monitor';
+import type { GuardActed, GuardWarning, GuardWithdrawal } from '../../../src/core/guardPort';
 import { actedText } from '../../../src/guard/vscode/guardWarningText';
 import { generateEd25519 } from '../../../src/ssh/keygen';
 import type { ShowGuardLogResult } from '../../../src/guard/vscode/commands/showGuardLog';
@@ -120,7 +120,7 @@ async function walk(services: Services, t0: number): Promise<void> {
   assert.equal(r?.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
   const inst = (r as { instance: Instance }).instance;
   assert.match(inst.onstart ?? '', /gpu-rental\/guard\.sh/, 'the guard went in through onstart');
-  const tree = (services as unknown as { ui?: { instances: TreeLike } }).ui!.instances;
+  const tree = (await getExtensionApi()).ui.instances as unknown as TreeLike;
   const description = async () => String((await tree.getTreeItem({ kind: 'instance', id: inst.id })).description);
 
   // 1. The row: the watchdog on the instance reports (over SSH) that it is watching a busy GPU.

@@ -26,11 +26,11 @@ export async function rowOf(u: { instances: TreeLike<InstanceNode> }, id: number
   return node ? u.instances.getTreeItem(node) : undefined;
 }
 
-/** The services and the view handles registerViews published (`services.ui`), typed as the caller needs. */
+/** The services and the view handles registerViews made (the extension API's `ui`), typed as the caller needs. */
 export async function ui<U>(): Promise<{ services: Services; ui: U }> {
-  const { services } = await getExtensionApi();
-  const u = (services as unknown as { ui?: U }).ui;
-  assert.ok(u, 'registerViews did not publish services.ui');
+  const { services, ui: views } = await getExtensionApi();
+  const u = views as unknown as U | undefined;
+  assert.ok(u, 'activate() returned no ui');
   return { services, ui: u };
 }
 

@@ -5,8 +5,9 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../../src/api/types';
 import { sshAddress } from '../../../src/ssh/address';
 
-import { formatRate } from '../../../src/costs/costs';
-import { instanceName, md as mdEscape } from '../../../src/instances/instanceViewModel';
+import { formatRate } from '../../../src/core/rates';
+import { instanceName } from '../../../src/core/instanceWords';
+import { md as mdEscape } from '../../../src/core/textFormat';
 import { describe, it, getExtensionApi, simUrl, waitFor, answer, capture, promptCalls } from './framework';
 import { simControl } from './sim';
 import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';

@@ -78,10 +78,10 @@ describe('smoke', () => {
   // Issue #7, "first paint": sign-in (the same path as activating with a stored key) to the
   // Instances view's first rows, with the view visible; the bench reads these metrics.
   it('first paint: the visible Instances view lists instances soon after sign-in (metric)', async () => {
-    const { services } = await getExtensionApi();
+    const { services, ui } = await getExtensionApi();
     type Tree = { getChildren(): unknown[] | Thenable<unknown[]> | undefined };
-    const tree = (services as unknown as { ui?: { instances: Tree } }).ui?.instances;
-    assert.ok(tree, 'registerViews did not publish services.ui');
+    const tree = ui?.instances as Tree | undefined;
+    assert.ok(tree, 'activate() returned no ui');
     await simControl().seed({ instances: 10 });
     await vscode.commands.executeCommand('gpuRental.instances.focus');
     const t0 = performance.now();

@@ -71,8 +71,7 @@ describe('2FA', () => {
 
   it('the Account view says 2FA is on while the backup codes are still open', async () => {
     await signIn();
-    const { services } = await getExtensionApi();
-    const account = (services as unknown as { ui: { account: vscode.TreeDataProvider<{ label: string }> } }).ui.account;
+    const account = (await getExtensionApi()).ui.account as unknown as vscode.TreeDataProvider<{ label: string }>;
     const labels = async () => ((await account.getChildren()) ?? []).map((r) => r.label);
     await vscode.commands.executeCommand('gpuRental.account.focus');
     await waitFor(async () => (await labels()).includes('Two-factor authentication: off'), 10_000, 'the Account view before');

@@ -1,7 +1,7 @@
 import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 
-export async function clearApiKey(services: Services): Promise<void> {
+export async function clearApiKey(services: Pick<Services, 'apiKey' | 'connection' | 'connectionState' | 'log' | 'setSessionKey'>): Promise<void> {
   if (services.connection().demo) {
     // The demo's key is simulated and never stored: "removed" would be untrue, and nothing would change.
     return (await import('../../../demo/vscode/demoExplain')).explainDemoKey(services);

@@ -4,7 +4,7 @@ import { findCliKey } from '../../apiKey';
 import { saveKeyWithFeedback } from '../saveApiKey';
 
 /** VAST_API_KEY or the official CLI's key file; asks before importing. */
-export async function importCliKey(services: Services): Promise<boolean> {
+export async function importCliKey(services: Pick<Services, 'apiKey' | 'connectionState' | 'log'>): Promise<boolean> {
   const found = await findCliKey();
   if (!found) {
     const pick = await vscode.window.showWarningMessage(

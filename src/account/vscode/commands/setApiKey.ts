@@ -3,7 +3,7 @@ import type { Services } from '../../../core/vscode/services';
 import { saveKeyWithFeedback } from '../saveApiKey';
 
 /** gpuRental.setApiKey: a string argument is the key (scripts: no prompt, no notification). */
-export async function setApiKey(services: Services, arg?: unknown): Promise<boolean> {
+export async function setApiKey(services: Pick<Services, 'apiKey' | 'connectionState' | 'log'>, arg?: unknown): Promise<boolean> {
   if (typeof arg === 'string') return saveKeyWithFeedback(services, arg, true);
   const key = await vscode.window.showInputBox({
     title: 'GPU Rental: Set API Key',

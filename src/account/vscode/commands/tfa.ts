@@ -5,14 +5,13 @@
 import * as vscode from 'vscode';
 import type { TfaMethod } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import type { AccountRow } from '../../accountSnapshot';
+import type { AccountRow } from '../../../core/accountRow';
 import { TfaFlows } from '../../tfaFlows';
 import type { FlowResult } from '../../tfaPorts';
 import { scriptedPrompts, type TfaScript } from '../../tfaScript';
 import { describeError } from '../../../core/describeError';
 import { createVscodePrompts } from '../tfaPrompts';
-import { simulatorInbox } from '../../../demo/demoInbox';
-import { totp } from '../../../sim/totp';
+import { demoTotpCode, simulatorInbox } from '../../../demo/demoInbox';
 import type { DemoFolders } from '../../backupCodesFile';
 
 /** Arguments a command accepts: a tree node (context menu) or scripted answers. */
@@ -28,7 +27,7 @@ function scriptOf(arg: TfaCommandArg): TfaScript {
 }
 
 /** The demo's folders for file dialogs: `npm run demo`'s workspace copy, else the demo's temporary HOME. */
-async function demoFolders(services: Services): Promise<DemoFolders> {
+async function demoFolders(services: Pick<Services, 'onDidChangeConnection' | 'track'>): Promise<DemoFolders> {
   const { demoSshHome } = await import('../../../ssh/vscode/sshHost');
   const { DEMO_DIR_ENV } = await import('../../../ssh/demoHome');
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -40,7 +39,7 @@ async function demoFolders(services: Services): Promise<DemoFolders> {
 
 /** Runs one flow; the result is returned for scripts and tests. */
 async function runFlow<T>(
-  services: Services,
+  services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>,
   arg: TfaCommandArg,
   fn: (flows: TfaFlows, target: TfaMethod | undefined) => Promise<FlowResult<T>>,
 ): Promise<FlowResult<T>> {
@@ -56,7 +55,7 @@ async function runFlow<T>(
   const demo = services.connection().demo;
   const flows = new TfaFlows({
     api,
-    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: (secret) => totp(secret, Date.now() / 1000), folders: await demoFolders(services) } : undefined)),
+    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: demoTotpCode, folders: await demoFolders(services) } : undefined)),
     // The demo has no real e-mail or phone: its codes come from the simulator's inbox.
     ...(demo ? { inbox: simulatorInbox(services.connection().baseUrl, () => services.connectionState.token()) } : {}),
     state: services.globalState,
@@ -78,32 +77,32 @@ async function runFlow<T>(
 }
 
 /** gpuRental.tfa.addTotp: add an authenticator app. Scripted: `{ code: (secret) => string, label? }`. */
-export const addTotp = (services: Services, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.addTotp());
+export const addTotp = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.addTotp());
 
 /** gpuRental.tfa.addSms: add an SMS method. Scripted: `{ phone, code, label? }`. */
-export const addSms = (services: Services, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.addSms());
+export const addSms = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.addSms());
 
 /** gpuRental.tfa.regenerateBackupCodes: verified by a method, e-mail or backup code; shows the codes once. */
-export const regenerateBackupCodes = (services: Services, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.regenerateBackupCodes());
+export const regenerateBackupCodes = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.regenerateBackupCodes());
 
 /** gpuRental.tfa.signIn: CLI-flow 2FA login; the session key becomes the bearer token. */
-export const signIn = (services: Services, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.signIn());
+export const signIn = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.signIn());
 
 /** gpuRental.tfa.signOut: drop the 2FA session key; the API key is used again. */
-export const signOut = (services: Services, arg?: TfaCommandArg) =>
+export const signOut = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) =>
   runFlow(services, arg, async (f) => {
     await f.signOut();
     return { ok: true as const, value: undefined };
   });
 
 /** gpuRental.tfa.renameMethod: from a method's context menu or the palette. Scripted: `{ method, label }`. */
-export const renameMethod = (services: Services, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.rename(target));
+export const renameMethod = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.rename(target));
 
 /** gpuRental.tfa.makePrimary: from a method's context menu or the palette. Scripted: `{ method }`. */
-export const makePrimary = (services: Services, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.makePrimary(target));
+export const makePrimary = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.makePrimary(target));
 
 /**
  * gpuRental.tfa.removeMethod: verified by the method's code, an e-mail code or a backup code.
  * Scripted: `{ method, verify, code | backupCode, confirm: true }`.
  */
-export const removeMethod = (services: Services, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.removeMethod(target));
+export const removeMethod = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.removeMethod(target));

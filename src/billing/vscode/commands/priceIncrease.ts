@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
-import { instanceName } from '../../../instances/instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { decideIncrease, decisionTarget, type Decision, type DecisionPrompts, type DecisionResult, type DecisionVerb } from '../../priceDecision';
 import { billingSession } from '../billingSession';
 import { tellDone } from '../../../core/vscode/statusMessage';
@@ -36,7 +36,7 @@ const prompts: DecisionPrompts = {
   },
 };
 
-function decide(services: Services, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
+function decide(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
   if (!ensureSignedIn(services)) return Promise.resolve('failed');
   const session = billingSession(services);
   return decideIncrease(
@@ -66,8 +66,8 @@ function decide(services: Services, arg: unknown, verb: DecisionVerb): Promise<D
 }
 
 /** gpuRental.acceptPriceIncrease(id | increase | instance row): shows the figures, then Accept. */
-export const acceptPriceIncrease = (services: Services, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'accept');
+export const acceptPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'accept');
 /** gpuRental.rejectPriceIncrease(id | increase | instance row): shows the figures, then Reject. */
-export const rejectPriceIncrease = (services: Services, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'reject');
+export const rejectPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'reject');
 /** gpuRental.reviewPriceIncrease(id | increase | instance row): every figure, then Accept or Reject. */
-export const reviewPriceIncrease = (services: Services, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'review');
+export const reviewPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'review');

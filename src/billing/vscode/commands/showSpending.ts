@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
 import { describeError } from '../../../core/describeError';
-import { formatMoney } from '../../../costs/costs';
+import { formatMoney } from '../../../core/rates';
 import { chargesCsv, windowStart, type Spending } from '../../spending';
 import type { Charge } from '../../../api/types';
 import { spendingDaysTable, spendingSvg } from '../../spendingChart';
@@ -17,7 +17,7 @@ let panel: vscode.WebviewPanel | undefined;
 const OPEN = 'Open';
 const REVEAL = 'Reveal in File Explorer';
 
-async function readSpending(services: Services): Promise<Spending | undefined> {
+async function readSpending(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<Spending | undefined> {
   const store = billingSession(services).spending;
   const s = await store.refresh();
   if (!s) chargesUnread(store.error ?? 'no answer');
@@ -52,7 +52,7 @@ ${spendingDaysTable(s)}
 }
 
 /** gpuRental.showSpending: the webview (one panel, refreshed when shown again). */
-export async function showSpending(services: Services): Promise<boolean> {
+export async function showSpending(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'extensionUri' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<boolean> {
   if (!ensureSignedIn(services)) return false;
   const s = await readSpending(services);
   if (!s) return false;
@@ -75,7 +75,7 @@ export async function showSpending(services: Services): Promise<boolean> {
 }
 
 /** gpuRental.exportSpending(uri?): the charges of the window as CSV; returns the file written. */
-export async function exportSpending(services: Services, target?: unknown): Promise<string | undefined> {
+export async function exportSpending(services: Pick<Services, 'api' | 'connection' | 'log'>, target?: unknown): Promise<string | undefined> {
   if (!ensureSignedIn(services)) return undefined;
   const now = Date.now() / 1000;
   let charges: Charge[];

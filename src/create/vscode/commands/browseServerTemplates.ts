@@ -20,14 +20,14 @@ interface BrowseArgs {
 
 const TITLE = 'GPU Rental: Browse Server Templates';
 
-async function lookUp(services: Services, text: string): Promise<ServerTemplate[]> {
+async function lookUp(services: Pick<Services, 'api'>, text: string): Promise<ServerTemplate[]> {
   const api = await services.api();
   const v = text.trim();
   const byHash = /^[0-9a-f]{16,64}$/i.test(v) ? await api.searchTemplates({ filters: { hash_id: { eq: v } } }) : [];
   return byHash.length ? byHash : api.searchTemplates({ filters: { name: { eq: v } }, orderBy: 'name' });
 }
 
-async function pickTemplate(services: Services): Promise<ServerTemplate | undefined> {
+async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>): Promise<ServerTemplate | undefined> {
   const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { t?: ServerTemplate; lookup?: true }>();
   qp.title = TITLE;
   qp.placeholder = 'Loading the recommended templates…';
@@ -123,7 +123,7 @@ async function save(t: ServerTemplate): Promise<vscode.Uri | undefined> {
 }
 
 /** gpuRental.browseServerTemplates(args?): resolves the saved or opened document's Uri, or the create flow's result. */
-export async function browseServerTemplates(services: Services, arg?: unknown): Promise<unknown> {
+export async function browseServerTemplates(services: Pick<Services, 'api' | 'connection' | 'log' | 'serverTemplates'>, arg?: unknown): Promise<unknown> {
   if (!ensureSignedIn(services)) return undefined;
   const a = (typeof arg === 'object' && arg !== null ? arg : {}) as BrowseArgs;
   let t: ServerTemplate | undefined;

@@ -4,12 +4,12 @@
 import * as vscode from 'vscode';
 import type { Offer } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { stoppedCreationMessage } from '../../../instances/instanceViewModel';
+import { stoppedCreationMessage } from '../../stoppedCreation';
 import { STAGES, readInflight, realClock, runCreateFlow, type CreateFlowInput, type CreateFlowResult, type ProgressUpdate, type Stage } from '../../createFlow';
 import type { Template } from '../../templateSchema';
 import type { LoadedTemplate } from '../../templateValidation';
 import { sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
-import { offerRefOf } from '../../../instances/instanceRef';
+import { offerRefOf } from '../../../core/instanceRef';
 import { loadTemplateUri, pickTemplate, resolveTemplateUri, templatesRestricted } from '../templateFiles';
 import type { GuardRequest } from '../../../guard/plan';
 import { oneAtATime } from '../../../core/vscode/instanceTarget';
@@ -56,7 +56,7 @@ export function createFromTemplate(services: Services, arg?: CreateArgs | vscode
 }
 
 /** The template the user meant, loaded and valid; undefined when there is none (already said why). */
-async function loadChosenTemplate(services: Services, args: CreateArgs, preselected?: Offer | number): Promise<{ uri: vscode.Uri; rel: string; loaded: LoadedTemplate & { template: Template } } | undefined> {
+async function loadChosenTemplate(services: Pick<Services, 'api' | 'connection' | 'log' | 'secrets'>, args: CreateArgs, preselected?: Offer | number): Promise<{ uri: vscode.Uri; rel: string; loaded: LoadedTemplate & { template: Template } } | undefined> {
   let uri: vscode.Uri | undefined;
   if (await templatesRestricted()) return undefined; // Restricted Mode: no template is read, the user is told why
   if (args.template !== undefined) {
@@ -133,7 +133,7 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
 type FlowRunner = (ports: Omit<Parameters<typeof runCreateFlow>[0], 'api'>, signal: AbortSignal) => Promise<CreateFlowResult>;
 
 /** Runs the flow behind a cancellable progress notification: stage n of 6, message, attempt, elapsed time. */
-function withProgress(services: Services, args: CreateArgs, template: Template, guard: GuardRequest | undefined, runFlow: FlowRunner): Thenable<CreateFlowResult> {
+function withProgress(services: Pick<Services, 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, args: CreateArgs, template: Template, guard: GuardRequest | undefined, runFlow: FlowRunner): Thenable<CreateFlowResult> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true }, async (progress, token) => {
     const ac = new AbortController();
     token.onCancellationRequested(() => ac.abort());
@@ -184,7 +184,7 @@ function withProgress(services: Services, args: CreateArgs, template: Template, 
 }
 
 /** Tells the user how it ended, and keeps watching whatever is still in flight. */
-function report(services: Services, result: CreateFlowResult, template: Template, rel: string): void {
+function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, result: CreateFlowResult, template: Template, rel: string): void {
   // A rental the flow stopped waiting for (its fate unknown; the user may have rented another
   // instead) is watched from now on, whatever this click came to, and adopted if it appears.
   for (const r of readInflight(services.globalState)) if (r.late) background(keepWatching(services, r.instanceId ?? r.label), services.log, 'watching a rental of unknown fate');

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { exampleTemplate } from '../../templateExample';
 
-export async function newTemplate(_services: Services): Promise<vscode.Uri | undefined> {
+export async function newTemplate(_services: Pick<Services, never>): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length === 0) {
     vscode.window.showErrorMessage('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.');

@@ -4,7 +4,7 @@ import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 import { SECRET_NAME, templateSecretKey } from '../../templateVariables';
 
-export async function setTemplateSecret(services: Services, arg?: { name?: string; value?: string }): Promise<boolean> {
+export async function setTemplateSecret(services: Pick<Services, 'log' | 'secrets'>, arg?: { name?: string; value?: string }): Promise<boolean> {
   const name =
     arg?.name ??
     (await vscode.window.showInputBox({

@@ -12,7 +12,7 @@ import { tellDone } from '../../../core/vscode/statusMessage';
 /** As in `npm run demo`: each instance's onstart runs (the idle guard with it), and the guard looks every 10 s. */
 const DEMO_GUARD_TICK_SECONDS = 10;
 
-export async function tryDemoMode(services: Services): Promise<boolean> {
+export async function tryDemoMode(services: Pick<Services, 'connection' | 'connectionState' | 'log' | 'setDemo'>): Promise<boolean> {
   if (services.connectionState.isDemo()) {
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
     return true;
@@ -41,7 +41,7 @@ export async function tryDemoMode(services: Services): Promise<boolean> {
   }
 }
 
-export async function exitDemoMode(services: Services): Promise<void> {
+export async function exitDemoMode(services: Pick<Services, 'connectionState' | 'log' | 'setDemo'>): Promise<void> {
   if (!services.connectionState.isDemo()) return;
   await services.setDemo(undefined);
   services.log.info('Demo mode off.');

@@ -7,7 +7,7 @@ import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
 import { background } from '../../../core/background';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
-import { instanceName } from '../../../instances/instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { installedGuard } from '../../../guard/installed';
 import { gpuLoadProblem } from '../../../api/demoApi';
 import { LOAD_CHOICES, loadSetMessage, parseLoad } from '../../demoGpuLoad';
@@ -38,7 +38,7 @@ async function askLoad(name: string): Promise<number | undefined> {
   return 'util' in r ? r.util : undefined;
 }
 
-export async function setDemoGpuLoad(services: Services, arg?: unknown): Promise<DemoGpuLoadResult | undefined> {
+export async function setDemoGpuLoad(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>, arg?: unknown): Promise<DemoGpuLoadResult | undefined> {
   if (!services.connection().demo) {
     vscode.window.showInformationMessage('Set Demo GPU Load works in demo mode only: a real instance reports its real GPU. Run "GPU Rental: Try Demo Mode" to try the idle guard on a simulated machine.');
     return undefined;

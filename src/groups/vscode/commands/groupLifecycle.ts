@@ -6,7 +6,7 @@ import { describeError } from '../../../core/describeError';
 import { background } from '../../../core/background';
 import { skipsConfirmation } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
-import { formatRate } from '../../../costs/costs';
+import { formatRate } from '../../../core/rates';
 import { destroyGroup as destroyAll, setGroupState, type GroupActionPorts } from '../../groupActions';
 import type { GroupRecord } from '../../groupRecords';
 import { groupTotal, pickGroup } from '../groupPick';

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import type { Instance } from '../../../api/types';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
-import { instanceName } from '../../../instances/instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { installedGuard } from '../../installed';
 import { guardLogDocument, guardLogProblem, readGuardLog, type GuardLogRead } from '../../guardLog';
 import { background } from '../../../core/background';
@@ -21,7 +21,7 @@ const texts = new Map<string, string>();
 let changed: vscode.EventEmitter<vscode.Uri> | undefined;
 let reads = 0;
 
-function register(services: Services): vscode.EventEmitter<vscode.Uri> {
+function register(services: Pick<Services, 'track'>): vscode.EventEmitter<vscode.Uri> {
   if (changed) return changed;
   const emitter = (changed = new vscode.EventEmitter<vscode.Uri>());
   services.track(emitter);
@@ -42,7 +42,7 @@ export interface ShowGuardLogResult {
   document?: vscode.TextDocument;
 }
 
-export async function showGuardLog(services: Services, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
+export async function showGuardLog(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log' | 'track'>, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
   // Stopped instances too: after the guard stopped one, its log says why (the last lines read while it ran).
   const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running' || installedGuard(i.onstart) !== undefined, {
     verb: 'Show Idle Guard Log',

@@ -4,13 +4,13 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import type { Instance } from '../../../api/types';
-import type { SnoozeResult } from '../../monitor';
+import type { SnoozeResult } from '../../../core/guardPort';
 import { describeError } from '../../../core/describeError';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';
 import { snoozeFailedText } from '../guardWarningText';
 
-export async function snoozeGuard(services: Services, arg?: unknown): Promise<SnoozeResult | undefined> {
+export async function snoozeGuard(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>, arg?: unknown): Promise<SnoozeResult | undefined> {
   const raw = arg && typeof arg === 'object' ? (arg as { minutes?: unknown }).minutes : undefined;
   let minutes = 60;
   if (raw !== undefined) {

@@ -3,9 +3,9 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { currentBid, isInterruptible, isOutbid, parseBid } from '../../bid';
-import { formatRate } from '../../../costs/costs';
-import { instanceName } from '../../instanceViewModel';
+import { currentBid, parseBid } from '../../bid';
+import { instanceName, isInterruptible, isOutbid } from '../../../core/instanceWords';
+import { formatRate } from '../../../core/rates';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { unattendedAllowed } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
@@ -14,7 +14,7 @@ import { consentOf } from '../../../core/vscode/consent';
  * gpuRental.changeBid(node | id | { id, price }): with a price (scripts), sends it without asking
  * when the user allows unattended calls (gpuRental.scripting.allowUnattended); else it asks.
  */
-export async function changeBid(services: Services, arg?: unknown): Promise<boolean> {
+export async function changeBid(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, isInterruptible, {
     verb: 'Change Bid',
     none: 'No interruptible instance: only instances rented with a bid have one.',
@@ -27,7 +27,7 @@ export async function changeBid(services: Services, arg?: unknown): Promise<bool
   return guardedInstanceAction(services, inst, 'Change Bid', () => askAndChangeBid(services, inst, arg));
 }
 
-async function askAndChangeBid(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
+async function askAndChangeBid(services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
   const fresh = await (await services.api()).showInstance(inst.id).catch(() => inst);
   const min = typeof fresh.min_bid === 'number' && fresh.min_bid > 0 ? fresh.min_bid : undefined;
   const cur = currentBid(fresh);

@@ -4,7 +4,7 @@ import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { tellDone } from '../../../core/vscode/statusMessage';
 
 /** The only way the token leaves the extension: straight to the clipboard. */
-export async function copyJupyterToken(services: Services, arg?: unknown): Promise<boolean> {
+export async function copyJupyterToken(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log'>, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, (i) => !!i.jupyter_token, {
     verb: 'Copy Jupyter Token',
     none: 'None of your instances has a Jupyter token.',

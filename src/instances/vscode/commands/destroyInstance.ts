@@ -1,7 +1,7 @@
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { currentRate, formatRate } from '../../../costs/costs';
-import { gpuText, instanceName } from '../../instanceViewModel';
+import { currentRate, formatRate } from '../../../core/rates';
+import { gpuText, instanceName } from '../../../core/instanceWords';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
 import { background } from '../../../core/background';
@@ -13,7 +13,7 @@ import { consentOf } from '../../../core/vscode/consent';
  * may pass `{ id, skipConfirmation: true }` to skip the prompt, honoured only when the user allows
  * unattended calls (gpuRental.scripting.allowUnattended).
  */
-export async function destroyInstance(services: Services, arg?: unknown): Promise<boolean> {
+export async function destroyInstance(services: Pick<Services, 'api' | 'connection' | 'costs' | 'instanceGone' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, () => true, {
     verb: 'Destroy Instance',
     none: 'You have no instances to destroy.',
@@ -22,7 +22,7 @@ export async function destroyInstance(services: Services, arg?: unknown): Promis
   return guardedInstanceAction(services, inst, 'Destroy', () => confirmAndDestroy(services, inst, arg));
 }
 
-async function confirmAndDestroy(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
+async function confirmAndDestroy(services: Pick<Services, 'api' | 'costs' | 'instanceGone' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
   const skip = skipsConfirmation(consentOf(services), arg, 'Destroy');
   if (!skip) {
     const confirmed = await confirmDestructive({

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { instanceName, isJupyter, jupyterUrl, stateCategory } from '../../instanceViewModel';
+import { instanceName, isJupyter, stateCategory } from '../../../core/instanceWords';
+import { jupyterUrl } from '../../instanceViewModel';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { fullRecord } from '../../fullRecord';
 
 /** Opens http://public_ipaddr:<mapped 8080>/?token=… in the browser; the URL is never logged. */
-export async function openJupyter(services: Services, arg?: unknown): Promise<boolean> {
+export async function openJupyter(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log'>, arg?: unknown): Promise<boolean> {
   const row = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && isJupyter(i), {
     verb: 'Open Jupyter',
     none: 'No running Jupyter instance. Create one with a Jupyter runtype (jupyter_direct) and try again.',

@@ -3,15 +3,14 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { gpuText, instanceName, stateCategory } from '../../instanceViewModel';
-import { isOutbid } from '../../bid';
+import { gpuText, instanceName, isOutbid, stateCategory } from '../../../core/instanceWords';
 import { guardedInstanceAction, resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 import { confirmDestructive } from '../../../core/vscode/confirmDestructive';
 import { skipsConfirmation } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
 
 // Honoured only when the user allows unattended calls (gpuRental.scripting.allowUnattended).
-const skipped = (services: Services, arg: unknown, what: string) => skipsConfirmation(consentOf(services), arg, what);
+const skipped = (services: Pick<Services, 'log' | 'settings'>, arg: unknown, what: string) => skipsConfirmation(consentOf(services), arg, what);
 
 /** Reboot applies to running (or starting) instances and to a container that exited. */
 export function canReboot(i: Instance): boolean {
@@ -23,13 +22,13 @@ export function canRecycle(i: Instance): boolean {
   return !isOutbid(i) && stateCategory(i) !== 'stopped' && i.state !== 'offline' && i.state !== 'unknown';
 }
 
-export async function rebootInstance(services: Services, arg?: unknown): Promise<boolean> {
+export async function rebootInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, canReboot, { verb: 'Reboot Instance', none: 'No running instance to reboot.' });
   if (!inst) return false;
   return guardedInstanceAction(services, inst, 'Reboot', () => confirmAndReboot(services, inst, arg));
 }
 
-async function confirmAndReboot(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
+async function confirmAndReboot(services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
   if (!skipped(services, arg, 'Reboot')) {
     const answer = await vscode.window.showWarningMessage(
       `Reboot "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')})?`,
@@ -41,13 +40,13 @@ async function confirmAndReboot(services: Services, inst: Instance, arg: unknown
   return runInstanceAction(services, inst, 'Rebooting…', 'Could not reboot', async () => (await services.api()).rebootInstance(inst.id));
 }
 
-export async function recycleInstance(services: Services, arg?: unknown): Promise<boolean> {
+export async function recycleInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, canRecycle, { verb: 'Recycle Instance', none: 'No instance to recycle.' });
   if (!inst) return false;
   return guardedInstanceAction(services, inst, 'Recycle', () => confirmAndRecycle(services, inst, arg));
 }
 
-async function confirmAndRecycle(services: Services, inst: Instance, arg: unknown): Promise<boolean> {
+async function confirmAndRecycle(services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
   if (!skipped(services, arg, 'Recycle')) {
     const confirmed = await confirmDestructive({
       question: `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { instanceName } from '../../instanceViewModel';
+import { instanceName } from '../../../core/instanceWords';
 import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
 
 const MAX_LABEL = 128;
 
 /** (instance node or id, optional new label): without a label, asks for one. */
-export async function renameInstance(services: Services, arg?: unknown, label?: unknown): Promise<boolean> {
+export async function renameInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, arg?: unknown, label?: unknown): Promise<boolean> {
   const inst = await resolveInstance(services, arg, () => true, {
     verb: 'Rename Instance',
     none: 'You have no instances to rename.',

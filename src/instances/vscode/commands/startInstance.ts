@@ -2,7 +2,7 @@ import type { Services } from '../../../core/vscode/services';
 import { setInstanceState } from '../setInstanceState';
 import { background } from '../../../core/background';
 
-export function startInstance(services: Services, arg?: unknown): Promise<boolean> {
+export function startInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog' | 'track'>, arg?: unknown): Promise<boolean> {
   return setInstanceState(
     services,
     {

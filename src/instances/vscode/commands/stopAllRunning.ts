@@ -1,12 +1,12 @@
 // gpuRental.stopAllRunning: offered by the low-credit warning, and in the palette.
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { currentRate, formatRate, isBilledForCompute } from '../../../costs/costs';
-import { instanceName } from '../../instanceViewModel';
+import { currentRate, formatRate, isBilledForCompute } from '../../../core/rates';
+import { instanceName } from '../../../core/instanceWords';
 import { stopOneInstance } from '../setInstanceState';
 
 /** Stops every instance billed for compute, after one modal confirmation; resolves to how many stopped. */
-export async function stopAllRunning(services: Services): Promise<number> {
+export async function stopAllRunning(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>): Promise<number> {
   const running = services.instances.instances.filter(isBilledForCompute);
   if (!running.length) {
     vscode.window.showInformationMessage('Nothing is running.');

@@ -2,9 +2,10 @@
 // in a read-only document (src/logs/vscode/logDocuments.ts renders it from services.logs).
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { LOGS_SCHEME, logKeyOf, logPath, type LogKey } from '../../logStore';
-import { instanceName } from '../../../instances/instanceViewModel';
-import { instanceIdOf, positiveId } from '../../../instances/instanceRef';
+import { LOGS_SCHEME, logKeyOf, logPath } from '../../logStore';
+import { type LogKey } from '../../../core/storePorts';
+import { instanceName } from '../../../core/instanceWords';
+import { instanceIdOf, positiveId } from '../../../core/instanceRef';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';
 
@@ -43,7 +44,7 @@ async function chooseLog(tail: number): Promise<Pick<LogKey, 'daemon' | 'filter'
   return filter ? { daemon: false, filter: filter.trim() } : undefined;
 }
 
-async function open(services: Services, key: LogKey, name: string): Promise<vscode.TextDocument> {
+async function open(services: Pick<Services, 'log' | 'logs'>, key: LogKey, name: string): Promise<vscode.TextDocument> {
   const { path, query } = logPath(key, name);
   const uri = vscode.Uri.from({ scheme: LOGS_SCHEME, path, query });
   services.logs.open(key, name);
@@ -63,7 +64,7 @@ async function open(services: Services, key: LogKey, name: string): Promise<vsco
  * log (unless given), requests it and opens it read-only; resolves the document once the first
  * text is in.
  */
-export async function showInstanceLogs(services: Services, arg?: unknown): Promise<vscode.TextDocument | undefined> {
+export async function showInstanceLogs(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'logs' | 'settings'>, arg?: unknown): Promise<vscode.TextDocument | undefined> {
   const tail = services.settings().logs.tail;
   if (isLogArgs(arg)) {
     const id = instanceIdOf(arg);
@@ -95,7 +96,7 @@ const noLogOpen = (): void => {
 };
 
 /** gpuRental.refreshInstanceLogs(uri?): fetches the (active) log document again; resolves its text. */
-export async function refreshInstanceLogs(services: Services, arg?: unknown): Promise<string | undefined> {
+export async function refreshInstanceLogs(services: Pick<Services, 'logs'>, arg?: unknown): Promise<string | undefined> {
   const key = keyFrom(arg);
   if (!key) {
     noLogOpen();
@@ -106,7 +107,7 @@ export async function refreshInstanceLogs(services: Services, arg?: unknown): Pr
   return e.text;
 }
 
-async function setFollow(services: Services, arg: unknown, on: boolean): Promise<boolean> {
+async function setFollow(services: Pick<Services, 'log' | 'logs'>, arg: unknown, on: boolean): Promise<boolean> {
   const key = keyFrom(arg);
   if (!key || !services.logs.get(key)) {
     noLogOpen();
@@ -118,10 +119,10 @@ async function setFollow(services: Services, arg: unknown, on: boolean): Promise
 }
 
 /** gpuRental.followInstanceLogs(uri?): fetches the log again every few seconds while it is visible. */
-export function followInstanceLogs(services: Services, arg?: unknown): Promise<boolean> {
+export function followInstanceLogs(services: Pick<Services, 'log' | 'logs'>, arg?: unknown): Promise<boolean> {
   return setFollow(services, arg, true);
 }
 
-export function stopFollowingInstanceLogs(services: Services, arg?: unknown): Promise<boolean> {
+export function stopFollowingInstanceLogs(services: Pick<Services, 'log' | 'logs'>, arg?: unknown): Promise<boolean> {
   return setFollow(services, arg, false);
 }

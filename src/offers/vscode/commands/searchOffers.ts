@@ -207,7 +207,7 @@ async function editFilters(start: OfferQuery, gpuNames: readonly string[]): Prom
 }
 
 /** gpuRental.searchOffers(search?): a search (object or CLI query string) runs at once; otherwise the filter list. */
-export async function searchOffers(services: Services, filters?: unknown): Promise<Offer[] | undefined> {
+export async function searchOffers(services: Pick<Services, 'connection' | 'log' | 'offers'>, filters?: unknown): Promise<Offer[] | undefined> {
   if (!ensureSignedIn(services)) return undefined;
   const offers = services.offers;
   let query: OfferQuery | undefined;
@@ -230,7 +230,7 @@ export async function searchOffers(services: Services, filters?: unknown): Promi
 }
 
 /** Runs the search into the Offers view and shows the view; a failure is said and resolves undefined. */
-async function searchAndShow(services: Services, query: OfferQuery): Promise<Offer[] | undefined> {
+async function searchAndShow(services: Pick<Services, 'log' | 'offers'>, query: OfferQuery): Promise<Offer[] | undefined> {
   try {
     const result = await services.offers.search(query);
     markWalkthroughStep('searched', services.log);
@@ -247,7 +247,7 @@ async function searchAndShow(services: Services, query: OfferQuery): Promise<Off
  * (`num_gpus>=2 gpu_name=RTX_4090 dph<1.5`); an error names the token and its column as you type.
  * With a string argument it searches without asking.
  */
-export async function searchOffersQuery(services: Services, text?: unknown): Promise<Offer[] | undefined> {
+export async function searchOffersQuery(services: Pick<Services, 'connection' | 'log' | 'offers'>, text?: unknown): Promise<Offer[] | undefined> {
   if (!ensureSignedIn(services)) return undefined;
   const typed = typeof text === 'string' ? text : await askQueryText(services);
   if (typed === undefined) return undefined;
@@ -260,7 +260,7 @@ export async function searchOffersQuery(services: Services, text?: unknown): Pro
 }
 
 /** The input box of Search Offers (Query), starting from the query shown now; undefined on Escape. */
-function askQueryText(services: Services): Thenable<string | undefined> {
+function askQueryText(services: Pick<Services, 'offers'>): Thenable<string | undefined> {
   return vscode.window.showInputBox({
     title: 'GPU Rental: Search Offers with a Query',
     prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",

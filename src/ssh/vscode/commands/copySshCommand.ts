@@ -2,7 +2,7 @@
 // a plain shell (its key named when ssh would not try it; the demo's entries through ssh -F).
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { instanceName, stateCategory } from '../../../instances/instanceViewModel';
+import { instanceName, stateCategory } from '../../../core/instanceWords';
 import { sshAddress } from '../../address';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { tellDone } from '../../../core/vscode/statusMessage';

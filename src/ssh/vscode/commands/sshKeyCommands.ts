@@ -7,7 +7,7 @@ import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 import { sshHome } from '../sshHost';
 import { describeError } from '../../../core/describeError';
-import { instanceIdOf } from '../../../instances/instanceRef';
+import { instanceIdOf } from '../../../core/instanceRef';
 import {
   NO_KEY_MESSAGE,
   SshKeyError,
@@ -29,7 +29,7 @@ import { consentOf } from '../../../core/vscode/consent';
  * instance only with consent to unattended calls (gpuRental.scripting.allowUnattended), else
  * when the user says yes: another extension must not let its own key into the machines.
  */
-async function callerKeyAllowed(services: Services, key: LocalKey, question: string, detail: string): Promise<boolean> {
+async function callerKeyAllowed(services: Pick<Services, 'log' | 'settings'>, key: LocalKey, question: string, detail: string): Promise<boolean> {
   if (unattendedAllowed(consentOf(services), 'SSH key from a caller')) return true;
   const ok = await vscode.window.showWarningMessage(question, { modal: true, detail: `${key.fingerprint} (${key.comment || 'no comment'})\n${key.publicPath}\n${detail}` }, 'Allow');
   return ok === 'Allow';
@@ -76,7 +76,7 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
 const CREATE_ITEM = '$(add) Create a new key pair for GPU Rental';
 const BROWSE_ITEM = '$(folder-opened) Choose a public key file…';
 
-async function pickOrCreate(services: Services): Promise<LocalKey | undefined> {
+async function pickOrCreate(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<LocalKey | undefined> {
   const local = await findLocalKeys(sshHome(services), preferred(services));
   let onAccount = new Set<string>();
   try {
@@ -118,7 +118,7 @@ function keyLabel(k: AccountSshKey): string {
   return d ? `${d.comment || d.type} (${d.fingerprint})` : `key ${k.id}`;
 }
 
-async function pickAccountKey(services: Services, title: string): Promise<AccountSshKey | undefined> {
+async function pickAccountKey(services: Pick<Services, 'api'>, title: string): Promise<AccountSshKey | undefined> {
   const keys = await (await services.api()).listSshKeys();
   if (!keys.length) {
     vscode.window.showInformationMessage('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".');
@@ -135,7 +135,7 @@ async function pickAccountKey(services: Services, title: string): Promise<Accoun
 }
 
 /** gpuRental.removeSshKey(row | id | { id, skipConfirmation }?): removes a key from the account after confirming. */
-export async function removeSshKey(services: Services, arg?: unknown): Promise<{ removed: number } | undefined> {
+export async function removeSshKey(services: Pick<Services, 'api' | 'log' | 'refreshAccount' | 'settings'>, arg?: unknown): Promise<{ removed: number } | undefined> {
   try {
     const api = await services.api();
     const id = keyIdOf(arg);
@@ -173,7 +173,7 @@ export interface AttachSshKeyArgs {
  * gpuRental.attachSshKey({ instanceId, publicKeyPath }?): lets one more key into a running
  * instance (it accepts only the account keys of its creation). Resolves what was attached.
  */
-export async function attachSshKey(services: Services, arg?: unknown): Promise<{ instanceId: number; fingerprint: string } | undefined> {
+export async function attachSshKey(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<{ instanceId: number; fingerprint: string } | undefined> {
   const a = (arg && typeof arg === 'object' ? arg : {}) as AttachSshKeyArgs;
   try {
     const inst: Instance | undefined = await resolveInstance(services, instanceIdOf(a.instanceId ?? arg) ?? undefined, (i) => i.state === 'running', {
@@ -204,7 +204,7 @@ export async function attachSshKey(services: Services, arg?: unknown): Promise<{
 }
 
 /** gpuRental.copySshPublicKey(row | id): copies an account key's public key line. */
-export async function copySshPublicKey(services: Services, arg?: unknown): Promise<string | undefined> {
+export async function copySshPublicKey(services: Pick<Services, 'api'>, arg?: unknown): Promise<string | undefined> {
   try {
     const id = keyIdOf(arg);
     const fromRow = arg && typeof arg === 'object' ? (arg as { sshKey?: AccountSshKey }).sshKey : undefined;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { instanceIdOf, offerRefOf, pickRule, positiveId } from '../../../src/instances/instanceRef';
+import { instanceIdOf, offerRefOf, pickRule, positiveId } from '../../../src/core/instanceRef';
 import type { Instance, Offer } from '../../../src/api/types';
 
 test('instance ids: numbers, decimal text, tree item ids, rows, Instances', () => {

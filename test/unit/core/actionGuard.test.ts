@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ActionGuard, instanceKey } from '../../../src/instances/actionGuard';
+import { ActionGuard, instanceKey } from '../../../src/core/actionGuard';
 
 test('one action per key: a second claim names the running action and gets no release; release frees the key once', () => {
   const g = new ActionGuard();

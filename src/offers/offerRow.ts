@@ -1,0 +1,59 @@
+// An offer's row in the Offers view as plain data (label, description, tooltip Markdown, icon).
+import type { Offer } from '../api/types';
+import type { RowModel } from '../core/rowModel';
+import { formatGpuRam, formatGpuRam as gb, gpuText, perGpu } from '../core/instanceWords';
+import { md, pct } from '../core/textFormat';
+import { formatRate } from '../core/rates';
+import { spoken, spokenRate } from '../core/spokenRow';
+
+export function offerRow(o: Offer): RowModel {
+  const ramGb = gb(o.gpu_ram ?? o.gpu_totalram);
+  const rel = pct(o.reliability);
+  const verified = o.verified === true || o.verification === 'verified';
+  const perDollar = typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(1)} dlperf/$` : undefined;
+  const desc = [formatRate(o.dph_total), ramGb, rel, o.geolocation ?? undefined].filter(Boolean).join(' · ');
+  const tip = [
+    `**${md(gpuText(o))}** · ${md(formatRate(o.dph_total))}`,
+    '',
+    ...(
+      [
+        ['GPU RAM', perGpu(o.gpu_ram ?? o.gpu_totalram)],
+        ['Reliability', rel],
+        ['Location', o.geolocation ?? undefined],
+        ['Verified', verified ? 'yes' : 'no'],
+        ['DLPerf per $/h', perDollar],
+        ['CPU', o.cpu_name ?? undefined],
+        ['Disk', typeof o.disk_space === 'number' ? `${o.disk_space.toFixed(0)} GB` : undefined],
+        ['Direct ports', typeof o.direct_port_count === 'number' ? String(o.direct_port_count) : undefined],
+        ['Offer id', String(o.id)],
+      ] as Array<[string, string | undefined]>
+    )
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `- ${k}: ${md(v as string)}`),
+  ].join('\n');
+  return {
+    id: `offer:${o.id}`,
+    label: gpuText(o),
+    description: desc + (verified ? ' · verified' : '') + (perDollar ? ` · ${perDollar}` : ''),
+    tooltip: tip,
+    icon: verified ? 'verified' : 'server',
+    color: undefined,
+    contextValue: 'offer',
+  };
+}
+
+/** An offer row: GPUs, price, GPU RAM, reliability, place, verified or not, offer id. */
+export function offerRowSpeech(o: Offer): string {
+  const verified = o.verified === true || o.verification === 'verified';
+  const ram = formatGpuRam(o.gpu_ram ?? o.gpu_totalram);
+  const rel = pct(o.reliability);
+  return spoken([
+    gpuText(o) || 'Offer',
+    typeof o.dph_total === 'number' && spokenRate(o.dph_total),
+    ram && `${ram} GPU RAM`,
+    rel && `reliability ${rel}`,
+    o.geolocation ?? undefined,
+    verified ? 'verified' : 'not verified',
+    `offer ${o.id}`,
+  ]);
+}
