@@ -305,7 +305,7 @@ The .vsix ships ${bundle.vsix.length} files, ${bundle.vsixTotal} bytes (${fmtByt
 loaded file, required the first time it is needed: transport (undici) and schemas (zod and the
 response schemas) with the first request, the command bundles of src/app/commandTable.ts when one of
 their commands runs, templateFiles when a template is opened, ssh with the first SSH entry, sim
-for the demo mode. zod is in ${bundle.zodCopies.length} bundles (${bundle.zodCopies.join(', ')}): stateless, so duplicated
+for the demo mode, offerQuery (the offer search checker: zod, the CLI grammar) just after activation. zod is in ${bundle.zodCopies.length} bundles (${bundle.zodCopies.join(', ')}): stateless, so duplicated
 bytes only. Source modules in more than one bundle (the build fails if one of them keeps module state):
 ${bundle.shared.map((s) => `- ${s}`).join('\n')}
 

@@ -34,12 +34,15 @@ export interface OffersPort {
   readonly onDidChange: Event<void>;
   /** Set by the Offers view: Refresh searches again only while it shows or has results. */
   visible: boolean;
-  readonly query: OfferQuery;
+  /** The saved search; undefined for the few microtasks until its checker has loaded. */
+  readonly query: OfferQuery | undefined;
+  /** The saved search once it can be read. */
+  savedQuery(): Promise<OfferQuery>;
   readonly offers: readonly Offer[] | undefined;
   readonly error: string | undefined;
   readonly searching: boolean;
   readonly gpuNames: string[];
-  search(query?: OfferQuery): Promise<Offer[]>;
+  search(query: OfferQuery): Promise<Offer[]>;
   refresh(): Promise<void>;
   refreshIfShown(): Promise<void>;
 }

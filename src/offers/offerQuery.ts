@@ -1,26 +1,11 @@
-// The offer search the Offers view shows: defaults (as the official CLI: verified,
-// rentable, best score first), the three forms a search may be given in (the documented
-// object, the service's own filter object, a CLI query string), a summary line.
+// The offer search the Offers view shows: the three forms a search may be given in (the documented
+// object, the service's own filter object, a CLI query string), checked. Its own bundle
+// (dist/offerQuery.js, loaded by the offer store with import()): the defaults and the summary line
+// the view needs at once are in ./offerQueryText.
 import * as z from 'zod/mini';
 import type { FilterOp, FilterValue, OfferFilters, OfferQuery } from '../api/types';
 import { QueryError, parseCliQuery } from './cliQuery';
-
-const DEFAULTS: OfferQuery = {
-  verified: true,
-  rentable: true,
-  type: 'on-demand',
-  order: [['score', 'desc']],
-  limit: 64,
-};
-export const DEFAULT_OFFER_QUERY: Readonly<OfferQuery> = Object.freeze(DEFAULTS);
-
-export const SORT_CHOICES: ReadonlyArray<{ label: string; order: Array<[string, 'asc' | 'desc']> }> = [
-  { label: 'Best score first', order: [['score', 'desc']] },
-  { label: 'Cheapest first ($/h)', order: [['dph_total', 'asc']] },
-  { label: 'Most DLPerf per $/h', order: [['dlperf_per_dphtotal', 'desc']] },
-  { label: 'Most reliable first', order: [['reliability', 'desc']] },
-  { label: 'Most GPU RAM first', order: [['gpu_ram', 'desc']] },
-];
+import { DEFAULT_OFFER_QUERY } from './offerQueryText';
 
 // Built when a search is checked (rarely), not when the module loads: constructing zod schemas is the
 // costly part of loading the activation bundle. Not cached, so the module keeps no state and the
@@ -182,31 +167,4 @@ export function withDefaults(q: OfferQuery): OfferQuery {
   const out: OfferQuery = { ...(q.filters ? general : DEFAULT_OFFER_QUERY), ...q };
   for (const k of Object.keys(out) as Array<keyof OfferQuery>) if (out[k] === undefined) delete out[k];
   return out;
-}
-
-function describeFilters(filters: OfferFilters): string {
-  const sym: Record<FilterOp, string> = { eq: '=', neq: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', in: ' in ', notin: ' not in ' };
-  const parts: string[] = [];
-  for (const [f, spec] of Object.entries(filters)) {
-    for (const [op, v] of Object.entries(spec) as Array<[FilterOp, FilterValue]>) parts.push(`${f}${sym[op]}${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
-  }
-  return parts.join(' ');
-}
-
-/** One line for the view description, e.g. "RTX 4090 · 1 GPU · ≥24 GB · verified · score". */
-export function describeOfferQuery(q: OfferQuery): string {
-  if (q.text) return q.text;
-  if (q.filters) return describeFilters(q.filters) || 'all offers';
-  const parts: string[] = [];
-  if (q.gpuNames?.length) parts.push(q.gpuNames.length > 2 ? `${q.gpuNames.length} models` : q.gpuNames.join(', '));
-  if (q.numGpus !== undefined) parts.push(`${q.numGpus} GPU${q.numGpus === 1 ? '' : 's'}`);
-  else if (q.minNumGpus !== undefined) parts.push(`≥${q.minNumGpus} GPUs`);
-  if (q.minGpuRamGb !== undefined) parts.push(`≥${q.minGpuRamGb} GB`);
-  if (q.minReliability !== undefined) parts.push(`≥${Math.round(q.minReliability * 100)}%`);
-  if (q.minDirectPorts !== undefined) parts.push(`≥${q.minDirectPorts} ports`);
-  if (q.type === 'bid') parts.push('interruptible');
-  if (q.verified === false) parts.push('unverified too');
-  const sort = SORT_CHOICES.find((s) => JSON.stringify(s.order) === JSON.stringify(q.order));
-  if (sort && sort !== SORT_CHOICES[0]) parts.push(sort.label.toLowerCase());
-  return parts.join(' · ') || 'all verified offers';
 }

@@ -4,7 +4,7 @@
 import type { Offer, OfferQuery, ServiceApi } from '../api/types';
 import { describeError } from '../core/describeError';
 import { Emitter, type Event } from '../core/events';
-import { DEFAULT_OFFER_QUERY, parseOfferQuery } from './offerQuery';
+import { DEFAULT_OFFER_QUERY } from './offerQueryText';
 import type { KeyValueStore } from '../core/ports';
 import type { OffersPort } from '../core/storePorts';
 import { OFFER_SEARCH_STATE_KEY } from '../core/stateKeys';
@@ -41,13 +41,46 @@ export class OfferStore implements OffersPort {
   /** Set by the Offers view: Refresh re-runs the search only when someone can see it (or saw results). */
   visible = false;
 
-  constructor(private readonly deps: OfferStoreDeps) {}
+  /**
+   * The query checker (zod and the CLI's grammar: dist/offerQuery.js, kept out of the activation
+   * bundle), loaded when the store is made; `null` when it could not load.
+   */
+  private parser: typeof import('./offerQuery') | null | undefined;
+  /** Settles once the saved search can be read (the checker loaded, or failed to). */
+  readonly ready: Promise<void>;
 
-  /** The last search of this workspace (or the defaults). */
-  get query(): OfferQuery {
+  constructor(private readonly deps: OfferStoreDeps) {
+    this.ready = import('./offerQuery').then(
+      (p) => this.loaded(p),
+      (e: unknown) => {
+        this.deps.warn(`The saved offer search could not be read: ${describeError(e)}`);
+        this.loaded(null);
+      },
+    );
+  }
+
+  private loaded(parser: typeof import('./offerQuery') | null): void {
+    this.parser = parser;
+    // The view describes the saved search from now on.
+    if (this.deps.workspaceState.get<unknown>(OFFER_SEARCH_STATE_KEY) !== undefined) this.changed.fire();
+  }
+
+  /**
+   * The last search of this workspace (or the defaults); undefined while it cannot be read yet (a
+   * saved search and the checker not loaded: a few microtasks after the store is made).
+   */
+  get query(): OfferQuery | undefined {
     const saved = this.deps.workspaceState.get<unknown>(OFFER_SEARCH_STATE_KEY);
-    const parsed = saved === undefined ? undefined : parseOfferQuery(saved);
+    if (saved === undefined) return { ...DEFAULT_OFFER_QUERY };
+    if (this.parser === undefined) return undefined;
+    const parsed = this.parser?.parseOfferQuery(saved);
     return parsed?.ok ? parsed.query : { ...DEFAULT_OFFER_QUERY };
+  }
+
+  /** The last search of this workspace (or the defaults), once it can be read. */
+  async savedQuery(): Promise<OfferQuery> {
+    await this.ready;
+    return this.query ?? { ...DEFAULT_OFFER_QUERY };
   }
 
   /**
@@ -77,7 +110,7 @@ export class OfferStore implements OffersPort {
   }
 
   /** Runs a search, persists it as this workspace's last search and publishes the result. */
-  async search(query: OfferQuery = this.query): Promise<Offer[]> {
+  async search(query: OfferQuery): Promise<Offer[]> {
     const key = JSON.stringify(query);
     // The same search already on its way: wait for it instead of asking twice.
     if (this.running && this.runningKey === key) return this.running;
@@ -97,7 +130,7 @@ export class OfferStore implements OffersPort {
         this.results = offers;
         this.lastError = undefined;
         this.shownKey = key;
-        this.fresh = { key: JSON.stringify(this.query), at: this.now() }; // as Refresh reads it back
+        this.fresh = { key: JSON.stringify(this.query ?? query), at: this.now() }; // as Refresh reads it back
         for (const o of offers) if (o.gpu_name) this.seenGpuNames.add(o.gpu_name);
       }
       return offers;
@@ -121,6 +154,7 @@ export class OfferStore implements OffersPort {
   refresh(): Promise<void> {
     if (!this.deps.isSignedIn()) return Promise.resolve();
     const q = this.query;
+    if (!q) return this.ready.then(() => this.refresh());
     const f = this.fresh;
     if (f && this.results && !this.lastError && f.key === JSON.stringify(q) && this.now() - f.at < SEARCH_DEBOUNCE_MS) return Promise.resolve();
     return this.search(q).then(

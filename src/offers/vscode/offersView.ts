@@ -4,7 +4,7 @@ import type { Offer } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { offerRow, offerRowSpeech } from '../offerRow';
 import { rowSpeech } from '../../core/spokenRow';
-import { describeOfferQuery } from '../offerQuery';
+import { describeOfferQuery } from '../offerQueryText';
 import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
@@ -23,9 +23,10 @@ export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
   protected describe(): ViewText {
     const info = this.services.connection();
     const store = this.services.offers;
+    const query = store.query; // undefined for the few microtasks until the saved search can be read
     return {
       message: info.demo ? DEMO_MESSAGE : store.searching && !store.offers ? 'Searching offers…' : undefined,
-      description: info.signedIn ? describeOfferQuery(store.query) + (info.demo ? ' · demo' : '') : undefined,
+      description: info.signedIn && query ? describeOfferQuery(query) + (info.demo ? ' · demo' : '') : undefined,
     };
   }
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { CLI_DEFAULT_FILTERS, QueryError, parseCliQuery, pointAt } from '../../../src/offers/cliQuery';
-import { describeOfferQuery, parseOfferQuery } from '../../../src/offers/offerQuery';
+import { parseOfferQuery } from '../../../src/offers/offerQuery';
+import { describeOfferQuery } from '../../../src/offers/offerQueryText';
 import { offerQueryToWire, validateOfferQuery } from '../../../src/api/offerSchemas';
 
 const defaults = { verified: { eq: true }, rentable: { eq: true }, external: { eq: false } };

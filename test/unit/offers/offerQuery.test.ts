@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { DEFAULT_OFFER_QUERY, describeOfferQuery, parseOfferQuery } from '../../../src/offers/offerQuery';
+import { parseOfferQuery } from '../../../src/offers/offerQuery';
+import { DEFAULT_OFFER_QUERY, describeOfferQuery } from '../../../src/offers/offerQueryText';
 
 test('defaults follow the CLI: verified, rentable, on-demand, best score first', () => {
   const r = parseOfferQuery({});

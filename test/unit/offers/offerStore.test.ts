@@ -27,7 +27,7 @@ test('a search is saved as the workspace query, its results and GPU names are ke
   const offers = await s.search({ numGpus: 1, limit: 5 });
   assert.ok(offers.length > 0 && offers.length <= 5);
   assert.deepEqual(state.data.get(OFFER_SEARCH_STATE_KEY), { numGpus: 1, limit: 5 });
-  assert.equal(s.query.limit, 5, 'the saved query is read back');
+  assert.equal(s.query?.limit, 5, 'the saved query is read back');
   assert.equal(s.offers, offers);
   assert.equal(s.error, undefined);
   assert.equal(s.searching, false);
@@ -133,4 +133,28 @@ test('a Refresh of the same query keeps its offers in view while it runs', async
   assert.equal(s.offers, first, 'the same query: its offers stay while they are refreshed');
   release();
   await again;
+});
+
+test('a saved search is read once the query checker (its own bundle) has loaded; the view hears of it, and a Refresh before then waits for it', async () => {
+  const state = memory();
+  state.data.set(OFFER_SEARCH_STATE_KEY, { text: 'num_gpus>=1 dph<50', filters: { num_gpus: { gte: 1 } } });
+  let searched: unknown;
+  const api = async () => {
+    const c = h.client();
+    return { ...c, searchOffers: (q: Parameters<ServiceApi['searchOffers']>[0], o?: Parameters<ServiceApi['searchOffers']>[1]) => ((searched = q), c.searchOffers(q, o)) } as ServiceApi;
+  };
+  const s = new OfferStore({ api, isSignedIn: () => true, workspaceState: state, warn: () => undefined });
+  let changes = 0;
+  s.onDidChange(() => changes++);
+  assert.equal(s.query === undefined, true, 'not read before the checker loaded: no default shown in its place');
+  const refreshed = s.refresh();
+  await s.ready;
+  assert.ok(changes >= 1, 'the view is told the saved search can be read');
+  assert.equal(s.query?.text, 'num_gpus>=1 dph<50', 'the saved search, re-checked');
+  assert.equal((await s.savedQuery()).text, 'num_gpus>=1 dph<50');
+  await refreshed;
+  assert.equal((searched as { text?: string } | undefined)?.text, 'num_gpus>=1 dph<50', 'the early Refresh searched the saved query, not the defaults');
+  assert.ok(s.offers?.length);
+  const empty = new OfferStore({ api, isSignedIn: () => true, workspaceState: memory(), warn: () => undefined });
+  assert.equal(empty.query?.limit, 64, 'nothing saved: the defaults at once');
 });

@@ -186,7 +186,7 @@ async function walk(services: Services, t0: number): Promise<void> {
   assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
     await waitFor(async () => (await api.showInstance(inst.id)).gpu_util === 0, 5000, 'the fake GPU reporting 0 %');
     // 5. The warning (a real notification; the runner screenshots it and checks its links).
-    const first = await waitFor(() => warnings[0], 15_000, 'the idle warning');
+    const first = await waitFor(() => warnings[0], 45_000, 'the idle warning');
     assert.equal(first.reason, 'idle');
     assert.equal(first.action, 'stop');
     log(`guard-warning at ${Math.round((Date.now() - t0) / 1000)} s`);
@@ -194,11 +194,11 @@ async function walk(services: Services, t0: number): Promise<void> {
     // Busy again: the warning is withdrawn and closes (the runner checks it is gone from the page);
     // idle again: a new idle stretch, a new warning.
     await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 90 });
-    await waitFor(() => withdrawn.length > 0, 15_000, 'the warning withdrawn once the GPU is busy');
+    await waitFor(() => withdrawn.length > 0, 45_000, 'the warning withdrawn once the GPU is busy');
     assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[first.key, 'busy']]);
     assert.equal(await uiCheckpoint('guard-warning-withdrawn'), 'ok');
     await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
-    const w = await waitFor(() => warnings[1], 15_000, 'the warning of the new idle stretch');
+    const w = await waitFor(() => warnings[1], 45_000, 'the warning of the new idle stretch');
     assert.notEqual(w.key, first.key);
     // Keep Running 1 h, clicked in it by the runner.
     assert.equal(await uiCheckpoint('guard-keep-running'), 'ok');

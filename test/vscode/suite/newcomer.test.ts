@@ -122,7 +122,7 @@ describe('newcomer', () => {
     assert.equal(await uiCheckpoint('search-list'), 'ok');
     const result = await pending;
     assert.ok(Array.isArray(result) && result.length > 0, `the search ran and found offers: ${JSON.stringify({ result: Array.isArray(result) ? result.length : result, error: services.offers.error, query: services.offers.query, demo: services.connection().demo })}`);
-    const q = services.offers.query;
+    const q = await services.offers.savedQuery();
     assert.equal(q.minGpuRamGb, 24, 'the typed GPU RAM was kept');
     assert.equal(q.minReliability, 0.98, 'the typed reliability was kept');
     assert.equal(q.verified, true, 'the refused answer changed nothing');

@@ -57,11 +57,11 @@ describe('smoke', () => {
     const { services } = await getExtensionApi();
     await simControl().seed({ instances: 2 });
     answer('showInputBox', 'sim-api-key');
-    capture('showInformationMessage');
+    capture('setStatusBarMessage');
     const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey');
     assert.equal(ok, true, 'gpuRental.setApiKey did not save the simulator key');
     assert.equal(services.connection().signedIn, true);
-    assert.ok(promptCalls.some((p) => p.kind === 'showInformationMessage' && /signed in/i.test(p.text)), 'no "signed in" message');
+    assert.ok(promptCalls.some((p) => p.kind === 'setStatusBarMessage' && /signed in/i.test(p.text)), 'no "signed in" confirmation in the status bar');
     await services.instances.refresh();
     await waitFor(() => services.instances.instances.length >= 2, 10_000, 'two instances in the store');
     const verdict = await uiCheckpoint('signed-in');

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import type { Offer, OfferQuery } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
-import { SORT_CHOICES, parseOfferQuery, parseQueryText, withDefaults } from '../../offerQuery';
+import { parseOfferQuery, parseQueryText, withDefaults } from '../../offerQuery';
+import { SORT_CHOICES } from '../../offerQueryText';
 import { typedReliability, type Typed } from '../../../core/steps';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
 import { markWalkthroughStep } from '../../../core/vscode/walkthroughProgress';
@@ -221,7 +222,7 @@ export async function searchOffers(services: Pick<Services, 'connection' | 'log'
     query = parsed.query;
   } else {
     // The list edits the documented keys; a query in the CLI language starts it afresh.
-    const current = offers.query;
+    const current = await offers.savedQuery();
     query = await editFilters(current.filters ? withDefaults({}) : current, offers.gpuNames);
     if (!query) return undefined;
     query = withDefaults(query);
@@ -260,12 +261,13 @@ export async function searchOffersQuery(services: Pick<Services, 'connection' | 
 }
 
 /** The input box of Search Offers (Query), starting from the query shown now; undefined on Escape. */
-function askQueryText(services: Pick<Services, 'offers'>): Thenable<string | undefined> {
+async function askQueryText(services: Pick<Services, 'offers'>): Promise<string | undefined> {
+  const shown = await services.offers.savedQuery();
   return vscode.window.showInputBox({
     title: 'GPU Rental: Search Offers with a Query',
     prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
     placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
-    value: services.offers.query.text ?? '',
+    value: shown.text ?? '',
     ignoreFocusOut: true,
     validateInput: (v) => {
       if (!v.trim()) return undefined; // checked on Enter
