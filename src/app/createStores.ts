@@ -103,6 +103,7 @@ export function createCostNotes(base: ServiceBase, instances: PolledInstanceStor
   return {
     costs: {
       line: (i: Instance) => billing()?.costLine(i) ?? ledger?.line(i, Date.now()),
+      group: (members: readonly Instance[]) => billing()?.groupCost(members) ?? ledger?.group(members, Date.now()),
       today: () => billing()?.spentToday() ?? ledger?.today(Date.now()),
     },
     clear: () => ledger?.clear(),

@@ -3,7 +3,7 @@
 // are days in UTC, as the service bills them.
 import type { Charge, Instance, ServiceApi } from '../api/types';
 import { Emitter, type Disposable } from '../core/events';
-import { formatMoney } from '../core/rates';
+import { formatMoney, type GroupCost } from '../core/rates';
 
 export const DAY = 86400;
 export const dayStart = (t: number): number => Math.floor(t / DAY) * DAY;
@@ -119,13 +119,28 @@ export function summarizeCharges(charges: readonly Charge[], now: number): Spend
   return sum.result();
 }
 
-/** "Cost so far: $x (service charges)" when the charges cover the instance's whole life. */
-export function instanceCostLine(s: Spending | undefined, i: Instance): string | undefined {
+/** What the service charged for the instance, when the charges cover its whole life. */
+function instanceCharged(s: Spending | undefined, i: Instance): number | undefined {
   if (!s) return undefined;
   const start = typeof i.start_date === 'number' ? i.start_date : undefined;
   if (start === undefined || start < s.from) return undefined;
-  const v = s.byInstance.get(i.id);
-  return v === undefined ? undefined : `Cost so far: ${formatMoney(v)} (the service's charges)`;
+  return s.byInstance.get(i.id);
+}
+
+/** "Cost so far: $x (service charges)" when the charges cover the instance's whole life. */
+export function instanceCostLine(s: Spending | undefined, i: Instance): string | undefined {
+  return groupCost(s, [i])?.line;
+}
+
+/** The members' sum, only when the charges cover every member (else the rate ledger answers for all of them). */
+export function groupCost(s: Spending | undefined, members: readonly Instance[]): GroupCost | undefined {
+  let sum = 0;
+  for (const i of members) {
+    const v = instanceCharged(s, i);
+    if (v === undefined) return undefined;
+    sum += v;
+  }
+  return members.length ? { amount: sum, estimate: false, line: `Cost so far: ${formatMoney(sum)} (the service's charges)` } : undefined;
 }
 
 export function spentLines(s: Spending): string[] {

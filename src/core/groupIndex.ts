@@ -20,3 +20,22 @@ export function readGroupIndex(state: Pick<KeyValueStore, 'get'>): GroupSummary[
     return [{ name: x.name, instanceIds }];
   });
 }
+
+/** A creation's label is its member's label with a unique suffix ("<group>-<rank>-<suffix>"). */
+export function isMemberLabel(member: string, creation: string): boolean {
+  return creation === member || creation.startsWith(`${member}-`);
+}
+
+/**
+ * Whether this in-flight rental is a member of a group still being rented: after a reload the
+ * groups resume such members as one group, and the plain in-flight watcher leaves them alone.
+ */
+export function isRentingMember(state: Pick<KeyValueStore, 'get'>, creationLabel: string): boolean {
+  const raw = state.get<unknown[]>(GROUPS_STATE_KEY);
+  if (!Array.isArray(raw)) return false;
+  return raw.some((g) => {
+    const x = g as { status?: unknown; members?: unknown };
+    if (!x || x.status !== 'renting' || !Array.isArray(x.members)) return false;
+    return (x.members as Array<{ label?: unknown }>).some((m) => m && typeof m.label === 'string' && isMemberLabel(m.label, creationLabel));
+  });
+}

@@ -51,3 +51,10 @@ export function asOfText(atMs: number): string {
   const d = new Date(atMs);
   return `as of ${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
+
+/** A group's cost so far (its members summed) and the sentence that says it, as an instance's "Cost so far: …". */
+export interface GroupCost {
+  amount: number;
+  estimate: boolean;
+  line: string;
+}

@@ -2,7 +2,7 @@
 // lazily loaded bundle (dist/costLedger.js, loaded with the first instance list): views read
 // finished sentences through Services.costs and never import it.
 import type { Instance } from '../api/types';
-import { currentRate, formatMoney } from '../core/rates';
+import { currentRate, formatMoney, type GroupCost } from '../core/rates';
 
 function num(v: number | null | undefined): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
@@ -87,6 +87,24 @@ export class CostLedger {
     const first = t?.samples[0];
     if (!t || !first) return undefined;
     return { amount: integrate(t.samples, first.at, this.end(t, now)), estimate: true, since: first.at };
+  }
+
+  /**
+   * The members' cost so far summed; undefined when one of them has never been seen (a sum
+   * missing a member would read as the group's). An estimate when any part is one, seen since
+   * the latest of their first samples.
+   */
+  groupCostSoFar(members: readonly Instance[], now: number): CostSoFar | undefined {
+    const parts = members.map((m) => this.costSoFar(m, now));
+    if (!parts.length || parts.some((c) => c === undefined)) return undefined;
+    const known = parts as CostSoFar[];
+    const estimates = known.filter((c) => c.estimate);
+    const since = estimates.flatMap((c) => (c.since !== undefined ? [c.since] : []));
+    return {
+      amount: known.reduce((a, c) => a + c.amount, 0),
+      estimate: estimates.length > 0,
+      ...(since.length ? { since: Math.max(...since) } : {}),
+    };
   }
 
   /** What all instances seen cost from `dayStart` (ms, local midnight) until `now`, destroyed ones included. */
@@ -188,6 +206,11 @@ export class CostNotesImpl {
 
   line(i: Instance, now: number): string | undefined {
     return costSoFarLine(this.ledger.costSoFar(i, now));
+  }
+
+  group(members: readonly Instance[], now: number): GroupCost | undefined {
+    const c = this.ledger.groupCostSoFar(members, now);
+    return c && { amount: c.amount, estimate: c.estimate, line: costSoFarLine(c)! };
   }
 
   today(now: number): string {

@@ -7,6 +7,8 @@ import { logText } from '../create/flowTypes';
 import { destroyCreated } from '../create/failedBoot';
 import { removeGroup, updateGroup, type GroupRecord } from './groupRecords';
 import { deleteNetwork } from './overlayNetwork';
+import { BULK_IDS_MAX } from '../api/overlayApi';
+import { isApiError } from '../api/errors';
 
 export interface GroupActionPorts {
   api: ServiceApi;
@@ -33,9 +35,33 @@ export async function destroyGroup(p: GroupActionPorts, g: GroupRecord): Promise
   return { destroyed, kept };
 }
 
-/** Stops or starts every member; the ids the service refused (each named in the log). */
+/**
+ * Stops or starts every member: one bulk call per 64 ids where the service has it; member by
+ * member when it answers otherwise (the seed's 404, or an id it no longer lists: each member then
+ * gets its own answer). Setting a state twice is harmless, so a failed bulk call is never a lost
+ * change. The ids the service refused (each named in the log).
+ */
 export async function setGroupState(p: GroupActionPorts, g: GroupRecord, state: 'running' | 'stopped'): Promise<number[]> {
   const ids = g.members.flatMap((m) => (m.instanceId !== undefined ? [m.instanceId] : []));
+  const doing = state === 'stopped' ? 'stopping' : 'starting';
+  const chunks: number[][] = [];
+  for (let k = 0; k < ids.length; k += BULK_IDS_MAX) chunks.push(ids.slice(k, k + BULK_IDS_MAX));
+  const failed = await Promise.all(
+    chunks.map(async (chunk) => {
+      try {
+        await p.api.setInstancesState(chunk, state);
+        return [];
+      } catch (e) {
+        const seed = isApiError(e) && e.kind === 'http' && e.status === 404;
+        p.log[seed ? 'info' : 'warn'](`group ${g.name}: ${doing} instances ${chunk.join(', ')} in one call failed (${logText(e)}); one by one instead`);
+        return oneByOne(p, g, chunk, state);
+      }
+    }),
+  );
+  return failed.flat();
+}
+
+async function oneByOne(p: GroupActionPorts, g: GroupRecord, ids: readonly number[], state: 'running' | 'stopped'): Promise<number[]> {
   const failed: number[] = [];
   await Promise.all(
     ids.map(async (id) => {

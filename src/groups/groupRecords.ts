@@ -26,8 +26,8 @@ export interface GroupRecord {
   gpusPerNode: number;
   members: GroupMember[];
   createdAt: number;
-  /** renting: not all members run yet (or being unwound); ready: every member runs and knows the group. */
-  status: 'renting' | 'ready' | 'unwinding';
+  /** renting: not all members run yet (or being unwound); ready: every member runs and knows the group; failed: a reload left it not whole and the user has not yet said to destroy it. */
+  status: 'renting' | 'ready' | 'unwinding' | 'failed';
   masterPort: number;
 }
 

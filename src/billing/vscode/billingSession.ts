@@ -8,7 +8,8 @@ import type { PendingPriceIncrease } from '../../api/types';
 import type { Instance } from '../../api/types';
 import { PriceIncreaseWatcher, increaseHeadline, rowMark } from '../priceIncreases';
 import { IncreaseNotices } from '../increaseNotices';
-import { SpendingStore, instanceCostLine, spentLines } from '../spending';
+import type { GroupCost } from '../../core/rates';
+import { SpendingStore, instanceCostLine, groupCost, spentLines } from '../spending';
 import { checkBudgetNow } from './budgetWatch';
 import { checkIdleBilling } from './idleBilling';
 import { idList } from '../../instances/instanceGone';
@@ -27,6 +28,8 @@ export interface BillingSession {
   spentToday(): string | undefined;
   /** "Cost so far: $x (the service's charges)" when the charges cover the instance's life. */
   costLine(i: Instance): string | undefined;
+  /** The members' cost so far summed, when the charges cover every one of them. */
+  groupCost(members: readonly Instance[]): GroupCost | undefined;
   statusItem: vscode.StatusBarItem;
   /** Increases told about in a notification (tests). */
   notified: number[];
@@ -77,6 +80,7 @@ function startBilling(services: Pick<Services, 'api' | 'connection' | 'connectio
     decided: (id) => notices.decided(id),
     spentToday: () => (spending.current ? spentLines(spending.current).join(' · ') : undefined),
     costLine: (i) => instanceCostLine(spending.current, i),
+    groupCost: (members) => groupCost(spending.current, members),
   };
   sessions.set(services, session);
   services.track(increases);

@@ -10,6 +10,7 @@ import type { ApiKeyPort, ConnectionInfo, KeyValueStore, SecretStore } from '../
 import type { ConnectionState, DemoEndpoint } from '../connection';
 import type { CreditPort, InstanceGonePort, InstancesPort, LogsPort, OffersPort } from '../storePorts';
 import type { GuardPort } from '../guardPort';
+import type { GroupCost } from '../rates';
 import type { Settings } from './settings';
 import type { InstanceMarks } from '../instanceMarks';
 
@@ -68,7 +69,8 @@ export interface Services {
    * service's own total where an instance carries one, else an estimate from the rates seen).
    * Undefined until the first instance list has loaded the ledger (dist/costLedger.js).
    */
-  readonly costs: { line(i: Instance): string | undefined; today(): string | undefined };
+  /** Finished sentences: an instance's cost so far, a group's (its members summed), spent today. */
+  readonly costs: { line(i: Instance): string | undefined; group(members: readonly Instance[]): GroupCost | undefined; today(): string | undefined };
   /** Notes features pin on instance rows (src/core/instanceMarks.ts), shown by the Instances view. */
   readonly marks: InstanceMarks;
 }

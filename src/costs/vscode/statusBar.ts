@@ -13,26 +13,36 @@ import { rateSourceText } from '../credit';
 import { type BurnRate } from '../../core/storePorts';
 import { background } from '../../core/background';
 import { BUDGET_WARNED_KEY } from '../../core/stateKeys';
+import { readGroupIndex, type GroupSummary } from '../../core/groupIndex';
+import { countItems, runningText, type CountedGroup, type CountedItems } from '../groupCounts';
 
 const DONT_SHOW_AGAIN = "Don't Show Again";
 
-export function statusText(s: CostSummary, demo: boolean): string {
-  return `$(server) ${formatRate(s.totalPerHour)} · ${s.running} running${demo ? ' · demo' : ''}`;
+/** `$(server) $1.84/h · 2 running`; a group of machines counts as one item ("1 group of 3"). */
+export function statusText(s: CostSummary, demo: boolean, items?: CountedItems): string {
+  return `$(server) ${formatRate(s.totalPerHour)} · ${items ? runningText(items) : `${s.running} running`}${demo ? ' · demo' : ''}`;
+}
+
+function groupLine(g: CountedGroup): string {
+  return `- Group ${md(g.name)} (${g.members.length} machines${g.active < g.members.length ? `, ${g.active} running` : ''}): ${md(formatRate(g.perHour))} in total`;
 }
 
 /** The tooltip; `creditAt` is when the credit was read (the Account view shows the same read). */
-export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate, creditAt?: number): string {
+export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate, creditAt?: number, groups: readonly GroupSummary[] = []): string {
   const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
-  const active = instances.filter(isBilledForCompute);
-  const idle = instances.filter((i) => !isBilledForCompute(i));
-  if (active.length) {
+  const items = countItems(instances, groups);
+  const active = items.singles.filter(isBilledForCompute);
+  const idle = items.singles.filter((i) => !isBilledForCompute(i));
+  if (active.length || items.activeGroups.length) {
     lines.push('Running:');
+    for (const g of items.activeGroups) lines.push(groupLine(g));
     for (const i of active) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
   } else {
     lines.push('Nothing running.');
   }
-  if (idle.length) {
+  if (idle.length || items.idleGroups.length) {
     lines.push('', `Stopped (storage only, ${md(formatRate(s.idleStoragePerHour))} in all):`);
+    for (const g of items.idleGroups) lines.push(groupLine(g));
     for (const i of idle) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
   }
   lines.push('', `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))}${rate.at !== undefined ? `, ${md(asOfText(rate.at))}` : ''})` : ''}`);
@@ -92,11 +102,13 @@ export class CostStatusBar implements vscode.Disposable {
     const rate = this.services.credit.rate(instances);
     const s = summarizeCosts(instances, this.services.credit.current(instances), rate.source === 'service' ? rate.perHour : undefined);
     this.summary = s;
-    this.item.text = statusText(s, info.demo);
-    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate, this.services.credit.reading()?.at));
+    const groups = readGroupIndex(this.services.globalState);
+    const items = countItems(instances, groups);
+    this.item.text = statusText(s, info.demo, items);
+    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate, this.services.credit.reading()?.at, groups));
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
-      label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${s.running} running${info.demo ? ', demo mode' : ''}`,
+      label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${runningText(items)}${info.demo ? ', demo mode' : ''}`,
     };
     this.item.backgroundColor = this.colour(s, info.demo);
     this.item.show();

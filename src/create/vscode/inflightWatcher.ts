@@ -6,12 +6,15 @@ import type { Services } from '../../core/vscode/services';
 import { readInflight, realClock, resumeInflight } from '../createFlow';
 import { sshEntryWriterFor } from '../../ssh/vscode/sshHost';
 import { background } from '../../core/background';
+import { isRentingMember } from '../../core/groupIndex';
 
 /** One watcher per in-flight rental (by id, or label while its id is unknown), however often this is called. */
 const watching = new Set<number | string>();
 
 export async function keepWatching(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, ref?: number | string): Promise<void> {
+  // A member of a group still being rented is resumed with its group (src/groups/groupResume.ts).
   const keys = readInflight(services.globalState)
+    .filter((r) => !isRentingMember(services.globalState, r.label))
     .map((r) => r.instanceId ?? r.label)
     .filter((x) => (ref === undefined || x === ref) && !watching.has(x));
   if (!keys.length) return;

@@ -9,7 +9,7 @@ import { DEMO_MESSAGE } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 import { readGroupIndex } from '../../core/groupIndex';
-import { currentRate, formatRate } from '../../core/rates';
+import { currentRate, formatMoney, formatRate, type GroupCost } from '../../core/rates';
 import type { Instance } from '../../api/types';
 import { instanceRowSpeech } from '../rowSpeech';
 import { rowSpeech } from '../../core/spokenRow';
@@ -53,7 +53,10 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
       item.accessibilityInformation = { label: rowSpeech(node.label, node.secret ? 'secret, hidden; the context menu copies it' : node.value) };
       return item;
     }
-    if (node.kind === 'group') return groupItem(node, node.ids.flatMap((id) => store.get(id) ?? []));
+    if (node.kind === 'group') {
+      const members = node.ids.flatMap((id) => store.get(id) ?? []);
+      return groupItem(node, members, this.services.costs.group(members));
+    }
     const inst = store.get(node.id);
     if (!inst) {
       const gone = new vscode.TreeItem(`#${node.id}`, vscode.TreeItemCollapsibleState.None);
@@ -117,15 +120,16 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
   }
 }
 
-/** The group's row: its name, how many members run, and what it costs per hour in total. */
-function groupItem(node: { name: string; ids: number[] }, members: readonly Instance[]): vscode.TreeItem {
+/** The group's row: its name, how many members run, what it costs per hour in total and has cost so far (`spent`). */
+function groupItem(node: { name: string; ids: number[] }, members: readonly Instance[], spent: GroupCost | undefined): vscode.TreeItem {
   const item = new vscode.TreeItem(`Group ${node.name}`, vscode.TreeItemCollapsibleState.Expanded);
   item.id = `group:${node.name}`;
   const running = members.filter((m) => m.state === 'running').length;
   const rate = members.reduce((s, m) => s + currentRate(m), 0);
-  item.description = `${running}/${node.ids.length} running · ${formatRate(rate, 2)} in total`;
-  item.tooltip = `Group ${node.name}: ${node.ids.length} machines on one private network (instances ${node.ids.join(', ')}). Stop, Start and Destroy act on every member; SSH: gpu-${node.name} (rank 0), gpu-${node.name}-<rank>.`;
+  item.description = `${running}/${node.ids.length} running · ${formatRate(rate, 2)} in total${spent ? ` · ${spent.estimate ? '≈ ' : ''}${formatMoney(spent.amount)} so far` : ''}`;
+  item.tooltip = `Group ${node.name}: ${node.ids.length} machines on one private network (instances ${node.ids.join(', ')}). ${spent ? `${spent.line}. ` : ''}Stop, Start and Destroy act on every member; SSH: gpu-${node.name} (rank 0), gpu-${node.name}-<rank>.`;
   item.iconPath = new vscode.ThemeIcon('server-environment');
   item.contextValue = 'group';
   return item;
 }
+

@@ -12,6 +12,10 @@ import { rentSetup } from '../../../create/vscode/rentSetup';
 import { loadTemplateUri, resolveTemplateUri, templatesRestricted } from '../../../create/vscode/templateFiles';
 import { createWriter, sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
 import { runGroupFlow } from '../../groupFlow';
+import { resumeGroups } from '../../groupResume';
+import { readGroups, type GroupRecord } from '../../groupRecords';
+import { formatRate } from '../../../core/rates';
+import { groupTotal } from '../groupPick';
 import { hostfile, prepareGroup } from '../../groupLaunch';
 import { sshShell } from '../../sshShell';
 import type { GroupResult } from '../../groupTypes';
@@ -104,4 +108,41 @@ async function report(services: Services, r: GroupResult, templateUri: vscode.Ur
     services.log,
     'the group ready notice',
   );
+}
+
+/**
+ * After a reload: every group that was being rented is resumed as one group (src/groups/groupResume.ts).
+ * One that does not come up whole is destroyed only after the user's yes; until then it stays,
+ * shown as its group in the Instances view.
+ */
+export async function resumeInterruptedGroups(services: Services): Promise<void> {
+  if (!readGroups(services.globalState).some((g) => g.status === 'renting')) return;
+  const api = await services.api();
+  const shell = sshShell({ configPath: createWriter(services).configPath });
+  const ac = new AbortController();
+  services.track({ dispose: () => ac.abort() });
+  const out = await resumeGroups(
+    {
+      api,
+      log: services.log,
+      clock: realClock,
+      ssh: sshEntryWriterFor(services),
+      state: services.globalState,
+      instances: services.instances,
+      prepare: (g, inst) => prepareGroup(shell, realClock, g, inst),
+      confirmUnwind: async (g: GroupRecord, ids: readonly number[], problem: string) =>
+        (await vscode.window.showWarningMessage(
+          `Group "${g.name}": ${problem}. Destroy its ${ids.length} machine(s) (${formatRate(groupTotal(g), 2)} in total)?`,
+          { modal: true, detail: `The group was being rented when VS Code reloaded; all or none was agreed, so it cannot be used as it is. Instances ${ids.join(', ')} are billing until destroyed. "Keep" leaves them in the Instances view, under the group (Destroy Group there).` },
+          'Destroy Group',
+          'Keep',
+        )) === 'Destroy Group',
+    },
+    { signal: ac.signal },
+  );
+  for (const r of out) {
+    if (r.outcome === 'ready') vscode.window.showInformationMessage(`Group "${r.name}" is ready after the reload: every machine runs. Rank 0 is gpu-${r.name}-0.`);
+    else if (r.outcome === 'destroyed' && r.kept.length) vscode.window.showErrorMessage(`Group "${r.name}": ${r.kept.map((id) => `instance ${id}`).join(', ')} could not be destroyed and still bill. Destroy them from the Instances view.`);
+    else if (r.outcome === 'destroyed') vscode.window.showInformationMessage(`Group "${r.name}" was destroyed (${r.destroyed.length} machines); nothing of it bills.`);
+  }
 }

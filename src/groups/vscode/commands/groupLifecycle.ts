@@ -66,7 +66,7 @@ async function setState(services: Services, arg: unknown, state: 'running' | 'st
     state === 'stopped'
       ? `Instances ${ids(g)} stop: GPU billing ends, their disks are kept and still billed. A job running on them is interrupted.`
       : `Instances ${ids(g)} start again at ${formatRate(groupTotal(g), 2)} in total, if their machines are free (a stopped instance can lose its GPU to another renter).`;
-  if (!(await confirmed(g, `${verb} group "${g.name}": all ${g.members.length} machines?`, detail, `${verb} Group`, args))) return undefined;
+  if (!(await confirmed(g, `${verb} group "${g.name}": all ${g.members.length} machines (${formatRate(groupTotal(g), 2)} in total)?`, detail, `${verb} Group`, args))) return undefined;
   const p = await ports(services);
   if (!p) return undefined;
   const failed = await setGroupState(p, g, state);
