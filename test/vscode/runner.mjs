@@ -25,7 +25,9 @@ const QUIET_MS = 60_000; // longest silence allowed between records outside a te
 const screenshotDir = join(root, 'screenshots');
 const resultsDir = join(root, 'test-results');
 
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+// package.json as VS Code shows it: "%key%" strings resolved from package.nls.json.
+const nls = existsSync(join(root, 'package.nls.json')) ? JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) : {};
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'), (_k, v) => (typeof v === 'string' && /^%[^%]+%$/.test(v) && v.slice(1, -1) in nls ? nls[v.slice(1, -1)] : v));
 const cleanups = [];
 let finished = false;
 

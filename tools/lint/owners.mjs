@@ -34,6 +34,12 @@ export const OWNERS = [
       "VariableDeclarator[id.name=/_KEY$/] > Literal[value=/^gpuRental\\./], CallExpression[callee.property.name=/^(get|update)$/][callee.object.property.name=/^(globalState|workspaceState)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/], CallExpression[callee.property.name=/^(get|update)$/][callee.object.name=/^(globalState|workspaceState|state)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]",
     message: 'Every globalState/workspaceState key lives in src/core/stateKeys.ts (so two features never share one by accident): add it there and import it.',
   },
+  {
+    // No file: a message a user reads is never a bare string, so it can be translated.
+    owner: [],
+    selector: "CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]",
+    message: "A message a user reads goes through vscode.l10n.t('… {0} …', value) so it can be translated (CONTRIBUTING.md \"Localization\"; `npm run l10n` writes l10n/bundle.l10n.json).",
+  },
 ];
 
 /**

@@ -30,7 +30,7 @@ export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string
         panel.webview.postMessage({ type: 'status', text: 'Copied to the clipboard.' });
       } else if (m?.type === 'save') {
         const uri = await vscode.window.showSaveDialog({
-          title: 'Save backup codes',
+          title: vscode.l10n.t('Save backup codes'),
           defaultUri: vscode.Uri.file(savePath()),
           filters: { 'Text files': ['txt'] },
         });

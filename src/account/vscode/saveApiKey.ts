@@ -13,10 +13,10 @@ export async function saveKeyWithFeedback(services: Pick<Services, 'apiKey' | 'c
     return false;
   }
   if (services.connectionState.isDemo()) {
-    vscode.window.showErrorMessage('You are in demo mode. Run "GPU Rental: Exit Demo Mode" first, then set your API key.');
+    vscode.window.showErrorMessage(vscode.l10n.t('You are in demo mode. Run "GPU Rental: Exit Demo Mode" first, then set your API key.'));
     return false;
   }
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Checking the API key…' }, () => services.apiKey.save(key));
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Checking the API key…') }, () => services.apiKey.save(key));
   if (!result.ok) {
     services.log.warn(`API key not saved: ${result.message}`);
     vscode.window.showErrorMessage(result.message);

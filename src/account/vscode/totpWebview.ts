@@ -68,7 +68,7 @@ export function showTotpSetup(
   const ticker = demoCode && setInterval(() => {
     panel.webview.postMessage({ type: 'demoCode', code: demoCode() });
   }, 5000);
-  panel.webview.html = page(panel.webview, extensionUri, { title: 'Add Authenticator App', body, script: 'totp.js' });
+  panel.webview.html = page(panel.webview, extensionUri, { title: vscode.l10n.t('Add Authenticator App'), body, script: 'totp.js' });
   return new Promise<boolean>((resolve) => {
     let ok = false;
     const drop = (): void => {

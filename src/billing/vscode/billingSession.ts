@@ -64,7 +64,7 @@ function startBilling(services: Pick<Services, 'api' | 'connection' | 'connectio
   });
   const statusItem = vscode.window.createStatusBarItem('gpuRental.priceIncreases', vscode.StatusBarAlignment.Left, 49);
   statusItem.name = 'GPU Rental Price Increases';
-  statusItem.command = { command: 'gpuRental.reviewPriceIncrease', title: 'Review Price Increase' };
+  statusItem.command = { command: 'gpuRental.reviewPriceIncrease', title: vscode.l10n.t('Review Price Increase') };
   statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
   const spending = new SpendingStore({ api: () => services.api(), now: () => Date.now() / 1000, warn: (m) => services.log.warn(m) });
   // Ids are the service's: remembered per server (a new demo simulator numbers from the start again).
@@ -128,7 +128,7 @@ function markRows(services: Pick<Services, 'instances' | 'marks'>, rows: readonl
   const marks = new Map<number, InstanceMark>();
   for (const p of rows) {
     const inst = services.instances.get(p.contract_id);
-    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Right-click the row, Review Price Increase…, to accept or reject it.`, context: 'priceUp' });
+    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: vscode.l10n.t('{0} Right-click the row, Review Price Increase…, to accept or reject it.', increaseHeadline(p, nameOf(services, p.contract_id), inst)), context: 'priceUp' });
   }
   services.marks.set('priceIncreases', marks);
 }
@@ -139,8 +139,8 @@ function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: 
   if (n === 0) session.statusItem.hide();
   else {
     session.statusItem.text = `$(arrow-up) ${n} price increase${n === 1 ? '' : 's'}`;
-    session.statusItem.tooltip = `${n} host${n === 1 ? ' has' : 's have'} raised the price of a rental. Click to review.`;
-    session.statusItem.accessibilityInformation = { label: `GPU Rental: ${n} pending price increase${n === 1 ? '' : 's'}` };
+    session.statusItem.tooltip = vscode.l10n.t('{0} host{1} raised the price of a rental. Click to review.', n, n === 1 ? ' has' : 's have');
+    session.statusItem.accessibilityInformation = { label: vscode.l10n.t('GPU Rental: {0} pending price increase{1}', n, n === 1 ? '' : 's') };
     session.statusItem.show();
   }
   const { plan, saved } = notices.take(rows);

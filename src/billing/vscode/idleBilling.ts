@@ -52,13 +52,13 @@ async function decide(services: Pick<Services, 'globalState' | 'instances' | 'ma
       message: remind.length === 1
         ? `${instanceName(remind[0]!.inst)} is stopped but still bills for storage (${staleMark(remind[0]!).text}).`
         : `${remind.length} stopped instances still bill for storage, ${formatMoney(perMonth)} a month in all (${someNames(remind.map((s) => instanceName(s.inst)))}).`,
-      title: 'Stopped Instances That Bill for Storage',
+      title: vscode.l10n.t('Stopped Instances That Bill for Storage'),
       items: remind.map((s) => ({
         name: instanceName(s.inst),
         detail: staleMark(s).text,
         actions: [
-          { label: 'Destroy…', run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', s.inst.id) }, // confirms
-          { label: 'Keep (no more reminders for it)', run: () => remember(services, KEEP_STOPPED_KEY, [s.inst.id]) },
+          { label: vscode.l10n.t('Destroy…'), run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', s.inst.id) }, // confirms
+          { label: vscode.l10n.t('Keep (no more reminders for it)'), run: () => remember(services, KEEP_STOPPED_KEY, [s.inst.id]) },
         ],
       })),
       dontShowAgain: () => services.globalState.update(STORAGE_REMINDER_OFF_KEY, true),
@@ -72,13 +72,13 @@ async function decide(services: Pick<Services, 'globalState' | 'instances' | 'ma
       message: outbid.length === 1
         ? `${instanceName(outbid[0]!)} was outbid: the service stopped it because another renter bid more. Raise the bid to run it again.`
         : `${outbid.length} instances were outbid (${someNames(outbid.map(instanceName))}): the service stopped them because other renters bid more. Raise a bid to run one again.`,
-      title: 'Outbid Instances',
+      title: vscode.l10n.t('Outbid Instances'),
       items: outbid.map((i) => ({
         name: instanceName(i),
-        detail: `#${i.id}: stopped by the service (outbid)`,
+        detail: vscode.l10n.t('#{0}: stopped by the service (outbid)', i.id),
         actions: [
-          { label: 'Change Bid…', run: () => vscode.commands.executeCommand('gpuRental.changeBid', i.id) },
-          { label: 'Destroy…', run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', i.id) },
+          { label: vscode.l10n.t('Change Bid…'), run: () => vscode.commands.executeCommand('gpuRental.changeBid', i.id) },
+          { label: vscode.l10n.t('Destroy…'), run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', i.id) },
         ],
       })),
     }));
@@ -91,13 +91,13 @@ async function decide(services: Pick<Services, 'globalState' | 'instances' | 'ma
       message: ending.length === 1
         ? contractEndMessage(instanceName(ending[0]!), ending[0]!.end_date!, nowS)
         : `The host contracts of ${ending.length} instances end within 48 h (${someNames(ending.map(instanceName))}). Each machine is then taken back: save your work and data before then.`,
-      title: 'Host Contracts Ending',
+      title: vscode.l10n.t('Host Contracts Ending'),
       items: ending.map((i) => ({
         name: instanceName(i),
         detail: contractEndMessage(instanceName(i), i.end_date!, nowS),
         actions: [
-          { label: 'Connect', run: () => vscode.commands.executeCommand('gpuRental.connect', i.id) },
-          { label: 'Show Details', run: () => vscode.commands.executeCommand('gpuRental.showInstanceDetails', i.id) },
+          { label: vscode.l10n.t('Connect'), run: () => vscode.commands.executeCommand('gpuRental.connect', i.id) },
+          { label: vscode.l10n.t('Show Details'), run: () => vscode.commands.executeCommand('gpuRental.showInstanceDetails', i.id) },
         ],
       })),
     }));

@@ -60,7 +60,7 @@ async function review(title: string, items: readonly ReviewItem[]): Promise<void
       { label: item.name, kind: vscode.QuickPickItemKind.Separator },
       ...item.actions.map((action, k): ActionPick => ({ label: action.label, description: item.name, ...(k === 0 ? { detail: item.detail } : {}), item, action })),
     ]);
-    const pick = await vscode.window.showQuickPick(picks, { title, placeHolder: 'Pick an action for one instance (Escape to decide later)', matchOnDescription: true });
+    const pick = await vscode.window.showQuickPick(picks, { title, placeHolder: vscode.l10n.t('Pick an action for one instance (Escape to decide later)'), matchOnDescription: true });
     if (!pick?.action || !pick.item) return;
     await pick.action.run();
     const done = pick.item;

@@ -85,7 +85,7 @@ export class CostStatusBar implements vscode.Disposable {
     if (!this.made) {
       this.made = vscode.window.createStatusBarItem('gpuRental.cost', vscode.StatusBarAlignment.Left, 50);
       this.made.name = 'GPU Rental Cost';
-      this.made.command = { command: 'gpuRental.instances.focus', title: 'Open Instances' };
+      this.made.command = { command: 'gpuRental.instances.focus', title: vscode.l10n.t('Open Instances') };
     }
     return this.made;
   }
@@ -108,7 +108,7 @@ export class CostStatusBar implements vscode.Disposable {
     const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate, this.services.credit.reading()?.at, groups));
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
-      label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${runningText(items)}${info.demo ? ', demo mode' : ''}`,
+      label: vscode.l10n.t('GPU Rental: {0}, {1}{2}', formatRate(s.totalPerHour), runningText(items), info.demo ? ', demo mode' : ''),
     };
     this.item.backgroundColor = this.colour(s, info.demo);
     this.item.show();
@@ -135,14 +135,14 @@ export class CostStatusBar implements vscode.Disposable {
     const hours = s.hoursLeft === undefined ? '' : ` in about ${formatHours(s.hoursLeft)}`;
     background(vscode.window
       .showErrorMessage(
-        `Your credit (${formatMoney(s.credit ?? 0)}) runs out${hours} at the current ${formatRate(s.totalPerHour)}. Add credit on your account page or stop instances you do not need.`,
-        'Open Instances',
-        'Stop All Running…',
+        vscode.l10n.t('Your credit ({0}) runs out{1} at the current {2}. Add credit on your account page or stop instances you do not need.', formatMoney(s.credit ?? 0), hours, formatRate(s.totalPerHour)),
+        vscode.l10n.t('Open Instances'),
+        vscode.l10n.t('Stop All Running…'),
         DONT_SHOW_AGAIN,
       )
       .then((a) => {
-        if (a === 'Open Instances') background(vscode.commands.executeCommand('gpuRental.instances.focus'), this.services.log, 'opening the Instances view');
-        else if (a === 'Stop All Running…') background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), this.services.log, 'running Stop All Running');
+        if (a === vscode.l10n.t('Open Instances')) background(vscode.commands.executeCommand('gpuRental.instances.focus'), this.services.log, 'opening the Instances view');
+        else if (a === vscode.l10n.t('Stop All Running…')) background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), this.services.log, 'running Stop All Running');
         else if (a === DONT_SHOW_AGAIN)
           background(vscode.workspace.getConfiguration('gpuRental').update('lowCreditWarningHours', 0, vscode.ConfigurationTarget.Global), this.services.log, 'turning the credit warning off');
       }), this.services.log, 'the credit warning');

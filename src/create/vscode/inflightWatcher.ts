@@ -30,7 +30,7 @@ export async function keepWatching(services: Pick<Services, 'api' | 'connection'
         signal: ac.signal,
         onFailed: (r, message) =>
           background(
-            vscode.window.showWarningMessage(message, 'Destroy').then((c) => {
+            vscode.window.showWarningMessage(message, vscode.l10n.t('Destroy')).then((c) => {
               if (c && r.instanceId !== undefined) background(vscode.commands.executeCommand('gpuRental.destroyInstance', r.instanceId), services.log, 'opening Destroy');
             }),
             services.log,
@@ -40,8 +40,8 @@ export async function keepWatching(services: Pick<Services, 'api' | 'connection'
           background(
             vscode.window
             .showWarningMessage(
-              `Instance ${inst.id} ("${r.label}") arrived late: the service showed it only now. It is billing and is in the Instances view${alias ? `, with its SSH entry ${alias}` : ''}. Destroy it there if you rented another machine instead.`,
-              'Show Instances',
+              vscode.l10n.t('Instance {0} ("{1}") arrived late: the service showed it only now. It is billing and is in the Instances view{2}. Destroy it there if you rented another machine instead.', inst.id, r.label, alias ? `, with its SSH entry ${alias}` : ''),
+              vscode.l10n.t('Show Instances'),
             )
             .then((c) => {
               if (c) background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'showing the Instances view');

@@ -36,7 +36,7 @@ export async function rentSetup(services: Services, loaded: LoadedTemplate & { t
     const onstart = await baseOnstart(loaded.onstart ?? template.instance.onstart, template.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
     return { api, ...(guard ? { guard } : {}), ...(onstart !== undefined ? { onstart } : {}) };
   } catch (e) {
-    vscode.window.showErrorMessage(`Nothing was rented. ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Nothing was rented. {0}', describeError(e)));
     return undefined;
   }
 }

@@ -71,8 +71,8 @@ function warn(services: Pick<Services, 'globalState' | 'log'>, key: string, inst
 function warnMany(services: Pick<Services, 'globalState' | 'log'>, key: string, warns: ReadonlyArray<{ inst: Instance; destroyAt: number; stoppedMs: number }>, setting: number, now: () => number): void {
   for (const w of warns) services.log.info(`guard: instance ${w.inst.id} stopped long enough to be destroyed at ${new Date(w.destroyAt).toISOString()}`);
   background(showReviewNotice({
-    message: `${warns.length} stopped instances will be destroyed in about a day, with their disks and all data on them (${someNames(warns.map((w) => instanceName(w.inst)))}). Review them to keep one.`,
-    title: 'Stopped Instances to Be Destroyed',
+    message: vscode.l10n.t('{0} stopped instances will be destroyed in about a day, with their disks and all data on them ({1}). Review them to keep one.', warns.length, someNames(warns.map((w) => instanceName(w.inst)))),
+    title: vscode.l10n.t('Stopped Instances to Be Destroyed'),
     items: warns.map((w) => ({
       name: instanceName(w.inst),
       detail: stoppedWarningText(w.inst, stoppedDaysFor(w.inst, setting).days, w.destroyAt, w.stoppedMs, stoppedDaysFor(w.inst, setting).own),
@@ -97,6 +97,6 @@ async function destroy(services: Pick<Services, 'api' | 'globalState' | 'log'>, 
   const rate = currentRate(fresh);
   services.log.info(`guard: destroyed instance ${inst.id}, stopped over ${days} days (destroyAfterStoppedDays)`);
   vscode.window.showInformationMessage(
-    `GPU Rental destroyed ${instanceName(inst)}: it stayed stopped for ${days} day${days === 1 ? '' : 's'} (${whose(own)}).${rate > 0 ? ` That saves ${formatRate(rate, 3)} of storage (${formatMoney(rate * HOURS_PER_MONTH)} a month).` : ''}`,
+    vscode.l10n.t('GPU Rental destroyed {0}: it stayed stopped for {1} day{2} ({3}).{4}', instanceName(inst), days, days === 1 ? '' : 's', whose(own), rate > 0 ? ` That saves ${formatRate(rate, 3)} of storage (${formatMoney(rate * HOURS_PER_MONTH)} a month).` : ''),
   );
 }

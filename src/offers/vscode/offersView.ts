@@ -35,11 +35,11 @@ export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
     if (node.kind === 'empty') {
       const item = new vscode.TreeItem('No offers match these filters', vscode.TreeItemCollapsibleState.None);
       item.id = 'offers:empty';
-      item.description = 'Edit filters…';
-      item.tooltip = 'Loosen the filters (fewer GPUs, less GPU RAM, lower reliability) to see more machines.';
+      item.description = vscode.l10n.t('Edit filters…');
+      item.tooltip = vscode.l10n.t('Loosen the filters (fewer GPUs, less GPU RAM, lower reliability) to see more machines.');
       item.iconPath = new vscode.ThemeIcon('filter');
       item.contextValue = 'offersEmpty';
-      item.command = { command: 'gpuRental.searchOffers', title: 'Edit Filters' };
+      item.command = { command: 'gpuRental.searchOffers', title: vscode.l10n.t('Edit Filters') };
       item.accessibilityInformation = { label: rowSpeech('No offers match these filters', 'activate to edit the filters') };
       return item;
     }

@@ -69,9 +69,9 @@ async function installRemoteSsh(services: Pick<Services, 'log'>, ext: RemoteSshE
     const why = (e as Error)?.message ?? String(e);
     services.log.warn(`ssh: installing ${ext.id} failed: ${why}`);
     const open = await offerTerminal(`${ext.name} (${ext.id}) could not be installed from ${ext.marketplace}: this VS Code has no extension marketplace or cannot reach it (${why.slice(0, 120)}). Install it yourself from a .vsix, or open an SSH session in the terminal now.`);
-    return open ? openTerm() : { action: 'failed', message: `could not install ${ext.id}: ${why}` };
+    return open ? openTerm() : { action: 'failed', message: vscode.l10n.t('could not install {0}: {1}', ext.id, why) };
   }
-  vscode.window.showInformationMessage(`${ext.name} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.`);
+  vscode.window.showInformationMessage(vscode.l10n.t('{0} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.', ext.name));
   return { action: 'install', extension: ext.id };
 }
 
@@ -230,7 +230,7 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
     const install = `Install ${ext.name}`;
     // A decision Connect waits for: a modal (N3 of the UX audit).
     const pick = await vscode.window.showInformationMessage(
-      `Connect opens instance ${inst.id} in a Remote-SSH window, but no Remote-SSH extension is installed. Install ${ext.name} (${ext.id}), or open an SSH session in the terminal instead.`,
+      vscode.l10n.t('Connect opens instance {0} in a Remote-SSH window, but no Remote-SSH extension is installed. Install {1} ({2}), or open an SSH session in the terminal instead.', inst.id, ext.name, ext.id),
       { modal: true },
       install,
       OPEN_IN_TERMINAL,

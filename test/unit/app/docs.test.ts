@@ -13,7 +13,7 @@ const root = repoRoot();
 const WALKTHROUGH = 'package.json#walkthroughs';
 const read = (file: string) =>
   file === WALKTHROUGH
-    ? (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { walkthroughs: Array<{ steps: Array<{ description: string }> }> } }).contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.description)).join('\n\n')
+    ? manifest<{ contributes: { walkthroughs: Array<{ steps: Array<{ description: string }> }> } }>().contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.description)).join('\n\n')
     : readFileSync(join(root, file), 'utf8');
 
 /** Every Markdown file a reader reaches from README: README, docs/, CONTRIBUTING, the demo workspace's README, the walkthrough pages. */

@@ -88,7 +88,7 @@ test('the .vsix holds every file the extension reads at run time, and nothing el
   const lazy = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
   const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs)])].map((n) => `dist/${n}.js`);
   const code = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(root, 'dist', f), 'utf8'));
-  const needed = new Set([...bundles, ...manifestFiles(pkg), ...mediaLoadedBy(code, mediaTree()), 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
+  const needed = new Set([...bundles, ...manifestFiles(pkg), ...mediaLoadedBy(code, mediaTree()), 'package.json', 'package.nls.json', 'l10n/bundle.l10n.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
   for (const f of files.filter((x) => /^dist\/[^/]+\.js$/.test(x))) for (const r of siblingRequires(readFileSync(join(root, f), 'utf8'))) needed.add(r);
   const missing = [...needed].filter((f) => !files.includes(f)).sort();
   const extra = files.filter((f) => !needed.has(f));

@@ -19,7 +19,7 @@ const prompts: DecisionPrompts = {
     (
       await vscode.window.showQuickPick(
         choices.map((c) => ({ label: c.name, description: `#${c.increase.contract_id}`, detail: c.headline, c })),
-        { title: `GPU Rental: ${TITLE[verb]} Price Increase`, placeHolder: 'Which pending price increase? Its figures are shown before anything is decided.' },
+        { title: vscode.l10n.t('GPU Rental: {0} Price Increase', TITLE[verb]), placeHolder: vscode.l10n.t('Which pending price increase? Its figures are shown before anything is decided.') },
       )
     )?.c,
   confirm: async (shown, offer) => {

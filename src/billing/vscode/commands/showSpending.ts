@@ -25,7 +25,7 @@ async function readSpending(services: Pick<Services, 'api' | 'connection' | 'con
 }
 
 const chargesUnread = (why: string): void => {
-  vscode.window.showErrorMessage(`Could not read the service's charges: ${why}`);
+  vscode.window.showErrorMessage(vscode.l10n.t('Could not read the service\'s charges: {0}', why));
 };
 
 export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s: Spending, names: (id: number) => string | undefined): string {
@@ -92,16 +92,16 @@ export async function exportSpending(services: Pick<Services, 'api' | 'connectio
       ? target
       : typeof target === 'string'
         ? vscode.Uri.file(target)
-        : await vscode.window.showSaveDialog({ title: 'GPU Rental: Export Spending', saveLabel: 'Export', filters: { CSV: ['csv'] }, defaultUri: vscode.Uri.file(`gpu-rental-charges-${day}.csv`) });
+        : await vscode.window.showSaveDialog({ title: vscode.l10n.t('GPU Rental: Export Spending'), saveLabel: 'Export', filters: { CSV: ['csv'] }, defaultUri: vscode.Uri.file(`gpu-rental-charges-${day}.csv`) });
   if (!uri) return undefined;
   try {
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(charges)));
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not write ${uri.fsPath}: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not write {0}: {1}', uri.fsPath, describeError(e)));
     return undefined;
   }
   // The file is the point of the command: a toast whose buttons open it or show where it is.
-  background(vscode.window.showInformationMessage(`Exported ${charges.length} charge rows to ${uri.fsPath}.`, OPEN, REVEAL).then((a) => {
+  background(vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} charge rows to {1}.', charges.length, uri.fsPath), OPEN, REVEAL).then((a) => {
     if (a === OPEN) return vscode.commands.executeCommand('vscode.open', uri);
     if (a === REVEAL) return vscode.commands.executeCommand('revealFileInOS', uri);
     return undefined;

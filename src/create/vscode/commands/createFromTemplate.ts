@@ -62,7 +62,7 @@ async function loadChosenTemplate(services: Pick<Services, 'api' | 'connection' 
   if (args.template !== undefined) {
     uri = await resolveTemplateUri(args.template);
     if (!uri) {
-      vscode.window.showErrorMessage(`Template "${String(args.template)}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.`);
+      vscode.window.showErrorMessage(vscode.l10n.t('Template "{0}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.', String(args.template)));
       return undefined;
     }
   } else {
@@ -77,8 +77,8 @@ async function loadChosenTemplate(services: Pick<Services, 'api' | 'connection' 
     const errors = loaded.problems.filter((p) => p.severity === 'error');
     services.log.warn(`templates: ${rel} has ${errors.length} problem(s): ${errors.map((p) => `${p.where}: ${p.message}`).join(' | ')}`);
     const open = await vscode.window.showErrorMessage(
-      `Template ${rel} has ${errors.length} problem${errors.length === 1 ? '' : 's'} (first: ${errors[0]?.where}: ${errors[0]?.message}). Nothing was rented. Fix them (see the Problems panel) and try again.`,
-      'Open Template',
+      vscode.l10n.t('Template {0} has {1} problem{2} (first: {3}: {4}). Nothing was rented. Fix them (see the Problems panel) and try again.', rel, errors.length, errors.length === 1 ? '' : 's', errors[0]?.where ?? '', errors[0]?.message ?? ''),
+      vscode.l10n.t('Open Template'),
     );
     if (open) await vscode.window.showTextDocument(uri);
     return undefined;
@@ -94,7 +94,7 @@ async function create(services: Services, asked: CreateArgs, preselected?: Offer
   if ((chosen.loaded.template.count ?? 1) > 1) {
     // A group of machines (src/groups/) picks its own cluster: it is its own command, run by id.
     if (preselected !== undefined || args.offerId !== undefined) {
-      vscode.window.showErrorMessage(`Template ${chosen.rel} rents a group of ${chosen.loaded.template.count} machines, which picks its own physical cluster: it cannot rent one offer. Use Create Instance from Template, or set "count": 1.`);
+      vscode.window.showErrorMessage(vscode.l10n.t('Template {0} rents a group of {1} machines, which picks its own physical cluster: it cannot rent one offer. Use Create Instance from Template, or set "count": 1.', chosen.rel, String(chosen.loaded.template.count)));
       return undefined;
     }
     return vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createGroup', { template: chosen.uri, ...(args.confirm === false ? { confirm: false } : {}), ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}), ...(args.signal ? { signal: args.signal } : {}) });
@@ -134,7 +134,7 @@ type FlowRunner = (ports: Omit<Parameters<typeof runCreateFlow>[0], 'api'>, sign
 
 /** Runs the flow behind a cancellable progress notification: stage n of 6, message, attempt, elapsed time. */
 function withProgress(services: Pick<Services, 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, args: CreateArgs, template: Template, guard: GuardRequest | undefined, runFlow: FlowRunner): Thenable<CreateFlowResult> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true }, async (progress, token) => {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: "{0}"', template.name), cancellable: true }, async (progress, token) => {
     const ac = new AbortController();
     token.onCancellationRequested(() => ac.abort());
     if (args.signal?.aborted) ac.abort();
@@ -196,10 +196,10 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
       if (!result.sshError && result.alias) services.guard.readSoon(result.instance.id);
       // One notification: running, or (as a warning, which says it runs) what went wrong with its SSH entry.
       const shown = result.sshError
-        ? vscode.window.showWarningMessage(`Instance ${result.instance.id} from "${template.name}": ${result.sshError}`, 'Connect')
-        : vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect');
+        ? vscode.window.showWarningMessage(vscode.l10n.t('Instance {0} from "{1}": {2}', result.instance.id, template.name, result.sshError), vscode.l10n.t('Connect'))
+        : vscode.window.showInformationMessage(vscode.l10n.t('Instance {0} from "{1}" is running{2}.', result.instance.id, template.name, where), vscode.l10n.t('Connect'));
       background(shown.then((c) => {
-        if (c === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
+        if (c === vscode.l10n.t('Connect')) background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
       }), services.log, 'the running notice');
       break;
     }
@@ -220,7 +220,7 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
       break;
     case 'kept':
       background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
-      background(vscode.window.showWarningMessage(result.message, 'Show Output Log').then((c) => {
+      background(vscode.window.showWarningMessage(result.message, vscode.l10n.t('Show Output Log')).then((c) => {
         if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
       }), services.log, 'the kept notice');
       break;
@@ -242,7 +242,7 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
 export async function rentOffer(services: Services, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
   let offer = offerRefOf<Offer>(arg);
   if (offer === undefined) {
-    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', placeHolder: 'e.g. 12345678', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
+    const v = await vscode.window.showInputBox({ title: vscode.l10n.t('Rent offer'), prompt: vscode.l10n.t('Offer id (from the Offers view or a search)'), placeHolder: vscode.l10n.t('e.g. 12345678'), validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
     if (!v) return undefined;
     offer = offerRefOf<Offer>(v);
     if (offer === undefined) return undefined;

@@ -29,9 +29,9 @@ export async function runOnGroup(services: Services, arg?: unknown): Promise<Run
   const command =
     args.command ??
     (await vscode.window.showInputBox({
-      title: `Run on every machine of "${g.name}" (${g.count})`,
-      prompt: 'A shell command; each machine runs it with its MASTER_ADDR, MASTER_PORT, NODE_RANK, NNODES, WORLD_SIZE, GPUS_PER_NODE set. E.g. torchrun --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=$GPUS_PER_NODE --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT train.py',
-      placeHolder: 'e.g. nvidia-smi -L, or torchrun … train.py',
+      title: vscode.l10n.t('Run on every machine of "{0}" ({1})', g.name, g.count),
+      prompt: vscode.l10n.t('A shell command; each machine runs it with its MASTER_ADDR, MASTER_PORT, NODE_RANK, NNODES, WORLD_SIZE, GPUS_PER_NODE set. E.g. torchrun --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=$GPUS_PER_NODE --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT train.py'),
+      placeHolder: vscode.l10n.t('e.g. nvidia-smi -L, or torchrun … train.py'),
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : 'Enter a command.'),
     }));

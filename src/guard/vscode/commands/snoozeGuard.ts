@@ -15,7 +15,7 @@ export async function snoozeGuard(services: Pick<Services, 'api' | 'connection' 
   let minutes = 60;
   if (raw !== undefined) {
     if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10080) {
-      vscode.window.showErrorMessage('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).');
+      vscode.window.showErrorMessage(vscode.l10n.t('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).'));
       return undefined;
     }
     minutes = raw;

@@ -31,11 +31,11 @@ export async function rebootInstance(services: Pick<Services, 'api' | 'connectio
 async function confirmAndReboot(services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
   if (!skipped(services, arg, 'Reboot')) {
     const answer = await vscode.window.showWarningMessage(
-      `Reboot "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')})?`,
-      { modal: true, detail: 'The container is stopped and started again on the same machine: running programs and SSH sessions end; the disk and the GPU are kept. Its SSH port may change.' },
-      'Reboot',
+      vscode.l10n.t('Reboot "{0}" ({1})?', instanceName(inst), [`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')),
+      { modal: true, detail: vscode.l10n.t('The container is stopped and started again on the same machine: running programs and SSH sessions end; the disk and the GPU are kept. Its SSH port may change.') },
+      vscode.l10n.t('Reboot'),
     );
-    if (answer !== 'Reboot') return false;
+    if (answer !== vscode.l10n.t('Reboot')) return false;
   }
   return runInstanceAction(services, inst, 'Rebooting…', 'Could not reboot', async () => (await services.api()).rebootInstance(inst.id));
 }
@@ -50,7 +50,7 @@ async function confirmAndRecycle(services: Pick<Services, 'api' | 'instances' | 
   if (!skipped(services, arg, 'Recycle')) {
     const confirmed = await confirmDestructive({
       question: `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,
-      detail: `The container is destroyed and recreated in place from a fresh pull of ${inst.image_uuid ?? 'its image'}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.`,
+      detail: vscode.l10n.t('The container is destroyed and recreated in place from a fresh pull of {0}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.', inst.image_uuid ?? 'its image'),
       action: 'Recycle and Lose Data',
     });
     if (!confirmed) return false;

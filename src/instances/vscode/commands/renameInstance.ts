@@ -16,17 +16,17 @@ export async function renameInstance(services: Pick<Services, 'api' | 'connectio
   if (next === undefined) {
     next = (
       await vscode.window.showInputBox({
-        title: `Rename ${instanceName(inst)}`,
-        prompt: 'New label for the instance (shown in the GPU Rental view and on the marketplace).',
+        title: vscode.l10n.t('Rename {0}', instanceName(inst)),
+        prompt: vscode.l10n.t('New label for the instance (shown in the GPU Rental view and on the marketplace).'),
         value: inst.label ?? '',
-        placeHolder: 'e.g. llm-finetune',
+        placeHolder: vscode.l10n.t('e.g. llm-finetune'),
         validateInput: (v) => (v.trim().length > MAX_LABEL ? `At most ${MAX_LABEL} characters.` : undefined),
       })
     )?.trim();
     if (next === undefined) return false;
   }
   if (next.length > MAX_LABEL) {
-    vscode.window.showErrorMessage(`An instance label has at most ${MAX_LABEL} characters. Choose a shorter label.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('An instance label has at most {0} characters. Choose a shorter label.', MAX_LABEL));
     return false;
   }
   const newLabel = next;

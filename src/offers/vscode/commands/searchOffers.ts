@@ -41,7 +41,7 @@ function numberFilter(label: string, key: NumberKey, o: { prompt: string; exampl
     shown: (q) => (q[key] === undefined ? (o.none ?? ANY) : (o.unit?.(q[key]) ?? String(q[key]))),
     edit: async (q, title) => {
       const r = await inputValue(title, {
-        prompt: `${o.prompt} Leave empty for ${o.none ?? ANY}.`,
+        prompt: vscode.l10n.t('{0} Leave empty for {1}.', o.prompt, o.none ?? ANY),
         placeholder: `${o.none ?? ANY} (e.g. ${o.example})`,
         value: q[key] === undefined ? '' : String(q[key]),
         validate: (v) => {
@@ -92,7 +92,7 @@ function offerFilters(gpuNames: readonly string[]): Filter[] {
   const reliability: Array<[string, number | undefined]> = [['Any reliability', undefined], ['≥ 90%', 0.9], ['≥ 95%', 0.95], ['≥ 98%', 0.98], ['≥ 99%', 0.99]];
   return [
     {
-      label: 'GPU models',
+      label: vscode.l10n.t('GPU models'),
       shown: (q) => q.gpuNames?.join(', ') || ANY,
       edit: async (q, title) => {
         const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
@@ -110,11 +110,11 @@ function offerFilters(gpuNames: readonly string[]): Filter[] {
       },
     },
     {
-      label: 'Number of GPUs',
+      label: vscode.l10n.t('Number of GPUs'),
       shown: (q) => (q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `≥ ${q.minNumGpus}` : ANY),
       edit: async (q, title) => {
         const r = await inputValue(title, {
-          prompt: 'Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.',
+          prompt: vscode.l10n.t('Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.'),
           placeholder: 'any (e.g. 2 or >=2)',
           value: q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '',
           validate: (v) => (!v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.'),
@@ -131,8 +131,8 @@ function offerFilters(gpuNames: readonly string[]): Filter[] {
         return next;
       },
     },
-    numberFilter('Minimum GPU RAM', 'minGpuRamGb', { prompt: 'Minimum GPU RAM in GB.', example: '24', unit: (n) => `${n} GB`, min: 0, max: 10_000 }),
-    numberFilter('Maximum price', 'maxDphTotal', { prompt: 'Maximum price in $ per hour (the whole machine, disk included).', example: '1.5', unit: (n) => `$${n}/h`, min: 0, max: 10_000 }),
+    numberFilter('Minimum GPU RAM', 'minGpuRamGb', { prompt: vscode.l10n.t('Minimum GPU RAM in GB.'), example: '24', unit: (n) => `${n} GB`, min: 0, max: 10_000 }),
+    numberFilter('Maximum price', 'maxDphTotal', { prompt: vscode.l10n.t('Maximum price in $ per hour (the whole machine, disk included).'), example: '1.5', unit: (n) => `$${n}/h`, min: 0, max: 10_000 }),
     choiceFilter(
       'Minimum host reliability',
       (q) => reliability.map(([label, v]) => ({ label: v === undefined ? label : `≥ ${pct(v)}`, value: v, picked: v === q.minReliability || (v === undefined && q.minReliability === undefined) }))
@@ -147,12 +147,12 @@ function offerFilters(gpuNames: readonly string[]): Filter[] {
     ),
     yesNoFilter('Verified hosts', 'verified', 'Verified hosts only', 'Include unverified hosts'),
     yesNoFilter('Rentable now', 'rentable', 'Rentable now only', 'Include machines not rentable now'),
-    numberFilter('Minimum direct ports', 'minDirectPorts', { prompt: 'Minimum number of direct ports (needed for direct SSH/Jupyter).', example: '1', int: true, min: 0, max: 65_535 }),
+    numberFilter('Minimum direct ports', 'minDirectPorts', { prompt: vscode.l10n.t('Minimum number of direct ports (needed for direct SSH/Jupyter).'), example: '1', int: true, min: 0, max: 65_535 }),
     choiceFilter(
       'Pricing type',
       (q) => [
-        { label: 'On-demand', description: 'fixed price, never interrupted', value: 'on-demand' as const, picked: q.type !== 'bid' },
-        { label: 'Interruptible (bid)', description: 'cheaper, may be stopped when outbid', value: 'bid' as const, picked: q.type === 'bid' },
+        { label: vscode.l10n.t('On-demand'), description: vscode.l10n.t('fixed price, never interrupted'), value: 'on-demand' as const, picked: q.type !== 'bid' },
+        { label: vscode.l10n.t('Interruptible (bid)'), description: vscode.l10n.t('cheaper, may be stopped when outbid'), value: 'bid' as const, picked: q.type === 'bid' },
       ],
       (q, type) => ({ ...q, type }),
       { placeholder: 'Pricing type' },
@@ -163,7 +163,7 @@ function offerFilters(gpuNames: readonly string[]): Filter[] {
       (q, order) => ({ ...q, order: order as OfferQuery['order'] }),
       { placeholder: 'Sort order' },
     ),
-    numberFilter('Maximum offers shown', 'limit', { prompt: 'Maximum number of offers to show (1-1000).', example: '64', int: true, min: 1, max: 1000, none: 'the service default (64)' }),
+    numberFilter('Maximum offers shown', 'limit', { prompt: vscode.l10n.t('Maximum number of offers to show (1-1000).'), example: '64', int: true, min: 1, max: 1000, none: 'the service default (64)' }),
   ];
 }
 
@@ -173,12 +173,12 @@ type Row = vscode.QuickPickItem & { filter?: Filter };
 function pickRow(q: OfferQuery, filters: Filter[], active: Filter | undefined): Promise<Row | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<Row>();
-    const search: Row = { label: '$(search) Search', description: 'with the filters below' };
+    const search: Row = { label: vscode.l10n.t('$(search) Search'), description: vscode.l10n.t('with the filters below') };
     const rows: Row[] = filters.map((f) => ({ label: f.label, description: f.shown(q), filter: f }));
     qp.title = TITLE;
     qp.placeholder = 'Pick a filter to change it, or Search (Escape cancels)';
     qp.ignoreFocusOut = true;
-    qp.items = [search, { label: 'Filters', kind: vscode.QuickPickItemKind.Separator }, ...rows];
+    qp.items = [search, { label: vscode.l10n.t('Filters'), kind: vscode.QuickPickItemKind.Separator }, ...rows];
     qp.activeItems = [rows.find((r) => r.filter === active) ?? search];
     let done = false;
     const finish = (r: Row | undefined): void => {
@@ -238,7 +238,7 @@ async function searchAndShow(services: Pick<Services, 'log' | 'offers'>, query: 
     background(vscode.commands.executeCommand('gpuRental.offers.focus'), services.log, 'showing the Offers view');
     return result;
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not search offers: {0}', describeError(e)));
     return undefined;
   }
 }
@@ -254,7 +254,7 @@ export async function searchOffersQuery(services: Pick<Services, 'connection' | 
   if (typed === undefined) return undefined;
   const parsed = parseQueryText(typed);
   if (!parsed.ok) {
-    vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Search Offers: {0}', parsed.message));
     return undefined;
   }
   return searchAndShow(services, parsed.query);
@@ -264,9 +264,9 @@ export async function searchOffersQuery(services: Pick<Services, 'connection' | 
 async function askQueryText(services: Pick<Services, 'offers'>): Promise<string | undefined> {
   const shown = await services.offers.savedQuery();
   return vscode.window.showInputBox({
-    title: 'GPU Rental: Search Offers with a Query',
-    prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
-    placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
+    title: vscode.l10n.t('GPU Rental: Search Offers with a Query'),
+    prompt: vscode.l10n.t('The CLI\'s query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.'),
+    placeHolder: vscode.l10n.t('num_gpus>=2 gpu_name=RTX_4090 dph<1.5'),
     value: shown.text ?? '',
     ignoreFocusOut: true,
     validateInput: (v) => {

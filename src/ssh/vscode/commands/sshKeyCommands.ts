@@ -31,8 +31,8 @@ import { consentOf } from '../../../core/vscode/consent';
  */
 async function callerKeyAllowed(services: Pick<Services, 'log' | 'settings'>, key: LocalKey, question: string, detail: string): Promise<boolean> {
   if (unattendedAllowed(consentOf(services), 'SSH key from a caller')) return true;
-  const ok = await vscode.window.showWarningMessage(question, { modal: true, detail: `${key.fingerprint} (${key.comment || 'no comment'})\n${key.publicPath}\n${detail}` }, 'Allow');
-  return ok === 'Allow';
+  const ok = await vscode.window.showWarningMessage(question, { modal: true, detail: `${key.fingerprint} (${key.comment || 'no comment'})\n${key.publicPath}\n${detail}` }, vscode.l10n.t('Allow'));
+  return ok === vscode.l10n.t('Allow');
 }
 
 /** Arguments of gpuRental.addSshKey. */
@@ -86,15 +86,15 @@ async function pickOrCreate(services: Pick<Services, 'api' | 'connection' | 'glo
   }
   const items: Array<vscode.QuickPickItem & { key?: LocalKey; action?: 'create' | 'browse' }> = [
     ...local.map((k) => keyItem(sshHome(services), k, onAccount.has(k.fingerprint))),
-    { label: CREATE_ITEM, detail: '~/.ssh/gpu-rental_ed25519 (ed25519; nothing existing is overwritten)', action: 'create' },
+    { label: CREATE_ITEM, detail: vscode.l10n.t('~/.ssh/gpu-rental_ed25519 (ed25519; nothing existing is overwritten)'), action: 'create' },
     { label: BROWSE_ITEM, action: 'browse' },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: 'GPU Rental: Add SSH Key to your account', placeHolder: 'Only the public key is sent', matchOnDetail: true });
+  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('GPU Rental: Add SSH Key to your account'), placeHolder: vscode.l10n.t('Only the public key is sent'), matchOnDetail: true });
   if (!pick) return undefined;
   if (pick.key) return pick.key;
   if (pick.action === 'create') return createKeyPair({ home: sshHome(services), log: services.log });
   const uris = await vscode.window.showOpenDialog({
-    title: 'Public key to add (.pub)',
+    title: vscode.l10n.t('Public key to add (.pub)'),
     canSelectMany: false,
     defaultUri: vscode.Uri.file(`${sshHome(services)}/.ssh`),
     filters: { 'Public keys': ['pub'], 'All files': ['*'] },
@@ -121,7 +121,7 @@ function keyLabel(k: AccountSshKey): string {
 async function pickAccountKey(services: Pick<Services, 'api'>, title: string): Promise<AccountSshKey | undefined> {
   const keys = await (await services.api()).listSshKeys();
   if (!keys.length) {
-    vscode.window.showInformationMessage('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".');
+    vscode.window.showInformationMessage(vscode.l10n.t('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".'));
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -142,23 +142,23 @@ export async function removeSshKey(services: Pick<Services, 'api' | 'log' | 'ref
     const skip = skipsConfirmation(consentOf(services), arg, 'Remove SSH Key');
     const key = id === undefined ? await pickAccountKey(services, 'GPU Rental: Remove which SSH key from your account?') : (await api.listSshKeys()).find((k) => k.id === id);
     if (!key) {
-      if (id !== undefined) vscode.window.showErrorMessage(`Your account has no SSH key ${id} (it may have been removed already). Refresh the Account view.`);
+      if (id !== undefined) vscode.window.showErrorMessage(vscode.l10n.t('Your account has no SSH key {0} (it may have been removed already). Refresh the Account view.', id));
       return undefined;
     }
     if (!skip) {
       const ok = await vscode.window.showWarningMessage(
-        `Remove SSH key ${keyLabel(key)} from your account?`,
-        { modal: true, detail: 'Instances created from now on will not accept it. Running instances keep the keys they have. The key files on this machine are not touched.' },
-        'Remove',
+        vscode.l10n.t('Remove SSH key {0} from your account?', keyLabel(key)),
+        { modal: true, detail: vscode.l10n.t('Instances created from now on will not accept it. Running instances keep the keys they have. The key files on this machine are not touched.') },
+        vscode.l10n.t('Remove'),
       );
-      if (ok !== 'Remove') return undefined;
+      if (ok !== vscode.l10n.t('Remove')) return undefined;
     }
     await api.deleteSshKey(key.id);
     services.log.info(`ssh: removed account key ${key.id}`);
     services.refreshAccount();
     return { removed: key.id };
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not remove the SSH key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not remove the SSH key: {0}', describeError(e)));
     return undefined;
   }
 }
@@ -188,10 +188,10 @@ export async function attachSshKey(services: Pick<Services, 'api' | 'connection'
     } else {
       const local = await findLocalKeys(sshHome(services), preferred(services));
       if (!local.length) {
-        vscode.window.showInformationMessage('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.');
+        vscode.window.showInformationMessage(vscode.l10n.t('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.'));
         return undefined;
       }
-      key = local.length === 1 ? local[0] : (await vscode.window.showQuickPick(local.map((k) => keyItem(sshHome(services), k)), { title: `GPU Rental: Attach which key to instance ${inst.id}?`, matchOnDetail: true }))?.key;
+      key = local.length === 1 ? local[0] : (await vscode.window.showQuickPick(local.map((k) => keyItem(sshHome(services), k)), { title: vscode.l10n.t('GPU Rental: Attach which key to instance {0}?', inst.id), matchOnDetail: true }))?.key;
     }
     if (!key) return undefined;
     await (await services.api()).attachSshKey(inst.id, key.line);
@@ -214,7 +214,7 @@ export async function copySshPublicKey(services: Pick<Services, 'api'>, arg?: un
     tellDone('Public key copied.');
     return key.public_key;
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not copy the public key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not copy the public key: {0}', describeError(e)));
     return undefined;
   }
 }
