@@ -88,49 +88,59 @@ function choiceFilter<T>(label: string, choices: (q: OfferQuery) => Array<Item<T
 const pct = (f: number) => `${Math.round(f * 1000) / 10}%`;
 
 /** Every filter of the list, in the order it shows them. */
+/** GPU models: a multi-pick of the models seen, the common ones and any typed. */
+function gpuModelsFilter(gpuNames: readonly string[]): Filter {
+  return {
+  label: vscode.l10n.t('GPU models'),
+  shown: (q) => q.gpuNames?.join(', ') || ANY,
+  edit: async (q, title) => {
+    const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
+    const chosen = new Set(q.gpuNames ?? []);
+    const r = await pickValues(title, names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })), {
+      many: true,
+      placeholder: 'GPU models (none selected = any model; type a model that is not listed to add it)',
+      typed: typedGpuName,
+    });
+    if (r === undefined) return undefined;
+    const next = { ...q };
+    if (r.length) next.gpuNames = r;
+    else delete next.gpuNames;
+    return next;
+  },
+};
+}
+
+/** Number of GPUs: exactly N or at least N. */
+function gpuCountFilter(): Filter {
+  return {
+  label: vscode.l10n.t('Number of GPUs'),
+  shown: (q) => (q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `≥ ${q.minNumGpus}` : ANY),
+  edit: async (q, title) => {
+    const r = await inputValue(title, {
+      prompt: vscode.l10n.t('Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.'),
+      placeholder: 'any (e.g. 2 or >=2)',
+      value: q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '',
+      validate: (v) => (!v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.'),
+    });
+    if (r === undefined) return undefined;
+    const next = { ...q };
+    delete next.numGpus;
+    delete next.minNumGpus;
+    const m = /^(>=\s*)?(\d+)$/.exec(r);
+    if (m?.[2]) {
+      if (m[1]) next.minNumGpus = Number(m[2]);
+      else next.numGpus = Number(m[2]);
+    }
+    return next;
+  },
+};
+}
+
 function offerFilters(gpuNames: readonly string[]): Filter[] {
   const reliability: Array<[string, number | undefined]> = [['Any reliability', undefined], ['≥ 90%', 0.9], ['≥ 95%', 0.95], ['≥ 98%', 0.98], ['≥ 99%', 0.99]];
   return [
-    {
-      label: vscode.l10n.t('GPU models'),
-      shown: (q) => q.gpuNames?.join(', ') || ANY,
-      edit: async (q, title) => {
-        const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
-        const chosen = new Set(q.gpuNames ?? []);
-        const r = await pickValues(title, names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })), {
-          many: true,
-          placeholder: 'GPU models (none selected = any model; type a model that is not listed to add it)',
-          typed: typedGpuName,
-        });
-        if (r === undefined) return undefined;
-        const next = { ...q };
-        if (r.length) next.gpuNames = r;
-        else delete next.gpuNames;
-        return next;
-      },
-    },
-    {
-      label: vscode.l10n.t('Number of GPUs'),
-      shown: (q) => (q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `≥ ${q.minNumGpus}` : ANY),
-      edit: async (q, title) => {
-        const r = await inputValue(title, {
-          prompt: vscode.l10n.t('Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.'),
-          placeholder: 'any (e.g. 2 or >=2)',
-          value: q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '',
-          validate: (v) => (!v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.'),
-        });
-        if (r === undefined) return undefined;
-        const next = { ...q };
-        delete next.numGpus;
-        delete next.minNumGpus;
-        const m = /^(>=\s*)?(\d+)$/.exec(r);
-        if (m?.[2]) {
-          if (m[1]) next.minNumGpus = Number(m[2]);
-          else next.numGpus = Number(m[2]);
-        }
-        return next;
-      },
-    },
+    gpuModelsFilter(gpuNames),
+    gpuCountFilter(),
     numberFilter('Minimum GPU RAM', 'minGpuRamGb', { prompt: vscode.l10n.t('Minimum GPU RAM in GB.'), example: '24', unit: (n) => `${n} GB`, min: 0, max: 10_000 }),
     numberFilter('Maximum price', 'maxDphTotal', { prompt: vscode.l10n.t('Maximum price in $ per hour (the whole machine, disk included).'), example: '1.5', unit: (n) => `$${n}/h`, min: 0, max: 10_000 }),
     choiceFilter(
