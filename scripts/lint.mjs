@@ -10,10 +10,14 @@ import { checkLayers } from '../tools/lint/layers.mjs';
 import { unusedExports } from '../tools/lint/unusedExports.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const eslint = spawn(process.execPath, [join(root, 'node_modules/eslint/bin/eslint.js'), '--config', 'tools/lint/eslint.config.mjs', '--max-warnings', '0', 'src', 'test', 'bench'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const eslint = spawn(
+  process.execPath,
+  [join(root, 'node_modules/eslint/bin/eslint.js'), '--config', 'tools/lint/eslint.config.mjs', '--max-warnings', '0', 'src', 'test', 'bench'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 const eslintDone = new Promise((resolve) => eslint.on('close', resolve));
 const problems = checkLayers(join(root, 'src'));
 for (const p of problems) console.error(`layers: ${p}`);

@@ -42,9 +42,23 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
         v: { kind: 'method', method: m },
       }));
       if (req.phoneOnFile) items.push({ label: vscode.l10n.t('$(device-mobile) SMS to the phone number on file'), v: { kind: 'phoneOnFile' } });
-      if (req.email) items.push({ label: vscode.l10n.t('$(mail) Send code by e-mail'), description: vscode.l10n.t('to your verified account e-mail'), v: { kind: 'email' } });
-      if (req.backup) items.push({ label: vscode.l10n.t('$(shield) Use a backup code'), description: vscode.l10n.t('XXXX-XXXX-XXXX, each works once'), v: { kind: 'backup' } });
-      const pick = await vscode.window.showQuickPick(items, { title: req.title, placeHolder: vscode.l10n.t('How do you want to verify?'), ignoreFocusOut: true });
+      if (req.email)
+        items.push({
+          label: vscode.l10n.t('$(mail) Send code by e-mail'),
+          description: vscode.l10n.t('to your verified account e-mail'),
+          v: { kind: 'email' },
+        });
+      if (req.backup)
+        items.push({
+          label: vscode.l10n.t('$(shield) Use a backup code'),
+          description: vscode.l10n.t('XXXX-XXXX-XXXX, each works once'),
+          v: { kind: 'backup' },
+        });
+      const pick = await vscode.window.showQuickPick(items, {
+        title: req.title,
+        placeHolder: vscode.l10n.t('How do you want to verify?'),
+        ignoreFocusOut: true,
+      });
       return pick?.v;
     },
     async pickMethod(title, methods) {
@@ -79,7 +93,14 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
       });
     },
     async label(title, value) {
-      return vscode.window.showInputBox({ title, value, prompt: vscode.l10n.t('Up to 30 characters'), placeHolder: vscode.l10n.t('e.g. Phone authenticator'), ignoreFocusOut: true, validateInput: validateLabel });
+      return vscode.window.showInputBox({
+        title,
+        value,
+        prompt: vscode.l10n.t('Up to 30 characters'),
+        placeHolder: vscode.l10n.t('e.g. Phone authenticator'),
+        ignoreFocusOut: true,
+        validateInput: validateLabel,
+      });
     },
     async confirm(message, confirmLabel) {
       const r = await vscode.window.showWarningMessage(message, { modal: true }, confirmLabel);

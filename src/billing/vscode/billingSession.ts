@@ -43,7 +43,23 @@ export interface BillingSession {
 const sessions = new WeakMap<object, BillingSession>();
 
 /** The window's billing session, started by the first caller (the first instance list, or a billing command). */
-export function billingSession(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): BillingSession {
+export function billingSession(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+): BillingSession {
   return sessions.get(services) ?? startBilling(services);
 }
 
@@ -52,12 +68,29 @@ export function runningBilling(services: Pick<Services, never>): BillingSession 
   return sessions.get(services);
 }
 
-function startBilling(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): BillingSession {
+function startBilling(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+): BillingSession {
   const increases = new PriceIncreaseWatcher({
     api: () => services.api(),
-    onDidListInstances: (l) => services.instances.onDidChange((list) => {
-      if (services.connection().signedIn && services.instances.loaded) l(list);
-    }),
+    onDidListInstances: (l) =>
+      services.instances.onDidChange((list) => {
+        if (services.connection().signedIn && services.instances.loaded) l(list);
+      }),
     intervalMs: () => services.settings().pollIntervalSeconds * 1000,
     now: () => Date.now(),
     warn: (m) => services.log.warn(m),
@@ -128,12 +161,24 @@ function markRows(services: Pick<Services, 'instances' | 'marks'>, rows: readonl
   const marks = new Map<number, InstanceMark>();
   for (const p of rows) {
     const inst = services.instances.get(p.contract_id);
-    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: vscode.l10n.t('{0} Right-click the row, Review Price Increase…, to accept or reject it.', increaseHeadline(p, nameOf(services, p.contract_id), inst)), context: 'priceUp' });
+    marks.set(p.contract_id, {
+      text: rowMark(p, inst),
+      tooltip: vscode.l10n.t(
+        '{0} Right-click the row, Review Price Increase…, to accept or reject it.',
+        increaseHeadline(p, nameOf(services, p.contract_id), inst),
+      ),
+      context: 'priceUp',
+    });
   }
   services.marks.set('priceIncreases', marks);
 }
 
-function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: BillingSession, notices: IncreaseNotices, rows: readonly PendingPriceIncrease[]): void {
+function show(
+  services: Pick<Services, 'instances' | 'log' | 'marks'>,
+  session: BillingSession,
+  notices: IncreaseNotices,
+  rows: readonly PendingPriceIncrease[],
+): void {
   markRows(services, rows);
   const n = rows.length;
   if (n === 0) session.statusItem.hide();
@@ -151,7 +196,11 @@ function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: 
     const names = plan.group.slice(0, 3).map((p) => nameOf(services, p.contract_id));
     const more = plan.group.length - names.length;
     // One notification for the kind; Review… picks one and shows its figures before any decision.
-    notify(services, `${plan.group.length} hosts raise the price of your rentals (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}). Nothing changes until you accept.`, undefined);
+    notify(
+      services,
+      `${plan.group.length} hosts raise the price of your rentals (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}). Nothing changes until you accept.`,
+      undefined,
+    );
     return;
   }
   for (const p of plan.each) {
@@ -163,7 +212,9 @@ function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: 
 /** A notification with one button, Review…: no money decision from a toast. */
 function notify(services: Pick<Services, 'log'>, message: string, p: PendingPriceIncrease | undefined): void {
   background(
-    vscode.window.showWarningMessage(message, REVIEW).then((a) => (a === REVIEW ? vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', p) : undefined)),
+    vscode.window
+      .showWarningMessage(message, REVIEW)
+      .then((a) => (a === REVIEW ? vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', p) : undefined)),
     services.log,
     'the price increase notice',
   );

@@ -18,7 +18,11 @@ export async function findTemplates(): Promise<TemplateFileInfo[]> {
   const out: TemplateFileInfo[] = [];
   for (const uri of uris) {
     const rel = vscode.workspace.asRelativePath(uri, false);
-    const name = uri.path.split('/').pop()?.replace(/\.jsonc?$/, '') ?? rel;
+    const name =
+      uri.path
+        .split('/')
+        .pop()
+        ?.replace(/\.jsonc?$/, '') ?? rel;
     try {
       out.push(describeTemplateText(await readText(uri), uri.toString(), rel, name));
     } catch {
@@ -138,7 +142,16 @@ export async function pickTemplate(title: string, fit?: OfferFitContext): Promis
       const errors = loaded?.problems.filter((p) => p.severity === 'error') ?? [];
       if (!loaded?.template) {
         const first = errors[0];
-        return { ...base, detail: vscode.l10n.t('$(error) Broken: {0} problem{1}{2}', errors.length, errors.length === 1 ? '' : 's', first ? ` (${first.where}: ${first.message})` : ''), order: 2 };
+        return {
+          ...base,
+          detail: vscode.l10n.t(
+            '$(error) Broken: {0} problem{1}{2}',
+            errors.length,
+            errors.length === 1 ? '' : 's',
+            first ? ` (${first.where}: ${first.message})` : '',
+          ),
+          order: 2,
+        };
       }
       const reasons = offer ? offerSatisfies(loaded.template, offer) : [];
       if (reasons.length) return { ...base, detail: vscode.l10n.t('$(circle-slash) Does not fit this offer: {0}', reasons.join('; ')), order: 1 };

@@ -10,11 +10,16 @@ const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs)
 /** The demo's key is simulated and never stored: "removed" would be untrue, and nothing would change. */
 export async function explainDemoKey(services: Pick<Services, 'connectionState'>): Promise<void> {
   if (services.connectionState.isDemo()) {
-    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Demo mode signs in with a simulated key that is never stored, so there is no API key to clear. Run "Exit Demo Mode" to leave the demo.'), vscode.l10n.t('Exit Demo Mode'));
+    const pick = await vscode.window.showInformationMessage(
+      vscode.l10n.t('Demo mode signs in with a simulated key that is never stored, so there is no API key to clear. Run "Exit Demo Mode" to leave the demo.'),
+      vscode.l10n.t('Exit Demo Mode'),
+    );
     if (pick) await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     return;
   }
-  vscode.window.showInformationMessage(vscode.l10n.t('This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. {0}', END_NPM_DEMO));
+  vscode.window.showInformationMessage(
+    vscode.l10n.t('This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. {0}', END_NPM_DEMO),
+  );
 }
 
 /** `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse. */

@@ -23,7 +23,10 @@ export function vscodeGroupPrompts(): GroupPrompts {
           detail: `${c.offers.map((o) => formatRate(o.dph_total, 3)).join(' + ')}${c.offers[0]!.geolocation ? ` · ${c.offers[0]!.geolocation}` : ''}`,
           choice: c,
         })),
-        { title: vscode.l10n.t('"{0}": {1} physical cluster(s) fit {2} machines (cheapest total first)', t.name, choices.length, String(t.count)), ignoreFocusOut: true },
+        {
+          title: vscode.l10n.t('"{0}": {1} physical cluster(s) fit {2} machines (cheapest total first)', t.name, choices.length, String(t.count)),
+          ignoreFocusOut: true,
+        },
       );
       return pick?.choice;
     },
@@ -32,7 +35,12 @@ export function vscodeGroupPrompts(): GroupPrompts {
         vscode.l10n.t('Rent {0} machines for "{1}" at {2} in total?', c.offers.length, t.name, formatRate(c.totalDph, 2)),
         {
           modal: true,
-          detail: vscode.l10n.t('{0}, on one private network.\nAll or none: if not all {1} run within {2} minutes, the ones rented are destroyed and nothing is left billing.\nBilling starts now and continues until you destroy the group (disks are billed while stopped).', clusterLabel(c), c.offers.length, Math.round(maxWaitMs / 60_000)),
+          detail: vscode.l10n.t(
+            '{0}, on one private network.\nAll or none: if not all {1} run within {2} minutes, the ones rented are destroyed and nothing is left billing.\nBilling starts now and continues until you destroy the group (disks are billed while stopped).',
+            clusterLabel(c),
+            c.offers.length,
+            Math.round(maxWaitMs / 60_000),
+          ),
         },
         RENT_GROUP,
       );

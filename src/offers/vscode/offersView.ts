@@ -10,10 +10,7 @@ import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 import { background } from '../../core/background';
 
-export type OfferTreeNode =
-  | { kind: 'offer'; id: number; offer: Offer }
-  | { kind: 'empty' }
-  | { kind: 'error'; message: string };
+export type OfferTreeNode = { kind: 'offer'; id: number; offer: Offer } | { kind: 'empty' } | { kind: 'error'; message: string };
 
 export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
   constructor(private readonly services: Services) {

@@ -35,10 +35,16 @@ test('every vscode.l10n.t message of src/ is in l10n/bundle.l10n.json (run `npm 
 });
 
 test("package.json's titles, view names, setting descriptions and walkthrough texts are %keys% of package.nls.json", () => {
-  const raw = JSON.parse(read('package.json')) as { contributes: { commands: Array<{ title: string }>; configuration: { properties: Record<string, { description?: string; markdownDescription?: string }> } } };
+  const raw = JSON.parse(read('package.json')) as {
+    contributes: { commands: Array<{ title: string }>; configuration: { properties: Record<string, { description?: string; markdownDescription?: string }> } };
+  };
   const nls = JSON.parse(read('package.nls.json')) as Record<string, string>;
   const keys = [...read('package.json').matchAll(/"%([^%"]+)%"/g)].map((m) => m[1]!);
-  assert.deepEqual(keys.filter((k) => !(k in nls)), [], 'keys package.json names that package.nls.json lacks');
+  assert.deepEqual(
+    keys.filter((k) => !(k in nls)),
+    [],
+    'keys package.json names that package.nls.json lacks',
+  );
   for (const c of raw.contributes.commands) assert.match(c.title, /^%.+%$/, `a command title is inline: ${c.title}`);
   for (const [k, v] of Object.entries(raw.contributes.configuration.properties)) {
     const text = v.markdownDescription ?? v.description;

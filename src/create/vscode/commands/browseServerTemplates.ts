@@ -61,7 +61,12 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
   await load;
   if (!picked) return undefined;
   if (picked.t) return picked.t;
-  const text = await vscode.window.showInputBox({ title: TITLE, prompt: vscode.l10n.t('A template\'s exact name or its hash id (from the console or `vastai search templates`)'), placeHolder: vscode.l10n.t('e.g. PyTorch (cuDNN Devel)'), validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
+  const text = await vscode.window.showInputBox({
+    title: TITLE,
+    prompt: vscode.l10n.t("A template's exact name or its hash id (from the console or `vastai search templates`)"),
+    placeHolder: vscode.l10n.t('e.g. PyTorch (cuDNN Devel)'),
+    validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.'),
+  });
   if (!text) return undefined;
   try {
     const found = sortTemplates(await lookUp(services, text));
@@ -71,7 +76,12 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
       return undefined;
     }
     if (found.length === 1) return found[0];
-    return (await vscode.window.showQuickPick(found.map((t) => ({ label: t.name, description: t.hash_id, detail: templateFacts(t), t })), { title: TITLE }))?.t;
+    return (
+      await vscode.window.showQuickPick(
+        found.map((t) => ({ label: t.name, description: t.hash_id, detail: templateFacts(t), t })),
+        { title: TITLE },
+      )
+    )?.t;
   } catch (e) {
     lookUpFailed(e);
     return undefined;
@@ -85,8 +95,16 @@ const lookUpFailed = (e: unknown): void => {
 async function pickAction(t: ServerTemplate): Promise<Action | undefined> {
   const picked = await vscode.window.showQuickPick(
     [
-      { label: vscode.l10n.t('$(rocket) Rent with This Template…'), detail: vscode.l10n.t('Searches offers and rents with template_hash_id {0}: {1}', t.hash_id, templateFacts(t)), action: 'rent' as const },
-      { label: vscode.l10n.t('$(save) Save as Workspace Template…'), detail: vscode.l10n.t('Writes .gpu/<name>.json referencing it, to rent again or to add offer filters, SSH options and env.'), action: 'save' as const },
+      {
+        label: vscode.l10n.t('$(rocket) Rent with This Template…'),
+        detail: vscode.l10n.t('Searches offers and rents with template_hash_id {0}: {1}', t.hash_id, templateFacts(t)),
+        action: 'rent' as const,
+      },
+      {
+        label: vscode.l10n.t('$(save) Save as Workspace Template…'),
+        detail: vscode.l10n.t('Writes .gpu/<name>.json referencing it, to rent again or to add offer filters, SSH options and env.'),
+        action: 'save' as const,
+      },
       { label: vscode.l10n.t('$(json) Open'), detail: vscode.l10n.t('The workspace template that rents it, read-only.'), action: 'open' as const },
     ],
     { title: `${TITLE}: ${t.name}`, placeHolder: t.desc || templateFacts(t) },
@@ -104,7 +122,8 @@ async function save(t: ServerTemplate): Promise<vscode.Uri | undefined> {
     vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first: workspace templates live in its .gpu/ folder.'));
     return undefined;
   }
-  const folder = folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Save the template in which folder?') });
+  const folder =
+    folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Save the template in which folder?') });
   if (!folder) return undefined;
   const dir = vscode.Uri.joinPath(folder.uri, '.gpu');
   await vscode.workspace.fs.createDirectory(dir);

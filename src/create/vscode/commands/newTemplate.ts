@@ -9,7 +9,8 @@ export async function newTemplate(_services: Pick<Services, never>): Promise<vsc
     vscode.window.showErrorMessage(vscode.l10n.t('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.'));
     return undefined;
   }
-  const folder = folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Folder to create the template in') });
+  const folder =
+    folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Folder to create the template in') });
   if (!folder) return undefined;
   const name = await vscode.window.showInputBox({
     title: vscode.l10n.t('New GPU Rental template'),

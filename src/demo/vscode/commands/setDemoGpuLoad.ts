@@ -20,7 +20,10 @@ export interface DemoGpuLoadResult {
 async function askLoad(name: string): Promise<number | undefined> {
   const pick = await vscode.window.showQuickPick(
     LOAD_CHOICES.map((c) => ({ label: c.label, description: c.description, util: c.util })),
-    { title: vscode.l10n.t('GPU Rental: Set Demo GPU Load of {0}', name), placeHolder: vscode.l10n.t('What should its GPU report? (the idle guard reads it with nvidia-smi)') },
+    {
+      title: vscode.l10n.t('GPU Rental: Set Demo GPU Load of {0}', name),
+      placeHolder: vscode.l10n.t('What should its GPU report? (the idle guard reads it with nvidia-smi)'),
+    },
   );
   if (!pick) return undefined;
   if (pick.util !== undefined) return pick.util;
@@ -38,9 +41,16 @@ async function askLoad(name: string): Promise<number | undefined> {
   return 'util' in r ? r.util : undefined;
 }
 
-export async function setDemoGpuLoad(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>, arg?: unknown): Promise<DemoGpuLoadResult | undefined> {
+export async function setDemoGpuLoad(
+  services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>,
+  arg?: unknown,
+): Promise<DemoGpuLoadResult | undefined> {
   if (!services.connection().demo) {
-    vscode.window.showInformationMessage(vscode.l10n.t('Set Demo GPU Load works in demo mode only: a real instance reports its real GPU. Run "GPU Rental: Try Demo Mode" to try the idle guard on a simulated machine.'));
+    vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'Set Demo GPU Load works in demo mode only: a real instance reports its real GPU. Run "GPU Rental: Try Demo Mode" to try the idle guard on a simulated machine.',
+      ),
+    );
     return undefined;
   }
   const given = arg && typeof arg === 'object' ? (arg as { util?: unknown }).util : undefined;
@@ -50,7 +60,7 @@ export async function setDemoGpuLoad(services: Pick<Services, 'api' | 'connectio
   }
   const inst = await resolveInstance(services, arg, (i) => i.state === 'running', {
     verb: 'Set Demo GPU Load',
-    none: 'No running demo instance: rent one first (Create Instance from Template… or an offer\'s Rent), then set its GPU load.',
+    none: "No running demo instance: rent one first (Create Instance from Template… or an offer's Rent), then set its GPU load.",
   });
   if (!inst) return undefined;
   const name = instanceName(inst);

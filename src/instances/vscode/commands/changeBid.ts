@@ -14,7 +14,10 @@ import { consentOf } from '../../../core/vscode/consent';
  * gpuRental.changeBid(node | id | { id, price }): with a price (scripts), sends it without asking
  * when the user allows unattended calls (gpuRental.scripting.allowUnattended); else it asks.
  */
-export async function changeBid(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
+export async function changeBid(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  arg?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, isInterruptible, {
     verb: 'Change Bid',
     none: 'No interruptible instance: only instances rented with a bid have one.',
@@ -42,11 +45,17 @@ async function askAndChangeBid(services: Pick<Services, 'api' | 'instances' | 'l
     }
     price = r.price;
   } else {
-    const facts = [cur !== undefined ? `current bid ${formatRate(cur, 3)}` : undefined, min !== undefined ? `minimum now ${formatRate(min, 3)}` : undefined].filter(Boolean).join(' · ');
+    const facts = [cur !== undefined ? `current bid ${formatRate(cur, 3)}` : undefined, min !== undefined ? `minimum now ${formatRate(min, 3)}` : undefined]
+      .filter(Boolean)
+      .join(' · ');
     const text = await vscode.window.showInputBox({
       title: vscode.l10n.t('GPU Rental: Change Bid of "{0}"', instanceName(fresh)),
-      prompt: vscode.l10n.t('{0}New bid in $/h ({1}). A higher bid keeps the machine longer.', isOutbid(fresh) ? 'Outbid: the service stopped this instance because someone bid more. ' : '', facts || 'no price information'),
-      value: String(min !== undefined && (cur === undefined || cur < min) ? min : cur ?? ''),
+      prompt: vscode.l10n.t(
+        '{0}New bid in $/h ({1}). A higher bid keeps the machine longer.',
+        isOutbid(fresh) ? 'Outbid: the service stopped this instance because someone bid more. ' : '',
+        facts || 'no price information',
+      ),
+      value: String(min !== undefined && (cur === undefined || cur < min) ? min : (cur ?? '')),
       placeHolder: vscode.l10n.t('e.g. 0.35'),
       validateInput: (v) => {
         const r = parseBid(v, min);

@@ -6,7 +6,11 @@ import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanc
 const MAX_LABEL = 128;
 
 /** (instance node or id, optional new label): without a label, asks for one. */
-export async function renameInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, arg?: unknown, label?: unknown): Promise<boolean> {
+export async function renameInstance(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>,
+  arg?: unknown,
+  label?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, () => true, {
     verb: 'Rename Instance',
     none: 'You have no instances to rename.',
@@ -30,7 +34,5 @@ export async function renameInstance(services: Pick<Services, 'api' | 'connectio
     return false;
   }
   const newLabel = next;
-  return runInstanceAction(services, inst, 'Renaming…', 'Could not rename', async () =>
-    (await services.api()).setInstanceLabel(inst.id, newLabel),
-  );
+  return runInstanceAction(services, inst, 'Renaming…', 'Could not rename', async () => (await services.api()).setInstanceLabel(inst.id, newLabel));
 }

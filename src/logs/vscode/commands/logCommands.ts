@@ -26,9 +26,24 @@ function isLogArgs(arg: unknown): arg is LogArgs {
 async function chooseLog(tail: number): Promise<Pick<LogKey, 'daemon' | 'filter'> | undefined> {
   const picked = await vscode.window.showQuickPick(
     [
-      { label: vscode.l10n.t('$(output) Container log'), description: vscode.l10n.t('last {0} lines', tail), detail: vscode.l10n.t('What the container printed: start-up, the onstart script, your programs.'), value: 'container' as const },
-      { label: vscode.l10n.t('$(filter) Container log, matching lines only…'), description: vscode.l10n.t('grep on the host'), detail: vscode.l10n.t('Only lines matching a pattern, e.g. error|Traceback.'), value: 'filter' as const },
-      { label: vscode.l10n.t('$(server-process) Daemon log'), description: vscode.l10n.t('last {0} lines', tail), detail: vscode.l10n.t('The host\'s side: image pull, container create, start and exit (why an instance failed to start).'), value: 'daemon' as const },
+      {
+        label: vscode.l10n.t('$(output) Container log'),
+        description: vscode.l10n.t('last {0} lines', tail),
+        detail: vscode.l10n.t('What the container printed: start-up, the onstart script, your programs.'),
+        value: 'container' as const,
+      },
+      {
+        label: vscode.l10n.t('$(filter) Container log, matching lines only…'),
+        description: vscode.l10n.t('grep on the host'),
+        detail: vscode.l10n.t('Only lines matching a pattern, e.g. error|Traceback.'),
+        value: 'filter' as const,
+      },
+      {
+        label: vscode.l10n.t('$(server-process) Daemon log'),
+        description: vscode.l10n.t('last {0} lines', tail),
+        detail: vscode.l10n.t("The host's side: image pull, container create, start and exit (why an instance failed to start)."),
+        value: 'daemon' as const,
+      },
     ],
     { title: vscode.l10n.t('GPU Rental: Show Instance Logs'), placeHolder: vscode.l10n.t('Which log?') },
   );
@@ -50,12 +65,20 @@ async function open(services: Pick<Services, 'log' | 'logs'>, key: LogKey, name:
   services.logs.open(key, name);
   const first = services.logs.refresh(key, name);
   const doc = await vscode.workspace.openTextDocument(uri);
-  const shown = await vscode.languages.setTextDocumentLanguage(doc, 'log').then((d) => d, () => doc);
+  const shown = await vscode.languages.setTextDocumentLanguage(doc, 'log').then(
+    (d) => d,
+    () => doc,
+  );
   await vscode.window.showTextDocument(shown, { preview: false });
   const e = await first;
-  if (e.error) background(vscode.window.showWarningMessage(vscode.l10n.t('Could not fetch the log of "{0}": {1}', name, e.error), vscode.l10n.t('Refresh')).then((a) => {
-    if (a) background(vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri), services.log, 'refreshing the instance log');
-  }), services.log, 'the log notice');
+  if (e.error)
+    background(
+      vscode.window.showWarningMessage(vscode.l10n.t('Could not fetch the log of "{0}": {1}', name, e.error), vscode.l10n.t('Refresh')).then((a) => {
+        if (a) background(vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri), services.log, 'refreshing the instance log');
+      }),
+      services.log,
+      'the log notice',
+    );
   return shown;
 }
 
@@ -64,7 +87,10 @@ async function open(services: Pick<Services, 'log' | 'logs'>, key: LogKey, name:
  * log (unless given), requests it and opens it read-only; resolves the document once the first
  * text is in.
  */
-export async function showInstanceLogs(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'logs' | 'settings'>, arg?: unknown): Promise<vscode.TextDocument | undefined> {
+export async function showInstanceLogs(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'logs' | 'settings'>,
+  arg?: unknown,
+): Promise<vscode.TextDocument | undefined> {
   const tail = services.settings().logs.tail;
   if (isLogArgs(arg)) {
     const id = instanceIdOf(arg);
