@@ -24,9 +24,15 @@ const vscodeRuns = Number(args.find((a) => a.startsWith('--vscode-runs='))?.spli
 const LIMIT = 150 * 1024;
 /** Time to SSH entry measured by this bench on d655f6a (show-instance read every 10 s while booting), for comparison. */
 const SSH_ENTRY_BEFORE = 'median 7052 ms, max 9125 ms (9125, 9028, 7052, 5116, 2981 ms)';
-/** The packed .vsix: today about 706 KB and 45 files (the files the extension loads, test/unit/build/package.test.ts). */
-const PACKAGE_LIMIT = 800 * 1024;
-const PACKAGE_FILES = 50;
+/**
+ * The packed .vsix (the files the extension loads, test/unit/build/package.test.ts): 972 KB and 68 files
+ * on 2026-11-28. The budget grew from 800 KB / 50 files that day with the MCP server (dist/mcp.js,
+ * ~80 KB packed), the agent and group features and more lazy bundles: each bundle VS Code loads only when
+ * needed is one more file (and carries its own copy of zod), and what counts for startup is the activation
+ * bundle (LIMIT).
+ */
+const PACKAGE_LIMIT = 1200 * 1024;
+const PACKAGE_FILES = 80;
 
 function sh(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
