@@ -49,8 +49,14 @@ async function run(s: Scenario): Promise<Record<string, unknown>> {
   try {
     if (s.provisioning) {
       const headers = { Authorization: 'Bearer sim-api-key', 'Content-Type': 'application/json' };
-      const offers = (await (await fetch(`${sim.url}/api/v0/bundles/`, { method: 'POST', headers, body: JSON.stringify({ limit: 1 }) })).json()) as { offers: Array<{ id: number }> };
-      const res = await fetch(`${sim.url}/api/v0/asks/${offers.offers[0]!.id}/`, { method: 'PUT', headers, body: JSON.stringify({ image: 'pytorch/pytorch', disk: 10, runtype: 'ssh' }) });
+      const offers = (await (await fetch(`${sim.url}/api/v0/bundles/`, { method: 'POST', headers, body: JSON.stringify({ limit: 1 }) })).json()) as {
+        offers: Array<{ id: number }>;
+      };
+      const res = await fetch(`${sim.url}/api/v0/asks/${offers.offers[0]!.id}/`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ image: 'pytorch/pytorch', disk: 10, runtype: 'ssh' }),
+      });
       if (!res.ok) throw new Error(`creating the provisioning instance failed: ${res.status} ${await res.text()}`);
     }
     sim.state.requests.length = 0;
@@ -121,7 +127,9 @@ async function main() {
   ];
   const out = [];
   for (const s of scenarios) out.push(await run(s));
-  process.stdout.write(`${JSON.stringify({ minutes: MINUTES, intervalMs: DEFAULT_POLLER_CONFIG.intervalMs, hiddenIntervalMs: DEFAULT_POLLER_CONFIG.hiddenIntervalMs, scenarios: out })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ minutes: MINUTES, intervalMs: DEFAULT_POLLER_CONFIG.intervalMs, hiddenIntervalMs: DEFAULT_POLLER_CONFIG.hiddenIntervalMs, scenarios: out })}\n`,
+  );
 }
 
 main().catch((e) => {

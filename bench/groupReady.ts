@@ -20,10 +20,23 @@ async function once(n: number): Promise<{ n: number; ms: number; outcome: string
     // One member boots slower: the group waits for it, and only for it.
     await sim.ctl.fault({ kind: 'boot', mode: 'slow', seconds: SLOW_S, skip: n - 1 });
     const api = createApiClient({ baseUrl: sim.url, credentials: { token: () => 'sim-api-key' }, log: silent, pacing: 'off' });
-    const t: Template = { name: 'bench', count: n, offer: { gpuNames: ['RTX 4090'], numGpus: 1 }, instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 } };
+    const t: Template = {
+      name: 'bench',
+      count: n,
+      offer: { gpuNames: ['RTX 4090'], numGpus: 1 },
+      instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 },
+    };
     const start = Date.now();
     const r = await runGroupFlow(
-      { api, log: silent, state: new MemoryState(), clock: realClock, ssh: { writeEntry: async (i) => `gpu-${i.id}` }, progress: () => undefined, prompts: { pickCluster: async (c) => c[0], confirmGroup: async () => true } },
+      {
+        api,
+        log: silent,
+        state: new MemoryState(),
+        clock: realClock,
+        ssh: { writeEntry: async (i) => `gpu-${i.id}` },
+        progress: () => undefined,
+        prompts: { pickCluster: async (c) => c[0], confirmGroup: async () => true },
+      },
       { template: t, templatePath: '.gpu/bench.json', confirm: false, pollIntervalMs: POLL_MS },
     );
     return { n, ms: Date.now() - start, outcome: r.outcome };

@@ -56,11 +56,16 @@ function cliRuns(cli, url, home, runs) {
   for (let i = 0; i < runs; i++) {
     spawnSync('sleep', [String(GAP_MS / 1000)]);
     const t = performance.now();
-    const r = spawnSync('python3', [cli, 'show', 'instances', '--api-key', KEY, '--raw'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home, VAST_URL: url }, maxBuffer: 16 * 1024 * 1024 });
+    const r = spawnSync('python3', [cli, 'show', 'instances', '--api-key', KEY, '--raw'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: home, VAST_URL: url },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const ms = performance.now() - t;
     if (r.status !== 0) throw new Error(`vastai show instances failed (${r.status}): ${r.stderr.slice(-500)}`);
     const rows = JSON.parse(r.stdout);
-    if (!Array.isArray(rows) || rows.length !== INSTANCES) throw new Error(`vastai show instances listed ${Array.isArray(rows) ? rows.length : '?'} instances, not ${INSTANCES}`);
+    if (!Array.isArray(rows) || rows.length !== INSTANCES)
+      throw new Error(`vastai show instances listed ${Array.isArray(rows) ? rows.length : '?'} instances, not ${INSTANCES}`);
     times.push(ms);
   }
   return times;
@@ -96,7 +101,21 @@ export async function mcpBench({ runs = 5, calls = 3 } = {}) {
     const cliPath = process.env.VAST_CLI ? resolve(process.env.VAST_CLI) : undefined;
     const cli = cliPath ? cliRuns(cliPath, sim.url, home, runs) : undefined;
     const cliSha = cliPath ? createHash('sha256').update(readFileSync(cliPath)).digest('hex').slice(0, 12) : undefined;
-    return { runs, calls, start, firstList, list, search, cli, cliSha, instances: INSTANCES, at: new Date().toISOString(), load: loadavg().map((x) => x.toFixed(2)).join(' ') };
+    return {
+      runs,
+      calls,
+      start,
+      firstList,
+      list,
+      search,
+      cli,
+      cliSha,
+      instances: INSTANCES,
+      at: new Date().toISOString(),
+      load: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
+    };
   } finally {
     sim.stop();
     rmSync(home, { recursive: true, force: true });
@@ -112,13 +131,23 @@ export function mcpRows(m) {
   const listMs = median(m.list);
   const rows = [
     ['MCP server start', `${ms(startMs)} from spawning \`node dist/mcp.js\` to an initialized session (median of ${m.runs}: ${all(m.start)} ms)`, '-', '-'],
-    ['MCP tool call', `list_instances (${m.instances} instances) ${ms(listMs)}, search_offers ${ms(median(m.search))} on a running server (median of ${m.calls}); a fresh server's first list_instances ${ms(median(m.firstList))}`, '-', '-'],
+    [
+      'MCP tool call',
+      `list_instances (${m.instances} instances) ${ms(listMs)}, search_offers ${ms(median(m.search))} on a running server (median of ${m.calls}); a fresh server's first list_instances ${ms(median(m.firstList))}`,
+      '-',
+      '-',
+    ],
   ];
-  if (!m.cli) rows.push(['MCP vs CLI', 'skipped: set VAST_CLI to the official CLI\'s vast.py', '≥ 10× faster per call', '-']);
+  if (!m.cli) rows.push(['MCP vs CLI', "skipped: set VAST_CLI to the official CLI's vast.py", '≥ 10× faster per call', '-']);
   else {
     const cliMs = median(m.cli);
     const ratio = cliMs / listMs;
-    rows.push(['MCP vs CLI', `\`vastai show instances\` cold ${ms(cliMs)} (median of ${m.cli.length}: ${all(m.cli)} ms) vs list_instances ${ms(listMs)}: ×${ratio.toFixed(1)} per call; a fresh server's start and first list ${ms(startMs + median(m.firstList))}, ×${(cliMs / (startMs + median(m.firstList))).toFixed(1)}`, '≥ 10× faster per call', ratio >= 10 ? 'met' : '**missed**']);
+    rows.push([
+      'MCP vs CLI',
+      `\`vastai show instances\` cold ${ms(cliMs)} (median of ${m.cli.length}: ${all(m.cli)} ms) vs list_instances ${ms(listMs)}: ×${ratio.toFixed(1)} per call; a fresh server's start and first list ${ms(startMs + median(m.firstList))}, ×${(cliMs / (startMs + median(m.firstList))).toFixed(1)}`,
+      '≥ 10× faster per call',
+      ratio >= 10 ? 'met' : '**missed**',
+    ]);
   }
   return rows;
 }

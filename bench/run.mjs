@@ -24,9 +24,15 @@ const vscodeRuns = Number(args.find((a) => a.startsWith('--vscode-runs='))?.spli
 const LIMIT = 150 * 1024;
 /** Time to SSH entry measured by this bench on d655f6a (show-instance read every 10 s while booting), for comparison. */
 const SSH_ENTRY_BEFORE = 'median 7052 ms, max 9125 ms (9125, 9028, 7052, 5116, 2981 ms)';
-/** The packed .vsix: today about 706 KB and 45 files (the files the extension loads, test/unit/build/package.test.ts). */
-const PACKAGE_LIMIT = 800 * 1024;
-const PACKAGE_FILES = 50;
+/**
+ * The packed .vsix (the files the extension loads, test/unit/build/package.test.ts): 972 KB and 68 files
+ * on 2026-11-28. The budget grew from 800 KB / 50 files that day with the MCP server (dist/mcp.js,
+ * ~80 KB packed), the agent and group features and more lazy bundles: each bundle VS Code loads only when
+ * needed is one more file (and carries its own copy of zod), and what counts for startup is the activation
+ * bundle (LIMIT).
+ */
+const PACKAGE_LIMIT = 1200 * 1024;
+const PACKAGE_FILES = 80;
 
 function sh(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
@@ -48,7 +54,11 @@ async function vsixFiles() {
 // ------------------------------------------------------------------ package
 
 /** The packed .vsix `npm run package` writes: gpu-rental-<version>.vsix in the repository. */
-const vsixPath = () => join(root, `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name}-${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}.vsix`);
+const vsixPath = () =>
+  join(
+    root,
+    `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name}-${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}.vsix`,
+  );
 const fmtPacked = (bytes) => `${(bytes / 1024).toFixed(0)} KB`;
 const packageOk = (p) => p.packed < PACKAGE_LIMIT && p.files <= PACKAGE_FILES;
 
@@ -74,7 +84,9 @@ async function quickPackage() {
     return true;
   }
   const r = { packed: statSync(p).size, files: (await vsixFiles()).length };
-  process.stdout.write(`${relative(root, p)}: ${fmtPacked(r.packed)} packed, ${r.files} files, budget < ${fmtPacked(PACKAGE_LIMIT)} and ≤ ${PACKAGE_FILES} files: ${packageOk(r) ? 'ok' : 'TOO BIG'}\n`);
+  process.stdout.write(
+    `${relative(root, p)}: ${fmtPacked(r.packed)} packed, ${r.files} files, budget < ${fmtPacked(PACKAGE_LIMIT)} and ≤ ${PACKAGE_FILES} files: ${packageOk(r) ? 'ok' : 'TOO BIG'}\n`,
+  );
   return packageOk(r);
 }
 
@@ -160,7 +172,12 @@ function scale() {
   for (const k of ['instancesMs', 'offersMs', 'allDetailsMs', 'coldInstancesMs', 'coldOffersMs']) t[k] = median(ts.map((x) => x[k]));
   t.instancesAll = ts.map((x) => x.instancesMs);
   const mem = [0, 1, 2].map(() => lastJson(sh(process.execPath, ['--expose-gc', 'out/bench/scale.js', '--memory'])));
-  return { ...t, heapDelta: median(mem.map((m) => m.heapDeltaBytes)), rssDelta: median(mem.map((m) => m.rssDeltaBytes)), rssAll: mem.map((m) => m.rssDeltaBytes) };
+  return {
+    ...t,
+    heapDelta: median(mem.map((m) => m.heapDeltaBytes)),
+    rssDelta: median(mem.map((m) => m.rssDeltaBytes)),
+    rssAll: mem.map((m) => m.rssDeltaBytes),
+  };
 }
 
 function economy() {
@@ -238,35 +255,108 @@ const yes = (b) => (b ? 'met' : '**missed**');
 const byName = (n) => eco.scenarios.find((s) => s.name.startsWith(n));
 const steadyVisible = eco.scenarios.filter((s) => s.name.startsWith('visible'));
 // One refresh per interval, each ceil(N/25) pages of the v1 list.
-const perInterval = steadyVisible.every((s) => s.listCalls === ((eco.minutes * 60_000) / eco.intervalMs) * Math.max(1, Math.ceil(s.instances / 25)) && s.otherCalls === 0);
+const perInterval = steadyVisible.every(
+  (s) => s.listCalls === ((eco.minutes * 60_000) / eco.intervalMs) * Math.max(1, Math.ceil(s.instances / 25)) && s.otherCalls === 0,
+);
 const hidden = byName('hidden, 10 instances steady');
 const signedOut = byName('signed out');
 const prov = byName('hidden, 10 steady + 1');
 
 const rows = [
-  ['Bundle', `dist/extension.js ${kb(bundle.ext)}; .vsix contents ${fmtBytes(bundle.vsixTotal)} (${bundle.vsix.length} files)`, 'activation bundle < 150 KB', yes(bundle.ext < LIMIT)],
-  ['Package', `${fmtPacked(pkg.packed)} packed (${pkg.packed} bytes), ${pkg.files} files (npm run package)`, `< ${fmtPacked(PACKAGE_LIMIT)}, ≤ ${PACKAGE_FILES} files`, yes(packageOk(pkg))],
-  ['Load cost', `${fmtMs(load.extMs)} vs empty module ${fmtMs(load.emptyMs)}: +${fmtMs(load.aboveMs)} (×${load.ratio.toFixed(0)}), median of ${load.runs}`, '< 15 ms above empty', yes(load.aboveMs < 15)],
+  [
+    'Bundle',
+    `dist/extension.js ${kb(bundle.ext)}; .vsix contents ${fmtBytes(bundle.vsixTotal)} (${bundle.vsix.length} files)`,
+    'activation bundle < 150 KB',
+    yes(bundle.ext < LIMIT),
+  ],
+  [
+    'Package',
+    `${fmtPacked(pkg.packed)} packed (${pkg.packed} bytes), ${pkg.files} files (npm run package)`,
+    `< ${fmtPacked(PACKAGE_LIMIT)}, ≤ ${PACKAGE_FILES} files`,
+    yes(packageOk(pkg)),
+  ],
+  [
+    'Load cost',
+    `${fmtMs(load.extMs)} vs empty module ${fmtMs(load.emptyMs)}: +${fmtMs(load.aboveMs)} (×${load.ratio.toFixed(0)}), median of ${load.runs}`,
+    '< 15 ms above empty',
+    yes(load.aboveMs < 15),
+  ],
   vs
-    ? ['Activation', `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms), of which activate() itself ${vs.activateFnMs === undefined ? '?' : fmtMs(vs.activateFnMs)}; bundle evaluation in the host ${vs.bundleEvalMs === undefined ? '?' : fmtMs(vs.bundleEvalMs)}, then VS Code ${vs.hostWaitMs === undefined ? '?' : fmtMs(vs.hostWaitMs)} before calling activate()`, '< 20 ms', vs.activationMs < 20 ? 'met' : vs.activateFnMs !== undefined && vs.activateFnMs < 20 ? '**missed** (see Notes)' : '**missed**']
+    ? [
+        'Activation',
+        `${fmtMs(vs.activationMs)} median of ${vs.runs} harness runs (${vs.activationAll.join(', ')} ms), of which activate() itself ${vs.activateFnMs === undefined ? '?' : fmtMs(vs.activateFnMs)}; bundle evaluation in the host ${vs.bundleEvalMs === undefined ? '?' : fmtMs(vs.bundleEvalMs)}, then VS Code ${vs.hostWaitMs === undefined ? '?' : fmtMs(vs.hostWaitMs)} before calling activate()`,
+        '< 20 ms',
+        vs.activationMs < 20 ? 'met' : vs.activateFnMs !== undefined && vs.activateFnMs < 20 ? '**missed** (see Notes)' : '**missed**',
+      ]
     : ['Activation', 'not run (--no-vscode)', '< 20 ms', '-'],
   vs && vs.firstPaintMs !== undefined
-    ? ['First paint', `${fmtMs(vs.firstPaintMs)} from sign-in to the first rows (visible view); server list call ${fmtMs(vs.listInstancesMs)}`, '< 100 ms + server time', yes(vs.firstPaintMs < 100 + 2 * vs.listInstancesMs)]
+    ? [
+        'First paint',
+        `${fmtMs(vs.firstPaintMs)} from sign-in to the first rows (visible view); server list call ${fmtMs(vs.listInstancesMs)}`,
+        '< 100 ms + server time',
+        yes(vs.firstPaintMs < 100 + 2 * vs.listInstancesMs),
+      ]
     : ['First paint', 'not run', '< 100 ms + server time', '-'],
-  ['Scale: instances', `${fmtMs(sc.instancesMs)} for ${sc.counts.instances} rows (process medians ${sc.instancesAll.map((x) => x.toFixed(1)).join(', ')} ms; first build ${fmtMs(sc.coldInstancesMs)}); the details of all 500 (built per row on expand) ${fmtMs(sc.allDetailsMs)} more`, '< 50 ms', yes(sc.instancesMs < 50)],
+  [
+    'Scale: instances',
+    `${fmtMs(sc.instancesMs)} for ${sc.counts.instances} rows (process medians ${sc.instancesAll.map((x) => x.toFixed(1)).join(', ')} ms; first build ${fmtMs(sc.coldInstancesMs)}); the details of all 500 (built per row on expand) ${fmtMs(sc.allDetailsMs)} more`,
+    '< 50 ms',
+    yes(sc.instancesMs < 50),
+  ],
   ['Scale: offers', `${fmtMs(sc.offersMs)} for ${sc.counts.offers} (first build ${fmtMs(sc.coldOffersMs)})`, '< 50 ms', yes(sc.offersMs < 50)],
   // heapUsed after gc is what the lists keep; rss also holds pages V8 has not yet returned (see Notes).
-  ['Scale: memory', `heap +${fmtBytes(sc.heapDelta)} retained by both built lists (rss +${fmtBytes(sc.rssDelta)}, runs ${sc.rssAll.map((x) => fmtBytes(x)).join(', ')})`, '< 20 MB', sc.heapDelta >= 20 * 1024 * 1024 ? '**missed**' : sc.rssDelta < 20 * 1024 * 1024 ? 'met' : 'met for the heap; rss over (see Notes)'],
-  ['Requests: visible, steady', steadyVisible.map((s) => `${s.name.replace('visible, ', '').replace(' steady', '')}: ${s.listCalls} list + ${s.otherCalls} other`).join('; ') + ` in ${eco.minutes} min`, `one refresh (ceil(N/25) list pages) per ${eco.intervalMs / 1000} s interval`, yes(perInterval)],
-  ['Requests per refresh', lst.sizes.map((r) => `${r.instances} instances: ${r.requests}`).join('; ') + ' (GET /api/v1/instances/ pages)', 'ceil(N/25), never more', yes(lst.sizes.every((r) => r.requests === r.target && r.requestsFull === r.target))],
-  ['Bytes per refresh', lst.sizes.map((r) => `${r.instances}: ${fmtBytes(r.bytesTrimmed)} with select_cols vs ${fmtBytes(r.bytesFull)} all columns (${r.bytesFull ? Math.round((100 * r.bytesTrimmed) / r.bytesFull) : 100}%)`).join('; '), 'trimmed ≤ half the full list', yes(lst.sizes.every((r) => r.instances === 0 || r.bytesTrimmed * 2 <= r.bytesFull))],
+  [
+    'Scale: memory',
+    `heap +${fmtBytes(sc.heapDelta)} retained by both built lists (rss +${fmtBytes(sc.rssDelta)}, runs ${sc.rssAll.map((x) => fmtBytes(x)).join(', ')})`,
+    '< 20 MB',
+    sc.heapDelta >= 20 * 1024 * 1024 ? '**missed**' : sc.rssDelta < 20 * 1024 * 1024 ? 'met' : 'met for the heap; rss over (see Notes)',
+  ],
+  [
+    'Requests: visible, steady',
+    steadyVisible.map((s) => `${s.name.replace('visible, ', '').replace(' steady', '')}: ${s.listCalls} list + ${s.otherCalls} other`).join('; ') +
+      ` in ${eco.minutes} min`,
+    `one refresh (ceil(N/25) list pages) per ${eco.intervalMs / 1000} s interval`,
+    yes(perInterval),
+  ],
+  [
+    'Requests per refresh',
+    lst.sizes.map((r) => `${r.instances} instances: ${r.requests}`).join('; ') + ' (GET /api/v1/instances/ pages)',
+    'ceil(N/25), never more',
+    yes(lst.sizes.every((r) => r.requests === r.target && r.requestsFull === r.target)),
+  ],
+  [
+    'Bytes per refresh',
+    lst.sizes
+      .map(
+        (r) =>
+          `${r.instances}: ${fmtBytes(r.bytesTrimmed)} with select_cols vs ${fmtBytes(r.bytesFull)} all columns (${r.bytesFull ? Math.round((100 * r.bytesTrimmed) / r.bytesFull) : 100}%)`,
+      )
+      .join('; '),
+    'trimmed ≤ half the full list',
+    yes(lst.sizes.every((r) => r.instances === 0 || r.bytesTrimmed * 2 <= r.bytesFull)),
+  ],
   ['Requests: hidden, steady', `${hidden.requests} in ${eco.minutes} min (${hidden.perMinute}/min)`, '≤ 1 per minute', yes(hidden.perMinute <= 1)],
-  ['Requests: provisioning', `${prov.requests} in ${eco.minutes} min (hidden; every ${eco.intervalMs / 1000} s while it boots, 3 min, then 1/min)`, 'one list call per interval', yes(prov.otherCalls === 0)],
+  [
+    'Requests: provisioning',
+    `${prov.requests} in ${eco.minutes} min (hidden; every ${eco.intervalMs / 1000} s while it boots, 3 min, then 1/min)`,
+    'one list call per interval',
+    yes(prov.otherCalls === 0),
+  ],
   ['Requests: signed out', `${signedOut.requests}`, 'none', yes(signedOut.requests === 0)],
-  ['Time to SSH entry', `median ${ssh.medianMs} ms, max ${ssh.maxMs} ms at default settings (${ssh.intervalMs / 1000} s poll interval, show-instance paced at 2 s); before (d655f6a, reads every 10 s): ${SSH_ENTRY_BEFORE}`, '≤ 3 s after the service says running', yes(ssh.maxMs <= 3000)],
+  [
+    'Time to SSH entry',
+    `median ${ssh.medianMs} ms, max ${ssh.maxMs} ms at default settings (${ssh.intervalMs / 1000} s poll interval, show-instance paced at 2 s); before (d655f6a, reads every 10 s): ${SSH_ENTRY_BEFORE}`,
+    '≤ 3 s after the service says running',
+    yes(ssh.maxMs <= 3000),
+  ],
   ...mcpRows(mcp),
   // The slowest boot plus a poll or two and the requests, never the sum of the N boots.
-  ['Group ready', grp.rows.map((r) => `N=${r.n}: ${(r.ms / 1000).toFixed(1)} s`).join('; ') + ` (boots ${grp.bootS} s, one ${grp.slowS} s; poll ${grp.pollMs} ms)`, `slowest boot, not the sum (< ${grp.slowS} s + 3 s for every N)`, yes(grp.rows.every((r) => r.outcome === 'ready' && r.ms < (grp.slowS + 3) * 1000))],
+  [
+    'Group ready',
+    grp.rows.map((r) => `N=${r.n}: ${(r.ms / 1000).toFixed(1)} s`).join('; ') + ` (boots ${grp.bootS} s, one ${grp.slowS} s; poll ${grp.pollMs} ms)`,
+    `slowest boot, not the sum (< ${grp.slowS} s + 3 s for every N)`,
+    yes(grp.rows.every((r) => r.outcome === 'ready' && r.ms < (grp.slowS + 3) * 1000)),
+  ],
 ];
 
 const table = ['| What | Measured | Target | |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
@@ -275,7 +365,9 @@ process.stdout.write(`\n${table}\n\n`);
 const cpu = cpus()[0]?.model ?? 'unknown';
 const machine = [
   `- Machine: ${availableParallelism()} CPUs (\`nproc\`), ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GB memory (${(freemem() / 2 ** 30).toFixed(1)} GB free at the end)`,
-  `- Node ${process.version}, ${process.platform}/${process.arch}; load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+  `- Node ${process.version}, ${process.platform}/${process.arch}; load average at the end ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
   `- Date: ${new Date().toISOString()}; bench took ${Math.round((Date.now() - t0) / 1000)} s`,
 ].join('\n');
 

@@ -36,9 +36,7 @@ async function main() {
   try {
     const auth = { Authorization: 'Bearer sim-api-key', 'Content-Type': 'application/json' };
     const instancesText = await (await fetch(`${sim.url}/api/v0/instances/`, { headers: auth })).text();
-    const offersText = await (
-      await fetch(`${sim.url}/api/v0/bundles/`, { method: 'POST', headers: auth, body: JSON.stringify({ limit: 1000 }) })
-    ).text();
+    const offersText = await (await fetch(`${sim.url}/api/v0/bundles/`, { method: 'POST', headers: auth, body: JSON.stringify({ limit: 1000 }) })).text();
     const counts = { instances: buildInstances(instancesText).length, offers: buildOffers(offersText).length };
     if (process.argv.includes('--memory')) {
       const gc = (globalThis as { gc?: () => void }).gc;

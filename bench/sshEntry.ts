@@ -45,7 +45,9 @@ async function main() {
       delays.push(Date.now() - marked);
     }
     const s = [...delays].sort((a, b) => a - b);
-    process.stdout.write(`${JSON.stringify({ intervalMs: INTERVAL_MS, phases: PHASES, delaysMs: delays, medianMs: s[s.length >> 1], maxMs: s[s.length - 1] })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ intervalMs: INTERVAL_MS, phases: PHASES, delaysMs: delays, medianMs: s[s.length >> 1], maxMs: s[s.length - 1] })}\n`,
+    );
   } finally {
     rmSync(home, { recursive: true, force: true });
     await sim.close();

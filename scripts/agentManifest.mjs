@@ -8,7 +8,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const built = await esbuild.build({ entryPoints: [join(root, 'src/agent/vscode/toolManifest.ts')], bundle: true, write: false, platform: 'node', format: 'esm', logLevel: 'warning', loader: { '.sh': 'text' }, external: ['vscode'] });
+const built = await esbuild.build({
+  entryPoints: [join(root, 'src/agent/vscode/toolManifest.ts')],
+  bundle: true,
+  write: false,
+  platform: 'node',
+  format: 'esm',
+  logLevel: 'warning',
+  loader: { '.sh': 'text' },
+  external: ['vscode'],
+});
 const { languageModelTools } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString('base64')}`);
 const file = join(root, 'package.json');
 const text = readFileSync(file, 'utf8');

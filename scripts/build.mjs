@@ -162,7 +162,12 @@ if (!args.has('--watch')) {
   }
   // A module with state (a top-level `let`, or a Map/Set made at load) must exist once: in two
   // bundles each copy has its own. Make it the lazy boundary (import() it) or move the state.
-  const copies = args.has('--instrumented') ? [] : statefulCopies(root, results.map((r) => r.metafile));
+  const copies = args.has('--instrumented')
+    ? []
+    : statefulCopies(
+        root,
+        results.map((r) => r.metafile),
+      );
   if (copies.length) {
     for (const [src, outs] of copies) console.error(`scripts/build.mjs: ${src} keeps module state but is in ${outs.join(', ')}`);
     process.exit(1);

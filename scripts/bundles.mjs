@@ -25,7 +25,17 @@ export function bundleName(root, file) {
  * would share a name. `options` are esbuild options the real build also uses (loaders, externals).
  */
 export async function findLazyModules(root, entry, options = {}) {
-  const r = await esbuild.build({ ...options, entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'cjs', absWorkingDir: root, logLevel: 'silent' });
+  const r = await esbuild.build({
+    ...options,
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'cjs',
+    absWorkingDir: root,
+    logLevel: 'silent',
+  });
   const found = new Map();
   for (const input of Object.values(r.metafile.inputs)) {
     for (const imp of input.imports) {
@@ -33,7 +43,8 @@ export async function findLazyModules(root, entry, options = {}) {
       const file = join(root, imp.path);
       const name = bundleName(root, file);
       const other = found.get(name);
-      if (other && other !== file) throw new Error(`scripts/build.mjs: ${relative(root, other)} and ${imp.path} are both import()ed and would both be dist/${name}.js; rename one`);
+      if (other && other !== file)
+        throw new Error(`scripts/build.mjs: ${relative(root, other)} and ${imp.path} are both import()ed and would both be dist/${name}.js; rename one`);
       found.set(name, file);
     }
   }

@@ -134,7 +134,10 @@ export function ensureCodeServer({ quiet = false, version = CODE_SERVER_VERSION 
  */
 export function packageVsix(out) {
   mkdirSync(dirname(out), { recursive: true });
-  execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--out', out], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--out', out], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return out;
 }
 
@@ -230,16 +233,28 @@ export async function startCodeServer({ env = {}, settings = {}, logFile, port, 
   const childEnv = { ...process.env, ...homeEnv(home), ...env };
   if (vsix) {
     try {
-      execFileSync(node, [entry, ...folders, '--install-extension', vsix], { cwd: root, env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+      execFileSync(node, [entry, ...folders, '--install-extension', vsix], {
+        cwd: root,
+        env: childEnv,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+      });
     } catch (e) {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`code-server --install-extension ${vsix} failed: ${String(e.stderr || e.stdout || e.message).trim().slice(-1500)}`);
+      throw new Error(
+        `code-server --install-extension ${vsix} failed: ${String(e.stderr || e.stdout || e.message)
+          .trim()
+          .slice(-1500)}`,
+      );
     }
   }
   const args = [
     entry,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
     ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
@@ -313,7 +328,15 @@ export async function launchChromium() {
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
   });
   const pid = server.process().pid;
   const browser = await chromium.connect(server.wsEndpoint());

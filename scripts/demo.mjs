@@ -72,11 +72,7 @@ async function main() {
     const profile = [`--user-data-dir=${userData}`, `--extensions-dir=${join(work, 'extensions')}`];
     execFileSync('code', [...profile, '--install-extension', vsix], { stdio: 'inherit' });
     process.stdout.write('opening VS Code (close its window or press Ctrl-C here to stop the demo)…\n');
-    const child = spawn(
-      'code',
-      ['--new-window', '--wait', ...profile, workspace],
-      { stdio: 'inherit', env: { ...process.env, ...env }, detached: true },
-    );
+    const child = spawn('code', ['--new-window', '--wait', ...profile, workspace], { stdio: 'inherit', env: { ...process.env, ...env }, detached: true });
     cleanups.push(() => killTree(child.pid));
     await new Promise((r) => child.on('exit', r));
     return 0;
@@ -100,7 +96,11 @@ async function main() {
   const rows = Math.min(...Object.values(counts));
   // The demo workspace's README opens as a preview (workbench.startupEditor): let it render, as a user would see it.
   const preview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-  await preview.getByText('GPU Rental demo workspace').first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => process.stdout.write('(the README preview had not rendered after 15 s)\n'));
+  await preview
+    .getByText('GPU Rental demo workspace')
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 })
+    .catch(() => process.stdout.write('(the README preview had not rendered after 15 s)\n'));
   await page.waitForTimeout(500);
   mkdirSync(dirname(screenshot), { recursive: true });
   await page.screenshot({ path: screenshot });

@@ -24,11 +24,10 @@ do {
   const seed = fixed ?? String(randomInt(2 ** 31));
   searches++;
   console.log(`fuzz: search ${searches}, seed ${seed}, ${runs} runs`);
-  const r = spawnSync(
-    process.execPath,
-    ['scripts/test-home.mjs', process.execPath, '--test', '--test-timeout=0', '--test-reporter=spec', ...SEARCHES],
-    { stdio: 'inherit', env: { ...process.env, FUZZ_SEED: seed, FUZZ_RUNS: String(runs) } },
-  );
+  const r = spawnSync(process.execPath, ['scripts/test-home.mjs', process.execPath, '--test', '--test-timeout=0', '--test-reporter=spec', ...SEARCHES], {
+    stdio: 'inherit',
+    env: { ...process.env, FUZZ_SEED: seed, FUZZ_RUNS: String(runs) },
+  });
   if (r.status !== 0) {
     console.log(`fuzz: counterexample found with seed ${seed} (above, shrunk). Replay: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} npm run fuzz`);
     console.log('fuzz: keep it as a named test beside the search that found it, then fix the code.');

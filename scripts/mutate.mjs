@@ -96,12 +96,28 @@ for (const g of chosen) {
   if (!existsSync(file)) continue;
   for (const [name, f] of Object.entries(JSON.parse(readFileSync(file, 'utf8')).files)) {
     const n = (s) => f.mutants.filter((m) => m.status === s).length;
-    rows.push({ name, killed: n('Killed'), timeout: n('Timeout'), survived: n('Survived'), noCoverage: n('NoCoverage'), ignored: n('Ignored'), errors: n('CompileError') + n('RuntimeError') });
+    rows.push({
+      name,
+      killed: n('Killed'),
+      timeout: n('Timeout'),
+      survived: n('Survived'),
+      noCoverage: n('NoCoverage'),
+      ignored: n('Ignored'),
+      errors: n('CompileError') + n('RuntimeError'),
+    });
   }
 }
 if (rows.length) {
   const sum = (k) => rows.reduce((a, r) => a + r[k], 0);
-  rows.push({ name: 'all', killed: sum('killed'), timeout: sum('timeout'), survived: sum('survived'), noCoverage: sum('noCoverage'), ignored: sum('ignored'), errors: sum('errors') });
+  rows.push({
+    name: 'all',
+    killed: sum('killed'),
+    timeout: sum('timeout'),
+    survived: sum('survived'),
+    noCoverage: sum('noCoverage'),
+    ignored: sum('ignored'),
+    errors: sum('errors'),
+  });
   console.log('\n| File | Mutants | Killed | Timed out | Survived | No coverage | Score |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of rows) {

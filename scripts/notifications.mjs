@@ -41,13 +41,18 @@ for (const f of files(src)) {
     if (modal) counts.modal++;
     sites.push(`${relative(root, f)}:${line(m.index)} ${kind}${modal ? ' (modal)' : ''}`);
   }
-  for (const m of text.matchAll(/\bshowReviewNotice\(/g)) if (!/function showReviewNotice/.test(text.slice(Math.max(0, m.index - 9), m.index + 20))) {
-    counts.reviewNotice++;
-    sites.push(`${relative(root, f)}:${line(m.index)} review notice (warning)`);
-  }
-  counts.statusBar += [...text.matchAll(/\b(tellDone|setStatusBarMessage)\(/g)].filter((m) => !/function tellDone/.test(text.slice(Math.max(0, m.index - 9), m.index + 10))).length;
+  for (const m of text.matchAll(/\bshowReviewNotice\(/g))
+    if (!/function showReviewNotice/.test(text.slice(Math.max(0, m.index - 9), m.index + 20))) {
+      counts.reviewNotice++;
+      sites.push(`${relative(root, f)}:${line(m.index)} review notice (warning)`);
+    }
+  counts.statusBar += [...text.matchAll(/\b(tellDone|setStatusBarMessage)\(/g)].filter(
+    (m) => !/function tellDone/.test(text.slice(Math.max(0, m.index - 9), m.index + 10)),
+  ).length;
 }
 const direct = counts.information + counts.warning + counts.error;
 if (process.argv.includes('--list')) for (const s of sites) console.log(s);
-console.log(`notification call sites: ${direct + counts.reviewNotice} (VS Code calls ${direct}: information ${counts.information}, warning ${counts.warning}, error ${counts.error}; modal ${counts.modal}; one-per-kind review notices ${counts.reviewNotice})`);
+console.log(
+  `notification call sites: ${direct + counts.reviewNotice} (VS Code calls ${direct}: information ${counts.information}, warning ${counts.warning}, error ${counts.error}; modal ${counts.modal}; one-per-kind review notices ${counts.reviewNotice})`,
+);
 console.log(`status bar confirmations instead: ${counts.statusBar}`);

@@ -24,7 +24,10 @@ export async function startSimulatorProcess({ testControl = false, args = [], ti
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the simulator printed no "listening on" line within ${timeoutMs} ms\n${[...seen, stderr].join('\n')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the simulator printed no "listening on" line within ${timeoutMs} ms\n${[...seen, stderr].join('\n')}`)),
+      timeoutMs,
+    );
     const lines = createInterface({ input: child.stdout });
     // Lines before "listening on" are the simulator's own events (an SSH listener opened for a
     // seeded running instance): skip them; later lines are drained so it never blocks on a full pipe.

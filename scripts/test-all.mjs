@@ -25,7 +25,12 @@ process.on('exit', () => home.cleanup());
 function run(cmd, args, { env, timeoutS = 600, withStderr = false, held = false } = {}) {
   withStderr ||= held;
   return new Promise((res) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', withStderr ? 'pipe' : 'inherit'], env: { ...process.env, ...home.env, ...env }, detached: true });
+    const child = spawn(cmd, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', withStderr ? 'pipe' : 'inherit'],
+      env: { ...process.env, ...home.env, ...env },
+      detached: true,
+    });
     // A hung tier (e.g. a test that leaves a server open) must not hang CI: end its whole group.
     const timer = setTimeout(() => {
       process.stdout.write(`\n${cmd} ${args.join(' ')}: no result after ${timeoutS} s, stopping it\n`);
@@ -87,7 +92,11 @@ for (const v of new Set([CODE_SERVER_VERSION, ...SMOKE_VERSIONS])) {
   installChain = installChain.then(
     () =>
       new Promise((res) => {
-        const child = spawn(process.execPath, ['scripts/code-server.mjs', '--install', '--version', v], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...home.env } });
+        const child = spawn(process.execPath, ['scripts/code-server.mjs', '--install', '--version', v], {
+          cwd: root,
+          stdio: ['ignore', 'ignore', 'pipe'],
+          env: { ...process.env, ...home.env },
+        });
         let err = '';
         child.stderr.on('data', (d) => (err += d));
         child.on('error', (e) => res({ code: 1, err: String(e) }));
@@ -108,16 +117,22 @@ if (ok) {
   await step('unit tests (node --test out/unit/)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-unit-'));
     const tap = join(dir, 'unit.tap');
-    const r = await run(process.execPath, [
-      '--test',
-      '--test-timeout=180000',
-      // Node's default on 2 cores is one file at a time; most files wait on the simulator, SSH and
-      // the watchdog's ticks rather than on the CPU, so three at once take about 40 % less time.
-      '--test-concurrency=3',
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
-      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-      'out/unit/',
-    ], { timeoutS: 600 });
+    const r = await run(
+      process.execPath,
+      [
+        '--test',
+        '--test-timeout=180000',
+        // Node's default on 2 cores is one file at a time; most files wait on the simulator, SSH and
+        // the watchdog's ticks rather than on the CPU, so three at once take about 40 % less time.
+        '--test-concurrency=3',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tap}`,
+        'out/unit/',
+      ],
+      { timeoutS: 600 },
+    );
     let text = '';
     try {
       text = readFileSync(tap, 'utf8');
@@ -164,7 +179,9 @@ if (ok) {
   });
 
   await step('demo check (npm run demo -- --screenshot screenshots/demo.png)', async () => {
-    const r = await run(process.execPath, ['scripts/demo.mjs', '--screenshot', 'screenshots/demo.png', ...(packaged ? ['--vsix', vsix] : [])], { timeoutS: 240 });
+    const r = await run(process.execPath, ['scripts/demo.mjs', '--screenshot', 'screenshots/demo.png', ...(packaged ? ['--vsix', vsix] : [])], {
+      timeoutS: 240,
+    });
     const ok = r.code === 0 && /demo check passed/.test(r.out);
     return { ok, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
   });

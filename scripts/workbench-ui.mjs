@@ -4,7 +4,11 @@
 export async function openViewContainer(page, title, timeoutMs = 60_000) {
   const item = page.locator(`.activitybar .action-item a[aria-label^="${title}"], .activitybar .action-item .action-label[aria-label^="${title}"]`).first();
   await item.waitFor({ state: 'visible', timeout: timeoutMs });
-  const open = await page.locator('.sidebar .composite.title h2').first().textContent({ timeout: 2000 }).catch(() => '');
+  const open = await page
+    .locator('.sidebar .composite.title h2')
+    .first()
+    .textContent({ timeout: 2000 })
+    .catch(() => '');
   if (!String(open).toLowerCase().includes(title.toLowerCase())) await item.click();
   await page.locator('.sidebar .pane-header').first().waitFor({ state: 'visible', timeout: 10_000 });
 }

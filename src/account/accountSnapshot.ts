@@ -40,7 +40,9 @@ export function methodRow(m: TfaMethod, nowMs: number, fmt: (ms: number) => stri
     id: `method:${m.id}`,
     label: m.label || kind,
     description: parts.join(' · '),
-    tooltip: locked ? `Locked after too many wrong codes until ${fmt(m.locked_until! * 1000)}. Verify with another method, an e-mail code or a backup code meanwhile.` : undefined,
+    tooltip: locked
+      ? `Locked after too many wrong codes until ${fmt(m.locked_until! * 1000)}. Verify with another method, an e-mail code or a backup code meanwhile.`
+      : undefined,
     icon: locked ? 'lock' : m.method === 'totp' ? 'key' : 'device-mobile',
     contextValue: `tfaMethod${m.is_primary ? 'Primary' : ''}`,
     method: m,
@@ -85,7 +87,12 @@ export function accountRows(
       rows.push({ id: 'add', label: 'Add an authenticator app…', icon: 'add', command: 'gpuRental.tfa.addTotp' });
     }
     if (st.tfa_enabled || st.methods.length) {
-      rows.push({ id: 'backup', label: `Backup codes: ${st.backup_codes_remaining} remaining`, icon: st.backup_codes_remaining <= 2 ? 'warning' : 'shield', contextValue: 'tfaBackupCodes' });
+      rows.push({
+        id: 'backup',
+        label: `Backup codes: ${st.backup_codes_remaining} remaining`,
+        icon: st.backup_codes_remaining <= 2 ? 'warning' : 'shield',
+        contextValue: 'tfaBackupCodes',
+      });
     }
     const until = st.new_method_authorized ? o.authorizedUntil : undefined;
     rows.push({

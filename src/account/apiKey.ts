@@ -44,7 +44,8 @@ async function validateAndStore(raw: string | undefined, secrets: SecretStore, v
       return {
         ok: false,
         rejected: true,
-        message: 'The service rejected this API key (it is wrong, revoked or expired), so it was not saved. Create or copy a key on your account page and try again.',
+        message:
+          'The service rejected this API key (it is wrong, revoked or expired), so it was not saved. Create or copy a key on your account page and try again.',
       };
     }
     return { ok: false, rejected: false, message: `Could not check the API key, so it was not saved: ${describeError(e)}` };

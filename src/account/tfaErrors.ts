@@ -91,12 +91,22 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
     case 'tfa_locked': {
       const until = err?.lockedUntil ?? ctx.method?.locked_until ?? undefined;
       const end = until ? ` until ${fmt(until * 1000)}` : ' for 15 minutes';
-      return { code, message: `Too many wrong codes: ${who} is locked${end}. Wait until then, or verify with another method, an e-mail code or a backup code.`, actions: [] };
+      return {
+        code,
+        message: `Too many wrong codes: ${who} is locked${end}. Wait until then, or verify with another method, an e-mail code or a backup code.`,
+        actions: [],
+      };
     }
     case '2fa_verification_failed': {
       const n = err?.failCount;
-      const tail = err?.lockedUntil ? ` ${capitalize(who)} is now locked until ${fmt(err.lockedUntil * 1000)}; use another method meanwhile.` : ` ${checkHint(ctx)}`;
-      return { code, message: `${capitalize(codeName(ctx))} was not accepted${n ? ` (${n} failed attempt${n === 1 ? '' : 's'})` : ''}.${tail}`, actions: err?.lockedUntil ? [] : ['tryAgain'] };
+      const tail = err?.lockedUntil
+        ? ` ${capitalize(who)} is now locked until ${fmt(err.lockedUntil * 1000)}; use another method meanwhile.`
+        : ` ${checkHint(ctx)}`;
+      return {
+        code,
+        message: `${capitalize(codeName(ctx))} was not accepted${n ? ` (${n} failed attempt${n === 1 ? '' : 's'})` : ''}.${tail}`,
+        actions: err?.lockedUntil ? [] : ['tryAgain'],
+      };
     }
     case 'sms_rate_limited':
     case 'sms_provider_rate_limited': {
@@ -106,8 +116,16 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
     }
   }
   if (err) {
-    const actions = code ? (ACTIONS[code] ?? []) : err.kind === 'network' || err.kind === 'timeout' || err.kind === 'rate_limited' || (err.status ?? 0) >= 500 ? ['retry' as const] : [];
+    const actions = code
+      ? (ACTIONS[code] ?? [])
+      : err.kind === 'network' || err.kind === 'timeout' || err.kind === 'rate_limited' || (err.status ?? 0) >= 500
+        ? ['retry' as const]
+        : [];
     return { code, message: err.userMessage(), actions: [...actions] };
   }
-  return { code, message: 'The 2FA request failed unexpectedly. Retry, and if it fails again open the log (GPU Rental: Show Output Log) for details.', actions: ['retry'] };
+  return {
+    code,
+    message: 'The 2FA request failed unexpectedly. Retry, and if it fails again open the log (GPU Rental: Show Output Log) for details.',
+    actions: ['retry'],
+  };
 }

@@ -11,17 +11,21 @@ import type { ServiceApi, TfaLoginResult, TfaMethod, TfaStatus, TfaVerification 
 import { errorCode } from '../core/describeError';
 import { describeTfaError, formatLocal, methodName, type TfaErrorInfo } from './tfaErrors';
 import { inboxHint, newestCode } from '../demo/demoInbox';
-import {
-  normalizeBackupCode,
-  normalizeOtp,
-  normalizePhone,
-  validateBackupCode,
-  validateLabel,
-  validateOtp,
-  validatePhone,
-} from './tfaValidation';
+import { normalizeBackupCode, normalizeOtp, normalizePhone, validateBackupCode, validateLabel, validateOtp, validatePhone } from './tfaValidation';
 import { AUTHORIZED_UNTIL_KEY } from '../core/stateKeys';
-import { Stop, cancelled, codePrompt, failed, toVerification, type Clock, type FlowResult, type PickVerifierRequest, type TfaFlowDeps, type TfaPrompts, type Verifier } from './tfaPorts';
+import {
+  Stop,
+  cancelled,
+  codePrompt,
+  failed,
+  toVerification,
+  type Clock,
+  type FlowResult,
+  type PickVerifierRequest,
+  type TfaFlowDeps,
+  type TfaPrompts,
+  type Verifier,
+} from './tfaPorts';
 
 export const AUTHORIZATION_WINDOW_MS = 30 * 60 * 1000;
 export { AUTHORIZED_UNTIL_KEY };
@@ -176,7 +180,8 @@ export class TfaFlows {
   private async inboxHint(v: Verifier, sentAfter: number): Promise<string | undefined> {
     const inbox = this.deps.inbox;
     if (!inbox) return undefined;
-    const channel = v.kind === 'email' ? 'email' : v.kind === 'phoneOnFile' ? 'sms' : v.kind === 'method' ? (v.method.method === 'totp' ? 'app' : 'sms') : undefined;
+    const channel =
+      v.kind === 'email' ? 'email' : v.kind === 'phoneOnFile' ? 'sms' : v.kind === 'method' ? (v.method.method === 'totp' ? 'app' : 'sms') : undefined;
     if (!channel) return undefined;
     try {
       const m = newestCode(await inbox.messages(), channel, channel === 'app' ? 0 : sentAfter);
@@ -187,7 +192,10 @@ export class TfaFlows {
     }
   }
 
-  private async startWithRecovery(start: () => Promise<string | undefined>, ctx: { method?: TfaMethod; via?: 'email' | 'backup' }): Promise<string | undefined> {
+  private async startWithRecovery(
+    start: () => Promise<string | undefined>,
+    ctx: { method?: TfaMethod; via?: 'email' | 'backup' },
+  ): Promise<string | undefined> {
     for (;;) {
       try {
         return await start();
@@ -370,7 +378,10 @@ export class TfaFlows {
     try {
       const status = await this.call(() => this.api.tfaStatus());
       const legacy = status.tfa_enabled && status.methods.length === 0;
-      if (!status.tfa_enabled && status.methods.length === 0) return this.fail('2FA is not enabled on this account, so there are no backup codes. Add an authenticator app or SMS method first; you get backup codes with it.');
+      if (!status.tfa_enabled && status.methods.length === 0)
+        return this.fail(
+          '2FA is not enabled on this account, so there are no backup codes. Add an authenticator app or SMS method first; you get backup codes with it.',
+        );
       const r = await this.verified(
         'Regenerate backup codes',
         { methods: status.methods, email: true, backup: !legacy, phoneOnFile: legacy },
@@ -406,7 +417,11 @@ export class TfaFlows {
       const disabled = last || r.remaining_methods === 0;
       this.deps.log?.info(`tfa: method removed${disabled ? ', 2FA turned off' : ''}`);
       if (disabled) await this.rememberWindow(undefined);
-      this.prompts.info(disabled ? 'Method removed. Two-factor authentication is now off and your backup codes were deleted.' : `Method removed. ${r.remaining_methods ?? 'Other'} method(s) remain.`);
+      this.prompts.info(
+        disabled
+          ? 'Method removed. Two-factor authentication is now off and your backup codes were deleted.'
+          : `Method removed. ${r.remaining_methods ?? 'Other'} method(s) remain.`,
+      );
       return { ok: true, value: { remaining: r.remaining_methods, disabled } };
     } catch (e) {
       return this.stopped(e);
@@ -456,11 +471,15 @@ export class TfaFlows {
         preset,
       );
       const key = r.session_key;
-      if (!key) return this.fail('The service verified the code but returned no session key. Your API key stays in use; try signing in again, and report this if it repeats.');
+      if (!key)
+        return this.fail(
+          'The service verified the code but returned no session key. Your API key stays in use; try signing in again, and report this if it repeats.',
+        );
       await this.deps.setSessionKey?.(key);
       this.deps.log?.info('tfa: signed in with 2FA, session key stored');
       const notes = ['Signed in with 2FA: requests now use the 2FA session.'];
-      if (r.backup_codes_remaining !== undefined) notes.push(`${r.backup_codes_remaining} backup code${r.backup_codes_remaining === 1 ? '' : 's'} remain; regenerate them when you run low.`);
+      if (r.backup_codes_remaining !== undefined)
+        notes.push(`${r.backup_codes_remaining} backup code${r.backup_codes_remaining === 1 ? '' : 's'} remain; regenerate them when you run low.`);
       if (r.legacy_tfa_user) notes.push('Your account uses legacy 2FA: regenerate backup codes to move it to the current 2FA system.');
       this.prompts.info(notes.join(' '));
       return { ok: true, value: { backupCodesRemaining: r.backup_codes_remaining, legacy: !!r.legacy_tfa_user } };

@@ -119,4 +119,3 @@ export function toVerification(v: Verifier, code: string, secret: string | undef
         : { tfa_method: 'totp', code, tfa_method_id: v.method.id };
   }
 }
-

@@ -31,7 +31,8 @@ interface StartPlan {
 
 async function startCheck(ports: AgentPorts, instanceId: number): Promise<{ summary: string; plan: StartPlan }> {
   const inst = await findInstance(ports, instanceId);
-  if (inst.state === 'running' || inst.state === 'loading' || inst.state === 'provisioning') throw new ToolError(`Instance ${inst.id} is ${inst.state} already; nothing was sent.`);
+  if (inst.state === 'running' || inst.state === 'loading' || inst.state === 'provisioning')
+    throw new ToolError(`Instance ${inst.id} is ${inst.state} already; nothing was sent.`);
   const perHour = typeof inst.dph_total === 'number' ? inst.dph_total : NaN;
   const caps = ports.caps();
   const s = await spendingForCaps(ports, caps);
@@ -53,9 +54,13 @@ export const startInstance: AgentTool<typeof startInput> = {
   },
   handler(ports, input) {
     return ports.quotes.confirm<StartPlan>(quoteIdOf(input), 'start', async (q) => {
-      if (q.plan.instanceId !== input.instance_id) throw new ToolError(`Quote ${q.id} is for instance ${q.plan.instanceId}, not ${input.instance_id}. Nothing was sent.`);
+      if (q.plan.instanceId !== input.instance_id)
+        throw new ToolError(`Quote ${q.id} is for instance ${q.plan.instanceId}, not ${input.instance_id}. Nothing was sent.`);
       const now = await startCheck(ports, q.plan.instanceId);
-      if (now.plan.perHour > q.plan.perHour + 1e-9) throw new ToolError(`Instance ${q.plan.instanceId} now bills ${rate(now.plan.perHour)}, more than the quoted ${rate(q.plan.perHour)}. Nothing was sent. Ask for a new quote.`);
+      if (now.plan.perHour > q.plan.perHour + 1e-9)
+        throw new ToolError(
+          `Instance ${q.plan.instanceId} now bills ${rate(now.plan.perHour)}, more than the quoted ${rate(q.plan.perHour)}. Nothing was sent. Ask for a new quote.`,
+        );
       await (await ports.api()).setInstanceState(q.plan.instanceId, 'running');
       return { text: `Start of instance ${q.plan.instanceId} sent; it bills ${rate(now.plan.perHour)} while running. Check it with instance_details.` };
     });
@@ -65,14 +70,17 @@ export const startInstance: AgentTool<typeof startInput> = {
 export const stopInstance: AgentTool<typeof instanceInput> = {
   name: 'stop_instance',
   title: 'Stop an instance',
-  modelDescription: 'Stop a running instance: its GPU billing stops, its disk is kept (and billed) so it can be started again. Unsaved work in memory is lost. Use it when the user is done for now or to save money.',
+  modelDescription:
+    'Stop a running instance: its GPU billing stops, its disk is kept (and billed) so it can be started again. Unsaved work in memory is lost. Use it when the user is done for now or to save money.',
   input: instanceInput,
   effect: 'stops',
   async handler(ports, input) {
     const inst = await findInstance(ports, input.instance_id);
     if (inst.state === 'stopped') return { text: `Instance ${inst.id} is stopped already; nothing was sent.` };
     await (await ports.api()).setInstanceState(inst.id, 'stopped');
-    return { text: `Stop of instance ${inst.id} sent; GPU billing ends once it has stopped (its disk still bills ${rate(inst.storage_cost ?? 0)}). Destroy it to stop all billing.` };
+    return {
+      text: `Stop of instance ${inst.id} sent; GPU billing ends once it has stopped (its disk still bills ${rate(inst.storage_cost ?? 0)}). Destroy it to stop all billing.`,
+    };
   },
 };
 
@@ -91,15 +99,22 @@ export const destroyInstance: AgentTool<typeof destroyInput> = {
   effect: 'destroys',
   async consent(ports, input) {
     const inst = await findInstance(ports, input.instance_id);
-    return { title: `Destroy instance ${inst.id}?`, message: `Destroy ${instanceLine(inst, ports.clock.now())}. Its disk and all data on it are deleted for good; billing stops.` };
+    return {
+      title: `Destroy instance ${inst.id}?`,
+      message: `Destroy ${instanceLine(inst, ports.clock.now())}. Its disk and all data on it are deleted for good; billing stops.`,
+    };
   },
   async handler(ports, input) {
     const inst = await findInstance(ports, input.instance_id);
     if (!echoes(inst, input.confirm))
-      throw new ToolError(`To destroy instance ${inst.id}, confirm must repeat its label${inst.label ? ` ("${plain(inst.label, [], 64)}")` : ''} or its id (${inst.id}), as the user agreed. Nothing was sent.`);
+      throw new ToolError(
+        `To destroy instance ${inst.id}, confirm must repeat its label${inst.label ? ` ("${plain(inst.label, [], 64)}")` : ''} or its id (${inst.id}), as the user agreed. Nothing was sent.`,
+      );
     await (await ports.api()).destroyInstance(inst.id);
     await removeInflight(ports.state, inst.id, true);
-    return { text: `Destroy of instance ${inst.id} sent; billing stops and its data is deleted. list_instances shows it gone within a minute (a lagging list may show it a little longer).` };
+    return {
+      text: `Destroy of instance ${inst.id} sent; billing stops and its data is deleted. list_instances shows it gone within a minute (a lagging list may show it a little longer).`,
+    };
   },
 };
 
@@ -113,7 +128,10 @@ async function pendingIncrease(ports: AgentPorts, increaseId: number): Promise<{
   const api = await ports.api();
   const [pending, list] = await Promise.all([api.listPendingPriceIncreases(), api.listInstances()]);
   const p = pending.pending_price_increases.find((x) => x.pending_price_increase_id === increaseId);
-  if (!p) throw new ToolError(`Price increase ${increaseId} is not pending (decided already, expired, or never this account's). Nothing was sent. See price_increases.`);
+  if (!p)
+    throw new ToolError(
+      `Price increase ${increaseId} is not pending (decided already, expired, or never this account's). Nothing was sent. See price_increases.`,
+    );
   const inst = list.instances.find((i) => i.id === p.contract_id);
   return { p, headline: increaseHeadline(p, `#${p.contract_id}`, inst), newPerHour: increaseFigures(p, inst).newPerHour };
 }
@@ -121,7 +139,8 @@ async function pendingIncrease(ports: AgentPorts, increaseId: number): Promise<{
 async function priceCheck(ports: AgentPorts, increaseId: number, decision: 'accept' | 'reject'): Promise<{ summary: string; plan: PricePlan }> {
   const { headline, newPerHour } = await pendingIncrease(ports, increaseId);
   const plan = { increaseId, decision, newPerHour };
-  if (decision === 'reject') return { plan, summary: `Reject price increase ${increaseId}. ${headline} Rejecting keeps the old price; the host may end the contract at its end date.` };
+  if (decision === 'reject')
+    return { plan, summary: `Reject price increase ${increaseId}. ${headline} Rejecting keeps the old price; the host may end the contract at its end date.` };
   const caps = ports.caps();
   const s = await spendingForCaps(ports, caps);
   checkCaps({ perHour: newPerHour, caps, ...(s ? { spending: s } : {}) });
@@ -137,14 +156,23 @@ export const decidePriceIncrease: AgentTool<typeof decideIncreaseInput> = {
   effect: 'changes-price',
   async consent(ports, input) {
     const c = await priceCheck(ports, input.increase_id, input.decision);
-    return { title: `${input.decision === 'accept' ? 'Accept' : 'Reject'} price increase ${input.increase_id}?`, message: c.summary, quote: { kind: 'price', plan: c.plan } };
+    return {
+      title: `${input.decision === 'accept' ? 'Accept' : 'Reject'} price increase ${input.increase_id}?`,
+      message: c.summary,
+      quote: { kind: 'price', plan: c.plan },
+    };
   },
   handler(ports, input) {
     return ports.quotes.confirm<PricePlan>(quoteIdOf(input), 'price', async (q) => {
       if (q.plan.increaseId !== input.increase_id || q.plan.decision !== input.decision)
-        throw new ToolError(`Quote ${q.id} is to ${q.plan.decision} increase ${q.plan.increaseId}, not to ${input.decision} ${input.increase_id}. Nothing was sent.`);
+        throw new ToolError(
+          `Quote ${q.id} is to ${q.plan.decision} increase ${q.plan.increaseId}, not to ${input.decision} ${input.increase_id}. Nothing was sent.`,
+        );
       const now = await priceCheck(ports, q.plan.increaseId, q.plan.decision);
-      if (now.plan.newPerHour > q.plan.newPerHour + 1e-9) throw new ToolError(`The figures of increase ${q.plan.increaseId} changed since the quote (now ${rate(now.plan.newPerHour)}). Nothing was sent. Ask for a new quote.`);
+      if (now.plan.newPerHour > q.plan.newPerHour + 1e-9)
+        throw new ToolError(
+          `The figures of increase ${q.plan.increaseId} changed since the quote (now ${rate(now.plan.newPerHour)}). Nothing was sent. Ask for a new quote.`,
+        );
       const api = await ports.api();
       if (q.plan.decision === 'accept') await api.acceptPriceIncrease(q.plan.increaseId);
       else await api.rejectPriceIncrease(q.plan.increaseId);

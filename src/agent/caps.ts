@@ -29,7 +29,9 @@ export async function spendingForCaps(ports: AgentPorts, caps: AgentCaps): Promi
   try {
     return ports.spending ? await ports.spending() : await readSpending(await ports.api(), ports.clock.now());
   } catch (e) {
-    throw new ToolError(`Nothing was sent: the monthly budget (${formatMoney(caps.monthlyBudget)}) cannot be checked because this month's charges could not be read (${describeError(e)}). Try again in a minute.`);
+    throw new ToolError(
+      `Nothing was sent: the monthly budget (${formatMoney(caps.monthlyBudget)}) cannot be checked because this month's charges could not be read (${describeError(e)}). Try again in a minute.`,
+    );
   }
 }
 
@@ -70,7 +72,9 @@ export function checkCaps(c: CapCheck): void {
 export function capsLine(caps: AgentCaps, spending: SpendingNow | undefined): string {
   const parts: string[] = [];
   if (caps.monthlyBudget !== undefined && spending)
-    parts.push(`Budget: ${formatMoney(Math.max(0, caps.monthlyBudget - spending.spentThisMonth))} left of ${formatMoney(caps.monthlyBudget)} this month (${formatMoney(spending.spentThisMonth)} spent, ${rate(Math.max(0, spending.ratePerHour))} running).`);
+    parts.push(
+      `Budget: ${formatMoney(Math.max(0, caps.monthlyBudget - spending.spentThisMonth))} left of ${formatMoney(caps.monthlyBudget)} this month (${formatMoney(spending.spentThisMonth)} spent, ${rate(Math.max(0, spending.ratePerHour))} running).`,
+    );
   else parts.push('Budget: none set.');
   parts.push(caps.maxDphTotal !== undefined ? `Per-hour cap: ${rate(caps.maxDphTotal)}.` : 'Per-hour cap: none set.');
   return parts.join(' ');

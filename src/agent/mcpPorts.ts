@@ -37,7 +37,8 @@ function envCap(env: Env, name: string): number | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || n > 1_000_000) throw new Error(`${name} must be a positive number of dollars (got "${raw.slice(0, 20)}"). Fix it or unset it.`);
+  if (!Number.isFinite(n) || n <= 0 || n > 1_000_000)
+    throw new Error(`${name} must be a positive number of dollars (got "${raw.slice(0, 20)}"). Fix it or unset it.`);
   return n;
 }
 
@@ -53,7 +54,8 @@ export async function readCaps(env: Env, dir: string): Promise<AgentCaps> {
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || env.GPU_RENTAL_AGENT_CONFIG?.trim()) throw new Error(`The agent config ${file} could not be read (${(e as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: e });
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || env.GPU_RENTAL_AGENT_CONFIG?.trim())
+      throw new Error(`The agent config ${file} could not be read (${(e as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: e });
   }
   if (text !== undefined) {
     let json: unknown;
@@ -63,7 +65,10 @@ export async function readCaps(env: Env, dir: string): Promise<AgentCaps> {
       throw new Error(`The agent config ${file} is not valid JSON. Write it as {"maxDphTotal": 2, "monthlyBudget": 100}.`);
     }
     const r = z.safeParse(CapsFile, json);
-    if (!r.success) throw new Error(`The agent config ${file} is not valid: ${r.error.issues[0]?.path.join('.') || 'it'} must be a positive number of dollars, and only maxDphTotal and monthlyBudget are known.`);
+    if (!r.success)
+      throw new Error(
+        `The agent config ${file} is not valid: ${r.error.issues[0]?.path.join('.') || 'it'} must be a positive number of dollars, and only maxDphTotal and monthlyBudget are known.`,
+      );
     fromFile = r.data;
   }
   const maxDphTotal = envCap(env, 'GPU_RENTAL_MAX_DPH') ?? fromFile.maxDphTotal;
@@ -121,7 +126,10 @@ async function workspaceFile(root: string, ref: string): Promise<string | undefi
 /** Template files an agent may name: .json files inside the workspace. */
 async function templateFile(root: string, ref: string): Promise<string> {
   const real = await workspaceFile(root, ref);
-  if (!real || !/\.jsonc?$/i.test(real)) throw new ToolError(`Template "${ref.slice(0, 100)}" is not a .json file inside the workspace folder the server runs in (${root}). Give a path relative to it, e.g. .gpu/train.json. Nothing was rented.`);
+  if (!real || !/\.jsonc?$/i.test(real))
+    throw new ToolError(
+      `Template "${ref.slice(0, 100)}" is not a .json file inside the workspace folder the server runs in (${root}). Give a path relative to it, e.g. .gpu/train.json. Nothing was rented.`,
+    );
   return real;
 }
 
@@ -129,7 +137,8 @@ async function templateFile(root: string, ref: string): Promise<string> {
 function answerWithin(env: Env): number {
   const raw = env.GPU_RENTAL_ANSWER_WITHIN_S?.trim();
   const n = raw ? Number(raw) : 40;
-  if (!Number.isFinite(n) || n < 1 || n > 600) throw new Error(`GPU_RENTAL_ANSWER_WITHIN_S must be a number of seconds from 1 to 600 (got "${(raw ?? '').slice(0, 20)}").`);
+  if (!Number.isFinite(n) || n < 1 || n > 600)
+    throw new Error(`GPU_RENTAL_ANSWER_WITHIN_S must be a number of seconds from 1 to 600 (got "${(raw ?? '').slice(0, 20)}").`);
   return n;
 }
 
@@ -169,9 +178,16 @@ export async function mcpPorts(env: Env, o: { cwd: string; home?: string; write:
     });
     if (!loaded.template) {
       const errors = loaded.problems.filter((p) => p.severity === 'error');
-      throw new ToolError(`Template ${relative(o.cwd, file)} has ${errors.length} problem(s) (first: ${errors[0]?.where}: ${errors[0]?.message}). Nothing was rented.`);
+      throw new ToolError(
+        `Template ${relative(o.cwd, file)} has ${errors.length} problem(s) (first: ${errors[0]?.where}: ${errors[0]?.message}). Nothing was rented.`,
+      );
     }
-    return { template: loaded.template, templatePath: relative(o.cwd, file), secrets: loaded.secrets, ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}) };
+    return {
+      template: loaded.template,
+      templatePath: relative(o.cwd, file),
+      secrets: loaded.secrets,
+      ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}),
+    };
   };
   const ports: AgentPorts = {
     api: async () => api,

@@ -19,12 +19,18 @@ export function resumeMcpRentals(ports: AgentPorts, which: 'all' | 'late' = 'all
     (async () => {
       try {
         const api = await ports.api();
-        const results = await resumeInflight({ api, log: ports.log, clock: ports.clock, ssh: ports.ssh, state: ports.state }, {
-          only: keys,
-          ...(ports.pollIntervalMs ? { intervalMs: ports.pollIntervalMs } : {}),
-          onFailed: (r, message) => ports.log.warn(`agent: the rental "${r.label}" failed: ${message}`),
-        });
-        for (const r of results) ports.log.info(`agent: rental "${r.label}"${r.instanceId !== undefined ? ` (instance ${r.instanceId})` : ''}: ${r.outcome}${r.alias ? `, ssh ${r.alias}` : ''}`);
+        const results = await resumeInflight(
+          { api, log: ports.log, clock: ports.clock, ssh: ports.ssh, state: ports.state },
+          {
+            only: keys,
+            ...(ports.pollIntervalMs ? { intervalMs: ports.pollIntervalMs } : {}),
+            onFailed: (r, message) => ports.log.warn(`agent: the rental "${r.label}" failed: ${message}`),
+          },
+        );
+        for (const r of results)
+          ports.log.info(
+            `agent: rental "${r.label}"${r.instanceId !== undefined ? ` (instance ${r.instanceId})` : ''}: ${r.outcome}${r.alias ? `, ssh ${r.alias}` : ''}`,
+          );
       } finally {
         for (const k of keys) watched.delete(k);
       }

@@ -25,7 +25,10 @@ const noElicitation: jsonSchemaValidator = {
 };
 
 export function createMcpServer(ports: AgentPorts, version: string): Server {
-  const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noElicitation });
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noElicitation },
+  );
   const tools = toolManifest().map((t) => ({
     name: t.name,
     title: t.title,

@@ -52,11 +52,19 @@ export class QuoteStore {
   confirm<P>(id: string, kind: QuoteKind, act: (quote: Quote<P>) => Promise<ToolResult>): Promise<ToolResult> {
     const e = this.quotes.get(id);
     if (!e || e.quote.kind !== kind)
-      return Promise.reject(new ToolError(`Quote "${clip(id)}" is not a ${kind} quote this server gave (or it was forgotten after a restart). Nothing was done. Call the tool again without quote_id for a new quote.`));
+      return Promise.reject(
+        new ToolError(
+          `Quote "${clip(id)}" is not a ${kind} quote this server gave (or it was forgotten after a restart). Nothing was done. Call the tool again without quote_id for a new quote.`,
+        ),
+      );
     if (e.result) return e.result.then((r) => ({ ...r, text: `Quote ${id} was already confirmed; nothing was sent again. ${r.text}` }));
     if (this.now() > e.quote.expiresAt) {
       this.quotes.delete(id);
-      return Promise.reject(new ToolError(`Quote ${id} expired (quotes are valid ${Math.round(this.ttlMs / 60_000)} minutes: prices move). Nothing was done. Call the tool again without quote_id for a new quote.`));
+      return Promise.reject(
+        new ToolError(
+          `Quote ${id} expired (quotes are valid ${Math.round(this.ttlMs / 60_000)} minutes: prices move). Nothing was done. Call the tool again without quote_id for a new quote.`,
+        ),
+      );
     }
     // Taken before the first await: a concurrent confirm sees `result` and waits for it.
     e.result = Promise.resolve().then(() => act(e.quote as Quote<P>));

@@ -38,7 +38,8 @@ const IMAGE_ONLY = '(image)';
 
 /** A template from an image alone: the default idle guard, SSH, on-demand, the given disk. */
 export function imageTemplate(image: string, diskGb = 16): RentTemplate {
-  if (!IMAGE.test(image)) throw new ToolError('The image name is not valid (letters, digits and . _ / : @ + - only, e.g. "pytorch/pytorch:latest"). Nothing was rented.');
+  if (!IMAGE.test(image))
+    throw new ToolError('The image name is not valid (letters, digits and . _ / : @ + - only, e.g. "pytorch/pytorch:latest"). Nothing was rented.');
   const t = z.safeParse(TemplateSchema, { name: 'agent', instance: { image, disk: diskGb, runtype: 'ssh', label: 'agent' } });
   if (!t.success) throw new ToolError('The image or disk is not valid. Nothing was rented.');
   return { template: t.data, templatePath: IMAGE_ONLY, secrets: [] };
@@ -48,7 +49,9 @@ async function templateOf(ports: AgentPorts, input: RentInput): Promise<RentTemp
   if (input.template !== undefined && input.image !== undefined) throw new ToolError('Give either a template or an image, not both. Nothing was rented.');
   if (input.template !== undefined) return ports.loadTemplate(input.template);
   if (input.image !== undefined) return imageTemplate(input.image, input.disk_gb);
-  throw new ToolError('Say what to run: a workspace template (template: ".gpu/x.json") or a container image (image: "pytorch/pytorch:latest"). Nothing was rented.');
+  throw new ToolError(
+    'Say what to run: a workspace template (template: ".gpu/x.json") or a container image (image: "pytorch/pytorch:latest"). Nothing was rented.',
+  );
 }
 
 /** The offer to quote: the one asked for (read afresh, with the template's disk), else the cheapest fit. */
@@ -56,14 +59,26 @@ async function offerFor(ports: AgentPorts, t: Template, offerId: number | undefi
   const api = await ports.api();
   const query = buildOfferQuery(t);
   if (offerId !== undefined) {
-    const found = (await api.searchOffers({ offerId, type: 'on-demand', allocatedStorage: query.allocatedStorage ?? 8, ...(t.offer?.verified === false ? { verified: false } : {}) })).find((o) => o.id === offerId);
-    if (!found) throw new ToolError(`Offer ${offerId} is not available (rented by someone else, withdrawn, or never listed). Nothing was rented. Search again.`);
+    const found = (
+      await api.searchOffers({
+        offerId,
+        type: 'on-demand',
+        allocatedStorage: query.allocatedStorage ?? 8,
+        ...(t.offer?.verified === false ? { verified: false } : {}),
+      })
+    ).find((o) => o.id === offerId);
+    if (!found)
+      throw new ToolError(`Offer ${offerId} is not available (rented by someone else, withdrawn, or never listed). Nothing was rented. Search again.`);
     const reasons = offerSatisfies(t, found);
-    if (reasons.length) throw new ToolError(`Offer ${offerId} does not fit the template: ${plain(reasons.join('; '), [], 300)}. Nothing was rented. Pick an offer that fits.`);
+    if (reasons.length)
+      throw new ToolError(`Offer ${offerId} does not fit the template: ${plain(reasons.join('; '), [], 300)}. Nothing was rented. Pick an offer that fits.`);
     return found;
   }
   const [first] = rankOffers(await api.searchOffers(query), { rank: t.offer?.rank ?? 'cheapest', maxDphTotal: t.offer?.maxDphTotal });
-  if (!first) throw new ToolError(`No offer fits template "${plain(t.name, [], 80)}" right now. Nothing was rented. Loosen its offer requirements or search with search_offers.`);
+  if (!first)
+    throw new ToolError(
+      `No offer fits template "${plain(t.name, [], 80)}" right now. Nothing was rented. Loosen its offer requirements or search with search_offers.`,
+    );
   return first;
 }
 
@@ -71,12 +86,18 @@ async function offerFor(ports: AgentPorts, t: Template, offerId: number | undefi
 export async function prepareRent(ports: AgentPorts, input: RentInput): Promise<{ plan: RentPlan; summary: string }> {
   const rt = await templateOf(ports, input);
   const t = rt.template;
-  if (t.offer?.type === 'bid') throw new ToolError('Agents rent on-demand only; this template bids for an interruptible machine. Rent it from the editor instead. Nothing was rented.');
+  if (t.offer?.type === 'bid')
+    throw new ToolError('Agents rent on-demand only; this template bids for an interruptible machine. Rent it from the editor instead. Nothing was rented.');
   const guard = guardRequestFor(t.guard, t.instance.runtype, ports.guardDefaults(), ports.apiUrl());
   let onstart: string | undefined;
   try {
     const api = await ports.api();
-    onstart = await baseOnstart(rt.onstart ?? t.instance.onstart, t.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
+    onstart = await baseOnstart(
+      rt.onstart ?? t.instance.onstart,
+      t.instance.template_hash_id,
+      guard,
+      async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0],
+    );
   } catch (e) {
     if (e instanceof GuardSetupError) throw new ToolError(`Nothing was rented. ${plain(e.message, rt.secrets, 300)}`);
     throw e;
@@ -84,7 +105,12 @@ export async function prepareRent(ports: AgentPorts, input: RentInput): Promise<
   const offer = await offerFor(ports, t, input.offer_id);
   const caps = ports.caps();
   const spending = await spendingForCaps(ports, caps);
-  checkCaps({ perHour: offer.dph_total, ...(t.offer?.maxDphTotal !== undefined ? { templateCap: t.offer.maxDphTotal } : {}), caps, ...(spending ? { spending } : {}) });
+  checkCaps({
+    perHour: offer.dph_total,
+    ...(t.offer?.maxDphTotal !== undefined ? { templateCap: t.offer.maxDphTotal } : {}),
+    caps,
+    ...(spending ? { spending } : {}),
+  });
   const guardLine = guardSummary(guard, offer.dph_total, onstart);
   const what = plain(t.instance.image ?? t.instance.template_hash_id ?? '', [], 100);
   const from = rt.templatePath === IMAGE_ONLY ? 'no template' : `template ${plain(rt.templatePath, [], 100)}`;
@@ -121,7 +147,17 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
     remove: (id: number) => ports.instances?.remove(id),
   };
   const flow = runCreateFlow(
-    { api, log: ports.log, prompts: unattended, progress: () => undefined, clock: ports.clock ?? realClock, ssh: ports.ssh, state: ports.state, instances, ...(ports.random ? { random: ports.random } : {}) },
+    {
+      api,
+      log: ports.log,
+      prompts: unattended,
+      progress: () => undefined,
+      clock: ports.clock ?? realClock,
+      ssh: ports.ssh,
+      state: ports.state,
+      instances,
+      ...(ports.random ? { random: ports.random } : {}),
+    },
     {
       template,
       templatePath: plan.rt.templatePath,
@@ -141,16 +177,25 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
   // boot, or an unclear answer a minute to check: the answer waits `answerWithin`, then says
   // where the rent stands. The flow goes on (watched, SSH entry written, in-flight record kept).
   let id: number | undefined;
-  rentedId.then((x) => (id = x), () => undefined);
+  rentedId.then(
+    (x) => (id = x),
+    () => undefined,
+  );
   const done = flow.then((r) => ({ r }));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const later = new Promise<'later'>((resolve) => (timer = setTimeout(() => resolve('later'), answerWithin)));
   const settled = await Promise.race([done, later]);
   clearTimeout(timer);
   if (settled !== 'later') return rentResult(settled.r, plan.rt.secrets);
-  background(flow.then((r) => ports.log.info(`agent: the rent${id !== undefined ? ` of instance ${id}` : ''} ended: ${r.outcome}`)), ports.log, 'the rent that goes on');
+  background(
+    flow.then((r) => ports.log.info(`agent: the rent${id !== undefined ? ` of instance ${id}` : ''} ended: ${r.outcome}`)),
+    ports.log,
+    'the rent that goes on',
+  );
   if (id !== undefined)
-    return { text: `Rented instance ${id} at ${rate(plan.perHour)} or less; it is provisioning and bills from now. It is watched until it runs, and its SSH entry is written then: check it with instance_details or list_instances.` };
+    return {
+      text: `Rented instance ${id} at ${rate(plan.perHour)} or less; it is provisioning and bills from now. It is watched until it runs, and its SSH entry is written then: check it with instance_details or list_instances.`,
+    };
   return {
     text: `The rent was sent, and the service's answer did not say whether a machine was created; it is being checked through the instance list and watched. Do not rent again: list_instances shows it as a rental not in the list yet, and then as an instance if it was created.`,
   };
@@ -161,7 +206,9 @@ export function rentResult(r: CreateFlowResult, secrets: readonly string[]): Too
   const say = (s: string) => flowText(s, secrets);
   switch (r.outcome) {
     case 'running':
-      return { text: `Rented instance ${r.instance.id}: running, ${rate(r.instance.dph_total ?? 0)}${r.alias ? `, ssh ${r.alias}` : ''}.${r.sshError ? ` ${say(r.sshError)}` : ''} It bills until stopped or destroyed.` };
+      return {
+        text: `Rented instance ${r.instance.id}: running, ${rate(r.instance.dph_total ?? 0)}${r.alias ? `, ssh ${r.alias}` : ''}.${r.sshError ? ` ${say(r.sshError)}` : ''} It bills until stopped or destroyed.`,
+      };
     case 'stopped':
       return { text: `Rented instance ${r.instance.id}: stopped (its disk bills). Start it with start_instance.` };
     case 'kept':
@@ -171,7 +218,10 @@ export function rentResult(r: CreateFlowResult, secrets: readonly string[]): Too
     case 'cancelled':
       return { text: say(r.message), isError: r.keptId !== undefined };
     case 'failed':
-      return { text: `${say(r.message)}${r.keptId !== undefined ? ` Instance ${r.keptId} is kept (and bills): check it with instance_details.` : ''}`, isError: true };
+      return {
+        text: `${say(r.message)}${r.keptId !== undefined ? ` Instance ${r.keptId} is kept (and bills): check it with instance_details.` : ''}`,
+        isError: true,
+      };
   }
 }
 
@@ -179,7 +229,7 @@ export const rent: AgentTool<typeof rentInput> = {
   name: 'rent',
   title: 'Rent a GPU machine',
   modelDescription:
-    'Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template\'s price cap, the per-hour cap or the budget would be broken.',
+    "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template's price cap, the per-hour cap or the budget would be broken.",
   input: rentInput,
   effect: 'spends',
   async consent(ports, input) {
@@ -188,7 +238,8 @@ export const rent: AgentTool<typeof rentInput> = {
   },
   handler(ports, input) {
     return ports.quotes.confirm<RentPlan>(quoteIdOf(input), 'rent', (q) => {
-      if (input.offer_id !== undefined && input.offer_id !== q.plan.offerId) throw new ToolError(`Quote ${q.id} is for offer ${q.plan.offerId}, not ${input.offer_id}. Nothing was rented.`);
+      if (input.offer_id !== undefined && input.offer_id !== q.plan.offerId)
+        throw new ToolError(`Quote ${q.id} is for offer ${q.plan.offerId}, not ${input.offer_id}. Nothing was rented.`);
       return confirmRent(ports, q.plan);
     });
   },

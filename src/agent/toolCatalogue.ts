@@ -16,7 +16,20 @@ export * from './toolTypes';
 export { QuoteStore, QUOTE_TTL_MS } from './quotes';
 
 /** Every tool, read-only ones first. */
-export const TOOLS: readonly AgentTool[] = [searchOffers, listInstances, instanceDetails, spending, instanceLogs, priceIncreases, sshInfo, rent, startInstance, stopInstance, destroyInstance, decidePriceIncrease] as readonly AgentTool[];
+export const TOOLS: readonly AgentTool[] = [
+  searchOffers,
+  listInstances,
+  instanceDetails,
+  spending,
+  instanceLogs,
+  priceIncreases,
+  sshInfo,
+  rent,
+  startInstance,
+  stopInstance,
+  destroyInstance,
+  decidePriceIncrease,
+] as readonly AgentTool[];
 
 export function toolNamed(name: string): AgentTool | undefined {
   return TOOLS.find((t) => t.name === name);
@@ -38,12 +51,17 @@ function inputProblem(tool: AgentTool, issues: readonly z.core.$ZodIssue[]): str
   const i = issues[0];
   const where = i?.path.length ? i.path.map(String).join('.') : 'input';
   const what =
-    i?.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`
-    : i?.code === 'too_small' ? `must be at least ${String(i.minimum)}${i.origin === 'string' ? ' characters' : ''}`
-    : i?.code === 'too_big' ? `must be at most ${String(i.maximum)}${i.origin === 'string' ? ' characters' : ''}`
-    : i?.code === 'invalid_type' ? `must be ${i.expected === 'int' ? 'a whole number' : `a ${i.expected}`}`
-    : i?.code === 'invalid_value' ? `must be one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`
-    : 'is not valid';
+    i?.code === 'unrecognized_keys'
+      ? `unknown field(s) ${i.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`
+      : i?.code === 'too_small'
+        ? `must be at least ${String(i.minimum)}${i.origin === 'string' ? ' characters' : ''}`
+        : i?.code === 'too_big'
+          ? `must be at most ${String(i.maximum)}${i.origin === 'string' ? ' characters' : ''}`
+          : i?.code === 'invalid_type'
+            ? `must be ${i.expected === 'int' ? 'a whole number' : `a ${i.expected}`}`
+            : i?.code === 'invalid_value'
+              ? `must be one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`
+              : 'is not valid';
   return `Invalid input for ${tool.name}: ${where} ${what}. Nothing was sent.`;
 }
 
@@ -59,7 +77,13 @@ function quoteText(c: Consent, nowMs: number): string {
  */
 export async function invokeTool(ports: AgentPorts, name: string, raw: unknown): Promise<ToolResult> {
   const tool = toolNamed(name);
-  if (!tool) return { text: `There is no tool "${String(name).slice(0, 60).replace(/[^\w-]/g, '?')}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`, isError: true };
+  if (!tool)
+    return {
+      text: `There is no tool "${String(name)
+        .slice(0, 60)
+        .replace(/[^\w-]/g, '?')}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`,
+      isError: true,
+    };
   const parsed = z.safeParse(tool.input, raw ?? {});
   if (!parsed.success) return { text: inputProblem(tool, parsed.error.issues), isError: true };
   try {

@@ -40,7 +40,10 @@ function userFrom(w: Record<string, unknown>): User {
   return u as unknown as User;
 }
 
-export const userSchema = z.pipe(z.looseObject(userShape), z.transform((w): User => userFrom(w)));
+export const userSchema = z.pipe(
+  z.looseObject(userShape),
+  z.transform((w): User => userFrom(w)),
+);
 
 export const tfaLoginResultSchema = z.pipe(
   z.looseObject({ ...userShape, session_key: lstr, backup_codes_remaining: lnum, legacy_tfa_user: lbool }),
@@ -88,15 +91,13 @@ export const tfaStatusSchema = z.pipe(
     backup_codes_remaining: lnum,
     new_method_authorized: lbool,
   }),
-  z.transform(
-    (w): TfaStatus => ({
-      ...(typeof w.success === 'boolean' ? { success: w.success } : {}),
-      tfa_enabled: w.tfa_enabled ?? false,
-      methods: w.methods ?? [],
-      backup_codes_remaining: w.backup_codes_remaining ?? 0,
-      new_method_authorized: w.new_method_authorized ?? false,
-    }),
-  ),
+  z.transform((w): TfaStatus => ({
+    ...(typeof w.success === 'boolean' ? { success: w.success } : {}),
+    tfa_enabled: w.tfa_enabled ?? false,
+    methods: w.methods ?? [],
+    backup_codes_remaining: w.backup_codes_remaining ?? 0,
+    new_method_authorized: w.new_method_authorized ?? false,
+  })),
 );
 export const tfaSendResultSchema = z.pipe(
   z.looseObject({ success: lbool, msg: lstr, secret: z.string().check(z.minLength(1)) }),
@@ -193,15 +194,13 @@ const codeOrBackup = z.refine<{ code?: string; backup_code?: string }>(needsCode
 });
 export const tfaVerificationSchema = z.strictObject(verificationShape).check(codeOrBackup);
 export const tfaLoginRequestSchema = z.strictObject({ ...verificationShape, admin: z.optional(z.boolean()) }).check(codeOrBackup);
-export const tfaRemoveRequestSchema = z
-  .strictObject({ ...verificationShape, target_id: z.optional(methodId) })
-  .check(
-    codeOrBackup,
-    z.refine((v) => v.backup_code === undefined || v.target_id !== undefined, {
-      message: 'is required when removing with a backup code (the id of the method to remove)',
-      path: ['target_id'],
-    }),
-  );
+export const tfaRemoveRequestSchema = z.strictObject({ ...verificationShape, target_id: z.optional(methodId) }).check(
+  codeOrBackup,
+  z.refine((v) => v.backup_code === undefined || v.target_id !== undefined, {
+    message: 'is required when removing with a backup code (the id of the method to remove)',
+    path: ['target_id'],
+  }),
+);
 export const tfaEmailRequestSchema = z.strictObject({ secret: z.optional(nonEmpty) });
 export const tfaSmsRequestSchema = z.strictObject({
   phone_number: z.optional(phone),

@@ -23,7 +23,12 @@ export function abortError(method: string, path: string): ApiError {
 export function transportToApiError(e: unknown, ep: Endpoint<unknown>, timeoutMs: number): ApiError {
   const { method, path } = ep;
   if (!isTransportFailure(e))
-    return new ApiError({ kind: 'network', method, path, message: `${method} ${path}: the HTTP component failed (${e instanceof Error ? e.message : String(e)}); reinstall the extension if this persists` });
+    return new ApiError({
+      kind: 'network',
+      method,
+      path,
+      message: `${method} ${path}: the HTTP component failed (${e instanceof Error ? e.message : String(e)}); reinstall the extension if this persists`,
+    });
   if (ep.creation && e.sent)
     return new ApiError({
       kind: 'ambiguous',
@@ -34,8 +39,7 @@ export function transportToApiError(e: unknown, ep: Endpoint<unknown>, timeoutMs
     });
   if (e.kind === 'aborted') return abortError(method, path);
   if (e.kind === 'too_large') return new ApiError({ kind: 'too_large', method, path, message: `${method} ${path}: ${e.message}` });
-  if (e.kind === 'timeout')
-    return new ApiError({ kind: 'timeout', method, path, message: `${method} ${path}: no answer within ${timeoutMs} ms` });
+  if (e.kind === 'timeout') return new ApiError({ kind: 'timeout', method, path, message: `${method} ${path}: no answer within ${timeoutMs} ms` });
   return new ApiError({ kind: 'network', method, path, message: `${method} ${path}: ${e.message}` });
 }
 
@@ -63,7 +67,14 @@ export function parseAnswer<T>(ep: Endpoint<T>, res: TransportResponse, s: typeo
   // ambiguous like a timeout, and the caller reconciles through the instance list.
   const malformed = (why: string) =>
     ep.creation
-      ? new ApiError({ kind: 'ambiguous', cause: 'malformed', status: res.status, method, path, message: `${method} ${path}: the answer could not be read (${why}), so the outcome is unknown; the instance list will be checked before anything else` })
+      ? new ApiError({
+          kind: 'ambiguous',
+          cause: 'malformed',
+          status: res.status,
+          method,
+          path,
+          message: `${method} ${path}: the answer could not be read (${why}), so the outcome is unknown; the instance list will be checked before anything else`,
+        })
       : new ApiError({ kind: 'malformed', status: res.status, method, path, message: `${method} ${path}: unexpected answer from the service (${why})` });
   const ct = (res.headers['content-type'] ?? '').toLowerCase();
   const text = res.text.trim();

@@ -44,7 +44,13 @@ export function billingCalls(p: BillingPipeline): BillingApi {
    * Walks a paged list (limit, after_token) to its end, handing each page to `onPage` and keeping
    * none of it: memory holds one page, whatever the number of pages. A repeated token stops with an error.
    */
-  async function walk<T>(path: string, filters: Record<string, unknown>, schema: (s: typeof Schemas) => z.ZodMiniType<Page<T>>, onPage: (rows: readonly T[]) => void, o: CallOptions | undefined): Promise<void> {
+  async function walk<T>(
+    path: string,
+    filters: Record<string, unknown>,
+    schema: (s: typeof Schemas) => z.ZodMiniType<Page<T>>,
+    onPage: (rows: readonly T[]) => void,
+    o: CallOptions | undefined,
+  ): Promise<void> {
     const seen = new Set<string>();
     let token: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -54,7 +60,12 @@ export function billingCalls(p: BillingPipeline): BillingApi {
       onPage(r.results);
       if (!r.next_token) return;
       if (seen.has(r.next_token) || r.results.length === 0)
-        throw new ApiError({ kind: 'malformed', method: 'GET', path, message: `GET ${path}: the service handed out the same page twice (next_token repeats); the walk was stopped` });
+        throw new ApiError({
+          kind: 'malformed',
+          method: 'GET',
+          path,
+          message: `GET ${path}: the service handed out the same page twice (next_token repeats); the walk was stopped`,
+        });
       seen.add(r.next_token);
       token = r.next_token;
     }
@@ -90,7 +101,9 @@ export function billingCalls(p: BillingPipeline): BillingApi {
     forEachChargePage: async (q, onPage, o) => chargeWalk(q, onPage, o),
     async listInvoices(q: InvoiceQuery, o) {
       checkRange('listInvoices', q);
-      return collect<Invoice>((onPage) => walk(INVOICES_PATH, { when: { gte: Math.floor(q.from), lte: Math.ceil(q.to) } }, (s) => s.invoicePageSchema, onPage, o));
+      return collect<Invoice>((onPage) =>
+        walk(INVOICES_PATH, { when: { gte: Math.floor(q.from), lte: Math.ceil(q.to) } }, (s) => s.invoicePageSchema, onPage, o),
+      );
     },
   };
 }

@@ -87,8 +87,7 @@ function envProblems(env: unknown): string[] {
 
 function runtypeProblem(runtype: string): string | undefined {
   const tokens = runtype.trim().split(/\s+/).filter(Boolean);
-  if (tokens.length === 0 || tokens.some((t) => !RUNTYPE_TOKENS.has(t)))
-    return `runtype: unknown launch mode "${runtype}"; use one of ${RUNTYPES.join(', ')}`;
+  if (tokens.length === 0 || tokens.some((t) => !RUNTYPE_TOKENS.has(t))) return `runtype: unknown launch mode "${runtype}"; use one of ${RUNTYPES.join(', ')}`;
   if (tokens.length > 1 && tokens.includes('args')) return 'runtype: "args" cannot be combined with other launch modes';
   return undefined;
 }
@@ -109,7 +108,9 @@ export function validateCreateRequest(req: CreateInstanceRequest | Record<string
   if (!image && !tpl) problems.push('image: required unless template_hash_id is given (the container image to run)');
 
   if (typeof r.onstart === 'string' && r.onstart.length > ONSTART_MAX)
-    problems.push(`onstart: ${r.onstart.length} characters, the service allows at most ${ONSTART_MAX}; move the script into the image or compress and encode it`);
+    problems.push(
+      `onstart: ${r.onstart.length} characters, the service allows at most ${ONSTART_MAX}; move the script into the image or compress and encode it`,
+    );
 
   if (has('env')) problems.push(...envProblems(r.env));
 
@@ -120,14 +121,11 @@ export function validateCreateRequest(req: CreateInstanceRequest | Record<string
   if (has('args_str') && !(typeof r.runtype === 'string' && r.runtype.trim() === 'args'))
     problems.push('args_str: is used only with runtype "args"; set runtype to "args" or remove args_str');
 
-  if (typeof r.disk === 'number' && !(Number.isFinite(r.disk) && r.disk > 0))
-    problems.push('disk: must be more than 0 GB (the default is 8)');
+  if (typeof r.disk === 'number' && !(Number.isFinite(r.disk) && r.disk > 0)) problems.push('disk: must be more than 0 GB (the default is 8)');
 
   if (opts.interruptible) {
-    if (!has('price'))
-      problems.push('price: required for an interruptible (bid) instance; without it the service silently rents on-demand');
-    else if (typeof r.price === 'number' && !(Number.isFinite(r.price) && r.price > 0))
-      problems.push('price: the bid must be more than 0 dollars per hour');
+    if (!has('price')) problems.push('price: required for an interruptible (bid) instance; without it the service silently rents on-demand');
+    else if (typeof r.price === 'number' && !(Number.isFinite(r.price) && r.price > 0)) problems.push('price: the bid must be more than 0 dollars per hour');
   } else if (has('price')) {
     problems.push('price: only for interruptible (bid) instances; remove it for an on-demand instance');
   }

@@ -54,44 +54,32 @@ function waitPhrase(sec: number | undefined, fallback: string): string {
 
 /** One human sentence per error code of the spec's 2FA table (plus no_such_ask). */
 const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
-  bad_request: (e) =>
-    `The service rejected the request as invalid${e.msg ? ` (${e.msg})` : ''}. Check the values you entered and try again.`,
+  bad_request: (e) => `The service rejected the request as invalid${e.msg ? ` (${e.msg})` : ''}. Check the values you entered and try again.`,
   auth_error: () =>
     'The service did not accept your credentials (the API key is invalid or revoked, or the 2FA session expired). Sign in again with a valid API key.',
-  invalid_tfa_method: () =>
-    'That 2FA method is not supported. Choose SMS, an authenticator app (TOTP) or e-mail and try again.',
+  invalid_tfa_method: () => 'That 2FA method is not supported. Choose SMS, an authenticator app (TOTP) or e-mail and try again.',
   missing_auth_value: () => 'A verification code or a backup code is required. Enter one and try again.',
   missing_params: () => 'The code or its challenge is missing. Send a new code, then enter it.',
   email_not_verified: () =>
     'Your account e-mail address is not verified yet, and 2FA codes can only be sent after it is. Open the verification link the service e-mailed you (or request a new one in the web console), then try again.',
-  '2fa_expired': () =>
-    'The code has expired (codes are valid for 10 minutes). Send a new code and enter it.',
+  '2fa_expired': () => 'The code has expired (codes are valid for 10 minutes). Send a new code and enter it.',
   challenge_not_found: () => 'No pending code request matches this one. Send a new code and try again.',
-  tfa_challenge_exists: () =>
-    'A code was sent recently and is still valid. Use "Resend code" instead of requesting a new one.',
+  tfa_challenge_exists: () => 'A code was sent recently and is still valid. Use "Resend code" instead of requesting a new one.',
   authorization_required: () =>
     'Adding a 2FA method needs a fresh authorization (valid for 30 minutes). Verify with an existing method or a backup code first, then add the method.',
-  no_pending_authorization: () =>
-    'There is no pending authorization to confirm. Start adding the method again to get a new code.',
-  invalid_backup_code: () =>
-    'That backup code is invalid or was already used. Enter another unused backup code, or use a 2FA method.',
-  untracked_2fa_found: () =>
-    'Your account uses legacy 2FA, which this step cannot update. Regenerate your backup codes first, then set up the method again.',
-  duplicate_tfa_method: () =>
-    'A 2FA method of this type is already configured. Update or remove the existing one instead of adding another.',
-  sms_provider_error: () =>
-    'The SMS could not be delivered. Check the phone number and try again in a minute, or use another method.',
-  preauth_phone_cap: () =>
-    'This phone number was used in too many authorization attempts. Use another method or number, or try again later.',
+  no_pending_authorization: () => 'There is no pending authorization to confirm. Start adding the method again to get a new code.',
+  invalid_backup_code: () => 'That backup code is invalid or was already used. Enter another unused backup code, or use a 2FA method.',
+  untracked_2fa_found: () => 'Your account uses legacy 2FA, which this step cannot update. Regenerate your backup codes first, then set up the method again.',
+  duplicate_tfa_method: () => 'A 2FA method of this type is already configured. Update or remove the existing one instead of adding another.',
+  sms_provider_error: () => 'The SMS could not be delivered. Check the phone number and try again in a minute, or use another method.',
+  preauth_phone_cap: () => 'This phone number was used in too many authorization attempts. Use another method or number, or try again later.',
   sms_rate_limited: (e) =>
     `Too many SMS codes were requested. ${waitPhrase(e.retryAfterSec, 'Wait a few minutes before requesting another, or use another method.')}`,
   tfa_locked: (e, now) =>
-    lockSentence(e.lockedUntil, now) ??
-    'This method is locked for 15 minutes after too many wrong codes. Use another method or a backup code, or wait.',
+    lockSentence(e.lockedUntil, now) ?? 'This method is locked for 15 minutes after too many wrong codes. Use another method or a backup code, or wait.',
   service_unavailable: () => 'The service is temporarily unavailable. Wait a moment and retry.',
   no_challenge_found: () => 'No active code request was found. Send a new code and try again.',
-  phone_number_mismatch: () =>
-    'The phone number differs from the one the code was sent to. Use the same number, or start again with the new one.',
+  phone_number_mismatch: () => 'The phone number differs from the one the code was sent to. Use the same number, or start again with the new one.',
   '2fa_login_failed': () =>
     'The 2FA verification failed (wrong or expired code, or no phone number on the method). Check the code and try again, or send a new one.',
   '2fa_verification_failed': (e, now) => {
@@ -100,39 +88,27 @@ const CODE_MESSAGES: Record<string, (e: ApiError, now: Date) => string> = {
     const count = typeof e.failCount === 'number' ? ` (${e.failCount} failed attempt${e.failCount === 1 ? '' : 's'} so far)` : '';
     return `The code is wrong${count}. Check it and try again; too many wrong codes lock the method for 15 minutes.`;
   },
-  team_user_forbidden: () =>
-    '2FA cannot be managed from a team context. Switch to your personal account context and try again.',
-  missing_email: () =>
-    'Your account has no e-mail address, which this step needs. Add and verify one in the web console, then try again.',
-  missing_phone_number: () =>
-    'A phone number is needed. Enter it in international format (for example +14155550123) and try again.',
-  not_found: () =>
-    'That 2FA method no longer exists. Refresh the 2FA status and choose an existing method.',
+  team_user_forbidden: () => '2FA cannot be managed from a team context. Switch to your personal account context and try again.',
+  missing_email: () => 'Your account has no e-mail address, which this step needs. Add and verify one in the web console, then try again.',
+  missing_phone_number: () => 'A phone number is needed. Enter it in international format (for example +14155550123) and try again.',
+  not_found: () => 'That 2FA method no longer exists. Refresh the 2FA status and choose an existing method.',
   tfa_method_not_configured: () =>
     'Your authenticator-app method is broken (its secret is missing). Reconfigure 2FA: remove it using another method or a backup code and set it up again.',
   challenge_creation_failed: () => 'The service could not start the verification. Wait a moment and retry.',
-  sms_blocked_number: () =>
-    'SMS cannot be sent to this number (it is blocked as a high fraud risk). Use another number or an authenticator app.',
-  sms_fraud_detected: () =>
-    'SMS sending is disabled on this account after a fraud check. Use an authenticator app or e-mail instead, or contact support.',
-  sms_provider_rate_limited: (e) =>
-    `The SMS provider is rate-limiting requests. ${waitPhrase(e.retryAfterSec, 'Wait a few minutes and retry.')}`,
-  no_such_instance: () =>
-    'The instance no longer exists (it may have been destroyed). Refresh the instance list.',
-  no_ssh_key: () =>
-    'The service has no such SSH key (it was already removed, or the request carried no key). Refresh the SSH Keys list and try again.',
+  sms_blocked_number: () => 'SMS cannot be sent to this number (it is blocked as a high fraud risk). Use another number or an authenticator app.',
+  sms_fraud_detected: () => 'SMS sending is disabled on this account after a fraud check. Use an authenticator app or e-mail instead, or contact support.',
+  sms_provider_rate_limited: (e) => `The SMS provider is rate-limiting requests. ${waitPhrase(e.retryAfterSec, 'Wait a few minutes and retry.')}`,
+  no_such_instance: () => 'The instance no longer exists (it may have been destroyed). Refresh the instance list.',
+  no_ssh_key: () => 'The service has no such SSH key (it was already removed, or the request carried no key). Refresh the SSH Keys list and try again.',
   no_such_ssh_key: () => 'That SSH key is not attached to this instance. Refresh and try again.',
   invalid_ssh_key: (e) =>
     `The service rejected the SSH key${e.msg ? ` (${e.msg})` : ''}. Register the public key (the .pub file, one line starting with ssh-ed25519, ecdsa-sha2-… or ssh-rsa).`,
-  no_ssh_key_for_vm: () =>
-    'A VM instance needs an SSH key on the account first. Add one (GPU Rental: Add SSH Key…), then try again.',
-  no_such_ask: () =>
-    'The offer was just rented by someone else (it is no longer available). Pick another offer and try again.',
+  no_ssh_key_for_vm: () => 'A VM instance needs an SSH key on the account first. Add one (GPU Rental: Add SSH Key…), then try again.',
+  no_such_ask: () => 'The offer was just rented by someone else (it is no longer available). Pick another offer and try again.',
   invalid_price: (e) =>
     `The service rejected the bid price${e.msg ? ` (${e.msg})` : ''}. Raise the bid to at least the offer's minimum bid, or rent on demand.`,
   own_machine: () => 'That offer is on one of your own machines, which you cannot rent. Pick another offer.',
-  deprecated_endpoint: () =>
-    'The service no longer offers this endpoint. Update the extension; if it is current, report this.',
+  deprecated_endpoint: () => 'The service no longer offers this endpoint. Update the extension; if it is current, report this.',
   rate_limit_exceeded: (e) => `The service is limiting how often requests can be made. ${waitPhrase(e.retryAfterSec, 'Wait a few seconds and try again.')}`,
   invalid_request: (e) => `The service rejected the request as invalid${e.msg ? ` (${e.msg})` : ''}. Check the values and try again.`,
   insecure_url: (e) =>
@@ -157,7 +133,6 @@ export const KNOWN_ERROR_CODES: readonly string[] = Object.keys(CODE_MESSAGES);
 /** The one wording for "no key yet", whichever layer notices it. */
 export const NOT_SIGNED_IN =
   'You are not signed in to GPU Rental. Run "GPU Rental: Set API Key" (or "Import API Key from the CLI", or "Try Demo Mode"), then try again.';
-
 
 export class ApiError extends Error {
   readonly kind: ApiErrorKind;
@@ -197,9 +172,7 @@ export class ApiError extends Error {
       case 'invalid_request':
         return `The request was not sent because it is invalid: ${(this.problems ?? [this.message]).join('; ')}. Correct ${this.problems && this.problems.length > 1 ? 'these values' : 'this value'} and try again.`;
       case 'auth':
-        return this.status === undefined
-          ? NOT_SIGNED_IN
-          : CODE_MESSAGES.auth_error!(this, now);
+        return this.status === undefined ? NOT_SIGNED_IN : CODE_MESSAGES.auth_error!(this, now);
       case 'rate_limited':
         return `The service is limiting how often requests can be made. ${waitPhrase(this.retryAfterSec, 'Wait a minute and try again.')}`;
       case 'network':
@@ -225,8 +198,7 @@ export class ApiError extends Error {
     if (s === 404) return 'The item was not found; it may have been destroyed. Refresh the list and try again.';
     if (s === 410 && this.path?.startsWith('/api/v0/asks/')) return CODE_MESSAGES.no_such_ask!(this, now);
     if (s === 410) return 'The service no longer offers this. Refresh and try again; if it persists, update the extension.';
-    if (s >= 500)
-      return `The service had an internal problem (HTTP ${s}). Wait a minute and try again; if it persists, check the service status page.`;
+    if (s >= 500) return `The service had an internal problem (HTTP ${s}). Wait a minute and try again; if it persists, check the service status page.`;
     return `The service rejected the request (HTTP ${s}${this.msg ? `: ${this.msg}` : ''}). Check the values and try again.`;
   }
 }
@@ -261,14 +233,7 @@ export function parseErrorBody(text: string): ParsedErrorBody {
       if (j && typeof j === 'object') {
         const raw = typeof j.error === 'string' ? j.error : undefined;
         const code = raw !== undefined ? (CODE_ALIASES[raw] ?? raw) : undefined;
-        const msg =
-          typeof j.msg === 'string'
-            ? j.msg
-            : typeof j.detail === 'string'
-              ? j.detail
-              : typeof j.message === 'string'
-                ? j.message
-                : undefined;
+        const msg = typeof j.msg === 'string' ? j.msg : typeof j.detail === 'string' ? j.detail : typeof j.message === 'string' ? j.message : undefined;
         const lockedUntil = j.locked_until === null ? null : num(j.locked_until);
         return {
           code,
@@ -283,7 +248,10 @@ export function parseErrorBody(text: string): ParsedErrorBody {
       // not JSON: fall through to plain text
     }
   }
-  const plain = trimmed.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const plain = trimmed
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return { msg: plain ? plain.slice(0, 200) : undefined, structured: false };
 }
 

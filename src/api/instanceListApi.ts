@@ -56,7 +56,13 @@ async function listV0(p: Pipeline, o: CallOptions | undefined): Promise<Instance
  * pages), following next_token until it is empty, paced by the list threshold. A row seen
  * twice (moved while walking) counts once, with its latest read.
  */
-async function walkV1(p: Pipeline, cols: readonly string[] | undefined, filters: Record<string, unknown> | undefined, o: CallOptions | undefined, maxPages = Infinity): Promise<InstanceList> {
+async function walkV1(
+  p: Pipeline,
+  cols: readonly string[] | undefined,
+  filters: Record<string, unknown> | undefined,
+  o: CallOptions | undefined,
+  maxPages = Infinity,
+): Promise<InstanceList> {
   const byId = new Map<number, Instance>();
   const tokens = new Set<string>();
   let token: string | undefined;
@@ -72,7 +78,12 @@ async function walkV1(p: Pipeline, cols: readonly string[] | undefined, filters:
     token = page.next_token;
     if (!token || requests >= maxPages) break;
     if (tokens.has(token) || page.instances.length === 0)
-      throw new ApiError({ kind: 'malformed', method: 'GET', path: '/api/v1/instances/', message: 'GET /api/v1/instances/: the service handed out the same page twice (next_token repeats); the walk was stopped' });
+      throw new ApiError({
+        kind: 'malformed',
+        method: 'GET',
+        path: '/api/v1/instances/',
+        message: 'GET /api/v1/instances/: the service handed out the same page twice (next_token repeats); the walk was stopped',
+      });
     tokens.add(token);
   }
   const instances = [...byId.values()].sort((a, b) => a.id - b.id);

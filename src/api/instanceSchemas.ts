@@ -89,8 +89,7 @@ const KNOWN_STATES: ReadonlySet<string> = new Set(['loading', 'running', 'exited
 export function deriveState(actual: string | null | undefined, intended: string | null | undefined): InstanceState {
   const a = typeof actual === 'string' ? actual.trim().toLowerCase() : actual;
   const i = typeof intended === 'string' ? intended.trim().toLowerCase() : intended;
-  if (i === 'stopped' && (a === 'exited' || a === 'stopped' || a === 'offline' || a === 'unknown' || a == null || a === 'created'))
-    return 'stopped';
+  if (i === 'stopped' && (a === 'exited' || a === 'stopped' || a === 'offline' || a === 'unknown' || a == null || a === 'created')) return 'stopped';
   if (a === null || a === undefined || a === '' || a === 'created') return 'provisioning';
   if (a === 'stopped') return 'stopped';
   if (KNOWN_STATES.has(a)) return a as InstanceState;
@@ -100,20 +99,90 @@ export function deriveState(actual: string | null | undefined, intended: string 
 // ---------------------------------------------------------------- instance
 
 const INSTANCE_NUM = [
-  'template_id', 'ssh_port', 'machine_dir_ssh_port', 'machine_id', 'bundle_id', 'start_date', 'end_date', 'uptime_mins',
-  'duration', 'cpu_cores', 'cpu_cores_effective', 'cpu_ram', 'cpu_util', 'mem_limit', 'mem_usage', 'vmem_usage',
-  'gpu_totalram', 'gpu_ram', 'gpu_util', 'gpu_temp', 'gpu_frac', 'gpu_lanes', 'gpu_mem_bw', 'bw_nvlink', 'disk_space',
-  'disk_bw', 'disk_util', 'disk_usage', 'direct_port_count', 'direct_port_start', 'direct_port_end', 'host_id',
-  'hosting_type', 'min_bid', 'dph_base', 'dph_total', 'dlperf', 'dlperf_per_dphtotal', 'flops_per_dphtotal',
-  'total_flops', 'score', 'reliability2', 'pci_gen', 'pcie_bw', 'num_gpus', 'storage_cost', 'storage_total_cost',
-  'vram_costperhour', 'credit_balance', 'credit_discount', 'credit_discount_max', 'client_run_time', 'host_run_time',
+  'template_id',
+  'ssh_port',
+  'machine_dir_ssh_port',
+  'machine_id',
+  'bundle_id',
+  'start_date',
+  'end_date',
+  'uptime_mins',
+  'duration',
+  'cpu_cores',
+  'cpu_cores_effective',
+  'cpu_ram',
+  'cpu_util',
+  'mem_limit',
+  'mem_usage',
+  'vmem_usage',
+  'gpu_totalram',
+  'gpu_ram',
+  'gpu_util',
+  'gpu_temp',
+  'gpu_frac',
+  'gpu_lanes',
+  'gpu_mem_bw',
+  'bw_nvlink',
+  'disk_space',
+  'disk_bw',
+  'disk_util',
+  'disk_usage',
+  'direct_port_count',
+  'direct_port_start',
+  'direct_port_end',
+  'host_id',
+  'hosting_type',
+  'min_bid',
+  'dph_base',
+  'dph_total',
+  'dlperf',
+  'dlperf_per_dphtotal',
+  'flops_per_dphtotal',
+  'total_flops',
+  'score',
+  'reliability2',
+  'pci_gen',
+  'pcie_bw',
+  'num_gpus',
+  'storage_cost',
+  'storage_total_cost',
+  'vram_costperhour',
+  'credit_balance',
+  'credit_discount',
+  'credit_discount_max',
+  'client_run_time',
+  'host_run_time',
   'total_cost',
 ] as const;
 const INSTANCE_STR = [
-  'intended_status', 'cur_state', 'next_state', 'label', 'template_hash_id', 'template_name', 'image_uuid',
-  'image_runtype', 'onstart', 'jupyter_token', 'status_msg', 'local_ipaddrs', 'ssh_host', 'ssh_idx', 'cpu_arch',
-  'cpu_name', 'gpu_name', 'gpu_arch', 'disk_name', 'public_ipaddr', 'geolocation', 'verification', 'os_version',
-  'mobo_name', 'logo', 'webpage', 'time_remaining', 'time_remaining_isbid',
+  'intended_status',
+  'cur_state',
+  'next_state',
+  'label',
+  'template_hash_id',
+  'template_name',
+  'image_uuid',
+  'image_runtype',
+  'onstart',
+  'jupyter_token',
+  'status_msg',
+  'local_ipaddrs',
+  'ssh_host',
+  'ssh_idx',
+  'cpu_arch',
+  'cpu_name',
+  'gpu_name',
+  'gpu_arch',
+  'disk_name',
+  'public_ipaddr',
+  'geolocation',
+  'verification',
+  'os_version',
+  'mobo_name',
+  'logo',
+  'webpage',
+  'time_remaining',
+  'time_remaining_isbid',
 ] as const;
 const INSTANCE_BOOL = ['static_ip', 'rentable', 'is_bid', 'external'] as const;
 
@@ -211,11 +280,9 @@ export const showInstanceSchema = z.pipe(
 
 export const createResultSchema = z.pipe(
   z.looseObject({ success: lbool, new_contract: instanceId, instance_api_key: lstr }),
-  z.transform(
-    (w): CreateInstanceResult => ({
-      success: w.success ?? true,
-      new_contract: w.new_contract,
-      ...(w.instance_api_key ? { instance_api_key: w.instance_api_key } : {}),
-    }),
-  ),
+  z.transform((w): CreateInstanceResult => ({
+    success: w.success ?? true,
+    new_contract: w.new_contract,
+    ...(w.instance_api_key ? { instance_api_key: w.instance_api_key } : {}),
+  })),
 );

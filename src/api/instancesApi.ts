@@ -6,13 +6,22 @@ import { NOT_VISIBLE_WINDOW_MS } from './visibility';
 import { invalid, positiveId, type Pipeline } from './pipeline';
 import { INSTANCES_PATH as I, noteInstanceSecrets } from './instanceListApi';
 
-type InstanceCalls = Pick<ServiceApi, 'showInstance' | 'setInstanceState' | 'setInstanceLabel' | 'destroyInstance' | 'createInstance' | 'rebootInstance' | 'recycleInstance' | 'changeBid'>;
+type InstanceCalls = Pick<
+  ServiceApi,
+  'showInstance' | 'setInstanceState' | 'setInstanceLabel' | 'destroyInstance' | 'createInstance' | 'rebootInstance' | 'recycleInstance' | 'changeBid'
+>;
 
 /**
  * GET one instance. A 404 (or null) for an instance created here within a minute is "not
  * visible yet", not "gone"; a deprecated show endpoint reads the record through the list.
  */
-async function showInstance(p: Pipeline, find: ServiceApi['findInstances'], createdHere: Map<number, number>, id: number, o: ShowCallOptions | undefined): Promise<Instance> {
+async function showInstance(
+  p: Pipeline,
+  find: ServiceApi['findInstances'],
+  createdHere: Map<number, number>,
+  id: number,
+  o: ShowCallOptions | undefined,
+): Promise<Instance> {
   positiveId(id, 'showInstance');
   const path = `${I}${id}/`;
   const createdAt = o?.createdAtMs ?? createdHere.get(id);
@@ -77,7 +86,10 @@ export function instancesApi(p: Pipeline, find: ServiceApi['findInstances']): In
       const s = await p.schemas();
       const problems = s.validateCreateRequest(req, { interruptible });
       if (problems.length) throw invalid('createInstance', problems);
-      const r = await send({ method: 'PUT', path: `/api/v0/asks/${offerId}/`, body: req, schema: (s) => s.createResultSchema, creation: true, pace: 'create' }, o);
+      const r = await send(
+        { method: 'PUT', path: `/api/v0/asks/${offerId}/`, body: req, schema: (s) => s.createResultSchema, creation: true, pace: 'create' },
+        o,
+      );
       p.secrets.add(r.instance_api_key);
       createdHere.set(r.new_contract, Date.now());
       return r;

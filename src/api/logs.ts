@@ -4,9 +4,11 @@ import { redact } from './redact';
 
 const MASK = '***';
 // NAME=value where the name says secret: CONTAINER_API_KEY=…, HF_TOKEN="…", DB_PASSWORD='…'
-const ENV_SECRET = /\b([A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\s*[=:]\s*)("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
+const ENV_SECRET =
+  /\b([A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\s*[=:]\s*)("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
 // Well-known token shapes: Hugging Face, GitHub, OpenAI-style, AWS access key ids, Vast-style 64-hex keys.
-const TOKEN_SHAPES = /\b(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|(?<!sha256:)[0-9a-f]{64})\b/g;
+const TOKEN_SHAPES =
+  /\b(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|(?<!sha256:)[0-9a-f]{64})\b/g;
 
 /** The text of a log with the known secret values and secret-looking assignments masked. */
 export function redactLog(text: string, secrets: ReadonlyArray<string | undefined>): string {

@@ -36,7 +36,13 @@ async function fetchLogs(p: Pipeline, resultUrl: string, o: LogFetchOptions | un
       const f = isTransportFailure(e) ? e : undefined;
       if (f?.kind === 'aborted' || o?.signal?.aborted) throw abortError('GET', where);
       // a log too large to read stays too large: no point asking again
-      if (f?.kind === 'too_large') throw new ApiError({ kind: 'too_large', method: 'GET', path: where, message: `The log could not be read: ${f.message}. Ask for fewer lines (tail) or a filter.` });
+      if (f?.kind === 'too_large')
+        throw new ApiError({
+          kind: 'too_large',
+          method: 'GET',
+          path: where,
+          message: `The log could not be read: ${f.message}. Ask for fewer lines (tail) or a filter.`,
+        });
       last = f ? f.message : String(e);
     }
     if (res) {
@@ -44,7 +50,13 @@ async function fetchLogs(p: Pipeline, resultUrl: string, o: LogFetchOptions | un
       if (res.status >= 200 && res.status < 300) return redactLog(res.text, p.knownSecrets());
       // 404 (or a bucket's 403) until the upload lands; 5xx may pass
       if (res.status !== 404 && res.status !== 403 && res.status < 500) {
-        throw new ApiError({ kind: 'http', status: res.status, method: 'GET', path: where, message: `GET ${where}: HTTP ${res.status} while fetching the log` });
+        throw new ApiError({
+          kind: 'http',
+          status: res.status,
+          method: 'GET',
+          path: where,
+          message: `GET ${where}: HTTP ${res.status} while fetching the log`,
+        });
       }
       last = `HTTP ${res.status}`;
     }
@@ -63,7 +75,8 @@ export function logsApi(p: Pipeline): Pick<ServiceApi, 'requestLogs' | 'fetchLog
     async requestLogs(id, req = {}, o) {
       positiveId(id, 'requestLogs');
       const problems: string[] = [];
-      if (req.tail !== undefined && !(Number.isInteger(req.tail) && req.tail > 0 && req.tail <= 100_000)) problems.push('tail: must be a whole number of lines from 1 to 100000');
+      if (req.tail !== undefined && !(Number.isInteger(req.tail) && req.tail > 0 && req.tail <= 100_000))
+        problems.push('tail: must be a whole number of lines from 1 to 100000');
       if (req.filter !== undefined && typeof req.filter !== 'string') problems.push('filter: must be text');
       if (problems.length) throw invalid('requestLogs', problems);
       // The service takes every value as a string, as the official CLI sends them.

@@ -4,7 +4,10 @@
 
 /** localhost (and *.localhost), 127.0.0.0/8, ::1 and ::ffff:127.x.y.z, bracketed or not. */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (/^127(\.\d{1,3}){3}$/.test(h)) return true;
   if (h === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(h) || h === '0:0:0:0:0:0:0:1') return true;

@@ -52,10 +52,34 @@ export const offerSchema = z.pipe(
 );
 const offerKeys: Record<string, true> = Object.fromEntries(
   [
-    'id', 'num_gpus', 'gpu_name', 'dph_total', 'gpu_ram', 'gpu_totalram', 'reliability', 'verified', 'verification',
-    'rentable', 'direct_port_count', 'geolocation', 'dlperf', 'dlperf_per_dphtotal', 'score', 'min_bid', 'is_bid',
-    'cpu_cores_effective', 'cpu_name', 'cpu_ram', 'disk_space', 'inet_down', 'inet_up', 'cuda_max_good', 'machine_id',
-    'host_id', 'storage_cost', 'cluster_id',
+    'id',
+    'num_gpus',
+    'gpu_name',
+    'dph_total',
+    'gpu_ram',
+    'gpu_totalram',
+    'reliability',
+    'verified',
+    'verification',
+    'rentable',
+    'direct_port_count',
+    'geolocation',
+    'dlperf',
+    'dlperf_per_dphtotal',
+    'score',
+    'min_bid',
+    'is_bid',
+    'cpu_cores_effective',
+    'cpu_name',
+    'cpu_ram',
+    'disk_space',
+    'inet_down',
+    'inet_up',
+    'cuda_max_good',
+    'machine_id',
+    'host_id',
+    'storage_cost',
+    'cluster_id',
   ].map((k) => [k, true]),
 );
 
@@ -74,7 +98,17 @@ export interface OfferSearchWire {
 
 const FILTER_OPS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'notin']);
 const FILTER_FIELD = /^[a-z_][a-z0-9_]*$/;
-const FRIENDLY_FILTER_KEYS = ['gpuNames', 'numGpus', 'minNumGpus', 'minGpuRamGb', 'minReliability', 'verified', 'rentable', 'minDirectPorts', 'maxDphTotal'] as const;
+const FRIENDLY_FILTER_KEYS = [
+  'gpuNames',
+  'numGpus',
+  'minNumGpus',
+  'minGpuRamGb',
+  'minReliability',
+  'verified',
+  'rentable',
+  'minDirectPorts',
+  'maxDphTotal',
+] as const;
 
 function filterProblems(filters: unknown): string[] {
   if (!filters || typeof filters !== 'object' || Array.isArray(filters)) return ['filters: must be an object of field: {operator: value}'];
@@ -109,7 +143,12 @@ export function validateOfferQuery(q: OfferQuery): string[] {
   nonNeg(q.maxDphTotal, 'maxDphTotal');
   nonNeg(q.minDirectPorts, 'minDirectPorts');
   nonNeg(q.allocatedStorage, 'allocatedStorage');
-  for (const [k, v] of [['numGpus', q.numGpus], ['minNumGpus', q.minNumGpus], ['limit', q.limit], ['offerId', q.offerId]] as const)
+  for (const [k, v] of [
+    ['numGpus', q.numGpus],
+    ['minNumGpus', q.minNumGpus],
+    ['limit', q.limit],
+    ['offerId', q.offerId],
+  ] as const)
     if (v !== undefined && !(Number.isInteger(v) && v > 0)) p.push(`${k}: must be a positive whole number`);
   if (q.minReliability !== undefined && !(q.minReliability >= 0 && q.minReliability <= 1))
     p.push('minReliability: must be a fraction between 0 and 1 (for example 0.98)');

@@ -9,7 +9,10 @@ export function offersApi(p: Pipeline): Pick<ServiceApi, 'searchOffers'> {
       const s = await p.schemas();
       const problems = s.validateOfferQuery(q);
       if (problems.length) throw invalid('searchOffers', problems);
-      return p.send({ method: 'POST', path: '/api/v0/bundles/', body: s.offerQueryToWire(q), schema: (s) => s.offerListSchema, pace: 'search', idempotent: true }, o);
+      return p.send(
+        { method: 'POST', path: '/api/v0/bundles/', body: s.offerQueryToWire(q), schema: (s) => s.offerListSchema, pace: 'search', idempotent: true },
+        o,
+      );
     },
   };
 }

@@ -5,7 +5,20 @@ import type { LogRequestResult, ServerTemplate } from './types';
 
 const str = z.catch(z.optional(z.nullable(z.string())), undefined);
 const num = z.catch(z.optional(z.nullable(z.union([z.number(), z.pipe(z.string().check(z.regex(/^\s*-?\d+(\.\d+)?\s*$/)), z.transform(Number))]))), undefined);
-const bool = z.catch(z.optional(z.nullable(z.union([z.boolean(), z.pipe(z.literal([0, 1]), z.transform((v) => v === 1))]))), undefined);
+const bool = z.catch(
+  z.optional(
+    z.nullable(
+      z.union([
+        z.boolean(),
+        z.pipe(
+          z.literal([0, 1]),
+          z.transform((v) => v === 1),
+        ),
+      ]),
+    ),
+  ),
+  undefined,
+);
 
 export const logRequestResultSchema = z.pipe(
   z.looseObject({ result_url: z.string().check(z.minLength(1)), msg: str }),

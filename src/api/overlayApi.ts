@@ -30,13 +30,27 @@ export interface OverlayApi {
 export function overlayApi(p: Pipeline): OverlayApi {
   return {
     listOverlays: (o) => p.send({ method: 'GET', path: PATH, schema: (s) => s.overlayListSchema }, o),
-    createOverlay: (clusterId, name, o) => p.send({ method: 'POST', path: PATH, body: { cluster_id: clusterId, name }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o),
+    createOverlay: (clusterId, name, o) =>
+      p.send({ method: 'POST', path: PATH, body: { cluster_id: clusterId, name }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o),
     async setInstancesState(ids, state, o) {
       const bad = ids.length === 0 || ids.length > BULK_IDS_MAX || ids.some((id) => !Number.isInteger(id) || id <= 0);
       if (bad) throw invalid('setInstancesState', [`ids: 1 to ${BULK_IDS_MAX} positive integer ids`]);
       if (state !== 'running' && state !== 'stopped') throw invalid('setInstancesState', ["state: must be 'running' or 'stopped'"]);
-      return p.send({ method: 'PUT', path: INSTANCES_PATH, body: { ids: [...ids], state }, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'update' }, o);
+      return p.send(
+        { method: 'PUT', path: INSTANCES_PATH, body: { ids: [...ids], state }, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'update' },
+        o,
+      );
     },
-    deleteOverlay: (ref, o) => p.send({ method: 'DELETE', path: PATH, body: 'overlayId' in ref ? { overlay_id: ref.overlayId } : { overlay_name: ref.name }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o),
+    deleteOverlay: (ref, o) =>
+      p.send(
+        {
+          method: 'DELETE',
+          path: PATH,
+          body: 'overlayId' in ref ? { overlay_id: ref.overlayId } : { overlay_name: ref.name },
+          schema: (s) => s.simpleResultSchema,
+          emptyOk: true,
+        },
+        o,
+      ),
   };
 }

@@ -97,7 +97,10 @@ export class Pacer {
     let finish!: () => void;
     const mine = new Promise<void>((resolve) => (finish = resolve));
     // The one after this caller waits for it, even when this caller gives up while in line.
-    this.line.set(e, before.then(() => mine));
+    this.line.set(
+      e,
+      before.then(() => mine),
+    );
     const release = () => {
       this.next.set(e, Math.max(this.next.get(e) ?? 0, this.clock.now() + gap));
       finish();

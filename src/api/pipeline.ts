@@ -25,7 +25,14 @@ function insecureUrl(baseUrl: string, method: string, path: string): ApiError {
   } catch {
     // keep the generic name
   }
-  return new ApiError({ kind: 'invalid_request', code: 'insecure_url', msg: host, method, path, message: `${method} ${path}: not sent: the API key would travel in clear text to ${host}` });
+  return new ApiError({
+    kind: 'invalid_request',
+    code: 'insecure_url',
+    msg: host,
+    method,
+    path,
+    message: `${method} ${path}: not sent: the API key would travel in clear text to ${host}`,
+  });
 }
 
 export interface RetryOptions {
@@ -228,8 +235,7 @@ async function send<T>(p: Pipeline, opts: ApiClientOptions, pacer: Pacer, ep: En
     try {
       if (signal?.aborted) throw abortError(method, path);
       const token = opts.credentials.token();
-      if (!token)
-        throw new ApiError({ kind: 'auth', method, path, message: `${method} ${path}: not signed in (no API key)` });
+      if (!token) throw new ApiError({ kind: 'auth', method, path, message: `${method} ${path}: not signed in (no API key)` });
       if (!mayCarryKey(p.baseUrl)) throw insecureUrl(p.baseUrl, method, path);
       const t = await p.transport();
       const turn = ep.pace ? await pacer.take(ep.pace, signal) : undefined;
@@ -239,7 +245,16 @@ async function send<T>(p: Pipeline, opts: ApiClientOptions, pacer: Pacer, ep: En
         'user-agent': p.userAgent,
       };
       if (wire !== undefined) headers['content-type'] = 'application/json';
-      const req: TransportRequest = { baseUrl: p.baseUrl, method, path, headers, timeoutMs, proxy: p.proxy, ...(wire !== undefined ? { body: wire } : {}), ...(signal ? { signal } : {}) };
+      const req: TransportRequest = {
+        baseUrl: p.baseUrl,
+        method,
+        path,
+        headers,
+        timeoutMs,
+        proxy: p.proxy,
+        ...(wire !== undefined ? { body: wire } : {}),
+        ...(signal ? { signal } : {}),
+      };
       const started = Date.now();
       let res: TransportResponse;
       try {
@@ -270,10 +285,14 @@ async function send<T>(p: Pipeline, opts: ApiClientOptions, pacer: Pacer, ep: En
       }
       throw err;
     } catch (e) {
-      const err = isApiError(e) ? e : new ApiError({ kind: 'network', method, path, message: `${method} ${path} failed: ${e instanceof Error ? e.message : String(e)}` });
+      const err = isApiError(e)
+        ? e
+        : new ApiError({ kind: 'network', method, path, message: `${method} ${path} failed: ${e instanceof Error ? e.message : String(e)}` });
       if (!safe || attempt >= retry.retries || !retryable(err) || signal?.aborted) {
-        const switching = ep.eraSwitch && err.kind === 'http' && ((err.status === 410 && err.code === 'deprecated_endpoint') || (err.status === 404 && !err.jsonBody));
-        if (err.kind !== 'aborted' && err.kind !== 'invalid_request' && !switching) log.warn(`${method} ${path} failed: ${err.kind}${err.status ? ` ${err.status}` : ''}${err.code ? ` ${err.code}` : ''}`);
+        const switching =
+          ep.eraSwitch && err.kind === 'http' && ((err.status === 410 && err.code === 'deprecated_endpoint') || (err.status === 404 && !err.jsonBody));
+        if (err.kind !== 'aborted' && err.kind !== 'invalid_request' && !switching)
+          log.warn(`${method} ${path} failed: ${err.kind}${err.status ? ` ${err.status}` : ''}${err.code ? ` ${err.code}` : ''}`);
         throw err;
       }
       const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);

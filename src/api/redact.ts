@@ -68,9 +68,7 @@ function maskSecret(out: string, s: string, flat: string): string {
 export function redact(text: string, extraSecrets: ReadonlyArray<string | undefined> = []): string {
   let out = String(text);
   // Longest first so a secret that contains another one is masked whole.
-  const secrets = [...new Set(extraSecrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort(
-    (a, b) => b.length - a.length,
-  );
+  const secrets = [...new Set(extraSecrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length);
   const flat = secrets.some((s) => s.length >= LOOSE_MIN) ? out.toLowerCase().replace(/\s+/g, '') : '';
   for (const s of secrets) out = maskSecret(out, s, flat);
   out = out.replace(OTPAUTH, MASK);

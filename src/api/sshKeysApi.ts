@@ -9,7 +9,16 @@ const K = '/api/v0/ssh/';
 type SshKeyCalls = Pick<ServiceApi, 'listSshKeys' | 'addSshKey' | 'updateSshKey' | 'deleteSshKey' | 'attachSshKey' | 'listInstanceSshKeys' | 'detachSshKey'>;
 
 /** The key calls: one OpenSSH public key line (a .pub file's text, trimmed) checked, then sent as ssh_key. */
-async function sendKey<T>(p: Pipeline, name: string, method: 'POST' | 'PUT', path: string, key: unknown, extra: object, schema: SchemaOf<T>, o: CallOptions | undefined): Promise<T> {
+async function sendKey<T>(
+  p: Pipeline,
+  name: string,
+  method: 'POST' | 'PUT',
+  path: string,
+  key: unknown,
+  extra: object,
+  schema: SchemaOf<T>,
+  o: CallOptions | undefined,
+): Promise<T> {
   const body = { ...extra, ssh_key: typeof key === 'string' ? key.trim() : key };
   await p.validate(name, (s) => s.sshKeyRequestSchema, body);
   return p.send({ method, path, body, schema, emptyOk: true }, o);

@@ -8,8 +8,21 @@ const T = '/api/v0/tfa/';
 
 type TfaCalls = Pick<
   ServiceApi,
-  | 'tfaStatus' | 'tfaLogin' | 'tfaRemove' | 'tfaSendEmail' | 'tfaSendSms' | 'tfaResendSms' | 'tfaTotpSetup' | 'tfaAuthorizeNewMethod'
-  | 'tfaAuthorizeNewMethodConfirm' | 'tfaConfirmNew' | 'tfaUpdate' | 'tfaRegenBackupCodes' | 'tfaTestDeprecated' | 'tfaTestSubmitDeprecated' | 'tfaResendDeprecated'
+  | 'tfaStatus'
+  | 'tfaLogin'
+  | 'tfaRemove'
+  | 'tfaSendEmail'
+  | 'tfaSendSms'
+  | 'tfaResendSms'
+  | 'tfaTotpSetup'
+  | 'tfaAuthorizeNewMethod'
+  | 'tfaAuthorizeNewMethodConfirm'
+  | 'tfaConfirmNew'
+  | 'tfaUpdate'
+  | 'tfaRegenBackupCodes'
+  | 'tfaTestDeprecated'
+  | 'tfaTestSubmitDeprecated'
+  | 'tfaResendDeprecated'
 >;
 
 /** The SMS send/resend endpoints (current and deprecated paths) share body and answer. */

@@ -152,7 +152,11 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
  * reading, and by counting while reading (a chunked or lying answer), so a huge answer never
  * sits in memory whole.
  */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, declared: string | string[] | undefined, max: number): Promise<string> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+  declared: string | string[] | undefined,
+  max: number,
+): Promise<string> {
   const tooLarge = (n: string) => {
     body.destroy();
     return new TransportError('too_large', true, `the answer is too large (${n}; the limit is ${max} bytes)`);
@@ -212,8 +216,7 @@ export async function request(req: TransportRequest): Promise<TransportResponse>
     }
     if (timedOut) throw new TransportError('timeout', true, `no answer within ${req.timeoutMs} ms`, code);
     if (req.signal?.aborted) throw new TransportError('aborted', true, 'cancelled', code);
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-      throw new TransportError('timeout', true, `no answer in time (${code})`, code);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw new TransportError('timeout', true, `no answer in time (${code})`, code);
     // Reset, socket closed, half-written: the server may have received the request.
     throw new TransportError('network', true, `connection failed (${code ?? (e instanceof Error ? e.name : 'error')})`, code);
   } finally {

@@ -9,25 +9,60 @@ import type { SpendRateApi } from './spendRateApi';
 import type { OverlayApi } from './overlayApi';
 export type { Overlay } from './overlayApi';
 export type { SpendRate } from './spendRateApi';
-import type {
-  Instance, InstanceList, InstanceFilter, CreateInstanceRequest, CreateInstanceResult,
-} from './instanceTypes';
+import type { Instance, InstanceList, InstanceFilter, CreateInstanceRequest, CreateInstanceResult } from './instanceTypes';
 import type { Offer, OfferFilters, OfferQuery } from './offerTypes';
 import type {
-  User, TfaStatus, TfaVerification, TfaLoginRequest, TfaLoginResult, TfaRemoveRequest, TfaRemoveResult,
-  TfaSendResult, TfaSmsRequest, TotpSetupResult, AuthorizeNewMethodRequest, AuthorizeNewMethodResult,
-  ConfirmNewMethodRequest, ConfirmNewMethodResult, TfaUpdateRequest, TfaUpdateResult, RegenBackupCodesResult,
+  User,
+  TfaStatus,
+  TfaVerification,
+  TfaLoginRequest,
+  TfaLoginResult,
+  TfaRemoveRequest,
+  TfaRemoveResult,
+  TfaSendResult,
+  TfaSmsRequest,
+  TotpSetupResult,
+  AuthorizeNewMethodRequest,
+  AuthorizeNewMethodResult,
+  ConfirmNewMethodRequest,
+  ConfirmNewMethodResult,
+  TfaUpdateRequest,
+  TfaUpdateResult,
+  RegenBackupCodesResult,
 } from './accountTypes';
 export type {
-  InstanceState, PricingDetails, Instance, InstanceList, InstanceFilter, Runtype, VolumeInfo,
-  CreateInstanceRequest, CreateInstanceResult,
+  InstanceState,
+  PricingDetails,
+  Instance,
+  InstanceList,
+  InstanceFilter,
+  Runtype,
+  VolumeInfo,
+  CreateInstanceRequest,
+  CreateInstanceResult,
 } from './instanceTypes';
 export type { Offer, SortField, FilterOp, FilterScalar, FilterValue, OfferFilters, OfferQuery } from './offerTypes';
 export type {
-  User, TfaMethodType, TfaVerifyMethod, TfaMethod, TfaStatus, TfaVerification, TfaLoginRequest,
-  TfaLoginResult, TfaRemoveRequest, TfaRemoveResult, TfaSendResult, TfaSmsRequest, TotpSetupResult,
-  AuthorizeNewMethodRequest, AuthorizeNewMethodResult, ConfirmNewMethodRequest, ConfirmNewMethodResult,
-  TfaUpdateRequest, TfaUpdateResult, RegenBackupCodesResult,
+  User,
+  TfaMethodType,
+  TfaVerifyMethod,
+  TfaMethod,
+  TfaStatus,
+  TfaVerification,
+  TfaLoginRequest,
+  TfaLoginResult,
+  TfaRemoveRequest,
+  TfaRemoveResult,
+  TfaSendResult,
+  TfaSmsRequest,
+  TotpSetupResult,
+  AuthorizeNewMethodRequest,
+  AuthorizeNewMethodResult,
+  ConfirmNewMethodRequest,
+  ConfirmNewMethodResult,
+  TfaUpdateRequest,
+  TfaUpdateResult,
+  RegenBackupCodesResult,
 } from './accountTypes';
 
 /** Options of listInstances. */
@@ -45,7 +80,6 @@ export interface ShowCallOptions extends CallOptions {
    */
   createdAtMs?: number;
 }
-
 
 export interface SimpleResult {
   success?: boolean;

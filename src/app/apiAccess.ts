@@ -40,7 +40,9 @@ export function apiClientFactory({ log, isDemo, readProxy = readProxySettings }:
     const hit = cache.get(credentials);
     if (hit?.key === key) return hit.api;
     if (proxy?.url || (proxy && (process.env.HTTPS_PROXY || process.env.https_proxy || process.env.HTTP_PROXY || process.env.http_proxy)))
-      log.info(`Reaching the service through ${describeProxy(proxy.url)}${proxy.noProxy?.length ? ` (direct for ${proxy.noProxy.length} http.noProxy entr${proxy.noProxy.length === 1 ? 'y' : 'ies'})` : ''}${proxy.strictSSL === false ? ', certificates not verified (http.proxyStrictSSL off)' : ''}.`);
+      log.info(
+        `Reaching the service through ${describeProxy(proxy.url)}${proxy.noProxy?.length ? ` (direct for ${proxy.noProxy.length} http.noProxy entr${proxy.noProxy.length === 1 ? 'y' : 'ies'})` : ''}${proxy.strictSSL === false ? ', certificates not verified (http.proxyStrictSSL off)' : ''}.`,
+      );
     const api = createApiClient({ baseUrl, credentials, log, proxy });
     cache.set(credentials, { key, api });
     return api;

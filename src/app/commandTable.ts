@@ -95,7 +95,12 @@ function lazy<M extends Record<K, Handler>, K extends keyof M & string>(loader: 
 function thenWatchRentals(handler: Handler): Handler {
   return async (services, ...args) => {
     const result: unknown = await handler(services, ...args);
-    if ((services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0) background(load.createFlow().then((t) => t.keepWatching(services)), services.log, 'watching a rental of unknown fate');
+    if ((services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0)
+      background(
+        load.createFlow().then((t) => t.keepWatching(services)),
+        services.log,
+        'watching a rental of unknown fate',
+      );
     return result;
   };
 }
@@ -185,9 +190,19 @@ export function resumeCreations(services: Services): void {
   if (!inflight()) return;
   const sub = services.instances.onDidChange(() => {
     sub.dispose();
-    if (inflight()) background(load.createFlow().then((t) => t.keepWatching(services)), services.log, 'watching an interrupted creation');
+    if (inflight())
+      background(
+        load.createFlow().then((t) => t.keepWatching(services)),
+        services.log,
+        'watching an interrupted creation',
+      );
     // Members of a group being rented resume as their group (the watcher above leaves them alone).
-    if (inflight()) background(load.createGroup().then((t) => t.resumeInterruptedGroups(services)), services.log, 'resuming an interrupted group');
+    if (inflight())
+      background(
+        load.createGroup().then((t) => t.resumeInterruptedGroups(services)),
+        services.log,
+        'resuming an interrupted group',
+      );
   });
   services.track(sub);
 }

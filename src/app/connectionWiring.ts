@@ -43,10 +43,16 @@ function watchSession(base: ServiceBase): void {
       if (!toldSessionDropped) {
         toldSessionDropped = true;
         // N5 of the UX audit: the button that resolves it.
-        background(vscode.window.showWarningMessage(
-          'Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.',
-          SIGN_IN_2FA,
-        ).then((a) => (a === SIGN_IN_2FA ? vscode.commands.executeCommand('gpuRental.tfa.signIn') : undefined)), base.log, 'the 2FA expiry notice');
+        background(
+          vscode.window
+            .showWarningMessage(
+              vscode.l10n.t('Your 2FA session has expired, so GPU Rental is using your API key again. Sign in with 2FA again if your account requires it.'),
+              SIGN_IN_2FA,
+            )
+            .then((a) => (a === SIGN_IN_2FA ? vscode.commands.executeCommand('gpuRental.tfa.signIn') : undefined)),
+          base.log,
+          'the 2FA expiry notice',
+        );
       }
     }),
   );
@@ -99,8 +105,13 @@ export function wireConnection(base: ServiceBase, deps: ConnectionDependents): P
       const b = conn.baseUrl();
       if (!b.ok)
         background(
-          vscode.window.showErrorMessage(b.message, 'Open Settings').then((a) => {
-            if (a) background(vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.apiBaseUrl'), log, 'opening the gpuRental.apiBaseUrl setting');
+          vscode.window.showErrorMessage(b.message, vscode.l10n.t('Open Settings')).then((a) => {
+            if (a)
+              background(
+                vscode.commands.executeCommand('workbench.action.openSettings', 'gpuRental.apiBaseUrl'),
+                log,
+                'opening the gpuRental.apiBaseUrl setting',
+              );
           }),
           log,
           'the base URL notice',

@@ -91,13 +91,22 @@ export function startBillingLater(base: ServiceBase, instances: PolledInstanceSt
  * Cost notes of Services, and `clear` for a connection change: the service's charges where the
  * billing session has read them (src/billing/spending.ts), else the ledger's estimate.
  */
-export function createCostNotes(base: ServiceBase, instances: PolledInstanceStore, billing: () => BillingSession | undefined): { costs: Services['costs']; clear(): void } {
+export function createCostNotes(
+  base: ServiceBase,
+  instances: PolledInstanceStore,
+  billing: () => BillingSession | undefined,
+): { costs: Services['costs']; clear(): void } {
   // Every poll adds to the rate history (an empty list right after a connection change is "not loaded yet").
   // The ledger loads with the first list (dist/costLedger.js), off the activation path.
   let ledger: import('../costs/costLedger').CostNotesImpl | undefined;
   base.track(
     instances.onDidChange(() => {
-      if (instances.loaded) background(import('../costs/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now())), base.log, 'loading the cost ledger');
+      if (instances.loaded)
+        background(
+          import('../costs/costLedger').then((m) => (ledger ??= new m.CostNotesImpl()).observe(instances.instances, Date.now())),
+          base.log,
+          'loading the cost ledger',
+        );
     }),
   );
   return {

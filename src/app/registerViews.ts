@@ -51,7 +51,8 @@ export function registerViews(services: Services): ViewsUi {
   const account = new AccountTreeProvider(services, authorizedUntil);
   const accountView = vscode.window.createTreeView('gpuRental.account', { treeDataProvider: account, showCollapseAll: false });
   account.setVisible(accountView.visible);
-  const sessionContext = (session: boolean): void => background(vscode.commands.executeCommand('setContext', 'gpuRental.tfaSession', session), services.log, 'setting the 2FA session context');
+  const sessionContext = (session: boolean): void =>
+    background(vscode.commands.executeCommand('setContext', 'gpuRental.tfaSession', session), services.log, 'setting the 2FA session context');
   sub(account);
   sub(accountView);
   sub(accountView.onDidChangeVisibility((e) => account.setVisible(e.visible)));

@@ -67,7 +67,9 @@ export function decisionTarget(arg: unknown): DecisionTarget {
   const o = arg as { pending_price_increase_id?: unknown; contract_id?: unknown; id?: unknown; instance?: { id?: unknown } };
   if (o.pending_price_increase_id !== undefined) {
     const id = o.pending_price_increase_id;
-    return typeof id === 'number' ? { increaseId: id, ...(typeof o.contract_id === 'number' ? { shown: arg as PendingPriceIncrease } : {}) } : { increaseId: Number.NaN };
+    return typeof id === 'number'
+      ? { increaseId: id, ...(typeof o.contract_id === 'number' ? { shown: arg as PendingPriceIncrease } : {}) }
+      : { increaseId: Number.NaN };
   }
   if (typeof o.id === 'number') return { instanceId: o.id };
   if (o.instance && typeof o.instance.id === 'number') return { instanceId: o.instance.id };
@@ -84,7 +86,9 @@ function show(deps: DecisionDeps, p: PendingPriceIncrease, changed: boolean): Sh
 }
 
 function noLongerPending(deps: DecisionDeps, id: number): 'stale' {
-  deps.prompts.info(`Price increase ${Number.isFinite(id) ? id : '(no id)'} is no longer pending (it was accepted, rejected or withdrawn). The list was refreshed.`);
+  deps.prompts.info(
+    `Price increase ${Number.isFinite(id) ? id : '(no id)'} is no longer pending (it was accepted, rejected or withdrawn). The list was refreshed.`,
+  );
   return 'stale';
 }
 
@@ -98,7 +102,12 @@ async function read(deps: DecisionDeps): Promise<readonly PendingPriceIncrease[]
 }
 
 /** The increase to decide on, or the result when there is none. */
-async function choose(deps: DecisionDeps, verb: DecisionVerb, t: DecisionTarget, rows: readonly PendingPriceIncrease[]): Promise<PendingPriceIncrease | DecisionResult> {
+async function choose(
+  deps: DecisionDeps,
+  verb: DecisionVerb,
+  t: DecisionTarget,
+  rows: readonly PendingPriceIncrease[],
+): Promise<PendingPriceIncrease | DecisionResult> {
   if (t.increaseId !== undefined) return rows.find((p) => p.pending_price_increase_id === t.increaseId) ?? noLongerPending(deps, t.increaseId);
   const candidates = t.instanceId !== undefined ? rows.filter((p) => p.contract_id === t.instanceId) : rows;
   if (!candidates.length) {
@@ -106,7 +115,10 @@ async function choose(deps: DecisionDeps, verb: DecisionVerb, t: DecisionTarget,
     return 'cancelled';
   }
   if (candidates.length === 1) return candidates[0]!;
-  const pick = await deps.prompts.pick(candidates.map((p) => show(deps, p, false)), verb);
+  const pick = await deps.prompts.pick(
+    candidates.map((p) => show(deps, p, false)),
+    verb,
+  );
   return pick ? pick.increase : 'cancelled';
 }
 

@@ -156,7 +156,8 @@ export function changedParts(p: PendingPriceIncrease): string[] {
   });
 }
 
-const date = (t: number | null | undefined): string | undefined => (typeof t === 'number' && t > 0 ? new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : undefined);
+const date = (t: number | null | undefined): string | undefined =>
+  typeof t === 'number' && t > 0 ? new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : undefined;
 
 /** The short mark on the instance row: "price +25 % pending", "price: new charge pending". */
 export function rowMark(p: PendingPriceIncrease, inst: Instance | undefined): string {
@@ -187,14 +188,18 @@ export function increaseDetails(p: PendingPriceIncrease, name: string, inst: Ins
   for (const x of parts(p)) {
     const n = newOr(x.new, x.old);
     if (typeof x.old !== 'number' && typeof n !== 'number') continue;
-    lines.push(`${x.what[0]!.toUpperCase()}${x.what.slice(1)}: ${typeof x.old === 'number' ? x.show(x.old) : 'none'} → ${typeof n === 'number' ? x.show(n) : 'none'}${fmtChange(x.old, x.new)}`);
+    lines.push(
+      `${x.what[0]!.toUpperCase()}${x.what.slice(1)}: ${typeof x.old === 'number' ? x.show(x.old) : 'none'} → ${typeof n === 'number' ? x.show(n) : 'none'}${fmtChange(x.old, x.new)}`,
+    );
   }
   const end = date(p.contract_end_date);
   const ask = date(p.ask_end_date);
   if (end) lines.push(`Contract ends: ${end}`);
   if (ask) lines.push(`New price offered until: ${ask}`);
   lines.push('', `Accept: the rental is billed at the new prices from now on.`);
-  lines.push(`Reject: the rental keeps its current prices (${formatRate(f.oldPerHour, 3)}); rejecting stops or destroys nothing${end ? `, and the host's contract still ends ${end}` : ''}.`);
+  lines.push(
+    `Reject: the rental keeps its current prices (${formatRate(f.oldPerHour, 3)}); rejecting stops or destroys nothing${end ? `, and the host's contract still ends ${end}` : ''}.`,
+  );
   return lines;
 }
 
@@ -208,5 +213,11 @@ const fmtChange = (o: number | null | undefined, n: number | null | undefined): 
  * from what was shown, the user sees the new figures before deciding.
  */
 export function figuresKey(p: PendingPriceIncrease): string {
-  return JSON.stringify([p.pending_price_increase_id, p.contract_id, ...parts(p).flatMap((x) => [x.old ?? null, x.new ?? null]), p.contract_end_date ?? null, p.ask_end_date ?? null]);
+  return JSON.stringify([
+    p.pending_price_increase_id,
+    p.contract_id,
+    ...parts(p).flatMap((x) => [x.old ?? null, x.new ?? null]),
+    p.contract_end_date ?? null,
+    p.ask_end_date ?? null,
+  ]);
 }

@@ -77,7 +77,20 @@ export class SpendingSum {
     this.week = weekStart(now);
     this.month = monthStart(now);
     for (let d = this.today - 29 * DAY; d <= this.today; d += DAY) this.byDay.set(d, { day: d, total: 0, byType: {} });
-    this.s = { at: now, from: windowStart(now), today: 0, week: 0, month: 0, last30: 0, days: [], byInstance: new Map(), storageByInstance: new Map(), labels: new Map(), other: 0, rows: 0 };
+    this.s = {
+      at: now,
+      from: windowStart(now),
+      today: 0,
+      week: 0,
+      month: 0,
+      last30: 0,
+      days: [],
+      byInstance: new Map(),
+      storageByInstance: new Map(),
+      labels: new Map(),
+      other: 0,
+      rows: 0,
+    };
   }
 
   add(charges: readonly Charge[]): void {
@@ -165,7 +178,12 @@ export function chargesCsv(charges: readonly Charge[]): string {
       c.metadata?.label ?? '',
       c.description ?? '',
       c.amount.toFixed(6),
-      ...types.map((t) => c.items.filter((i) => i.type === t).reduce((a, i) => a + i.amount, 0).toFixed(6)),
+      ...types.map((t) =>
+        c.items
+          .filter((i) => i.type === t)
+          .reduce((a, i) => a + i.amount, 0)
+          .toFixed(6),
+      ),
     ]);
   return [head, ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
 }
@@ -184,7 +202,10 @@ export class SpendingStore implements Disposable {
   private readonly changed = new Emitter<void>();
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly deps: SpendingDeps, private readonly minAgeS = 300) {}
+  constructor(
+    private readonly deps: SpendingDeps,
+    private readonly minAgeS = 300,
+  ) {}
 
   maybeRefresh(): Promise<Spending | undefined> {
     if (this.current && this.deps.now() - this.current.at < this.minAgeS) return Promise.resolve(this.current);

@@ -30,7 +30,8 @@ export function spendingSvg(s: Spending, width = 640, height = 200): string {
       return [rect];
     });
     parts.push(`<g><title>${esc(`${date}: ${formatMoney(d.total)}`)}</title>${segs.join('')}</g>`);
-    if (i % 7 === 0 || i === s.days.length - 1) parts.push(`<text class="tick" x="${(x + bw / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${date.slice(5)}</text>`);
+    if (i % 7 === 0 || i === s.days.length - 1)
+      parts.push(`<text class="tick" x="${(x + bw / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${date.slice(5)}</text>`);
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="Spending per day, last 30 days">${parts.join('')}</svg>`;
 }
@@ -46,7 +47,10 @@ export function spendingDaysTable(s: Spending): string {
   const charged = s.days.filter((d) => d.total > 0);
   const head = `<tr><th scope="col">Day (UTC)</th>${cols.map(([c]) => `<th scope="col" class="num">${esc(c)}</th>`).join('')}</tr>`;
   const rows = charged
-    .map((d) => `<tr><th scope="row">${new Date(d.day * 1000).toISOString().slice(0, 10)}</th>${cols.map(([, v]) => `<td class="num">${esc(formatMoney(v(d)))}</td>`).join('')}</tr>`)
+    .map(
+      (d) =>
+        `<tr><th scope="row">${new Date(d.day * 1000).toISOString().slice(0, 10)}</th>${cols.map(([, v]) => `<td class="num">${esc(formatMoney(v(d)))}</td>`).join('')}</tr>`,
+    )
     .join('');
   const body = charged.length ? rows : `<tr><td colspan="${cols.length + 1}">No charges in the last 30 days.</td></tr>`;
   return `<details class="days"><summary>Spending per day (the chart as a table)</summary><table aria-label="Spending per day, last 30 days">${head}${body}</table></details>`;

@@ -17,7 +17,12 @@ export interface StaleStopped {
 }
 
 /** Stopped (by the user, not outbid) instances created more than `days` days ago. */
-export function staleStopped(instances: readonly Instance[], days: number, nowS: number, storageFromCharges?: (id: number) => number | undefined): StaleStopped[] {
+export function staleStopped(
+  instances: readonly Instance[],
+  days: number,
+  nowS: number,
+  storageFromCharges?: (id: number) => number | undefined,
+): StaleStopped[] {
   if (!(days > 0)) return [];
   return instances.flatMap((i) => {
     if (i.state !== 'stopped' || isOutbid(i) || typeof i.start_date !== 'number') return [];

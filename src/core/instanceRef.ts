@@ -34,10 +34,7 @@ export function offerRefOf<O extends { id: number }>(arg: unknown): O | number |
 }
 
 /** What a command with no argument offers: the instances its state rule allows, in list order. */
-export type PickResult =
-  | { kind: 'none' }
-  | { kind: 'one'; instance: Instance }
-  | { kind: 'choose'; candidates: Instance[] };
+export type PickResult = { kind: 'none' } | { kind: 'one'; instance: Instance } | { kind: 'choose'; candidates: Instance[] };
 
 /**
  * The picker rule: no candidate → tell the user; one candidate and the command acts on

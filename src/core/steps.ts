@@ -25,7 +25,8 @@ export function typedChoice<T, C extends { label: string; value: T }>(text: stri
 export function typedReliability(text: string): Typed<number> {
   const m = /^(?:>=?|≥)?\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)$/.exec(text.trim());
   const n = m ? Number(m[1]) : NaN;
-  if (!m || !Number.isFinite(n)) return { ok: false, problem: 'Type a minimum reliability as a fraction (0.98) or a percent (98 or 98%), or pick one from the list.' };
+  if (!m || !Number.isFinite(n))
+    return { ok: false, problem: 'Type a minimum reliability as a fraction (0.98) or a percent (98 or 98%), or pick one from the list.' };
   const fraction = m[2] || n > 1 ? n / 100 : n;
   if (fraction < 0 || fraction > 1) return { ok: false, problem: 'A reliability is from 0 to 100%. Type e.g. 0.98 or 98%.' };
   const v = Math.round(fraction * 10_000) / 10_000;

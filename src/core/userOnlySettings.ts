@@ -8,7 +8,14 @@
 // The budget too: a repository must not raise it (or switch off its action) for the user; nor
 // allow other extensions to spend or destroy without asking (scripting.allowUnattended).
 /** @internal test */
-export const USER_ONLY_SETTINGS = ['gpuRental.apiBaseUrl', 'gpuRental.ssh.identityFile', 'gpuRental.ssh.manageConfig', 'gpuRental.budget.monthly', 'gpuRental.budget.onExceeded', 'gpuRental.scripting.allowUnattended'] as const;
+export const USER_ONLY_SETTINGS = [
+  'gpuRental.apiBaseUrl',
+  'gpuRental.ssh.identityFile',
+  'gpuRental.ssh.manageConfig',
+  'gpuRental.budget.monthly',
+  'gpuRental.budget.onExceeded',
+  'gpuRental.scripting.allowUnattended',
+] as const;
 
 /** Remote-SSH's setting naming the SSH config file GPU Rental adds its Include line to: read the user's value only. */
 /** @internal test */

@@ -116,7 +116,9 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     let guarded: { onstart?: string; env?: Record<string, string> };
     try {
       // The offer's GPU count: a CPU-only machine (0) is judged without expecting nvidia-smi.
-      guarded = guardedOnstart(input.onstart ?? t.instance.onstart, input.guard, { dphTotal: offer.dph_total, gpus: offer.num_gpus }, (m) => log.warn(`create: ${m}`));
+      guarded = guardedOnstart(input.onstart ?? t.instance.onstart, input.guard, { dphTotal: offer.dph_total, gpus: offer.num_gpus }, (m) =>
+        log.warn(`create: ${m}`),
+      );
     } catch (e) {
       if (!(e instanceof GuardSetupError)) throw e;
       log.warn(`create: ${e.message}`);
@@ -169,7 +171,16 @@ async function trackAndSettle(run: Run, record: InflightCreation & { instanceId:
   const { ports } = run;
   const id = record.instanceId;
   await putInflight(ports.state, record);
-  ports.instances?.upsert({ id, actual_status: null, state: 'provisioning', label: record.label, intended_status: run.targetState, gpu_name: offer.gpu_name, num_gpus: offer.num_gpus, dph_total: offer.dph_total });
+  ports.instances?.upsert({
+    id,
+    actual_status: null,
+    state: 'provisioning',
+    label: record.label,
+    intended_status: run.targetState,
+    gpu_name: offer.gpu_name,
+    num_gpus: offer.num_gpus,
+    dph_total: offer.dph_total,
+  });
   ports.instances?.watch(id);
   run.progress('provisioning', `Instance ${id} rented; provisioning…`);
   const seen: { at?: number } = {};
@@ -178,10 +189,13 @@ async function trackAndSettle(run: Run, record: InflightCreation & { instanceId:
     if (outcome.kind !== 'not-found' && outcome.kind !== 'gone') return settle(run, outcome, id, offer, record.label);
     // The list does not show it (never, or no longer): its fate is unknown. Never a second rental unasked.
     const fate: UnknownFate = { instanceId: id, dphTotal: offer.dph_total, ...(seen.at !== undefined ? { lastSeenAgoMs: ports.clock.now() - seen.at } : {}) };
-    const answer = run.input.confirm === false ? 'stop' : ((await ports.prompts.notFound?.({ ...fate, label: record.label, waitedMs: outcome.proof.sinceMs })) ?? 'stop');
+    const answer =
+      run.input.confirm === false ? 'stop' : ((await ports.prompts.notFound?.({ ...fate, label: record.label, waitedMs: outcome.proof.sinceMs })) ?? 'stop');
     if (answer === 'wait') continue;
     await markLate(ports.state, { instanceId: id, label: record.label });
-    ports.log.warn(`create: instance ${id} ${outcome.kind === 'gone' ? 'was shown before and the list no longer shows it (destroyed elsewhere, or a lagging list)' : 'has not been shown by the list'}; nothing else is rented unasked, and it stays watched`);
+    ports.log.warn(
+      `create: instance ${id} ${outcome.kind === 'gone' ? 'was shown before and the list no longer shows it (destroyed elsewhere, or a lagging list)' : 'has not been shown by the list'}; nothing else is rented unasked, and it stays watched`,
+    );
     if (answer === 'stop') return { result: unknownResult(record.label, run.attempt, fate) };
     ports.log.info(`create: renting again as asked; instance ${id} stays watched and is adopted if it appears`);
     return { next: `${unknownName(record.label, fate)} ${unknownWhy(fate)}.` };
@@ -201,7 +215,8 @@ function poll(run: Run, id: number, label: string, seen: { at?: number }): Promi
       seen.at = run.ports.clock.now();
       run.ports.instances?.upsert(inst);
       background(markSeen(run.ports.state, id), run.ports.log, 'remembering that the instance was seen');
-      if (inst.state === 'loading') progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${serverLine(inst.status_msg, run.input.secrets) ?? ''}` : ''}`);
+      if (inst.state === 'loading')
+        progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${serverLine(inst.status_msg, run.input.secrets) ?? ''}` : ''}`);
       else if (inst.state === 'provisioning') progress('provisioning', `Instance ${id}: provisioning…`);
       else if (inst.state === 'running') progress('running', `Instance ${id} is running; waiting for SSH details…`);
     },
@@ -233,7 +248,15 @@ async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found
     }
     case 'terminal':
       return failedBoot(
-        { ports, confirm: run.input.confirm !== false, signal: run.input.signal, secrets: run.input.secrets ?? [], attempts, failedLogs: run.failedLogs, progress: (m) => run.progress('provisioning', m) },
+        {
+          ports,
+          confirm: run.input.confirm !== false,
+          signal: run.input.signal,
+          secrets: run.input.secrets ?? [],
+          attempts,
+          failedLogs: run.failedLogs,
+          progress: (m) => run.progress('provisioning', m),
+        },
         outcome.instance,
         offer,
         label,
@@ -258,9 +281,19 @@ async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found
 async function keepOrDestroy(run: Run, reason: 'cancelled' | 'timeout', id: number, offer: Offer): Promise<CreateFlowResult> {
   const answer = await run.ports.prompts.keepOrDestroy(id, reason);
   if (answer === 'destroy') {
-    if (await destroyCreated(run.ports, id)) return { outcome: 'cancelled', destroyedId: id, message: `Instance ${id} was destroyed; billing for it has stopped.` };
-    return { outcome: 'failed', message: `Instance ${id} could not be destroyed and is still billing. Destroy it from the Instances view.`, keptId: id, attempts: run.attempt };
+    if (await destroyCreated(run.ports, id))
+      return { outcome: 'cancelled', destroyedId: id, message: `Instance ${id} was destroyed; billing for it has stopped.` };
+    return {
+      outcome: 'failed',
+      message: `Instance ${id} could not be destroyed and is still billing. Destroy it from the Instances view.`,
+      keptId: id,
+      attempts: run.attempt,
+    };
   }
   run.ports.log.info(`create: keeping instance ${id} (${reason}); it stays tracked and its SSH entry is written when it comes up`);
-  return { outcome: 'cancelled', keptId: id, message: `${named(id, offer)} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.` };
+  return {
+    outcome: 'cancelled',
+    keptId: id,
+    message: `${named(id, offer)} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.`,
+  };
 }

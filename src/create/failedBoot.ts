@@ -64,7 +64,9 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
   const ask = run.confirm && !run.signal?.aborted ? ports.prompts.failedBoot : undefined;
   log.warn(`create: ${problem} ${ask ? 'Asking what to do with it' : 'Keeping it (nobody to ask): nothing is destroyed or rented'}.`);
   run.progress(`${problem} ${ask ? 'Waiting for your decision…' : 'It is kept.'}`);
-  const answer: FailedBootAnswer = ask ? ((await ask({ instanceId: id, label, status, ...(statusMsg ? { statusMsg } : {}), keptCost: cost, ...(next ? { next } : {}) })) ?? 'keep') : 'keep';
+  const answer: FailedBootAnswer = ask
+    ? ((await ask({ instanceId: id, label, status, ...(statusMsg ? { statusMsg } : {}), keptCost: cost, ...(next ? { next } : {}) })) ?? 'keep')
+    : 'keep';
   const logs = run.failedLogs.length ? { logs: [...run.failedLogs] } : {};
   if (answer === 'keep' || (answer === 'destroy-and-rent-next' && !next)) {
     // Settled by the user (or for a script): it stays in the Instances view, which watches it.

@@ -177,7 +177,15 @@ export type CreateFlowResult =
    * failed while starting and the user, or a script, kept it): it is in the Instances view.
    * `bootFailed`: the instance that failed while starting (kept, or `destroyedId` as the user chose).
    */
-  | { outcome: 'failed'; message: string; keptId?: number; destroyedId?: number; bootFailed?: { instanceId: number; status: string; statusMsg?: string }; attempts: number; logs?: FailedInstanceLog[] };
+  | {
+      outcome: 'failed';
+      message: string;
+      keptId?: number;
+      destroyedId?: number;
+      bootFailed?: { instanceId: number; status: string; statusMsg?: string };
+      attempts: number;
+      logs?: FailedInstanceLog[];
+    };
 
 /** The log of an instance that failed while starting, requested before anything was decided (its upload outlives the instance). */
 export interface FailedInstanceLog {

@@ -41,7 +41,12 @@ export function putInflight(state: KeyValueStore, r: InflightCreation): Promise<
 
 /** Marks the rental as one the flow stopped waiting for: announced as late when it appears. */
 export function markLate(state: KeyValueStore, ref: { instanceId?: number; label: string }): Promise<void> {
-  return serially(state, () => state.update(INFLIGHT_STATE_KEY, readInflight(state).map((x) => (same(x, ref) ? { ...x, late: true } : x))));
+  return serially(state, () =>
+    state.update(
+      INFLIGHT_STATE_KEY,
+      readInflight(state).map((x) => (same(x, ref) ? { ...x, late: true } : x)),
+    ),
+  );
 }
 
 /** A read showed the rental. Only an existing record is changed: a settled one is never brought back. */
@@ -72,10 +77,20 @@ export function removeInflight(state: KeyValueStore, id: number, forgetSsh = fal
 
 /** A create the service refused outright (nothing was rented): its id-less record goes. */
 export function removeInflightLabel(state: KeyValueStore, label: string): Promise<void> {
-  return serially(state, () => state.update(INFLIGHT_STATE_KEY, readInflight(state).filter((x) => !(x.instanceId === undefined && x.label === label))));
+  return serially(state, () =>
+    state.update(
+      INFLIGHT_STATE_KEY,
+      readInflight(state).filter((x) => !(x.instanceId === undefined && x.label === label)),
+    ),
+  );
 }
 
 /** A rental no longer watched (past the horizon): every record carrying its label goes. */
 export function forgetInflight(state: KeyValueStore, label: string): Promise<void> {
-  return serially(state, () => state.update(INFLIGHT_STATE_KEY, readInflight(state).filter((x) => x.label !== label)));
+  return serially(state, () =>
+    state.update(
+      INFLIGHT_STATE_KEY,
+      readInflight(state).filter((x) => x.label !== label),
+    ),
+  );
 }

@@ -94,7 +94,11 @@ function valueOf(node: Node, path: JsonPath, locations: Map<string, JsonLocation
 
 export function parseJsonc(text: string): JsoncResult {
   const locations = new Map<string, JsonLocation>();
-  const fail = (message: string, offset: number, length: number): JsoncResult => ({ value: undefined, errors: [{ message, offset, length: Math.max(1, length) }], locations });
+  const fail = (message: string, offset: number, length: number): JsoncResult => ({
+    value: undefined,
+    errors: [{ message, offset, length: Math.max(1, length) }],
+    locations,
+  });
   // A byte order mark is not JSON, but editors write one; a space keeps every offset.
   const source = text.startsWith('\uFEFF') ? ` ${text.slice(1)}` : text;
   const deep = tooDeepAt(source);
@@ -103,7 +107,9 @@ export function parseJsonc(text: string): JsoncResult {
   const root = parseTree(source, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   if (errors.length || !root) {
     const first = errors[0];
-    return first ? fail(MESSAGES[printParseErrorCode(first.error)] ?? 'Invalid JSON', first.offset, first.length) : fail('Unexpected end of file', source.length, 1);
+    return first
+      ? fail(MESSAGES[printParseErrorCode(first.error)] ?? 'Invalid JSON', first.offset, first.length)
+      : fail('Unexpected end of file', source.length, 1);
   }
   return { value: valueOf(root, [], locations), errors: [], locations };
 }

@@ -38,7 +38,8 @@ export function offerSatisfies(template: Template, offer: Offer): string[] {
   if (f.minNumGpus !== undefined && offer.num_gpus < f.minNumGpus) out.push(`${plural(offer.num_gpus, 'GPU')}, fewer than minNumGpus ${f.minNumGpus}`);
   if (f.minGpuRamGb !== undefined) {
     if (typeof offer.gpu_ram !== 'number') out.push(`GPU memory is not known (minGpuRamGb ${f.minGpuRamGb})`);
-    else if (offer.gpu_ram < Math.round(f.minGpuRamGb * 1000)) out.push(`${formatGpuRam(offer.gpu_ram) ?? '0 GB'} per GPU is below minGpuRamGb ${f.minGpuRamGb}`);
+    else if (offer.gpu_ram < Math.round(f.minGpuRamGb * 1000))
+      out.push(`${formatGpuRam(offer.gpu_ram) ?? '0 GB'} per GPU is below minGpuRamGb ${f.minGpuRamGb}`);
   }
   if (f.minReliability !== undefined) {
     if (typeof offer.reliability !== 'number') out.push(`reliability is not known (minReliability ${+(f.minReliability * 100).toFixed(2)}%)`);

@@ -118,7 +118,9 @@ export async function pollUntilReady(api: ServiceApi, id: number, clock: Clock, 
       } else {
         failures++;
         delay = backoff(delay, errorKind(e) === 'rate_limited' ? SERVICE_THRESHOLDS_MS.show : o.intervalMs);
-        log.debug(`create: reading instance ${id} failed (${errorKind(e) ?? 'error'}${errorStatus(e) ? ` ${errorStatus(e)}` : ''}); next try in ${Math.round(delay / 1000)} s`);
+        log.debug(
+          `create: reading instance ${id} failed (${errorKind(e) ?? 'error'}${errorStatus(e) ? ` ${errorStatus(e)}` : ''}); next try in ${Math.round(delay / 1000)} s`,
+        );
         if (failures >= MAX_READ_FAILURES) return { kind: 'error', error: e };
       }
     }

@@ -73,7 +73,11 @@ export async function rentOnce(c: RentContext, offer: Offer, label: string, req:
   const signal = input.signal;
   await putInflight(state, { ...c.record, label });
   try {
-    const res = await api.createInstance(offer.id, req, { interruptible: c.bidPrice !== undefined, secrets: input.secrets ?? [], ...(signal ? { signal } : {}) });
+    const res = await api.createInstance(offer.id, req, {
+      interruptible: c.bidPrice !== undefined,
+      secrets: input.secrets ?? [],
+      ...(signal ? { signal } : {}),
+    });
     return { kind: 'rented', id: res.new_contract };
   } catch (e) {
     const refusal = provenRefusal(e);
@@ -100,8 +104,13 @@ export async function rentOnce(c: RentContext, offer: Offer, label: string, req:
       return { kind: 'result', result: { outcome: 'failed', message: `Renting failed; nothing was rented. ${userMessageOf(e)}`, attempts: c.attempt } };
     }
     // Anything else proves nothing (src/api/rentAgain.ts): find out through the list.
-    const answer = errorKind(e) === 'http' || errorKind(e) === 'rate_limited' || errorKind(e) === 'auth' ? (apiErrorOf(e)?.msg ?? apiErrorOf(e)?.code)?.slice(0, 200) : undefined;
-    log.warn(`create: outcome of renting offer ${offer.id} is unknown (${errorKind(e) ?? 'error'}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}${apiErrorOf(e)?.status !== undefined ? ` ${apiErrorOf(e)!.status}` : ''}); checking the instance list for "${label}"`);
+    const answer =
+      errorKind(e) === 'http' || errorKind(e) === 'rate_limited' || errorKind(e) === 'auth'
+        ? (apiErrorOf(e)?.msg ?? apiErrorOf(e)?.code)?.slice(0, 200)
+        : undefined;
+    log.warn(
+      `create: outcome of renting offer ${offer.id} is unknown (${errorKind(e) ?? 'error'}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}${apiErrorOf(e)?.status !== undefined ? ` ${apiErrorOf(e)!.status}` : ''}); checking the instance list for "${label}"`,
+    );
     c.progress('No clear answer from the service; checking whether the instance was created…');
     return reconcileLost(c, offer, label, answer);
   }
@@ -122,8 +131,13 @@ async function reconcileLost(c: RentContext, offer: Offer, label: string, answer
       await markLate(state, { label });
       return { kind: 'result', result: unknownResult(label, c.attempt, { dphTotal: offer.dph_total, ...(answer ? { answer } : {}) }) };
     }
-    log.info(`create: the instance list showed no instance labelled "${label}" in ${rec.reads} reads over ${Math.round(rec.waitedMs / 1000)} s; its fate is unknown`);
-    const choice = input.confirm === false || input.signal?.aborted ? 'stop' : ((await ports.prompts.notFound?.({ label, waitedMs: rec.waitedMs, dphTotal: offer.dph_total, ...(answer ? { answer } : {}) })) ?? 'stop');
+    log.info(
+      `create: the instance list showed no instance labelled "${label}" in ${rec.reads} reads over ${Math.round(rec.waitedMs / 1000)} s; its fate is unknown`,
+    );
+    const choice =
+      input.confirm === false || input.signal?.aborted
+        ? 'stop'
+        : ((await ports.prompts.notFound?.({ label, waitedMs: rec.waitedMs, dphTotal: offer.dph_total, ...(answer ? { answer } : {}) })) ?? 'stop');
     if (choice === 'wait') continue;
     await markLate(state, { label });
     if (choice === 'stop') return { kind: 'result', result: unknownResult(label, c.attempt, { dphTotal: offer.dph_total, ...(answer ? { answer } : {}) }) };

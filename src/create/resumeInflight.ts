@@ -43,7 +43,11 @@ type ResumePorts = Pick<CreateFlowPorts, 'api' | 'log' | 'clock' | 'ssh' | 'stat
  */
 export async function resumeInflight(ports: ResumePorts, opts: ResumeOptions): Promise<ResumeResult[]> {
   const wanted = (r: InflightCreation) => opts.only === undefined || opts.only.includes(r.instanceId ?? r.label) || opts.only.includes(r.label);
-  return Promise.all(readInflight(ports.state).filter(wanted).map((r) => resumeOne(ports, opts, r)));
+  return Promise.all(
+    readInflight(ports.state)
+      .filter(wanted)
+      .map((r) => resumeOne(ports, opts, r)),
+  );
 }
 
 async function resumeOne(ports: ResumePorts, opts: ResumeOptions, r: InflightCreation): Promise<ResumeResult> {
@@ -104,6 +108,8 @@ async function resumeOne(ports: ResumePorts, opts: ResumeOptions, r: InflightCre
 async function expire(ports: ResumePorts, r: InflightCreation, res: ResumeResult): Promise<ResumeResult> {
   if (res.outcome === 'aborted' || Date.now() - r.startedAt < INFLIGHT_HORIZON_MS) return res;
   await forgetInflight(ports.state, r.label);
-  ports.log.warn(`create: the rental "${r.label}"${r.instanceId !== undefined ? ` (instance ${r.instanceId})` : ''} has not appeared in a day; no longer watching it`);
+  ports.log.warn(
+    `create: the rental "${r.label}"${r.instanceId !== undefined ? ` (instance ${r.instanceId})` : ''} has not appeared in a day; no longer watching it`,
+  );
   return res;
 }

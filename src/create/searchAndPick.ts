@@ -37,7 +37,13 @@ async function search(ports: CreateFlowPorts, t: Template, bidPrice: number | un
 }
 
 /** The preselected offer, read afresh by id (its current price), and checked against the template. */
-async function preselected(ports: CreateFlowPorts, input: CreateFlowInput, t: Template, ranked: Offer[], progress: Progress): Promise<Offer | CreateFlowResult> {
+async function preselected(
+  ports: CreateFlowPorts,
+  input: CreateFlowInput,
+  t: Template,
+  ranked: Offer[],
+  progress: Progress,
+): Promise<Offer | CreateFlowResult> {
   const { api, log } = ports;
   const signal = input.signal;
   const pre = input.offer!;
@@ -45,7 +51,12 @@ async function preselected(ports: CreateFlowPorts, input: CreateFlowInput, t: Te
   let first = ranked.find((o) => o.id === wanted);
   if (!first) {
     try {
-      first = (await api.searchOffers({ offerId: wanted, type: t.offer?.type ?? 'on-demand', ...(t.offer?.verified === false ? { verified: false } : {}) }, signal ? { signal } : undefined)).find((o) => o.id === wanted);
+      first = (
+        await api.searchOffers(
+          { offerId: wanted, type: t.offer?.type ?? 'on-demand', ...(t.offer?.verified === false ? { verified: false } : {}) },
+          signal ? { signal } : undefined,
+        )
+      ).find((o) => o.id === wanted);
     } catch (e) {
       if (signal?.aborted || errorKind(e) === 'aborted') return cancelledBeforeRent();
       log.debug(`create: reading offer ${wanted} again failed: ${logText(e)}`);

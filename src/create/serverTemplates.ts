@@ -30,17 +30,27 @@ export function templateFacts(t: ServerTemplate): string {
     t.runtype ? `runtype ${t.runtype}` : undefined,
     ports.length ? `ports ${ports.join(', ')}` : undefined,
     onstart ? `onstart: ${onstart.length > 60 ? `${onstart.slice(0, 59)}…` : onstart}` : undefined,
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** Recommended first, then by name (case-insensitive), as the console lists them. */
 export function sortTemplates(list: readonly ServerTemplate[]): ServerTemplate[] {
-  return [...list].sort((a, b) => Number(!!b.recommended) - Number(!!a.recommended) || a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id - b.id);
+  return [...list].sort(
+    (a, b) => Number(!!b.recommended) - Number(!!a.recommended) || a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id - b.id,
+  );
 }
 
 /** A file name for the workspace template: `.gpu/<slug>.json`. */
 export function templateSlug(t: Pick<ServerTemplate, 'name' | 'hash_id'>): string {
-  return t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50) || t.hash_id.slice(0, 12);
+  return (
+    t.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 50) || t.hash_id.slice(0, 12)
+  );
 }
 
 /**

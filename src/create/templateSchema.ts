@@ -27,26 +27,15 @@ export const OfferRequirementsSchema = doc(
     ),
     numGpus: z.optional(doc(positiveInt(), 'Exact number of GPUs per instance.')),
     minNumGpus: z.optional(doc(positiveInt(), 'Minimum number of GPUs per instance.')),
-    minGpuRamGb: z.optional(
-      doc(z.number().check(z.positive()), 'Minimum memory per GPU in GB (sent to the service in MB, ×1000).'),
-    ),
-    minReliability: z.optional(
-      doc(z.number().check(z.gte(0), z.lte(1)), 'Minimum host reliability as a fraction between 0 and 1 (e.g. 0.98).'),
-    ),
+    minGpuRamGb: z.optional(doc(z.number().check(z.positive()), 'Minimum memory per GPU in GB (sent to the service in MB, ×1000).')),
+    minReliability: z.optional(doc(z.number().check(z.gte(0), z.lte(1)), 'Minimum host reliability as a fraction between 0 and 1 (e.g. 0.98).')),
     verified: z.optional(doc(z.boolean(), 'Only identity-verified hosts. Default: true.')),
     rentable: z.optional(doc(z.boolean(), 'Only machines rentable right now. Default: true.')),
     minDirectPorts: z.optional(
       doc(z.int().check(z.gte(0)), 'Minimum number of directly reachable ports (needed for ssh_direct / jupyter_direct and port mappings).'),
     ),
-    maxDphTotal: z.optional(
-      doc(z.number().check(z.positive()), 'Maximum total price in dollars per hour. Offers above it are never shown or rented.'),
-    ),
-    type: z.optional(
-      doc(
-        z.enum(['on-demand', 'bid']),
-        'Pricing: "on-demand" (fixed price, default) or "bid" (interruptible; needs bidPrice).',
-      ),
-    ),
+    maxDphTotal: z.optional(doc(z.number().check(z.positive()), 'Maximum total price in dollars per hour. Offers above it are never shown or rented.')),
+    type: z.optional(doc(z.enum(['on-demand', 'bid']), 'Pricing: "on-demand" (fixed price, default) or "bid" (interruptible; needs bidPrice).')),
     bidPrice: z.optional(
       doc(
         z.number().check(z.positive()),
@@ -59,9 +48,7 @@ export const OfferRequirementsSchema = doc(
         'Server-side sort order as [field, direction] pairs, e.g. [["dlperf_per_dphtotal", "desc"]]. Default: score descending.',
       ),
     ),
-    limit: z.optional(
-      doc(z.int().check(z.minimum(1), z.maximum(1000)), 'Maximum number of offers to fetch (the service returns 64 without a limit).'),
-    ),
+    limit: z.optional(doc(z.int().check(z.minimum(1), z.maximum(1000)), 'Maximum number of offers to fetch (the service returns 64 without a limit).')),
     rank: z.optional(
       doc(
         z.enum(['cheapest', 'best-value']),
@@ -82,12 +69,20 @@ export const VolumeInfoSchema = doc(
 
 export const InstanceSpecSchema = doc(
   z.strictObject({
-    image: z.optional(doc(z.string().check(z.minLength(1)), 'Container image, e.g. "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-devel". Required unless template_hash_id is given.')),
+    image: z.optional(
+      doc(z.string().check(z.minLength(1)), 'Container image, e.g. "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-devel". Required unless template_hash_id is given.'),
+    ),
     template_hash_id: z.optional(
-      doc(z.string().check(z.minLength(1)), 'A service-side template to use as the base configuration; fields given here override it and env is merged (your keys win).'),
+      doc(
+        z.string().check(z.minLength(1)),
+        'A service-side template to use as the base configuration; fields given here override it and env is merged (your keys win).',
+      ),
     ),
     label: z.optional(
-      doc(z.string().check(z.minLength(1), z.maxLength(64)), 'Instance name. A unique suffix is added per creation so an interrupted request can be reconciled. Default: the template name.'),
+      doc(
+        z.string().check(z.minLength(1), z.maxLength(64)),
+        'Instance name. A unique suffix is added per creation so an interrupted request can be reconciled. Default: the template name.',
+      ),
     ),
     disk: z.optional(doc(z.number().check(z.positive()), 'Local disk size in GB. Default: 8.')),
     runtype: z.optional(
@@ -103,7 +98,9 @@ export const InstanceSpecSchema = doc(
         'Environment variables as an object {"NAME": "value"}. A key "-p HOST:CONTAINER" with value "1" maps a port. Do not use "-e NAME=value" strings. Values may use ${secret:NAME}.',
       ),
     ),
-    onstart: z.optional(doc(z.string(), 'Shell commands run after the service entrypoint initialises (max 4048 characters). Use onstart or onstartFile, not both.')),
+    onstart: z.optional(
+      doc(z.string(), 'Shell commands run after the service entrypoint initialises (max 4048 characters). Use onstart or onstartFile, not both.'),
+    ),
     onstartFile: z.optional(
       doc(z.string().check(z.minLength(1)), 'Workspace-relative path of a script whose content is sent as onstart (max 4048 characters after reading).'),
     ),
@@ -144,10 +141,16 @@ export const SshOptionsSchema = doc(
 export const GuardSchema = doc(
   z.strictObject({
     idleMinutes: z.optional(
-      doc(z.int().check(z.minimum(1), z.maximum(10080)), 'Act after this many minutes of continuous idleness. Default: the gpuRental.guard.idleMinutes setting (30).'),
+      doc(
+        z.int().check(z.minimum(1), z.maximum(10080)),
+        'Act after this many minutes of continuous idleness. Default: the gpuRental.guard.idleMinutes setting (30).',
+      ),
     ),
     gpuUtilBelow: z.optional(
-      doc(z.number().check(z.gte(1), z.lte(100)), 'A GPU counts as idle below this utilisation in percent (the busiest GPU counts). Default: the gpuRental.guard.gpuUtilBelow setting (5).'),
+      doc(
+        z.number().check(z.gte(1), z.lte(100)),
+        'A GPU counts as idle below this utilisation in percent (the busiest GPU counts). Default: the gpuRental.guard.gpuUtilBelow setting (5).',
+      ),
     ),
     action: z.optional(
       doc(
@@ -158,11 +161,25 @@ export const GuardSchema = doc(
     keepWhileSsh: z.optional(doc(z.boolean(), 'An open SSH session (VS Code Remote-SSH, a terminal) keeps the instance running. Default: true.')),
     maxHours: z.optional(doc(z.number().check(z.positive()), 'Hard cap: act after this many hours of running, whatever the activity.')),
     maxSpend: z.optional(
-      doc(z.number().check(z.positive()), 'Hard cap: act once this many dollars were spent since the instance started, at the price known at creation, whatever the activity.'),
+      doc(
+        z.number().check(z.positive()),
+        'Hard cap: act once this many dollars were spent since the instance started, at the price known at creation, whatever the activity.',
+      ),
     ),
     busyWhile: z.optional(
       doc(
-        z.array(z.string().check(z.regex(BUSY_WHILE_PATTERN, 'A part of a command line: 2 to 80 letters, digits, spaces and . _ / : = @ + , % - (no quotes or shell characters), e.g. "python train.py".'))).check(z.minLength(1), z.maxLength(8)),
+        z
+          .array(
+            z
+              .string()
+              .check(
+                z.regex(
+                  BUSY_WHILE_PATTERN,
+                  'A part of a command line: 2 to 80 letters, digits, spaces and . _ / : = @ + , % - (no quotes or shell characters), e.g. "python train.py".',
+                ),
+              ),
+          )
+          .check(z.minLength(1), z.maxLength(8)),
         'Processes that keep the instance running while they run: a part of their command line each, e.g. ["python train.py"]. Matched literally against every process on the instance (the guard log says "busy (process python train.py)").',
       ),
     ),
@@ -176,7 +193,7 @@ export const GuardSchema = doc(
     destroyAfterStoppedDays: z.optional(
       doc(
         z.int().check(z.minimum(1), z.maximum(STOPPED_DAYS_MAX)),
-        'Destroy the instance (disk and all data on it) once it stayed stopped this many days (1–365), so its disk stops billing; a warning comes a day before with Keep. VS Code does it while it runs. For this template\'s instances it replaces the gpuRental.guard.destroyAfterStoppedDays setting; the Rent confirmation states it, so renting is your consent. Default: the setting (off).',
+        "Destroy the instance (disk and all data on it) once it stayed stopped this many days (1–365), so its disk stops billing; a warning comes a day before with Keep. VS Code does it while it runs. For this template's instances it replaces the gpuRental.guard.destroyAfterStoppedDays setting; the Rent confirmation states it, so renting is your consent. Default: the setting (off).",
       ),
     ),
   }),
@@ -219,14 +236,44 @@ export type Template = z.infer<typeof TemplateSchema>;
 export function templateJsonSchema(): Record<string, unknown> {
   const s = z.toJSONSchema(TemplateSchema, { target: 'draft-7' }) as Record<string, unknown>;
   // allowComments / allowTrailingCommas: VS Code's own keywords, so the JSONC a template may be is not flagged either.
-  return { ...(documentationOnly(s) as Record<string, unknown>), $id: 'gpu-rental-template', title: 'GPU Rental workspace template', allowComments: true, allowTrailingCommas: true };
+  return {
+    ...(documentationOnly(s) as Record<string, unknown>),
+    $id: 'gpu-rental-template',
+    title: 'GPU Rental workspace template',
+    allowComments: true,
+    allowTrailingCommas: true,
+  };
 }
 
 /** Keywords that make a validator report something; none of them is needed for completion or hover. */
 const VALIDATION_KEYWORDS = new Set([
-  'type', 'required', 'additionalProperties', 'propertyNames', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum',
-  'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties',
-  'enum', 'const', 'not', 'if', 'then', 'else', 'allOf', 'oneOf', 'anyOf',
+  'type',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'enum',
+  'const',
+  'not',
+  'if',
+  'then',
+  'else',
+  'allOf',
+  'oneOf',
+  'anyOf',
 ]);
 
 function documentationOnly(node: unknown): unknown {
@@ -252,7 +299,8 @@ function documentationOnly(node: unknown): unknown {
     if (typeof alt !== 'object' || alt === null) continue;
     const a = alt as Record<string, unknown>;
     collect(a);
-    if (a.properties) out.properties = { ...(documentationOnly({ properties: a.properties }) as { properties: object }).properties, ...(out.properties as object) };
+    if (a.properties)
+      out.properties = { ...(documentationOnly({ properties: a.properties }) as { properties: object }).properties, ...(out.properties as object) };
     if (a.items && !out.items) out.items = documentationOnly(a.items);
   }
   if (examples.size) out.examples = [...examples];

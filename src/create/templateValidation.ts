@@ -54,9 +54,7 @@ function issueMessage(issue: z.core.$ZodIssue, actual: unknown): string {
       return `Must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, not ${actual === null ? 'null' : Array.isArray(actual) ? 'an array' : typeof actual}.`;
     case 'too_small': {
       const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
-      return Number(issue.minimum) === 0 && !issue.inclusive
-        ? 'Must be greater than 0.'
-        : `Must be at least ${String(issue.minimum)}${what}.`;
+      return Number(issue.minimum) === 0 && !issue.inclusive ? 'Must be greater than 0.' : `Must be at least ${String(issue.minimum)}${what}.`;
     }
     case 'too_big': {
       const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
@@ -81,7 +79,10 @@ function issueMessage(issue: z.core.$ZodIssue, actual: unknown): string {
 function expandUnions(issues: readonly z.core.$ZodIssue[], root: unknown): z.core.$ZodIssue[] {
   return issues.flatMap((issue) => {
     if (issue.code !== 'invalid_union') return [issue];
-    const v = valueAt(root, issue.path.filter((p): p is string | number => typeof p !== 'symbol'));
+    const v = valueAt(
+      root,
+      issue.path.filter((p): p is string | number => typeof p !== 'symbol'),
+    );
     if (!v || typeof v !== 'object' || Array.isArray(v)) return [issue];
     const branch = issue.errors.find((errs) => errs.length && errs.every((e) => e.code !== 'invalid_type' || e.path.length > 0));
     return branch ? branch.map((e) => ({ ...e, path: [...issue.path, ...e.path] }) as z.core.$ZodIssue) : [issue];
@@ -274,14 +275,22 @@ function creationProblemsFor(t: Template, onstart: string | undefined): Array<{ 
  * The onstart a rent would add the guard to: the template's own, else its service template's
  * (read only when a guard would be added to it). A read that fails is said, not an error.
  */
-async function finalOnstart(t: Template, own: string | undefined, ctx: TemplateContext, note: (at: JsonPath, message: string) => void): Promise<string | undefined> {
+async function finalOnstart(
+  t: Template,
+  own: string | undefined,
+  ctx: TemplateContext,
+  note: (at: JsonPath, message: string) => void,
+): Promise<string | undefined> {
   const hash = t.instance.template_hash_id;
   const base = own ?? t.instance.onstart;
   if (base !== undefined || typeof hash !== 'string' || !ctx.serverOnstart || t.guard === false || t.instance.runtype === 'args') return base;
   try {
     return await ctx.serverOnstart(hash);
   } catch (e) {
-    note(['instance', 'template_hash_id'], `The start script of the service's template ${hash} could not be read (${e instanceof Error ? e.message : 'unknown error'}), so whether the idle guard fits with it is checked when you rent.`);
+    note(
+      ['instance', 'template_hash_id'],
+      `The start script of the service's template ${hash} could not be read (${e instanceof Error ? e.message : 'unknown error'}), so whether the idle guard fits with it is checked when you rent.`,
+    );
     return undefined;
   }
 }
@@ -312,7 +321,14 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
   const explicit = t.guard !== undefined && typeof t.guard === 'object';
   if (t.instance.runtype === 'args') {
     return explicit
-      ? [{ path: ['guard'], message: 'Runtype "args" does not run onstart, so the idle guard cannot be installed and nothing would stop this instance when idle. Use an ssh or jupyter runtype, or set "guard": false.', severity: 'error' }]
+      ? [
+          {
+            path: ['guard'],
+            message:
+              'Runtype "args" does not run onstart, so the idle guard cannot be installed and nothing would stop this instance when idle. Use an ssh or jupyter runtype, or set "guard": false.',
+            severity: 'error',
+          },
+        ]
       : [];
   }
   try {
@@ -325,10 +341,22 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
     if (!(e instanceof GuardSetupError)) return [];
     const inst = t.instance;
     const path: JsonPath =
-      inst.onstartFile !== undefined ? ['instance', 'onstartFile'] : inst.onstart !== undefined ? ['instance', 'onstart'] : inst.template_hash_id !== undefined && onstart !== undefined ? ['instance', 'template_hash_id'] : ['guard'];
+      inst.onstartFile !== undefined
+        ? ['instance', 'onstartFile']
+        : inst.onstart !== undefined
+          ? ['instance', 'onstart']
+          : inst.template_hash_id !== undefined && onstart !== undefined
+            ? ['instance', 'template_hash_id']
+            : ['guard'];
     return explicit
       ? [{ path, message: e.message, severity: 'error' }]
-      : [{ path, message: `${e.message} Without "guard": false, instances from this template are created without the default idle guard.`, severity: 'warning' }];
+      : [
+          {
+            path,
+            message: `${e.message} Without "guard": false, instances from this template are created without the default idle guard.`,
+            severity: 'warning',
+          },
+        ];
   }
 }
 
@@ -343,7 +371,11 @@ export function templateRuleProblems(raw: unknown): Array<{ path: JsonPath; mess
     if (offer.numGpus !== undefined && offer.minNumGpus !== undefined)
       out.push({ path: ['offer', 'minNumGpus'], message: 'Use numGpus (exact) or minNumGpus (at least), not both.', severity: 'error' });
     if (typeof offer.bidPrice === 'number' && typeof offer.maxDphTotal === 'number' && offer.bidPrice > offer.maxDphTotal)
-      out.push({ path: ['offer', 'bidPrice'], message: `bidPrice ($${offer.bidPrice}/h) is above maxDphTotal ($${offer.maxDphTotal}/h). Lower the bid or raise the cap.`, severity: 'warning' });
+      out.push({
+        path: ['offer', 'bidPrice'],
+        message: `bidPrice ($${offer.bidPrice}/h) is above maxDphTotal ($${offer.maxDphTotal}/h). Lower the bid or raise the cap.`,
+        severity: 'warning',
+      });
   }
   if (inst) {
     if (inst.onstart !== undefined && inst.onstartFile !== undefined)

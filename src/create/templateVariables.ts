@@ -29,12 +29,7 @@ function basename(p: string): string {
   return parts[parts.length - 1] ?? p;
 }
 
-export async function expandString(
-  s: string,
-  ctx: VariableContext,
-  path: JsonPath,
-  problems: VariableProblem[],
-): Promise<string> {
+export async function expandString(s: string, ctx: VariableContext, path: JsonPath, problems: VariableProblem[]): Promise<string> {
   const names = [...s.matchAll(VAR)].map((m) => m[1] ?? '');
   if (names.length === 0) return s;
   const values = new Map<string, string>();
@@ -45,12 +40,7 @@ export async function expandString(
   return s.replace(VAR, (whole, name: string) => values.get(name) ?? whole);
 }
 
-async function resolveVariable(
-  name: string,
-  ctx: VariableContext,
-  path: JsonPath,
-  problems: VariableProblem[],
-): Promise<string | undefined> {
+async function resolveVariable(name: string, ctx: VariableContext, path: JsonPath, problems: VariableProblem[]): Promise<string | undefined> {
   if (name === 'workspaceFolder' || name === 'workspaceFolderBasename') {
     if (!ctx.workspaceFolder) {
       problems.push({ path, message: `\${${name}} needs an open workspace folder. Open the folder that contains the template.` });
@@ -62,7 +52,10 @@ async function resolveVariable(
     const key = name.slice(4);
     const v = ctx.env[key];
     if (v === undefined) {
-      problems.push({ path, message: `Environment variable ${key} is not set (used as \${env:${key}}). Set it before starting VS Code, or use \${secret:${key}}.` });
+      problems.push({
+        path,
+        message: `Environment variable ${key} is not set (used as \${env:${key}}). Set it before starting VS Code, or use \${secret:${key}}.`,
+      });
     }
     return v;
   }

@@ -75,10 +75,19 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   const results = await rentMembers(ports, input, group, choice, maxWaitMs);
   const instances = results.flatMap((r) => (r.outcome === 'running' ? [r.instance] : []));
   if (instances.length === count) {
-    const ready = await prepared(ports, { ...group, overlayId: net.overlayId, members: group.members.map((m, i) => ({ ...m, instanceId: instances[i]!.id })) }, instances);
+    const ready = await prepared(
+      ports,
+      { ...group, overlayId: net.overlayId, members: group.members.map((m, i) => ({ ...m, instanceId: instances[i]!.id })) },
+      instances,
+    );
     if ('group' in ready) {
       await putGroup(ports.state, ready.group);
-      return { outcome: 'ready', group: ready.group, instances, message: `Group "${name}" is ready: ${count} machines on one private network, ${formatRate(choice.totalDph, 2)} in total. Rank 0 is gpu-${name}-0.` };
+      return {
+        outcome: 'ready',
+        group: ready.group,
+        instances,
+        message: `Group "${name}" is ready: ${count} machines on one private network, ${formatRate(choice.totalDph, 2)} in total. Rank 0 is gpu-${name}-0.`,
+      };
     }
     return unwind(ports, group, net.overlayId, results, ready.problem);
   }
@@ -87,7 +96,12 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
 
 /** The group's name as SSH host names and the network take it: lowercase letters and digits joined by single '-'. */
 function groupName(label: string): string {
-  return label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'group';
+  return (
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'group'
+  );
 }
 
 /** The SSH host names of a member: gpu-<group>-<rank>, and rank 0 is also gpu-<group>. */
@@ -116,7 +130,13 @@ async function findClusters(ports: GroupFlowPorts, t: Template, count: number, s
 }
 
 /** The members, in parallel; the first that will not run cancels the others (the group is failing anyway). */
-async function rentMembers(ports: GroupFlowPorts, input: GroupFlowInput, group: GroupRecord, choice: ClusterChoice, maxWaitMs: number): Promise<CreateFlowResult[]> {
+async function rentMembers(
+  ports: GroupFlowPorts,
+  input: GroupFlowInput,
+  group: GroupRecord,
+  choice: ClusterChoice,
+  maxWaitMs: number,
+): Promise<CreateFlowResult[]> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   input.signal?.addEventListener('abort', onAbort, { once: true });
@@ -125,13 +145,18 @@ async function rentMembers(ports: GroupFlowPorts, input: GroupFlowInput, group: 
       choice.offers.map(async (offer, rank) => {
         const member = group.members[rank]!;
         const t = input.template;
-        const template: Template = { ...t, count: 1, instance: { ...t.instance, label: member.label, env: { ...(t.instance.env ?? {}), [`-n ${group.overlayName}`]: '1' } } };
+        const template: Template = {
+          ...t,
+          count: 1,
+          instance: { ...t.instance, label: member.label, env: { ...(t.instance.env ?? {}), [`-n ${group.overlayName}`]: '1' } },
+        };
         const r = await runCreateFlow(
           { ...ports, prompts: MEMBER_PROMPTS, progress: (u) => ports.progress({ ...u, message: `rank ${rank}: ${u.message}` }) },
           { ...input, template, offer, confirm: false, maxAttempts: 1, maxWaitMs, signal: stop.signal, sshAliases: memberAliases(group.name, rank) },
         );
         const id = memberId(r);
-        if (id !== undefined) await updateGroup(ports.state, group.name, (g) => ({ ...g, members: g.members.map((m) => (m.rank === rank ? { ...m, instanceId: id } : m)) }));
+        if (id !== undefined)
+          await updateGroup(ports.state, group.name, (g) => ({ ...g, members: g.members.map((m) => (m.rank === rank ? { ...m, instanceId: id } : m)) }));
         if (r.outcome !== 'running') stop.abort();
         return r;
       }),
@@ -156,7 +181,9 @@ function firstProblem(results: readonly CreateFlowResult[]): string {
   if (!r) return 'not every machine started';
   switch (r.outcome) {
     case 'failed':
-      return r.bootFailed ? `rank ${at}: instance ${r.bootFailed.instanceId} became "${r.bootFailed.status}" while starting` : `rank ${at}: ${r.message.split('. ')[0]}`;
+      return r.bootFailed
+        ? `rank ${at}: instance ${r.bootFailed.instanceId} became "${r.bootFailed.status}" while starting`
+        : `rank ${at}: ${r.message.split('. ')[0]}`;
     case 'unknown':
       return `rank ${at}: the service gave no clear answer to its rental`;
     case 'kept':
@@ -179,7 +206,13 @@ async function prepared(ports: GroupFlowPorts, group: GroupRecord, instances: In
 }
 
 /** Not all N: destroy every member that exists, delete the network, and say what is left. */
-async function unwind(ports: GroupFlowPorts, group: GroupRecord, overlayId: number | undefined, results: readonly CreateFlowResult[], problem: string): Promise<GroupResult> {
+async function unwind(
+  ports: GroupFlowPorts,
+  group: GroupRecord,
+  overlayId: number | undefined,
+  results: readonly CreateFlowResult[],
+  problem: string,
+): Promise<GroupResult> {
   await updateGroup(ports.state, group.name, (g) => ({ ...g, status: 'unwinding' }));
   const destroyed: number[] = [];
   const kept: number[] = [];
@@ -206,6 +239,16 @@ async function unwind(ports: GroupFlowPorts, group: GroupRecord, overlayId: numb
     kept.length ? `Could not destroy ${kept.map((id) => `instance ${id}`).join(', ')}: still billing; destroy it from the Instances view.` : '',
     unknown.length ? `No clear answer for ${unknown.join(', ')}: it is watched and shown in the Instances view if it appears; destroy it there.` : '',
   ].filter(Boolean);
-  const what = destroyed.length ? `${destroyed.length} machine(s) of it were destroyed (${destroyed.map((id) => `instance ${id}`).join(', ')}).` : left.length ? '' : 'Nothing was left rented.';
-  return { outcome: 'failed', message: [`Group "${group.name}": not all ${group.count} machines started (${problem}).`, what, ...left].filter(Boolean).join(' '), destroyed, kept, unknown };
+  const what = destroyed.length
+    ? `${destroyed.length} machine(s) of it were destroyed (${destroyed.map((id) => `instance ${id}`).join(', ')}).`
+    : left.length
+      ? ''
+      : 'Nothing was left rented.';
+  return {
+    outcome: 'failed',
+    message: [`Group "${group.name}": not all ${group.count} machines started (${problem}).`, what, ...left].filter(Boolean).join(' '),
+    destroyed,
+    kept,
+    unknown,
+  };
 }

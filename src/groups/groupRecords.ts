@@ -49,9 +49,19 @@ export function putGroup(state: KeyValueStore, g: GroupRecord): Promise<void> {
 
 /** Changes the named group, if it is still recorded. */
 export function updateGroup(state: KeyValueStore, name: string, change: (g: GroupRecord) => GroupRecord): Promise<void> {
-  return serially(state, () => state.update(GROUPS_STATE_KEY, readGroups(state).map((g) => (g.name === name ? change(g) : g))));
+  return serially(state, () =>
+    state.update(
+      GROUPS_STATE_KEY,
+      readGroups(state).map((g) => (g.name === name ? change(g) : g)),
+    ),
+  );
 }
 
 export function removeGroup(state: KeyValueStore, name: string): Promise<void> {
-  return serially(state, () => state.update(GROUPS_STATE_KEY, readGroups(state).filter((g) => g.name !== name)));
+  return serially(state, () =>
+    state.update(
+      GROUPS_STATE_KEY,
+      readGroups(state).filter((g) => g.name !== name),
+    ),
+  );
 }

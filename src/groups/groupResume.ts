@@ -49,11 +49,16 @@ async function resumeGroup(ports: GroupResumePorts, g: GroupRecord, opts: GroupR
     ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  const byLabel = new Map<string, ResumeResult>(g.members.flatMap((m) => results.filter((r) => isMemberLabel(m.label, r.label)).map((r) => [m.label, r] as const)));
+  const byLabel = new Map<string, ResumeResult>(
+    g.members.flatMap((m) => results.filter((r) => isMemberLabel(m.label, r.label)).map((r) => [m.label, r] as const)),
+  );
   // Every id known now goes into the group record at once: the members show under the group.
   const members = g.members.map((m) => ({ ...m, instanceId: m.instanceId ?? byLabel.get(m.label)?.instanceId }));
   const idOf = new Map(members.map((m) => [m.rank, m.instanceId]));
-  await updateGroup(ports.state, g.name, (x) => ({ ...x, members: x.members.map((m) => (idOf.get(m.rank) !== undefined ? { ...m, instanceId: idOf.get(m.rank) } : m)) }));
+  await updateGroup(ports.state, g.name, (x) => ({
+    ...x,
+    members: x.members.map((m) => (idOf.get(m.rank) !== undefined ? { ...m, instanceId: idOf.get(m.rank) } : m)),
+  }));
   const running = await runningMembers(ports, members, byLabel);
   const ids = members.flatMap((m) => (m.instanceId !== undefined ? [m.instanceId] : []));
   if (running.length === g.count) {

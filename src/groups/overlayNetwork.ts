@@ -18,7 +18,12 @@ async function findByName(ports: Ports, name: string): Promise<{ overlayId: numb
 }
 
 /** Makes the network `name` on `clusterId`: its id when the list shows it (absent: deleted by name later), or why not. */
-export async function createNetwork(ports: Ports, clusterId: number, name: string, signal?: AbortSignal): Promise<{ overlayId?: number } | { problem: string }> {
+export async function createNetwork(
+  ports: Ports,
+  clusterId: number,
+  name: string,
+  signal?: AbortSignal,
+): Promise<{ overlayId?: number } | { problem: string }> {
   try {
     await ports.api.createOverlay(clusterId, name, signal ? { signal } : undefined);
   } catch (e) {

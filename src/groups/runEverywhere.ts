@@ -32,8 +32,14 @@ export function runEverywhere(g: GroupRecord, command: string, o: RunEverywhereO
       (m) =>
         new Promise<MemberRun>((resolve) => {
           const alias = `gpu-${g.name}-${m.rank}`;
-          const child = spawn(o.ssh ?? 'ssh', ['-F', o.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=20', '-T', alias, memberCommand(command)], { env: o.env ?? process.env, ...(o.signal ? { signal: o.signal } : {}) });
-          for (const [stream, err] of [[child.stdout, false], [child.stderr, true]] as const) {
+          const child = spawn(o.ssh ?? 'ssh', ['-F', o.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=20', '-T', alias, memberCommand(command)], {
+            env: o.env ?? process.env,
+            ...(o.signal ? { signal: o.signal } : {}),
+          });
+          for (const [stream, err] of [
+            [child.stdout, false],
+            [child.stderr, true],
+          ] as const) {
             let rest = '';
             stream.setEncoding('utf8');
             stream.on('data', (d: string) => {

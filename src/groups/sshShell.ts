@@ -18,7 +18,11 @@ export function sshShell(o: SshShellOptions): RemoteShell {
       new Promise((resolve) => {
         const args = ['-F', o.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=20', '-T', alias, command];
         execFile(o.ssh ?? 'ssh', args, { timeout: o.timeoutMs ?? 60_000, env: o.env ?? process.env, maxBuffer: 1 << 20 }, (err, stdout, stderr) =>
-          resolve({ code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+          resolve({
+            code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0,
+            stdout: String(stdout),
+            stderr: String(stderr),
+          }),
         );
       }),
   };

@@ -57,9 +57,25 @@ type Next = Omit<GuardWarning, 'instance'>;
 function placeholderState(g: InstalledGuard, now: number): WatchdogState {
   const t = Math.floor(now / 1000);
   return {
-    version: 1, startedAt: t, updatedAt: t, action: g.action, idleLimitSeconds: g.idleMinutes * 60, gpu: null, gpuUtil: null,
-    sshSessions: 0, heartbeatAgeSeconds: null, snoozedUntil: null, busyReason: null, idleSince: null, actAt: null, capAt: null,
-    capReason: null, failures: 0, nextRetryAt: null, lastError: null, doneAt: null,
+    version: 1,
+    startedAt: t,
+    updatedAt: t,
+    action: g.action,
+    idleLimitSeconds: g.idleMinutes * 60,
+    gpu: null,
+    gpuUtil: null,
+    sshSessions: 0,
+    heartbeatAgeSeconds: null,
+    snoozedUntil: null,
+    busyReason: null,
+    idleSince: null,
+    actAt: null,
+    capAt: null,
+    capReason: null,
+    failures: 0,
+    nextRetryAt: null,
+    lastError: null,
+    doneAt: null,
   };
 }
 
@@ -106,7 +122,12 @@ export class GuardMonitor implements GuardPort, Disposable {
   /** Tells the views, only when some row's guard text changed (no repaint per poll). */
   private notify(): void {
     // The log too: Show Instance Details follows this event and must show the current log, not the one it opened with.
-    const sig = [...this.tracks.keys()].map((id) => { const st = this.status(id); return `${id}:${st?.text ?? ''}:${st?.log?.slice(-80) ?? ''}`; }).join('|');
+    const sig = [...this.tracks.keys()]
+      .map((id) => {
+        const st = this.status(id);
+        return `${id}:${st?.text ?? ''}:${st?.log?.slice(-80) ?? ''}`;
+      })
+      .join('|');
     if (sig === this.shown) return;
     this.shown = sig;
     this.changed.fire();
@@ -132,7 +153,8 @@ export class GuardMonitor implements GuardPort, Disposable {
         if (inst.gpu_util < below) t.idleSince ??= now;
         else delete t.idleSince;
       }
-      if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= this.remoteEvery)) background(this.read(inst.id), this.o.log, 'reading the guard state');
+      if (g && this.o.remote && !t.reading && (t.readAt === undefined || now - t.readAt >= this.remoteEvery))
+        background(this.read(inst.id), this.o.log, 'reading the guard state');
       this.maybeWarn(inst, g, t, now);
     }
     for (const [id, t] of [...this.tracks]) {
@@ -161,7 +183,14 @@ export class GuardMonitor implements GuardPort, Disposable {
     if (s && s.doneAt !== null && t.watchdog && !t.told && t.lastRunning && (after || s.action === 'destroy')) {
       t.told = true;
       const reason = p?.reason ?? (s.capAt !== null && s.capAt <= s.doneAt ? (s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours') : 'idle');
-      this.acted.fire({ before: t.lastRunning, ...(after ? { after } : {}), action: s.action, reason, at: localTime(t.watchdog)(s.doneAt), idleLimitSeconds: s.idleLimitSeconds });
+      this.acted.fire({
+        before: t.lastRunning,
+        ...(after ? { after } : {}),
+        action: s.action,
+        reason,
+        at: localTime(t.watchdog)(s.doneAt),
+        idleLimitSeconds: s.idleLimitSeconds,
+      });
     }
     this.withdraw(id, t, s?.doneAt != null ? 'acted' : 'gone');
     if (s?.doneAt == null) delete t.watchdog;
@@ -261,18 +290,41 @@ export class GuardMonitor implements GuardPort, Disposable {
       const at = localTime(f);
       const limit = s.idleLimitSeconds / 60;
       const options: Next[] = [];
-      if (s.actAt !== null) options.push({ actAt: at(s.actAt), action: s.action, reason: 'idle', idleMinutes: limit, ...(s.idleSince !== null ? { idleSince: at(s.idleSince) } : {}), key: `idle:${s.idleSince ?? s.actAt}` });
-      if (s.capAt !== null) options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: limit, key: 'cap' });
+      if (s.actAt !== null)
+        options.push({
+          actAt: at(s.actAt),
+          action: s.action,
+          reason: 'idle',
+          idleMinutes: limit,
+          ...(s.idleSince !== null ? { idleSince: at(s.idleSince) } : {}),
+          key: `idle:${s.idleSince ?? s.actAt}`,
+        });
+      if (s.capAt !== null)
+        options.push({ actAt: at(s.capAt), action: s.action, reason: s.capReason === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes: limit, key: 'cap' });
       return options.sort((a, b) => a.actAt - b.actAt)[0];
     }
     // A watchdog that did not report at the last read will not act: warn as for an instance without one.
     if (g && t.watchdog && !reporting(t.watchdog)) g = undefined;
     const options: Next[] = [];
     const idleMinutes = g?.idleMinutes ?? this.defaults().idleMinutes;
-    if (!g && t.idleSince !== undefined) options.push({ actAt: t.idleSince + idleMinutes * 60_000, action: 'none', reason: 'idle', idleMinutes, idleSince: t.idleSince, key: `list:${t.idleSince}` });
+    if (!g && t.idleSince !== undefined)
+      options.push({
+        actAt: t.idleSince + idleMinutes * 60_000,
+        action: 'none',
+        reason: 'idle',
+        idleMinutes,
+        idleSince: t.idleSince,
+        key: `list:${t.idleSince}`,
+      });
     if (g?.capSeconds !== undefined && typeof inst.uptime_mins === 'number') {
       // One cap per run, whether judged from the list's uptime or (above) the guard's own capAt: no new act when either moves.
-      options.push({ actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000, action: g.action, reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours', idleMinutes, key: 'cap' });
+      options.push({
+        actAt: now - inst.uptime_mins * 60_000 + g.capSeconds * 1000,
+        action: g.action,
+        reason: g.capWhy === 'maxSpend' ? 'maxSpend' : 'maxHours',
+        idleMinutes,
+        key: 'cap',
+      });
     }
     return options.sort((a, b) => a.actAt - b.actAt)[0];
   }
@@ -307,10 +359,13 @@ export class GuardMonitor implements GuardPort, Disposable {
     const details: string[] = [];
     if (!g) {
       const d = this.defaults();
-      if (t.idleSince === undefined) return { text: '', details: ['Idle guard: none on this instance (created elsewhere or with "guard": false)'], watchdog: false };
+      if (t.idleSince === undefined)
+        return { text: '', details: ['Idle guard: none on this instance (created elsewhere or with "guard": false)'], watchdog: false };
       return {
         text: `no guard · idle ${minutes(now - t.idleSince)} min`,
-        details: [`Idle guard: none on this instance; GPU below ${d.gpuUtilBelow} % for ${minutes(now - t.idleSince)} min (VS Code only warns, it never stops it)`],
+        details: [
+          `Idle guard: none on this instance; GPU below ${d.gpuUtilBelow} % for ${minutes(now - t.idleSince)} min (VS Code only warns, it never stops it)`,
+        ],
         watchdog: false,
       };
     }
@@ -337,8 +392,11 @@ export class GuardMonitor implements GuardPort, Disposable {
             : 'Idle guard: its idle time and warnings come from its own state, read over SSH once the instance has an SSH entry here',
       );
     }
-    details.push(`Settings: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`);
-    if (g.capSeconds !== undefined) details.push(`Hard cap (${g.capWhy}): after ${(g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)} h running, whatever the activity`);
+    details.push(
+      `Settings: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`,
+    );
+    if (g.capSeconds !== undefined)
+      details.push(`Hard cap (${g.capWhy}): after ${(g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)} h running, whatever the activity`);
     // The log of the last read only while it is recent (a read that failed since leaves an old one).
     return { text, details, watchdog: true, ...(f?.log ? { log: f.log } : {}) };
   }
@@ -363,7 +421,15 @@ export class GuardMonitor implements GuardPort, Disposable {
       // Until the next regular read (the watchdog applies it on its next tick), the row says what was written.
       const remoteNow = epoch - mins * 60;
       t.watchdog = {
-        state: { ...(t.watchdog?.state ?? placeholderState(g, now)), snoozedUntil: mins ? epoch : null, idleSince: null, actAt: null, failures: 0, lastError: null, updatedAt: remoteNow },
+        state: {
+          ...(t.watchdog?.state ?? placeholderState(g, now)),
+          snoozedUntil: mins ? epoch : null,
+          idleSince: null,
+          actAt: null,
+          failures: 0,
+          lastError: null,
+          updatedAt: remoteNow,
+        },
         readAt: now,
         remoteNow,
       };

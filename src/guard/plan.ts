@@ -5,11 +5,18 @@
 // own onstart runs. No `vscode` here: unit tests run the composed onstart for real.
 import { gzipSync } from 'node:zlib';
 import WATCHDOG from './watchdog.sh';
-import { BEFORE_STOP_PATTERN, BUSY_WHILE_PATTERN, DEFAULT_GUARD, FILE, ONSTART_LIMIT, STOPPED_DAYS_MAX, type GuardAction, type GuardDefaults } from './installed';
+import {
+  BEFORE_STOP_PATTERN,
+  BUSY_WHILE_PATTERN,
+  DEFAULT_GUARD,
+  FILE,
+  ONSTART_LIMIT,
+  STOPPED_DAYS_MAX,
+  type GuardAction,
+  type GuardDefaults,
+} from './installed';
 
 export { DEFAULT_GUARD, ONSTART_LIMIT, installedGuard, type GuardAction, type GuardDefaults, type InstalledGuard } from './installed';
-
-
 
 /** The template's `guard` block as written (every field optional). */
 export interface GuardBlock {
@@ -43,7 +50,6 @@ export interface GuardPlan {
   /** Watch Jupyter (connections to its port, busy kernels): jupyter runtypes. */
   jupyter?: boolean;
 }
-
 
 /**
  * The plan for a template: its block over the defaults; `false` (or the setting off, with no
@@ -103,7 +109,9 @@ function checkedUrl(raw: string): string {
   }
   const s = u.href.replace(/\/+$/, '');
   if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password || !/^[A-Za-z0-9:/._~%[\]-]+$/.test(s)) {
-    throw new GuardSetupError(`The API base URL "${raw.slice(0, 80)}" cannot be given to the idle guard (only plain http(s) URLs without credentials or special characters).`);
+    throw new GuardSetupError(
+      `The API base URL "${raw.slice(0, 80)}" cannot be given to the idle guard (only plain http(s) URLs without credentials or special characters).`,
+    );
   }
   return s;
 }
@@ -132,7 +140,8 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
   if (busy.length) env.push(['GPU_GUARD_BUSY_WHILE', busy.join('|')]);
   // Last: the one value that is the user's own text (installed.ts reads only what comes before it).
   if (plan.beforeStop) {
-    if (!BEFORE_STOP_PATTERN.test(plan.beforeStop)) throw new GuardSetupError('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").');
+    if (!BEFORE_STOP_PATTERN.test(plan.beforeStop))
+      throw new GuardSetupError('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").');
     const limit = String(Math.max(1, Math.min(3600, Math.round(plan.beforeStopSeconds ?? 300))));
     if (limit !== '300') env.push(['GPU_GUARD_BEFORE_STOP_SECONDS', limit]);
     env.push([BEFORE_STOP, plan.beforeStop]);
@@ -145,7 +154,9 @@ export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop';
 export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop'];
 
 export function partsOf(plan: GuardPlan): WatchdogPart[] {
-  return ALL_PARTS.filter((p) => (p === 'jupyter' ? plan.jupyter : p === 'busyWhile' ? plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)) : !!plan.beforeStop));
+  return ALL_PARTS.filter((p) =>
+    p === 'jupyter' ? plan.jupyter : p === 'busyWhile' ? plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)) : !!plan.beforeStop,
+  );
 }
 
 /**
@@ -166,13 +177,15 @@ export function minifiedWatchdog(script: string = WATCHDOG, parts: readonly Watc
   }
   let text = `${kept.join('\n')}\n`;
   const own = [...new Set([...text.matchAll(/(?:^|[\s;(])([A-Z][A-Z_]{2,})=/gm)].map((m) => m[1]!))].filter((v) => !KEPT_NAMES.test(v));
-  own.sort((a, b) => b.length - a.length).forEach((v, i) => {
-    const short = `_${String.fromCharCode(97 + (i % 26))}${i >= 26 ? String(Math.floor(i / 26)) : ''}`;
-    text = text
-      .replace(new RegExp(`(\\$\\{?)${v}(?![A-Za-z0-9_])`, 'g'), `$1${short}`)
-      .replace(new RegExp(`(^|[\\s;(])${v}=`, 'gm'), `$1${short}=`)
-      .replace(/^unset .*$/gm, (line) => line.replace(new RegExp(`(?<= )${v}(?![A-Za-z0-9_])`, 'g'), short));
-  });
+  own
+    .sort((a, b) => b.length - a.length)
+    .forEach((v, i) => {
+      const short = `_${String.fromCharCode(97 + (i % 26))}${i >= 26 ? String(Math.floor(i / 26)) : ''}`;
+      text = text
+        .replace(new RegExp(`(\\$\\{?)${v}(?![A-Za-z0-9_])`, 'g'), `$1${short}`)
+        .replace(new RegExp(`(^|[\\s;(])${v}=`, 'gm'), `$1${short}=`)
+        .replace(/^unset .*$/gm, (line) => line.replace(new RegExp(`(?<= )${v}(?![A-Za-z0-9_])`, 'g'), short));
+    });
   return text;
 }
 
@@ -189,7 +202,8 @@ const DEFAULT_API = 'https://console.vast.ai';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
 export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
 /** The warning templates get before renting when their onstart needs the all-compressed form. */
-export const NEEDS_TOOLS_WARNING = 'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.';
+export const NEEDS_TOOLS_WARNING =
+  'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.';
 
 function packed(text: string): string {
   return gzipSync(Buffer.from(text, 'utf8'), { level: 9 }).toString('base64');
@@ -299,7 +313,6 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
   );
 }
 
-
 /** The service's template as far as the guard needs it (its own start script). */
 export interface ServerTemplateOnstart {
   hash_id: string;
@@ -330,7 +343,9 @@ async function serverOnstart(hashId: string, lookUp: (hashId: string) => Promise
   try {
     t = await lookUp(hashId);
   } catch (e) {
-    throw new GuardSetupError(`The start script of the service's template ${hashId} could not be read (${e instanceof Error ? e.message : 'unknown error'}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.`);
+    throw new GuardSetupError(
+      `The start script of the service's template ${hashId} could not be read (${e instanceof Error ? e.message : 'unknown error'}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.`,
+    );
   }
   if (!t) throw new GuardSetupError(`The service has no template ${hashId}, so its start script cannot be kept with the idle guard. Check template_hash_id.`);
   return scriptOf(t);
@@ -355,7 +370,9 @@ export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, 
     form = composeOnstart(onstart, guard.plan, { apiUrl: guard.apiUrl, dphTotal }).form;
   } catch (e) {
     if (!(e instanceof GuardSetupError)) throw e;
-    return guard.explicit ? `Idle guard: cannot be installed, so nothing will be rented: ${e.message}` : `${none} The onstart script leaves no room for the default guard: ${e.message}`;
+    return guard.explicit
+      ? `Idle guard: cannot be installed, so nothing will be rented: ${e.message}`
+      : `${none} The onstart script leaves no room for the default guard: ${e.message}`;
   }
   const p = guard.plan;
   const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
@@ -365,7 +382,9 @@ export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, 
     `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
     (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
     '.' +
-    (days ? ` Destroyed after ${days} day${days === 1 ? '' : 's'} stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).` : '') +
+    (days
+      ? ` Destroyed after ${days} day${days === 1 ? '' : 's'} stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).`
+      : '') +
     (form === 'all-compressed' ? ' The image must have base64 and gzip (most do), or neither the guard nor the onstart script runs.' : '')
   );
 }

@@ -57,7 +57,9 @@ export interface SshGuardRemoteOptions {
 
 /** A log read from the instance as plain, printable text with every secret masked (it is shown in documents). */
 function plainLog(raw: string, secrets: ReadonlyArray<string | undefined>, maxChars: number): string {
-  return redactLog(raw.replace(/\r\n?/g, '\n').replace(/[^\x20-\x7e\n]/g, ''), secrets).slice(-maxChars).trim();
+  return redactLog(raw.replace(/\r\n?/g, '\n').replace(/[^\x20-\x7e\n]/g, ''), secrets)
+    .slice(-maxChars)
+    .trim();
 }
 
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -71,12 +73,17 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
     if (!ALIAS.test(t.alias)) throw new GuardRemoteError(`The SSH entry of instance ${id} has an unexpected name.`);
     const args = ['-F', t.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'ClearAllForwardings=yes', '-T', t.alias, command];
     return new Promise((resolve, reject) => {
-      execFile(o.ssh ?? 'ssh', args, { timeout: o.timeoutMs ?? 20_000, maxBuffer: 64 * 1024, windowsHide: true, ...(o.env ? { env: o.env } : {}) }, (err, stdout, stderr) => {
-        if (err) {
-          const why = String(stderr).trim().split('\n').pop()?.slice(0, 200) || (err as NodeJS.ErrnoException).code || err.message;
-          reject(new GuardRemoteError(`ssh ${t.alias} failed: ${why}`));
-        } else resolve(String(stdout));
-      });
+      execFile(
+        o.ssh ?? 'ssh',
+        args,
+        { timeout: o.timeoutMs ?? 20_000, maxBuffer: 64 * 1024, windowsHide: true, ...(o.env ? { env: o.env } : {}) },
+        (err, stdout, stderr) => {
+          if (err) {
+            const why = String(stderr).trim().split('\n').pop()?.slice(0, 200) || (err as NodeJS.ErrnoException).code || err.message;
+            reject(new GuardRemoteError(`ssh ${t.alias} failed: ${why}`));
+          } else resolve(String(stdout));
+        },
+      );
     });
   };
   return {

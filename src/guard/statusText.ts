@@ -46,7 +46,9 @@ export function durationWords(seconds: number): string {
 /** "3 of 30 min" (or "5 of 15 s" below a minute): the row, the tooltip and the warning say it alike. */
 export function idleProgress(idleMs: number, limitSeconds: number): string {
   const limit = limitSeconds;
-  return limit < 60 ? `${Math.min(Math.round(limit), Math.max(0, Math.floor(idleMs / 1000)))} of ${Math.round(limit)} s` : `${mins(idleMs)} of ${Math.round(limit / 60)} min`;
+  return limit < 60
+    ? `${Math.min(Math.round(limit), Math.max(0, Math.floor(idleMs / 1000)))} of ${Math.round(limit)} s`
+    : `${mins(idleMs)} of ${Math.round(limit / 60)} min`;
 }
 
 /** What the watchdog is doing, e.g. "watching · idle 3 of 30 min · acts at 14:05". */
@@ -59,7 +61,8 @@ export function activity(r: Reading & { state: WatchdogState }, now: number): st
     return `${s.lastError}, retrying ${wait > 0 ? `in ${wait} min` : 'now'}`;
   }
   if (s.snoozedUntil !== null) return `watching · kept running until ${clock(local(s.snoozedUntil))}`;
-  if (s.idleSince !== null && s.actAt !== null) return `watching · idle ${idleProgress(now - local(s.idleSince), s.idleLimitSeconds)} · acts at ${clock(local(s.actAt))}`;
+  if (s.idleSince !== null && s.actAt !== null)
+    return `watching · idle ${idleProgress(now - local(s.idleSince), s.idleLimitSeconds)} · acts at ${clock(local(s.actAt))}`;
   return `watching · busy (${s.busyReason ?? 'active'})`;
 }
 

@@ -14,12 +14,16 @@ export const MAX_BID = 1000;
 
 /** The bid a user typed, or why it cannot be sent. `minBid` is the offer's current minimum. */
 export function parseBid(text: string, minBid: number | undefined): { ok: true; price: number } | { ok: false; message: string } {
-  const t = text.trim().replace(/^\$/, '').replace(/\s*(\/\s*h(our)?)?$/i, '');
+  const t = text
+    .trim()
+    .replace(/^\$/, '')
+    .replace(/\s*(\/\s*h(our)?)?$/i, '');
   if (!t) return { ok: false, message: 'Enter a price in dollars per hour, e.g. 0.35.' };
   if (!/^\d*\.?\d+$/.test(t)) return { ok: false, message: `'${text.trim()}' is not a price: enter dollars per hour, e.g. 0.35.` };
   const price = Number(t);
   if (!(price > 0)) return { ok: false, message: 'The bid must be more than $0/h.' };
   if (price > MAX_BID) return { ok: false, message: `The bid must be at most $${MAX_BID}/h.` };
-  if (minBid !== undefined && price < minBid) return { ok: false, message: `The minimum bid for this machine is now $${minBid}/h: bid at least that, or the instance stays stopped.` };
+  if (minBid !== undefined && price < minBid)
+    return { ok: false, message: `The minimum bid for this machine is now $${minBid}/h: bid at least that, or the instance stays stopped.` };
   return { ok: true, price };
 }

@@ -12,7 +12,10 @@ export const DETAILS_SCHEME = 'gpu-rental-instance';
 
 /** `/<id>/<name>.md`: the id finds the instance; the name is the editor tab's title. */
 export function detailsPath(i: Pick<Instance, 'id' | 'label'>): string {
-  const name = instanceName(i as Instance).replace(/[\\/:*?"<>|#%\s]+/g, '-').replace(/^-+|-+$/g, '') || `instance-${i.id}`;
+  const name =
+    instanceName(i as Instance)
+      .replace(/[\\/:*?"<>|#%\s]+/g, '-')
+      .replace(/^-+|-+$/g, '') || `instance-${i.id}`;
   return `/${i.id}/${name}.md`;
 }
 
@@ -50,11 +53,18 @@ export function maskSecrets(v: string, secrets: ReadonlyArray<string | undefined
  * image, link, HTML or command link of theirs renders) or shown in a code block, and masked
  * (`secrets`: known secret values, such as the template secrets the client has sent).
  */
-export function instanceDetailsMarkdown(i: Instance, spent?: string, guard?: { details: string[]; log?: string }, secrets: ReadonlyArray<string | undefined> = []): string {
+export function instanceDetailsMarkdown(
+  i: Instance,
+  spent?: string,
+  guard?: { details: string[]; log?: string },
+  secrets: ReadonlyArray<string | undefined> = [],
+): string {
   const cell = (v: string) => md(v.replace(/\r?\n/g, ' '));
   const details = instanceDetails(i).map((d) => ({ ...d, value: maskSecrets(d.value, secrets) }));
   const long = details.filter((d) => d.value.length > LONG_VALUE_CHARS);
-  const rows = details.map((d) => `| ${d.label} | ${long.includes(d) ? `${d.value.length.toLocaleString('en-US')} characters, folded below` : cell(d.value)} |`);
+  const rows = details.map(
+    (d) => `| ${d.label} | ${long.includes(d) ? `${d.value.length.toLocaleString('en-US')} characters, folded below` : cell(d.value)} |`,
+  );
   const folded = long.flatMap((d) => {
     const text = foldBlobs(d.value);
     const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
@@ -82,7 +92,9 @@ function guardSection(guard: { details: string[]; log?: string } | undefined, se
     '',
     ...guard.details.map((l) => `- ${md(maskSecrets(l, secrets))}`),
     '',
-    ...(guard.log ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', maskSecrets(guard.log, secrets).replace(/`/g, "'"), '```', ''] : []),
+    ...(guard.log
+      ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', maskSecrets(guard.log, secrets).replace(/`/g, "'"), '```', '']
+      : []),
   ];
 }
 

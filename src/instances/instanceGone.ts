@@ -110,7 +110,9 @@ export class InstanceGone implements InstanceGonePort, Disposable {
 /** Ids of the creations in flight, as the create flow records them. */
 export function inFlightIds(state: KeyValueStore): number[] {
   const v = state.get<unknown>(INFLIGHT_STATE_KEY);
-  return Array.isArray(v) ? v.flatMap((r) => (r && typeof (r as { instanceId?: unknown }).instanceId === 'number' ? [(r as { instanceId: number }).instanceId] : [])) : [];
+  return Array.isArray(v)
+    ? v.flatMap((r) => (r && typeof (r as { instanceId?: unknown }).instanceId === 'number' ? [(r as { instanceId: number }).instanceId] : []))
+    : [];
 }
 
 /** A state key holding a record per instance id: `{ "<id>": … }`. */

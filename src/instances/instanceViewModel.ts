@@ -3,7 +3,18 @@
 // (name, state, GPUs) are src/core/instanceWords.ts; offer rows are src/offers/offerRow.ts.
 import type { Instance } from '../api/types';
 import type { RowModel } from '../core/rowModel';
-import { formatGpuRam as gb, gpuText, instanceName, isInterruptible, isJupyter, isOutbid, perGpu, stateCategory, stateText, type StateCategory } from '../core/instanceWords';
+import {
+  formatGpuRam as gb,
+  gpuText,
+  instanceName,
+  isInterruptible,
+  isJupyter,
+  isOutbid,
+  perGpu,
+  stateCategory,
+  stateText,
+  type StateCategory,
+} from '../core/instanceWords';
 import { md, pct } from '../core/textFormat';
 import { describeSshAddress, sshAddress } from '../ssh/address';
 import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from '../core/rates';
@@ -17,7 +28,6 @@ const ICONS: Record<StateCategory, { icon: string; color: string | undefined }> 
   unknown: { icon: 'question', color: 'charts.orange' },
 };
 
-
 /**
  * `instance.<state>[.jupyter][.bid[.outbid]]`; menus match with /^instance\.running\b/,
  * /\.bid\b/ (interruptible: Change Bid…), /\.outbid\b/ etc.
@@ -27,14 +37,12 @@ export function instanceContextValue(i: Instance): string {
   return `instance.${stateCategory(i)}${isJupyter(i) ? '.jupyter' : ''}${bid}`;
 }
 
-
 function uptime(mins: number | null | undefined): string | undefined {
   if (typeof mins !== 'number' || mins < 0) return undefined;
   if (mins < 60) return `${Math.round(mins)} min`;
   if (mins < 48 * 60) return `${(mins / 60).toFixed(1)} h`;
   return `${(mins / 1440).toFixed(1)} days`;
 }
-
 
 /** The host port mapped to a container port (e.g. 8080), from either ports shape. */
 export function mappedPort(i: Instance, containerPort: number): number | undefined {
@@ -75,7 +83,11 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
   }
   if (i.status_msg) add('Status', i.status_msg);
   add('GPU RAM', perGpu(i.gpu_ram ?? i.gpu_totalram));
-  add('CPU', [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') || undefined);
+  add(
+    'CPU',
+    [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') ||
+      undefined,
+  );
   add('Disk', typeof i.disk_space === 'number' ? `${i.disk_space.toFixed(0)} GB` : undefined);
   add('Location', i.geolocation ?? undefined);
   add('Reliability', pct(i.reliability2));
@@ -122,7 +134,9 @@ export function instanceRow(i: Instance, pending?: string, guard?: GuardRowInfo,
     label: rowLabel(i),
     // What is happening first ("stopped", "Stopping…": a running row needs no word), then $/h, so a
     // narrow sidebar still shows both; the GPUs and the guard come last, where truncation may take them.
-    description: [[pending ?? (cat === 'running' ? undefined : stateText(i)), rate].filter(Boolean).join(' '), gpuText(i), guard?.text].filter(Boolean).join(' · '),
+    description: [[pending ?? (cat === 'running' ? undefined : stateText(i)), rate].filter(Boolean).join(' '), gpuText(i), guard?.text]
+      .filter(Boolean)
+      .join(' · '),
     tooltip: instanceTooltip(i, guard, spent),
     icon: look.icon,
     color: look.color,
@@ -140,18 +154,98 @@ export interface DetailModel {
 
 /** Every field of the spec's Instance table, in its order. */
 const DETAIL_FIELDS: ReadonlyArray<keyof Instance> = [
-  'id', 'actual_status', 'intended_status', 'cur_state', 'next_state', 'label', 'template_id', 'template_hash_id',
-  'template_name', 'image_uuid', 'image_args', 'image_runtype', 'extra_env', 'onstart', 'jupyter_token', 'status_msg',
-  'local_ipaddrs', 'ssh_host', 'ssh_idx', 'ssh_port', 'machine_dir_ssh_port', 'machine_id', 'bundle_id', 'start_date',
-  'end_date', 'uptime_mins', 'duration', 'cpu_arch', 'cpu_cores', 'cpu_cores_effective', 'cpu_name', 'cpu_ram',
-  'cpu_util', 'mem_limit', 'mem_usage', 'vmem_usage', 'gpu_name', 'gpu_arch', 'gpu_totalram', 'gpu_ram', 'gpu_util',
-  'gpu_temp', 'gpu_frac', 'gpu_lanes', 'gpu_mem_bw', 'bw_nvlink', 'disk_name', 'disk_space', 'disk_bw', 'disk_util',
-  'disk_usage', 'direct_port_count', 'direct_port_start', 'direct_port_end', 'ports', 'static_ip', 'public_ipaddr',
-  'geolocation', 'verification', 'rentable', 'host_id', 'hosting_type', 'min_bid', 'is_bid', 'dph_base', 'dph_total',
-  'dlperf', 'dlperf_per_dphtotal', 'flops_per_dphtotal', 'total_flops', 'score', 'reliability2', 'os_version',
-  'mobo_name', 'pci_gen', 'pcie_bw', 'num_gpus', 'logo', 'webpage', 'search', 'instance', 'storage_cost',
-  'storage_total_cost', 'vram_costperhour', 'credit_balance', 'credit_discount', 'credit_discount_max',
-  'client_run_time', 'host_run_time', 'external', 'time_remaining', 'time_remaining_isbid',
+  'id',
+  'actual_status',
+  'intended_status',
+  'cur_state',
+  'next_state',
+  'label',
+  'template_id',
+  'template_hash_id',
+  'template_name',
+  'image_uuid',
+  'image_args',
+  'image_runtype',
+  'extra_env',
+  'onstart',
+  'jupyter_token',
+  'status_msg',
+  'local_ipaddrs',
+  'ssh_host',
+  'ssh_idx',
+  'ssh_port',
+  'machine_dir_ssh_port',
+  'machine_id',
+  'bundle_id',
+  'start_date',
+  'end_date',
+  'uptime_mins',
+  'duration',
+  'cpu_arch',
+  'cpu_cores',
+  'cpu_cores_effective',
+  'cpu_name',
+  'cpu_ram',
+  'cpu_util',
+  'mem_limit',
+  'mem_usage',
+  'vmem_usage',
+  'gpu_name',
+  'gpu_arch',
+  'gpu_totalram',
+  'gpu_ram',
+  'gpu_util',
+  'gpu_temp',
+  'gpu_frac',
+  'gpu_lanes',
+  'gpu_mem_bw',
+  'bw_nvlink',
+  'disk_name',
+  'disk_space',
+  'disk_bw',
+  'disk_util',
+  'disk_usage',
+  'direct_port_count',
+  'direct_port_start',
+  'direct_port_end',
+  'ports',
+  'static_ip',
+  'public_ipaddr',
+  'geolocation',
+  'verification',
+  'rentable',
+  'host_id',
+  'hosting_type',
+  'min_bid',
+  'is_bid',
+  'dph_base',
+  'dph_total',
+  'dlperf',
+  'dlperf_per_dphtotal',
+  'flops_per_dphtotal',
+  'total_flops',
+  'score',
+  'reliability2',
+  'os_version',
+  'mobo_name',
+  'pci_gen',
+  'pcie_bw',
+  'num_gpus',
+  'logo',
+  'webpage',
+  'search',
+  'instance',
+  'storage_cost',
+  'storage_total_cost',
+  'vram_costperhour',
+  'credit_balance',
+  'credit_discount',
+  'credit_discount_max',
+  'client_run_time',
+  'host_run_time',
+  'external',
+  'time_remaining',
+  'time_remaining_isbid',
 ];
 
 function fmtValue(key: string, v: unknown): string {

@@ -10,7 +10,11 @@ export const DEFAULT_LOG_TAIL = 1000;
 
 /** The document path and query of a log: `/<id>/<name>.log?daemon=1&tail=1000&filter=…`. */
 export function logPath(key: LogKey, name: string): { path: string; query: string } {
-  const safe = name.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || `instance-${key.instanceId}`;
+  const safe =
+    name
+      .replace(/[^\w.-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || `instance-${key.instanceId}`;
   const q = new URLSearchParams();
   if (key.daemon) q.set('daemon', '1');
   q.set('tail', String(key.tail));
@@ -47,7 +51,10 @@ export function keyId(key: LogKey): string {
 }
 
 function stamp(d: Date): string {
-  return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 }
 
 /** The document text: a header saying what this is and when it was fetched, then the log. */
@@ -58,7 +65,9 @@ export function renderLog(e: LogEntry, followSeconds: number): string {
     `last ${k.tail} lines`,
     k.filter ? `lines matching "${k.filter}"` : undefined,
     k.resultUrl ? 'captured when it failed' : undefined,
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const when = e.loading && !e.fetchedAt ? 'fetching…' : e.fetchedAt ? `fetched ${stamp(e.fetchedAt)}` : 'not fetched yet';
   const follow = e.following ? ` · following every ${followSeconds} s` : '';
   const head = `# ${e.name} (#${k.instanceId}) · ${what} · ${when}${follow}`;
@@ -109,7 +118,9 @@ export class InstanceLogStore implements LogsPort {
     const p = (async () => {
       try {
         const api = await this.deps.api();
-        const url = key.resultUrl ?? (await api.requestLogs(key.instanceId, { tail: key.tail, daemonLogs: key.daemon, ...(key.filter ? { filter: key.filter } : {}) })).result_url;
+        const url =
+          key.resultUrl ??
+          (await api.requestLogs(key.instanceId, { tail: key.tail, daemonLogs: key.daemon, ...(key.filter ? { filter: key.filter } : {}) })).result_url;
         e.text = await api.fetchLogs(url, this.deps.fetchOptions);
         e.error = undefined;
         e.fetchedAt = this.deps.now?.() ?? new Date();

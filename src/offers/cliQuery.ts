@@ -41,11 +41,28 @@ export const CLI_DEFAULT_FILTERS: Readonly<OfferFilters> = Object.freeze({
 export const CLI_DEFAULT_ORDER: readonly OrderPair[] = Object.freeze([['score', 'desc']] as OrderPair[]);
 
 const SYMBOL_OPS: ReadonlyArray<[string, FilterOp]> = [
-  ['<=', 'lte'], ['>=', 'gte'], ['==', 'eq'], ['!=', 'neq'], ['=', 'eq'], ['<', 'lt'], ['>', 'gt'],
+  ['<=', 'lte'],
+  ['>=', 'gte'],
+  ['==', 'eq'],
+  ['!=', 'neq'],
+  ['=', 'eq'],
+  ['<', 'lt'],
+  ['>', 'gt'],
 ];
 const WORD_OPS: Readonly<Record<string, FilterOp>> = {
-  eq: 'eq', ne: 'neq', neq: 'neq', gt: 'gt', gte: 'gte', ge: 'gte', lt: 'lt', lte: 'lte', le: 'lte',
-  in: 'in', notin: 'notin', nin: 'notin', 'not in': 'notin',
+  eq: 'eq',
+  ne: 'neq',
+  neq: 'neq',
+  gt: 'gt',
+  gte: 'gte',
+  ge: 'gte',
+  lt: 'lt',
+  lte: 'lte',
+  le: 'lte',
+  in: 'in',
+  notin: 'notin',
+  nin: 'notin',
+  'not in': 'notin',
 };
 export const OPERATOR_HELP = '< <= = == != >= > in notin (or eq neq gt gte lt lte)';
 
@@ -172,7 +189,8 @@ function readFieldComparison(s: Scanner, out: OfferFilters, touched: Set<string>
   const c = s.text[s.pos];
   let values: RawValue[];
   let list = false;
-  if (c === undefined) throw new QueryError(`'${s.text.slice(start, s.pos).trim()}' has no value: add one, e.g. ${name}>=2, ${name}=true or ${name}=any.`, start, s.pos);
+  if (c === undefined)
+    throw new QueryError(`'${s.text.slice(start, s.pos).trim()}' has no value: add one, e.g. ${name}>=2, ${name}=true or ${name}=any.`, start, s.pos);
   if (c === '[') {
     values = readList(s);
     list = true;
@@ -221,7 +239,7 @@ function parseOrder(text: string, at: number): OrderPair[] {
     if (!raw) continue;
     const desc = raw.endsWith('-');
     const name = raw.replace(/[-+]$/, '');
-    const field = ORDERABLE.test(name) ? offerField(name) ?? (name === 'score' ? 'score' : undefined) : undefined;
+    const field = ORDERABLE.test(name) ? (offerField(name) ?? (name === 'score' ? 'score' : undefined)) : undefined;
     if (!field) throw new QueryError(`Cannot sort by '${name}' (column ${start + 1}).${suggestField(name)}`, start, start + raw.length);
     out.push([field, desc ? 'desc' : 'asc']);
   }
@@ -230,7 +248,10 @@ function parseOrder(text: string, at: number): OrderPair[] {
 }
 
 const TYPE_WORDS: Readonly<Record<string, OfferType>> = {
-  'on-demand': 'on-demand', ondemand: 'on-demand', bid: 'bid', interruptible: 'bid',
+  'on-demand': 'on-demand',
+  ondemand: 'on-demand',
+  bid: 'bid',
+  interruptible: 'bid',
 };
 
 interface Options {
@@ -305,19 +326,25 @@ function readOption(s: Scanner, opts: Options): void {
     case '--limit': {
       const v = readOptionValue(s, inline, name, inlineAt);
       const n = Number(v.value);
-      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new QueryError(`--limit takes a whole number from 1 to 1000, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+      if (!Number.isInteger(n) || n < 1 || n > 1000)
+        throw new QueryError(`--limit takes a whole number from 1 to 1000, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
       opts.limit = n;
       return;
     }
     case '--storage': {
       const v = readOptionValue(s, inline, name, inlineAt);
       const n = Number(v.value);
-      if (!Number.isFinite(n) || n <= 0) throw new QueryError(`--storage takes a number of GB, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+      if (!Number.isFinite(n) || n <= 0)
+        throw new QueryError(`--storage takes a number of GB, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
       opts.storage = n;
       return;
     }
     default:
-      throw new QueryError(`Unknown option '${name}' at column ${start + 1}: the search takes -o/--order, --type, -n/--no-default, --limit and --storage.`, start, s.pos);
+      throw new QueryError(
+        `Unknown option '${name}' at column ${start + 1}: the search takes -o/--order, --type, -n/--no-default, --limit and --storage.`,
+        start,
+        s.pos,
+      );
   }
 }
 

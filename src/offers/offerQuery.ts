@@ -33,10 +33,24 @@ function offerQuerySchema() {
 }
 
 export type QueryCheck =
-  | { ok: true; query: OfferQuery }
-  | { ok: false; message: string; /** offsets of the offending token of a query string */ start?: number; end?: number };
+  { ok: true; query: OfferQuery } | { ok: false; message: string; /** offsets of the offending token of a query string */ start?: number; end?: number };
 
-const DOCUMENTED_KEYS = new Set(['gpuNames', 'numGpus', 'minNumGpus', 'minGpuRamGb', 'minReliability', 'verified', 'rentable', 'minDirectPorts', 'maxDphTotal', 'type', 'order', 'limit', 'rank', 'bidPrice']);
+const DOCUMENTED_KEYS = new Set([
+  'gpuNames',
+  'numGpus',
+  'minNumGpus',
+  'minGpuRamGb',
+  'minReliability',
+  'verified',
+  'rentable',
+  'minDirectPorts',
+  'maxDphTotal',
+  'type',
+  'order',
+  'limit',
+  'rank',
+  'bidPrice',
+]);
 
 /**
  * Validates a search given in any of its three forms, for the Offers view and `gpuRental.searchOffers`:
@@ -95,7 +109,16 @@ function savedForm(value: unknown): QueryCheck | undefined {
 }
 
 const OP_NAMES: Readonly<Record<string, FilterOp>> = {
-  eq: 'eq', neq: 'neq', ne: 'neq', gt: 'gt', gte: 'gte', lt: 'lt', lte: 'lte', in: 'in', notin: 'notin', nin: 'notin',
+  eq: 'eq',
+  neq: 'neq',
+  ne: 'neq',
+  gt: 'gt',
+  gte: 'gte',
+  lt: 'lt',
+  lte: 'lte',
+  in: 'in',
+  notin: 'notin',
+  nin: 'notin',
 };
 const SERVICE_FIELD = /^[a-z_][a-z0-9_]*$/;
 
@@ -118,7 +141,12 @@ function parseServiceFilters(obj: Record<string, unknown>): QueryCheck {
       if (!Array.isArray(pairs) || !pairs.length) return bad('order', 'must be a list of [field, "asc" | "desc"] pairs');
       const order: Array<[string, 'asc' | 'desc']> = [];
       for (const pair of pairs as unknown[]) {
-        if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !SERVICE_FIELD.test(pair[0]) || (pair[1] !== undefined && pair[1] !== 'asc' && pair[1] !== 'desc'))
+        if (
+          !Array.isArray(pair) ||
+          typeof pair[0] !== 'string' ||
+          !SERVICE_FIELD.test(pair[0]) ||
+          (pair[1] !== undefined && pair[1] !== 'asc' && pair[1] !== 'desc')
+        )
           return bad('order', 'must be a list of [field, "asc" | "desc"] pairs');
         order.push([pair[0], pair[1] === 'desc' ? 'desc' : 'asc']);
       }
@@ -136,7 +164,8 @@ function parseServiceFilters(obj: Record<string, unknown>): QueryCheck {
       if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return bad('allocated_storage', 'must be a number of GB');
       q.allocatedStorage = n;
     } else {
-      if (!SERVICE_FIELD.test(key)) return bad(key, DOCUMENTED_KEYS.has(key) ? 'a documented key cannot be mixed with service field names' : 'not a service field name');
+      if (!SERVICE_FIELD.test(key))
+        return bad(key, DOCUMENTED_KEYS.has(key) ? 'a documented key cannot be mixed with service field names' : 'not a service field name');
       if (scalarOk(raw)) filters[key] = { eq: raw };
       else if (Array.isArray(raw)) {
         if (!raw.length || !raw.every(scalarOk)) return bad(key, 'a list must hold numbers, strings or true/false');

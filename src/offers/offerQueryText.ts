@@ -25,7 +25,8 @@ function describeFilters(filters: OfferFilters): string {
   const sym: Record<FilterOp, string> = { eq: '=', neq: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', in: ' in ', notin: ' not in ' };
   const parts: string[] = [];
   for (const [f, spec] of Object.entries(filters)) {
-    for (const [op, v] of Object.entries(spec) as Array<[FilterOp, FilterValue]>) parts.push(`${f}${sym[op]}${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
+    for (const [op, v] of Object.entries(spec) as Array<[FilterOp, FilterValue]>)
+      parts.push(`${f}${sym[op]}${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
   }
   return parts.join(' ');
 }

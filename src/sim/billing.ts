@@ -81,13 +81,22 @@ export function recordUsage(state: SimState, inst: SimInstance, from: number, to
   const b = billingOf(state);
   const storageHour = instanceStorageHour(inst);
   const computeHour = instanceComputeHour(inst);
-  for (let a = from; a < to; ) {
+  for (let a = from; a < to;) {
     const day = dayOf(a);
     const e = Math.min(to, day + DAY);
     const key = `${day}:${inst.id}`;
     let row = b.days.get(key);
     if (!row) {
-      row = { day, instanceId: inst.id, label: inst.label, templateId: inst.template?.id ?? null, gpuName: String(inst.offer.gpu_name), gpu: 0, disk: 0, invoiceId: state.ids.invoice++ };
+      row = {
+        day,
+        instanceId: inst.id,
+        label: inst.label,
+        templateId: inst.template?.id ?? null,
+        gpuName: String(inst.offer.gpu_name),
+        gpu: 0,
+        disk: 0,
+        invoiceId: state.ids.invoice++,
+      };
       b.days.set(key, row);
     }
     row.label = inst.label;
@@ -125,7 +134,11 @@ function renderIncrease(p: SimPriceIncrease): Record<string, unknown> {
 }
 
 /** Test/demo control: a host raises the price of a running contract. */
-export function createPriceIncrease(state: SimState, inst: SimInstance, opts: { gpuFactor?: number; diskFactor?: number; askDays?: number } = {}): SimPriceIncrease {
+export function createPriceIncrease(
+  state: SimState,
+  inst: SimInstance,
+  opts: { gpuFactor?: number; diskFactor?: number; askDays?: number } = {},
+): SimPriceIncrease {
   const b = billingOf(state);
   const now = state.now();
   const gpu = instanceComputeHour(inst) / 3600;
@@ -164,9 +177,15 @@ function r6e(n: number): number {
 
 function decision(state: SimState, json: Record<string, unknown>): SimPriceIncrease {
   const extra = Object.keys(json).filter((k) => k !== 'pending_price_increase_id');
-  if (extra.length) throw fail(400, 'invalid_args', `Unexpected field(s) ${extra.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}: send exactly {"pending_price_increase_id": N}.`);
+  if (extra.length)
+    throw fail(
+      400,
+      'invalid_args',
+      `Unexpected field(s) ${extra.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}: send exactly {"pending_price_increase_id": N}.`,
+    );
   const id = json.pending_price_increase_id;
-  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) throw fail(400, 'invalid_args', 'pending_price_increase_id is required and must be a positive whole number.');
+  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0)
+    throw fail(400, 'invalid_args', 'pending_price_increase_id is required and must be a positive whole number.');
   const p = billingOf(state).increases.find((x) => x.id === id && x.status === 'pending' && state.instances.has(x.instanceId));
   if (!p) {
     const msg = `There is no pending price increase ${id} (it was accepted, rejected or withdrawn). Refresh the list.`;
@@ -187,12 +206,21 @@ function accept(state: SimState, p: SimPriceIncrease): void {
 }
 
 /** The billing routes, or undefined when the path is not one of them. */
-export function routeBilling(state: SimState, method: string, path: string, url: URL, json: Record<string, unknown>, who: 'full' | 'read' | 'session' | 'instance'): Reply | undefined {
+export function routeBilling(
+  state: SimState,
+  method: string,
+  path: string,
+  url: URL,
+  json: Record<string, unknown>,
+  who: 'full' | 'read' | 'session' | 'instance',
+): Reply | undefined {
   if (!/^\/api\/v0\/instances\/(pending|accept|reject)-price-increases?$|^\/api\/v0\/charges$|^\/api\/v1\/invoices$/.test(path)) return undefined;
   if (who === 'instance') throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
   const readOnly = who === 'read';
   if (path === '/api/v0/instances/pending-price-increases' && method === 'GET') {
-    const rows = billingOf(state).increases.filter((p) => p.status === 'pending' && state.instances.has(p.instanceId)).map(renderIncrease);
+    const rows = billingOf(state)
+      .increases.filter((p) => p.status === 'pending' && state.instances.has(p.instanceId))
+      .map(renderIncrease);
     return { status: 200, body: { success: true, count: rows.length, truncated: false, pending_price_increases: rows } };
   }
   const m = /^\/api\/v0\/instances\/(accept|reject)-price-increase$/.exec(path);
@@ -235,7 +263,13 @@ function inRange(t: number, r: unknown): boolean {
   if (!r || typeof r !== 'object') throw fail(400, 'invalid_args', 'A date filter must be a number or {"gte": …, "lte": …}.');
   const q = r as Range;
   for (const v of Object.values(q)) if (typeof v !== 'number') throw fail(400, 'invalid_args', 'Date filter bounds must be epoch seconds.');
-  return (q.gte === undefined || t >= q.gte) && (q.lte === undefined || t <= q.lte) && (q.gt === undefined || t > q.gt) && (q.lt === undefined || t < q.lt) && (q.eq === undefined || t === q.eq);
+  return (
+    (q.gte === undefined || t >= q.gte) &&
+    (q.lte === undefined || t <= q.lte) &&
+    (q.gt === undefined || t > q.gt) &&
+    (q.lt === undefined || t < q.lt) &&
+    (q.eq === undefined || t === q.eq)
+  );
 }
 
 function inSet(v: string, f: unknown): boolean {
@@ -335,7 +369,8 @@ export function controlBilling(state: SimState, path: string, json: Record<strin
 function backdate(state: SimState, id: number, seconds: unknown): Reply {
   const inst = state.instances.get(id);
   if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${id}.` } };
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return { status: 400, body: { success: false, error: 'bad_request', msg: 'seconds must be a non-negative number' } };
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
+    return { status: 400, body: { success: false, error: 'bad_request', msg: 'seconds must be a non-negative number' } };
   state.accrue();
   const from = inst.createdAt - seconds;
   // The earlier life is billed as it would have been: storage throughout, compute while running.

@@ -46,7 +46,18 @@ export function bulkCreate(state: SimState, json: Record<string, unknown>): Repl
   const failed = results.length - created;
   const elapsed = Math.round(Date.now() - started) / 1000;
   if (created === 0) {
-    return { status: 400, body: { success: false, error: 'no_instances_created', msg: `None of the ${failed} offers could be rented; see results.`, results, created, failed, elapsed } };
+    return {
+      status: 400,
+      body: {
+        success: false,
+        error: 'no_instances_created',
+        msg: `None of the ${failed} offers could be rented; see results.`,
+        results,
+        created,
+        failed,
+        elapsed,
+      },
+    };
   }
   return { status: 200, body: { success: true, results, created, failed, elapsed } };
 }

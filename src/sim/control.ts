@@ -55,7 +55,10 @@ export interface SimAccountPatch {
 
 /** Faults on the wire of ordinary requests (what the money invariant test must survive). */
 /** @internal test */
-export type WireFaultKind = Exclude<SimFault['kind'], 'instance_state' | 'offer_taken' | 'offer_unschedulable' | 'offer_own' | 'tfa_error' | 'expire_session' | 'boot'>;
+export type WireFaultKind = Exclude<
+  SimFault['kind'],
+  'instance_state' | 'offer_taken' | 'offer_unschedulable' | 'offer_own' | 'tfa_error' | 'expire_session' | 'boot'
+>;
 
 export class SimControl {
   constructor(readonly url: string) {}

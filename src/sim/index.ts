@@ -122,9 +122,21 @@ export function simConfig(opts: SimOptions = {}): SimConfig {
  */
 export function demoSimOptions(o: { apiKey: string; guardScript: string; guardTick: number }): SimOptions {
   return {
-    port: 0, host: '127.0.0.1', apiKey: o.apiKey, demoLock: true, guardScript: o.guardScript, runOnstart: true, guardTick: o.guardTick,
-    bootSeconds: 20, seed: Date.now() % 100_000, instances: 2, pendingPriceIncrease: true, demoInbox: true,
-    era: 'today', invisibleSeconds: CLI_INVISIBLE_SECONDS, rateLimits: 'service',
+    port: 0,
+    host: '127.0.0.1',
+    apiKey: o.apiKey,
+    demoLock: true,
+    guardScript: o.guardScript,
+    runOnstart: true,
+    guardTick: o.guardTick,
+    bootSeconds: 20,
+    seed: Date.now() % 100_000,
+    instances: 2,
+    pendingPriceIncrease: true,
+    demoInbox: true,
+    era: 'today',
+    invisibleSeconds: CLI_INVISIBLE_SECONDS,
+    rateLimits: 'service',
   };
 }
 
@@ -185,32 +197,72 @@ export function parseArgs(argv: string[]): SimOptions {
     const a = argv[i]!;
     const next = () => argv[++i];
     switch (a) {
-      case '--host': o.host = next(); break;
-      case '--port': o.port = num(a, next()); break;
-      case '--api-key': o.apiKey = next(); break;
-      case '--read-only-key': o.readOnlyKey = next(); break;
-      case '--boot-seconds': o.bootSeconds = num(a, next()); break;
-      case '--seed': o.seed = num(a, next()); break;
-      case '--offers': o.offers = num(a, next()); break;
-      case '--instances': o.instances = num(a, next()); break;
-      case '--rate-limit': o.rateLimitPerSecond = num(a, next()); break;
-      case '--log-delay-ms': o.logDelayMs = num(a, next()); break;
-      case '--rate-limits': o.rateLimits = parseRateLimits(next() ?? ''); break;
+      case '--host':
+        o.host = next();
+        break;
+      case '--port':
+        o.port = num(a, next());
+        break;
+      case '--api-key':
+        o.apiKey = next();
+        break;
+      case '--read-only-key':
+        o.readOnlyKey = next();
+        break;
+      case '--boot-seconds':
+        o.bootSeconds = num(a, next());
+        break;
+      case '--seed':
+        o.seed = num(a, next());
+        break;
+      case '--offers':
+        o.offers = num(a, next());
+        break;
+      case '--instances':
+        o.instances = num(a, next());
+        break;
+      case '--rate-limit':
+        o.rateLimitPerSecond = num(a, next());
+        break;
+      case '--log-delay-ms':
+        o.logDelayMs = num(a, next());
+        break;
+      case '--rate-limits':
+        o.rateLimits = parseRateLimits(next() ?? '');
+        break;
       case '--era': {
         const e = next();
         if (!ERAS.includes(e as Era)) throw new Error(`--era must be one of ${ERAS.join(', ')}`);
         o.era = e as Era;
         break;
       }
-      case '--invisible-seconds': o.invisibleSeconds = num(a, next()); break;
-      case '--test-control': o.testControl = true; break;
-      case '--run-onstart': o.runOnstart = true; break;
-      case '--guard-tick': o.guardTick = num(a, next()); break;
-      case '--no-ssh': o.ssh = false; break;
-      case '--demo-inbox': o.demoInbox = true; break;
-      case '--demo': o.demoLock = true; break;
-      case '--guard-script': o.guardScript = readFileSync(next() ?? '', 'utf8'); break;
-      case '--pending-price-increase': o.pendingPriceIncrease = true; break;
+      case '--invisible-seconds':
+        o.invisibleSeconds = num(a, next());
+        break;
+      case '--test-control':
+        o.testControl = true;
+        break;
+      case '--run-onstart':
+        o.runOnstart = true;
+        break;
+      case '--guard-tick':
+        o.guardTick = num(a, next());
+        break;
+      case '--no-ssh':
+        o.ssh = false;
+        break;
+      case '--demo-inbox':
+        o.demoInbox = true;
+        break;
+      case '--demo':
+        o.demoLock = true;
+        break;
+      case '--guard-script':
+        o.guardScript = readFileSync(next() ?? '', 'utf8');
+        break;
+      case '--pending-price-increase':
+        o.pendingPriceIncrease = true;
+        break;
       case '-h':
       case '--help':
         throw new Error('usage');
@@ -262,8 +314,7 @@ async function main(): Promise<void> {
 
 // Bundlers inline this file into tests too, where require.main === module also holds:
 // run the CLI only when the running script is the simulator bundle itself.
-const isCli =
-  typeof require !== 'undefined' && require.main === module && /(^|[\\/])sim\.js$/.test(process.argv[1] ?? '');
+const isCli = typeof require !== 'undefined' && require.main === module && /(^|[\\/])sim\.js$/.test(process.argv[1] ?? '');
 if (isCli) {
   main().catch((e: unknown) => {
     console.error(`simulator failed to start: ${(e as Error).message}`);

@@ -38,7 +38,13 @@ function optType(body: Record<string, unknown>, key: string, type: 'string' | 'b
 }
 
 /** The offer of a creation, and whether the instance starts stopped (an unschedulable machine). */
-function checkOffer(state: SimState, offerId: number, body: Record<string, unknown>, price: number | null, target: string): { offer: OfferRecord; startsStopped: boolean } {
+function checkOffer(
+  state: SimState,
+  offerId: number,
+  body: Record<string, unknown>,
+  price: number | null,
+  target: string,
+): { offer: OfferRecord; startsStopped: boolean } {
   // The offer: checked last, after the body validated, as the real service does.
   // Every creation error of the live service carries the offer as ask_id.
   const today = state.era === 'today';
@@ -139,7 +145,7 @@ function parseCreateBody(body: Record<string, unknown>): CreateSpec {
     throw fail(400, 'invalid_args', `onstart is ${onstart.length} characters; the limit is 4048. Compress and encode longer scripts.`);
   }
 
-  const runtype = parseRuntype(given(body.runtype) ? (body.runtype as string) : template?.runtype ?? 'ssh_proxy');
+  const runtype = parseRuntype(given(body.runtype) ? (body.runtype as string) : (template?.runtype ?? 'ssh_proxy'));
   const isArgs = runtype.includes('args');
   let argsStr: string | null = null;
   if (given(body.args_str)) {
@@ -222,7 +228,7 @@ export function createInstance(state: SimState, offerId: number, body: Record<st
           }
         : null,
     useJupyterLab: given(body.use_jupyter_lab) ? (body.use_jupyter_lab as boolean) : !!template?.use_jupyter_lab,
-    jupyterDir: given(body.jupyter_dir) ? (body.jupyter_dir as string) : template?.jupyter_dir ?? null,
+    jupyterDir: given(body.jupyter_dir) ? (body.jupyter_dir as string) : (template?.jupyter_dir ?? null),
     vm: body.vm === true,
     volume,
     totalCost: 0,

@@ -42,7 +42,8 @@ function containerLog(state: SimState, inst: SimInstance): string[] {
   at(t0, `Container ${inst.id} starting from ${inst.image}`);
   at(t0 + 1, 'Setting up the container environment (/etc/environment, /root/.ssh/authorized_keys)');
   if (inst.runtype.some((r) => r.startsWith('ssh') || r.startsWith('jupyter'))) at(t0 + 2, 'Starting OpenSSH server on port 22');
-  if (inst.runtype.some((r) => r.startsWith('jupyter'))) at(t0 + 3, `Starting ${inst.useJupyterLab ? 'JupyterLab' : 'Jupyter'} on port 8080 (dir ${inst.jupyterDir ?? '/'})`);
+  if (inst.runtype.some((r) => r.startsWith('jupyter')))
+    at(t0 + 3, `Starting ${inst.useJupyterLab ? 'JupyterLab' : 'Jupyter'} on port 8080 (dir ${inst.jupyterDir ?? '/'})`);
   if (inst.runtype.includes('args')) at(t0 + 3, `exec ${inst.image.split(':')[0]} ${inst.argsStr ?? ''}`.trim());
   if (inst.onstart && inst.onstart.trim()) {
     at(t0 + 4, 'onstart: running /root/onstart.sh');
@@ -133,7 +134,11 @@ function reboot(state: SimState, inst: SimInstance): Reply {
   if (inst.intended === 'stopped') throw fail(400, 'instance_stopped', `Instance ${inst.id} is stopped: start it instead of rebooting.`);
   if (inst.outbid) throw fail(400, 'instance_outbid', `Instance ${inst.id} was outbid: raise its bid to run it again.`);
   if (inst.failure === 'offline' || inst.failure === 'unknown') {
-    throw fail(400, 'host_unreachable', `The host of instance ${inst.id} is not reachable (${inst.failure}); a reboot cannot reach it. Destroy the instance or wait for the host.`);
+    throw fail(
+      400,
+      'host_unreachable',
+      `The host of instance ${inst.id} is not reachable (${inst.failure}); a reboot cannot reach it. Destroy the instance or wait for the host.`,
+    );
   }
   state.accrue();
   const now = state.now();
@@ -222,7 +227,8 @@ function jsonParam(url: URL, name: string): unknown {
 
 function searchTemplates(url: URL): Reply {
   const filters = jsonParam(url, 'select_filters') ?? {};
-  if (typeof filters !== 'object' || filters === null || Array.isArray(filters)) throw fail(400, 'invalid_args', 'select_filters must be a JSON object such as {"recommended": {"eq": true}}.');
+  if (typeof filters !== 'object' || filters === null || Array.isArray(filters))
+    throw fail(400, 'invalid_args', 'select_filters must be a JSON object such as {"recommended": {"eq": true}}.');
   let rows = TEMPLATES.map(renderTemplate);
   try {
     for (const [field, spec] of Object.entries(filters as Record<string, unknown>)) {
@@ -244,12 +250,13 @@ function searchTemplates(url: URL): Reply {
     rows.sort((a, b) => {
       const x = a[col] as number | string | boolean | null;
       const y = b[col] as number | string | boolean | null;
-      const c = x === y ? a.id as number - (b.id as number) : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1;
+      const c = x === y ? (a.id as number) - (b.id as number) : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1;
       return desc && x !== y ? -c : c;
     });
   }
   const cols = jsonParam(url, 'select_cols');
-  if (cols !== undefined && (!Array.isArray(cols) || !cols.every((c) => typeof c === 'string'))) throw fail(400, 'invalid_args', 'select_cols must be a JSON list of column names.');
+  if (cols !== undefined && (!Array.isArray(cols) || !cols.every((c) => typeof c === 'string')))
+    throw fail(400, 'invalid_args', 'select_cols must be a JSON list of column names.');
   const picked = !cols || (cols as string[]).includes('*') ? rows : rows.map((r) => Object.fromEntries((cols as string[]).map((c) => [c, r[c] ?? null])));
   return { status: 200, body: { success: true, templates_found: picked.length, templates: picked } };
 }
@@ -258,7 +265,15 @@ function searchTemplates(url: URL): Reply {
  * Routes the calls of this file; undefined when the path is not one of them. Runs after
  * authentication; `readOnly` keys may read (logs, templates) but not change anything.
  */
-export function routeInstanceOps(state: SimState, method: string, path: string, url: URL, json: Record<string, unknown>, req: IncomingMessage, readOnly: boolean): Reply | undefined {
+export function routeInstanceOps(
+  state: SimState,
+  method: string,
+  path: string,
+  url: URL,
+  json: Record<string, unknown>,
+  req: IncomingMessage,
+  readOnly: boolean,
+): Reply | undefined {
   if (path === '/api/v0/template' && method === 'GET') return searchTemplates(url);
   const m = /^\/api\/v0\/instances\/(request_logs|reboot|recycle|bid_price)\/([^/]+)$/.exec(path);
   if (!m) return undefined;
@@ -283,7 +298,9 @@ export function serveLog(state: SimState, req: IncomingMessage, res: ServerRespo
   const status = ready ? 200 : 404;
   state.logFetches.push({ path, status, authorization: req.headers.authorization !== undefined || /[?&]api_key=/.test(req.url ?? '') });
   if (state.logFetches.length > 1000) state.logFetches.splice(0, 500);
-  const text = ready ? upload.text : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>';
+  const text = ready
+    ? upload.text
+    : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>';
   res.writeHead(status, { 'Content-Type': ready ? 'text/plain; charset=utf-8' : 'application/xml', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
   return true;
@@ -295,7 +312,11 @@ export function controlInstanceOps(state: SimState, path: string, json: Record<s
   if (!m) return undefined;
   const inst = state.instances.get(Number(m[1]));
   if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
-  if (!inst.isBid) return { status: 400, body: { success: false, error: 'bad_request', msg: `Instance ${inst.id} is on-demand; only interruptible instances can be outbid.` } };
+  if (!inst.isBid)
+    return {
+      status: 400,
+      body: { success: false, error: 'bad_request', msg: `Instance ${inst.id} is on-demand; only interruptible instances can be outbid.` },
+    };
   state.accrue();
   const current = inst.price ?? inst.offer.min_bid;
   const minBid = typeof json.minBid === 'number' && json.minBid > 0 ? json.minBid : Math.round(current * 1.25 * 10_000) / 10_000;

@@ -48,7 +48,10 @@ function dockerPorts(state: SimState, inst: SimInstance): Record<string, Array<{
   let n = 0;
   const add = (container: string, host?: number) => {
     const hp = host ?? start + ((stableInt(0, span, inst.id, inst.restarts) + n++) % span);
-    ports[container] = [{ HostIp: '0.0.0.0', HostPort: String(hp) }, { HostIp: '::', HostPort: String(hp) }];
+    ports[container] = [
+      { HostIp: '0.0.0.0', HostPort: String(hp) },
+      { HostIp: '::', HostPort: String(hp) },
+    ];
   };
   if (inst.runtype.includes('ssh_direct') || inst.runtype.includes('jupyter_direct')) add('22/tcp', state.sshListenPort?.(inst));
   if (inst.runtype.includes('jupyter_direct')) add('8080/tcp');
@@ -114,9 +117,10 @@ function instancePricing(inst: SimInstance, stoppedish: boolean) {
     discountTotalHour: 0,
     discountedTotalPerHour: r(computeHour + storageHour),
   };
-  const current = stoppedish || inst.failure
-    ? { gpuCostPerHour: 0, diskHour: r(storageHour), totalHour: r(storageHour), discountTotalHour: 0, discountedTotalPerHour: r(storageHour) }
-    : pricing;
+  const current =
+    stoppedish || inst.failure
+      ? { gpuCostPerHour: 0, diskHour: r(storageHour), totalHour: r(storageHour), discountTotalHour: 0, discountedTotalPerHour: r(storageHour) }
+      : pricing;
   return { storageHour, computeHour, dphTotal, pricing, current };
 }
 
@@ -144,11 +148,19 @@ export function renderInstance(state: SimState, inst: SimInstance): Record<strin
     image_uuid: inst.image,
     image_args: inst.argsStr ? inst.argsStr.split(/\s+/).filter(Boolean) : [],
     image_runtype: wireRuntype(inst),
-    extra_env: Object.entries(inst.env).filter(([k]) => !k.startsWith('-')).map(([k, v]) => [k, v]),
+    extra_env: Object.entries(inst.env)
+      .filter(([k]) => !k.startsWith('-'))
+      .map(([k, v]) => [k, v]),
     onstart: inst.onstart,
     jupyter_token: inst.jupyterToken ?? undefined,
     status_msg:
-      inst.failure || inst.bootFault?.mode === 'fail' ? `Error: container ${status}` : status === 'loading' ? 'Pulling image…' : running ? 'success, running ' + inst.image : null,
+      inst.failure || inst.bootFault?.mode === 'fail'
+        ? `Error: container ${status}`
+        : status === 'loading'
+          ? 'Pulling image…'
+          : running
+            ? 'success, running ' + inst.image
+            : null,
     local_ipaddrs: '172.17.0.2 127.0.0.1',
     ssh_host: SIM_SSH_HOST,
     ssh_idx: '3',

@@ -36,12 +36,29 @@ const GPUS: GpuModel[] = [
 ];
 
 const PLACES = [
-  'US, CA', 'US, TX', 'US, NY', 'US, WA', 'Canada, QC', 'Germany, DE', 'Sweden, SE', 'Norway, NO',
-  'France, FR', 'Netherlands, NL', 'Poland, PL', 'Japan, JP', 'Taiwan, TW', 'Australia, AU', 'Brazil, BR',
+  'US, CA',
+  'US, TX',
+  'US, NY',
+  'US, WA',
+  'Canada, QC',
+  'Germany, DE',
+  'Sweden, SE',
+  'Norway, NO',
+  'France, FR',
+  'Netherlands, NL',
+  'Poland, PL',
+  'Japan, JP',
+  'Taiwan, TW',
+  'Australia, AU',
+  'Brazil, BR',
 ];
 const CPUS = [
-  'AMD EPYC 7742 64-Core Processor', 'AMD EPYC 9654 96-Core Processor', 'Intel Xeon Gold 6338',
-  'AMD Ryzen 9 7950X 16-Core Processor', 'Intel Core i9-13900K', 'AMD Ryzen Threadripper PRO 5975WX',
+  'AMD EPYC 7742 64-Core Processor',
+  'AMD EPYC 9654 96-Core Processor',
+  'Intel Xeon Gold 6338',
+  'AMD Ryzen 9 7950X 16-Core Processor',
+  'Intel Core i9-13900K',
+  'AMD Ryzen Threadripper PRO 5975WX',
 ];
 const MOBOS = ['ROMED8-2T', 'H12SSL-i', 'X13SWA-TF', 'PRIME X670E-PRO', 'WRX80E-SAGE'];
 const COUNTS = [1, 1, 1, 2, 2, 4, 4, 8];
@@ -227,7 +244,13 @@ function coerce(value: unknown, like: unknown): unknown {
 /** Equality, where a two-letter country code matches a geolocation such as 'Sweden, SE' (as the CLI's help says). */
 function same(field: string, actual: unknown, v: unknown): boolean {
   if (actual === v) return true;
-  return field === 'geolocation' && typeof actual === 'string' && typeof v === 'string' && /^[A-Za-z]{2}$/.test(v) && actual.toUpperCase().endsWith(`, ${v.toUpperCase()}`);
+  return (
+    field === 'geolocation' &&
+    typeof actual === 'string' &&
+    typeof v === 'string' &&
+    /^[A-Za-z]{2}$/.test(v) &&
+    actual.toUpperCase().endsWith(`, ${v.toUpperCase()}`)
+  );
 }
 
 export function compare(op: string, actual: unknown, raw: unknown, field = ''): boolean {
@@ -255,7 +278,11 @@ export function compare(op: string, actual: unknown, raw: unknown, field = ''): 
  * dph_total includes the disk asked for; `noClusters`: a service without physical clusters (the
  * seed era), where cluster_id is an unknown field, neither filtered on nor shown.
  */
-export function searchOffers(all: readonly OfferRecord[], body: Record<string, unknown>, opts: { priceStorage?: boolean; noClusters?: boolean } = {}): OfferRecord[] {
+export function searchOffers(
+  all: readonly OfferRecord[],
+  body: Record<string, unknown>,
+  opts: { priceStorage?: boolean; noClusters?: boolean } = {},
+): OfferRecord[] {
   const typeRaw = body.type ?? 'on-demand';
   if (typeof typeRaw !== 'string' || !['on-demand', 'ondemand', 'bid', 'reserved'].includes(typeRaw)) {
     throw new SearchError(`type must be 'on-demand' or 'bid'`);

@@ -50,7 +50,8 @@ export function configureOnstart(state: SimState, opts: { enabled: boolean; env?
   const r = runnerOf(state);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.env ?? {})) {
-    if (!KNOB.test(k) || (typeof v !== 'string' && typeof v !== 'number')) throw new Error(`env may only set GPU_GUARD_* knobs to strings or numbers (got ${k.slice(0, 40)})`);
+    if (!KNOB.test(k) || (typeof v !== 'string' && typeof v !== 'number'))
+      throw new Error(`env may only set GPU_GUARD_* knobs to strings or numbers (got ${k.slice(0, 40)})`);
     env[k] = String(v);
   }
   r.enabled = opts.enabled;

@@ -36,7 +36,6 @@ export function parseRateLimits(text: string): RateLimitOption {
   return out;
 }
 
-
 /** The 429 reply when `token` calls `endpoint` too soon; records the call otherwise. */
 export function rateLimit(state: SimState, token: string, endpoint: LimitedEndpoint): { status: number; body: unknown; text?: boolean } | undefined {
   const min = state.rateLimits[endpoint];

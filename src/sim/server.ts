@@ -147,7 +147,9 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     if (!who || who === 'expired' || who.kind === 'instance') return send(res, 401, { success: false, error: 'auth_error', msg: 'Invalid user key.' });
     // And what each authenticator app on the account would show right now (the demo user has no app for a simulated key).
     const now = state.now();
-    const apps = state.tfa.methods.flatMap((m) => (m.method === 'totp' && m.totpSecret ? [{ channel: 'app', to: m.label, code: totp(m.totpSecret, now), at: now }] : []));
+    const apps = state.tfa.methods.flatMap((m) =>
+      m.method === 'totp' && m.totpSecret ? [{ channel: 'app', to: m.label, code: totp(m.totpSecret, now), at: now }] : [],
+    );
     return send(res, 200, { messages: [...state.outbox.map((m) => ({ channel: m.channel, to: m.to, code: m.code, at: m.at })), ...apps] });
   }
   if (path.startsWith('/_sim')) {
@@ -277,8 +279,7 @@ function routeInstance(state: SimState, method: string, path: string, rawId: str
       } else if (json.state === 'running') {
         startInstance(state, inst);
         instanceStarted(state, inst);
-      }
-      else throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
+      } else throw fail(400, 'invalid_args', "state must be 'running' or 'stopped'.");
       did = true;
     }
     if (json.label !== undefined) {
@@ -317,7 +318,8 @@ function route(
   if (billing) return billing;
 
   let m: RegExpExecArray | null;
-  if ((m = /^\/api\/v0\/instances\/(\d+)$/.exec(path)) || (m = /^\/api\/v0\/instances\/([^/]+)$/.exec(path))) return routeInstance(state, method, path, m[1]!, json, who);
+  if ((m = /^\/api\/v0\/instances\/(\d+)$/.exec(path)) || (m = /^\/api\/v0\/instances\/([^/]+)$/.exec(path)))
+    return routeInstance(state, method, path, m[1]!, json, who);
   if (who.kind === 'instance') throw fail(403, 'permission_denied', 'This instance key can only read, start, stop or destroy its own instance.');
   const extra = routeInstanceOps(state, method, path, url, json, req, who.kind === 'read');
   if (extra) return extra;

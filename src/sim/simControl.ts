@@ -31,7 +31,13 @@ function readControl(state: SimState, path: string): Reply | undefined {
         now: state.now(),
         era: state.era,
         credit: state.user.credit,
-        instances: [...state.instances.values()].map((i) => ({ id: i.id, offerId: i.offer.id, intended: i.intended, failure: i.failure, overlay: i.overlay ?? null })),
+        instances: [...state.instances.values()].map((i) => ({
+          id: i.id,
+          offerId: i.offer.id,
+          intended: i.intended,
+          failure: i.failure,
+          overlay: i.overlay ?? null,
+        })),
         faults: state.faults,
       },
     };
@@ -84,10 +90,20 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
     case 'http_error': {
       const status = Number(json.status);
       // 200 with an error: the service's {"success": false, "error": ...} refusals.
-      if (!Number.isInteger(status) || ((status < 400 || status > 599) && !(status === 200 && typeof json.error === 'string'))) return bad('status must be an HTTP error status (or 200 with an error)');
+      if (!Number.isInteger(status) || ((status < 400 || status > 599) && !(status === 200 && typeof json.error === 'string')))
+        return bad('status must be an HTTP error status (or 200 with an error)');
       const retryAfter = json.retryAfter === undefined ? undefined : Number(json.retryAfter);
       if (retryAfter !== undefined && !(Number.isInteger(retryAfter) && retryAfter > 0)) return bad('retryAfter must be a positive whole number of seconds');
-      state.faults.push({ kind: 'http_error', status, error: json.error as string | undefined, msg: json.msg as string | undefined, retryAfter, path: p, exact, count });
+      state.faults.push({
+        kind: 'http_error',
+        status,
+        error: json.error as string | undefined,
+        msg: json.msg as string | undefined,
+        retryAfter,
+        path: p,
+        exact,
+        count,
+      });
       return ok();
     }
     case 'refused':
@@ -133,7 +149,8 @@ function addFault(state: SimState, json: Record<string, unknown>): Reply {
     case 'offer_unschedulable':
     case 'offer_own': {
       const id = Number(json.offerId);
-      if (!state.offers.some((o) => o.id === id)) return { status: 404, body: { success: false, error: 'not_found', msg: `No offer ${String(json.offerId)}.` } };
+      if (!state.offers.some((o) => o.id === id))
+        return { status: 404, body: { success: false, error: 'not_found', msg: `No offer ${String(json.offerId)}.` } };
       (json.kind === 'offer_own' ? state.ownOffers : state.unschedulable).add(id);
       return ok();
     }
@@ -235,7 +252,8 @@ export function control(state: SimState, method: string, path: string, json: Rec
     const inst = state.instances.get(Number(m[1]));
     if (!inst) return { status: 404, body: { success: false, error: 'not_found', msg: `No instance ${m[1]}.` } };
     const util = Array.isArray(json.util) ? json.util : [json.util];
-    if (!util.length || util.some((u) => typeof u !== 'number' || !Number.isFinite(u) || u < 0 || u > 100)) return bad('util must be a percentage or a list of them (one per GPU)');
+    if (!util.length || util.some((u) => typeof u !== 'number' || !Number.isFinite(u) || u < 0 || u > 100))
+      return bad('util must be a percentage or a list of them (one per GPU)');
     setGpuUtil(state, inst, util as number[]);
     return ok();
   }

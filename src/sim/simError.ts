@@ -13,5 +13,4 @@ export class SimFail extends Error {
   }
 }
 
-export const fail = (status: number, error: string, msg: string, extra?: Record<string, unknown>) =>
-  new SimFail(status, error, msg, extra);
+export const fail = (status: number, error: string, msg: string, extra?: Record<string, unknown>) => new SimFail(status, error, msg, extra);

@@ -129,8 +129,15 @@ export function emailChallenge(state: SimState, secret = randomKey(16)): Challen
   if (!state.user.email) throw fail(400, 'missing_email', 'No e-mail address is set on this account. Add one in account settings.');
   const now = state.now();
   const ch: Challenge = {
-    secret, channel: 'email', code: newCode(), to: state.user.email, createdAt: now,
-    expiresAt: now + CHALLENGE_SECONDS, phone: null, methodId: null, used: false,
+    secret,
+    channel: 'email',
+    code: newCode(),
+    to: state.user.email,
+    createdAt: now,
+    expiresAt: now + CHALLENGE_SECONDS,
+    phone: null,
+    methodId: null,
+    used: false,
   };
   state.tfa.challenges.set(ch.secret, ch);
   deliver(state, ch);
@@ -156,8 +163,15 @@ export function smsChallenge(state: SimState, phone: string, methodId: number | 
     throw fail(400, 'tfa_challenge_exists', 'A code was sent to this number moments ago. Use resend instead of requesting a new code.');
   }
   const ch: Challenge = {
-    secret: opts.secret ?? randomKey(16), channel: 'sms', code: newCode(), to: phone, createdAt: now,
-    expiresAt: now + CHALLENGE_SECONDS, phone, methodId, used: false,
+    secret: opts.secret ?? randomKey(16),
+    channel: 'sms',
+    code: newCode(),
+    to: phone,
+    createdAt: now,
+    expiresAt: now + CHALLENGE_SECONDS,
+    phone,
+    methodId,
+    used: false,
   };
   state.tfa.challenges.set(ch.secret, ch);
   state.tfa.lastSmsAt.set(phone, now);
@@ -205,10 +219,15 @@ export function methodOfType(state: SimState, type: 'sms' | 'totp', id: number |
 
 export function checkLocked(state: SimState, m: TfaMethodRow): void {
   if (m.locked_until !== null && m.locked_until > state.now()) {
-    throw fail(429, 'tfa_locked', `This 2FA method is locked after too many failed attempts. Try again after ${new Date(m.locked_until * 1000).toISOString()} or use another method.`, {
-      fail_count: m.fail_count,
-      locked_until: m.locked_until,
-    });
+    throw fail(
+      429,
+      'tfa_locked',
+      `This 2FA method is locked after too many failed attempts. Try again after ${new Date(m.locked_until * 1000).toISOString()} or use another method.`,
+      {
+        fail_count: m.fail_count,
+        locked_until: m.locked_until,
+      },
+    );
   }
 }
 
@@ -301,14 +320,38 @@ export function verify(state: SimState, b: Body, wrong: '2fa_login_failed' | '2f
 }
 
 const TFA_STATUS: Record<string, number> = {
-  bad_request: 400, auth_error: 403, invalid_tfa_method: 400, missing_auth_value: 400, missing_params: 400,
-  email_not_verified: 400, '2fa_expired': 400, challenge_not_found: 400, tfa_challenge_exists: 400,
-  authorization_required: 403, no_pending_authorization: 400, invalid_backup_code: 401, untracked_2fa_found: 400,
-  duplicate_tfa_method: 400, sms_provider_error: 400, preauth_phone_cap: 429, sms_rate_limited: 429, tfa_locked: 429,
-  service_unavailable: 503, no_challenge_found: 400, phone_number_mismatch: 400, '2fa_login_failed': 400,
-  '2fa_verification_failed': 400, team_user_forbidden: 403, missing_email: 400, missing_phone_number: 400,
-  not_found: 404, tfa_method_not_configured: 400, challenge_creation_failed: 500, sms_blocked_number: 400,
-  sms_fraud_detected: 403, sms_provider_rate_limited: 429,
+  bad_request: 400,
+  auth_error: 403,
+  invalid_tfa_method: 400,
+  missing_auth_value: 400,
+  missing_params: 400,
+  email_not_verified: 400,
+  '2fa_expired': 400,
+  challenge_not_found: 400,
+  tfa_challenge_exists: 400,
+  authorization_required: 403,
+  no_pending_authorization: 400,
+  invalid_backup_code: 401,
+  untracked_2fa_found: 400,
+  duplicate_tfa_method: 400,
+  sms_provider_error: 400,
+  preauth_phone_cap: 429,
+  sms_rate_limited: 429,
+  tfa_locked: 429,
+  service_unavailable: 503,
+  no_challenge_found: 400,
+  phone_number_mismatch: 400,
+  '2fa_login_failed': 400,
+  '2fa_verification_failed': 400,
+  team_user_forbidden: 403,
+  missing_email: 400,
+  missing_phone_number: 400,
+  not_found: 404,
+  tfa_method_not_configured: 400,
+  challenge_creation_failed: 500,
+  sms_blocked_number: 400,
+  sms_fraud_detected: 403,
+  sms_provider_rate_limited: 429,
 };
 
 /** The live service names its SMS provider in these codes where the seed is neutral. */

@@ -6,10 +6,36 @@ import type { Principal } from './server';
 import { randomKey, type Challenge, type SimState, type TfaMethodRow } from './state';
 import { base32Decode, newTotpSecret, verifyTotp } from './totp';
 import {
-  CHALLENGE_SECONDS, WINDOW_SECONDS, type Body, type Reply, tfaStatusOf, userRecord, maskPhone, publicMethod,
-  str, int, bool, methodEnum, label, phoneArg, newCode, newBackupCodes, deliver, requireVerifiedEmail,
-  emailChallenge, checkPhoneSendable, smsChallenge, challenge, unlockExpired, methodById, methodOfType,
-  checkLocked, failAttempt, succeed, useBackupCode, verify,
+  CHALLENGE_SECONDS,
+  WINDOW_SECONDS,
+  type Body,
+  type Reply,
+  tfaStatusOf,
+  userRecord,
+  maskPhone,
+  publicMethod,
+  str,
+  int,
+  bool,
+  methodEnum,
+  label,
+  phoneArg,
+  newCode,
+  newBackupCodes,
+  deliver,
+  requireVerifiedEmail,
+  emailChallenge,
+  checkPhoneSendable,
+  smsChallenge,
+  challenge,
+  unlockExpired,
+  methodById,
+  methodOfType,
+  checkLocked,
+  failAttempt,
+  succeed,
+  useBackupCode,
+  verify,
 } from './tfaRules';
 
 // ---- endpoints ----------------------------------------------------------------------------
@@ -40,12 +66,13 @@ function sendSms(state: SimState, b: Body, who: Principal | undefined): Reply {
   if (id !== undefined) {
     const m = methodById(state, id);
     if (m.method !== 'sms') throw fail(404, 'not_found', `2FA method ${id} is not an SMS method.`);
-    if (phoneIn !== undefined && phoneIn !== m.phone) throw fail(400, 'phone_number_mismatch', 'phone_number differs from the number of this method. Leave it out or pick the right method.');
+    if (phoneIn !== undefined && phoneIn !== m.phone)
+      throw fail(400, 'phone_number_mismatch', 'phone_number differs from the number of this method. Leave it out or pick the right method.');
     phone = m.phone ?? undefined;
     methodId = m.id;
   } else {
     phone = phoneIn ?? methodOfType(state, 'sms', undefined)?.phone ?? state.user.phone ?? undefined;
-    methodId = phoneIn === undefined ? methodOfType(state, 'sms', undefined)?.id ?? null : null;
+    methodId = phoneIn === undefined ? (methodOfType(state, 'sms', undefined)?.id ?? null) : null;
   }
   if (!phone) throw fail(400, 'missing_phone_number', 'No phone number given and none on file. Send phone_number in E.164 format.');
   const ch = smsChallenge(state, phone, methodId, { admin: state.user.admin });
@@ -60,10 +87,11 @@ function resendSms(state: SimState, b: Body, who: Principal | undefined): Reply 
   let ch: Challenge | undefined;
   if (secret !== undefined) {
     ch = challenge(state, secret, 'sms');
-    if (phoneIn !== undefined && phoneIn !== ch.phone) throw fail(400, 'phone_number_mismatch', "phone_number differs from the challenge's number. Send the same number or request a new code.");
+    if (phoneIn !== undefined && phoneIn !== ch.phone)
+      throw fail(400, 'phone_number_mismatch', "phone_number differs from the challenge's number. Send the same number or request a new code.");
   } else {
     if (!who) throw fail(401, 'missing_auth_value', 'No authentication given: send a bearer token or the secret of the challenge.');
-    const phone = id !== undefined ? methodById(state, id).phone : phoneIn ?? methodOfType(state, 'sms', undefined)?.phone ?? state.user.phone;
+    const phone = id !== undefined ? methodById(state, id).phone : (phoneIn ?? methodOfType(state, 'sms', undefined)?.phone ?? state.user.phone);
     const live = [...state.tfa.challenges.values()].filter((c) => c.channel === 'sms' && !c.used && c.expiresAt > now && c.phone === phone);
     const old = live[live.length - 1];
     if (!old) throw fail(400, 'no_challenge_found', 'No code is pending for this number. Request a new code first.');
@@ -96,11 +124,19 @@ function confirmNew(state: SimState, b: Body, deprecated: boolean): Reply {
   if (secret === undefined) throw fail(400, 'missing_params', 'secret is required.');
   const now = state.now();
   if (!(state.tfa.authorizedUntil !== null && state.tfa.authorizedUntil > now)) {
-    throw fail(403, 'authorization_required', 'Adding a method needs a fresh authorization (valid 30 minutes). Verify with an existing method or e-mail first.');
+    throw fail(
+      403,
+      'authorization_required',
+      'Adding a method needs a fresh authorization (valid 30 minutes). Verify with an existing method or e-mail first.',
+    );
   }
   let row: TfaMethodRow;
   const base = {
-    id: state.ids.tfaMethod, fail_count: 0, locked_until: null, created_at: Math.floor(now), last_used: null,
+    id: state.ids.tfaMethod,
+    fail_count: 0,
+    locked_until: null,
+    created_at: Math.floor(now),
+    last_used: null,
     is_primary: state.tfa.methods.length === 0,
   };
   if (type === 'sms') {
@@ -115,7 +151,8 @@ function confirmNew(state: SimState, b: Body, deprecated: boolean): Reply {
     ch.used = true;
     row = { ...base, method: 'sms', label: lbl ?? `Phone ${phone.slice(-4)}`, phone, totpSecret: null };
   } else {
-    if (state.tfa.methods.some((m) => m.method === 'totp')) throw fail(400, 'duplicate_tfa_method', 'An authenticator app is already set up. Remove it first to replace it.');
+    if (state.tfa.methods.some((m) => m.method === 'totp'))
+      throw fail(400, 'duplicate_tfa_method', 'An authenticator app is already set up. Remove it first to replace it.');
     let ok = false;
     try {
       ok = base32Decode(secret).length >= 10;
@@ -195,7 +232,7 @@ function authorizeFinish(state: SimState, b: Body): Reply {
   const p = state.tfa.pending;
   if (!p) throw fail(400, 'no_pending_authorization', 'No authorization is pending. Start again with the first step.');
   if (p.secret !== secret) throw fail(400, 'challenge_not_found', 'No pending authorization matches this secret. Start again with the first step.');
-  const row = p.methodId !== null ? state.tfa.methods.find((m) => m.id === p.methodId) ?? null : null;
+  const row = p.methodId !== null ? (state.tfa.methods.find((m) => m.id === p.methodId) ?? null) : null;
   if (row) checkLocked(state, row);
   if (p.channel === 'totp') {
     if (!row?.totpSecret) throw fail(400, 'tfa_method_not_configured', 'The authenticator method is damaged. Remove it and set it up again.');
@@ -283,8 +320,16 @@ function regen(state: SimState, b: Body): Reply {
     // legacy migration: an SMS method from the phone on file
     if (!state.user.phone) throw fail(400, 'missing_phone_number', 'No phone number is on file to migrate legacy 2FA. Contact support.');
     state.tfa.methods.push({
-      id: state.ids.tfaMethod++, method: 'sms', label: 'Phone (migrated)', phone: state.user.phone, totpSecret: null,
-      is_primary: true, fail_count: 0, locked_until: null, created_at: Math.floor(state.now()), last_used: null,
+      id: state.ids.tfaMethod++,
+      method: 'sms',
+      label: 'Phone (migrated)',
+      phone: state.user.phone,
+      totpSecret: null,
+      is_primary: true,
+      fail_count: 0,
+      locked_until: null,
+      created_at: Math.floor(state.now()),
+      last_used: null,
     });
   }
   verify(state, b, '2fa_verification_failed');
@@ -295,7 +340,14 @@ function regen(state: SimState, b: Body): Reply {
   return { status: 200, body: { msg: 'New backup codes generated; the old ones no longer work.', backup_codes: codes } };
 }
 
-const SECRET_ONLY = new Set(['POST /api/v0/tfa', 'POST /api/v0/tfa/email', 'POST /api/v0/tfa/sms', 'POST /api/v0/tfa/sms/resend', 'POST /api/v0/tfa/test', 'POST /api/v0/tfa/resend']);
+const SECRET_ONLY = new Set([
+  'POST /api/v0/tfa',
+  'POST /api/v0/tfa/email',
+  'POST /api/v0/tfa/sms',
+  'POST /api/v0/tfa/sms/resend',
+  'POST /api/v0/tfa/test',
+  'POST /api/v0/tfa/resend',
+]);
 const READS = new Set(['GET /api/v0/tfa/status']);
 
 export function handleTfa(

@@ -45,8 +45,7 @@ export function hotp(key: Uint8Array, counter: number, digits = 6): string {
   msg.writeUInt32BE(counter >>> 0, 4);
   const mac = createHmac('sha1', key).update(msg).digest();
   const off = mac[mac.length - 1]! & 0x0f;
-  const bin =
-    ((mac[off]! & 0x7f) << 24) | ((mac[off + 1]! & 0xff) << 16) | ((mac[off + 2]! & 0xff) << 8) | (mac[off + 3]! & 0xff);
+  const bin = ((mac[off]! & 0x7f) << 24) | ((mac[off + 1]! & 0xff) << 16) | ((mac[off + 2]! & 0xff) << 8) | (mac[off + 3]! & 0xff);
   return String(bin % 10 ** digits).padStart(digits, '0');
 }
 

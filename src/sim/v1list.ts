@@ -9,9 +9,24 @@ const NONPOSITIVE_LIMIT = 5;
 const OPS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'notin']);
 /** Columns the service computes per read: they can be selected and ordered by, not filtered on. */
 const COMPUTED = new Set([
-  'dph_total', 'dph_base', 'num_gpus', 'dlperf_per_dphtotal', 'flops_per_dphtotal', 'uptime_mins', 'duration',
-  'storage_total_cost', 'total_cost', 'credit_balance', 'client_run_time', 'host_run_time', 'search', 'instance',
-  'ports', 'time_remaining', 'time_remaining_isbid', 'status_msg',
+  'dph_total',
+  'dph_base',
+  'num_gpus',
+  'dlperf_per_dphtotal',
+  'flops_per_dphtotal',
+  'uptime_mins',
+  'duration',
+  'storage_total_cost',
+  'total_cost',
+  'credit_balance',
+  'client_run_time',
+  'host_run_time',
+  'search',
+  'instance',
+  'ports',
+  'time_remaining',
+  'time_remaining_isbid',
+  'status_msg',
 ]);
 
 type Row = Record<string, unknown>;
@@ -138,7 +153,8 @@ export function listInstancesV1(state: SimState, url: URL, unfiltered = false): 
   const rawCols = jsonParam(url, 'select_cols');
   let cols: string[] | undefined;
   if (rawCols !== undefined) {
-    if (!Array.isArray(rawCols) || rawCols.some((c) => typeof c !== 'string')) throw fail(400, 'invalid_args', 'select_cols must be a JSON array of column names.');
+    if (!Array.isArray(rawCols) || rawCols.some((c) => typeof c !== 'string'))
+      throw fail(400, 'invalid_args', 'select_cols must be a JSON array of column names.');
     cols = rawCols.includes('*') ? undefined : (rawCols as string[]);
   }
 
@@ -187,9 +203,34 @@ export function listInstancesV1(state: SimState, url: URL, unfiltered = false): 
 function sampleless(state: SimState): Parameters<typeof renderInstance>[1] {
   const offer = state.offers[0] ?? ({ id: 0, gpu_name: '', num_gpus: 0, dph_total: 0, min_bid: 0, storage_cost: 0 } as never);
   return {
-    id: 0, offer, label: null, image: '', runtype: ['ssh_proxy'], env: {}, onstart: null, argsStr: null, disk: 8,
-    intended: 'stopped', bootStart: 0, bootSeconds: 1, restarts: 0, failure: null, createdAt: 0, isBid: false,
-    price: null, apiKey: '', jupyterToken: null, template: null, dockerLogin: null, useJupyterLab: false,
-    jupyterDir: null, vm: false, volume: null, totalCost: 0, storageTotal: 0, everStarted: false, sshKeys: [],
+    id: 0,
+    offer,
+    label: null,
+    image: '',
+    runtype: ['ssh_proxy'],
+    env: {},
+    onstart: null,
+    argsStr: null,
+    disk: 8,
+    intended: 'stopped',
+    bootStart: 0,
+    bootSeconds: 1,
+    restarts: 0,
+    failure: null,
+    createdAt: 0,
+    isBid: false,
+    price: null,
+    apiKey: '',
+    jupyterToken: null,
+    template: null,
+    dockerLogin: null,
+    useJupyterLab: false,
+    jupyterDir: null,
+    vm: false,
+    volume: null,
+    totalCost: 0,
+    storageTotal: 0,
+    everStarted: false,
+    sshKeys: [],
   };
 }

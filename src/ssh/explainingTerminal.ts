@@ -60,7 +60,10 @@ const CAUSES: Array<[RegExp, SshFailureCause, string]> = [
 export function explainSshFailure(stderr: string, exitCode: number | null): SshFailure {
   for (const [re, cause, advice] of CAUSES) if (re.test(stderr)) return { cause, advice };
   const code = exitCode === null ? 'was stopped' : `exited with code ${exitCode}`;
-  return { cause: 'other', advice: `ssh ${code}: the lines above say why. Check that the instance is running (GPU Rental: Refresh Instances and Offers), then connect again.` };
+  return {
+    cause: 'other',
+    advice: `ssh ${code}: the lines above say why. Check that the instance is running (GPU Rental: Refresh Instances and Offers), then connect again.`,
+  };
 }
 
 /** The arguments for `ssh` that reach a host entry, through a config file when it is not included in the user's own. */

@@ -78,7 +78,12 @@ export async function readLocalKey(path: string, home: string, needPrivate = tru
   if (/PRIVATE KEY/.test(text)) {
     throw new SshKeyError('private-key', `${publicPath} holds a private key. Pick the public key (the .pub file); a private key never leaves this machine.`);
   }
-  const line = text.replace(/^\uFEFF/, '').split(/\r?\n/).find((l) => l.trim() && !l.trim().startsWith('#'))?.trim() ?? '';
+  const line =
+    text
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/)
+      .find((l) => l.trim() && !l.trim().startsWith('#'))
+      ?.trim() ?? '';
   const parsed = parsePublicKeyLine(line);
   if (!parsed) throw new SshKeyError('not-public-key', `${publicPath} is not an OpenSSH public key (one line like "ssh-ed25519 AAAA… comment").`);
   if (needPrivate && !(await exists(privatePath))) {
@@ -93,10 +98,7 @@ export async function readLocalKey(path: string, home: string, needPrivate = tru
  * extension's own key. One entry per key material.
  */
 export async function findLocalKeys(home: string, extra: ReadonlyArray<string | undefined> = []): Promise<LocalKey[]> {
-  const paths = [
-    ...extra.filter((p): p is string => !!p?.trim()),
-    ...[...DEFAULT_KEYS, GENERATED_KEY_NAME].map((n) => join(home, '.ssh', n)),
-  ];
+  const paths = [...extra.filter((p): p is string => !!p?.trim()), ...[...DEFAULT_KEYS, GENERATED_KEY_NAME].map((n) => join(home, '.ssh', n))];
   const out: LocalKey[] = [];
   for (const p of paths) {
     try {
@@ -132,7 +134,7 @@ export function usableKey(local: readonly LocalKey[], account: readonly AccountS
 function run(cmd: string, args: string[]): Promise<{ code: number; stderr: string }> {
   return new Promise((res) => {
     execFile(cmd, args, { timeout: 30_000, windowsHide: true }, (err, _out, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
       res({ code, stderr: String(stderr ?? '') });
     });
   });
@@ -157,7 +159,10 @@ export async function createKeyPair(o: CreateKeyOptions): Promise<LocalKey> {
   const [havePriv, havePub] = await Promise.all([exists(privatePath), exists(publicPath)]);
   if (havePriv && havePub) return readLocalKey(privatePath, o.home);
   if (havePriv || havePub) {
-    throw new SshKeyError('exists', `${havePriv ? privatePath : publicPath} exists without its other half; it was left untouched. Move it away or pick another key.`);
+    throw new SshKeyError(
+      'exists',
+      `${havePriv ? privatePath : publicPath} exists without its other half; it was left untouched. Move it away or pick another key.`,
+    );
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const comment = (o.comment ?? 'gpu-rental').replace(/[\r\n\0]/g, ' ').slice(0, 200);
@@ -167,7 +172,8 @@ export async function createKeyPair(o: CreateKeyOptions): Promise<LocalKey> {
     const r = await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', privatePath]);
     done = r.code === 0;
     if (!done) {
-      if (gen === 'ssh-keygen') throw new SshKeyError('keygen-failed', `ssh-keygen could not create ${privatePath}: ${r.stderr.trim().slice(0, 200) || 'it is not installed'}.`);
+      if (gen === 'ssh-keygen')
+        throw new SshKeyError('keygen-failed', `ssh-keygen could not create ${privatePath}: ${r.stderr.trim().slice(0, 200) || 'it is not installed'}.`);
       o.log?.info('ssh: ssh-keygen is not available; creating the key pair with the bundled SSH library');
       if (await exists(privatePath)) throw new SshKeyError('exists', `${privatePath} appeared while creating it; it was left untouched.`);
     }

@@ -10,7 +10,11 @@ import { createHmac } from 'node:crypto';
  * servers may both have an instance 7). Plain characters only: it is written into an SSH config.
  */
 export function hostKeyAlias(id: number, origin: string | undefined, proxy = false): string {
-  const o = (origin ?? '').toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100);
+  const o = (origin ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
   return `gpu-rental-${o ? `${o}-` : ''}${id}${proxy ? '-proxy' : ''}`;
 }
 

@@ -9,7 +9,18 @@ import { hostKeyAlias, removeKnownHosts } from './knownHosts';
 import { analyseUserConfig, includeLineFor, prependInclude, withoutBom, type IncludeStatus, type IncludeRefusal } from './userConfig';
 import { sshAddress } from './address';
 import { SshValueError, checkSshTarget, sshConfigPath, validHost, validPort } from './sshValues';
-import { GROUP_ALIAS, HEADER, MANAGED_DIR, PROXY_ALIAS_SUFFIX, TEMPLATE_IDENTITY_NOTE, aliasFor, parseManaged, type Block, type LocalForward, type SshEntry } from './sshEntryFormat';
+import {
+  GROUP_ALIAS,
+  HEADER,
+  MANAGED_DIR,
+  PROXY_ALIAS_SUFFIX,
+  TEMPLATE_IDENTITY_NOTE,
+  aliasFor,
+  parseManaged,
+  type Block,
+  type LocalForward,
+  type SshEntry,
+} from './sshEntryFormat';
 
 export interface SshConfigWriterOptions {
   /** The user's home directory (os.homedir() in the extension, a temp dir in tests). */
@@ -155,7 +166,11 @@ export class SshConfigWriter implements SshEntryWriter {
         }
         if (!b.entry || !hasAddress(inst)) continue; // stopped: keep the entry for the next start
         const addr = sshAddress(inst);
-        const moved = b.entry.hostName !== addr?.host || b.entry.port !== addr?.port || b.entry.proxy?.hostName !== addr?.fallback?.host || b.entry.proxy?.port !== addr?.fallback?.port;
+        const moved =
+          b.entry.hostName !== addr?.host ||
+          b.entry.port !== addr?.port ||
+          b.entry.proxy?.hostName !== addr?.fallback?.host ||
+          b.entry.proxy?.port !== addr?.fallback?.port;
         const recorded = register[String(id)];
         // Unmoved, the entry may still lack what the template recorded (an entry an earlier
         // version wrote has no note that its key is the template's).
@@ -187,14 +202,19 @@ export class SshConfigWriter implements SshEntryWriter {
       return res.added.length + res.updated.length + res.removed.length > 0;
     });
     if (res.added.length + res.updated.length + res.removed.length) {
-      this.o.log?.info(`ssh: reconciled entries (added ${res.added.join(',') || '-'}, updated ${res.updated.join(',') || '-'}, removed ${res.removed.join(',') || '-'})`);
+      this.o.log?.info(
+        `ssh: reconciled entries (added ${res.added.join(',') || '-'}, updated ${res.updated.join(',') || '-'}, removed ${res.removed.join(',') || '-'})`,
+      );
     }
     return res;
   }
 
   private buildEntry(instance: Instance, known: SshOptions | undefined, existing: SshEntry | undefined, key?: string): SshEntry {
     if (!Number.isInteger(instance.id) || instance.id <= 0) {
-      throw new SshConfigError('invalid-value', `The service reported an instance id (${String(instance.id)}) that is not a positive whole number, so no SSH entry was written.`);
+      throw new SshConfigError(
+        'invalid-value',
+        `The service reported an instance id (${String(instance.id)}) that is not a positive whole number, so no SSH entry was written.`,
+      );
     }
     // Where SSH listens by the service's rule (direct 22/tcp, proxy, Jupyter proxy + 1).
     const addr = sshAddress(instance);
@@ -215,20 +235,28 @@ export class SshConfigWriter implements SshEntryWriter {
     // setting's, else the key check's), the entry's own (not the template's), the writer's.
     // Absolute: `~` in a path is expanded by ssh, but not by every tool that reads the entry.
     const templateKey = ssh.identityFile?.trim() || undefined;
-    const rawIdentity = templateKey || key?.trim() || (existing?.templateIdentity ? undefined : existing?.identityFile) || this.o.identityFile?.trim() || undefined;
+    const rawIdentity =
+      templateKey || key?.trim() || (existing?.templateIdentity ? undefined : existing?.identityFile) || this.o.identityFile?.trim() || undefined;
     const identityFile = rawIdentity ? this.expand(rawIdentity) : undefined;
     if (identityFile) this.quoted(identityFile, 'The SSH identity file', true); // refuses what cannot be written
     const localForwards: LocalForward[] = [];
     for (const f of ssh.localForwards ?? []) {
       const remoteHost = f.remoteHost?.trim() || 'localhost';
       if (!validPort(f.localPort) || !validPort(f.remotePort) || !validHost(remoteHost)) {
-        throw new SshConfigError('invalid-value', `The port forward ${f.localPort} -> ${remoteHost}:${f.remotePort} is not valid. Fix localForwards in the template's ssh section.`);
+        throw new SshConfigError(
+          'invalid-value',
+          `The port forward ${f.localPort} -> ${remoteHost}:${f.remotePort} is not valid. Fix localForwards in the template's ssh section.`,
+        );
       }
       localForwards.push({ localPort: f.localPort, remoteHost, remotePort: f.remotePort });
     }
     const groupAliases = ssh.groupAliases ?? existing?.groupAliases ?? [];
     const badAlias = groupAliases.find((a) => !GROUP_ALIAS.test(a) || a.length > 80);
-    if (badAlias !== undefined) throw new SshConfigError('invalid-value', `The group host name ${JSON.stringify(badAlias.slice(0, 80))} cannot be written into an SSH config (only gpu- followed by lowercase letters, digits and "-").`);
+    if (badAlias !== undefined)
+      throw new SshConfigError(
+        'invalid-value',
+        `The group host name ${JSON.stringify(badAlias.slice(0, 80))} cannot be written into an SSH config (only gpu- followed by lowercase letters, digits and "-").`,
+      );
     return {
       id: instance.id,
       ...(groupAliases.length ? { groupAliases } : {}),
@@ -346,7 +374,15 @@ export class SshConfigWriter implements SshEntryWriter {
       this.includeLine();
     } catch (e) {
       if (!(e instanceof SshValueError)) throw e;
-      return { status: { state: 'refused', userConfig: p, reason: 'unwritable-path', line: '', message: `GPU Rental cannot add its Remote-SSH hosts to ${p}: ${e.message}` } };
+      return {
+        status: {
+          state: 'refused',
+          userConfig: p,
+          reason: 'unwritable-path',
+          line: '',
+          message: `GPU Rental cannot add its Remote-SSH hosts to ${p}: ${e.message}`,
+        },
+      };
     }
     let st;
     try {
@@ -361,7 +397,13 @@ export class SshConfigWriter implements SshEntryWriter {
     const a = analyseUserConfig(bytes, [this.configPath, `~/.ssh/${MANAGED_DIR}/config`]);
     if (!a.ok) return { status: this.refused(a.reason, a.detail) };
     if (a.present && !a.bom) return { status: { state: 'present', userConfig: p } };
-    if ((st.mode & 0o222) === 0) return { status: this.refused('readonly', a.bom ? 'it is read-only (and starts with a byte-order mark, which OpenSSH refuses: remove it too)' : 'it is read-only') };
+    if ((st.mode & 0o222) === 0)
+      return {
+        status: this.refused(
+          'readonly',
+          a.bom ? 'it is read-only (and starts with a byte-order mark, which OpenSSH refuses: remove it too)' : 'it is read-only',
+        ),
+      };
     const status: IncludeStatus = a.bom ? { state: 'absent', userConfig: p, bom: true, includeThere: a.present } : { state: 'absent', userConfig: p };
     return { status, bytes, mode: st.mode & 0o777, eol: a.eol };
   }
@@ -376,37 +418,40 @@ export class SshConfigWriter implements SshEntryWriter {
     // Another program (an editor, a dotfile manager) may change the user's config while we
     // prepend our line: the file is compared again just before the rename, and on a change
     // the whole read-modify-write runs again on the new content.
-    return retryOnConcurrentChange(this.o.log, this.userConfigPath, () => withFileLock(
-      this.fs,
-      join(this.dir, 'include.lock'),
-      async (lock) => {
-        const r = await this.inspectUserConfig();
-        if (r.status.state !== 'absent') return r.status;
-        // The included file must exist, or ssh reports nothing but connects without our hosts.
-        if (!(await readIfExists(this.fs, this.configPath))) await this.mutate(() => undefined);
-        const fixBomOnly = r.status.state === 'absent' && r.status.includeThere === true;
-        const data = fixBomOnly && r.bytes ? withoutBom(r.bytes) : prependInclude(r.bytes, this.includeLine(), r.eol ?? '\n');
-        const unchanged = async () => {
-          await lock.check();
-          const now = await readIfExists(this.fs, this.userConfigPath);
-          if (!(now === undefined ? r.bytes === undefined : r.bytes !== undefined && now.equals(r.bytes)))
-            throw new ConcurrentChangeError(`${this.userConfigPath} was changed by another program while the Include line was being added`);
-        };
-        try {
-          // Create a missing parent (0700 like ~/.ssh) but never change an existing one's mode.
-          if (!r.bytes) await this.fs.mkdir(dirname(this.userConfigPath), { recursive: true, mode: 0o700 });
-          await writeAtomic(this.fs, this.userConfigPath, data, r.mode ?? 0o600, unchanged);
-        } catch (e) {
-          if (e instanceof ConcurrentChangeError) throw e;
-          this.o.log?.warn(`ssh: could not add the Include line: ${errCode(e) ?? (e as Error).message}`);
-          return this.refused('write-failed', `writing it failed (${errCode(e) ?? 'error'})`);
-        }
-        if (r.status.state === 'absent' && r.status.bom) this.o.log?.info(`ssh: removed the byte-order mark at the start of ${this.userConfigPath} (OpenSSH refuses a config that starts with one)`);
-        if (!fixBomOnly) this.o.log?.info(`ssh: added the Include line to ${this.userConfigPath}`);
-        return { state: 'present', userConfig: this.userConfigPath } as IncludeStatus;
-      },
-      { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },
-    ));
+    return retryOnConcurrentChange(this.o.log, this.userConfigPath, () =>
+      withFileLock(
+        this.fs,
+        join(this.dir, 'include.lock'),
+        async (lock) => {
+          const r = await this.inspectUserConfig();
+          if (r.status.state !== 'absent') return r.status;
+          // The included file must exist, or ssh reports nothing but connects without our hosts.
+          if (!(await readIfExists(this.fs, this.configPath))) await this.mutate(() => undefined);
+          const fixBomOnly = r.status.state === 'absent' && r.status.includeThere === true;
+          const data = fixBomOnly && r.bytes ? withoutBom(r.bytes) : prependInclude(r.bytes, this.includeLine(), r.eol ?? '\n');
+          const unchanged = async () => {
+            await lock.check();
+            const now = await readIfExists(this.fs, this.userConfigPath);
+            if (!(now === undefined ? r.bytes === undefined : r.bytes !== undefined && now.equals(r.bytes)))
+              throw new ConcurrentChangeError(`${this.userConfigPath} was changed by another program while the Include line was being added`);
+          };
+          try {
+            // Create a missing parent (0700 like ~/.ssh) but never change an existing one's mode.
+            if (!r.bytes) await this.fs.mkdir(dirname(this.userConfigPath), { recursive: true, mode: 0o700 });
+            await writeAtomic(this.fs, this.userConfigPath, data, r.mode ?? 0o600, unchanged);
+          } catch (e) {
+            if (e instanceof ConcurrentChangeError) throw e;
+            this.o.log?.warn(`ssh: could not add the Include line: ${errCode(e) ?? (e as Error).message}`);
+            return this.refused('write-failed', `writing it failed (${errCode(e) ?? 'error'})`);
+          }
+          if (r.status.state === 'absent' && r.status.bom)
+            this.o.log?.info(`ssh: removed the byte-order mark at the start of ${this.userConfigPath} (OpenSSH refuses a config that starts with one)`);
+          if (!fixBomOnly) this.o.log?.info(`ssh: added the Include line to ${this.userConfigPath}`);
+          return { state: 'present', userConfig: this.userConfigPath } as IncludeStatus;
+        },
+        { timeoutMs: this.o.lockTimeoutMs, staleMs: this.o.lockStaleMs },
+      ),
+    );
   }
 }
 

@@ -30,9 +30,15 @@ export function checkSshTarget(id: number, host: unknown, port: unknown, user = 
   if (host === undefined || host === null || host === '' || port === undefined || port === null)
     return { ok: false, problem: `Instance ${id} has no SSH address yet. Wait until it is running, then try again.` };
   if (!validHost(host))
-    return { ok: false, problem: `The service reported an SSH host for instance ${id} that is not a valid host name, so no SSH command or entry was made from it. Refresh the instance list and try again; if it persists, report it.` };
+    return {
+      ok: false,
+      problem: `The service reported an SSH host for instance ${id} that is not a valid host name, so no SSH command or entry was made from it. Refresh the instance list and try again; if it persists, report it.`,
+    };
   if (!validPort(port))
-    return { ok: false, problem: `The service reported an SSH port for instance ${id} that is not a valid port (1-65535), so no SSH command or entry was made from it. Refresh the instance list and try again.` };
+    return {
+      ok: false,
+      problem: `The service reported an SSH port for instance ${id} that is not a valid port (1-65535), so no SSH command or entry was made from it. Refresh the instance list and try again.`,
+    };
   if (!validUser(user)) return { ok: false, problem: `The SSH user "${printable(user)}" is not a valid user name. Fix "user" in the template's ssh section.` };
   return { ok: true, host, port, user };
 }
@@ -54,7 +60,8 @@ export function isDefaultIdentity(path: string, home: string, platform: NodeJS.P
  * or on Windows a `"`, cannot be quoted safely: SshValueError, with `what` naming the value.
  */
 export function shellWord(v: string, what: string, platform: NodeJS.Platform = process.platform): string {
-  if (/[\u0000-\u001f\u007f]/.test(v)) throw new SshValueError(`${what} "${printable(v)}" cannot be put on a command line: it contains a control character (such as a line break).`);
+  if (/[\u0000-\u001f\u007f]/.test(v))
+    throw new SshValueError(`${what} "${printable(v)}" cannot be put on a command line: it contains a control character (such as a line break).`);
   if (/^[A-Za-z0-9._/:@%+=,-]+$/.test(v) && !v.startsWith('-')) return v;
   if (platform === 'win32') {
     if (v.includes('"')) throw new SshValueError(`${what} "${printable(v)}" cannot be put on a command line: it contains a double quote (").`);
@@ -79,7 +86,10 @@ export interface SshCommandOptions {
 export function sshCommandLine(t: { host: string; port: number; user: string }, o: SshCommandOptions = {}): string {
   const platform = o.platform ?? process.platform;
   const key = o.identityFile?.trim();
-  const id = key && !(o.home && isDefaultIdentity(key, o.home, platform)) ? `-i ${shellWord(sshPath(key, platform), 'The SSH key path', platform)} -o IdentitiesOnly=yes ` : '';
+  const id =
+    key && !(o.home && isDefaultIdentity(key, o.home, platform))
+      ? `-i ${shellWord(sshPath(key, platform), 'The SSH key path', platform)} -o IdentitiesOnly=yes `
+      : '';
   return `ssh ${id}-p ${t.port} ${t.user}@${t.host}`;
 }
 

@@ -26,7 +26,11 @@ export function inFixtureTree<T>(prefix: string, files: Record<string, string>, 
 }
 
 /** A temporary HOME (a folder named `name` inside a fresh temporary folder, with a private ~/.ssh when `ssh`), removed afterwards. */
-export function inTempHome<T>(prefix: string, fn: (home: string) => T | Promise<T>, { name = 'home', ssh = false }: { name?: string; ssh?: boolean } = {}): Promise<T> {
+export function inTempHome<T>(
+  prefix: string,
+  fn: (home: string) => T | Promise<T>,
+  { name = 'home', ssh = false }: { name?: string; ssh?: boolean } = {},
+): Promise<T> {
   return inTempDir(prefix, (base) => {
     const home = join(base, name);
     mkdirSync(ssh ? join(home, '.ssh') : home, { recursive: true, mode: 0o700 });

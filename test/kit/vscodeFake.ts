@@ -80,6 +80,9 @@ const api = {
     registerCommand: (id: string) => (call(`commands.registerCommand:${id}`), disposable()),
     executeCommand: async (id: string, ...args: unknown[]) => void recorded.executed.push([id, ...args]),
   },
+  l10n: {
+    t: (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m)),
+  },
   window: {
     createOutputChannel: () => ({ trace() {}, debug() {}, info() {}, warn() {}, error() {}, show() {}, dispose() {} }),
     createTreeView: (id: string) => {

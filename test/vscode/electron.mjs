@@ -24,7 +24,10 @@ try {
   sim = await startSimulatorProcess({ testControl: true, args: simArgs() });
   process.stdout.write(`simulator: ${sim.url} (test control on)\n`);
   mkdirSync(join(userData, 'User'), { recursive: true });
-  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'gpuRental.apiBaseUrl': sim.url, 'gpuRental.scripting.allowUnattended': true, 'workbench.startupEditor': 'none' }));
+  writeFileSync(
+    join(userData, 'User', 'settings.json'),
+    JSON.stringify({ 'gpuRental.apiBaseUrl': sim.url, 'gpuRental.scripting.allowUnattended': true, 'workbench.startupEditor': 'none' }),
+  );
   const env = {
     GPU_RENTAL_TEST_SIM_URL: sim.url,
     GPU_RENTAL_TEST_RESULTS: resultsFile,
@@ -40,7 +43,9 @@ try {
       launchArgs: [workspace, '--user-data-dir', userData, '--extensions-dir', join(work, 'extensions'), '--disable-workspace-trust', '--skip-welcome'],
     });
   } catch (e) {
-    process.stdout.write(`VS Code run failed: ${e?.message ?? e}\n(@vscode/test-electron downloads VS Code: this needs internet; offline, use npm run test:vscode)\n`);
+    process.stdout.write(
+      `VS Code run failed: ${e?.message ?? e}\n(@vscode/test-electron downloads VS Code: this needs internet; offline, use npm run test:vscode)\n`,
+    );
   }
   const recs = existsSync(resultsFile) ? parseLines(readFileSync(resultsFile, 'utf8')) : [];
   const tests = recs.map((r) => printRecord(r)).filter(Boolean);

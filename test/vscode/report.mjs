@@ -4,7 +4,9 @@
 export function printRecord(rec, openedAt = Date.now()) {
   const out = (s) => process.stdout.write(s);
   if (rec.type === 'start') {
-    out(`\nVS Code ${rec.vscodeVersion} (${rec.appName}, ${rec.uiKind}, remote: ${rec.remoteName}) — ${rec.tests} test(s), suite started ${Date.now() - openedAt} ms after page open\n`);
+    out(
+      `\nVS Code ${rec.vscodeVersion} (${rec.appName}, ${rec.uiKind}, remote: ${rec.remoteName}) — ${rec.tests} test(s), suite started ${Date.now() - openedAt} ms after page open\n`,
+    );
   } else if (rec.type === 'test') {
     printTest(rec);
     return rec;

@@ -25,7 +25,11 @@ const QUIET_MS = 60_000; // longest silence allowed between records outside a te
 const screenshotDir = join(root, 'screenshots');
 const resultsDir = join(root, 'test-results');
 
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+// package.json as VS Code shows it: "%key%" strings resolved from package.nls.json.
+const nls = existsSync(join(root, 'package.nls.json')) ? JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) : {};
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'), (_k, v) =>
+  typeof v === 'string' && /^%[^%]+%$/.test(v) && v.slice(1, -1) in nls ? nls[v.slice(1, -1)] : v,
+);
 const cleanups = [];
 let finished = false;
 
@@ -56,7 +60,13 @@ function welcomeTexts() {
   // First words of each viewsWelcome entry, without markdown links' targets.
   return (pkg.contributes?.viewsWelcome ?? [])
     .filter((w) => String(w.view).startsWith('gpuRental.'))
-    .map((w) => String(w.contents).split('\n')[0].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').trim().slice(0, 40))
+    .map((w) =>
+      String(w.contents)
+        .split('\n')[0]
+        .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+        .trim()
+        .slice(0, 40),
+    )
     .filter(Boolean);
 }
 
@@ -73,7 +83,11 @@ async function openWalkthroughPage() {
   const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');
   await steps.first().waitFor({ state: 'attached', timeout: 30_000 });
   // The Welcome page may show its start slide: open the walkthrough from its tile.
-  await ui.page.locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' }).first().click({ timeout: 5_000 }).catch(() => undefined);
+  await ui.page
+    .locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' })
+    .first()
+    .click({ timeout: 5_000 })
+    .catch(() => undefined);
   await ui.page.waitForTimeout(500);
 }
 
@@ -95,7 +109,9 @@ async function walkthroughState() {
   const state = {};
   for (const el of await ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]').all()) {
     if (!(await el.isVisible())) continue;
-    const id = String(await el.getAttribute('data-step-id')).split('#').pop();
+    const id = String(await el.getAttribute('data-step-id'))
+      .split('#')
+      .pop();
     state[id] = await el.getAttribute('aria-checked');
   }
   return state;
@@ -124,9 +140,12 @@ async function guardWarning() {
 /** No idle guard warning left in the workbench (toasts and the notification centre): a withdrawn one is closed. */
 async function noStaleWarning() {
   const stale = ui.page.locator('.notification-list-item', { hasText: 'idle guard will' });
-  await stale.first().waitFor({ state: 'detached', timeout: 10_000 }).catch(async () => {
-    throw new Error(`a withdrawn guard warning is still shown: ${JSON.stringify(await stale.allInnerTexts())}`);
-  });
+  await stale
+    .first()
+    .waitFor({ state: 'detached', timeout: 10_000 })
+    .catch(async () => {
+      throw new Error(`a withdrawn guard warning is still shown: ${JSON.stringify(await stale.allInnerTexts())}`);
+    });
 }
 
 /** Drags the sidebar's edge so it is `width` px wide (the guard's words are at the end of a long row). */
@@ -175,8 +194,12 @@ const uiSteps = {
     await header.hover();
     await ui.page.waitForTimeout(300);
     await shot('ux-signed-out-toolbar');
-    const labels = await ui.page.locator('.sidebar .pane-header .actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
-    const needAccount = (pkg.contributes?.commands ?? []).filter((c) => (pkg.contributes?.menus?.['view/title'] ?? []).some((m) => m.command === c.command && /gpuRental\.signedIn/.test(m.when ?? ''))).map((c) => c.title);
+    const labels = await ui.page
+      .locator('.sidebar .pane-header .actions .action-label')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
+    const needAccount = (pkg.contributes?.commands ?? [])
+      .filter((c) => (pkg.contributes?.menus?.['view/title'] ?? []).some((m) => m.command === c.command && /gpuRental\.signedIn/.test(m.when ?? '')))
+      .map((c) => c.title);
     const shown = labels.filter((l) => needAccount.some((t) => l.startsWith(t)));
     if (shown.length) throw new Error(`signed out, the view toolbars still show: ${shown.join(', ')}`);
   },
@@ -225,7 +248,11 @@ const uiSteps = {
     const item = ui.page.locator('.statusbar-item', { hasText: 'running' }).first();
     await item.waitFor({ state: 'visible', timeout: 20_000 });
     await item.hover();
-    await ui.page.locator('.monaco-hover', { hasText: 'Credit' }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+    await ui.page
+      .locator('.monaco-hover', { hasText: 'Credit' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 10_000 })
+      .catch(() => undefined);
     await ui.page.waitForTimeout(300);
     await shot('money-truth');
   },
@@ -287,7 +314,8 @@ const uiSteps = {
     await openWalkthroughPage();
     const state = await waitForTicks(['apiKey', 'sshKey']);
     await shot('walkthrough-demo');
-    if (Object.keys(state).length !== 6) throw new Error(`the demo's walkthrough shows ${Object.keys(state).length} steps, expected 6 (${JSON.stringify(state)})`);
+    if (Object.keys(state).length !== 6)
+      throw new Error(`the demo's walkthrough shows ${Object.keys(state).length} steps, expected 6 (${JSON.stringify(state)})`);
     if (state.apiKey !== 'true') throw new Error(`the demo is signed in, but "apiKey" is not ticked (${JSON.stringify(state)})`);
     if (state.sshKey !== 'true') throw new Error(`the demo registered a key, but "sshKey" is not ticked (${JSON.stringify(state)})`);
   },
@@ -401,7 +429,10 @@ const uiSteps = {
   /** The list opens with the last search's values; Escape on it cancels. */
   'search-list-cancel': async () => {
     const widget = ui.page.locator('.quick-input-widget');
-    await widget.locator('.quick-input-title', { hasText: /^GPU Rental: Search Offers$/ }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await widget
+      .locator('.quick-input-title', { hasText: /^GPU Rental: Search Offers$/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
     const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Minimum GPU RAM' }).first();
     await row.waitFor({ state: 'visible', timeout: 15_000 });
     const text = (await row.innerText()).replace(/\s+/g, ' ');
@@ -436,7 +467,10 @@ const uiSteps = {
   /** An ssh LocalForward is listening: no "Your application running on port N is available" toast within 12 s. */
   'no-port-popup': async () => {
     const toast = ui.page.locator('.notifications-toasts .notification-toast', { hasText: /is available|running on port/ }).first();
-    const seen = await toast.waitFor({ state: 'visible', timeout: 12_000 }).then(() => true, () => false);
+    const seen = await toast.waitFor({ state: 'visible', timeout: 12_000 }).then(
+      () => true,
+      () => false,
+    );
     await shot('no-port-popup');
     if (seen) throw new Error(`a port popup appeared: "${(await toast.innerText()).replace(/\s+/g, ' ').slice(0, 200)}"`);
   },
@@ -509,14 +543,16 @@ const uiSteps = {
     await shot('guard-set-load');
     const offered = (await widget.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
     await idle.click();
-    if (!['Idle (0 %)', 'Busy (90 %)', 'Custom'].every((c) => offered.some((o) => o.includes(c)))) throw new Error(`the load choices read ${JSON.stringify(offered)}`);
+    if (!['Idle (0 %)', 'Busy (90 %)', 'Custom'].every((c) => offered.some((o) => o.includes(c))))
+      throw new Error(`the load choices read ${JSON.stringify(offered)}`);
   },
   /** Idle guard walk: the warning (a notification the guard can take back) with its links. */
   'guard-warning': async () => {
     const toast = await guardWarning();
     await shot('guard-warning');
     const links = (await toast.locator('a').allInnerTexts()).map((t) => t.trim());
-    if (!['Keep Running 1 h', 'Stop Now', "Don't Warn Again"].every((l) => links.includes(l))) throw new Error(`the warning offers the links ${JSON.stringify(links)}`);
+    if (!['Keep Running 1 h', 'Stop Now', "Don't Warn Again"].every((l) => links.includes(l)))
+      throw new Error(`the warning offers the links ${JSON.stringify(links)}`);
   },
   /** Idle guard walk: busy again, the warning withdrawn: it is gone from the page. */
   'guard-warning-withdrawn': async () => {
@@ -563,8 +599,10 @@ const uiSteps = {
     }
     await shot('ssh-terminal-failure');
     // The simulator's instances run real SSH servers that accept only the account's keys: without one, ssh is refused.
-    if (!/Connection refused|Permission denied \(publickey/.test(text)) throw new Error(`the terminal does not show ssh's own error; it shows: "${text.slice(-300)}"`);
-    if (!/Nothing accepts SSH connections at that address yet|The instance did not accept your SSH key/.test(text)) throw new Error(`no advice in the terminal: "${text.slice(-300)}"`);
+    if (!/Connection refused|Permission denied \(publickey/.test(text))
+      throw new Error(`the terminal does not show ssh's own error; it shows: "${text.slice(-300)}"`);
+    if (!/Nothing accepts SSH connections at that address yet|The instance did not accept your SSH key/.test(text))
+      throw new Error(`no advice in the terminal: "${text.slice(-300)}"`);
     if (!/Press Enter to close this terminal/.test(text)) throw new Error('the terminal does not wait for Enter');
   },
 };
@@ -582,7 +620,12 @@ async function runUiStep(name, resultsFile) {
       await shot(`failed-${name}`);
     } catch {}
   }
-  const rec = { name: `ui › ${name}`, status: verdict === 'ok' ? 'passed' : 'failed', durationMs: Date.now() - t0, error: verdict === 'ok' ? undefined : verdict };
+  const rec = {
+    name: `ui › ${name}`,
+    status: verdict === 'ok' ? 'passed' : 'failed',
+    durationMs: Date.now() - t0,
+    error: verdict === 'ok' ? undefined : verdict,
+  };
   ui.results.push(rec);
   printTest(rec);
   writeFileSync(`${resultsFile}.${name}.done`, verdict);

@@ -50,9 +50,15 @@ function uiBoundaries(folder, commands) {
     regex: up(f),
     message: `src/${folder}/vscode/ must not import src/${f}/: a VS Code part uses its own feature, src/core/, src/api/ and the features below its own (move the word it needs down, or name a port in src/core/). ${DOCS}`,
   }));
-  patterns.push({ regex: up('app'), message: `Only src/extension.ts imports src/app/ (the composition root); the Services type is in src/core/vscode/services.ts. ${DOCS}` });
+  patterns.push({
+    regex: up('app'),
+    message: `Only src/extension.ts imports src/app/ (the composition root); the Services type is in src/core/vscode/services.ts. ${DOCS}`,
+  });
   if (!commands)
-    patterns.push({ regex: '(^|/)commands(/|$)', message: `Views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core. ${DOCS}` });
+    patterns.push({
+      regex: '(^|/)commands(/|$)',
+      message: `Views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core. ${DOCS}`,
+    });
   else
     patterns.push({
       regex: '^\\./|(^|/)commands(/|$)',
@@ -99,7 +105,17 @@ export default tseslint.config(
   {
     files: ['src/extension.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: `^\\./(${FOLDERS.filter((f) => f !== 'app').join('|')})/(?!vscode/)`, message: 'extension.ts only wires src/app/ and VS Code parts together.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^\\./(${FOLDERS.filter((f) => f !== 'app').join('|')})/(?!vscode/)`,
+              message: 'extension.ts only wires src/app/ and VS Code parts together.',
+            },
+          ],
+        },
+      ],
     },
   },
   ...FOLDERS.filter((f) => f !== 'app').flatMap((folder) => [

@@ -23,7 +23,24 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The folders of src/, bottom first. */
-export const FOLDERS = ['api', 'sim', 'core', 'ssh', 'costs', 'instances', 'offers', 'logs', 'guard', 'demo', 'billing', 'account', 'create', 'groups', 'agent', 'app'];
+export const FOLDERS = [
+  'api',
+  'sim',
+  'core',
+  'ssh',
+  'costs',
+  'instances',
+  'offers',
+  'logs',
+  'guard',
+  'demo',
+  'billing',
+  'account',
+  'create',
+  'groups',
+  'agent',
+  'app',
+];
 
 /** Which other cores each core may import. */
 export const ALLOWED = {
@@ -50,7 +67,8 @@ export const ALLOWED = {
 /** Where `vscode` may be imported, in words (for messages). */
 export const VSCODE_PARTS = 'src/<feature>/vscode/, src/app/ and src/extension.ts';
 
-const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(=[,])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+const IMPORT_RE =
+  /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(=[,])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 function walk(dir) {
   if (!existsSync(dir)) return [];
@@ -82,8 +100,9 @@ export const COMMAND_TABLE = 'app/commandTable.ts';
 export function forbidden(from, to) {
   if (to.command && from.path !== COMMAND_TABLE)
     return `a command file is an entry point: only src/${COMMAND_TABLE} imports it (views run a command by id; move a step two commands share into the feature's core or vscode/)`;
-  if (from.folder === 'app' || from.node === to.node && from.command === to.command) return undefined;
-  if (from.node === 'extension.ts') return to.folder === 'app' || to.node.endsWith('/vscode') ? undefined : 'src/extension.ts imports only src/app/ and VS Code parts';
+  if (from.folder === 'app' || (from.node === to.node && from.command === to.command)) return undefined;
+  if (from.node === 'extension.ts')
+    return to.folder === 'app' || to.node.endsWith('/vscode') ? undefined : 'src/extension.ts imports only src/app/ and VS Code parts';
   if (to.folder === 'app' || to.node === 'extension.ts') return 'only src/extension.ts imports src/app/ (the composition root)';
   if (!from.ui) {
     if (to.ui) return `a core (src/${from.folder}/) never imports a VS Code part`;
@@ -92,9 +111,13 @@ export function forbidden(from, to) {
     return undefined;
   }
   // From a VS Code part.
-  if (to.command && !from.command) return 'views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core';
+  if (to.command && !from.command)
+    return 'views render and never import a command: run it by id (vscode.commands.executeCommand) or move what both need into a core';
   if (to.folder === from.folder || to.folder === 'core' || to.folder === 'api' || ALLOWED[from.folder]?.includes(to.folder)) return undefined;
-  const below = ALLOWED[from.folder]?.filter((f) => f !== 'api' && f !== 'core').map((f) => `src/${f}/`).join(', ');
+  const below = ALLOWED[from.folder]
+    ?.filter((f) => f !== 'api' && f !== 'core')
+    .map((f) => `src/${f}/`)
+    .join(', ');
   return `the layers point one way: src/${from.node}/ may import its own feature, src/core/, src/api/${below ? ` and ${below}` : ''} (the features its core may import), never src/${to.folder}/ (move the word it needs down, or name a port in src/core/)`;
 }
 
@@ -102,7 +125,9 @@ export function forbidden(from, to) {
 export function importEdges(srcDir) {
   const edges = [];
   for (const file of walk(srcDir)) {
-    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     const from = partOf(srcDir, file);
     for (const m of text.matchAll(IMPORT_RE)) {
       const spec = m[1] ?? m[2] ?? m[3];
@@ -179,7 +204,8 @@ export function checkLayers(srcDir) {
   const edges = importEdges(srcDir);
   const problems = sameBaseNames(srcDir).map((s) => `two files of src/ share a base name (${s}): name each file for what it holds, without its folder`);
   for (const folder of new Set(edges.map((e) => e.from.folder))) {
-    if (folder !== 'extension.ts' && !ALLOWED[folder]) problems.push(`src/${folder} is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)`);
+    if (folder !== 'extension.ts' && !ALLOWED[folder])
+      problems.push(`src/${folder} is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)`);
   }
   for (const e of edges) {
     const where = relative(dirname(srcDir), e.file).split('\\').join('/');
@@ -193,7 +219,9 @@ export function checkLayers(srcDir) {
   }
   for (const c of folderCycles(edges)) {
     const hops = edges.filter((e) => e.to !== 'vscode' && c.includes(e.from.node) && c.includes(e.to.node) && e.from.node !== e.to.node);
-    problems.push(`import cycle between folders ${c.map((l) => `src/${l}`).join(', ')}: ${hops.map((e) => `${relative(dirname(srcDir), e.file)} → ${e.spec}`).join('; ')}`);
+    problems.push(
+      `import cycle between folders ${c.map((l) => `src/${l}`).join(', ')}: ${hops.map((e) => `${relative(dirname(srcDir), e.file)} → ${e.spec}`).join('; ')}`,
+    );
   }
   return problems;
 }

@@ -26,13 +26,21 @@ export const OWNERS = [
     owner: ['src/billing/vscode/billingSession.ts'],
     selector:
       ":matches(VariableDeclarator, PropertyDefinition, TSPropertySignature) TSTypeReference[typeName.name='BillingSession'], AssignmentExpression[left.property.name='billing']",
-    message: 'The billing session has one owner (src/billing/vscode/billingSession.ts): ask it with billingSession(services) or runningBilling(services); never keep a copy.',
+    message:
+      'The billing session has one owner (src/billing/vscode/billingSession.ts): ask it with billingSession(services) or runningBilling(services); never keep a copy.',
   },
   {
     owner: ['src/core/stateKeys.ts'],
     selector:
-      "VariableDeclarator[id.name=/_KEY$/] > Literal[value=/^gpuRental\\./], CallExpression[callee.property.name=/^(get|update)$/][callee.object.property.name=/^(globalState|workspaceState)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/], CallExpression[callee.property.name=/^(get|update)$/][callee.object.name=/^(globalState|workspaceState|state)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]",
+      'VariableDeclarator[id.name=/_KEY$/] > Literal[value=/^gpuRental\\./], CallExpression[callee.property.name=/^(get|update)$/][callee.object.property.name=/^(globalState|workspaceState)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/], CallExpression[callee.property.name=/^(get|update)$/][callee.object.name=/^(globalState|workspaceState|state)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]',
     message: 'Every globalState/workspaceState key lives in src/core/stateKeys.ts (so two features never share one by accident): add it there and import it.',
+  },
+  {
+    // No file: a message a user reads is never a bare string, so it can be translated.
+    owner: [],
+    selector: 'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]',
+    message:
+      'A message a user reads goes through vscode.l10n.t(\'… {0} …\', value) so it can be translated (CONTRIBUTING.md "Localization"; `npm run l10n` writes l10n/bundle.l10n.json).',
   },
 ];
 

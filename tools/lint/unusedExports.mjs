@@ -41,7 +41,12 @@ function usesOf(program, root) {
         const decl = sym?.declarations?.[0];
         if (decl && !(decl.name === node)) note(sym, decl.getSourceFile() === sf ? 'own' : kind);
         // `const { a } = await import('./m')`: the property `a` names m's export.
-        if (ts.isBindingElement(node.parent) && node.parent.parent && ts.isObjectBindingPattern(node.parent.parent) && (node.parent.propertyName ?? node.parent.name) === node) {
+        if (
+          ts.isBindingElement(node.parent) &&
+          node.parent.parent &&
+          ts.isObjectBindingPattern(node.parent.parent) &&
+          (node.parent.propertyName ?? node.parent.name) === node
+        ) {
           const prop = checker.getTypeAtLocation(node.parent.parent).getProperty(node.text);
           const pd = prop?.declarations?.[0];
           if (prop && pd) note(prop, pd.getSourceFile() === sf ? 'own' : kind);
@@ -77,7 +82,12 @@ function usesOf(program, root) {
  * (VS Code calls activate()); `outside` names exports used by scripts outside the program, by file.
  */
 export function unusedExports(root, { tsconfig = join(root, 'tsconfig.json'), entries = [], outside = {} } = {}) {
-  const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } };
+  const host = {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    },
+  };
   const cfg = ts.getParsedCommandLineOfConfigFile(tsconfig, { noEmit: true }, host);
   const program = ts.createProgram({ rootNames: cfg.fileNames, options: cfg.options });
   const checker = program.getTypeChecker();
@@ -97,7 +107,10 @@ export function unusedExports(root, { tsconfig = join(root, 'tsconfig.json'), en
       const where = `${rel}:${line + 1}`;
       if (who.has('src') || who.has('own') || outside[rel]?.includes(exp.name)) continue;
       if (who.has('test')) {
-        if (!namedForTests(exp.name, decl)) problems.push(`${where}: export ${exp.name} is used only by tests: name it …ForTests or mark it /** @internal test */ (or use it, or stop exporting it)`);
+        if (!namedForTests(exp.name, decl))
+          problems.push(
+            `${where}: export ${exp.name} is used only by tests: name it …ForTests or mark it /** @internal test */ (or use it, or stop exporting it)`,
+          );
         continue;
       }
       if (!who.has('own')) problems.push(`${where}: export ${exp.name} is used by nobody: delete it`);

@@ -82,7 +82,9 @@ export const GROUPS = {
   // so that its mutants stop there; rentAgain, createFlow) are already in this list.
   create: {
     mutate: ['src/create/{offerFit,createFlow,failedBoot}.ts', 'src/api/rentAgain.ts'],
-    tests: ['out/unit/create/{offerFitMutants,failedBootMutants,rentAgainMutants,createFlowMutants,createFlowNextMutants,rentAgain,fuzzRegressions,createFlow}.test.js'],
+    tests: [
+      'out/unit/create/{offerFitMutants,failedBootMutants,rentAgainMutants,createFlowMutants,createFlowNextMutants,rentAgain,fuzzRegressions,createFlow}.test.js',
+    ],
   },
   // what the service has charged and what the user decides about money: the charge sums (a day,
   // the week, the month), the charges walk over pages, the stopped-storage reminder, the budget and
@@ -129,7 +131,18 @@ export default {
   buildCommand: 'node scripts/build.mjs --instrumented',
   coverageAnalysis: 'perTest',
   checkers: [],
-  ignorePatterns: ['/.vscode-test', '/out', '/dist', '/screenshots', '/test-results', '/.demo', '/tools/lint/node_modules', '/tools/mutate/node_modules', '/reports', '/demo-workspace'],
+  ignorePatterns: [
+    '/.vscode-test',
+    '/out',
+    '/dist',
+    '/screenshots',
+    '/test-results',
+    '/.demo',
+    '/tools/lint/node_modules',
+    '/tools/mutate/node_modules',
+    '/reports',
+    '/demo-workspace',
+  ],
   concurrency: 3,
   // A mutant that makes a flow wait forever (a poll that never settles) times out, and counts as
   // detected; each one costs timeoutFactor x the covering files' time + timeoutMS. With the

@@ -51,7 +51,10 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     let snap: AccountSnapshot;
     try {
       const api = await this.services.api();
-      const [account, keys] = await Promise.all([loadAccount(api, { user: () => this.services.credit.refresh({ maxAgeMs: 5000 }) }), import('./sshKeysNode').then((m) => m.sshKeysNode(this.services, api))]);
+      const [account, keys] = await Promise.all([
+        loadAccount(api, { user: () => this.services.credit.refresh({ maxAgeMs: 5000 }) }),
+        import('./sshKeysNode').then((m) => m.sshKeysNode(this.services, api)),
+      ]);
       snap = { ...account, ...(keys.node ? { sshKeyNode: keys.node } : {}), errors: [...account.errors, ...(keys.error ? [keys.error] : [])] };
     } catch (e) {
       snap = { errors: [(e as Error).message || 'Could not load your account. Check the connection and choose Refresh.'] };
@@ -87,7 +90,13 @@ export class AccountTreeProvider implements vscode.TreeDataProvider<AccountRow>,
     const read = this.services.credit.reading();
     const creditText = read?.credit !== undefined ? `${formatMoney(read.credit)} credit (${asOfText(read.at)})` : undefined;
     const snap = read ? { ...this.snapshot, user: read.user } : this.snapshot;
-    const rows = accountRows(snap, { nowMs: Date.now(), authorizedUntil: this.authorizedUntil(), session: conn.session, fmt: formatLocal, ...(creditText ? { creditText } : {}) });
+    const rows = accountRows(snap, {
+      nowMs: Date.now(),
+      authorizedUntil: this.authorizedUntil(),
+      session: conn.session,
+      fmt: formatLocal,
+      ...(creditText ? { creditText } : {}),
+    });
     // Spending (dist/spendingNode.js): the service's charges, read at most every few minutes.
     const spending = await import('../../billing/vscode/spendingNode').then((m) => m.spendingNode(this.services)).catch(() => undefined);
     return spending ? [...rows, spending] : rows;

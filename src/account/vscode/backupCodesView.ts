@@ -30,7 +30,7 @@ export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string
         panel.webview.postMessage({ type: 'status', text: 'Copied to the clipboard.' });
       } else if (m?.type === 'save') {
         const uri = await vscode.window.showSaveDialog({
-          title: 'Save backup codes',
+          title: vscode.l10n.t('Save backup codes'),
           defaultUri: vscode.Uri.file(savePath()),
           filters: { 'Text files': ['txt'] },
         });
@@ -39,7 +39,10 @@ export function showBackupCodes(extensionUri: vscode.Uri, codes: readonly string
           await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
           panel.webview.postMessage({ type: 'status', text: `Saved to ${uri.fsPath}. Keep that file private.` });
         } catch (e) {
-          panel.webview.postMessage({ type: 'status', text: `Could not save the file (${(e as Error).message}). Choose another location or copy the codes instead.` });
+          panel.webview.postMessage({
+            type: 'status',
+            text: `Could not save the file (${(e as Error).message}). Choose another location or copy the codes instead.`,
+          });
         }
       } else if (m?.type === 'done') {
         panel.dispose();

@@ -9,7 +9,10 @@ import { sshHome } from '../../ssh/vscode/sshHost';
 import { PICKED_SSH_KEY_STATE_KEY } from '../../core/stateKeys';
 import { findLocalKeys } from '../../ssh/keys';
 
-export async function sshKeysNode(services: Pick<Services, 'connection' | 'globalState' | 'onDidChangeConnection' | 'settings' | 'track'>, api: ServiceApi): Promise<{ node?: AccountRow; error?: string }> {
+export async function sshKeysNode(
+  services: Pick<Services, 'connection' | 'globalState' | 'onDidChangeConnection' | 'settings' | 'track'>,
+  api: ServiceApi,
+): Promise<{ node?: AccountRow; error?: string }> {
   const preferred = [services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY), services.settings().ssh.identityFile];
   const local = async () => (await findLocalKeys(sshHome(services), preferred)).map((k) => k.fingerprint);
   return loadSshKeyNode(api, local, formatLocal);

@@ -41,15 +41,29 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
         description: describeMethod(m),
         v: { kind: 'method', method: m },
       }));
-      if (req.phoneOnFile) items.push({ label: '$(device-mobile) SMS to the phone number on file', v: { kind: 'phoneOnFile' } });
-      if (req.email) items.push({ label: '$(mail) Send code by e-mail', description: 'to your verified account e-mail', v: { kind: 'email' } });
-      if (req.backup) items.push({ label: '$(shield) Use a backup code', description: 'XXXX-XXXX-XXXX, each works once', v: { kind: 'backup' } });
-      const pick = await vscode.window.showQuickPick(items, { title: req.title, placeHolder: 'How do you want to verify?', ignoreFocusOut: true });
+      if (req.phoneOnFile) items.push({ label: vscode.l10n.t('$(device-mobile) SMS to the phone number on file'), v: { kind: 'phoneOnFile' } });
+      if (req.email)
+        items.push({
+          label: vscode.l10n.t('$(mail) Send code by e-mail'),
+          description: vscode.l10n.t('to your verified account e-mail'),
+          v: { kind: 'email' },
+        });
+      if (req.backup)
+        items.push({
+          label: vscode.l10n.t('$(shield) Use a backup code'),
+          description: vscode.l10n.t('XXXX-XXXX-XXXX, each works once'),
+          v: { kind: 'backup' },
+        });
+      const pick = await vscode.window.showQuickPick(items, {
+        title: req.title,
+        placeHolder: vscode.l10n.t('How do you want to verify?'),
+        ignoreFocusOut: true,
+      });
       return pick?.v;
     },
     async pickMethod(title, methods) {
       if (methods.length === 0) {
-        vscode.window.showInformationMessage('You have no 2FA methods yet. Add an authenticator app or SMS from the Account view.');
+        vscode.window.showInformationMessage(vscode.l10n.t('You have no 2FA methods yet. Add an authenticator app or SMS from the Account view.'));
         return undefined;
       }
       const pick = await vscode.window.showQuickPick(
@@ -72,14 +86,21 @@ export function createVscodePrompts(extensionUri: vscode.Uri, demo?: DemoCodes):
     async phone(title) {
       return vscode.window.showInputBox({
         title,
-        prompt: 'Phone number in international E.164 format',
+        prompt: vscode.l10n.t('Phone number in international E.164 format'),
         placeHolder: '+14155550123',
         ignoreFocusOut: true,
         validateInput: (v) => (v ? validatePhone(v) : undefined),
       });
     },
     async label(title, value) {
-      return vscode.window.showInputBox({ title, value, prompt: 'Up to 30 characters', placeHolder: 'e.g. Phone authenticator', ignoreFocusOut: true, validateInput: validateLabel });
+      return vscode.window.showInputBox({
+        title,
+        value,
+        prompt: vscode.l10n.t('Up to 30 characters'),
+        placeHolder: vscode.l10n.t('e.g. Phone authenticator'),
+        ignoreFocusOut: true,
+        validateInput: validateLabel,
+      });
     },
     async confirm(message, confirmLabel) {
       const r = await vscode.window.showWarningMessage(message, { modal: true }, confirmLabel);

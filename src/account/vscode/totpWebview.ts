@@ -65,10 +65,12 @@ export function showTotpSetup(
   panel.iconPath = panelIcon(extensionUri);
   let secret = setup.secret;
   const body = totpBody(setup, demoCode?.());
-  const ticker = demoCode && setInterval(() => {
-    panel.webview.postMessage({ type: 'demoCode', code: demoCode() });
-  }, 5000);
-  panel.webview.html = page(panel.webview, extensionUri, { title: 'Add Authenticator App', body, script: 'totp.js' });
+  const ticker =
+    demoCode &&
+    setInterval(() => {
+      panel.webview.postMessage({ type: 'demoCode', code: demoCode() });
+    }, 5000);
+  panel.webview.html = page(panel.webview, extensionUri, { title: vscode.l10n.t('Add Authenticator App'), body, script: 'totp.js' });
   return new Promise<boolean>((resolve) => {
     let ok = false;
     const drop = (): void => {

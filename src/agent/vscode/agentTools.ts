@@ -27,7 +27,14 @@ const confirmed = new Map<string, string>();
 
 /** The call's identity: the tool and its input without a quote id (a model cannot pick the quote). */
 function callKey(tool: string, input: unknown): string {
-  const rest = typeof input === 'object' && input !== null ? Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'quote_id').sort(([a], [b]) => a.localeCompare(b))) : input;
+  const rest =
+    typeof input === 'object' && input !== null
+      ? Object.fromEntries(
+          Object.entries(input)
+            .filter(([k]) => k !== 'quote_id')
+            .sort(([a], [b]) => a.localeCompare(b)),
+        )
+      : input;
   return `${tool} ${JSON.stringify(rest ?? {})}`;
 }
 
@@ -42,15 +49,23 @@ async function workspaceTemplate(services: Services, ref: string): Promise<RentT
   const path = ref.trim();
   if (!/^[\w.\- /\\]+\.jsonc?$/.test(path) || /^[/\\]/.test(path) || path.split(/[/\\]/).includes('..'))
     throw new ToolError('The template must be a path inside the workspace folder ending in .json, e.g. ".gpu/train.json". Nothing was rented.');
-  if (await templatesRestricted()) throw new ToolError('Templates are not read in Restricted Mode: the user must trust this folder first (Manage Workspace Trust). Nothing was rented.');
+  if (await templatesRestricted())
+    throw new ToolError('Templates are not read in Restricted Mode: the user must trust this folder first (Manage Workspace Trust). Nothing was rented.');
   const uri = await resolveTemplateUri(path);
   if (!uri) throw new ToolError(`There is no template "${path}" in the workspace. Nothing was rented.`);
   const loaded = await loadTemplateUri(services, uri);
   if (!loaded.template) {
     const errors = loaded.problems.filter((p) => p.severity === 'error');
-    throw new ToolError(`Template ${path} has ${errors.length} problem(s) (see the Problems panel; first at ${errors[0]?.where ?? 'the top'}). Nothing was rented.`);
+    throw new ToolError(
+      `Template ${path} has ${errors.length} problem(s) (see the Problems panel; first at ${errors[0]?.where ?? 'the top'}). Nothing was rented.`,
+    );
   }
-  return { template: loaded.template, templatePath: vscode.workspace.asRelativePath(uri, false), secrets: loaded.secrets, ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}) };
+  return {
+    template: loaded.template,
+    templatePath: vscode.workspace.asRelativePath(uri, false),
+    secrets: loaded.secrets,
+    ...(loaded.onstart !== undefined ? { onstart: loaded.onstart } : {}),
+  };
 }
 
 /** Tests shorten the create flow's status polls (the extension host's environment, as GPU_RENTAL_SSH_HOME). */
@@ -114,7 +129,12 @@ export async function invokeTool(services: Services, name: string, input: unknow
   // A rental whose fate the flow stopped waiting for is watched from now on, as after a click.
   // (The watcher is its own bundle, dist/inflightWatcher.js: its set of watched rentals exists once per window.)
   const late = readInflight(services.globalState).filter((r) => r.late);
-  if (late.length) background(import('../../create/vscode/inflightWatcher').then(({ keepWatching }) => Promise.all(late.map((r) => keepWatching(services, r.instanceId ?? r.label)))), services.log, 'watching a rental of unknown fate');
+  if (late.length)
+    background(
+      import('../../create/vscode/inflightWatcher').then(({ keepWatching }) => Promise.all(late.map((r) => keepWatching(services, r.instanceId ?? r.label)))),
+      services.log,
+      'watching a rental of unknown fate',
+    );
   if (result.isError) throw new Error(result.text);
   return textResult(result.text);
 }

@@ -70,9 +70,13 @@ const vscodeModule = (): LmModule => vscode as unknown as LmModule;
 /** The registration functions where this VS Code has the tool API (and its result classes), else undefined. */
 export function lmApi(m: LmModule = vscodeModule()): LmApi | undefined {
   const lm = m.lm;
-  if (typeof lm?.registerTool !== 'function' || typeof m.LanguageModelToolResult !== 'function' || typeof m.LanguageModelTextPart !== 'function') return undefined;
+  if (typeof lm?.registerTool !== 'function' || typeof m.LanguageModelToolResult !== 'function' || typeof m.LanguageModelTextPart !== 'function')
+    return undefined;
   const registerMcp = lm.registerMcpServerDefinitionProvider;
-  return { registerTool: lm.registerTool.bind(lm), ...(typeof registerMcp === 'function' ? { registerMcpServerDefinitionProvider: registerMcp.bind(lm) } : {}) };
+  return {
+    registerTool: lm.registerTool.bind(lm),
+    ...(typeof registerMcp === 'function' ? { registerMcpServerDefinitionProvider: registerMcp.bind(lm) } : {}),
+  };
 }
 
 /** new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]) (lmApi() checked both exist). */
@@ -83,7 +87,14 @@ export function textResult(text: string, m: LmModule = vscodeModule()): ToolResu
 }
 
 /** new vscode.McpStdioServerDefinition(…), or undefined where the class does not exist. */
-export function stdioServer(label: string, command: string, args: string[], env: Record<string, string>, version: string, m: LmModule = vscodeModule()): McpStdioServerDefinition | undefined {
+export function stdioServer(
+  label: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  version: string,
+  m: LmModule = vscodeModule(),
+): McpStdioServerDefinition | undefined {
   const Stdio = m.McpStdioServerDefinition;
   return typeof Stdio === 'function' ? new Stdio(label, command, args, env, version) : undefined;
 }

@@ -56,7 +56,10 @@ export async function resolveMcpServer(services: Services, server: McpStdioServe
 }
 
 /** Integration tests: the definition VS Code would list (and cache) and the one it would start, as a copy each. */
-export async function definitionForTests(services: Services, version: string): Promise<{ listed: McpStdioServerDefinition; resolved: McpStdioServerDefinition } | undefined> {
+export async function definitionForTests(
+  services: Services,
+  version: string,
+): Promise<{ listed: McpStdioServerDefinition; resolved: McpStdioServerDefinition } | undefined> {
   const [server] = await mcpServers(services, version);
   if (!server) return undefined;
   const listed = { ...server, args: [...server.args], env: { ...server.env } };

@@ -43,7 +43,23 @@ export interface BillingSession {
 const sessions = new WeakMap<object, BillingSession>();
 
 /** The window's billing session, started by the first caller (the first instance list, or a billing command). */
-export function billingSession(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): BillingSession {
+export function billingSession(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+): BillingSession {
   return sessions.get(services) ?? startBilling(services);
 }
 
@@ -52,19 +68,36 @@ export function runningBilling(services: Pick<Services, never>): BillingSession 
   return sessions.get(services);
 }
 
-function startBilling(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): BillingSession {
+function startBilling(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+): BillingSession {
   const increases = new PriceIncreaseWatcher({
     api: () => services.api(),
-    onDidListInstances: (l) => services.instances.onDidChange((list) => {
-      if (services.connection().signedIn && services.instances.loaded) l(list);
-    }),
+    onDidListInstances: (l) =>
+      services.instances.onDidChange((list) => {
+        if (services.connection().signedIn && services.instances.loaded) l(list);
+      }),
     intervalMs: () => services.settings().pollIntervalSeconds * 1000,
     now: () => Date.now(),
     warn: (m) => services.log.warn(m),
   });
   const statusItem = vscode.window.createStatusBarItem('gpuRental.priceIncreases', vscode.StatusBarAlignment.Left, 49);
   statusItem.name = 'GPU Rental Price Increases';
-  statusItem.command = { command: 'gpuRental.reviewPriceIncrease', title: 'Review Price Increase' };
+  statusItem.command = { command: 'gpuRental.reviewPriceIncrease', title: vscode.l10n.t('Review Price Increase') };
   statusItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
   const spending = new SpendingStore({ api: () => services.api(), now: () => Date.now() / 1000, warn: (m) => services.log.warn(m) });
   // Ids are the service's: remembered per server (a new demo simulator numbers from the start again).
@@ -128,19 +161,31 @@ function markRows(services: Pick<Services, 'instances' | 'marks'>, rows: readonl
   const marks = new Map<number, InstanceMark>();
   for (const p of rows) {
     const inst = services.instances.get(p.contract_id);
-    marks.set(p.contract_id, { text: rowMark(p, inst), tooltip: `${increaseHeadline(p, nameOf(services, p.contract_id), inst)} Right-click the row, Review Price Increase…, to accept or reject it.`, context: 'priceUp' });
+    marks.set(p.contract_id, {
+      text: rowMark(p, inst),
+      tooltip: vscode.l10n.t(
+        '{0} Right-click the row, Review Price Increase…, to accept or reject it.',
+        increaseHeadline(p, nameOf(services, p.contract_id), inst),
+      ),
+      context: 'priceUp',
+    });
   }
   services.marks.set('priceIncreases', marks);
 }
 
-function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: BillingSession, notices: IncreaseNotices, rows: readonly PendingPriceIncrease[]): void {
+function show(
+  services: Pick<Services, 'instances' | 'log' | 'marks'>,
+  session: BillingSession,
+  notices: IncreaseNotices,
+  rows: readonly PendingPriceIncrease[],
+): void {
   markRows(services, rows);
   const n = rows.length;
   if (n === 0) session.statusItem.hide();
   else {
     session.statusItem.text = `$(arrow-up) ${n} price increase${n === 1 ? '' : 's'}`;
-    session.statusItem.tooltip = `${n} host${n === 1 ? ' has' : 's have'} raised the price of a rental. Click to review.`;
-    session.statusItem.accessibilityInformation = { label: `GPU Rental: ${n} pending price increase${n === 1 ? '' : 's'}` };
+    session.statusItem.tooltip = vscode.l10n.t('{0} host{1} raised the price of a rental. Click to review.', n, n === 1 ? ' has' : 's have');
+    session.statusItem.accessibilityInformation = { label: vscode.l10n.t('GPU Rental: {0} pending price increase{1}', n, n === 1 ? '' : 's') };
     session.statusItem.show();
   }
   const { plan, saved } = notices.take(rows);
@@ -151,7 +196,11 @@ function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: 
     const names = plan.group.slice(0, 3).map((p) => nameOf(services, p.contract_id));
     const more = plan.group.length - names.length;
     // One notification for the kind; Review… picks one and shows its figures before any decision.
-    notify(services, `${plan.group.length} hosts raise the price of your rentals (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}). Nothing changes until you accept.`, undefined);
+    notify(
+      services,
+      `${plan.group.length} hosts raise the price of your rentals (${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}). Nothing changes until you accept.`,
+      undefined,
+    );
     return;
   }
   for (const p of plan.each) {
@@ -163,7 +212,9 @@ function show(services: Pick<Services, 'instances' | 'log' | 'marks'>, session: 
 /** A notification with one button, Review…: no money decision from a toast. */
 function notify(services: Pick<Services, 'log'>, message: string, p: PendingPriceIncrease | undefined): void {
   background(
-    vscode.window.showWarningMessage(message, REVIEW).then((a) => (a === REVIEW ? vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', p) : undefined)),
+    vscode.window
+      .showWarningMessage(message, REVIEW)
+      .then((a) => (a === REVIEW ? vscode.commands.executeCommand('gpuRental.reviewPriceIncrease', p) : undefined)),
     services.log,
     'the price increase notice',
   );

@@ -10,7 +10,10 @@ import { background } from '../../core/background';
 import { asOfText } from '../../core/rates';
 
 /** Checks the budget against `s`; shows at most one warning. Resolves when the user answered. */
-export async function checkBudgetNow(services: Pick<Services, 'connection' | 'credit' | 'globalState' | 'instances' | 'log' | 'settings'>, s: Spending | undefined): Promise<BudgetOutcome> {
+export async function checkBudgetNow(
+  services: Pick<Services, 'connection' | 'credit' | 'globalState' | 'instances' | 'log' | 'settings'>,
+  s: Spending | undefined,
+): Promise<BudgetOutcome> {
   const { monthly, onExceeded } = services.settings().budget;
   if (!s || !(monthly > 0) || !services.connection().signedIn) return undefined;
   const rate = services.credit.rate(services.instances.instances);
@@ -35,10 +38,16 @@ export async function checkBudgetNow(services: Pick<Services, 'connection' | 'cr
       warn: async (message, buttons) => vscode.window.showErrorMessage(message, ...buttons),
       confirmStop: async (names) =>
         (await vscode.window.showWarningMessage(
-          `Stop ${names.length} instance${names.length === 1 ? '' : 's'} with an idle guard?`,
-          { modal: true, detail: `${names.join(', ')}\n\nYour monthly budget is reached. Stopped instances keep their disk (and keep billing for storage) and can be started again.` },
-          'Stop',
-        )) === 'Stop',
+          vscode.l10n.t('Stop {0} instance{1} with an idle guard?', names.length, names.length === 1 ? '' : 's'),
+          {
+            modal: true,
+            detail: vscode.l10n.t(
+              '{0}\n\nYour monthly budget is reached. Stopped instances keep their disk (and keep billing for storage) and can be started again.',
+              names.join(', '),
+            ),
+          },
+          vscode.l10n.t('Stop'),
+        )) === vscode.l10n.t('Stop'),
     },
   });
 }

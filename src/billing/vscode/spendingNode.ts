@@ -5,7 +5,24 @@ import type { AccountRow } from '../../core/accountRow';
 import { formatMoney } from '../../core/rates';
 import { billingSession } from './billingSession';
 
-export async function spendingNode(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'costs' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<AccountRow> {
+export async function spendingNode(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'costs'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+): Promise<AccountRow> {
   const store = billingSession(services).spending;
   const s = await store.maybeRefresh();
   const base = { id: 'account:spending', label: 'Spending', icon: 'graph', contextValue: 'spending', command: 'gpuRental.showSpending' };
@@ -18,11 +35,17 @@ export async function spendingNode(services: Pick<Services, 'api' | 'connection'
       children: estimate ? [{ id: 'account:spending:estimate', label: estimate.includes('estimate') ? estimate : `${estimate} (estimate)`, icon: 'info' }] : [],
     };
   }
-  const row = (key: string, label: string, v: number) => ({ id: `account:spending:${key}`, label, description: formatMoney(v), icon: 'calendar', command: 'gpuRental.showSpending' });
+  const row = (key: string, label: string, v: number) => ({
+    id: `account:spending:${key}`,
+    label,
+    description: formatMoney(v),
+    icon: 'calendar',
+    command: 'gpuRental.showSpending',
+  });
   return {
     ...base,
     description: `${formatMoney(s.last30)} in the last 30 days`,
-    tooltip: 'From the service\'s charges (UTC days). Click for the chart; export to CSV from there or the Command Palette.',
+    tooltip: "From the service's charges (UTC days). Click for the chart; export to CSV from there or the Command Palette.",
     children: [row('today', 'Today', s.today), row('week', 'This week', s.week), row('month', 'This month', s.month), row('last30', 'Last 30 days', s.last30)],
   };
 }

@@ -18,11 +18,11 @@ export const CANCEL_LABEL = 'Cancel';
 
 /** True only when the user picked the destructive choice; Enter, Escape or a click elsewhere cancel. */
 export async function confirmDestructive(q: DestructiveQuestion): Promise<boolean> {
-  const cancel: vscode.QuickPickItem = { label: `$(close) ${CANCEL_LABEL}`, description: 'keep it as it is' };
-  const go: vscode.QuickPickItem = { label: `$(trash) ${q.action}`, detail: q.detail.replace(/\n/g, ' ') };
+  const cancel: vscode.QuickPickItem = { label: vscode.l10n.t('$(close) {0}', CANCEL_LABEL), description: vscode.l10n.t('keep it as it is') };
+  const go: vscode.QuickPickItem = { label: vscode.l10n.t('$(trash) {0}', q.action), detail: q.detail.replace(/\n/g, ' ') };
   const picked = await vscode.window.showQuickPick([cancel, go], {
     title: q.question,
-    placeHolder: `Enter keeps it (Cancel). To go ahead, choose "${q.action}".`,
+    placeHolder: vscode.l10n.t('Enter keeps it (Cancel). To go ahead, choose "{0}".', q.action),
     ignoreFocusOut: true,
   });
   return picked === go;

@@ -11,7 +11,7 @@ export function errorItem(id: string, title: string, message: string, tooltip: s
   item.tooltip = tooltip;
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   item.contextValue = 'error';
-  item.command = { command: 'gpuRental.refresh', title: 'Retry' };
+  item.command = { command: 'gpuRental.refresh', title: vscode.l10n.t('Retry') };
   item.accessibilityInformation = { label: rowSpeech(`Error: ${title}`, message, 'activate to retry') };
   return item;
 }

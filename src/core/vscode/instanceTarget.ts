@@ -21,7 +21,9 @@ export async function resolveInstance(
 ): Promise<Instance | undefined> {
   const id = instanceIdOf(arg);
   if (arg !== undefined && arg !== null && id === undefined) {
-    vscode.window.showErrorMessage(`"${what.verb}" needs an instance id (a number) or an instance row. Pick the instance in the GPU Rental view and try again.`);
+    vscode.window.showErrorMessage(
+      vscode.l10n.t('"{0}" needs an instance id (a number) or an instance row. Pick the instance in the GPU Rental view and try again.', what.verb),
+    );
     return undefined;
   }
   if (id !== undefined) {
@@ -30,7 +32,7 @@ export async function resolveInstance(
       try {
         inst = await (await services.api()).showInstance(id);
       } catch (e) {
-        vscode.window.showErrorMessage(`Could not find instance #${id}: ${describeError(e)}`);
+        vscode.window.showErrorMessage(vscode.l10n.t('Could not find instance #{0}: {1}', id, describeError(e)));
         return undefined;
       }
     }
@@ -51,7 +53,7 @@ export async function resolveInstance(
       detail: `#${i.id}${i.geolocation ? ` · ${i.geolocation}` : ''}`,
       instance: i,
     })),
-    { title: `GPU Rental: ${what.verb}`, placeHolder: 'Pick an instance', matchOnDescription: true, matchOnDetail: true },
+    { title: vscode.l10n.t('GPU Rental: {0}', what.verb), placeHolder: vscode.l10n.t('Pick an instance'), matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.instance;
 }
@@ -77,9 +79,13 @@ export async function runInstanceAction(
   } catch (e) {
     const msg = describeError(e);
     services.log.error(`${failure} #${inst.id}: ${msg}`);
-    background(vscode.window.showErrorMessage(`${failure} "${instanceName(inst)}": ${msg}`, 'Show Output Log').then((a) => {
-      if (a) services.showLog(true);
-    }), services.log, 'the failure notice');
+    background(
+      vscode.window.showErrorMessage(vscode.l10n.t('{0} "{1}": {2}', failure, instanceName(inst), msg), vscode.l10n.t('Show Output Log')).then((a) => {
+        if (a) services.showLog(true);
+      }),
+      services.log,
+      'the failure notice',
+    );
     return false;
   } finally {
     store.setPending(inst.id, undefined);
@@ -90,11 +96,20 @@ export async function runInstanceAction(
  * Runs `fn` (confirmation and request) as the one action on `key` (an instance, an offer, a
  * template). While another runs there, says so and sends nothing: `busy` is returned.
  */
-export async function oneAtATime<T>(services: Pick<Services, 'instances' | 'log'>, key: string, what: string, name: string, busy: T, fn: () => Promise<T>): Promise<T> {
+export async function oneAtATime<T>(
+  services: Pick<Services, 'instances' | 'log'>,
+  key: string,
+  what: string,
+  name: string,
+  busy: T,
+  fn: () => Promise<T>,
+): Promise<T> {
   const claim = services.instances.actions.claim(key, what);
   if (typeof claim !== 'function') {
     services.log.info(`${what} ${name}: refused, ${claim.busy} is still running there`);
-    vscode.window.showInformationMessage(`${claim.busy} of ${name} is still in progress. Wait for it to finish; nothing was sent for this ${what}.`);
+    vscode.window.showInformationMessage(
+      vscode.l10n.t('{0} of {1} is still in progress. Wait for it to finish; nothing was sent for this {2}.', claim.busy, name, what),
+    );
     return busy;
   }
   try {
@@ -105,6 +120,11 @@ export async function oneAtATime<T>(services: Pick<Services, 'instances' | 'log'
 }
 
 /** oneAtATime for an instance action: `false` when another action on it still runs. */
-export function guardedInstanceAction(services: Pick<Services, 'instances' | 'log'>, inst: Instance, what: string, fn: () => Promise<boolean>): Promise<boolean> {
+export function guardedInstanceAction(
+  services: Pick<Services, 'instances' | 'log'>,
+  inst: Instance,
+  what: string,
+  fn: () => Promise<boolean>,
+): Promise<boolean> {
   return oneAtATime(services, instanceKey(inst.id), what, `"${instanceName(inst)}" (#${inst.id})`, false, fn);
 }

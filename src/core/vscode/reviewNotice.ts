@@ -40,7 +40,11 @@ interface ActionPick extends vscode.QuickPickItem {
 export function someNames(names: readonly string[]): string {
   const shown = names.slice(0, 3);
   const more = names.length - shown.length;
-  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]!}` : (shown[0] ?? '');
+  return more > 0
+    ? `${shown.join(', ')} and ${more} more`
+    : shown.length > 1
+      ? `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]!}`
+      : (shown[0] ?? '');
 }
 
 /** Shows the one notification; resolves once it was answered and the review (if any) closed. */
@@ -58,9 +62,19 @@ async function review(title: string, items: readonly ReviewItem[]): Promise<void
   while (left.length) {
     const picks: ActionPick[] = left.flatMap((item) => [
       { label: item.name, kind: vscode.QuickPickItemKind.Separator },
-      ...item.actions.map((action, k): ActionPick => ({ label: action.label, description: item.name, ...(k === 0 ? { detail: item.detail } : {}), item, action })),
+      ...item.actions.map((action, k): ActionPick => ({
+        label: action.label,
+        description: item.name,
+        ...(k === 0 ? { detail: item.detail } : {}),
+        item,
+        action,
+      })),
     ]);
-    const pick = await vscode.window.showQuickPick(picks, { title, placeHolder: 'Pick an action for one instance (Escape to decide later)', matchOnDescription: true });
+    const pick = await vscode.window.showQuickPick(picks, {
+      title,
+      placeHolder: vscode.l10n.t('Pick an action for one instance (Escape to decide later)'),
+      matchOnDescription: true,
+    });
     if (!pick?.action || !pick.item) return;
     await pick.action.run();
     const done = pick.item;

@@ -5,8 +5,8 @@ import { background } from '../background';
 
 /** The buttons of the not-signed-in error, each with the command it runs. */
 export const SIGN_IN_ACTIONS: ReadonlyArray<{ title: string; command: string }> = [
-  { title: 'Set API Key', command: 'gpuRental.setApiKey' },
-  { title: 'Try Demo Mode', command: 'gpuRental.tryDemoMode' },
+  { title: vscode.l10n.t('Set API Key'), command: 'gpuRental.setApiKey' },
+  { title: vscode.l10n.t('Try Demo Mode'), command: 'gpuRental.tryDemoMode' },
 ];
 
 /** True when signed in; otherwise tells the user how to sign in (the one wording, api/errors.ts), with the buttons that do it. */

@@ -28,7 +28,15 @@ function groupLine(g: CountedGroup): string {
 }
 
 /** The tooltip; `creditAt` is when the credit was read (the Account view shows the same read). */
-export function statusTooltip(instances: readonly Instance[], s: CostSummary, demo: boolean, today?: string, rate?: BurnRate, creditAt?: number, groups: readonly GroupSummary[] = []): string {
+export function statusTooltip(
+  instances: readonly Instance[],
+  s: CostSummary,
+  demo: boolean,
+  today?: string,
+  rate?: BurnRate,
+  creditAt?: number,
+  groups: readonly GroupSummary[] = [],
+): string {
   const lines: string[] = [`**GPU Rental${demo ? ' (demo: simulated account, no real money)' : ''}**`, ''];
   const items = countItems(instances, groups);
   const active = items.singles.filter(isBilledForCompute);
@@ -45,7 +53,10 @@ export function statusTooltip(instances: readonly Instance[], s: CostSummary, de
     for (const g of items.idleGroups) lines.push(groupLine(g));
     for (const i of idle) lines.push(`- ${md(instanceName(i))}: ${md(formatRate(currentRate(i)))}`);
   }
-  lines.push('', `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))}${rate.at !== undefined ? `, ${md(asOfText(rate.at))}` : ''})` : ''}`);
+  lines.push(
+    '',
+    `Total: ${md(formatRate(s.totalPerHour))}${rate ? ` (${md(rateSourceText(rate))}${rate.at !== undefined ? `, ${md(asOfText(rate.at))}` : ''})` : ''}`,
+  );
   if (s.credit !== undefined) {
     // A blank line first: Markdown would otherwise join "Total" and "Credit" into one line.
     lines.push(
@@ -85,7 +96,7 @@ export class CostStatusBar implements vscode.Disposable {
     if (!this.made) {
       this.made = vscode.window.createStatusBarItem('gpuRental.cost', vscode.StatusBarAlignment.Left, 50);
       this.made.name = 'GPU Rental Cost';
-      this.made.command = { command: 'gpuRental.instances.focus', title: 'Open Instances' };
+      this.made.command = { command: 'gpuRental.instances.focus', title: vscode.l10n.t('Open Instances') };
     }
     return this.made;
   }
@@ -105,10 +116,12 @@ export class CostStatusBar implements vscode.Disposable {
     const groups = readGroupIndex(this.services.globalState);
     const items = countItems(instances, groups);
     this.item.text = statusText(s, info.demo, items);
-    const tip = new vscode.MarkdownString(statusTooltip(instances, s, info.demo, this.services.costs.today(), rate, this.services.credit.reading()?.at, groups));
+    const tip = new vscode.MarkdownString(
+      statusTooltip(instances, s, info.demo, this.services.costs.today(), rate, this.services.credit.reading()?.at, groups),
+    );
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
-      label: `GPU Rental: ${formatRate(s.totalPerHour)}, ${runningText(items)}${info.demo ? ', demo mode' : ''}`,
+      label: vscode.l10n.t('GPU Rental: {0}, {1}{2}', formatRate(s.totalPerHour), runningText(items), info.demo ? ', demo mode' : ''),
     };
     this.item.backgroundColor = this.colour(s, info.demo);
     this.item.show();
@@ -119,7 +132,8 @@ export class CostStatusBar implements vscode.Disposable {
   private colour(s: CostSummary, demo: boolean): vscode.ThemeColor | undefined {
     const warned = this.services.globalState.get<{ month?: string; levels?: number[] }>(BUDGET_WARNED_KEY);
     const levels = warned?.month === new Date().toISOString().slice(0, 7) ? (warned.levels ?? []) : [];
-    if ((!demo && isCreditLow(s, this.services.settings().lowCreditWarningHours)) || levels.includes(100)) return new vscode.ThemeColor('statusBarItem.errorBackground');
+    if ((!demo && isCreditLow(s, this.services.settings().lowCreditWarningHours)) || levels.includes(100))
+      return new vscode.ThemeColor('statusBarItem.errorBackground');
     return levels.includes(80) ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
@@ -133,19 +147,34 @@ export class CostStatusBar implements vscode.Disposable {
     if (!isCreditLow(s, this.services.settings().lowCreditWarningHours)) return;
     this.warnedThisSession = true;
     const hours = s.hoursLeft === undefined ? '' : ` in about ${formatHours(s.hoursLeft)}`;
-    background(vscode.window
-      .showErrorMessage(
-        `Your credit (${formatMoney(s.credit ?? 0)}) runs out${hours} at the current ${formatRate(s.totalPerHour)}. Add credit on your account page or stop instances you do not need.`,
-        'Open Instances',
-        'Stop All Running…',
-        DONT_SHOW_AGAIN,
-      )
-      .then((a) => {
-        if (a === 'Open Instances') background(vscode.commands.executeCommand('gpuRental.instances.focus'), this.services.log, 'opening the Instances view');
-        else if (a === 'Stop All Running…') background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), this.services.log, 'running Stop All Running');
-        else if (a === DONT_SHOW_AGAIN)
-          background(vscode.workspace.getConfiguration('gpuRental').update('lowCreditWarningHours', 0, vscode.ConfigurationTarget.Global), this.services.log, 'turning the credit warning off');
-      }), this.services.log, 'the credit warning');
+    background(
+      vscode.window
+        .showErrorMessage(
+          vscode.l10n.t(
+            'Your credit ({0}) runs out{1} at the current {2}. Add credit on your account page or stop instances you do not need.',
+            formatMoney(s.credit ?? 0),
+            hours,
+            formatRate(s.totalPerHour),
+          ),
+          vscode.l10n.t('Open Instances'),
+          vscode.l10n.t('Stop All Running…'),
+          DONT_SHOW_AGAIN,
+        )
+        .then((a) => {
+          if (a === vscode.l10n.t('Open Instances'))
+            background(vscode.commands.executeCommand('gpuRental.instances.focus'), this.services.log, 'opening the Instances view');
+          else if (a === vscode.l10n.t('Stop All Running…'))
+            background(vscode.commands.executeCommand('gpuRental.stopAllRunning'), this.services.log, 'running Stop All Running');
+          else if (a === DONT_SHOW_AGAIN)
+            background(
+              vscode.workspace.getConfiguration('gpuRental').update('lowCreditWarningHours', 0, vscode.ConfigurationTarget.Global),
+              this.services.log,
+              'turning the credit warning off',
+            );
+        }),
+      this.services.log,
+      'the credit warning',
+    );
   }
 
   dispose(): void {

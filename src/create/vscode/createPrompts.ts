@@ -26,38 +26,47 @@ function money(n: number): string {
 
 /** The Rent question of one offer; an interruptible one may change its bid first (Change Bid…). */
 async function confirmRent(offer: Offer, t: Template, bidPrice: number | undefined, guard: GuardRequest | undefined): Promise<boolean | { bidPrice: number }> {
-    let bid = bidPrice;
-    for (;;) {
-      const what = `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}"`;
-      const question =
-        bid !== undefined
-          ? `${what} as an interruptible instance, bidding ${money(bid)}? The offer's listed price is ${money(offer.dph_total)}.`
-          : `${what} on demand at ${money(offer.dph_total)}?`;
-      const bidNote = bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
-      const answer = await vscode.window.showWarningMessage(
-        question,
-        { modal: true, detail: `${describeOffer(offer)}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).${bidNote}\n${guardSummary(guard, offer.dph_total)}` },
-        'Rent',
-        ...(bid !== undefined ? ['Change Bid…'] : []),
-      );
-      if (answer === 'Rent') return bid !== undefined && bid !== bidPrice ? { bidPrice: bid } : true;
-      if (answer !== 'Change Bid…' || bid === undefined) return false;
-      const min = typeof offer.min_bid === 'number' ? offer.min_bid : 0;
-      const typed = await vscode.window.showInputBox({
-        title: `Your bid for ${offer.num_gpus}× ${offer.gpu_name}`,
-        prompt: `Dollars per hour${min > 0 ? `, at least the minimum bid ${money(min)}` : ''}. A higher bid is outbid less often.`,
-        value: String(bid),
-        placeHolder: 'e.g. 0.35',
-        ignoreFocusOut: true,
-        validateInput: (v) => {
-          const n = Number(v.trim());
-          if (!v.trim() || !Number.isFinite(n) || n <= 0) return 'Enter a price in $/h, e.g. 0.35.';
-          if (n < min) return `The minimum bid for this offer is ${money(min)}.`;
-          return undefined;
-        },
-      });
-      if (typed !== undefined) bid = Number(typed.trim());
-    }
+  let bid = bidPrice;
+  for (;;) {
+    const what = `Rent ${offer.num_gpus}× ${offer.gpu_name} for "${t.name}"`;
+    const question =
+      bid !== undefined
+        ? `${what} as an interruptible instance, bidding ${money(bid)}? The offer's listed price is ${money(offer.dph_total)}.`
+        : `${what} on demand at ${money(offer.dph_total)}?`;
+    const bidNote =
+      bid !== undefined ? '\nInterruptible: you pay your bid, and the instance is stopped when someone outbids you (its disk stays and is billed).' : '';
+    const answer = await vscode.window.showWarningMessage(
+      question,
+      {
+        modal: true,
+        detail: vscode.l10n.t(
+          '{0}\nBilling starts now and continues until you destroy the instance (disk is billed while stopped).{1}\n{2}',
+          describeOffer(offer),
+          bidNote,
+          guardSummary(guard, offer.dph_total),
+        ),
+      },
+      vscode.l10n.t('Rent'),
+      ...(bid !== undefined ? ['Change Bid…'] : []),
+    );
+    if (answer === vscode.l10n.t('Rent')) return bid !== undefined && bid !== bidPrice ? { bidPrice: bid } : true;
+    if (answer !== 'Change Bid…' || bid === undefined) return false;
+    const min = typeof offer.min_bid === 'number' ? offer.min_bid : 0;
+    const typed = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Your bid for {0}× {1}', offer.num_gpus, offer.gpu_name),
+      prompt: vscode.l10n.t('Dollars per hour{0}. A higher bid is outbid less often.', min > 0 ? `, at least the minimum bid ${money(min)}` : ''),
+      value: String(bid),
+      placeHolder: vscode.l10n.t('e.g. 0.35'),
+      ignoreFocusOut: true,
+      validateInput: (v) => {
+        const n = Number(v.trim());
+        if (!v.trim() || !Number.isFinite(n) || n <= 0) return 'Enter a price in $/h, e.g. 0.35.';
+        if (n < min) return `The minimum bid for this offer is ${money(min)}.`;
+        return undefined;
+      },
+    });
+    if (typed !== undefined) bid = Number(typed.trim());
+  }
 }
 
 export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPrompts {
@@ -71,26 +80,45 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
           detail: offerPickDetail(o),
           offer: o,
         })),
-        { title: `"${t.name}": ${offers.length} matching offers (${best})`, matchOnDetail: true, ignoreFocusOut: true },
+        { title: vscode.l10n.t('"{0}": {1} matching offers ({2})', t.name, offers.length, best), matchOnDetail: true, ignoreFocusOut: true },
       );
       return pick?.offer;
     },
     confirmRent: (offer: Offer, t: Template, bidPrice: number | undefined) => confirmRent(offer, t, bidPrice, guard),
     async confirmOutsideTemplate(offer: Offer, t: Template, reasons: readonly string[]) {
       const answer = await vscode.window.showWarningMessage(
-        `Offer ${offer.id} (${offer.num_gpus}× ${offer.gpu_name}, ${money(offer.dph_total)}) does not fit template "${t.name}". Rent it anyway?`,
-        { modal: true, detail: `It fails the template's offer filters:\n• ${reasons.join('\n• ')}\n\nRent it only if you meant to; otherwise pick an offer that fits or change the template.` },
-        'Rent Anyway',
+        vscode.l10n.t(
+          'Offer {0} ({1}× {2}, {3}) does not fit template "{4}". Rent it anyway?',
+          offer.id,
+          offer.num_gpus,
+          offer.gpu_name,
+          money(offer.dph_total),
+          t.name,
+        ),
+        {
+          modal: true,
+          detail: vscode.l10n.t(
+            "It fails the template's offer filters:\n• {0}\n\nRent it only if you meant to; otherwise pick an offer that fits or change the template.",
+            reasons.join('\n• '),
+          ),
+        },
+        vscode.l10n.t('Rent Anyway'),
       );
-      return answer === 'Rent Anyway';
+      return answer === vscode.l10n.t('Rent Anyway');
     },
     async keepOrDestroy(id: number, reason: 'cancelled' | 'timeout') {
       if (args.onCancel) return args.onCancel;
-      const why = reason === 'timeout' ? `Instance ${id} has not come up after a long wait.` : `Creation cancelled, but instance ${id} is already rented and billing.`;
+      const why =
+        reason === 'timeout' ? `Instance ${id} has not come up after a long wait.` : `Creation cancelled, but instance ${id} is already rented and billing.`;
       // Two answers, no ambiguous "Cancel": Keep is the close affordance, so Escape keeps it too.
       const answer = await vscode.window.showWarningMessage<vscode.MessageItem>(
-        `${why} Destroy it, or keep it and decide later?`,
-        { modal: true, detail: 'Destroy: it is removed and billing stops. Keep (decide later): it stays in the Instances view, keeps billing, and its SSH entry is written when it runs.' },
+        vscode.l10n.t('{0} Destroy it, or keep it and decide later?', why),
+        {
+          modal: true,
+          detail: vscode.l10n.t(
+            'Destroy: it is removed and billing stops. Keep (decide later): it stays in the Instances view, keeps billing, and its SSH entry is written when it runs.',
+          ),
+        },
         { title: DESTROY },
         { title: KEEP, isCloseAffordance: true },
       );
@@ -101,15 +129,21 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
       if (args.onNotFound) return args.onNotFound;
       // What is known: the machine's id (or label), its price, when a read last showed it, or the service's answer.
       const answer = await vscode.window.showWarningMessage<vscode.MessageItem & { value: NotFoundAnswer }>(
-        `${unknownName(what.label, what)} ${unknownWhy(what)} (${Math.max(1, Math.round(what.waitedMs / 60_000))} min since it was sent). It may exist and bill. Keep waiting, or rent another machine?`,
+        vscode.l10n.t(
+          '{0} {1} ({2} min since it was sent). It may exist and bill. Keep waiting, or rent another machine?',
+          unknownName(what.label, what),
+          unknownWhy(what),
+          Math.max(1, Math.round(what.waitedMs / 60_000)),
+        ),
         {
           modal: true,
-          detail:
+          detail: vscode.l10n.t(
             'Keep Waiting: the flow goes on watching it.\nRent Another: a second machine is rented; the first stays watched and, if it appears, is added to the Instances view and you are told (destroy it there if you do not need two).\nStop (the default): nothing else is rented; the first stays watched.',
+          ),
         },
-        { title: 'Keep Waiting', value: 'wait' },
-        { title: 'Rent Another', value: 'rent-again' },
-        { title: 'Stop', value: 'stop', isCloseAffordance: true },
+        { title: vscode.l10n.t('Keep Waiting'), value: 'wait' },
+        { title: vscode.l10n.t('Rent Another'), value: 'rent-again' },
+        { title: vscode.l10n.t('Stop'), value: 'stop', isCloseAffordance: true },
       );
       return answer?.value ?? 'stop';
     },
@@ -117,19 +151,28 @@ export function vscodePrompts(args: PromptArgs, guard?: GuardRequest): FlowPromp
       // One question, no default that spends: Escape (the close affordance) keeps it.
       const next = what.next;
       const answer = await vscode.window.showWarningMessage<vscode.MessageItem & { value: FailedBootAnswer }>(
-        `Instance ${what.instanceId} ("${what.label}") became "${what.status}" while starting${what.statusMsg ? `: ${what.statusMsg}` : ''}. It will not run, and it bills ${what.keptCost} while kept. What should happen to it?`,
+        vscode.l10n.t(
+          'Instance {0} ("{1}") became "{2}" while starting{3}. It will not run, and it bills {4} while kept. What should happen to it?',
+          what.instanceId,
+          what.label,
+          what.status,
+          what.statusMsg ? `: ${what.statusMsg}` : '',
+          what.keptCost,
+        ),
         {
           modal: true,
           detail: [
             'Its log was requested: Show Instance Logs on the next notice shows why it failed.',
-            next ? `Destroy and Rent Next Match: it is destroyed, then ${describeOffer(next)} is rented at ${money(next.dph_total)}.` : 'No other match is left to rent (or no attempt is left).',
+            next
+              ? `Destroy and Rent Next Match: it is destroyed, then ${describeOffer(next)} is rented at ${money(next.dph_total)}.`
+              : 'No other match is left to rent (or no attempt is left).',
             'Destroy Only: it is destroyed and nothing else is rented.',
             'Keep It: it stays in the Instances view, billing, for you to look at; nothing else is rented.',
           ].join('\n'),
         },
-        ...(next ? [{ title: `Destroy and Rent Next Match (${money(next.dph_total)})`, value: 'destroy-and-rent-next' as const }] : []),
-        { title: 'Destroy Only', value: 'destroy' },
-        { title: 'Keep It', value: 'keep', isCloseAffordance: true },
+        ...(next ? [{ title: vscode.l10n.t('Destroy and Rent Next Match ({0})', money(next.dph_total)), value: 'destroy-and-rent-next' as const }] : []),
+        { title: vscode.l10n.t('Destroy Only'), value: 'destroy' },
+        { title: vscode.l10n.t('Keep It'), value: 'keep', isCloseAffordance: true },
       );
       return answer?.value ?? 'keep';
     },

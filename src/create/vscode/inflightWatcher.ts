@@ -11,7 +11,10 @@ import { isRentingMember } from '../../core/groupIndex';
 /** One watcher per in-flight rental (by id, or label while its id is unknown), however often this is called. */
 const watching = new Set<number | string>();
 
-export async function keepWatching(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, ref?: number | string): Promise<void> {
+export async function keepWatching(
+  services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>,
+  ref?: number | string,
+): Promise<void> {
   // A member of a group still being rented is resumed with its group (src/groups/groupResume.ts).
   const keys = readInflight(services.globalState)
     .filter((r) => !isRentingMember(services.globalState, r.label))
@@ -30,8 +33,9 @@ export async function keepWatching(services: Pick<Services, 'api' | 'connection'
         signal: ac.signal,
         onFailed: (r, message) =>
           background(
-            vscode.window.showWarningMessage(message, 'Destroy').then((c) => {
-              if (c && r.instanceId !== undefined) background(vscode.commands.executeCommand('gpuRental.destroyInstance', r.instanceId), services.log, 'opening Destroy');
+            vscode.window.showWarningMessage(message, vscode.l10n.t('Destroy')).then((c) => {
+              if (c && r.instanceId !== undefined)
+                background(vscode.commands.executeCommand('gpuRental.destroyInstance', r.instanceId), services.log, 'opening Destroy');
             }),
             services.log,
             'the Destroy offer',
@@ -39,13 +43,18 @@ export async function keepWatching(services: Pick<Services, 'api' | 'connection'
         onAdopted: (r, inst, alias) =>
           background(
             vscode.window
-            .showWarningMessage(
-              `Instance ${inst.id} ("${r.label}") arrived late: the service showed it only now. It is billing and is in the Instances view${alias ? `, with its SSH entry ${alias}` : ''}. Destroy it there if you rented another machine instead.`,
-              'Show Instances',
-            )
-            .then((c) => {
-              if (c) background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'showing the Instances view');
-            }),
+              .showWarningMessage(
+                vscode.l10n.t(
+                  'Instance {0} ("{1}") arrived late: the service showed it only now. It is billing and is in the Instances view{2}. Destroy it there if you rented another machine instead.',
+                  inst.id,
+                  r.label,
+                  alias ? `, with its SSH entry ${alias}` : '',
+                ),
+                vscode.l10n.t('Show Instances'),
+              )
+              .then((c) => {
+                if (c) background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'showing the Instances view');
+              }),
             services.log,
             'the arrived-late notice',
           ),

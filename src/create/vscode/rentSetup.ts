@@ -27,16 +27,23 @@ export async function rentSetup(services: Services, loaded: LoadedTemplate & { t
     return undefined;
   }
   // The first rent of a session checks that SSH will let the user in (one question when not).
-  const keys = await (await import('../../ssh/vscode/sshKeyCheck')).checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
+  const keys = await (
+    await import('../../ssh/vscode/sshKeyCheck')
+  ).checkSshKey(services, { once: true, ...(template.ssh?.identityFile ? { identityFile: template.ssh.identityFile } : {}) });
   if (!keys.proceed) return undefined;
   // The idle guard goes in through onstart and calls the same service URL this window uses.
   const guard = guardRequestFor(template.guard, template.instance.runtype, readGuardSettings(), services.connection().baseUrl);
   // With a server template, the guard is added to its own onstart (read first), never replaces it.
   try {
-    const onstart = await baseOnstart(loaded.onstart ?? template.instance.onstart, template.instance.template_hash_id, guard, async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0]);
+    const onstart = await baseOnstart(
+      loaded.onstart ?? template.instance.onstart,
+      template.instance.template_hash_id,
+      guard,
+      async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0],
+    );
     return { api, ...(guard ? { guard } : {}), ...(onstart !== undefined ? { onstart } : {}) };
   } catch (e) {
-    vscode.window.showErrorMessage(`Nothing was rented. ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Nothing was rented. {0}', describeError(e)));
     return undefined;
   }
 }

@@ -20,7 +20,11 @@ export function toDiagnostics(doc: vscode.TextDocument, problems: readonly Templ
     const d = new vscode.Diagnostic(
       new vscode.Range(start, end),
       p.where === '(syntax)' || p.where === '(template)' ? p.message : `${p.where}: ${p.message}`,
-      p.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : p.severity === 'info' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Error,
+      p.severity === 'warning'
+        ? vscode.DiagnosticSeverity.Warning
+        : p.severity === 'info'
+          ? vscode.DiagnosticSeverity.Information
+          : vscode.DiagnosticSeverity.Error,
     );
     d.source = 'GPU Rental template';
     return d;
@@ -69,7 +73,9 @@ export function registerTemplateDiagnostics(services: Pick<Services, 'api' | 'co
   };
   for (const d of [
     collection,
-    vscode.workspace.onDidGrantWorkspaceTrust(() => vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file'))),
+    vscode.workspace.onDidGrantWorkspaceTrust(() =>
+      vscode.workspace.textDocuments.forEach((d) => background(check(d), services.log, 'checking a template file')),
+    ),
     vscode.workspace.onDidOpenTextDocument(check),
     vscode.workspace.onDidSaveTextDocument(check),
     vscode.workspace.onDidChangeTextDocument((e) => later(e.document)),

@@ -18,7 +18,11 @@ export async function findTemplates(): Promise<TemplateFileInfo[]> {
   const out: TemplateFileInfo[] = [];
   for (const uri of uris) {
     const rel = vscode.workspace.asRelativePath(uri, false);
-    const name = uri.path.split('/').pop()?.replace(/\.jsonc?$/, '') ?? rel;
+    const name =
+      uri.path
+        .split('/')
+        .pop()
+        ?.replace(/\.jsonc?$/, '') ?? rel;
     try {
       out.push(describeTemplateText(await readText(uri), uri.toString(), rel, name));
     } catch {
@@ -121,10 +125,10 @@ export async function pickTemplate(title: string, fit?: OfferFitContext): Promis
   const found = await findTemplates();
   if (found.length === 0) {
     const choice = await vscode.window.showInformationMessage(
-      `No workspace templates found (looking for ${readTemplateGlob()}). Create one with "GPU Rental: New Template…".`,
-      'New Template',
+      vscode.l10n.t('No workspace templates found (looking for {0}). Create one with "GPU Rental: New Template…".', readTemplateGlob()),
+      vscode.l10n.t('New Template'),
     );
-    if (choice === 'New Template') await vscode.commands.executeCommand('gpuRental.newTemplate');
+    if (choice === vscode.l10n.t('New Template')) await vscode.commands.executeCommand('gpuRental.newTemplate');
     return undefined;
   }
   const offer = fit && typeof fit.offer === 'object' ? fit.offer : undefined;
@@ -132,16 +136,25 @@ export async function pickTemplate(title: string, fit?: OfferFitContext): Promis
     found.map(async (f): Promise<TemplateItem> => {
       const uri = vscode.Uri.parse(f.file);
       const base = { label: f.name, description: f.relativePath, uri };
-      if (f.broken) return { ...base, detail: '$(error) Broken: cannot be parsed; open it to fix the JSON', order: 2 };
+      if (f.broken) return { ...base, detail: vscode.l10n.t('$(error) Broken: cannot be parsed; open it to fix the JSON'), order: 2 };
       if (!fit) return { ...base, detail: f.description, order: 0 };
       const loaded = await fit.load(uri).catch(() => undefined);
       const errors = loaded?.problems.filter((p) => p.severity === 'error') ?? [];
       if (!loaded?.template) {
         const first = errors[0];
-        return { ...base, detail: `$(error) Broken: ${errors.length} problem${errors.length === 1 ? '' : 's'}${first ? ` (${first.where}: ${first.message})` : ''}`, order: 2 };
+        return {
+          ...base,
+          detail: vscode.l10n.t(
+            '$(error) Broken: {0} problem{1}{2}',
+            errors.length,
+            errors.length === 1 ? '' : 's',
+            first ? ` (${first.where}: ${first.message})` : '',
+          ),
+          order: 2,
+        };
       }
       const reasons = offer ? offerSatisfies(loaded.template, offer) : [];
-      if (reasons.length) return { ...base, detail: `$(circle-slash) Does not fit this offer: ${reasons.join('; ')}`, order: 1 };
+      if (reasons.length) return { ...base, detail: vscode.l10n.t('$(circle-slash) Does not fit this offer: {0}', reasons.join('; ')), order: 1 };
       return { ...base, detail: f.description, order: 0 };
     }),
   );

@@ -10,15 +10,20 @@ const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs)
 /** The demo's key is simulated and never stored: "removed" would be untrue, and nothing would change. */
 export async function explainDemoKey(services: Pick<Services, 'connectionState'>): Promise<void> {
   if (services.connectionState.isDemo()) {
-    const pick = await vscode.window.showInformationMessage('Demo mode signs in with a simulated key that is never stored, so there is no API key to clear. Run "Exit Demo Mode" to leave the demo.', 'Exit Demo Mode');
+    const pick = await vscode.window.showInformationMessage(
+      vscode.l10n.t('Demo mode signs in with a simulated key that is never stored, so there is no API key to clear. Run "Exit Demo Mode" to leave the demo.'),
+      vscode.l10n.t('Exit Demo Mode'),
+    );
     if (pick) await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     return;
   }
-  vscode.window.showInformationMessage(`This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. ${END_NPM_DEMO}`);
+  vscode.window.showInformationMessage(
+    vscode.l10n.t('This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. {0}', END_NPM_DEMO),
+  );
 }
 
 /** `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse. */
 export function explainAlreadyInDemo(services: Pick<Services, 'log'>): void {
-  vscode.window.showInformationMessage(`This window is already the demo (started by "npm run demo"). ${DEMO_MESSAGE} ${END_NPM_DEMO}`);
+  vscode.window.showInformationMessage(vscode.l10n.t('This window is already the demo (started by "npm run demo"). {0} {1}', DEMO_MESSAGE, END_NPM_DEMO));
   background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
 }

@@ -13,16 +13,16 @@ export async function pickGroup(services: Services, name: string | undefined, ti
   const all = groupsOf(services);
   if (name !== undefined) {
     const g = all.find((x) => x.name === name);
-    if (!g) vscode.window.showErrorMessage(`There is no group "${name}" (it may have been destroyed). See the Instances view.`);
+    if (!g) vscode.window.showErrorMessage(vscode.l10n.t('There is no group "{0}" (it may have been destroyed). See the Instances view.', name));
     return g;
   }
   if (!all.length) {
-    vscode.window.showInformationMessage('There is no group of machines. Create one from a template with "count" of 2 or more.');
+    vscode.window.showInformationMessage(vscode.l10n.t('There is no group of machines. Create one from a template with "count" of 2 or more.'));
     return undefined;
   }
   if (all.length === 1) return all[0];
   const pick = await vscode.window.showQuickPick(
-    all.map((g) => ({ label: g.name, description: `${g.count} machines · ${formatRate(groupTotal(g), 2)} · ${g.status}`, g })),
+    all.map((g) => ({ label: g.name, description: vscode.l10n.t('{0} machines · {1} · {2}', g.count, formatRate(groupTotal(g), 2), g.status), g })),
     { title, ignoreFocusOut: true },
   );
   return pick?.g;

@@ -19,20 +19,28 @@ export function vscodeGroupPrompts(): GroupPrompts {
       const pick = await vscode.window.showQuickPick(
         choices.map((c, i) => ({
           label: clusterLabel(c),
-          description: `${formatRate(c.totalDph, 2)} in total${i === 0 ? ' · cheapest' : ''}`,
+          description: vscode.l10n.t('{0} in total{1}', formatRate(c.totalDph, 2), i === 0 ? ' · cheapest' : ''),
           detail: `${c.offers.map((o) => formatRate(o.dph_total, 3)).join(' + ')}${c.offers[0]!.geolocation ? ` · ${c.offers[0]!.geolocation}` : ''}`,
           choice: c,
         })),
-        { title: `"${t.name}": ${choices.length} physical cluster(s) fit ${t.count} machines (cheapest total first)`, ignoreFocusOut: true },
+        {
+          title: vscode.l10n.t('"{0}": {1} physical cluster(s) fit {2} machines (cheapest total first)', t.name, choices.length, String(t.count)),
+          ignoreFocusOut: true,
+        },
       );
       return pick?.choice;
     },
     async confirmGroup(c: ClusterChoice, t: Template, maxWaitMs: number) {
       const answer = await vscode.window.showWarningMessage(
-        `Rent ${c.offers.length} machines for "${t.name}" at ${formatRate(c.totalDph, 2)} in total?`,
+        vscode.l10n.t('Rent {0} machines for "{1}" at {2} in total?', c.offers.length, t.name, formatRate(c.totalDph, 2)),
         {
           modal: true,
-          detail: `${clusterLabel(c)}, on one private network.\nAll or none: if not all ${c.offers.length} run within ${Math.round(maxWaitMs / 60_000)} minutes, the ones rented are destroyed and nothing is left billing.\nBilling starts now and continues until you destroy the group (disks are billed while stopped).`,
+          detail: vscode.l10n.t(
+            '{0}, on one private network.\nAll or none: if not all {1} run within {2} minutes, the ones rented are destroyed and nothing is left billing.\nBilling starts now and continues until you destroy the group (disks are billed while stopped).',
+            clusterLabel(c),
+            c.offers.length,
+            Math.round(maxWaitMs / 60_000),
+          ),
         },
         RENT_GROUP,
       );

@@ -26,7 +26,10 @@ export function actedText(a: GuardActed): string {
   const before = currentRate(a.before);
   const after = a.after ? currentRate(a.after) : 0;
   const why = a.reason === 'idle' ? `it was idle for ${durationWords(a.idleLimitSeconds)}` : `it reached its ${a.reason} cap`;
-  const saves = before > 0 ? ` That saves ${formatRate(Math.max(0, before - after))}${a.after && after > 0 ? ` (its disk still bills ${formatRate(after, 3)} until you destroy it)` : ''}.` : '';
+  const saves =
+    before > 0
+      ? ` That saves ${formatRate(Math.max(0, before - after))}${a.after && after > 0 ? ` (its disk still bills ${formatRate(after, 3)} until you destroy it)` : ''}.`
+      : '';
   return `The idle guard ${a.action === 'destroy' ? 'destroyed' : 'stopped'} ${name} at ${clock(a.at)}: ${why}.${saves}`;
 }
 

@@ -24,7 +24,11 @@ const LABEL: Record<WarningPick, string> = { keep: KEEP_RUNNING, stop: STOP_NOW,
 /** A command link to the command scripts use (the arguments are numbers only: no server text in a link). */
 export function warningLink(instanceId: number, pick: WarningPick): string {
   const [command, arg] =
-    pick === 'keep' ? ['gpuRental.snoozeGuard', { instanceId, minutes: 60 }] : pick === 'stop' ? ['gpuRental.stopInstance', instanceId] : ['gpuRental.dontWarnGuard', instanceId];
+    pick === 'keep'
+      ? ['gpuRental.snoozeGuard', { instanceId, minutes: 60 }]
+      : pick === 'stop'
+        ? ['gpuRental.stopInstance', instanceId]
+        : ['gpuRental.dontWarnGuard', instanceId];
   return `[${LABEL[pick]}](command:${command}?${encodeURIComponent(JSON.stringify([arg]))})`;
 }
 
@@ -70,11 +74,13 @@ export function startGuardWarnings(services: Pick<Services, 'api' | 'connection'
       const title = `${plain(warningText(w))} ${picks.map((p) => warningLink(instanceId, p)).join(' · ')}`;
       log.info(`guard: warning for instance ${instanceId} (${w.reason}, ${w.action})`);
       background(
-        Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_p, cancel) => {
-          // Cancel dismisses it (not a decision); the guard still acts as planned.
-          const sub = cancel.onCancellationRequested(() => open.closeSeq(shown.seq));
-          return shown.closed.finally(() => sub.dispose());
-        })),
+        Promise.resolve(
+          vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_p, cancel) => {
+            // Cancel dismisses it (not a decision); the guard still acts as planned.
+            const sub = cancel.onCancellationRequested(() => open.closeSeq(shown.seq));
+            return shown.closed.finally(() => sub.dispose());
+          }),
+        ),
         log,
         'the guard warning',
       );
@@ -85,10 +91,14 @@ export function startGuardWarnings(services: Pick<Services, 'api' | 'connection'
       const instanceId = a.before.id;
       log.info(`guard: instance ${instanceId} ${a.action === 'destroy' ? 'destroyed' : 'stopped'} by its idle guard (${a.reason})`);
       const actions = a.after ? [START, SHOW_LOG] : [];
-      background(vscode.window.showInformationMessage(actedText(a), ...actions).then(async (pick) => {
-        if (pick === START) await vscode.commands.executeCommand('gpuRental.startInstance', instanceId);
-        else if (pick === SHOW_LOG) await vscode.commands.executeCommand('gpuRental.showGuardLog', instanceId);
-      }), log, 'the guard notice');
+      background(
+        vscode.window.showInformationMessage(actedText(a), ...actions).then(async (pick) => {
+          if (pick === START) await vscode.commands.executeCommand('gpuRental.startInstance', instanceId);
+          else if (pick === SHOW_LOG) await vscode.commands.executeCommand('gpuRental.showGuardLog', instanceId);
+        }),
+        log,
+        'the guard notice',
+      );
     }),
   );
 }

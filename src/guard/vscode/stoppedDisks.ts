@@ -32,7 +32,10 @@ export function stoppedWarningText(inst: Instance, days: number, at: number, sto
 
 const stateKey = (services: Pick<Services, 'connection'>): string => stoppedSinceKey(services.connection());
 
-export function startStoppedDisks(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'track'>, now: () => number = Date.now): void {
+export function startStoppedDisks(
+  services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'track'>,
+  now: () => number = Date.now,
+): void {
   let running = false;
   const look = async (): Promise<void> => {
     const c = services.connection();
@@ -56,35 +59,68 @@ export function startStoppedDisks(services: Pick<Services, 'api' | 'connection' 
   background(look(), services.log, 'checking stopped instances');
 }
 
-const keepIt = (services: Pick<Services, 'globalState'>, key: string, id: number, now: () => number): Thenable<void> => services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, id, now()));
+const keepIt = (services: Pick<Services, 'globalState'>, key: string, id: number, now: () => number): Thenable<void> =>
+  services.globalState.update(key, keep(services.globalState.get<StoppedRecords>(key) ?? {}, id, now()));
 
-function warn(services: Pick<Services, 'globalState' | 'log'>, key: string, inst: Instance, setting: number, at: number, stoppedMs: number, now: () => number): void {
+function warn(
+  services: Pick<Services, 'globalState' | 'log'>,
+  key: string,
+  inst: Instance,
+  setting: number,
+  at: number,
+  stoppedMs: number,
+  now: () => number,
+): void {
   const { days, own } = stoppedDaysFor(inst, setting);
   services.log.info(`guard: instance ${inst.id} stopped long enough to be destroyed at ${new Date(at).toISOString()} (destroyAfterStoppedDays ${days})`);
-  background(vscode.window.showWarningMessage(stoppedWarningText(inst, days, at, stoppedMs, own), KEEP, DESTROY_NOW).then(async (pick) => {
-    if (pick === KEEP) await keepIt(services, key, inst.id, now);
-    else if (pick === DESTROY_NOW) await vscode.commands.executeCommand('gpuRental.destroyInstance', inst.id);
-  }), services.log, 'the stopped-instance warning');
+  background(
+    vscode.window.showWarningMessage(stoppedWarningText(inst, days, at, stoppedMs, own), KEEP, DESTROY_NOW).then(async (pick) => {
+      if (pick === KEEP) await keepIt(services, key, inst.id, now);
+      else if (pick === DESTROY_NOW) await vscode.commands.executeCommand('gpuRental.destroyInstance', inst.id);
+    }),
+    services.log,
+    'the stopped-instance warning',
+  );
 }
 
 /** Several warnings from one list: one notification, whose Review… offers Keep / Destroy Now… per instance. */
-function warnMany(services: Pick<Services, 'globalState' | 'log'>, key: string, warns: ReadonlyArray<{ inst: Instance; destroyAt: number; stoppedMs: number }>, setting: number, now: () => number): void {
+function warnMany(
+  services: Pick<Services, 'globalState' | 'log'>,
+  key: string,
+  warns: ReadonlyArray<{ inst: Instance; destroyAt: number; stoppedMs: number }>,
+  setting: number,
+  now: () => number,
+): void {
   for (const w of warns) services.log.info(`guard: instance ${w.inst.id} stopped long enough to be destroyed at ${new Date(w.destroyAt).toISOString()}`);
-  background(showReviewNotice({
-    message: `${warns.length} stopped instances will be destroyed in about a day, with their disks and all data on them (${someNames(warns.map((w) => instanceName(w.inst)))}). Review them to keep one.`,
-    title: 'Stopped Instances to Be Destroyed',
-    items: warns.map((w) => ({
-      name: instanceName(w.inst),
-      detail: stoppedWarningText(w.inst, stoppedDaysFor(w.inst, setting).days, w.destroyAt, w.stoppedMs, stoppedDaysFor(w.inst, setting).own),
-      actions: [
-        { label: KEEP, run: () => keepIt(services, key, w.inst.id, now) },
-        { label: DESTROY_NOW, run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', w.inst.id) },
-      ],
-    })),
-  }), services.log, 'the stopped-instances warning');
+  background(
+    showReviewNotice({
+      message: vscode.l10n.t(
+        '{0} stopped instances will be destroyed in about a day, with their disks and all data on them ({1}). Review them to keep one.',
+        warns.length,
+        someNames(warns.map((w) => instanceName(w.inst))),
+      ),
+      title: vscode.l10n.t('Stopped Instances to Be Destroyed'),
+      items: warns.map((w) => ({
+        name: instanceName(w.inst),
+        detail: stoppedWarningText(w.inst, stoppedDaysFor(w.inst, setting).days, w.destroyAt, w.stoppedMs, stoppedDaysFor(w.inst, setting).own),
+        actions: [
+          { label: KEEP, run: () => keepIt(services, key, w.inst.id, now) },
+          { label: DESTROY_NOW, run: () => vscode.commands.executeCommand('gpuRental.destroyInstance', w.inst.id) },
+        ],
+      })),
+    }),
+    services.log,
+    'the stopped-instances warning',
+  );
 }
 
-async function destroy(services: Pick<Services, 'api' | 'globalState' | 'log'>, key: string, inst: Instance, setting: number, now: () => number): Promise<void> {
+async function destroy(
+  services: Pick<Services, 'api' | 'globalState' | 'log'>,
+  key: string,
+  inst: Instance,
+  setting: number,
+  now: () => number,
+): Promise<void> {
   const { days, own } = stoppedDaysFor(inst, setting);
   // A fresh read, not the list: started (or changed) since, it is not destroyed.
   const fresh = await (await services.api()).showInstance(inst.id);
@@ -97,6 +133,13 @@ async function destroy(services: Pick<Services, 'api' | 'globalState' | 'log'>, 
   const rate = currentRate(fresh);
   services.log.info(`guard: destroyed instance ${inst.id}, stopped over ${days} days (destroyAfterStoppedDays)`);
   vscode.window.showInformationMessage(
-    `GPU Rental destroyed ${instanceName(inst)}: it stayed stopped for ${days} day${days === 1 ? '' : 's'} (${whose(own)}).${rate > 0 ? ` That saves ${formatRate(rate, 3)} of storage (${formatMoney(rate * HOURS_PER_MONTH)} a month).` : ''}`,
+    vscode.l10n.t(
+      'GPU Rental destroyed {0}: it stayed stopped for {1} day{2} ({3}).{4}',
+      instanceName(inst),
+      days,
+      days === 1 ? '' : 's',
+      whose(own),
+      rate > 0 ? ` That saves ${formatRate(rate, 3)} of storage (${formatMoney(rate * HOURS_PER_MONTH)} a month).` : '',
+    ),
   );
 }

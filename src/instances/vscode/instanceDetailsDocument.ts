@@ -31,7 +31,12 @@ export function registerInstanceDetails(services: Services): void {
   const docs = new InstanceDetailsDocuments(services, changed);
   services.track(changed);
   services.track(docs);
-  services.track(vscode.workspace.registerTextDocumentContentProvider(DETAILS_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: (uri) => docs.provideTextDocumentContent(uri) }));
+  services.track(
+    vscode.workspace.registerTextDocumentContentProvider(DETAILS_SCHEME, {
+      onDidChange: changed.event,
+      provideTextDocumentContent: (uri) => docs.provideTextDocumentContent(uri),
+    }),
+  );
 }
 
 export class InstanceDetailsDocuments implements vscode.Disposable {
@@ -69,7 +74,8 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
     const row = id === undefined ? undefined : this.services.instances.get(id);
     const full = id === undefined ? undefined : fullRecords.get(id);
     const inst = row && full ? { ...full, ...definedOnly(row) } : row;
-    if (!inst) return `# Instance #${id ?? '?'}\n\nThis instance is no longer in your instance list (destroyed, or signed out). Refresh the Instances view to check.\n`;
+    if (!inst)
+      return `# Instance #${id ?? '?'}\n\nThis instance is no longer in your instance list (destroyed, or signed out). Refresh the Instances view to check.\n`;
     return instanceDetailsMarkdown(inst, this.services.costs.line(inst), this.services.guard.status(inst.id), this.secrets());
   }
 

@@ -61,7 +61,7 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
     if (!inst) {
       const gone = new vscode.TreeItem(`#${node.id}`, vscode.TreeItemCollapsibleState.None);
       gone.id = `instance:${node.id}`;
-      gone.description = 'removed';
+      gone.description = vscode.l10n.t('removed');
       gone.accessibilityInformation = { label: rowSpeech(`Instance ${node.id}`, 'removed') };
       return gone;
     }
@@ -126,10 +126,23 @@ function groupItem(node: { name: string; ids: number[] }, members: readonly Inst
   item.id = `group:${node.name}`;
   const running = members.filter((m) => m.state === 'running').length;
   const rate = members.reduce((s, m) => s + currentRate(m), 0);
-  item.description = `${running}/${node.ids.length} running · ${formatRate(rate, 2)} in total${spent ? ` · ${spent.estimate ? '≈ ' : ''}${formatMoney(spent.amount)} so far` : ''}`;
-  item.tooltip = `Group ${node.name}: ${node.ids.length} machines on one private network (instances ${node.ids.join(', ')}). ${spent ? `${spent.line}. ` : ''}Stop, Start and Destroy act on every member; SSH: gpu-${node.name} (rank 0), gpu-${node.name}-<rank>.`;
+  item.description = vscode.l10n.t(
+    '{0}/{1} running · {2} in total{3}',
+    running,
+    node.ids.length,
+    formatRate(rate, 2),
+    spent ? ` · ${spent.estimate ? '≈ ' : ''}${formatMoney(spent.amount)} so far` : '',
+  );
+  item.tooltip = vscode.l10n.t(
+    'Group {0}: {1} machines on one private network (instances {2}). {3}Stop, Start and Destroy act on every member; SSH: gpu-{4} (rank 0), gpu-{5}-<rank>.',
+    node.name,
+    node.ids.length,
+    node.ids.join(', '),
+    spent ? `${spent.line}. ` : '',
+    node.name,
+    node.name,
+  );
   item.iconPath = new vscode.ThemeIcon('server-environment');
   item.contextValue = 'group';
   return item;
 }
-

@@ -15,7 +15,11 @@ export interface StateChange {
 }
 
 /** Start and Stop differ only in the target state, the states they apply to and their words. */
-export async function setInstanceState(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, spec: StateChange, arg?: unknown): Promise<boolean> {
+export async function setInstanceState(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>,
+  spec: StateChange,
+  arg?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, (i) => spec.from.includes(stateCategory(i)), spec);
   if (!inst) return false;
   return guardedInstanceAction(services, inst, spec.to === 'running' ? 'Start' : 'Stop', async () => {
@@ -29,7 +33,14 @@ export async function setInstanceState(services: Pick<Services, 'api' | 'connect
 export function stopOneInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, arg?: unknown): Promise<boolean> {
   return setInstanceState(
     services,
-    { to: 'stopped', from: ['running', 'loading'], verb: 'Stop Instance', none: 'No running instance to stop.', pending: 'Stopping…', failure: 'Could not stop' },
+    {
+      to: 'stopped',
+      from: ['running', 'loading'],
+      verb: 'Stop Instance',
+      none: 'No running instance to stop.',
+      pending: 'Stopping…',
+      failure: 'Could not stop',
+    },
     arg,
   );
 }

@@ -10,10 +10,7 @@ import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 import { background } from '../../core/background';
 
-export type OfferTreeNode =
-  | { kind: 'offer'; id: number; offer: Offer }
-  | { kind: 'empty' }
-  | { kind: 'error'; message: string };
+export type OfferTreeNode = { kind: 'offer'; id: number; offer: Offer } | { kind: 'empty' } | { kind: 'error'; message: string };
 
 export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
   constructor(private readonly services: Services) {
@@ -35,11 +32,11 @@ export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
     if (node.kind === 'empty') {
       const item = new vscode.TreeItem('No offers match these filters', vscode.TreeItemCollapsibleState.None);
       item.id = 'offers:empty';
-      item.description = 'Edit filters…';
-      item.tooltip = 'Loosen the filters (fewer GPUs, less GPU RAM, lower reliability) to see more machines.';
+      item.description = vscode.l10n.t('Edit filters…');
+      item.tooltip = vscode.l10n.t('Loosen the filters (fewer GPUs, less GPU RAM, lower reliability) to see more machines.');
       item.iconPath = new vscode.ThemeIcon('filter');
       item.contextValue = 'offersEmpty';
-      item.command = { command: 'gpuRental.searchOffers', title: 'Edit Filters' };
+      item.command = { command: 'gpuRental.searchOffers', title: vscode.l10n.t('Edit Filters') };
       item.accessibilityInformation = { label: rowSpeech('No offers match these filters', 'activate to edit the filters') };
       return item;
     }

@@ -36,7 +36,7 @@ export function pickValues<T>(
       extra = r
         ? r.ok
           ? { label: t, description: opts.many ? `add "${r.label}"` : `→ ${r.label}`, value: r.value, alwaysShow: true }
-          : { label: `$(error) ${t}`, description: r.problem, value: undefined as T, alwaysShow: true }
+          : { label: vscode.l10n.t('$(error) {0}', t), description: r.problem, value: undefined as T, alwaysShow: true }
         : undefined;
       const selected = opts.many ? qp.selectedItems : [];
       qp.items = extra ? [extra, ...items] : items;

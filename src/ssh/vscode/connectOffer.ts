@@ -28,10 +28,17 @@ export function offerConnectWhenRunning(services: Pick<Services, 'instances' | '
     if (stateCategory(inst) !== 'failed') moved = true;
     if (inst.state === 'running' && sshAddress(inst)) {
       leave();
-      background(vscode.window.showInformationMessage(`"${instanceName(inst)}" is running again.`, 'Connect', 'Open Terminal').then((a) => {
-        if (a === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', id), services.log, 'opening Connect');
-        else if (a === 'Open Terminal') background(vscode.commands.executeCommand('gpuRental.openTerminal', id), services.log, 'opening a terminal');
-      }), services.log, 'the running-again notice');
+      background(
+        vscode.window
+          .showInformationMessage(vscode.l10n.t('"{0}" is running again.', instanceName(inst)), vscode.l10n.t('Connect'), vscode.l10n.t('Open Terminal'))
+          .then((a) => {
+            if (a === vscode.l10n.t('Connect')) background(vscode.commands.executeCommand('gpuRental.connect', id), services.log, 'opening Connect');
+            else if (a === vscode.l10n.t('Open Terminal'))
+              background(vscode.commands.executeCommand('gpuRental.openTerminal', id), services.log, 'opening a terminal');
+          }),
+        services.log,
+        'the running-again notice',
+      );
     } else if (moved && stateCategory(inst) === 'failed') {
       leave(); // it failed again after starting: the row says so; no "running" notice
     }

@@ -68,15 +68,21 @@ async function installRemoteSsh(services: Pick<Services, 'log'>, ext: RemoteSshE
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     services.log.warn(`ssh: installing ${ext.id} failed: ${why}`);
-    const open = await offerTerminal(`${ext.name} (${ext.id}) could not be installed from ${ext.marketplace}: this VS Code has no extension marketplace or cannot reach it (${why.slice(0, 120)}). Install it yourself from a .vsix, or open an SSH session in the terminal now.`);
-    return open ? openTerm() : { action: 'failed', message: `could not install ${ext.id}: ${why}` };
+    const open = await offerTerminal(
+      `${ext.name} (${ext.id}) could not be installed from ${ext.marketplace}: this VS Code has no extension marketplace or cannot reach it (${why.slice(0, 120)}). Install it yourself from a .vsix, or open an SSH session in the terminal now.`,
+    );
+    return open ? openTerm() : { action: 'failed', message: vscode.l10n.t('could not install {0}: {1}', ext.id, why) };
   }
-  vscode.window.showInformationMessage(`${ext.name} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.`);
+  vscode.window.showInformationMessage(vscode.l10n.t('{0} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.', ext.name));
   return { action: 'install', extension: ext.id };
 }
 
 /** A running instance and its up-to-date host entry, or the result to end with. */
-async function entryFor(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>, inst: Instance, keyFile?: string): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
+async function entryFor(
+  services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>,
+  inst: Instance,
+  keyFile?: string,
+): Promise<{ writer: SshConfigWriter; alias: string } | ConnectResult> {
   const writer = createWriter(services);
   // The template's key wins (the recorded options, else the entry keeps the key it notes as the
   // template's); else the setting's; else the key the check found.
@@ -85,7 +91,11 @@ async function entryFor(services: Pick<Services, 'connection' | 'globalState' | 
     return { writer, alias: await writer.writeEntry(inst, recordedSshOptions(services)[String(inst.id)], key ? { key } : {}) };
   } catch (e) {
     services.log.warn(`ssh: connect ${inst.id}: ${(e as Error).message}`);
-    return fail(e instanceof SshConfigError ? e.message : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`);
+    return fail(
+      e instanceof SshConfigError
+        ? e.message
+        : `Could not write the SSH entry for instance ${inst.id} (${(e as Error).message}). Check that ~/.ssh is writable, or use Copy SSH Command.`,
+    );
   }
 }
 
@@ -104,7 +114,10 @@ export async function commandToCopy(services: Services, inst: Instance): Promise
       const e = await entryFor(services, inst, keys.identityFile);
       if ('action' in e) return { problem: e.action === 'failed' ? e.message : 'No SSH entry: nothing was copied.' };
       const file = e.writer.configPath;
-      return { command: sshConfigCommandLine(file, e.alias), note: `The demo's SSH entries are in ${file}, a temporary file removed when the demo ends; plain "ssh ${e.alias}" does not read it.` };
+      return {
+        command: sshConfigCommandLine(file, e.alias),
+        note: `The demo's SSH entries are in ${file}, a temporary file removed when the demo ends; plain "ssh ${e.alias}" does not read it.`,
+      };
     }
     const addr = sshAddress(inst);
     const recorded = recordedSshOptions(services)[String(inst.id)];
@@ -115,7 +128,10 @@ export async function commandToCopy(services: Services, inst: Instance): Promise
     if (!target.ok) return { problem: target.problem };
     const home = sshHome(services);
     const key =
-      (await templateKeyFor(services, inst.id)) || entry?.identityFile || services.settings().ssh.identityFile || services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY);
+      (await templateKeyFor(services, inst.id)) ||
+      entry?.identityFile ||
+      services.settings().ssh.identityFile ||
+      services.globalState.get<string>(PICKED_SSH_KEY_STATE_KEY);
     return { command: sshCommandLine(target, { home, ...(key ? { identityFile: expandHome(key, home) } : {}) }) };
   } catch (e) {
     return { problem: (e as Error).message };
@@ -127,10 +143,15 @@ export async function commandToCopy(services: Services, inst: Instance): Promise
  * writer checks them. The user is the template's: recorded by the create flow, else the one an
  * entry written earlier still names (another profile, state lost), else root.
  */
-async function plainTerminal(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>, inst: Instance): Promise<ConnectResult> {
+async function plainTerminal(
+  services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>,
+  inst: Instance,
+): Promise<ConnectResult> {
   const addr = sshAddress(inst);
   const recorded = recordedSshOptions(services)[String(inst.id)];
-  const ssh = await createWriter(services).templateOptions(inst.id, recorded).catch(() => recorded ?? {});
+  const ssh = await createWriter(services)
+    .templateOptions(inst.id, recorded)
+    .catch(() => recorded ?? {});
   const target = checkSshTarget(inst.id, addr?.host, addr?.port, ssh.user?.trim() || 'root');
   if (!target.ok) return fail(target.problem);
   return openTerminal(undefined, ['-p', String(target.port), `${target.user}@${target.host}`]);
@@ -143,7 +164,9 @@ async function plainTerminal(services: Pick<Services, 'connection' | 'globalStat
  */
 async function readyForSsh(services: Services, inst: Instance): Promise<{ identityFile?: string } | ConnectResult> {
   if (inst.state !== 'running' || !sshAddress(inst)) {
-    return fail(`Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`);
+    return fail(
+      `Instance ${inst.id} is ${inst.state}, and Connect works only on running instances. Start it (or wait until it is running), then connect again.`,
+    );
   }
   // dist/sshKeyCheck.js: its memory of checked origins exists once, whichever bundle asks.
   const keys = await (await import('./sshKeyCheck')).checkSshKey(services, { once: false, identityFile: await templateKeyFor(services, inst.id) });
@@ -202,14 +225,17 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
       await services.instances.refresh().catch(() => undefined);
       inst = services.instances.get(id);
     }
-    if (!inst) return fail(`Instance ${id} is not in your instance list (it may have been destroyed). Refresh the GPU Rental view and pick a running instance.`);
+    if (!inst)
+      return fail(`Instance ${id} is not in your instance list (it may have been destroyed). Refresh the GPU Rental view and pick a running instance.`);
   }
   const keys = await readyForSsh(services, inst);
   if ('action' in keys) return keys;
 
   if (!services.settings().ssh.manageConfig) {
     // Without a managed entry there is no alias for Remote-SSH to resolve: plain ssh only.
-    const open = await offerTerminal('GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.');
+    const open = await offerTerminal(
+      'GPU Rental does not manage SSH config entries (gpuRental.ssh.manageConfig is off), so it cannot open a Remote-SSH window. Open an SSH session in the terminal instead, or turn the setting on.',
+    );
     return open ? plainTerminal(services, inst) : { action: 'cancelled' };
   }
 
@@ -221,7 +247,9 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
 
   if (services.connection().demo) {
     // Simulated hosts stay out of the user's SSH config, so Remote-SSH cannot resolve them: a terminal with `ssh -F`.
-    tellDone(`Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`);
+    tellDone(
+      `Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`,
+    );
     return viaFile();
   }
 
@@ -230,7 +258,12 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
     const install = `Install ${ext.name}`;
     // A decision Connect waits for: a modal (N3 of the UX audit).
     const pick = await vscode.window.showInformationMessage(
-      `Connect opens instance ${inst.id} in a Remote-SSH window, but no Remote-SSH extension is installed. Install ${ext.name} (${ext.id}), or open an SSH session in the terminal instead.`,
+      vscode.l10n.t(
+        'Connect opens instance {0} in a Remote-SSH window, but no Remote-SSH extension is installed. Install {1} ({2}), or open an SSH session in the terminal instead.',
+        inst.id,
+        ext.name,
+        ext.id,
+      ),
       { modal: true },
       install,
       OPEN_IN_TERMINAL,
@@ -242,7 +275,9 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
   // The one place the Include question is asked on the way to a Remote-SSH window (a modal: Connect waits for it).
   const include = await ensureInclude(services, writer, false, true);
   if (include.state !== 'present') {
-    const open = await offerTerminal(`Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config…" to add it, or open an SSH session in the terminal now.`);
+    const open = await offerTerminal(
+      `Remote-SSH cannot find host ${alias} until your SSH config includes GPU Rental's hosts file. Run "GPU Rental: Set Up Remote-SSH Config…" to add it, or open an SSH session in the terminal now.`,
+    );
     return open ? viaFile() : { action: 'cancelled' };
   }
 

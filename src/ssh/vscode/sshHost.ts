@@ -91,10 +91,15 @@ export function sshOptionsFor(services: Pick<Services, 'globalState'>, id: numbe
  * The key an instance's template names: what the create flow recorded, else (those records are
  * per VS Code profile and machine) what its managed entry notes as the template's.
  */
-export async function templateKeyFor(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>, id: number): Promise<string | undefined> {
+export async function templateKeyFor(
+  services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>,
+  id: number,
+): Promise<string | undefined> {
   const recorded = recordedSshOptions(services)[String(id)];
   if (recorded) return recorded.identityFile;
-  const entry = await createWriter(services).findEntry(id).catch(() => undefined);
+  const entry = await createWriter(services)
+    .findEntry(id)
+    .catch(() => undefined);
   return entry?.templateIdentity ? entry.identityFile : undefined;
 }
 
@@ -110,7 +115,12 @@ export const COPY_LINE = 'Copy Line';
  * few seconds, and Connect then seemed to do nothing. Without it (after a creation, not
  * awaited) the question is a notification, and one at a time.
  */
-export function ensureInclude(services: Pick<Services, 'connection' | 'globalState'>, writer: SshConfigWriter, explicit: boolean, modal = false): Promise<IncludeStatus> {
+export function ensureInclude(
+  services: Pick<Services, 'connection' | 'globalState'>,
+  writer: SshConfigWriter,
+  explicit: boolean,
+  modal = false,
+): Promise<IncludeStatus> {
   // Demo hosts are reached with `ssh -F <temp file>`: the user's SSH config is never offered a line for them.
   if (services.connection().demo) return writer.includeStatus();
   if (explicit || modal) return askInclude(services, writer, explicit, modal);
@@ -124,7 +134,8 @@ const BOM_NOTE = "starts with a byte-order mark (BOM), which OpenSSH refuses: ss
 
 function includeQuestion(status: Extract<IncludeStatus, { state: 'absent' }>): string {
   const file = `your SSH config (${status.userConfig})`;
-  if (status.includeThere) return `The Include line for GPU Rental's hosts is in ${file}, but the file ${BOM_NOTE}. Remove those 3 invisible bytes? Nothing else in the file changes.`;
+  if (status.includeThere)
+    return `The Include line for GPU Rental's hosts is in ${file}, but the file ${BOM_NOTE}. Remove those 3 invisible bytes? Nothing else in the file changes.`;
   const bom = status.bom ? ` It also removes the byte-order mark the file starts with, which OpenSSH refuses ('Bad configuration option' on line 1).` : '';
   return `Remote-SSH finds GPU Rental's hosts only if ${file} includes the file GPU Rental manages. Add one Include line at its top?${bom} Your own entries stay exactly as they are.`;
 }
@@ -158,7 +169,10 @@ export function sshEntryWriterFor(services: Pick<Services, 'connection' | 'globa
   return {
     async writeEntry(instance: Instance, ssh: SshOptions): Promise<string> {
       if (!readSettings().ssh.manageConfig) {
-        throw new SshConfigError('io', 'SSH config management is off (gpuRental.ssh.manageConfig), so no Remote-SSH entry was written. Use Copy SSH Command, or turn the setting on and connect.');
+        throw new SshConfigError(
+          'io',
+          'SSH config management is off (gpuRental.ssh.manageConfig), so no Remote-SSH entry was written. Use Copy SSH Command, or turn the setting on and connect.',
+        );
       }
       // No Include question here: Connect asks it (once, in a modal) when Remote-SSH needs the
       // line. Asking here too put a notification and Connect's modal on screen at the same moment.

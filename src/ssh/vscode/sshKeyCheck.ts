@@ -41,7 +41,12 @@ function vscodeKeyPrompts(home: string): KeyPrompts {
     async pickKey(local) {
       const pick = await vscode.window.showQuickPick(
         local.map((k) => keyItem(home, k)),
-        { title: 'GPU Rental: Register which SSH key on your account?', placeHolder: 'Only the public key is sent', matchOnDetail: true, ignoreFocusOut: true },
+        {
+          title: vscode.l10n.t('GPU Rental: Register which SSH key on your account?'),
+          placeHolder: vscode.l10n.t('Only the public key is sent'),
+          matchOnDetail: true,
+          ignoreFocusOut: true,
+        },
       );
       return pick?.key;
     },

@@ -10,7 +10,10 @@ const t = useTfaHarness();
 
 test('a typed code that is not 6 digits is refused before sending and asked for again; the real one then signs in', async () => {
   let secret = '';
-  const setup = t.h.run({ label: 'Phone', code: [async () => (await t.h.ctl.lastCode('email')).code, async (s) => ((secret = s!), totp(s!, await t.h.ctl.now()))] });
+  const setup = t.h.run({
+    label: 'Phone',
+    code: [async () => (await t.h.ctl.lastCode('email')).code, async (s) => ((secret = s!), totp(s!, await t.h.ctl.now()))],
+  });
   assert.ok((await setup.flows.addTotp()).ok);
   const id = (await t.h.api.tfaStatus()).methods[0]!.id;
   await t.h.advance(31); // the next TOTP step: the enabling code cannot be reused

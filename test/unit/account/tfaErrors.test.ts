@@ -7,12 +7,37 @@ import { ApiError } from '../../../src/api/errors';
 import { useTfaHarness } from './tfaHelpers';
 
 const SPEC_CODES = [
-  'bad_request', 'auth_error', 'invalid_tfa_method', 'missing_auth_value', 'missing_params', 'email_not_verified',
-  '2fa_expired', 'challenge_not_found', 'tfa_challenge_exists', 'authorization_required', 'no_pending_authorization',
-  'invalid_backup_code', 'untracked_2fa_found', 'duplicate_tfa_method', 'sms_provider_error', 'preauth_phone_cap',
-  'sms_rate_limited', 'tfa_locked', 'service_unavailable', 'no_challenge_found', 'phone_number_mismatch',
-  '2fa_login_failed', '2fa_verification_failed', 'team_user_forbidden', 'missing_email', 'missing_phone_number',
-  'not_found', 'tfa_method_not_configured', 'challenge_creation_failed', 'sms_blocked_number', 'sms_fraud_detected',
+  'bad_request',
+  'auth_error',
+  'invalid_tfa_method',
+  'missing_auth_value',
+  'missing_params',
+  'email_not_verified',
+  '2fa_expired',
+  'challenge_not_found',
+  'tfa_challenge_exists',
+  'authorization_required',
+  'no_pending_authorization',
+  'invalid_backup_code',
+  'untracked_2fa_found',
+  'duplicate_tfa_method',
+  'sms_provider_error',
+  'preauth_phone_cap',
+  'sms_rate_limited',
+  'tfa_locked',
+  'service_unavailable',
+  'no_challenge_found',
+  'phone_number_mismatch',
+  '2fa_login_failed',
+  '2fa_verification_failed',
+  'team_user_forbidden',
+  'missing_email',
+  'missing_phone_number',
+  'not_found',
+  'tfa_method_not_configured',
+  'challenge_creation_failed',
+  'sms_blocked_number',
+  'sms_fraud_detected',
   'sms_provider_rate_limited',
 ];
 
@@ -37,7 +62,11 @@ test('every 2FA error code of the spec has its own actionable sentence', async (
     assert.ok(info.message.length > 30, `${code}: message too short`);
     assert.ok(!info.message.startsWith('Injected'), `${code}: raw server text must not be the whole message`);
     // What to do next: every sentence names an action.
-    assert.match(info.message, /try again|retry|send a new code|resend|enter|use |wait|switch|verify|add |remove|regenerate|refresh|authorize|start|contact|check|choose|update|sign in/i, `${code}: no next step in "${info.message}"`);
+    assert.match(
+      info.message,
+      /try again|retry|send a new code|resend|enter|use |wait|switch|verify|add |remove|regenerate|refresh|authorize|start|contact|check|choose|update|sign in/i,
+      `${code}: no next step in "${info.message}"`,
+    );
     for (const [other, msg] of seen) assert.notEqual(info.message, msg, `${code} and ${other} share a message`);
     seen.set(code, info.message);
   }
@@ -64,10 +93,15 @@ test('specific wording: lockout names the method and local end, team context, e-
   assert.match(m.message, /until T1800000000000/);
   assert.match(describeTfaError(await errorFor('team_user_forbidden')).message, /personal/i);
   assert.match(describeTfaError(await errorFor('email_not_verified')).message, /verif/i);
-  const rl = describeTfaError(new ApiError({ kind: 'rate_limited', status: 429, code: 'sms_rate_limited', message: 'x', retryAfterSec: 120 }), { now: 0, formatTime: fmt });
+  const rl = describeTfaError(new ApiError({ kind: 'rate_limited', status: 429, code: 'sms_rate_limited', message: 'x', retryAfterSec: 120 }), {
+    now: 0,
+    formatTime: fmt,
+  });
   assert.match(rl.message, /after T120000/);
   assert.match(describeTfaError(await errorFor('sms_provider_rate_limited')).message, /try again in about 10 minutes/i);
-  const vf = describeTfaError(new ApiError({ kind: 'http', status: 400, code: '2fa_verification_failed', message: 'x', failCount: 2, lockedUntil: null }), { method: { id: 1, method: 'totp' } });
+  const vf = describeTfaError(new ApiError({ kind: 'http', status: 400, code: '2fa_verification_failed', message: 'x', failCount: 2, lockedUntil: null }), {
+    method: { id: 1, method: 'totp' },
+  });
   assert.match(vf.message, /2 failed attempts/);
   assert.deepEqual(vf.actions, ['tryAgain']);
 });

@@ -128,7 +128,10 @@ test('a wrong code is worded for where it came from: e-mail code, authenticator 
   const id = (await t.h.api.tfaStatus()).methods[0]!.id;
   const r2 = t.h.run({ verify: id, code: ['000000'] });
   assert.equal((await r2.flows.regenerateBackupCodes()).ok, false);
-  assert.match(r2.errors[0]!.message, /^The code from "Pixel" \(authenticator app\) was not accepted \(1 failed attempt\)\. Check the code \(authenticator codes change every 30 seconds\)/);
+  assert.match(
+    r2.errors[0]!.message,
+    /^The code from "Pixel" \(authenticator app\) was not accepted \(1 failed attempt\)\. Check the code \(authenticator codes change every 30 seconds\)/,
+  );
   assert.ok(secret);
 });
 
@@ -185,7 +188,12 @@ test('Sign In with 2FA by TOTP: the session key works as the bearer; Sign Out dr
   assert.ok(res.ok, JSON.stringify(r.errors));
   const key = r.sessionKeys[0]!;
   assert.ok(key && key !== 'sim-api-key');
-  const session = createApiClient({ baseUrl: t.h.sim.url, credentials: { token: () => key }, log: t.h.log, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+  const session = createApiClient({
+    baseUrl: t.h.sim.url,
+    credentials: { token: () => key },
+    log: t.h.log,
+    retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+  });
   const me = await session.currentUser();
   assert.ok(me.email);
   assert.ok(!t.h.log.text().includes(key), 'session key never logged');
@@ -226,7 +234,10 @@ test('remove one of two methods with a backup code and target_id', async () => {
   assert.ok(res.ok, JSON.stringify(r.errors));
   assert.equal(res.ok && res.value.disabled, false);
   const st = await t.h.api.tfaStatus();
-  assert.deepEqual(st.methods.map((m) => m.method), ['totp']);
+  assert.deepEqual(
+    st.methods.map((m) => m.method),
+    ['totp'],
+  );
   assert.equal(st.backup_codes_remaining, 9);
 });
 
@@ -312,5 +323,8 @@ test('e-mail code verifies a removal (the challenge secret is carried to DELETE)
   const rm = t.h.run({ method: totpId, verify: 'email', code: emailCode, confirm: true });
   const r2 = await rm.flows.removeMethod();
   assert.ok(r2.ok, JSON.stringify(rm.errors));
-  assert.deepEqual((await t.h.api.tfaStatus()).methods.map((m) => m.method), ['sms']);
+  assert.deepEqual(
+    (await t.h.api.tfaStatus()).methods.map((m) => m.method),
+    ['sms'],
+  );
 });

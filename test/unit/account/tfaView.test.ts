@@ -81,7 +81,13 @@ test('Account rows: SSH Keys node with type, fingerprint, comment, date, and the
   const other = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQGbt51U/8a3Ap053WtfHO0yWqVhShtktXOFWhSuBh8 bob@desk';
   const mine = await t.h.api.addSshKey(local);
   await t.h.api.addSshKey(other);
-  const fp = 'SHA256:' + (await import('node:crypto')).createHash('sha256').update(Buffer.from(local.split(' ')[1]!, 'base64')).digest('base64').replace(/=+$/, '');
+  const fp =
+    'SHA256:' +
+    (await import('node:crypto'))
+      .createHash('sha256')
+      .update(Buffer.from(local.split(' ')[1]!, 'base64'))
+      .digest('base64')
+      .replace(/=+$/, '');
   const { node: built } = await loadSshKeyNode(t.h.api, async () => [fp], fmt);
   const snap = { ...(await loadAccount(t.h.api)), sshKeyNode: built! };
   const node = accountRows(snap, { nowMs: Date.now(), session: false, fmt }).find((r) => r.id === 'sshKeys')!;

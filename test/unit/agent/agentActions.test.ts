@@ -53,7 +53,9 @@ test('start_instance is refused above the per-hour cap, before anything is sent'
 test('decide_price_increase: a quote with the figures, then accept once; an increase that is not pending is refused', async () => {
   const h = agentHarness();
   const q0 = await invokeTool(h.ports, 'rent', { image: 'pytorch/pytorch:latest' });
-  const id = Number(/Rented instance (\d+)/.exec((await invokeTool(h.ports, 'rent', { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q0.text) })).text)?.[1]);
+  const id = Number(
+    /Rented instance (\d+)/.exec((await invokeTool(h.ports, 'rent', { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q0.text) })).text)?.[1],
+  );
   const inc = await flowSim.control.priceIncrease(id, { gpuFactor: 1.5 });
   const list = await invokeTool(h.ports, 'price_increases', {});
   assert.match(list.text, new RegExp(`increase ${inc}: The host of #${id} raises its price`));

@@ -22,7 +22,14 @@ export interface AgentHarness {
 
 export function agentHarness(o: { caps?: AgentCaps; wrap?: (api: ServiceApi) => ServiceApi; timeoutMs?: number } = {}): AgentHarness {
   const log = memoryLog();
-  const raw = createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 }, pacing: 'off' });
+  const raw = createApiClient({
+    baseUrl: flowSim.sim.url,
+    credentials: { token: () => 'sim-api-key' },
+    log,
+    timeoutMs: o.timeoutMs ?? 5000,
+    retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    pacing: 'off',
+  });
   const api = o.wrap ? o.wrap(raw) : raw;
   const clock = simClock();
   const state = new MemoryState();
@@ -47,7 +54,10 @@ export function agentHarness(o: { caps?: AgentCaps; wrap?: (api: ServiceApi) => 
     },
     sshAliases: async () => new Map(h.sshWrites.map((id) => [id, `gpu-${id}`])),
     caps: () => h.caps,
-    ...({ spending: async () => h.spending ?? (await import('../../../src/agent/caps')).readSpending(api, clock.now()) } satisfies Pick<AgentPorts, 'spending'>),
+    ...({ spending: async () => h.spending ?? (await import('../../../src/agent/caps')).readSpending(api, clock.now()) } satisfies Pick<
+      AgentPorts,
+      'spending'
+    >),
     guardDefaults: () => DEFAULT_GUARD,
     apiUrl: () => flowSim.sim.url,
     loadTemplate: async (ref) => {

@@ -18,8 +18,16 @@ test('every tool has a snake_case name, a model description, a JSON schema and s
     assert.equal(s.type, 'object', t.name);
     assert.equal(s.$schema, undefined);
   }
-  assert.deepEqual(TOOLS.filter(needsConsent).map((t) => t.name).sort(), ['decide_price_increase', 'destroy_instance', 'rent', 'start_instance']);
-  assert.deepEqual(toolManifest().map((m) => m.name), names);
+  assert.deepEqual(
+    TOOLS.filter(needsConsent)
+      .map((t) => t.name)
+      .sort(),
+    ['decide_price_increase', 'destroy_instance', 'rent', 'start_instance'],
+  );
+  assert.deepEqual(
+    toolManifest().map((m) => m.name),
+    names,
+  );
   assert.deepEqual((toolJsonSchema(TOOLS.find((t) => t.name === 'destroy_instance')!).required as string[]).sort(), ['confirm', 'instance_id']);
 });
 
@@ -108,5 +116,8 @@ test('search_offers answers one line per offer, cheapest first, with the disk it
     assert.match(l, /^offer \d+: 1× [^,]+, \$[\d.]+\/h with disk, reliability [\d.]+ %/);
     return Number(/\$([\d.]+)\/h/.exec(l)![1]);
   });
-  assert.deepEqual(prices, [...prices].sort((a, b) => a - b));
+  assert.deepEqual(
+    prices,
+    [...prices].sort((a, b) => a - b),
+  );
 });

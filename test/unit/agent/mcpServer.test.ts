@@ -31,11 +31,17 @@ async function withMcp(fn: (m: McpRun) => Promise<void>, env?: Record<string, st
 test('lists every tool of the catalogue with its generated schema and says it is ready on stderr', async () => {
   await withMcp(async (m) => {
     const { tools } = await m.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), TOOLS.map((t) => t.name));
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      TOOLS.map((t) => t.name),
+    );
     for (const t of tools) assert.deepEqual(t.inputSchema, toolJsonSchema(TOOLS.find((x) => x.name === t.name)!));
     assert.equal(tools.find((t) => t.name === 'destroy_instance')?.annotations?.destructiveHint, true);
     assert.equal(tools.find((t) => t.name === 'search_offers')?.annotations?.readOnlyHint, true);
-    assert.deepEqual(m.client.getServerVersion(), { name: 'gpu-rental', version: (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string }).version });
+    assert.deepEqual(m.client.getServerVersion(), {
+      name: 'gpu-rental',
+      version: (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string }).version,
+    });
     assert.match(m.stderr(), /ready: http:\/\/127\.0\.0\.1:\d+ \(key from VAST_API_KEY; caps: no per-hour cap, no budget/);
   });
 });
@@ -50,7 +56,10 @@ test('search, quote, confirm twice at once (one machine, the guard in its onstar
     assert.match(quote.text, new RegExp(`^Quote q-\\w+: Rent offer ${offerId}: .*Idle guard: stops it after 30 idle minutes`), quote.text);
     assert.equal(await puts(), 0, 'a quote rents nothing');
     const q = quoteIdOf(quote.text);
-    const [a, b] = await Promise.all([m.call('rent', { offer_id: offerId, image: 'pytorch/pytorch:latest', quote_id: q }), m.call('rent', { offer_id: offerId, image: 'pytorch/pytorch:latest', quote_id: q })]);
+    const [a, b] = await Promise.all([
+      m.call('rent', { offer_id: offerId, image: 'pytorch/pytorch:latest', quote_id: q }),
+      m.call('rent', { offer_id: offerId, image: 'pytorch/pytorch:latest', quote_id: q }),
+    ]);
     assert.equal(await puts(), 1, `one rent for two confirms:\n${a.text}\n${b.text}`);
     const id = Number(/Rented instance (\d+): running/.exec(a.text)?.[1]);
     assert.ok(id > 0, a.text);
@@ -71,23 +80,26 @@ test('search, quote, confirm twice at once (one machine, the guard in its onstar
 });
 
 test('faults on the create request (the connection reset after it took effect, a cut-off or an unclear answer): at most one machine per confirmed quote, named or in view', async () => {
-  await withMcp(async (m) => {
-    for (const fault of [{ kind: 'reset' }, { kind: 'truncated' }, { kind: 'refused', msg: 'Refused: not carried out.' }] as const) {
-      await started.current.ctl.reset();
-      await started.current.ctl.fault({ ...fault, path: '/api/v0/asks/', count: 1 });
-      const q = await m.call('rent', { image: 'pytorch/pytorch:latest' });
-      const r = await m.call('rent', { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q.text) });
-      const ids = await held(started.current);
-      assert.ok(ids.length <= 1, `${fault.kind}: ${ids.length} machines: ${r.text}`);
-      for (const id of ids) assert.match(r.text, new RegExp(`\\b${id}\\b`), `${fault.kind}: instance ${id} is not named: ${r.text}`);
-      if (fault.kind !== 'refused') assert.equal(ids.length, 1, `${fault.kind}: the create took effect`);
-      else {
-        // A 200 with success: false proves nothing: checked through the list for a minute, which the answer does not wait out.
-        assert.match(r.text, /did not say whether a machine was created; .* Do not rent again/);
-        assert.match((await m.call('list_instances')).text, /rental "agent-\w{4}": sent, not in the list yet/);
+  await withMcp(
+    async (m) => {
+      for (const fault of [{ kind: 'reset' }, { kind: 'truncated' }, { kind: 'refused', msg: 'Refused: not carried out.' }] as const) {
+        await started.current.ctl.reset();
+        await started.current.ctl.fault({ ...fault, path: '/api/v0/asks/', count: 1 });
+        const q = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+        const r = await m.call('rent', { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q.text) });
+        const ids = await held(started.current);
+        assert.ok(ids.length <= 1, `${fault.kind}: ${ids.length} machines: ${r.text}`);
+        for (const id of ids) assert.match(r.text, new RegExp(`\\b${id}\\b`), `${fault.kind}: instance ${id} is not named: ${r.text}`);
+        if (fault.kind !== 'refused') assert.equal(ids.length, 1, `${fault.kind}: the create took effect`);
+        else {
+          // A 200 with success: false proves nothing: checked through the list for a minute, which the answer does not wait out.
+          assert.match(r.text, /did not say whether a machine was created; .* Do not rent again/);
+          assert.match((await m.call('list_instances')).text, /rental "agent-\w{4}": sent, not in the list yet/);
+        }
       }
-    }
-  }, { GPU_RENTAL_ANSWER_WITHIN_S: '3' });
+    },
+    { GPU_RENTAL_ANSWER_WITHIN_S: '3' },
+  );
 });
 
 test('hostile input: unknown ids, negative or huge numbers, unknown fields and tools, injection strings are clear errors and send nothing', async () => {
@@ -106,8 +118,15 @@ test('hostile input: unknown ids, negative or huge numbers, unknown fields and t
     ];
     // A template whose onstartFile points outside the workspace: that file is never read (nor sent as a start script).
     writeFileSync(join(m.dir, 'home/secret.sh'), 'echo private');
-    writeFileSync(join(m.dir, 'workspace/.gpu/escape.json'), JSON.stringify({ name: 'escape', instance: { image: 'pytorch/pytorch:latest', onstartFile: '../home/secret.sh' } }));
-    cases.push(['rent', { template: '.gpu/escape.json' }, /Template \.gpu\/escape\.json has 1 problem\(s\) \(first: instance\.onstartFile: .*\)\. Nothing was rented/]);
+    writeFileSync(
+      join(m.dir, 'workspace/.gpu/escape.json'),
+      JSON.stringify({ name: 'escape', instance: { image: 'pytorch/pytorch:latest', onstartFile: '../home/secret.sh' } }),
+    );
+    cases.push([
+      'rent',
+      { template: '.gpu/escape.json' },
+      /Template \.gpu\/escape\.json has 1 problem\(s\) \(first: instance\.onstartFile: .*\)\. Nothing was rented/,
+    ]);
     for (const [name, args, want] of cases) {
       const r = await m.call(name, args);
       assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}: ${r.text}`);
@@ -118,10 +137,13 @@ test('hostile input: unknown ids, negative or huge numbers, unknown fields and t
 });
 
 test('a per-hour cap from the environment refuses the quote; a bad cap stops the server with the reason', async () => {
-  await withMcp(async (m) => {
-    const r = await m.call('rent', { image: 'pytorch/pytorch:latest' });
-    assert.equal(r.isError, true);
-    assert.match(r.text, /above the per-hour cap for agents \(\$0\.001\/h\)/);
-  }, { GPU_RENTAL_MAX_DPH: '0.001' });
+  await withMcp(
+    async (m) => {
+      const r = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+      assert.equal(r.isError, true);
+      assert.match(r.text, /above the per-hour cap for agents \(\$0\.001\/h\)/);
+    },
+    { GPU_RENTAL_MAX_DPH: '0.001' },
+  );
   await assert.rejects(startMcp(started.current, { env: { GPU_RENTAL_MAX_DPH: 'lots' } }));
 });

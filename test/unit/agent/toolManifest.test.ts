@@ -17,7 +17,7 @@ const pkg = manifest<{
   contributes: { languageModelTools?: unknown[]; mcpServerDefinitionProviders?: { id: string; label: string }[] };
 }>();
 
-test('package.json holds exactly the catalogue\'s tools (else: node scripts/agentManifest.mjs)', () => {
+test("package.json holds exactly the catalogue's tools (else: node scripts/agentManifest.mjs)", () => {
   assert.deepEqual(pkg.contributes.languageModelTools, JSON.parse(JSON.stringify(languageModelTools())));
   assert.equal(languageModelTools().length, TOOLS.length);
 });
@@ -53,7 +53,10 @@ test('the MCP server definition provider is declared with the id the extension r
   const entry = readFileSync(join(root, 'src/agent/vscode/agentEntry.ts'), 'utf8');
   const id = /const MCP_PROVIDER_ID = '([^']+)'/.exec(entry)?.[1];
   assert.ok(id, 'agentEntry.ts names its provider id');
-  assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders?.map((p) => p.id), [id]);
+  assert.deepEqual(
+    pkg.contributes.mcpServerDefinitionProviders?.map((p) => p.id),
+    [id],
+  );
 });
 
 test('docs/agents.md names every VS Code tool', () => {

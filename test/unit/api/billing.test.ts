@@ -24,7 +24,11 @@ const ids = async () => (await api.listInstances()).instances.map((i) => i.id);
 
 /** Raw PUT to the simulator, to see what the service answers to bodies the client never sends. */
 async function rawPut(path: string, body: unknown): Promise<{ status: number; json: { error?: string } }> {
-  const res = await fetch(`${h.sim.url}${path}`, { method: 'PUT', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${h.sim.url}${path}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as { error?: string } };
 }
 
@@ -97,10 +101,16 @@ test('price increase: malformed rows are left out, not fatal', async () => {
   const { safeParse } = await import('zod/mini');
   const r = safeParse(pendingPriceIncreasesSchema, {
     success: true,
-    pending_price_increases: [{ pending_price_increase_id: 'x' }, { pending_price_increase_id: 3, contract_id: 9, new_gpu_costpersec: 'abc', contract_end_date: '2026-12-01T00:00:00Z' }, 'junk'],
+    pending_price_increases: [
+      { pending_price_increase_id: 'x' },
+      { pending_price_increase_id: 3, contract_id: 9, new_gpu_costpersec: 'abc', contract_end_date: '2026-12-01T00:00:00Z' },
+      'junk',
+    ],
   });
   assert.ok(r.success);
-  assert.deepEqual(r.data.pending_price_increases, [{ pending_price_increase_id: 3, contract_id: 9, contract_end_date: Date.parse('2026-12-01T00:00:00Z') / 1000 }]);
+  assert.deepEqual(r.data.pending_price_increases, [
+    { pending_price_increase_id: 3, contract_id: 9, contract_end_date: Date.parse('2026-12-01T00:00:00Z') / 1000 },
+  ]);
 });
 
 test('charges: per day and instance, GPU while running and disk always, matching what the instances cost', async () => {
@@ -165,7 +175,7 @@ test('charges: a repeating next_token stops the walk with a clear error', async 
   assert.equal(transportCalls.length, 2);
 });
 
-test('npm run demo\'s simulator (--pending-price-increase) starts with one pending increase on its first seeded instance, read through the real client', async () => {
+test("npm run demo's simulator (--pending-price-increase) starts with one pending increase on its first seeded instance, read through the real client", async () => {
   const { parseArgs, startSimulator } = await import('../../../src/sim');
   const { createApiClient } = await import('../../../src/api/client');
   const opts = parseArgs(['--instances', '2', '--pending-price-increase', '--no-ssh']);
@@ -174,10 +184,17 @@ test('npm run demo\'s simulator (--pending-price-increase) starts with one pendi
   const sim = await startSimulator({ ...opts, port: 0, host: '127.0.0.1', apiKey: API_KEY });
   try {
     const quiet = () => undefined;
-    const api = createApiClient({ baseUrl: sim.url, credentials: { token: () => API_KEY }, log: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet } } as Parameters<typeof createApiClient>[0]);
+    const api = createApiClient({
+      baseUrl: sim.url,
+      credentials: { token: () => API_KEY },
+      log: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
+    } as Parameters<typeof createApiClient>[0]);
     const list = await api.listPendingPriceIncreases();
     const first = Math.min(...sim.state.instances.keys());
-    assert.deepEqual(list.pending_price_increases.map((r) => r.contract_id), [first]);
+    assert.deepEqual(
+      list.pending_price_increases.map((r) => r.contract_id),
+      [first],
+    );
   } finally {
     await closeApiTransport();
     await sim.close();

@@ -23,7 +23,14 @@ test('key lines: parsed by material, fingerprinted like ssh-keygen -l, comments 
   assert.match(publicKeyFingerprint(a), /^SHA256:[A-Za-z0-9+/]{43}$/);
   assert.ok(samePublicKey(KEY_A, KEY_A.replace('alice@laptop', 'other comment')));
   assert.equal(samePublicKey(KEY_A, KEY_B), false);
-  for (const bad of ['', 'ssh-ed25519', 'ssh-ed25519 !!!!', 'ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIFwD9Unho/7vK5FT2O5PjFdY7PojRsWttsnCDVe8EsZS', `${KEY_A}\n${KEY_B}`, 'no-pty ' + KEY_A]) {
+  for (const bad of [
+    '',
+    'ssh-ed25519',
+    'ssh-ed25519 !!!!',
+    'ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIFwD9Unho/7vK5FT2O5PjFdY7PojRsWttsnCDVe8EsZS',
+    `${KEY_A}\n${KEY_B}`,
+    'no-pty ' + KEY_A,
+  ]) {
     assert.equal(parsePublicKeyLine(bad), undefined, bad);
   }
 });
@@ -37,7 +44,10 @@ test('account keys: add, list, update, delete (with the service errors)', async 
   assert.equal(typeof added.created_at, 'number');
   // the same key material again is the same record
   assert.equal((await api.addSshKey(KEY_A.replace('alice@laptop', 'again'))).id, added.id);
-  assert.deepEqual((await api.listSshKeys()).map((k) => k.id), [added.id]);
+  assert.deepEqual(
+    (await api.listSshKeys()).map((k) => k.id),
+    [added.id],
+  );
 
   const updated = await api.updateSshKey(added.id, KEY_B);
   assert.equal(updated.public_key, KEY_B);
@@ -67,14 +77,22 @@ test('a line that is not a public key is refused before sending, and by the serv
   assert.equal((await h.ctl.requests()).length, before, 'nothing was sent');
 
   const call = (body: unknown) =>
-    fetch(`${h.sim.url}/api/v0/ssh/`, { method: 'POST', headers: { authorization: 'Bearer sim-api-key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${h.sim.url}/api/v0/ssh/`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sim-api-key', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const missing = await call({});
   assert.equal(missing.status, 400);
   assert.equal(((await missing.json()) as { error: string }).error, 'no_ssh_key');
   const notKey = await call({ ssh_key: 'ssh-ed25519 AAAAnotbase64key' });
   assert.equal(notKey.status, 400);
   assert.equal(((await notKey.json()) as { error: string }).error, 'invalid_ssh_key');
-  const readOnly = await fetch(`${h.sim.url}/api/v0/ssh/`, { method: 'POST', headers: { authorization: 'Bearer sim-read-only-key', 'content-type': 'application/json' }, body: JSON.stringify({ ssh_key: KEY_A }) });
+  const readOnly = await fetch(`${h.sim.url}/api/v0/ssh/`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sim-read-only-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ ssh_key: KEY_A }),
+  });
   assert.equal(readOnly.status, 403);
 });
 
@@ -85,13 +103,19 @@ test('instance keys: an instance holds the account keys of its creation; attach,
   const { new_contract: id } = await api.createInstance(offer.id, { image: 'x/y:1', runtype: 'ssh_proxy' });
   const seeded = (await api.listInstances()).instances.find((i) => i.id !== id)!;
 
-  assert.deepEqual((await api.listInstanceSshKeys(id)).map((k) => k.public_key), [KEY_A]);
+  assert.deepEqual(
+    (await api.listInstanceSshKeys(id)).map((k) => k.public_key),
+    [KEY_A],
+  );
   assert.equal((await api.listInstanceSshKeys(id))[0]!.id, account.id);
   // the seeded instance predates the key: it does not accept it until attached
   assert.deepEqual(await api.listInstanceSshKeys(seeded.id), []);
   assert.equal((await api.attachSshKey(seeded.id, KEY_B)).success, true);
   const keys = await api.listInstanceSshKeys(seeded.id);
-  assert.deepEqual(keys.map((k) => k.public_key), [KEY_B]);
+  assert.deepEqual(
+    keys.map((k) => k.public_key),
+    [KEY_B],
+  );
   assert.equal(keys[0]!.name, 'bob@desk');
   assert.equal((await api.detachSshKey(seeded.id, keys[0]!.id)).success, true);
   assert.deepEqual(await api.listInstanceSshKeys(seeded.id), []);
@@ -106,7 +130,12 @@ test('instance keys: an instance holds the account keys of its creation; attach,
 test('both list shapes and both key field names are accepted; deleted keys are left out', async () => {
   const bodies = [
     JSON.stringify([{ id: 1, user_id: 5, key: KEY_A, created_at: '2026-08-01T10:00:00Z', deleted_at: null }]),
-    JSON.stringify({ ssh_keys: [{ id: 1, public_key: KEY_A, created_at: 1785578400 }, { id: 2, public_key: KEY_B, deleted_at: 1785578400 }] }),
+    JSON.stringify({
+      ssh_keys: [
+        { id: 1, public_key: KEY_A, created_at: 1785578400 },
+        { id: 2, public_key: KEY_B, deleted_at: 1785578400 },
+      ],
+    }),
   ];
   for (const text of bodies) {
     const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text }) };
@@ -118,6 +147,8 @@ test('both list shapes and both key field names are accepted; deleted keys are l
   const instanceText = JSON.stringify({ success: true, ssh_keys: [{ id: 3, name: 'x', public_key: KEY_B }] });
   const t2: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: instanceText }) };
   assert.deepEqual(await h.client({ transport: t2 }).listInstanceSshKeys(7), [{ id: 3, name: 'x', public_key: KEY_B }]);
-  const t3: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: '{"success":true,"ssh_keys":"[{\\"id\\": 4}]"}' }) };
+  const t3: Transport = {
+    request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: '{"success":true,"ssh_keys":"[{\\"id\\": 4}]"}' }),
+  };
   assert.equal((await rejection(h.client({ transport: t3 }).listInstanceSshKeys(7))).kind, 'malformed');
 });

@@ -8,7 +8,14 @@ import { ApiError, parseErrorBody } from '../../../src/api/errors';
 import type { ApiClientOptions } from '../../../src/api/client';
 
 test('error bodies: spec shape, 429 {detail}, plain text', () => {
-  assert.deepEqual(parseErrorBody('{"success":false,"error":"x","msg":"y"}'), { code: 'x', msg: 'y', failCount: undefined, lockedUntil: undefined, structured: true, json: true });
+  assert.deepEqual(parseErrorBody('{"success":false,"error":"x","msg":"y"}'), {
+    code: 'x',
+    msg: 'y',
+    failCount: undefined,
+    lockedUntil: undefined,
+    structured: true,
+    json: true,
+  });
   assert.equal(parseErrorBody('{"detail":"API requests too frequent"}').msg, 'API requests too frequent');
   const t = parseErrorBody('<html><body>502 Bad Gateway</body></html>');
   assert.equal(t.structured, false);
@@ -27,7 +34,6 @@ test('kinds without a status: not signed in, network, timeout, aborted, malforme
 
 // ---- how the client reads an answer (answers.ts), through a scripted transport ------------
 
-
 test('2xx answers: JSON content types (any case, +json, charset), a missing type, an empty body only where allowed', async () => {
   for (const ct of ['application/json', 'Application/JSON; charset=utf-8', 'application/vnd.api+json', 'application/problem+json']) {
     const { api } = scripted(() => json(200, { success: true }, { 'content-type': ct }));
@@ -41,7 +47,9 @@ test('2xx answers: JSON content types (any case, +json, charset), a missing type
     assert.match(e.message, new RegExp(`content type ${ct.replace('+', '\\+')} instead of JSON\\)$`), ct);
   }
   // the type must start with application/: JSON named in a parameter does not make it JSON
-  const param = await rejection(scripted(() => json(200, { success: true }, { 'content-type': 'text/plain; profile=application/json' })).api.destroyInstance(5));
+  const param = await rejection(
+    scripted(() => json(200, { success: true }, { 'content-type': 'text/plain; profile=application/json' })).api.destroyInstance(5),
+  );
   assert.equal(param.kind, 'malformed');
   assert.match(param.message, /content type text\/plain instead of JSON\)$/);
   const empty = await rejection(scripted(() => json(200, '')).api.listInstances());
@@ -51,15 +59,28 @@ test('2xx answers: JSON content types (any case, +json, charset), a missing type
 });
 
 test('2xx answers: a refusal needs success false AND a message; otherwise the schema decides, naming the fields', async () => {
-  for (const body of [{ success: false, error: 'x_refused' }, { success: false, msg: 'no' }, { success: false, message: 'no' }]) {
+  for (const body of [
+    { success: false, error: 'x_refused' },
+    { success: false, msg: 'no' },
+    { success: false, message: 'no' },
+  ]) {
     const e = await rejection(scripted(() => json(200, body)).api.destroyInstance(5));
     assert.equal(e.kind, 'http', JSON.stringify(body));
     assert.equal(e.status, 200);
   }
   // success false alone (no message) is an answer like any other: the schema reads it
   assert.deepEqual(await scripted(() => json(200, { success: false })).api.destroyInstance(5), { success: false });
-  assert.deepEqual(await scripted(() => json(200, { success: 'false', msg: 'kept' })).api.destroyInstance(5), { msg: 'kept' }, 'only the boolean false refuses');
-  for (const body of [{ success: false, msg: 7 }, { success: false, error: 7 }, { success: false, message: 7 }]) assert.equal((await scripted(() => json(200, body)).api.destroyInstance(5)).success, false, `no text, no refusal: ${JSON.stringify(body)}`);
+  assert.deepEqual(
+    await scripted(() => json(200, { success: 'false', msg: 'kept' })).api.destroyInstance(5),
+    { msg: 'kept' },
+    'only the boolean false refuses',
+  );
+  for (const body of [
+    { success: false, msg: 7 },
+    { success: false, error: 7 },
+    { success: false, message: 7 },
+  ])
+    assert.equal((await scripted(() => json(200, body)).api.destroyInstance(5)).success, false, `no text, no refusal: ${JSON.stringify(body)}`);
   const arr = await rejection(scripted(() => json(200, [{ success: false, msg: 'no' }])).api.destroyInstance(5));
   assert.equal(arr.kind, 'malformed', 'an array is not a refusal');
   assert.match(arr.message, /fields \(root\) do not match/);
@@ -98,7 +119,14 @@ test('a creation whose answer cannot be read is ambiguous; a 5xx without a struc
 });
 
 test('Retry-After: a positive number of seconds is kept, anything else is not', async () => {
-  const after = async (v: string) => (await rejection(scripted(() => json(429, { detail: 'slow down' }, { 'content-type': 'application/json', 'retry-after': v }), { retry: { retries: 0 } }).api.listInstances())).retryAfterSec;
+  const after = async (v: string) =>
+    (
+      await rejection(
+        scripted(() => json(429, { detail: 'slow down' }, { 'content-type': 'application/json', 'retry-after': v }), {
+          retry: { retries: 0 },
+        }).api.listInstances(),
+      )
+    ).retryAfterSec;
   assert.equal(await after('7'), 7);
   assert.equal(await after('0.5'), 0.5);
   assert.equal(await after('0'), undefined);
@@ -110,9 +138,12 @@ test('Retry-After: a positive number of seconds is kept, anything else is not', 
 test('transport failures: each kind, and a creation already sent is ambiguous whatever the kind', async () => {
   const req = { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct' as const };
   const fail = (e: unknown, over: Partial<ApiClientOptions> = {}) =>
-    scripted(() => {
-      throw e;
-    }, { retry: { retries: 0 }, timeoutMs: 1234, ...over });
+    scripted(
+      () => {
+        throw e;
+      },
+      { retry: { retries: 0 }, timeoutMs: 1234, ...over },
+    );
   for (const kind of ['network', 'timeout', 'aborted', 'too_large'] as const) {
     const sent = await rejection(fail(transportError(kind, true)).api.createInstance(7, req));
     assert.equal(sent.kind, 'ambiguous', kind);
@@ -134,7 +165,11 @@ test('transport failures: each kind, and a creation already sent is ambiguous wh
   assert.match(odd.message, /the HTTP component failed \(undici missing\)/);
   const str = await rejection(fail('plain string').api.listInstances());
   assert.match(str.message, /the HTTP component failed \(plain string\)/);
-  assert.equal((await rejection(fail({ name: 'Other', kind: 'timeout', sent: true }).api.createInstance(7, req))).kind, 'network', 'only a TransportError is one');
+  assert.equal(
+    (await rejection(fail({ name: 'Other', kind: 'timeout', sent: true }).api.createInstance(7, req))).kind,
+    'network',
+    'only a TransportError is one',
+  );
   // nothing, or a function (a class thrown instead of an instance) named like one: the component failing too
   for (const thrown of [undefined, null, class TransportError {}]) {
     const e = await rejection(fail(thrown).api.createInstance(7, req));
@@ -169,7 +204,11 @@ test('the request: base URL without trailing slashes, bearer key, JSON headers o
 });
 
 test('the key never travels in clear: http:// only to loopback, refused before sending with the host named', async () => {
-  for (const [baseUrl, host] of [['http://console.example.com', 'console.example.com'], ['http://10.0.0.2:8080/', '10.0.0.2:8080'], ['not a url', 'that address']] as const) {
+  for (const [baseUrl, host] of [
+    ['http://console.example.com', 'console.example.com'],
+    ['http://10.0.0.2:8080/', '10.0.0.2:8080'],
+    ['not a url', 'that address'],
+  ] as const) {
     const { api, seen, log } = scripted(() => json(200, { success: true }), { baseUrl });
     const e = await rejection(api.destroyInstance(5));
     assert.equal(e.kind, 'invalid_request', baseUrl);
@@ -247,16 +286,34 @@ test('a cancelled request is neither retried nor warned about; an already cancel
 
 test('secrets of a request are masked in what the service echoes: registry logins and each of their words, 2FA codes', async () => {
   const { api } = scripted((req) => json(500, { error: 'e', msg: `echo ${req.body ?? ''} | someuser | hunter22 | docker.io` }), { retry: { retries: 0 } });
-  const e = await rejection(api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '-u someuser -p hunter22 docker.io' }));
+  const e = await rejection(
+    api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '-u someuser -p hunter22 docker.io' }),
+  );
   assert.doesNotMatch(`${e.message} ${e.msg}`, /hunter22|someuser|docker\.io/);
   assert.match(e.msg ?? '', / \| \*\*\* \| \*\*\* \| \*\*\*$/, 'each word of the login on its own');
   assert.doesNotMatch(e.msg ?? '', /^echo.*-\*\*\*/, 'flags are not secrets');
   // long flags too (4 characters and more, so the registry would keep them): they stay readable
   const long = scripted((req) => json(500, { error: 'e', msg: `bad login: ${JSON.parse(req.body ?? '{}').image_login}` }), { retry: { retries: 0 } });
-  const l = await rejection(long.api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '--username someuser --password hunter22 registry.example' }));
+  const l = await rejection(
+    long.api.createInstance(7, {
+      image: 'i',
+      label: 'x',
+      disk: 10,
+      runtype: 'ssh_direct',
+      image_login: '--username someuser --password hunter22 registry.example',
+    }),
+  );
   assert.equal(l.msg, 'bad login: ***', 'the whole login');
   const words = scripted(() => json(500, { error: 'e', msg: 'user someuser, flags --username --password, host registry.example' }), { retry: { retries: 0 } });
-  const w = await rejection(words.api.createInstance(7, { image: 'i', label: 'x', disk: 10, runtype: 'ssh_direct', image_login: '--username someuser --password hunter22 registry.example' }));
+  const w = await rejection(
+    words.api.createInstance(7, {
+      image: 'i',
+      label: 'x',
+      disk: 10,
+      runtype: 'ssh_direct',
+      image_login: '--username someuser --password hunter22 registry.example',
+    }),
+  );
   assert.equal(w.msg, 'user ***, flags --username --password, host ***');
   const tfa = scripted(() => json(400, { error: 'bad_code', msg: 'got 246810 and sec-ret-77' }), { retry: { retries: 0 } });
   const t = await rejection(tfa.api.tfaLogin({ tfa_method: 'totp', code: '246810', secret: 'sec-ret-77' }));

@@ -27,7 +27,10 @@ export interface Harness {
  * with no read-after-create lag and no rate limits (tests that need them turn them on), and the
  * clients do not pace (the simulator does not limit).
  */
-export type HarnessOptions = { instances?: number; bootSeconds?: number; rateLimitPerSecond?: number } & Pick<SimOptions, 'era' | 'invisibleSeconds' | 'rateLimits'>;
+export type HarnessOptions = { instances?: number; bootSeconds?: number; rateLimitPerSecond?: number } & Pick<
+  SimOptions,
+  'era' | 'invisibleSeconds' | 'rateLimits'
+>;
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const sim = await startTestSim({
@@ -63,7 +66,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
  * them together with the client's shared connections.
  */
 export function useHarness(opts: HarnessOptions, onStarted: (h: Harness) => void, o: { resetEach?: boolean } = {}): void {
-  perFile('the API harness', () => startHarness(opts), { onStarted, afterClose: closeApiTransport, ...(o.resetEach ? { beforeEach: (h: Harness) => h.ctl.reset() } : {}) });
+  perFile('the API harness', () => startHarness(opts), {
+    onStarted,
+    afterClose: closeApiTransport,
+    ...(o.resetEach ? { beforeEach: (h: Harness) => h.ctl.reset() } : {}),
+  });
 }
 
 /** Asserts that a promise rejects with an ApiError and returns it. */
@@ -99,12 +106,25 @@ export function scripted(answer: (req: TransportRequest) => TransportResponse | 
       return answer(req);
     },
   };
-  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport, pacing: 'off', retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 }, ...over });
+  const api = createApiClient({
+    baseUrl: 'http://127.0.0.1:9',
+    credentials: keyCredentials(),
+    log,
+    transport,
+    pacing: 'off',
+    retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    ...over,
+  });
   return { api, seen, log };
 }
 
 /** An answer of the scripted transport: `body` as JSON (a string as it is), JSON content type unless told otherwise. */
-export const json = (status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): TransportResponse => ({ status, headers, text: typeof body === 'string' ? body : JSON.stringify(body) });
+export const json = (status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): TransportResponse => ({
+  status,
+  headers,
+  text: typeof body === 'string' ? body : JSON.stringify(body),
+});
 
 /** What the undici transport throws (src/api/transport.ts TransportError), by shape. */
-export const transportError = (kind: 'network' | 'timeout' | 'aborted' | 'too_large', sent: boolean) => Object.assign(new Error(`${kind} happened`), { name: 'TransportError', kind, sent });
+export const transportError = (kind: 'network' | 'timeout' | 'aborted' | 'too_large', sent: boolean) =>
+  Object.assign(new Error(`${kind} happened`), { name: 'TransportError', kind, sent });

@@ -47,7 +47,16 @@ test('logs: request, then the text once the upload lands (404 meanwhile), fetche
   const r = await api.requestLogs(id, { tail: 1000 });
   assert.match(r.result_url, /^http:\/\/127\.0\.0\.1:\d+\/static\/logs\/[0-9a-f]+\.log$/);
   const pauses: number[] = [];
-  const text = await api.fetchLogs(r.result_url, { intervalMs: 50, sleep: (ms) => new Promise<void>((res) => setTimeout(() => { pauses.push(ms); res(); }, ms)) });
+  const text = await api.fetchLogs(r.result_url, {
+    intervalMs: 50,
+    sleep: (ms) =>
+      new Promise<void>((res) =>
+        setTimeout(() => {
+          pauses.push(ms);
+          res();
+        }, ms),
+      ),
+  });
   assert.match(text, /Container \d+ starting from pytorch\/pytorch:latest/);
   assert.match(text, /\+ pip install -r requirements\.txt/);
   assert.match(text, /Instance ready/);
@@ -55,7 +64,10 @@ test('logs: request, then the text once the upload lands (404 meanwhile), fetche
   assert.ok(fetches.length >= 2 && fetches[0]!.status === 404, 'the first GET came before the upload landed');
   assert.equal(fetches[fetches.length - 1]!.status, 200);
   assert.ok(pauses.length >= 1 && pauses.every((p) => p === 50));
-  assert.ok(fetches.every((f) => !f.authorization), 'the result_url never gets the API key');
+  assert.ok(
+    fetches.every((f) => !f.authorization),
+    'the result_url never gets the API key',
+  );
   assert.ok(!log.text().includes(API_KEY));
 });
 
@@ -68,7 +80,12 @@ test('logs: tail and filter are applied by the service; the daemon log has its s
   assert.equal(tail.trimEnd().split('\n').length, 3);
   assert.ok(all.trimEnd().endsWith(tail.trimEnd()));
   const filtered = await api.fetchLogs((await api.requestLogs(id, { filter: 'monitor' })).result_url, fast);
-  assert.ok(filtered.trim().split('\n').every((l) => l.includes('[monitor]')));
+  assert.ok(
+    filtered
+      .trim()
+      .split('\n')
+      .every((l) => l.includes('[monitor]')),
+  );
   const daemon = await api.fetchLogs((await api.requestLogs(id, { daemonLogs: true })).result_url, fast);
   assert.match(daemon, /pulling image/);
   assert.match(daemon, /CONTAINER_API_KEY=\*\*\*/);
@@ -99,7 +116,9 @@ test('logs retry: bounded attempts with the injected pause, then a clear timeout
   };
   const fake = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport });
   const pauses: number[] = [];
-  const e = await rejection(fake.fetchLogs('https://bucket.example/logs/abc.log?X-Sig=s3cr3tsig', { attempts: 30, intervalMs: 300, sleep: async (ms) => void pauses.push(ms) }));
+  const e = await rejection(
+    fake.fetchLogs('https://bucket.example/logs/abc.log?X-Sig=s3cr3tsig', { attempts: 30, intervalMs: 300, sleep: async (ms) => void pauses.push(ms) }),
+  );
   assert.equal(seen.length, 30);
   assert.deepEqual(pauses, Array(29).fill(300));
   assert.equal(e.kind, 'timeout');
@@ -108,18 +127,31 @@ test('logs retry: bounded attempts with the injected pause, then a clear timeout
   for (const r of seen) {
     assert.equal(r.baseUrl, 'https://bucket.example');
     assert.equal(r.path, '/logs/abc.log?X-Sig=s3cr3tsig');
-    assert.equal(Object.keys(r.headers).some((h) => h.toLowerCase() === 'authorization'), false);
+    assert.equal(
+      Object.keys(r.headers).some((h) => h.toLowerCase() === 'authorization'),
+      false,
+    );
   }
   // a 200 on the third try ends the wait; other 4xx end it at once
   let n = 0;
   const later = createApiClient({
-    baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log,
-    transport: { request: async () => (++n < 3 ? { status: 404, headers: {}, text: '' } : { status: 200, headers: {}, text: `HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz ok\nkey ${API_KEY}\n` }) },
+    baseUrl: 'http://127.0.0.1:9',
+    credentials: keyCredentials(),
+    log,
+    transport: {
+      request: async () =>
+        ++n < 3 ? { status: 404, headers: {}, text: '' } : { status: 200, headers: {}, text: `HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz ok\nkey ${API_KEY}\n` },
+    },
   });
   const ok = await later.fetchLogs('https://bucket.example/l.log', { sleep: async () => undefined });
   assert.equal(ok, 'HF_TOKEN=*** ok\nkey ***\n');
   assert.equal(n, 3);
-  const gone = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport: { request: async () => ({ status: 410, headers: {}, text: '' }) } });
+  const gone = createApiClient({
+    baseUrl: 'http://127.0.0.1:9',
+    credentials: keyCredentials(),
+    log,
+    transport: { request: async () => ({ status: 410, headers: {}, text: '' }) },
+  });
   assert.equal((await rejection(gone.fetchLogs('https://bucket.example/l.log', { sleep: async () => undefined }))).status, 410);
   assert.match((await rejection(fake.fetchLogs('file:///etc/passwd'))).message, /scheme file/);
   assert.match((await rejection(fake.fetchLogs('https://user:pw@bucket.example/x'))).message, /credentials in it/);
@@ -171,7 +203,10 @@ test('change bid: outbid shows as stopped while intended running; a bid under th
 
 test('server templates: the search filter language, order and columns', async () => {
   const recommended = await api.searchTemplates({ filters: { recommended: { eq: true } }, orderBy: 'name' });
-  assert.deepEqual(recommended.map((t) => t.name), ['jupyter-lab', 'pytorch-cuda12', 'tensorflow-jupyter']);
+  assert.deepEqual(
+    recommended.map((t) => t.name),
+    ['jupyter-lab', 'pytorch-cuda12', 'tensorflow-jupyter'],
+  );
   const py = recommended.find((t) => t.name === 'pytorch-cuda12')!;
   assert.equal(py.image, 'pytorch/pytorch');
   assert.equal(py.tag, '2.5.1-cuda12.4-cudnn9-runtime');
@@ -193,7 +228,10 @@ test('searches in the CLI language and in the service form reach the service and
   for (const o of offers) {
     assert.ok(o.num_gpus >= 2 && (o.gpu_ram ?? 0) >= 24_000 && (o.reliability ?? 0) > 0.9 && o.dph_total < 5 && o.verified === true);
   }
-  assert.deepEqual(offers.map((o) => o.dph_total), [...offers.map((o) => o.dph_total)].sort((a, b) => a - b));
+  assert.deepEqual(
+    offers.map((o) => o.dph_total),
+    [...offers.map((o) => o.dph_total)].sort((a, b) => a - b),
+  );
   const geo = parseOfferQuery('geolocation in [SE,NO] verified=any');
   assert.ok(geo.ok);
   const nordic = await api.searchOffers(geo.query);

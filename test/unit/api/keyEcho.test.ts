@@ -40,10 +40,23 @@ test('an error body echoing the key in any form: the error, its user message and
     const body = JSON.stringify({ success: false, error: 'auth_error', msg: `Invalid user key ${form}. Check the key.` });
     const transport: Transport = { request: async () => ({ status: 401, headers: { 'content-type': 'application/json' }, text: body }) };
     const log = captureLogger();
-    const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(KEY), log, transport, pacing: 'off', retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const api = createApiClient({
+      baseUrl: 'http://127.0.0.1:9',
+      credentials: keyCredentials(KEY),
+      log,
+      transport,
+      pacing: 'off',
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const e = await rejection(api.currentUser());
     assert.equal(e.kind, 'auth', name);
-    for (const [where, text] of [['message', e.message], ['msg', e.msg ?? ''], ['userMessage', e.userMessage()], ['log', log.text()], ['JSON', JSON.stringify(e)]] as const) {
+    for (const [where, text] of [
+      ['message', e.message],
+      ['msg', e.msg ?? ''],
+      ['userMessage', e.userMessage()],
+      ['log', log.text()],
+      ['JSON', JSON.stringify(e)],
+    ] as const) {
       assertNoKey(text, `${name}: ${where}`);
     }
   }

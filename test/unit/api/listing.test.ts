@@ -44,7 +44,10 @@ for (const era of ['today', 'seed'] as const)
         const ids = list.instances.map((i) => i.id);
         assert.equal(ids.length, n);
         assert.equal(new Set(ids).size, n);
-        assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => a - b),
+        );
         const expected = era === 'today' ? Math.max(1, Math.ceil(n / 25)) : 1;
         assert.equal(list.requests, expected);
         assert.equal((await listRequests(h)).length - before, expected, 'requests on the wire');
@@ -65,7 +68,10 @@ for (const era of ['today', 'seed'] as const)
       assert.equal(await reconcileCreation(api, 'no-such-label'), undefined);
       assert.equal((await listRequests(h)).length - before, 2, 'one request per lookup, not a walk');
       const byId = await api.findInstances({ id: a.new_contract });
-      assert.deepEqual(byId.map((i) => i.id), [a.new_contract]);
+      assert.deepEqual(
+        byId.map((i) => i.id),
+        [a.new_contract],
+      );
       if (era === 'today') {
         const sent = (await h.ctl.requests()).filter((r) => r.path === '/api/v1/instances/').length;
         assert.ok(sent >= 3);
@@ -200,7 +206,14 @@ describe('fallback, deprecation and the error shapes of the live service', () =>
     ];
     let i = 0;
     const t: Transport = { request: async () => ({ status: answers[i]![0], headers: { 'content-type': answers[i]![1] }, text: answers[i++]![2] }) };
-    const api = createApiClient({ baseUrl: 'http://127.0.0.1:9/', credentials: keyCredentials(), log: captureLogger(), transport: t, retry: { retries: 0 }, pacing: 'off' });
+    const api = createApiClient({
+      baseUrl: 'http://127.0.0.1:9/',
+      credentials: keyCredentials(),
+      log: captureLogger(),
+      transport: t,
+      retry: { retries: 0 },
+      pacing: 'off',
+    });
     const a = await rejection(api.setInstanceLabel(1, 'x'));
     assert.equal(a.msg, 'label too long');
     assert.match(a.userMessage(), /label too long/);

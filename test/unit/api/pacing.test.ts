@@ -11,7 +11,6 @@ async function call(p: Pacer, e: PacedEndpoint): Promise<void> {
   (await atOnce(p.take(e, undefined), `a ${e} call`)).done();
 }
 
-
 function clock() {
   let now = 1_000_000;
   const slept: number[] = [];
@@ -109,7 +108,7 @@ test('calls of one paced endpoint go one at a time, in order; an unpaced one nev
   assert.deepEqual(waits, [2050, 2050], 'each waits the interval from the previous answer');
 });
 
-test('a caller cancelled while in line fails with the clock\'s error and passes its turn on', async () => {
+test("a caller cancelled while in line fails with the clock's error and passes its turn on", async () => {
   const now = 0;
   const waits: number[] = [];
   const cancelled = new Error('cancelled in line');
@@ -162,13 +161,27 @@ test('penalties: the threshold plus the margin from now, never shortening a late
   assert.deepEqual(c.slept.slice(1), [2050, 2050]);
   // a pacer for a simulator without limits: a 429 holds nothing back
   const off = clock();
-  const free = new Pacer({ show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 }, off, { show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 });
+  const free = new Pacer({ show: 0, list: 0, update: 0, destroy: 0, create: 0, search: 0 }, off, {
+    show: 0,
+    list: 0,
+    update: 0,
+    destroy: 0,
+    create: 0,
+    search: 0,
+  });
   free.penalize('create');
   await call(free, 'create');
   assert.deepEqual(off.slept, []);
   // own thresholds: a penalty waits the longer of the interval and the threshold
   const own = clock();
-  const q = new Pacer({ show: 3000, list: 0, update: 0, destroy: 0, create: 0, search: 0 }, own, { show: 100, list: 0, update: 0, destroy: 0, create: 0, search: 700 });
+  const q = new Pacer({ show: 3000, list: 0, update: 0, destroy: 0, create: 0, search: 0 }, own, {
+    show: 100,
+    list: 0,
+    update: 0,
+    destroy: 0,
+    create: 0,
+    search: 700,
+  });
   q.penalize('show');
   await call(q, 'show');
   q.penalize('search');

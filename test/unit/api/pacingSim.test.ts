@@ -13,10 +13,24 @@ import { captureLogger } from '../../kit/log';
 
 test('after a 429 on a label change, the next one comes a whole threshold later and is accepted', async () => {
   // the simulator enforces the service's threshold for state changes; everything else is free
-  const sim = await startSimulator({ port: 0, testControl: true, seed: 2, instances: 1, ssh: false, rateLimits: { update: SERVICE_THRESHOLDS_MS.update / 1000 } });
+  const sim = await startSimulator({
+    port: 0,
+    testControl: true,
+    seed: 2,
+    instances: 1,
+    ssh: false,
+    rateLimits: { update: SERVICE_THRESHOLDS_MS.update / 1000 },
+  });
   try {
     const ctl = new SimControl(sim.url);
-    const api = createApiClient({ baseUrl: sim.url, credentials: keyCredentials(), log: captureLogger(), timeoutMs: 5000, pacing: 'service', retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const api = createApiClient({
+      baseUrl: sim.url,
+      credentials: keyCredentials(),
+      log: captureLogger(),
+      timeoutMs: 5000,
+      pacing: 'service',
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const id = [...sim.state.instances.keys()][0]!;
     const path = `/api/v0/instances/${id}/`;
     const puts = async () => (await ctl.requests()).filter((r) => r.method === 'PUT' && r.path === path);
@@ -28,7 +42,10 @@ test('after a 429 on a label change, the next one comes a whole threshold later 
     assert.equal(e.kind, 'rate_limited');
     await api.setInstanceLabel(id, 'after-the-wait');
     const [, refused, next] = await puts();
-    assert.deepEqual((await puts()).map((r) => r.status), [200, 429, 200]);
+    assert.deepEqual(
+      (await puts()).map((r) => r.status),
+      [200, 429, 200],
+    );
     // measured by the simulator's clock, from the 429 to the next request
     const gap = (next!.at - refused!.at) * 1000;
     assert.ok(gap >= SERVICE_THRESHOLDS_MS.update - 20, `the call after the 429 came ${gap.toFixed(0)} ms later, not a whole threshold`);

@@ -80,7 +80,7 @@ test('pacing: by default and with "service" the list waits its threshold between
   assert.equal(off.seen.length, 3, '"off": three walks in a row, the clock never moved');
 });
 
-test('pacing: a client\'s own interval for one endpoint, the service\'s for the others', async () => {
+test("pacing: a client's own interval for one endpoint, the service's for the others", async () => {
   fakeTimers();
   const { api, seen } = scripted(() => json(200, { instances: [] }), { pacing: { list: 5000 } });
   await atOnce(api.listInstances());
@@ -88,7 +88,7 @@ test('pacing: a client\'s own interval for one endpoint, the service\'s for the 
   await flush();
   tick(SERVICE_PACING_MS.list + MARGIN + 100);
   await flush();
-  assert.equal(seen.length, 1, 'the service\'s interval is not the one asked for');
+  assert.equal(seen.length, 1, "the service's interval is not the one asked for");
   tick(5000 + MARGIN - (SERVICE_PACING_MS.list + MARGIN + 100));
   await flush();
   assert.ok(second.settled());
@@ -103,7 +103,7 @@ test('pacing: a client\'s own interval for one endpoint, the service\'s for the 
   assert.ok(next.settled());
 });
 
-test('pacing follows a monotonic clock: the computer\'s clock set back an hour does not hold the list back an hour', async () => {
+test("pacing follows a monotonic clock: the computer's clock set back an hour does not hold the list back an hour", async () => {
   fakeTimers();
   const { api, seen } = lister('service');
   await atOnce(api.listInstances());
@@ -237,12 +237,18 @@ test('auth: the resend with the fallback credentials does not use up a retry', a
   let token = 'session-key';
   const credentials = { token: () => token, onAuthFailure: () => ((token = 'api-key'), true) };
   const statuses = [401, 503];
-  const { api, seen } = scripted(() => {
-    const status = statuses.shift();
-    return status ? json(status, status === 401 ? expired : { error: 'busy', msg: 'later' }) : json(200, USER);
-  }, { credentials, retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 } });
+  const { api, seen } = scripted(
+    () => {
+      const status = statuses.shift();
+      return status ? json(status, status === 401 ? expired : { error: 'busy', msg: 'later' }) : json(200, USER);
+    },
+    { credentials, retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 } },
+  );
   assert.equal((await api.currentUser()).email, USER.email);
-  assert.deepEqual(seen.map((r) => r.headers.authorization), ['Bearer session-key', 'Bearer api-key', 'Bearer api-key']);
+  assert.deepEqual(
+    seen.map((r) => r.headers.authorization),
+    ['Bearer session-key', 'Bearer api-key', 'Bearer api-key'],
+  );
 });
 
 test('auth: the fallback is asked once per call; credentials refused again end with the 401, never a loop', async () => {
@@ -257,7 +263,11 @@ test('auth: the fallback is asked once per call; credentials refused again end w
 test('auth: only a refusal of the credentials asks for the fallback; a 403, 404 or 500 never does', async () => {
   let asked = 0;
   const credentials = { token: () => 'session-key', onAuthFailure: () => (asked++, true) };
-  for (const [status, body] of [[403, { error: 'forbidden', msg: 'no' }], [404, { error: 'no_such_instance', msg: 'gone' }], [500, { error: 'oops', msg: 'later' }]] as const) {
+  for (const [status, body] of [
+    [403, { error: 'forbidden', msg: 'no' }],
+    [404, { error: 'no_such_instance', msg: 'gone' }],
+    [500, { error: 'oops', msg: 'later' }],
+  ] as const) {
     const { api, seen } = scripted(() => json(status, body), { credentials, retry: { retries: 0 } });
     const e = await rejection(api.showInstance(5));
     assert.equal(e.status, status);
@@ -290,8 +300,12 @@ test('requests in flight when the 2FA session expires: each is resent once with 
   assert.deepEqual(sent.map((s) => s.split(' ')[1]).sort(), ['key', 'key', 'session', 'session']);
 });
 
-test('an error that is not the service\'s (the credentials provider throws) is a network ApiError naming the call', async () => {
-  const credentials = { token: (): string => { throw new Error('keychain locked'); } };
+test("an error that is not the service's (the credentials provider throws) is a network ApiError naming the call", async () => {
+  const credentials = {
+    token: (): string => {
+      throw new Error('keychain locked');
+    },
+  };
   const { api } = scripted(() => json(200, USER), { credentials, retry: { retries: 0 } });
   const e = await rejection(api.currentUser());
   assert.ok(e instanceof ApiError);
@@ -340,43 +354,47 @@ test('closing the built-in transport ends its kept-alive connections', { timeout
   });
 });
 
-test('a transport bundle that fails to load fails that request only: the next request loads it again (the built dist/client.js)', { timeout: 10_000 }, async () => {
-  // The unit bundles inline the transport; the built extension imports dist/transport.js on the
-  // first request. A load that fails (a broken or half-replaced install) must not stay failed.
-  const dist = join(repoRoot(), 'dist');
-  assert.ok(existsSync(join(dist, 'client.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
-  await inTempDir('gpu-rental-transport-', (dir) =>
-    withUserServer(async (baseUrl) => {
-      for (const f of ['client.js', 'schemas.js']) copyFileSync(join(dist, f), join(dir, f));
-      const built = createRequire(__filename)(join(dir, 'client.js')) as typeof import('../../../src/api/client');
-      const api = built.createApiClient({ baseUrl, credentials: keyCredentials(), log: captureLogger(), proxy: null, retry: { retries: 0 } });
-      const e = await api.currentUser().then(
-        () => assert.fail('answered without a transport'),
-        (err: unknown) => err as ApiError,
-      );
-      assert.equal(e.kind, 'network');
-      assert.match(e.message, /^GET \/api\/v0\/users\/current\/ failed: .*transport\.js/);
-      // Deactivation may close the transport while such a load is under way: closing settles
-      // quietly at every moment of it (the load fails a few microtasks after the request starts).
-      for (let ticks = 0; ticks <= 10; ticks++) {
-        const failing = api.currentUser().catch(() => 'failed');
-        for (let i = 0; i < ticks; i++) await null;
+test(
+  'a transport bundle that fails to load fails that request only: the next request loads it again (the built dist/client.js)',
+  { timeout: 10_000 },
+  async () => {
+    // The unit bundles inline the transport; the built extension imports dist/transport.js on the
+    // first request. A load that fails (a broken or half-replaced install) must not stay failed.
+    const dist = join(repoRoot(), 'dist');
+    assert.ok(existsSync(join(dist, 'client.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
+    await inTempDir('gpu-rental-transport-', (dir) =>
+      withUserServer(async (baseUrl) => {
+        for (const f of ['client.js', 'schemas.js']) copyFileSync(join(dist, f), join(dir, f));
+        const built = createRequire(__filename)(join(dir, 'client.js')) as typeof import('../../../src/api/client');
+        const api = built.createApiClient({ baseUrl, credentials: keyCredentials(), log: captureLogger(), proxy: null, retry: { retries: 0 } });
+        const e = await api.currentUser().then(
+          () => assert.fail('answered without a transport'),
+          (err: unknown) => err as ApiError,
+        );
+        assert.equal(e.kind, 'network');
+        assert.match(e.message, /^GET \/api\/v0\/users\/current\/ failed: .*transport\.js/);
+        // Deactivation may close the transport while such a load is under way: closing settles
+        // quietly at every moment of it (the load fails a few microtasks after the request starts).
+        for (let ticks = 0; ticks <= 10; ticks++) {
+          const failing = api.currentUser().catch(() => 'failed');
+          for (let i = 0; i < ticks; i++) await null;
+          await built.closeApiTransport();
+          assert.equal(await failing, 'failed');
+        }
+        copyFileSync(join(dist, 'transport.js'), join(dir, 'transport.js'));
+        assert.equal((await api.currentUser()).email, USER.email);
         await built.closeApiTransport();
-        assert.equal(await failing, 'failed');
-      }
-      copyFileSync(join(dist, 'transport.js'), join(dir, 'transport.js'));
-      assert.equal((await api.currentUser()).email, USER.email);
-      await built.closeApiTransport();
-    }),
-  );
-});
+      }),
+    );
+  },
+);
 
 // ---- which failures are warned about -------------------------------------------------------
 
 let h: Harness;
 useHarness({ era: 'seed', instances: 1 }, (x) => (h = x));
 
-test('an era switch of the instance list is no failure: no warning for v1\'s plain 404 (old service) nor v0\'s 410 deprecated_endpoint (live service)', async () => {
+test("an era switch of the instance list is no failure: no warning for v1's plain 404 (old service) nor v0's 410 deprecated_endpoint (live service)", async () => {
   forgetListEras();
   await h.ctl.setEra('seed');
   const log = captureLogger();
@@ -385,7 +403,12 @@ test('an era switch of the instance list is no failure: no warning for v1\'s pla
   await h.ctl.setEra('today');
   assert.equal((await api.listInstances()).source, 'v1');
   assert.deepEqual(warnings(log), []);
-  assert.deepEqual((await h.ctl.requests()).map((r) => `${r.path} ${r.status}`).slice(-4), ['/api/v1/instances/ 404', '/api/v0/instances/ 200', '/api/v0/instances/ 410', '/api/v1/instances/ 200']);
+  assert.deepEqual((await h.ctl.requests()).map((r) => `${r.path} ${r.status}`).slice(-4), [
+    '/api/v1/instances/ 404',
+    '/api/v0/instances/ 200',
+    '/api/v0/instances/ 410',
+    '/api/v1/instances/ 200',
+  ]);
 });
 
 test('any other failure of the list is warned about: a 404 or 410 with another error, or another status, or not of kind http', async () => {

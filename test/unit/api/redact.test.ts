@@ -77,7 +77,14 @@ test('SecretRegistry keeps a bounded, de-duplicated list', () => {
 });
 
 test('ApiError messages are redacted, including values echoed by the service', () => {
-  const e = errorFromResponse('POST', '/api/v0/tfa/', 400, JSON.stringify({ success: false, error: 'bad_request', msg: 'bad value sk-echo-777 in session_key=sk-echo-777' }), undefined, ['sk-echo-777']);
+  const e = errorFromResponse(
+    'POST',
+    '/api/v0/tfa/',
+    400,
+    JSON.stringify({ success: false, error: 'bad_request', msg: 'bad value sk-echo-777 in session_key=sk-echo-777' }),
+    undefined,
+    ['sk-echo-777'],
+  );
   gone(e.message, 'sk-echo-777');
   gone(e.msg ?? '', 'sk-echo-777');
   gone(e.userMessage(), 'sk-echo-777');
@@ -89,12 +96,19 @@ test('exact outputs: each pattern masks the value only, its key and the text aro
   assert.equal(redact('Authorization: Bearer abc.def-123, next'), 'Authorization: Bearer ***, next');
   assert.equal(redact('bearer   tok9'), 'bearer   ***', 'any case, any spacing');
   assert.equal(redact('a?api_key=Q1&b=2;token=T2,c'), 'a?api_key=***&b=2;token=***,c');
-  assert.equal(redact('{"Session_Key" : "s-1", "code":-42, "backup_codes": ["a", "b"], "n": 1}'), '{"Session_Key" : "***", "code":"***", "backup_codes": ["***"], "n": 1}');
+  assert.equal(
+    redact('{"Session_Key" : "s-1", "code":-42, "backup_codes": ["a", "b"], "n": 1}'),
+    '{"Session_Key" : "***", "code":"***", "backup_codes": ["***"], "n": 1}',
+  );
   assert.equal(redact('{"secret": "a\\"b", "x": "y"}'), '{"secret": "***", "x": "y"}', 'an escaped quote does not end the value');
   assert.equal(redact('{"code": 1.5e3}'), '{"code": "***"}');
   assert.equal(redact('see otpauth://totp/A:b?secret=Z&issuer=A" after'), 'see ***" after');
   assert.equal(redact('codes AB12-CD34-EF56, gh78-ij90-kl12.'), 'codes ***, ***.');
-  assert.equal(redact('uuid 1234-5678-9abc-def0 and x-AB12-CD34-EF56 and AB12-CD34-EF56-x'), 'uuid 1234-5678-9abc-def0 and x-AB12-CD34-EF56 and AB12-CD34-EF56-x', 'parts of longer dash groups are not codes');
+  assert.equal(
+    redact('uuid 1234-5678-9abc-def0 and x-AB12-CD34-EF56 and AB12-CD34-EF56-x'),
+    'uuid 1234-5678-9abc-def0 and x-AB12-CD34-EF56 and AB12-CD34-EF56-x',
+    'parts of longer dash groups are not codes',
+  );
   assert.equal(redact('decode=1 barcode=2 code=3'), 'decode=1 barcode=2 code=***', 'whole key names only');
   assert.equal(redact('status code: 404'), 'status code: 404');
 });
@@ -109,9 +123,17 @@ test('registered secrets: from 4 characters, longest first, URL-encoded too; the
   assert.equal(redact('xx ABCDEF GHIJKL yy', ['abcdefghijkl']), 'xx *** yy');
   assert.equal(redact('xx ABCDEFGHIJK yy', ['abcdefghijk']), 'xx ABCDEFGHIJK yy', '11 characters: exact only');
   assert.equal(redact('xx abcdefghijk yy', ['abcdefghijk']), 'xx *** yy');
-  assert.equal(redact('xx PASS WORD WITH SPACE yy', ['pass word with space']), 'xx PASS WORD WITH SPACE yy', 'a secret with whitespace is matched exactly only');
+  assert.equal(
+    redact('xx PASS WORD WITH SPACE yy', ['pass word with space']),
+    'xx PASS WORD WITH SPACE yy',
+    'a secret with whitespace is matched exactly only',
+  );
   assert.equal(redact('xx ab cd ef gh ij kl yy', ['abcdefghijkl', 'zz99']), 'xx *** yy', 'found though a short secret is listed too');
-  assert.equal(redact('xx ABCDEFGHIJK abcdefghijk ABCDEFGHIJKL yy', ['abcdefghijk', 'abcdefghijkl']), 'xx ABCDEFGHIJK *** *** yy', 'a short secret stays exact-only when a long one is listed too');
+  assert.equal(
+    redact('xx ABCDEFGHIJK abcdefghijk ABCDEFGHIJKL yy', ['abcdefghijk', 'abcdefghijkl']),
+    'xx ABCDEFGHIJK *** *** yy',
+    'a short secret stays exact-only when a long one is listed too',
+  );
   assert.equal(redact('nothing here', ['abcdefghijkl']), 'nothing here');
   assert.equal(redact(String(12345), [12345 as unknown as string]), '12345', 'only strings are secrets');
 });

@@ -34,7 +34,14 @@ test('transport: 200 {"success": false, "msg"} to every state change rejects wit
       },
     };
     const log = captureLogger();
-    const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log, transport, pacing: 'off', retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+    const api = createApiClient({
+      baseUrl: 'http://127.0.0.1:9',
+      credentials: keyCredentials(),
+      log,
+      transport,
+      pacing: 'off',
+      retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    });
     const e = await rejection(call(api, 42));
     assert.equal(e.msg, msg, name);
     assert.ok(e.message.includes(msg), `${name}: ${e.message}`);
@@ -42,7 +49,13 @@ test('transport: 200 {"success": false, "msg"} to every state change rejects wit
     assert.equal(seen.length, 1, `${name}: a refusal is an answer, not a reason to ask again`);
   }
   // the same shape with `error` and `message` instead of `msg`
-  const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: '{"success": false, "error": "host_busy", "message": "Busy."}' }) };
+  const transport: Transport = {
+    request: async () => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      text: '{"success": false, "error": "host_busy", "message": "Busy."}',
+    }),
+  };
   const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: keyCredentials(), log: captureLogger(), transport, pacing: 'off' });
   assert.equal((await rejection(api.destroyInstance(42))).code, 'host_busy');
 });
@@ -54,7 +67,14 @@ let api: ServiceApi;
 before(async () => {
   sim = await startSimulator({ port: 0, testControl: true, bootSeconds: 60, seed: 4, rateLimitPerSecond: 1000, ssh: false });
   ctl = new SimControl(sim.url);
-  api = createApiClient({ baseUrl: sim.url, credentials: keyCredentials(API_KEY), log: captureLogger(), timeoutMs: 5000, pacing: 'off', retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 } });
+  api = createApiClient({
+    baseUrl: sim.url,
+    credentials: keyCredentials(API_KEY),
+    log: captureLogger(),
+    timeoutMs: 5000,
+    pacing: 'off',
+    retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 },
+  });
 });
 after(async () => {
   await sim.close();

@@ -48,8 +48,21 @@ test('ports: the spec shape (array of integers), null and garbage', () => {
 });
 
 test('extra_env: "NAME=value" strings, [name, value] pairs and objects', () => {
-  assert.deepEqual(normalizeExtraEnv(['A=1', 'B=x=y', 'C']), [['A', '1'], ['B', 'x=y'], ['C', '']]);
-  assert.deepEqual(normalizeExtraEnv([['A', '1'], ['B', 2]]), [['A', '1'], ['B', '2']]);
+  assert.deepEqual(normalizeExtraEnv(['A=1', 'B=x=y', 'C']), [
+    ['A', '1'],
+    ['B', 'x=y'],
+    ['C', ''],
+  ]);
+  assert.deepEqual(
+    normalizeExtraEnv([
+      ['A', '1'],
+      ['B', 2],
+    ]),
+    [
+      ['A', '1'],
+      ['B', '2'],
+    ],
+  );
   assert.deepEqual(normalizeExtraEnv({ A: '1' }), [['A', '1']]);
   assert.equal(normalizeExtraEnv(null), null);
 });
@@ -136,10 +149,7 @@ test('offers: numeric strings accepted, reliability2 mapped, required fields enf
   const [o] = parse(offerListSchema, {
     offers: [{ id: '11', num_gpus: '2', gpu_name: 'RTX 4090', dph_total: '0.8', reliability2: 0.99, verification: 'verified', extra: 1 }],
   });
-  assert.deepEqual(
-    { id: o!.id, n: o!.num_gpus, d: o!.dph_total, r: o!.reliability, v: o!.verified },
-    { id: 11, n: 2, d: 0.8, r: 0.99, v: true },
-  );
+  assert.deepEqual({ id: o!.id, n: o!.num_gpus, d: o!.dph_total, r: o!.reliability, v: o!.verified }, { id: 11, n: 2, d: 0.8, r: 0.99, v: true });
   assert.equal(z.safeParse(offerListSchema, { offers: [{ id: 1, num_gpus: 1, dph_total: 1 }] }).success, false);
 });
 
@@ -156,7 +166,10 @@ test('2FA status: missing fields default, method records parsed', () => {
 const ok = { image: 'pytorch/pytorch:latest', disk: 20, runtype: 'ssh_direct' } as const;
 const problemsOf = (req: Record<string, unknown>, interruptible = false) => validateCreateRequest(req, { interruptible });
 const hasProblem = (problems: string[], path: string, word: RegExp) =>
-  assert.ok(problems.some((p) => p.startsWith(path) && word.test(p)), `expected a problem at ${path} matching ${word}, got: ${problems.join(' | ')}`);
+  assert.ok(
+    problems.some((p) => p.startsWith(path) && word.test(p)),
+    `expected a problem at ${path} matching ${word}, got: ${problems.join(' | ')}`,
+  );
 
 test('creation: a valid request has no problems; nulls count as not given', () => {
   assert.deepEqual(problemsOf({ ...ok }), []);

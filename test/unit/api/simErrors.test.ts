@@ -104,7 +104,12 @@ for (const [code, phrase] of Object.entries(EXPECT)) {
 test('tfa_locked with locked_until names the local unlock time', () => {
   const now = new Date('2026-01-01T12:00:00Z');
   const until = now.getTime() / 1000 + 15 * 60;
-  const e = errorFromResponse('POST', '/api/v0/tfa/', 429, JSON.stringify({ success: false, error: 'tfa_locked', msg: 'locked', fail_count: 5, locked_until: until }));
+  const e = errorFromResponse(
+    'POST',
+    '/api/v0/tfa/',
+    429,
+    JSON.stringify({ success: false, error: 'tfa_locked', msg: 'locked', fail_count: 5, locked_until: until }),
+  );
   assert.equal(e.failCount, 5);
   assert.equal(e.lockedUntil, until);
   assert.equal(
@@ -116,6 +121,11 @@ test('tfa_locked with locked_until names the local unlock time', () => {
 });
 
 test('2fa_verification_failed reports the failed attempts', () => {
-  const e = errorFromResponse('POST', '/api/v0/tfa/', 400, JSON.stringify({ success: false, error: '2fa_verification_failed', msg: 'bad', fail_count: 2, locked_until: null }));
+  const e = errorFromResponse(
+    'POST',
+    '/api/v0/tfa/',
+    400,
+    JSON.stringify({ success: false, error: '2fa_verification_failed', msg: 'bad', fail_count: 2, locked_until: null }),
+  );
   assert.match(e.userMessage(), /2 failed attempts/);
 });

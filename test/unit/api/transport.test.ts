@@ -27,7 +27,9 @@ import { ConnectionState } from '../../../src/core/connection';
 import { Emitter } from '../../../src/core/events';
 
 /** This machine's first non-loopback IPv4 address: a service URL that is not loopback. */
-const LAN_IP = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+const LAN_IP = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 let front: HttpsServer | undefined;
 /** https://LAN_IP:port: a self-signed TLS front forwarding to the simulator. */
 let frontUrl = '';
@@ -78,7 +80,27 @@ before(async () => {
   if (!LAN_IP) return;
   tlsDir = mkdtempSync(join(tmpdir(), 'gpu-rental-proxy-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(tlsDir, 'key.pem'), '-out', join(tlsDir, 'cert.pem'), '-days', '1', '-subj', `/CN=${LAN_IP}`, '-addext', `subjectAltName=IP:${LAN_IP}`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(tlsDir, 'key.pem'),
+        '-out',
+        join(tlsDir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${LAN_IP}`,
+        '-addext',
+        `subjectAltName=IP:${LAN_IP}`,
+      ],
+      { stdio: 'ignore' },
+    );
   } catch {
     return; // no openssl: the tests that need the front skip
   }
@@ -151,14 +173,22 @@ test('http.proxy: every request goes through the proxy as a CONNECT tunnel to th
   assert.equal(list.instances.length, 1);
   await api.currentUser();
   assert.ok(tunnels.length >= 1);
-  assert.ok(tunnels.every((x) => x.target === frontHostPort()), JSON.stringify(tunnels));
+  assert.ok(
+    tunnels.every((x) => x.target === frontHostPort()),
+    JSON.stringify(tunnels),
+  );
   assert.equal(tunnels[0]!.auth, undefined);
 });
 
 test('Set API Key checks the key through http.proxy like every other request: one factory makes every client', async (t) => {
   if (!needFront(t)) return;
   const stored = new Map<string, string>();
-  const secrets = { get: async (n: string) => stored.get(n), store: async (n: string, v: string) => void stored.set(n, v), delete: async (n: string) => void stored.delete(n), onDidChange: new Emitter<string>().event };
+  const secrets = {
+    get: async (n: string) => stored.get(n),
+    store: async (n: string, v: string) => void stored.set(n, v),
+    delete: async (n: string) => void stored.delete(n),
+    onDidChange: new Emitter<string>().event,
+  };
   const conn = new ConnectionState({ baseUrl: frontUrl });
   const clients = apiClientFactory({ log, isDemo: () => false, readProxy: () => lax({ url: proxyUrl }) });
   const saved = await apiKeyOwner(secrets, conn, keyCheck(conn, clients)).save('sim-api-key');

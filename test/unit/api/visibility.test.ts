@@ -3,14 +3,7 @@
 // fault the simulator can inject, judged by the rule: visibilityFaults.test.ts.)
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AbsenceRule,
-  GONE_CONFIRMATIONS,
-  NOT_VISIBLE_WINDOW_MS,
-  VisibilityWatch,
-  keepUnlisted,
-  saysNotFound,
-} from '../../../src/api/visibility';
+import { AbsenceRule, GONE_CONFIRMATIONS, NOT_VISIBLE_WINDOW_MS, VisibilityWatch, keepUnlisted, saysNotFound } from '../../../src/api/visibility';
 import { ApiError } from '../../../src/api/errors';
 import { locateCreation, reconcileCreation } from '../../../src/api/reconcile';
 import type { Instance, ServiceApi } from '../../../src/api/types';
@@ -76,9 +69,20 @@ test('the absence rule: gone after two reads in a row that leave an id out; list
 });
 
 test('what a read error says: only 404, 400, no_such_instance and "not visible yet" are "not found"', () => {
-  const http = (status: number | undefined, code?: string) => new ApiError({ kind: 'http', ...(status !== undefined ? { status } : {}), ...(code ? { code } : {}), message: 'x' });
-  for (const e of [http(404), http(400), http(500, 'no_such_instance'), new ApiError({ kind: 'not_visible_yet', message: 'x' })]) assert.equal(saysNotFound(e), true, e.message);
-  for (const e of [http(410), http(500), http(undefined, 'other'), new ApiError({ kind: 'timeout', status: 404, message: 'x' }), new Error('404'), undefined, { kind: 'http', status: 404 }]) assert.equal(saysNotFound(e), false, String(e));
+  const http = (status: number | undefined, code?: string) =>
+    new ApiError({ kind: 'http', ...(status !== undefined ? { status } : {}), ...(code ? { code } : {}), message: 'x' });
+  for (const e of [http(404), http(400), http(500, 'no_such_instance'), new ApiError({ kind: 'not_visible_yet', message: 'x' })])
+    assert.equal(saysNotFound(e), true, e.message);
+  for (const e of [
+    http(410),
+    http(500),
+    http(undefined, 'other'),
+    new ApiError({ kind: 'timeout', status: 404, message: 'x' }),
+    new Error('404'),
+    undefined,
+    { kind: 'http', status: 404 },
+  ])
+    assert.equal(saysNotFound(e), false, String(e));
 });
 
 test('the watch at the edges: the minute and the count each hold absence back on their own', () => {
@@ -86,7 +90,11 @@ test('the watch at the edges: the minute and the count each hold absence back on
   const w = new VisibilityWatch(500);
   w.listRead(500, undefined);
   assert.deepEqual(w.listRead(500 + NOT_VISIBLE_WINDOW_MS - 1, undefined), { state: 'unconfirmed', listReads: 2, next: 'ask-list' });
-  assert.deepEqual(w.listRead(500 + NOT_VISIBLE_WINDOW_MS, undefined), { state: 'not-found', proof: { listReads: 3, sinceMs: NOT_VISIBLE_WINDOW_MS, seenBefore: false }, next: 'ask-user' });
+  assert.deepEqual(w.listRead(500 + NOT_VISIBLE_WINDOW_MS, undefined), {
+    state: 'not-found',
+    proof: { listReads: 3, sinceMs: NOT_VISIBLE_WINDOW_MS, seenBefore: false },
+    next: 'ask-user',
+  });
   // one miss long after the minute: not settled
   const late = new VisibilityWatch(0);
   assert.deepEqual(late.listRead(10 * NOT_VISIBLE_WINDOW_MS, undefined), { state: 'unconfirmed', listReads: 1, next: 'ask-list' });

@@ -38,7 +38,11 @@ interface Case {
 const CASES: Record<SimFault['kind'], Case[]> = {
   instance_state: [{ call: 'show', fault: ({ id }) => ({ kind: 'instance_state', id, state: 'offline' }), expect: 'visible' }],
   http_error: [
-    ...[404, 400].map((status): Case => ({ call: 'show', fault: () => ({ kind: 'http_error', status, error: 'no_such_instance', path: SHOW }), expect: 'not-found' })),
+    ...[404, 400].map((status): Case => ({
+      call: 'show',
+      fault: () => ({ kind: 'http_error', status, error: 'no_such_instance', path: SHOW }),
+      expect: 'not-found',
+    })),
     ...[410, 429, 500, 502, 503].map((status): Case => ({ call: 'show', fault: () => ({ kind: 'http_error', status, path: SHOW }), expect: 'unreadable' })),
     { call: 'create', fault: () => ({ kind: 'http_error', status: 404, error: 'no_such_ask', path: CREATE }), expect: 'offer-gone' },
     // a 5xx, even with an error body, and an unlisted 4xx prove nothing: the list is asked

@@ -20,8 +20,17 @@ test('activate() registers every command and the views before it returns, and st
   const firstRequest = services.api();
   try {
     const made = [...recorded.calls];
-    assert.deepEqual(made.filter((c) => c.startsWith('commands.registerCommand:')).map((c) => c.split(':')[1]).sort(), contributed().sort());
-    assert.deepEqual(made.filter((c) => c.startsWith('window.createTreeView:')), ['gpuRental.instances', 'gpuRental.offers', 'gpuRental.account'].map((v) => `window.createTreeView:${v}`));
+    assert.deepEqual(
+      made
+        .filter((c) => c.startsWith('commands.registerCommand:'))
+        .map((c) => c.split(':')[1])
+        .sort(),
+      contributed().sort(),
+    );
+    assert.deepEqual(
+      made.filter((c) => c.startsWith('window.createTreeView:')),
+      ['gpuRental.instances', 'gpuRental.offers', 'gpuRental.account'].map((v) => `window.createTreeView:${v}`),
+    );
     assert.equal(made.filter((c) => c.startsWith('workspace.registerTextDocumentContentProvider:')).length, 2);
     // No setting is read during activation: each at its first use, the base URL by the connection.
     assert.deepEqual(recorded.settings, []);
@@ -39,9 +48,18 @@ test('activate() registers every command and the views before it returns, and st
     assert.equal(recorded.settings[0], 'gpuRental.apiBaseUrl');
     assert.equal(services.connection().signedIn, true);
     assert.ok(recorded.calls.includes('window.createStatusBarItem'), 'signed in: the status bar item shows the costs');
-    assert.deepEqual(recorded.executed.find((c) => c[1] === 'gpuRental.tfaSession'), ['setContext', 'gpuRental.tfaSession', false]);
-    assert.deepEqual(recorded.executed.find((c) => c[1] === 'gpuRental.signedIn'), ['setContext', 'gpuRental.signedIn', true]);
-    assert.ok(recorded.executed.some((c) => c[0] === 'workbench.action.openWalkthrough'), 'the walkthrough opens on the first activation');
+    assert.deepEqual(
+      recorded.executed.find((c) => c[1] === 'gpuRental.tfaSession'),
+      ['setContext', 'gpuRental.tfaSession', false],
+    );
+    assert.deepEqual(
+      recorded.executed.find((c) => c[1] === 'gpuRental.signedIn'),
+      ['setContext', 'gpuRental.signedIn', true],
+    );
+    assert.ok(
+      recorded.executed.some((c) => c[0] === 'workbench.action.openWalkthrough'),
+      'the walkthrough opens on the first activation',
+    );
     assert.equal(context.globalState.get('gpuRental.walkthroughShown'), true);
     assert.ok(recorded.calls.includes('languages.createDiagnosticCollection'), 'the watchers have started');
   } finally {

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { commands } from '../../../src/app/commandTable';
 import { repoRoot, manifest } from '../repoRoot';
 
-
 interface Setting {
   type: string;
   default: unknown;
@@ -25,19 +24,26 @@ interface Contributed {
 
 /** The user documentation: README.md and every page under docs/, as { file, text }. */
 export function userDocs(root = repoRoot()): Array<{ file: string; text: string }> {
-  const pages = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+  const pages = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
   return ['README.md', ...pages].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
 }
 
 /** Every text that names `gpuRental.*`: the user docs, CONTRIBUTING.md, the demo workspace's README and the walkthrough pages. */
 function allDocs(): Array<{ file: string; text: string }> {
   const root = repoRoot();
-  const walkthrough = readdirSync(join(root, 'media', 'walkthrough')).filter((f) => f.endsWith('.md')).map((f) => `media/walkthrough/${f}`);
+  const walkthrough = readdirSync(join(root, 'media', 'walkthrough'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `media/walkthrough/${f}`);
   const more = ['CONTRIBUTING.md', 'demo-workspace/README.md', ...walkthrough].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
   return [...userDocs(root), ...more];
 }
 
-const pkg = manifest() as { contributes: { commands: Contributed[]; menus: Record<string, Array<{ command: string }>>; configuration: { properties: Record<string, Setting> } } };
+const pkg = manifest() as {
+  contributes: { commands: Contributed[]; menus: Record<string, Array<{ command: string }>>; configuration: { properties: Record<string, Setting> } };
+};
 
 /** The rows (cells split on unescaped `|`) of every Markdown table whose header starts with `header`. */
 export function readmeTableRows(readme: string, header: string): string[][] {
@@ -48,7 +54,13 @@ export function readmeTableRows(readme: string, header: string): string[][] {
   for (const line of readme.split('\n')) {
     const isRow = line.trimStart().startsWith('|');
     if (isRow && !prevTableLine) inTable = head.test(line.trim());
-    else if (isRow && inTable && !/^\|\s*-/.test(line.trim())) rows.push(line.trim().split(/(?<!\\)\|/).slice(1, -1));
+    else if (isRow && inTable && !/^\|\s*-/.test(line.trim()))
+      rows.push(
+        line
+          .trim()
+          .split(/(?<!\\)\|/)
+          .slice(1, -1),
+      );
     prevTableLine = isRow;
   }
   return rows;
@@ -73,8 +85,16 @@ test("the docs' command tables list exactly the ids of the command table, each o
   const docs = userDocs();
   const listed = docs.flatMap((d) => readmeCommandIds(d.text));
   assert.ok(listed.length > 10, `found only ${listed.length} command ids in the docs' command tables; did the table headers change?`);
-  const where = (id: string) => docs.filter((d) => readmeCommandIds(d.text).includes(id)).map((d) => d.file).join(', ');
-  assert.deepEqual(dupes(listed).map((id) => `${id} (${where(id)})`), [], 'a command is listed twice in the docs');
+  const where = (id: string) =>
+    docs
+      .filter((d) => readmeCommandIds(d.text).includes(id))
+      .map((d) => d.file)
+      .join(', ');
+  assert.deepEqual(
+    dupes(listed).map((id) => `${id} (${where(id)})`),
+    [],
+    'a command is listed twice in the docs',
+  );
   assert.deepEqual(sorted(listed), sorted(Object.keys(commands)));
 });
 
@@ -93,13 +113,26 @@ test('menus name only commands of the table', () => {
 });
 
 test('the README reader finds ids in a command table and ignores other tables', () => {
-  const text = ['| Setting | Default |', '|---|---|', '| `gpuRental.apiBaseUrl` | x |', '', '| Command | What |', '|---|---|', '| `gpuRental.a` / `gpuRental.b` | `gpuRental.c` in prose |', '| **Title** `gpuRental.d` | x |'].join('\n');
+  const text = [
+    '| Setting | Default |',
+    '|---|---|',
+    '| `gpuRental.apiBaseUrl` | x |',
+    '',
+    '| Command | What |',
+    '|---|---|',
+    '| `gpuRental.a` / `gpuRental.b` | `gpuRental.c` in prose |',
+    '| **Title** `gpuRental.d` | x |',
+  ].join('\n');
   assert.deepEqual(readmeCommandIds(text), ['gpuRental.a', 'gpuRental.b', 'gpuRental.d']);
 });
 
 test('docs/settings.md lists every contributed setting once, with its default, and no other page has a Settings table', () => {
   const docs = userDocs();
-  assert.deepEqual(docs.filter((d) => d.file !== 'docs/settings.md' && readmeTableRows(d.text, 'Setting').length).map((d) => d.file), [], 'a second Settings table would drift: link to docs/settings.md instead');
+  assert.deepEqual(
+    docs.filter((d) => d.file !== 'docs/settings.md' && readmeTableRows(d.text, 'Setting').length).map((d) => d.file),
+    [],
+    'a second Settings table would drift: link to docs/settings.md instead',
+  );
   const rows = readmeTableRows(readFileSync(join(repoRoot(), 'docs', 'settings.md'), 'utf8'), 'Setting');
   const listed = rows.map((cells) => /^\s*`(gpuRental\.[\w.]+)`\s*$/.exec(cells[0] ?? '')?.[1] ?? `(not a setting id: ${cells[0]})`);
   const props = pkg.contributes.configuration.properties;
@@ -114,7 +147,9 @@ test('docs/settings.md lists every contributed setting once, with its default, a
 });
 
 test('the README table reader splits rows and skips the separator', () => {
-  const text = ['| Setting | Default | Meaning |', '|---|---|---|', '| `gpuRental.a` | `1` | a \\| b |', '', '| Other |', '|---|', '| `gpuRental.b` |'].join('\n');
+  const text = ['| Setting | Default | Meaning |', '|---|---|---|', '| `gpuRental.a` | `1` | a \\| b |', '', '| Other |', '|---|', '| `gpuRental.b` |'].join(
+    '\n',
+  );
   assert.deepEqual(readmeTableRows(text, 'Setting'), [[' `gpuRental.a` ', ' `1` ', ' a \\| b ']]);
 });
 
@@ -123,11 +158,15 @@ test('every gpuRental.* name in README, docs/, CONTRIBUTING and the walkthrough 
   const known = new Set([
     ...Object.keys(commands),
     ...Object.keys(p.contributes.configuration.properties),
-    ...Object.values(p.contributes.views).flat().map((v) => v.id),
+    ...Object.values(p.contributes.views)
+      .flat()
+      .map((v) => v.id),
     'gpuRental.apiKey', // the secret storage entries (src/app/vscodeAdapters.ts SECRET_PREFIX)
     'gpuRental.sessionKey',
     'gpuRental.tfa', // `gpuRental.tfa.*`
   ]);
-  const unknown = allDocs().flatMap((d) => [...new Set([...d.text.matchAll(/gpuRental\.[A-Za-z][\w.]*[A-Za-z0-9]/g)].map((m) => m[0]))].filter((n) => !known.has(n)).map((n) => `${d.file}: ${n}`));
+  const unknown = allDocs().flatMap((d) =>
+    [...new Set([...d.text.matchAll(/gpuRental\.[A-Za-z][\w.]*[A-Za-z0-9]/g)].map((m) => m[0]))].filter((n) => !known.has(n)).map((n) => `${d.file}: ${n}`),
+  );
   assert.deepEqual(unknown, [], 'the docs name these, which the extension does not have');
 });

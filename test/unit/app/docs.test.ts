@@ -13,12 +13,18 @@ const root = repoRoot();
 const WALKTHROUGH = 'package.json#walkthroughs';
 const read = (file: string) =>
   file === WALKTHROUGH
-    ? (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { walkthroughs: Array<{ steps: Array<{ description: string }> }> } }).contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.description)).join('\n\n')
+    ? manifest<{ contributes: { walkthroughs: Array<{ steps: Array<{ description: string }> }> } }>()
+        .contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.description))
+        .join('\n\n')
     : readFileSync(join(root, file), 'utf8');
 
 /** Every Markdown file a reader reaches from README: README, docs/, CONTRIBUTING, the demo workspace's README, the walkthrough pages. */
 function markdownFiles(): string[] {
-  const inDir = (dir: string) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.md')).sort().map((f) => `${dir}/${f}`);
+  const inDir = (dir: string) =>
+    readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `${dir}/${f}`);
   return ['README.md', 'CONTRIBUTING.md', 'demo-workspace/README.md', ...inDir('docs'), ...inDir('media/walkthrough'), WALKTHROUGH];
 }
 
@@ -31,7 +37,11 @@ export function headingAnchors(markdown: string): Set<string> {
     if (/^\s*```/.test(line)) fenced = !fenced;
     const m = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) continue;
-    const base = m[1]!.toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const base = m[1]!
+      .toLowerCase()
+      .replace(/`/g, '')
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     anchors.add(n ? `${base}-${n}` : base);
@@ -51,13 +61,19 @@ test('README.md opens with the two set-up commands, demo then tests, and stays u
   assert.ok(lines.length <= 200, `README.md has ${lines.length} lines; move detail to a docs/ page`);
   const firstBlock = /```\w*\n([\s\S]*?)```/.exec(readme);
   assert.ok(firstBlock && readme.indexOf(firstBlock[0]) < readme.indexOf('\n## '), 'README must open with the set-up commands, before its first section');
-  const commands = firstBlock[1]!.trim().split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
+  const commands = firstBlock[1]!
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim());
   assert.deepEqual(commands, ['npm ci && npm run demo', 'npm ci && npm test']);
   const scripts = (manifest() as { scripts: Record<string, string> }).scripts;
   for (const s of ['demo', 'test', 'package']) assert.ok(scripts[s], `README relies on \`npm run ${s}\`, which package.json does not define`);
   assert.match(readme, /npm ci && npm run package\n/, 'README must give the packaging command');
   const { name, version } = manifest() as { name: string; version: string };
-  assert.ok(readme.includes(`code --install-extension ${name}-${version}.vsix`), `README's install command must name the .vsix npm run package writes: ${name}-${version}.vsix`);
+  assert.ok(
+    readme.includes(`code --install-extension ${name}-${version}.vsix`),
+    `README's install command must name the .vsix npm run package writes: ${name}-${version}.vsix`,
+  );
 });
 
 test('every relative link and picture in the docs points at a file (and a heading) that exists', () => {
@@ -71,7 +87,8 @@ test('every relative link and picture in the docs points at a file (and a headin
         problems.push(`${file}: ${target} (no such file)`);
         continue;
       }
-      if (anchor && resolved.endsWith('.md') && !headingAnchors(read(resolved)).has(anchor)) problems.push(`${file}: ${target} (no such heading in ${resolved})`);
+      if (anchor && resolved.endsWith('.md') && !headingAnchors(read(resolved)).has(anchor))
+        problems.push(`${file}: ${target} (no such heading in ${resolved})`);
     }
   }
   assert.deepEqual(problems, []);
@@ -97,17 +114,35 @@ test('links to the repository (the walkthrough pages, which ship without docs/) 
 test('README links every docs/ page, and every docs/ page leads back', () => {
   const readme = read('README.md');
   const pages = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md') && f !== 'README.md');
-  assert.deepEqual(pages.filter((p) => !readme.includes(`](docs/${p})`)), [], 'README does not link these docs pages');
-  assert.deepEqual(pages.filter((p) => !read(`docs/${p}`).includes('](../README.md)')), [], 'these docs pages have no link back to README');
+  assert.deepEqual(
+    pages.filter((p) => !readme.includes(`](docs/${p})`)),
+    [],
+    'README does not link these docs pages',
+  );
+  assert.deepEqual(
+    pages.filter((p) => !read(`docs/${p}`).includes('](../README.md)')),
+    [],
+    'these docs pages have no link back to README',
+  );
 });
 
 test('the link checker understands headings and links as GitHub does', () => {
-  assert.deepEqual([...headingAnchors('# A b\n## Two-factor authentication\n```\n# not a heading\n```\n## `gpuRental.x` (note)\n## A b')], ['a-b', 'two-factor-authentication', 'gpurentalx-note', 'a-b-1']);
+  assert.deepEqual(
+    [...headingAnchors('# A b\n## Two-factor authentication\n```\n# not a heading\n```\n## `gpuRental.x` (note)\n## A b')],
+    ['a-b', 'two-factor-authentication', 'gpurentalx-note', 'a-b-1'],
+  );
   assert.deepEqual(linkTargets('[a](docs/a.md#x) ![p](images/p.png "t") `[no](code.md)` [u](https://x.y/z)'), ['docs/a.md#x', 'images/p.png', 'https://x.y/z']);
 });
 
 test('package.json has what the Marketplace and Open VSX need: repository, homepage, bugs, a 128×128 PNG icon, categories, keywords', () => {
-  const pkg = manifest() as { repository?: { url?: string }; homepage?: string; bugs?: { url?: string }; icon?: string; categories?: string[]; keywords?: string[] };
+  const pkg = manifest() as {
+    repository?: { url?: string };
+    homepage?: string;
+    bugs?: { url?: string };
+    icon?: string;
+    categories?: string[];
+    keywords?: string[];
+  };
   const repo = /^https:\/\/github\.com\/([\w.-]+\/[\w.-]+?)(?:\.git)?$/.exec(pkg.repository?.url ?? '')?.[1];
   assert.ok(repo, `repository.url must be a GitHub https URL (vsce rewrites README's relative links against it): ${pkg.repository?.url}`);
   assert.ok(pkg.homepage?.startsWith(`https://github.com/${repo}`), 'homepage');

@@ -11,7 +11,10 @@ interface Pkg {
     commands: Array<{ command: string; enablement?: string }>;
     menus: Record<string, Array<{ command: string; when?: string }>>;
     configuration: { properties: Record<string, { scope?: string; markdownDescription?: string; description?: string }> };
-    walkthroughs?: Array<{ id: string; steps: Array<{ id: string; when?: string; description: string; completionEvents?: string[]; media: { markdown?: string; image?: string } }> }>;
+    walkthroughs?: Array<{
+      id: string;
+      steps: Array<{ id: string; when?: string; description: string; completionEvents?: string[]; media: { markdown?: string; image?: string } }>;
+    }>;
   };
 }
 const pkg = manifest() as Pkg;
@@ -30,7 +33,14 @@ test('every command is either in the palette only where it can run (a when claus
   for (const id of Object.keys(ALWAYS)) assert.ok(!palette.has(id), `${id} is listed as always available but has a palette entry`);
   for (const [id, when] of palette) assert.ok(when && when.trim(), `${id}: a commandPalette entry without "when" does nothing`);
   // the instance and offer commands need an account; the log document commands need a log document
-  for (const id of ['gpuRental.showInstanceLogs', 'gpuRental.rebootInstance', 'gpuRental.recycleInstance', 'gpuRental.changeBid', 'gpuRental.searchOffersQuery', 'gpuRental.browseServerTemplates'])
+  for (const id of [
+    'gpuRental.showInstanceLogs',
+    'gpuRental.rebootInstance',
+    'gpuRental.recycleInstance',
+    'gpuRental.changeBid',
+    'gpuRental.searchOffersQuery',
+    'gpuRental.browseServerTemplates',
+  ])
     assert.equal(palette.get(id), 'gpuRental.signedIn', id);
   for (const id of ['gpuRental.refreshInstanceLogs', 'gpuRental.followInstanceLogs', 'gpuRental.stopFollowingInstanceLogs'])
     assert.match(palette.get(id) ?? '', /resourceScheme == gpu-rental-logs/, id);
@@ -58,7 +68,10 @@ test('settings that point at files or URLs say their scope', () => {
 test('the walkthrough: six steps, each with a command button, a completion event and its media file', () => {
   const w = pkg.contributes.walkthroughs?.find((x) => x.id === 'gettingStarted');
   assert.ok(w, 'no gettingStarted walkthrough');
-  assert.deepEqual(w.steps.map((s) => s.id), ['apiKey', 'sshKey', 'searchOffers', 'createFromTemplate', 'connect', 'stop']);
+  assert.deepEqual(
+    w.steps.map((s) => s.id),
+    ['apiKey', 'sshKey', 'searchOffers', 'createFromTemplate', 'connect', 'stop'],
+  );
   for (const s of w.steps) {
     assert.match(s.description, /\]\(command:gpuRental\.[\w.]+\)/, `${s.id} has no command button`);
     assert.ok(s.completionEvents?.length, `${s.id} has no completion event`);
@@ -78,16 +91,31 @@ test('walkthrough steps complete on the outcome, not on opening a command; the d
   // Opening Search Offers and pressing Escape, or picking a template without renting, completed these.
   for (const id of ['sshKey', 'searchOffers', 'createFromTemplate', 'connect']) {
     const events = step(id).completionEvents ?? [];
-    assert.deepEqual(events.filter((e) => e.startsWith('onCommand:')), [], `${id} completes when its command merely runs`);
-    assert.ok(events.some((e) => e.startsWith('onContext:gpuRental.walkthrough.')), `${id}: no outcome context`);
+    assert.deepEqual(
+      events.filter((e) => e.startsWith('onCommand:')),
+      [],
+      `${id} completes when its command merely runs`,
+    );
+    assert.ok(
+      events.some((e) => e.startsWith('onContext:gpuRental.walkthrough.')),
+      `${id}: no outcome context`,
+    );
   }
   // Each outcome context is one the extension sets.
   const src = readFileSync(join(repoRoot(), 'src', 'core', 'vscode', 'walkthroughProgress.ts'), 'utf8');
-  for (const s of w.steps) for (const e of s.completionEvents ?? []) if (e.startsWith('onContext:gpuRental.walkthrough.')) assert.ok(src.includes(`'${e.slice('onContext:'.length)}'`), `${e} is never set`);
+  for (const s of w.steps)
+    for (const e of s.completionEvents ?? [])
+      if (e.startsWith('onContext:gpuRental.walkthrough.')) assert.ok(src.includes(`'${e.slice('onContext:'.length)}'`), `${e} is never set`);
   // The steps never change under the user (the description counts them): the demo ticks the sign-in step instead of hiding it.
-  assert.deepEqual(w.steps.filter((x) => x.when).map((x) => x.id), []);
+  assert.deepEqual(
+    w.steps.filter((x) => x.when).map((x) => x.id),
+    [],
+  );
   assert.ok(step('apiKey').completionEvents?.includes('onContext:gpuRental.signedIn'));
-  assert.match((pkg.contributes.walkthroughs![0] as unknown as { description: string }).description, new RegExp(`in ${['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'][w.steps.length]} steps`));
+  assert.match(
+    (pkg.contributes.walkthroughs![0] as unknown as { description: string }).description,
+    new RegExp(`in ${['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'][w.steps.length]} steps`),
+  );
 });
 
 test('view toolbars show only what works: every view/title action needs an account (or its own demo / 2FA-session key)', () => {
@@ -100,19 +128,32 @@ test('view toolbars show only what works: every view/title action needs an accou
 test('every inline row action is also in the row context menu, so the keyboard reaches it', () => {
   const items = pkg.contributes.menus['view/item/context']!;
   const inline = items.filter((m) => (m as { group?: string }).group?.startsWith('inline'));
-  const missing = inline.filter((i) => !items.some((m) => m !== i && m.command === i.command && m.when === i.when && !(m as { group?: string }).group?.startsWith('inline')));
+  const missing = inline.filter(
+    (i) => !items.some((m) => m !== i && m.command === i.command && m.when === i.when && !(m as { group?: string }).group?.startsWith('inline')),
+  );
   // the error and empty-list rows run their action on click (Enter) as well; Change Bid's menu entry
   // covers every bid row (/\.bid\b/), the outbid ones its inline button is on included
-  assert.deepEqual(missing.filter((m) => !/viewItem (==|=~) .*(error|offersEmpty|spending)/.test(m.when ?? '')).map((m) => m.command), ['gpuRental.changeBid']);
+  assert.deepEqual(
+    missing.filter((m) => !/viewItem (==|=~) .*(error|offersEmpty|spending)/.test(m.when ?? '')).map((m) => m.command),
+    ['gpuRental.changeBid'],
+  );
   for (const id of ['gpuRental.copyJupyterToken', 'gpuRental.snoozeGuard', 'gpuRental.reviewPriceIncrease'])
-    assert.ok(items.some((m) => m.command === id && !(m as { group?: string }).group?.startsWith('inline')), `${id} has no context-menu entry`);
+    assert.ok(
+      items.some((m) => m.command === id && !(m as { group?: string }).group?.startsWith('inline')),
+      `${id} has no context-menu entry`,
+    );
 });
 
 test('welcome views wait for the stored key (gpuRental.ready) and only one has a primary button', () => {
   const welcome = (pkg.contributes as unknown as { viewsWelcome: Array<{ view: string; contents: string; when: string }> }).viewsWelcome;
   for (const w of welcome) assert.equal(w.when, 'gpuRental.ready && !gpuRental.signedIn', w.view);
   // A line that is only a link renders as a button.
-  const buttons = welcome.flatMap((w) => w.contents.split('\n').filter((l) => /^\[[^\]]+\]\([^)]+\)$/.test(l.trim())).map(() => w.view));
+  const buttons = welcome.flatMap((w) =>
+    w.contents
+      .split('\n')
+      .filter((l) => /^\[[^\]]+\]\([^)]+\)$/.test(l.trim()))
+      .map(() => w.view),
+  );
   assert.deepEqual(buttons, ['gpuRental.instances']);
   const wiring = readFileSync(join(repoRoot(), 'src', 'app', 'connectionWiring.ts'), 'utf8');
   assert.match(wiring, /setContext', 'gpuRental\.ready', true/);
@@ -120,9 +161,16 @@ test('welcome views wait for the stored key (gpuRental.ready) and only one has a
 
 test('command titles are told apart: unique, and the three logs say which log', () => {
   const titles = pkg.contributes.commands.map((c) => (c as { title?: string }).title);
-  assert.deepEqual(titles.filter((t, i) => titles.indexOf(t) !== i), []);
+  assert.deepEqual(
+    titles.filter((t, i) => titles.indexOf(t) !== i),
+    [],
+  );
   const title = (id: string) => (pkg.contributes.commands.find((c) => c.command === id) as { title?: string }).title;
-  assert.deepEqual(['gpuRental.showLog', 'gpuRental.showInstanceLogs', 'gpuRental.showGuardLog'].map(title), ['Show Output Log', 'Show Instance Logs…', 'Show Idle Guard Log…']);
+  assert.deepEqual(['gpuRental.showLog', 'gpuRental.showInstanceLogs', 'gpuRental.showGuardLog'].map(title), [
+    'Show Output Log',
+    'Show Instance Logs…',
+    'Show Idle Guard Log…',
+  ]);
 });
 
 test('every input box shows an example value (placeHolder), so an empty box says what it wants', () => {

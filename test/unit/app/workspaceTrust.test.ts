@@ -21,11 +21,24 @@ const properties = pkg.contributes.configuration.properties;
 
 /** Settings a workspace's .vscode/settings.json can set: any scope but application and machine. */
 function workspaceSettable(props: Record<string, { scope?: string }>): string[] {
-  return Object.entries(props).filter(([, p]) => !['application', 'machine'].includes(p.scope ?? 'window')).map(([k]) => k).sort();
+  return Object.entries(props)
+    .filter(([, p]) => !['application', 'machine'].includes(p.scope ?? 'window'))
+    .map(([k]) => k)
+    .sort();
 }
 
 test('workspaceSettable: window, resource, language-overridable and machine-overridable can be set by a workspace', () => {
-  assert.deepEqual(workspaceSettable({ a: {}, b: { scope: 'application' }, c: { scope: 'machine' }, d: { scope: 'resource' }, e: { scope: 'machine-overridable' }, f: { scope: 'language-overridable' } }), ['a', 'd', 'e', 'f']);
+  assert.deepEqual(
+    workspaceSettable({
+      a: {},
+      b: { scope: 'application' },
+      c: { scope: 'machine' },
+      d: { scope: 'resource' },
+      e: { scope: 'machine-overridable' },
+      f: { scope: 'language-overridable' },
+    }),
+    ['a', 'd', 'e', 'f'],
+  );
 });
 
 test('Restricted Mode ignores every GPU Rental setting a workspace can set, and names only settings that exist', () => {
@@ -52,7 +65,10 @@ test('extensionKind: the UI side first (where SSH config and keys live), the wor
 
 test('reading a template is refused in an untrusted workspace with the reason and the way out', () => {
   assert.doesNotThrow(() => assertTemplatesReadable(true));
-  assert.throws(() => assertTemplatesReadable(false), (e: Error) => e.message === TEMPLATES_RESTRICTED && e.name === 'TemplatesRestrictedError');
+  assert.throws(
+    () => assertTemplatesReadable(false),
+    (e: Error) => e.message === TEMPLATES_RESTRICTED && e.name === 'TemplatesRestrictedError',
+  );
   assert.match(TEMPLATES_RESTRICTED, /Restricted Mode.*trust this folder/);
   assert.equal(MANAGE_TRUST.command, 'workbench.trust.manage');
 });

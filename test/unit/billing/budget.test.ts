@@ -19,7 +19,10 @@ test('the running rate is projected to the month end', () => {
   const c = checkBudget(100, 85, 2, now)!;
   assert.equal(c.projected, 85 + 2 * 24);
   assert.equal(c.month, '2026-11');
-  assert.equal(budgetMessage(c, 2), 'You have used 85 % of your monthly budget ($85.00 of $100.00 charged in 2026-11). At the current $2.00/h the month ends at about $133.00.');
+  assert.equal(
+    budgetMessage(c, 2),
+    'You have used 85 % of your monthly budget ($85.00 of $100.00 charged in 2026-11). At the current $2.00/h the month ends at about $133.00.',
+  );
   assert.match(budgetMessage(checkBudget(100, 120, 0, now)!, 0), /reached your monthly budget/);
 });
 
@@ -38,5 +41,8 @@ test('only running instances with an idle guard are offered to the budget action
     { id: 2, state: 'stopped', onstart: guard },
     { id: 3, state: 'running', onstart: guard },
   ] as unknown as Instance[];
-  assert.deepEqual(guardedRunning(rows).map((i) => i.id), [3]);
+  assert.deepEqual(
+    guardedRunning(rows).map((i) => i.id),
+    [3],
+  );
 });

@@ -10,7 +10,8 @@ import { MemoryState } from '../../kit/state';
 
 const GUARD = composeOnstart('echo hi', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: 'https://console.vast.ai', dphTotal: 1 }).onstart!;
 const now = Date.parse('2026-11-20T00:00:00Z') / 1000;
-const inst = (id: number, state: string, guarded: boolean): Instance => ({ id, state, label: `i${id}`, onstart: guarded ? GUARD : 'echo hi' }) as unknown as Instance;
+const inst = (id: number, state: string, guarded: boolean): Instance =>
+  ({ id, state, label: `i${id}`, onstart: guarded ? GUARD : 'echo hi' }) as unknown as Instance;
 
 function deps(list: Instance[], answers: { warn?: (buttons: readonly string[]) => string | undefined; confirm?: boolean }, over: Partial<BudgetDeps> = {}) {
   const stopped: number[] = [];

@@ -8,7 +8,14 @@ import { DAY, MAX_INSTANCES, SpendingStore, SpendingSum, dayStart } from '../../
 import { useHarness, type Harness } from '../api/helpers';
 
 const now = Date.parse('2026-11-25T15:00:00Z') / 1000;
-const charge = (n: number): Charge => ({ start: dayStart(now) - (n % 20) * DAY, end: 0, type: 'instance', source: `instance-${n}`, amount: n, items: [{ type: 'disk', amount: 0.5 }] });
+const charge = (n: number): Charge => ({
+  start: dayStart(now) - (n % 20) * DAY,
+  end: 0,
+  type: 'instance',
+  source: `instance-${n}`,
+  amount: n,
+  items: [{ type: 'disk', amount: 0.5 }],
+});
 
 /** A pipeline that serves `pages` (next_token `t1`, `t2`…) and records each path asked. */
 function paged(pages: Charge[][]) {
@@ -29,8 +36,14 @@ test('several pages: every row of every page, the first page included, in order;
   const pages = [[charge(1), charge(2)], [charge(3)], [charge(4), charge(5)]];
   const { api, paths } = paged(pages);
   const rows = await api.listCharges({ from: now - 30 * DAY, to: now });
-  assert.deepEqual(rows.map((c) => c.amount), [1, 2, 3, 4, 5]);
-  assert.deepEqual(paths.map((p) => new URL(p, 'http://x').searchParams.get('after_token')), [null, 't1', 't2']);
+  assert.deepEqual(
+    rows.map((c) => c.amount),
+    [1, 2, 3, 4, 5],
+  );
+  assert.deepEqual(
+    paths.map((p) => new URL(p, 'http://x').searchParams.get('after_token')),
+    [null, 't1', 't2'],
+  );
   const seen: number[][] = [];
   await paged(pages).api.forEachChargePage({ from: now - 30 * DAY, to: now }, (r) => seen.push(r.map((c) => c.amount)));
   assert.deepEqual(seen, [[1, 2], [3], [4, 5]], 'each page handed on once, as it came');
@@ -51,14 +64,16 @@ test('the spending store sums page by page: many large pages leave sums only, in
   const s = (await new SpendingStore({ api: async () => api, now: () => now, warn: () => assert.fail('no warning') }).refresh())!;
   assert.equal(handed, 40);
   assert.equal(s.rows, 20_000);
-  const all = 20_000 * 20_001 / 2;
+  const all = (20_000 * 20_001) / 2;
   assert.ok(Math.abs(s.last30 - all) < 1e-3, 'every row summed');
   assert.equal(s.byInstance.size, MAX_INSTANCES, 'one sum per instance, up to the cap');
   const perInstance = [...s.byInstance.values()].reduce((a, v) => a + v, 0);
   assert.ok(Math.abs(perInstance + s.other - all) < 1e-3, 'instances past the cap are counted under Other, not dropped');
   assert.ok(s.storageByInstance.size <= MAX_INSTANCES && s.labels.size <= MAX_INSTANCES);
   assert.equal(s.days.length, 30);
-  const arrays = Object.entries(s).filter(([, v]) => Array.isArray(v)).map(([k]) => k);
+  const arrays = Object.entries(s)
+    .filter(([, v]) => Array.isArray(v))
+    .map(([k]) => k);
   assert.deepEqual(arrays, ['days'], 'no list of rows is kept');
 });
 

@@ -28,7 +28,12 @@ test('decisionTarget: what each kind of argument names', () => {
   assert.deepEqual(decisionTarget({ instance: null }), {});
 });
 
-const inc = (id: number, contract: number, gpuNew = 2): PendingPriceIncrease => ({ pending_price_increase_id: id, contract_id: contract, old_gpu_costpersec: 1 / 3600, new_gpu_costpersec: gpuNew / 3600 });
+const inc = (id: number, contract: number, gpuNew = 2): PendingPriceIncrease => ({
+  pending_price_increase_id: id,
+  contract_id: contract,
+  old_gpu_costpersec: 1 / 3600,
+  new_gpu_costpersec: gpuNew / 3600,
+});
 
 interface Run {
   deps: DecisionDeps;
@@ -40,7 +45,11 @@ interface Run {
 }
 
 /** `reads` answers each read in turn (the last one again); a function throws or changes the rows. */
-function run(reads: Array<PendingPriceIncrease[] | (() => PendingPriceIncrease[])>, answer: (s: ShownIncrease, n: number) => Decision | undefined, send?: () => Promise<unknown>): Run {
+function run(
+  reads: Array<PendingPriceIncrease[] | (() => PendingPriceIncrease[])>,
+  answer: (s: ShownIncrease, n: number) => Decision | undefined,
+  send?: () => Promise<unknown>,
+): Run {
   const r: Run = { sent: [], confirms: [], picks: [], infos: [], errors: [], deps: undefined as unknown as DecisionDeps };
   let n = 0;
   r.deps = {
@@ -74,7 +83,13 @@ const fail = (): never => {
 test('Review offers Accept and Reject; the pick shows each increase as unchanged', async () => {
   const r = run([[inc(1, 10), inc(2, 20)]], () => 'reject');
   assert.equal(await decide(r, 'review'), 'rejected');
-  assert.deepEqual(r.picks[0]!.map((s) => [s.id, s.changed]), [[1, false], [2, false]]);
+  assert.deepEqual(
+    r.picks[0]!.map((s) => [s.id, s.changed]),
+    [
+      [1, false],
+      [2, false],
+    ],
+  );
   assert.deepEqual(r.confirms[0]!.offer, ['accept', 'reject']);
   assert.deepEqual(r.sent, [['reject', 2]]);
 });
@@ -119,13 +134,17 @@ test('figures that change at every read: asked three times, then nothing is sent
   const r = run([() => [inc(1, 10, price++)]], () => 'accept');
   assert.equal(await decide(r, 'accept', 1), 'cancelled');
   assert.equal(r.confirms.length, 3);
-  assert.deepEqual(r.confirms.map((c) => c.shown.changed), [false, true, true]);
+  assert.deepEqual(
+    r.confirms.map((c) => c.shown.changed),
+    [false, true, true],
+  );
   assert.match(r.infos.at(-1)!, /kept changing while you decided; nothing was sent/);
   assert.deepEqual(r.sent, []);
 });
 
 test('a decision the service refuses as no longer pending (404 or 409) is stale; any other refusal failed', async () => {
-  const refusal = (status: number, code?: string) => () => Promise.reject(new ApiError({ kind: 'http', status, ...(code ? { code } : {}), message: `HTTP ${status}` }));
+  const refusal = (status: number, code?: string) => () =>
+    Promise.reject(new ApiError({ kind: 'http', status, ...(code ? { code } : {}), message: `HTTP ${status}` }));
   for (const status of [404, 409]) {
     const r = run([[inc(1, 10)]], () => 'accept', refusal(status, 'no_pending_price_increase'));
     assert.equal(await decide(r, 'accept', 1), 'stale', String(status));

@@ -26,7 +26,13 @@ test('the watcher: nothing before a read; a list walk reads; again from exactly 
       return { count: 1, truncated: false, pending_price_increases: [inc({ pending_price_increase_id: 5 })] };
     },
   } as unknown as ServiceApi;
-  const w = new PriceIncreaseWatcher({ api: async () => api, onDidListInstances: listed.event, intervalMs: () => 100, now: () => now, warn: (m) => warned.push(m) });
+  const w = new PriceIncreaseWatcher({
+    api: async () => api,
+    onDidListInstances: listed.event,
+    intervalMs: () => 100,
+    now: () => now,
+    warn: (m) => warned.push(m),
+  });
   assert.deepEqual(w.pending, []);
   listed.fire(undefined);
   assert.equal(w.fetches, 1, 'a list walk asks for them');
@@ -42,7 +48,11 @@ test('the watcher: nothing before a read; a list walk reads; again from exactly 
     fail = m;
     await w.refresh();
   }
-  assert.deepEqual(warned.map((m) => m.replace(/.*: /, '')), ['HTTP 502', 'HTTP 503'], 'each failure once');
+  assert.deepEqual(
+    warned.map((m) => m.replace(/.*: /, '')),
+    ['HTTP 502', 'HTTP 503'],
+    'each failure once',
+  );
   fail = undefined;
   w.clear();
   assert.deepEqual(w.pending, []);
@@ -55,7 +65,10 @@ test('the watcher: nothing before a read; a list walk reads; again from exactly 
 });
 
 test('figures: a part the service left out is no price; a new price left out is the old one; no instance counts as running', () => {
-  const f = increaseFigures(inc({ old_gpu_costpersec: 1 / 3600, new_gpu_costpersec: null, old_disk_ram_costpersec: undefined, new_disk_ram_costpersec: 0.5 / 3600 }), undefined);
+  const f = increaseFigures(
+    inc({ old_gpu_costpersec: 1 / 3600, new_gpu_costpersec: null, old_disk_ram_costpersec: undefined, new_disk_ram_costpersec: 0.5 / 3600 }),
+    undefined,
+  );
   assert.ok(f.running);
   assert.ok(Math.abs(f.oldPerHour - 1) < 1e-9 && Math.abs(f.newPerHour - 1.5) < 1e-9, JSON.stringify(f));
   assert.ok(Math.abs(f.oldPerMonth - 730) < 1e-6 && Math.abs(f.newPerMonth - 1.5 * 730) < 1e-6);
@@ -96,9 +109,16 @@ test('every figure of the Review modal, and none that is not there', () => {
     'Accept: the rental is billed at the new prices from now on.',
     'Reject: the rental keeps its current prices ($1.100/h); rejecting stops or destroys nothing.',
   ]);
-  assert.equal(increaseHeadline(p, 'train', running), 'The host of train raises its price: GPU +50 %, upload bandwidth +100 %, download bandwidth: new charge ($1.100/h → $1.600/h).');
+  assert.equal(
+    increaseHeadline(p, 'train', running),
+    'The host of train raises its price: GPU +50 %, upload bandwidth +100 %, download bandwidth: new charge ($1.100/h → $1.600/h).',
+  );
   const gpuOnly = increaseDetails(inc({ old_gpu_costpersec: 1 / 3600, new_gpu_costpersec: 2 / 3600 }), 'train', running);
-  assert.deepEqual(gpuOnly.filter((l) => / → /.test(l)).map((l) => l.split(':')[0]), ['Per hour', 'Per month at current use (running)', 'GPU'], 'a part with no price at all has no line');
+  assert.deepEqual(
+    gpuOnly.filter((l) => / → /.test(l)).map((l) => l.split(':')[0]),
+    ['Per hour', 'Per month at current use (running)', 'GPU'],
+    'a part with no price at all has no line',
+  );
   const noHourly = inc({ old_bwu_cost: 0.01, new_bwu_cost: 0.02, ask_end_date: Date.parse('2026-12-01T00:00:00Z') / 1000 });
   assert.equal(increaseHeadline(noHourly, 'train', running), 'The host of train raises its price: upload bandwidth +100 %. Decide by 2026-12-01 00:00 UTC.');
 });

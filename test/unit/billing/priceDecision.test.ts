@@ -109,15 +109,24 @@ test('several pending: a pick with each headline, then the modal of the one pick
   const [a, b, c] = await ids();
   const pa = await h.ctl.priceIncrease(a!);
   const pb = await h.ctl.priceIncrease(b!, { gpuFactor: 2 });
-  const r = run((s) => (s.id === pb ? 'reject' : undefined), (choices) => choices.find((x) => x.id === pb));
+  const r = run(
+    (s) => (s.id === pb ? 'reject' : undefined),
+    (choices) => choices.find((x) => x.id === pb),
+  );
   assert.equal(await decide(r, 'review'), 'rejected');
-  assert.deepEqual(r.picks[0]!.map((x) => x.id), [pa, pb]);
+  assert.deepEqual(
+    r.picks[0]!.map((x) => x.id),
+    [pa, pb],
+  );
   assert.match(r.picks[0]![1]!.headline, /GPU \+100 %/);
   assert.deepEqual(r.confirms[0]!.offer, ['accept', 'reject']);
   assert.deepEqual(r.puts, [{ path: '/api/v0/instances/reject-price-increase/', body: { pending_price_increase_id: pb } }]);
   const row = run(() => 'accept');
   assert.equal(await decide(row, 'accept', { id: a }), 'accepted');
-  assert.deepEqual(row.puts.map((p) => p.body), [{ pending_price_increase_id: pa }]);
+  assert.deepEqual(
+    row.puts.map((p) => p.body),
+    [{ pending_price_increase_id: pa }],
+  );
   const other = run(() => 'accept');
   assert.equal(await decide(other, 'accept', { id: c }), 'cancelled', 'no increase on that instance');
   assert.deepEqual(other.puts, []);
@@ -135,7 +144,10 @@ test('figures that changed since the notification are shown as changed, with the
   assert.deepEqual(r.puts, []);
   const same = run((s) => (s.changed ? undefined : 'accept'));
   assert.equal(await decide(same, 'accept', now), 'accepted', 'unchanged figures: decided as shown');
-  assert.deepEqual(same.puts.map((p) => p.body), [{ pending_price_increase_id: pid }]);
+  assert.deepEqual(
+    same.puts.map((p) => p.body),
+    [{ pending_price_increase_id: pid }],
+  );
 });
 
 test('figures that change while the prompt is open are shown again before anything is sent', async () => {
@@ -150,8 +162,14 @@ test('figures that change while the prompt is open are shown again before anythi
     return ++n >= 2 ? rows.map((p) => ({ ...p, new_gpu_costpersec: (p.new_gpu_costpersec ?? 0) * 2 })) : rows;
   };
   assert.equal(await decide(r, 'accept', pid), 'accepted');
-  assert.deepEqual(r.confirms.map((c) => c.shown.changed), [false, true]);
-  assert.deepEqual(r.puts.map((p) => p.body), [{ pending_price_increase_id: pid }]);
+  assert.deepEqual(
+    r.confirms.map((c) => c.shown.changed),
+    [false, true],
+  );
+  assert.deepEqual(
+    r.puts.map((p) => p.body),
+    [{ pending_price_increase_id: pid }],
+  );
 });
 
 test('decided elsewhere while the prompt was open: "no longer pending", nothing sent', async () => {
@@ -165,11 +183,21 @@ test('decided elsewhere while the prompt was open: "no longer pending", nothing 
   };
   assert.equal(await decide(r, 'accept', pid), 'stale');
   assert.match(r.infos.join('\n'), /no longer pending/);
-  assert.deepEqual(r.puts.filter((p) => p.path.includes('accept')), []);
+  assert.deepEqual(
+    r.puts.filter((p) => p.path.includes('accept')),
+    [],
+  );
 });
 
 test('the headline counts GPU, disk, bandwidth and platform fee; an old price of 0 or none is a "new charge", never "+0 %"', () => {
-  const base: PendingPriceIncrease = { pending_price_increase_id: 1, contract_id: 2, old_gpu_costpersec: 1 / 3600, new_gpu_costpersec: 1 / 3600, old_disk_ram_costpersec: 0.1 / 3600, new_disk_ram_costpersec: 0.1 / 3600 };
+  const base: PendingPriceIncrease = {
+    pending_price_increase_id: 1,
+    contract_id: 2,
+    old_gpu_costpersec: 1 / 3600,
+    new_gpu_costpersec: 1 / 3600,
+    old_disk_ram_costpersec: 0.1 / 3600,
+    new_disk_ram_costpersec: 0.1 / 3600,
+  };
   const bw = { ...base, old_bwu_cost: 0.01, new_bwu_cost: 0.02, old_bwd_cost: 0.02, new_bwd_cost: 0.03 };
   assert.match(increaseHeadline(bw, 'train', undefined), /upload bandwidth \+100 %, download bandwidth \+50 %/);
   assert.doesNotMatch(increaseHeadline(bw, 'train', undefined), /\+0 %/);

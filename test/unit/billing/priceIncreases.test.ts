@@ -22,8 +22,16 @@ function fake(rows: PendingPriceIncrease[]) {
   const listed = new Emitter<unknown>();
   let now = 0;
   let calls = 0;
-  const api = { listPendingPriceIncreases: async () => (calls++, { count: rows.length, truncated: false, pending_price_increases: rows }) } as unknown as ServiceApi;
-  const w = new PriceIncreaseWatcher({ api: async () => api, onDidListInstances: listed.event, intervalMs: () => 10_000, now: () => now, warn: () => undefined });
+  const api = {
+    listPendingPriceIncreases: async () => (calls++, { count: rows.length, truncated: false, pending_price_increases: rows }),
+  } as unknown as ServiceApi;
+  const w = new PriceIncreaseWatcher({
+    api: async () => api,
+    onDidListInstances: listed.event,
+    intervalMs: () => 10_000,
+    now: () => now,
+    warn: () => undefined,
+  });
   return { w, listed, calls: () => calls, tick: (ms: number) => (now += ms) };
 }
 
@@ -40,7 +48,10 @@ test('one request per list interval, however many list walks and instances', asy
   await f.w.maybeFetch();
   assert.equal(f.calls(), 2);
   assert.equal(f.w.pending.length, 3);
-  assert.deepEqual(f.w.forInstance(12).map((p) => p.pending_price_increase_id), [2]);
+  assert.deepEqual(
+    f.w.forInstance(12).map((p) => p.pending_price_increase_id),
+    [2],
+  );
   await f.w.refresh();
   assert.equal(f.calls(), 3, 'refresh (after a decision) asks at once');
 });
@@ -64,9 +75,20 @@ test('a failed read is reported once and keeps the last rows', async () => {
   const warnings: string[] = [];
   const listed = new Emitter<unknown>();
   let fail = false;
-  const api = { listPendingPriceIncreases: async () => { if (fail) throw new Error('HTTP 404'); return { count: 1, truncated: false, pending_price_increases: [row(1, 11)] }; } } as unknown as ServiceApi;
+  const api = {
+    listPendingPriceIncreases: async () => {
+      if (fail) throw new Error('HTTP 404');
+      return { count: 1, truncated: false, pending_price_increases: [row(1, 11)] };
+    },
+  } as unknown as ServiceApi;
   let now = 0;
-  const w = new PriceIncreaseWatcher({ api: async () => api, onDidListInstances: listed.event, intervalMs: () => 1, now: () => (now += 10), warn: (m) => warnings.push(m) });
+  const w = new PriceIncreaseWatcher({
+    api: async () => api,
+    onDidListInstances: listed.event,
+    intervalMs: () => 1,
+    now: () => (now += 10),
+    warn: (m) => warnings.push(m),
+  });
   await w.refresh();
   fail = true;
   await w.refresh();

@@ -7,7 +7,17 @@ import { spendingDaysTable, spendingSvg } from '../../../src/billing/spendingCha
 import type { Charge, Instance } from '../../../src/api/types';
 import { useHarness, type Harness } from '../api/helpers';
 
-const charge = (start: number, amount: number, source = 'instance-1', type = 'instance'): Charge => ({ start, end: start + DAY, type, source, amount, items: [{ type: 'gpu', amount: amount * 0.9 }, { type: 'disk', amount: amount * 0.1 }] });
+const charge = (start: number, amount: number, source = 'instance-1', type = 'instance'): Charge => ({
+  start,
+  end: start + DAY,
+  type,
+  source,
+  amount,
+  items: [
+    { type: 'gpu', amount: amount * 0.9 },
+    { type: 'disk', amount: amount * 0.1 },
+  ],
+});
 
 test('calendar edges: week from Monday, month from the 1st, all in UTC', () => {
   const wed = Date.parse('2026-11-25T15:00:00Z') / 1000;
@@ -19,7 +29,10 @@ test('calendar edges: week from Monday, month from the 1st, all in UTC', () => {
 test('today, week, month, last 30 days and per instance', () => {
   const now = Date.parse('2026-11-25T15:00:00Z') / 1000;
   const d = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
-  const s = summarizeCharges([charge(d('2026-11-25'), 1), charge(d('2026-11-24'), 2, 'instance-2'), charge(d('2026-11-20'), 4), charge(d('2026-10-30'), 8, 'volume-3', 'volume')], now);
+  const s = summarizeCharges(
+    [charge(d('2026-11-25'), 1), charge(d('2026-11-24'), 2, 'instance-2'), charge(d('2026-11-20'), 4), charge(d('2026-10-30'), 8, 'volume-3', 'volume')],
+    now,
+  );
   assert.equal(s.today, 1);
   assert.equal(s.week, 3);
   assert.equal(s.month, 7);
@@ -39,7 +52,10 @@ test('today, week, month, last 30 days and per instance', () => {
 test('the chart as a table: a row per charged day with each type, "other" and the total; server text escaped', () => {
   const now = Date.parse('2026-11-25T15:00:00Z') / 1000;
   const d = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
-  const s = summarizeCharges([charge(d('2026-11-25'), 1), charge(d('2026-11-25'), 0.5, 'x-1', '<b>gift</b>'), charge(d('2026-10-30'), 8, 'volume-3', 'volume')], now);
+  const s = summarizeCharges(
+    [charge(d('2026-11-25'), 1), charge(d('2026-11-25'), 0.5, 'x-1', '<b>gift</b>'), charge(d('2026-10-30'), 8, 'volume-3', 'volume')],
+    now,
+  );
   const html = spendingDaysTable(s);
   const rows = [...html.matchAll(/<tr><th scope="row">([^<]+)<\/th>(.*?)<\/tr>/g)].map((m) => [m[1], [...m[2]!.matchAll(/>([^<]+)<\/td>/g)].map((c) => c[1])]);
   assert.deepEqual(rows, [

@@ -13,7 +13,15 @@ import { rejection, scripted } from '../api/helpers';
 
 const at = (iso: string) => Date.parse(`${iso}Z`) / 1000;
 const now = at('2026-11-25T15:00:00'); // a Wednesday
-const charge = (start: number, amount: number, over: Partial<Charge> = {}): Charge => ({ start, end: start + DAY, type: 'instance', source: 'instance-1', amount, items: [], ...over });
+const charge = (start: number, amount: number, over: Partial<Charge> = {}): Charge => ({
+  start,
+  end: start + DAY,
+  type: 'instance',
+  source: 'instance-1',
+  amount,
+  items: [],
+  ...over,
+});
 
 test('week from Monday 00:00 and month to today: a row dated after today counts in neither', () => {
   const s = summarizeCharges([charge(at('2026-11-23T00:00:00'), 1), charge(at('2026-11-22T23:00:00'), 2), charge(dayStart(now) + DAY, 4)], now);
@@ -38,7 +46,13 @@ test('per instance: only a source that is exactly instance-<id>; its disk items;
   const long = 'x'.repeat(200);
   const s = summarizeCharges(
     [
-      charge(now, 1, { items: [{ type: 'disk', amount: 0.25 }, { type: 'gpu', amount: 0.6 }], metadata: { label: 'first' } }),
+      charge(now, 1, {
+        items: [
+          { type: 'disk', amount: 0.25 },
+          { type: 'gpu', amount: 0.6 },
+        ],
+        metadata: { label: 'first' },
+      }),
       charge(now, 2, { items: [{ type: 'disk', amount: 0.5 }], metadata: { label: 'second' } }),
       charge(now, 4, { source: 'instance-2', metadata: { label: long } }),
       charge(now, 8, { source: 'xinstance-3' }),
@@ -46,7 +60,13 @@ test('per instance: only a source that is exactly instance-<id>; its disk items;
     ],
     now,
   );
-  assert.deepEqual([...s.byInstance], [[1, 3], [2, 4]]);
+  assert.deepEqual(
+    [...s.byInstance],
+    [
+      [1, 3],
+      [2, 4],
+    ],
+  );
   assert.equal(s.other, 24);
   assert.equal(s.storageByInstance.get(1), 0.75);
   assert.equal(s.labels.get(1), 'first');
@@ -64,10 +84,21 @@ test('cost so far: only for an instance whose whole life the charges cover', () 
 });
 
 test("CSV: rows by day then source, the real day, a charge without metadata; the caller's list left as it was", () => {
-  const list = [charge(at('2026-11-24T10:00:00'), 1, { source: 'instance-9' }), charge(at('2026-11-24T10:00:00'), 2, { source: 'instance-2', metadata: { label: 'l' } }), charge(at('2026-11-20T00:00:00'), 3)];
+  const list = [
+    charge(at('2026-11-24T10:00:00'), 1, { source: 'instance-9' }),
+    charge(at('2026-11-24T10:00:00'), 2, { source: 'instance-2', metadata: { label: 'l' } }),
+    charge(at('2026-11-20T00:00:00'), 3),
+  ];
   const rows = chargesCsv(list).trim().split('\r\n').slice(1);
-  assert.deepEqual(rows, ['2026-11-20,instance,instance-1,,,3.000000', '2026-11-24,instance,instance-2,l,,2.000000', '2026-11-24,instance,instance-9,,,1.000000']);
-  assert.deepEqual(list.map((c) => c.amount), [1, 2, 3]);
+  assert.deepEqual(rows, [
+    '2026-11-20,instance,instance-1,,,3.000000',
+    '2026-11-24,instance,instance-2,l,,2.000000',
+    '2026-11-24,instance,instance-9,,,1.000000',
+  ]);
+  assert.deepEqual(
+    list.map((c) => c.amount),
+    [1, 2, 3],
+  );
 });
 
 test('the spending store: read again from exactly 5 minutes; a failure warned once per message, the last figures kept', async () => {
@@ -105,11 +136,15 @@ test('the spending store: read again from exactly 5 minutes; a failure warned on
   assert.equal(changes, 5, 'no event after dispose');
 });
 
-const stopped = (id: number, over: Partial<Instance> = {}): Instance => ({ id, state: 'stopped', intended_status: 'stopped', is_bid: false, start_date: now - 3 * 86400, storage_cost: 0.01, ...over }) as Instance;
+const stopped = (id: number, over: Partial<Instance> = {}): Instance =>
+  ({ id, state: 'stopped', intended_status: 'stopped', is_bid: false, start_date: now - 3 * 86400, storage_cost: 0.01, ...over }) as Instance;
 
 test('stopped storage: exactly the days set counts; no start date, no flag; no figure so far without one', () => {
   const s = staleStopped([stopped(1), stopped(2, { start_date: undefined })], 3, now);
-  assert.deepEqual(s.map((x) => x.inst.id), [1]);
+  assert.deepEqual(
+    s.map((x) => x.inst.id),
+    [1],
+  );
   assert.equal(s[0]!.storageSoFar, undefined, 'no charges callback: not known');
   const mark = staleMark(s[0]!);
   assert.equal(mark.text, 'storage $7.30/month');
@@ -119,14 +154,18 @@ test('stopped storage: exactly the days set counts; no start date, no flag; no f
 
 test('contract end: warned from exactly 48 h before, not once it has ended', () => {
   const rows = [stopped(1, { end_date: now + CONTRACT_END_WARN_S }), stopped(2, { end_date: now }), stopped(3, { end_date: now + CONTRACT_END_WARN_S + 1 })];
-  assert.deepEqual(contractsEndingSoon(rows, now, new Set()).map((i) => i.id), [1]);
+  assert.deepEqual(
+    contractsEndingSoon(rows, now, new Set()).map((i) => i.id),
+    [1],
+  );
 });
 
 /** A charges walk whose every page hands out a new token (`rows` per page), recording each path. */
 function endless(rows: number) {
   const paths: string[] = [];
   const pipe: BillingPipeline = {
-    send: async <T>(ep: BillingEndpoint<T>) => (paths.push(ep.path), { results: Array.from({ length: rows }, () => charge(now, 1)), next_token: `t${paths.length}` }) as T,
+    send: async <T>(ep: BillingEndpoint<T>) =>
+      (paths.push(ep.path), { results: Array.from({ length: rows }, () => charge(now, 1)), next_token: `t${paths.length}` }) as T,
     validate: async () => undefined,
   };
   return { api: billingCalls(pipe), paths };
@@ -173,8 +212,11 @@ test('Accept and Reject take an empty 200 as done', async () => {
   const { api, seen } = scripted(() => ({ status: 200, headers: {}, text: '' }));
   await api.acceptPriceIncrease(7);
   await api.rejectPriceIncrease(7);
-  assert.deepEqual(seen.map((r) => [r.method, r.body]), [
-    ['PUT', '{"pending_price_increase_id":7}'],
-    ['PUT', '{"pending_price_increase_id":7}'],
-  ]);
+  assert.deepEqual(
+    seen.map((r) => [r.method, r.body]),
+    [
+      ['PUT', '{"pending_price_increase_id":7}'],
+      ['PUT', '{"pending_price_increase_id":7}'],
+    ],
+  );
 });

@@ -16,7 +16,10 @@ const root = repoRoot();
 /** The files vsce packs, as `npx vsce ls --no-dependencies` prints them. */
 async function packedFiles(): Promise<string[]> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const vsce = require(join(root, 'node_modules/@vscode/vsce')) as { PackageManager: { None: number }; listFiles(o: { cwd: string; packageManager: number }): Promise<string[]> };
+  const vsce = require(join(root, 'node_modules/@vscode/vsce')) as {
+    PackageManager: { None: number };
+    listFiles(o: { cwd: string; packageManager: number }): Promise<string[]>;
+  };
   return (await vsce.listFiles({ cwd: root, packageManager: vsce.PackageManager.None })).map((f) => f.split('\\').join('/')).sort();
 }
 
@@ -25,7 +28,12 @@ function manifestFiles(manifest: unknown): string[] {
   const out = new Set<string>();
   const walk = (v: unknown, key: string) => {
     if (typeof v === 'string') {
-      if (['icon', 'markdown', 'image', 'svg', 'url', 'path', 'main'].includes(key) && /^\.?\/?[\w-]+(\/[\w.-]+)+$|^[\w-]+\.\w+$/.test(v) && !/^https?:/.test(v)) out.add(v.replace(/^\.\//, ''));
+      if (
+        ['icon', 'markdown', 'image', 'svg', 'url', 'path', 'main'].includes(key) &&
+        /^\.?\/?[\w-]+(\/[\w.-]+)+$|^[\w-]+\.\w+$/.test(v) &&
+        !/^https?:/.test(v)
+      )
+        out.add(v.replace(/^\.\//, ''));
     } else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) if (k !== 'repository' && k !== 'bugs' && k !== 'scripts') walk(x, k);
   };
@@ -56,7 +64,10 @@ function siblingRequires(js: string): string[] {
 }
 
 test('siblingRequires finds the lazily required bundles and nothing else', () => {
-  assert.deepEqual(siblingRequires('a=require("./client.js");b=require(\'./sshHost.js\');c=require("vscode");d=require("../x.js");e=require("./client.js")'), ['dist/client.js', 'dist/sshHost.js']);
+  assert.deepEqual(siblingRequires('a=require("./client.js");b=require(\'./sshHost.js\');c=require("vscode");d=require("../x.js");e=require("./client.js")'), [
+    'dist/client.js',
+    'dist/sshHost.js',
+  ]);
 });
 
 test('mediaLoadedBy takes the media files a bundle names as a string, and no other', () => {
@@ -73,11 +84,23 @@ test('every lazily loaded bundle loads: nothing in it requires a file the bundle
   const bundles = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.js') && !Object.keys(programs).includes(f.slice(0, -3)));
   const script = `require(${JSON.stringify(join(root, 'bench/vscodeStub.cjs'))});const failed=[];for (const f of ${JSON.stringify(bundles)}) { try { require(${JSON.stringify(join(root, 'dist'))} + '/' + f); } catch (e) { failed.push(f + ': ' + e.message.split('\\n')[0]); } } console.log(JSON.stringify(failed));`;
   const out = execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
-  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), [], 'these bundles fail to load (bundle the package\'s ES module build: scripts/build.mjs, bundledPackages)');
+  assert.deepEqual(
+    JSON.parse(out.trim().split('\n').pop()!),
+    [],
+    "these bundles fail to load (bundle the package's ES module build: scripts/build.mjs, bundledPackages)",
+  );
 });
 
 test('manifestFiles reads the icons, walkthrough media and schema package.json names, not its links', () => {
-  const m = { icon: 'media/icon.png', main: './dist/extension.js', repository: { url: 'https://x/y.git' }, contributes: { jsonValidation: [{ url: './schemas/t.json' }, { url: 'https://json.schemastore.org/x' }], walkthroughs: [{ steps: [{ media: { markdown: 'media/w/a.md' } }] }] } };
+  const m = {
+    icon: 'media/icon.png',
+    main: './dist/extension.js',
+    repository: { url: 'https://x/y.git' },
+    contributes: {
+      jsonValidation: [{ url: './schemas/t.json' }, { url: 'https://json.schemastore.org/x' }],
+      walkthroughs: [{ steps: [{ media: { markdown: 'media/w/a.md' } }] }],
+    },
+  };
   assert.deepEqual(manifestFiles(m), ['dist/extension.js', 'media/icon.png', 'media/w/a.md', 'schemas/t.json']);
 });
 
@@ -87,8 +110,20 @@ test('the .vsix holds every file the extension reads at run time, and nothing el
   const pkg = manifest();
   const lazy = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
   const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs)])].map((n) => `dist/${n}.js`);
-  const code = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(root, 'dist', f), 'utf8'));
-  const needed = new Set([...bundles, ...manifestFiles(pkg), ...mediaLoadedBy(code, mediaTree()), 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
+  const code = readdirSync(join(root, 'dist'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => readFileSync(join(root, 'dist', f), 'utf8'));
+  const needed = new Set([
+    ...bundles,
+    ...manifestFiles(pkg),
+    ...mediaLoadedBy(code, mediaTree()),
+    'package.json',
+    'package.nls.json',
+    'l10n/bundle.l10n.json',
+    'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
+  ]);
   for (const f of files.filter((x) => /^dist\/[^/]+\.js$/.test(x))) for (const r of siblingRequires(readFileSync(join(root, f), 'utf8'))) needed.add(r);
   const missing = [...needed].filter((f) => !files.includes(f)).sort();
   const extra = files.filter((f) => !needed.has(f));

@@ -21,9 +21,13 @@ test('afterActivation starts the work after the caller and its promise jobs, and
   const log = { warn: (m: string) => warnings.push(m) };
   const order: string[] = [];
   afterActivation(() => order.push('deferred'), log, 'the deferred work');
-  afterActivation(() => {
-    throw new Error('no window');
-  }, log, 'opening the walkthrough');
+  afterActivation(
+    () => {
+      throw new Error('no window');
+    },
+    log,
+    'opening the walkthrough',
+  );
   const job = Promise.resolve().then(() => order.push('promise job'));
   order.push('caller');
   await job;

@@ -15,7 +15,28 @@ test('instance ids: numbers, decimal text, tree item ids, rows, Instances', () =
 });
 
 test('instance ids: zero, negatives, fractions, junk and hostile text are no id', () => {
-  for (const bad of [0, -1, 1.5, NaN, Infinity, '0', '-3', '4a', 'instance:', '1e3', '', ' ', '12; rm -rf ~', null, undefined, {}, { id: 0 }, { instanceId: 'x' }, [], true]) {
+  for (const bad of [
+    0,
+    -1,
+    1.5,
+    NaN,
+    Infinity,
+    '0',
+    '-3',
+    '4a',
+    'instance:',
+    '1e3',
+    '',
+    ' ',
+    '12; rm -rf ~',
+    null,
+    undefined,
+    {},
+    { id: 0 },
+    { instanceId: 'x' },
+    [],
+    true,
+  ]) {
     assert.equal(instanceIdOf(bad), undefined, `${JSON.stringify(bad)} was read as an id`);
   }
   assert.equal(positiveId(Number.MAX_SAFE_INTEGER + 2), undefined);
@@ -39,5 +60,8 @@ test('picker rule: none, take the only one when the command allows it, else choo
   assert.deepEqual(pickRule([b], running), { kind: 'none' });
   assert.deepEqual(pickRule([a, b], running, true), { kind: 'one', instance: a });
   assert.deepEqual(pickRule([a, b], running), { kind: 'choose', candidates: [a] }, 'a command that changes state still asks for a single candidate');
-  assert.deepEqual(pickRule([a, b], () => true, true), { kind: 'choose', candidates: [a, b] });
+  assert.deepEqual(
+    pickRule([a, b], () => true, true),
+    { kind: 'choose', candidates: [a, b] },
+  );
 });

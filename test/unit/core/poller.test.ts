@@ -187,11 +187,17 @@ test('store: upsert/remove without waiting for a poll; pending labels; sorted by
   const h = harness([inst(5, 'running'), inst(2, 'stopped')]);
   h.store.poller.start();
   await flush();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [2, 5]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [2, 5],
+  );
   let changes = 0;
   h.store.onDidChange(() => changes++);
   h.store.upsert(inst(3, 'provisioning'));
-  assert.deepEqual(h.store.instances.map((i) => i.id), [2, 3, 5]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [2, 3, 5],
+  );
   assert.equal(h.timers.nextDelay(), 60_000, 'nudge happens via watch(), not upsert');
   h.store.watch(3);
   assert.equal(h.timers.nextDelay(), 10_000);
@@ -208,33 +214,58 @@ test('a row missing from one walk is removed only when the next walk confirms it
   const h = harness([inst(1, 'running'), inst(2, 'running')]);
   h.store.poller.start();
   await flush();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 2]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1, 2],
+  );
   h.list = [inst(1, 'running')];
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 2], 'one walk without it proves nothing');
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1, 2],
+    'one walk without it proves nothing',
+  );
   h.list = [inst(1, 'running'), inst(2, 'running')];
   await h.store.refresh();
   h.list = [inst(1, 'running')];
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 2], 'the miss count starts over once it was seen again');
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1, 2],
+    'the miss count starts over once it was seen again',
+  );
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1], 'two walks in a row without it: gone');
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1],
+    'two walks in a row without it: gone',
+  );
 
   // A creation puts its record before the service lists it: kept through the first minute.
   h.store.upsert(inst(3, 'provisioning'));
   await h.store.refresh();
   await h.store.refresh();
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 3]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1, 3],
+  );
   await h.timers.advance(61_000);
   await h.store.refresh();
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1], 'after the minute two misses settle it');
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1],
+    'after the minute two misses settle it',
+  );
   // An explicit removal (destroy confirmed) is immediate.
   h.list = [inst(1, 'running'), inst(4, 'running')];
   await h.store.refresh();
   h.store.remove(4);
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1],
+  );
 });
 
 test('the row of a rental in flight stays however late the list shows it (a late machine keeps its row); once settled, two misses drop it', async () => {
@@ -245,9 +276,16 @@ test('the row of a rental in flight stays however late the list shows it (a late
   h.store.upsert(inst(5, 'provisioning'));
   await h.timers.advance(30 * 60_000);
   for (let i = 0; i < 5; i++) await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 5], 'still in flight after 30 minutes and five walks without it');
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1, 5],
+    'still in flight after 30 minutes and five walks without it',
+  );
   flying = [];
   await h.store.refresh();
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1],
+  );
 });

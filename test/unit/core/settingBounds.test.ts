@@ -9,7 +9,12 @@ import { MAX_TIMER_MS, SETTING_BOUNDS, clampSetting, effectiveSetting, tightenOn
 import { DEFAULT_POLLER_CONFIG, Poller } from '../../../src/core/poller';
 import { FakeTimers, flush } from '../../kit/clock';
 
-interface Prop { type?: string; default?: unknown; minimum?: number; maximum?: number }
+interface Prop {
+  type?: string;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+}
 const props = (manifest() as { contributes: { configuration: { properties: Record<string, Prop> } } }).contributes.configuration.properties;
 const numeric = Object.entries(props).filter(([, p]) => p.type === 'number' || p.type === 'integer');
 
@@ -21,8 +26,11 @@ test('every number setting in package.json has a minimum and a maximum', () => {
   }
 });
 
-test('package.json states the bounds and defaults the reader clamps to (the guard\'s are read by src/guard/settingsScope.ts)', () => {
-  const read = numeric.map(([k]) => k.replace(/^gpuRental\./, '')).filter((k) => !k.startsWith('guard.')).sort();
+test("package.json states the bounds and defaults the reader clamps to (the guard's are read by src/guard/settingsScope.ts)", () => {
+  const read = numeric
+    .map(([k]) => k.replace(/^gpuRental\./, ''))
+    .filter((k) => !k.startsWith('guard.'))
+    .sort();
   assert.deepEqual(read, Object.keys(SETTING_BOUNDS).sort(), 'every number setting outside the guard is bounded by the reader');
   for (const [key, b] of Object.entries(SETTING_BOUNDS)) {
     const p = props[`gpuRental.${key}`]!;
@@ -60,7 +68,11 @@ test('effectiveSetting: the folder value, else the workspace, else the user, els
 test('an interval of 1e9 s polls the list once an hour, not in a 1 ms loop', async () => {
   const timers = new FakeTimers();
   const delays: number[] = [];
-  const rec = { now: () => timers.now(), clearTimeout: (h: unknown) => timers.clearTimeout(h), setTimeout: (fn: () => void, ms: number) => (delays.push(ms), timers.setTimeout(fn, ms)) };
+  const rec = {
+    now: () => timers.now(),
+    clearTimeout: (h: unknown) => timers.clearTimeout(h),
+    setTimeout: (fn: () => void, ms: number) => (delays.push(ms), timers.setTimeout(fn, ms)),
+  };
   let fetches = 0;
   const seconds = (key: BoundedSetting) => effectiveSetting(key, { defaultValue: SETTING_BOUNDS[key].default, globalValue: 1e9 });
   const poller = new Poller<number>({
@@ -70,7 +82,11 @@ test('an interval of 1e9 s polls the list once an hour, not in a 1 ms loop', asy
     isSignedIn: () => true,
     generation: () => 0,
     isTransitional: () => false,
-    config: () => ({ ...DEFAULT_POLLER_CONFIG, intervalMs: seconds('pollIntervalSeconds') * 1000, hiddenIntervalMs: seconds('hiddenPollIntervalSeconds') * 1000 }),
+    config: () => ({
+      ...DEFAULT_POLLER_CONFIG,
+      intervalMs: seconds('pollIntervalSeconds') * 1000,
+      hiddenIntervalMs: seconds('hiddenPollIntervalSeconds') * 1000,
+    }),
     timers: rec,
   });
   poller.start();
@@ -108,5 +124,6 @@ test('the settings reader bounds every number and reads the money reminders thro
   const src = readFileSync(join(repoRoot(), 'src', 'core', 'vscode', 'settings.ts'), 'utf8');
   assert.doesNotMatch(src, /\.get<number>/, 'a number read with get() escapes the bounds');
   for (const key of ['lowCreditWarningHours', 'stoppedStorageDays']) assert.match(src, new RegExp(`tightenOnly\\('${key}', c\\.inspect\\('${key}'\\)`), key);
-  for (const key of Object.keys(SETTING_BOUNDS).filter((k) => !['lowCreditWarningHours', 'stoppedStorageDays', 'budget.monthly'].includes(k))) assert.match(src, new RegExp(`num\\('${key.replace('.', '\\.')}'\\)`), key);
+  for (const key of Object.keys(SETTING_BOUNDS).filter((k) => !['lowCreditWarningHours', 'stoppedStorageDays', 'budget.monthly'].includes(k)))
+    assert.match(src, new RegExp(`num\\('${key.replace('.', '\\.')}'\\)`), key);
 });

@@ -8,7 +8,10 @@ import { manifest } from '../repoRoot';
 import { checkBaseUrl } from '../../../src/core/connection';
 import { sshPathProblem } from '../../../src/ssh/sshValues';
 
-interface Prop { pattern?: string; patternErrorMessage?: string }
+interface Prop {
+  pattern?: string;
+  patternErrorMessage?: string;
+}
 const props = (manifest() as { contributes: { configuration: { properties: Record<string, Prop> } } }).contributes.configuration.properties;
 const pattern = (key: string): RegExp => {
   const p = props[key]!;
@@ -37,7 +40,9 @@ test('gpuRental.apiBaseUrl: the pattern accepts exactly the URLs the connection 
 
 test('gpuRental.ssh.identityFile: the pattern refuses what cannot be written into an SSH config', () => {
   const re = pattern('gpuRental.ssh.identityFile');
-  const path = fc.array(fc.constantFrom('~', '/', '.ssh', 'id_ed25519', ' ', '"', '\n', '\t', '${', 'HOME}', '\\', 'C:', '%', "'"), { maxLength: 6 }).map((a) => a.join(''));
+  const path = fc
+    .array(fc.constantFrom('~', '/', '.ssh', 'id_ed25519', ' ', '"', '\n', '\t', '${', 'HOME}', '\\', 'C:', '%', "'"), { maxLength: 6 })
+    .map((a) => a.join(''));
   fc.assert(
     fc.property(path, (p) => {
       // A backslash is a Windows path separator: only the platform knows, so the schema lets it through.

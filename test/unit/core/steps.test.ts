@@ -3,7 +3,16 @@ import * as assert from 'node:assert/strict';
 import { choiceNamed, typedChoice, typedReliability } from '../../../src/core/steps';
 
 test('a typed reliability is taken as a fraction or a percent, and refused with a reason otherwise', () => {
-  for (const [t, v] of [['0.98', 0.98], ['98', 0.98], ['98%', 0.98], ['>=0.95', 0.95], ['≥ 99.5%', 0.995], ['.9', 0.9], ['1', 1], ['0', 0]] as const) {
+  for (const [t, v] of [
+    ['0.98', 0.98],
+    ['98', 0.98],
+    ['98%', 0.98],
+    ['>=0.95', 0.95],
+    ['≥ 99.5%', 0.995],
+    ['.9', 0.9],
+    ['1', 1],
+    ['0', 0],
+  ] as const) {
     const r = typedReliability(t);
     assert.ok(r.ok, `${t} refused`);
     assert.equal(r.value, v, t);
@@ -16,7 +25,10 @@ test('a typed reliability is taken as a fraction or a percent, and refused with 
 });
 
 test('a single-choice step takes a typed label and says why it refuses other text', () => {
-  const choices = [{ label: 'Verified hosts only', value: true }, { label: 'Include unverified hosts', value: false }];
+  const choices = [
+    { label: 'Verified hosts only', value: true },
+    { label: 'Include unverified hosts', value: false },
+  ];
   assert.deepEqual(typedChoice('include  UNVERIFIED hosts', choices), { ok: true, value: false, label: 'Include unverified hosts' });
   const r = typedChoice('maybe', choices);
   assert.equal(r.ok, false);

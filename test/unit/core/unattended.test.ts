@@ -17,7 +17,8 @@ test('skipConfirmation is honoured only with consent; a refused skip is logged',
   assert.equal(skipsConfirmation(off, { id: 1, skipConfirmation: true }, 'Destroy'), false);
   assert.match(off.lines.join('\n'), /Destroy: .*allowUnattended is off/);
   assert.equal(skipsConfirmation(consent(true), { id: 1, skipConfirmation: true }, 'Destroy'), true);
-  for (const arg of [undefined, 5, { id: 1 }, { skipConfirmation: 'true' }, { skipConfirmation: 1 }]) assert.equal(skipsConfirmation(consent(true), arg, 'Destroy'), false, JSON.stringify(arg));
+  for (const arg of [undefined, 5, { id: 1 }, { skipConfirmation: 'true' }, { skipConfirmation: 1 }])
+    assert.equal(skipsConfirmation(consent(true), arg, 'Destroy'), false, JSON.stringify(arg));
   assert.equal(unattendedAllowed(consent(true), 'x'), true);
 });
 
@@ -26,7 +27,7 @@ test('a create without consent keeps every question: confirm:false, onNotFound a
   assert.deepEqual(consentedCreateArgs(consent(false), args), { template: '.gpu/a.json', offerId: 7, pollIntervalMs: 50 });
   assert.deepEqual(consentedCreateArgs(consent(true), args), args, 'with consent they stand');
   assert.deepEqual(consentedCreateArgs(consent(false), { confirm: true, offerId: 3 }), { confirm: true, offerId: 3 }, 'asking anyway needs no consent');
-  assert.deepEqual(args.confirm, false, 'the caller\'s object is not changed');
+  assert.deepEqual(args.confirm, false, "the caller's object is not changed");
 });
 
 /** Every command handler file of src/ (src/<feature>/vscode/commands/*.ts). */
@@ -35,7 +36,9 @@ function handlers(): string[] {
   return readdirSync(src).flatMap((f) => {
     const dir = join(src, f, 'vscode', 'commands');
     try {
-      return readdirSync(dir).filter((n) => n.endsWith('.ts')).map((n) => join(dir, n));
+      return readdirSync(dir)
+        .filter((n) => n.endsWith('.ts'))
+        .map((n) => join(dir, n));
     } catch {
       return [];
     }
@@ -49,8 +52,10 @@ test('no command handler reads an argument that skips a confirmation except thro
     const text = readFileSync(f, 'utf8');
     const name = relative(repoRoot(), f);
     assert.doesNotMatch(text, /\.skipConfirmation\s*===/, `${name} reads skipConfirmation itself: use skipsConfirmation(consentOf(services), …)`);
-    if (/\.(onNotFound|onCancel)\b|confirm === false/.test(text)) assert.match(text, /consentedCreateArgs\(|^\s*\.\.\.\(a\.confirm === false/m, `${name} passes a create's answers on: through consentedCreateArgs`);
+    if (/\.(onNotFound|onCancel)\b|confirm === false/.test(text))
+      assert.match(text, /consentedCreateArgs\(|^\s*\.\.\.\(a\.confirm === false/m, `${name} passes a create's answers on: through consentedCreateArgs`);
     if (/publicKeyPath/.test(text)) assert.match(text, /callerKeyAllowed\(/, `${name} takes a caller's key file without consent`);
-    if (/\{ price\?: unknown \}/.test(text)) assert.match(text, /unattendedAllowed\(consentOf\(services\), 'Change Bid'\)/, `${name} takes a caller's bid without consent`);
+    if (/\{ price\?: unknown \}/.test(text))
+      assert.match(text, /unattendedAllowed\(consentOf\(services\), 'Change Bid'\)/, `${name} takes a caller's bid without consent`);
   }
 });

@@ -8,7 +8,9 @@ import { USER_ONLY_FOREIGN_SETTINGS, USER_ONLY_SETTINGS, userOnly } from '../../
 
 const root = join(__dirname, '..', '..', '..');
 const pkg = manifest<{
-  contributes: { configuration: { properties: Record<string, { scope?: string; markdownDescription?: string }> } | Array<{ properties: Record<string, { scope?: string }> }> };
+  contributes: {
+    configuration: { properties: Record<string, { scope?: string; markdownDescription?: string }> } | Array<{ properties: Record<string, { scope?: string }> }>;
+  };
 }>();
 
 function properties(): Record<string, { scope?: string; markdownDescription?: string }> {

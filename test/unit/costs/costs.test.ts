@@ -208,7 +208,10 @@ test('spent today from service totals: what the total grew by since a sample bef
 
 test('the sentences the views show: the service figure plain, an estimate labelled with its start', () => {
   assert.equal(costSoFarLine({ amount: 3.256, estimate: false }), 'Cost so far: $3.26');
-  assert.equal(costSoFarLine({ amount: 1.2, estimate: true, since: T0 }, () => '08:00'), 'Cost so far: ≈ $1.20 (estimate from the rates seen since 08:00)');
+  assert.equal(
+    costSoFarLine({ amount: 1.2, estimate: true, since: T0 }, () => '08:00'),
+    'Cost so far: ≈ $1.20 (estimate from the rates seen since 08:00)',
+  );
   assert.equal(costSoFarLine(undefined), undefined);
   const notes = new CostNotesImpl();
   notes.observe([{ ...running(1, 1, 0), total_cost: 2.5, start_date: Date.now() / 1000 - 60 }], Date.now());

@@ -43,7 +43,14 @@ test('a member never seen makes the group unknown rather than a sum that reads a
 test("the service's charges: summed when they cover every member, else none (the ledger answers)", () => {
   const now = Date.parse('2026-11-25T15:00:00Z') / 1000;
   const day = Date.parse('2026-11-20T00:00:00Z') / 1000;
-  const charge = (source: string, amount: number): Charge => ({ start: day, end: day + DAY, type: 'instance', source, amount, items: [{ type: 'gpu', amount }] });
+  const charge = (source: string, amount: number): Charge => ({
+    start: day,
+    end: day + DAY,
+    type: 'instance',
+    source,
+    amount,
+    items: [{ type: 'gpu', amount }],
+  });
   const s = summarizeCharges([charge('instance-1', 2), charge('instance-2', 3.25)], now);
   const inst = (id: number) => ({ id, start_date: day }) as Instance;
   assert.deepEqual(groupCost(s, [inst(1), inst(2)]), { amount: 5.25, estimate: false, line: "Cost so far: $5.25 (the service's charges)" });

@@ -18,7 +18,11 @@ const inst = (id: number, state: 'running' | 'stopped', dph: number): Instance =
 
 /** The index as src/groups writes it (globalState gpuRental.groups). */
 function index(groups: Array<{ name: string; ids: Array<number | undefined> }>) {
-  const raw = groups.map((g) => ({ name: g.name, overlayName: `o-${g.name}`, members: g.ids.map((id, rank) => ({ rank, label: `l${rank}`, ...(id !== undefined ? { instanceId: id } : {}) })) }));
+  const raw = groups.map((g) => ({
+    name: g.name,
+    overlayName: `o-${g.name}`,
+    members: g.ids.map((id, rank) => ({ rank, label: `l${rank}`, ...(id !== undefined ? { instanceId: id } : {}) })),
+  }));
   return readGroupIndex({ get: <T>(k: string) => (k === GROUPS_STATE_KEY ? (raw as T) : undefined) });
 }
 
@@ -26,7 +30,10 @@ test('a group of 3 is one item with its total, its members are not counted again
   const list = [inst(1, 'running', 1), inst(2, 'running', 1), inst(3, 'running', 1), inst(4, 'running', 0.5)];
   const items = countItems(list, index([{ name: 'ddp', ids: [1, 2, 3] }]));
   assert.equal(runningText(items), '1 running · 1 group of 3');
-  assert.deepEqual(items.singles.map((i) => i.id), [4]);
+  assert.deepEqual(
+    items.singles.map((i) => i.id),
+    [4],
+  );
   assert.equal(items.activeGroups.length, 1);
   assert.equal(items.activeGroups[0]!.perHour, 3);
   // The $/h is the same sum either way: every machine once, not the group on top of its members.
@@ -38,16 +45,36 @@ test('a group of 3 is one item with its total, its members are not counted again
 test('only groups: "1 group of 2", two groups name the machines; none: the plain count', () => {
   const list = [inst(1, 'running', 1), inst(2, 'running', 1), inst(5, 'running', 1), inst(6, 'running', 1), inst(7, 'running', 1)];
   assert.equal(runningText(countItems(list.slice(0, 2), index([{ name: 'a', ids: [1, 2] }]))), '1 group of 2');
-  assert.equal(runningText(countItems(list, index([{ name: 'a', ids: [1, 2] }, { name: 'b', ids: [5, 6, 7] }]))), '2 groups (5 machines)');
+  assert.equal(
+    runningText(
+      countItems(
+        list,
+        index([
+          { name: 'a', ids: [1, 2] },
+          { name: 'b', ids: [5, 6, 7] },
+        ]),
+      ),
+    ),
+    '2 groups (5 machines)',
+  );
   assert.equal(runningText(countItems(list, [])), '5 running');
 });
 
 test('a stopped group is not running; a member not yet rented or not listed is not counted; an id in two records is counted once', () => {
   const list = [inst(1, 'stopped', 1), inst(2, 'stopped', 1), inst(3, 'running', 2)];
-  const items = countItems(list, index([{ name: 'a', ids: [1, 2, undefined, 99] }, { name: 'b', ids: [2, 3] }]));
+  const items = countItems(
+    list,
+    index([
+      { name: 'a', ids: [1, 2, undefined, 99] },
+      { name: 'b', ids: [2, 3] },
+    ]),
+  );
   assert.equal(items.idleGroups.length, 1);
   assert.equal(items.idleGroups[0]!.members.length, 2);
-  assert.deepEqual(items.activeGroups.map((g) => [g.name, g.members.map((m) => m.id)]), [['b', [3]]]);
+  assert.deepEqual(
+    items.activeGroups.map((g) => [g.name, g.members.map((m) => m.id)]),
+    [['b', [3]]],
+  );
   assert.equal(items.singles.length, 0);
   assert.equal(runningText(items), '1 group of 1');
 });

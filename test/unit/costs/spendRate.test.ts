@@ -31,7 +31,10 @@ test('today: the service bills stopped disks; spend-rate says so, and the store 
     const target = before.find((i) => i.state === 'running')!;
     const r1 = await api.spendRate();
     assert.ok(r1, 'the today era answers');
-    assert.ok(near(r1.totalPerHour, summarizeCosts(before, undefined).totalPerHour), `${r1.totalPerHour} vs the list's ${summarizeCosts(before, undefined).totalPerHour}`);
+    assert.ok(
+      near(r1.totalPerHour, summarizeCosts(before, undefined).totalPerHour),
+      `${r1.totalPerHour} vs the list's ${summarizeCosts(before, undefined).totalPerHour}`,
+    );
     await api.setInstanceState(target.id, 'stopped');
     const after = (await api.listInstances()).instances;
     const r2 = (await api.spendRate())!;
@@ -44,7 +47,11 @@ test('today: the service bills stopped disks; spend-rate says so, and the store 
     let arrived = changed();
     assert.equal(store.rate(before).source, 'computed', 'computed until the answer arrives');
     await arrived;
-    assert.deepEqual({ ...store.rate(before), service: undefined }, { perHour: r2.totalPerHour, source: 'service', service: undefined, at: 1_000_000 }, 'with when it was read');
+    assert.deepEqual(
+      { ...store.rate(before), service: undefined },
+      { perHour: r2.totalPerHour, source: 'service', service: undefined, at: 1_000_000 },
+      'with when it was read',
+    );
     assert.match(rateSourceText(store.rate(before)), /the service's own figure, stopped disks and volumes included/);
     // A stop changes the list: the store asks again at once rather than a minute later.
     await api.setInstanceState(after.find((i) => i.state === 'running' && i.id !== target.id)!.id, 'stopped');
@@ -76,9 +83,25 @@ test('seed era (no spend-rate): the client reads the 404 as "not there", and the
 });
 
 test('the schema: numeric strings read, a missing or negative main rate is no answer (never $0/h), volumes default to 0', () => {
-  const ok = safeParse(spendRateSchema, { gpu_cost_per_hour: '0.5', container_storage_cost_per_hour: 0.02, volume_storage_cost_per_hour: 0.01, has_active_resources: true });
-  assert.deepEqual(ok.success && ok.data, { gpuPerHour: 0.5, containerStoragePerHour: 0.02, volumeStoragePerHour: 0.01, totalPerHour: 0.53, hasActiveResources: true });
-  for (const bad of [{}, { gpu_cost_per_hour: 1 }, { gpu_cost_per_hour: -1, container_storage_cost_per_hour: 0 }, { gpu_cost_per_hour: 'x', container_storage_cost_per_hour: 0 }]) {
+  const ok = safeParse(spendRateSchema, {
+    gpu_cost_per_hour: '0.5',
+    container_storage_cost_per_hour: 0.02,
+    volume_storage_cost_per_hour: 0.01,
+    has_active_resources: true,
+  });
+  assert.deepEqual(ok.success && ok.data, {
+    gpuPerHour: 0.5,
+    containerStoragePerHour: 0.02,
+    volumeStoragePerHour: 0.01,
+    totalPerHour: 0.53,
+    hasActiveResources: true,
+  });
+  for (const bad of [
+    {},
+    { gpu_cost_per_hour: 1 },
+    { gpu_cost_per_hour: -1, container_storage_cost_per_hour: 0 },
+    { gpu_cost_per_hour: 'x', container_storage_cost_per_hour: 0 },
+  ]) {
     const r = safeParse(spendRateSchema, bad);
     assert.ok(r.success && r.data === undefined, JSON.stringify(bad));
   }

@@ -11,7 +11,6 @@ import { flowSim, harness, simInstances, template, useFlowSim } from './flowHarn
 
 useFlowSim();
 
-
 function failingFirstCreate(labels: string[]) {
   return (api: ServiceApi): ServiceApi => ({
     ...api,
@@ -37,9 +36,15 @@ test('an ambiguous create the list never shows: scripted, nothing else is rented
   assert.equal(rec[0]!.late, true);
   // the log says why (the create's cause) and what the list showed, in reads and seconds
   const said = (l: string) => h.log.lines.includes(l) || h.log.lines.some((x) => new RegExp(`^${l}$`).test(x));
-  assert.ok(said(`warn create: outcome of renting offer \\d+ is unknown \\(ambiguous: timeout\\); checking the instance list for "${labels[0]}"`), h.log.lines.join('\n'));
+  assert.ok(
+    said(`warn create: outcome of renting offer \\d+ is unknown \\(ambiguous: timeout\\); checking the instance list for "${labels[0]}"`),
+    h.log.lines.join('\n'),
+  );
   assert.ok(said(`info create: the instance list does not show "${labels[0]}" yet (read 1); asking again in 10 s`), h.log.lines.join('\n'));
-  assert.ok(said(`info create: the instance list showed no instance labelled "${labels[0]}" in 7 reads over 60 s; its fate is unknown`), h.log.lines.join('\n'));
+  assert.ok(
+    said(`info create: the instance list showed no instance labelled "${labels[0]}" in 7 reads over 60 s; its fate is unknown`),
+    h.log.lines.join('\n'),
+  );
   assert.ok(!h.log.lines.some((l) => /nothing was rented/i.test(l)), 'a reconciliation log states only what the list showed');
 });
 
@@ -59,10 +64,16 @@ test('an ambiguous create the list never shows: interactive, the user is asked, 
       assert.equal(r.outcome, 'running', JSON.stringify(r));
       assert.equal(labels.length, 2);
       assert.notEqual(labels[0], labels[1], 'each attempt carries its own label');
-      assert.deepEqual((await simInstances()).map((i) => i.label), [labels[1]]);
+      assert.deepEqual(
+        (await simInstances()).map((i) => i.label),
+        [labels[1]],
+      );
     }
     // the first rental's label stays watched either way: a late machine is adopted, never forgotten
-    assert.deepEqual(readInflight(h.state).map((x) => [x.label, x.late]), [[labels[0], true]]);
+    assert.deepEqual(
+      readInflight(h.state).map((x) => [x.label, x.late]),
+      [[labels[0], true]],
+    );
   }
 });
 
@@ -92,8 +103,14 @@ test('reconcileAmbiguous: looks no faster than the list threshold; 10 unreadable
   // an interval below the list threshold: every look still waits the threshold; absent after the minute and two reads
   const h = harness();
   assert.deepEqual(await reconcileAmbiguous(h.ports, label, 500), { absent: true, reads: 61, waitedMs: 60_000 });
-  assert.ok(h.clock.slept.every((ms) => ms === 1000), JSON.stringify(h.clock.slept));
-  assert.equal(h.log.lines.find((l) => l.startsWith('info create:')), `info create: the instance list does not show "${label}" yet (read 1); asking again in 1 s`);
+  assert.ok(
+    h.clock.slept.every((ms) => ms === 1000),
+    JSON.stringify(h.clock.slept),
+  );
+  assert.equal(
+    h.log.lines.find((l) => l.startsWith('info create:')),
+    `info create: the instance list does not show "${label}" yet (read 1); asking again in 1 s`,
+  );
 
   // 10 unreadable lists in a row: unknown, each failure backing off from the threshold
   await flowSim.control.fault({ kind: 'http_error', status: 500, path: LIST, count: 10 });
@@ -152,8 +169,14 @@ test('an ambiguous create whose instance list cannot be read: nobody is asked (n
   assert.equal(r.outcome, 'unknown', JSON.stringify(r));
   assert.deepEqual(asked, [], 'an unreadable list is no reason to rent again');
   assert.equal(labels.length, 1);
-  assert.deepEqual(readInflight(h.state).map((x) => [x.label, x.late]), [[labels[0], true]]);
-  assert.ok(h.log.lines.some((l) => l.startsWith(`error create: could not check for "${labels[0]}"`)), h.log.lines.join('\n'));
+  assert.deepEqual(
+    readInflight(h.state).map((x) => [x.label, x.late]),
+    [[labels[0], true]],
+  );
+  assert.ok(
+    h.log.lines.some((l) => l.startsWith(`error create: could not check for "${labels[0]}"`)),
+    h.log.lines.join('\n'),
+  );
 
   await flowSim.control.reset();
   const labels2: string[] = [];

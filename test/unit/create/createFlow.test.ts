@@ -33,7 +33,8 @@ test('happy path: search, confirm, rent, poll to running, write the SSH entry', 
   assert.equal(h.upserts[0], r.instance.id);
   assert.ok(h.clock.slept.length >= 6 && h.clock.slept.every((ms) => ms === SERVICE_THRESHOLDS_MS.show), JSON.stringify(h.clock.slept));
   const stages = [...new Set(h.progress.map((p) => p.stage))];
-  for (const s of ['searching', 'renting', 'provisioning', 'loading', 'running', 'writing-ssh', 'done']) assert.ok(stages.includes(s as never), `stage ${s} missing: ${stages.join(',')}`);
+  for (const s of ['searching', 'renting', 'provisioning', 'loading', 'running', 'writing-ssh', 'done'])
+    assert.ok(stages.includes(s as never), `stage ${s} missing: ${stages.join(',')}`);
   assert.match(h.progress.find((p) => p.stage === 'renting')!.message, /\(1\/3\)/);
   // the label carries a unique suffix; the instance is the one rented; in-flight state is cleared
   const all = await simInstances();
@@ -88,9 +89,17 @@ test('an offer taken by someone else moves to the next match, bounded', async ()
   h2.ports.api = takeAll;
   const r2 = await runCreateFlow(h2.ports, { template, templatePath: '.gpu/t.json', maxAttempts: 2 });
   assert.equal(r2.outcome, 'failed');
-  assert.ok(r2.outcome === 'failed' && r2.attempts === 2 && /rented by someone else/.test(r2.message) && /after 2 attempt/.test(r2.message), JSON.stringify(r2));
+  assert.ok(
+    r2.outcome === 'failed' && r2.attempts === 2 && /rented by someone else/.test(r2.message) && /after 2 attempt/.test(r2.message),
+    JSON.stringify(r2),
+  );
   // the log names the service's code (not the status, not "unavailable")
-  assert.equal(h2.log.lines.filter((l) => /^info create: offer \d+ is gone \(no_such_ask: rented by someone else, or withdrawn.*\); trying the next match$/.test(l)).length, 2, h2.log.lines.join('\n'));
+  assert.equal(
+    h2.log.lines.filter((l) => /^info create: offer \d+ is gone \(no_such_ask: rented by someone else, or withdrawn.*\); trying the next match$/.test(l))
+      .length,
+    2,
+    h2.log.lines.join('\n'),
+  );
 });
 
 /** A harness whose first `failing` rentals become "exited" at once (the simulator's fault); their ids in order. */
@@ -127,10 +136,18 @@ test('a failed boot in a script (confirm: false) is kept, tracked and named: not
   assert.deepEqual(r.bootFailed, { instanceId: failed[0], status: 'exited', statusMsg: r.bootFailed?.statusMsg });
   assert.match(r.message, new RegExp(`Instance ${failed[0]} on offer \\d+ became "exited" while starting`));
   assert.match(r.message, /kept and still billing \$[\d.]+\/h.*Instances view.*Nothing else was rented/);
-  assert.deepEqual((await simInstances()).map((i) => i.id), failed, 'nothing was destroyed');
+  assert.deepEqual(
+    (await simInstances()).map((i) => i.id),
+    failed,
+    'nothing was destroyed',
+  );
   assert.ok(!h.removed.includes(failed[0]!), 'it stays in the Instances view');
   assert.deepEqual(readInflight(h.state), [], 'settled: the Instances view tracks it, not the in-flight records');
-  assert.deepEqual(r.logs?.map((l) => [l.instanceId, l.status]), [[failed[0], 'exited']], 'its log was requested');
+  assert.deepEqual(
+    r.logs?.map((l) => [l.instanceId, l.status]),
+    [[failed[0], 'exited']],
+    'its log was requested',
+  );
   assert.ok(!h.log.lines.some((l) => /destroy/i.test(l) && !/nothing is destroyed/.test(l)), h.log.lines.join('\n'));
 });
 
@@ -171,12 +188,15 @@ test('a failed boot, interactive: one question names it, its status, its cost an
   }
 });
 
-test('a failed boot\'s status message is shown as one plain line: no control or direction characters, secrets masked', async () => {
+test("a failed boot's status message is shown as one plain line: no control or direction characters, secrets masked", async () => {
   const secret = 'tmpl-secret-93f1a7c2d4e5';
   const asked: FailedBootInfo[] = [];
   const { h } = failingBoots(1, {
     prompts: { failedBoot: async (what) => (asked.push(what), 'keep') },
-    wrap: (api) => ({ ...api, showInstance: async (id, o) => ({ ...(await api.showInstance(id, o)), status_msg: `OOM\n\u001b[31mkilled\u202e token=${secret} ${secret}` }) }),
+    wrap: (api) => ({
+      ...api,
+      showInstance: async (id, o) => ({ ...(await api.showInstance(id, o)), status_msg: `OOM\n\u001b[31mkilled\u202e token=${secret} ${secret}` }),
+    }),
   });
   const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', secrets: [secret] });
   assert.equal(r.outcome, 'failed');
@@ -192,7 +212,10 @@ test('every boot fails and the user always rents the next match: bounded by the 
   assert.equal(r.outcome, 'failed', JSON.stringify(r));
   assert.ok(r.outcome === 'failed');
   assert.equal(failed.length, 2);
-  assert.deepEqual(r.logs?.map((l) => [l.instanceId, l.status]), failed.map((id) => [id, 'exited']));
+  assert.deepEqual(
+    r.logs?.map((l) => [l.instanceId, l.status]),
+    failed.map((id) => [id, 'exited']),
+  );
   assert.deepEqual(await simInstances(), [], 'both failed instances were destroyed, as chosen');
   const text = await h.api.fetchLogs(r.logs![0]!.resultUrl, { intervalMs: 50, attempts: 100 });
   assert.match(text, /exited with code 137/);
@@ -216,9 +239,15 @@ test('cancel after renting asks; "destroy" destroys, "keep" keeps it tracked and
       assert.deepEqual(readInflight(h.state), []);
     } else {
       assert.ok(r.outcome === 'cancelled' && r.keptId === asked[0]);
-      assert.deepEqual(all.map((i) => i.id), [asked[0]]);
+      assert.deepEqual(
+        all.map((i) => i.id),
+        [asked[0]],
+      );
       const inflight = readInflight(h.state);
-      assert.deepEqual(inflight.map((x) => [x.instanceId, x.templatePath]), [[asked[0], '.gpu/t.json']]);
+      assert.deepEqual(
+        inflight.map((x) => [x.instanceId, x.templatePath]),
+        [[asked[0], '.gpu/t.json']],
+      );
       // "restart": new ports over the same persisted state
       const h2 = harness({ state: h.state });
       const readLabel = inflight[0]!.label;
@@ -240,13 +269,26 @@ test('resume reports an instance that failed while VS Code was closed, and keeps
   assert.ok(r.outcome === 'cancelled' && r.keptId);
   const id = r.keptId!;
   await flowSim.control.fault({ kind: 'instance_state', id, state: 'offline' });
-  await h.state.update(INFLIGHT_STATE_KEY, [...readInflight(h.state), { ...readInflight(h.state)[0]!, instanceId: 424242, label: 'destroyed-elsewhere-x1y2z3' }]);
+  await h.state.update(INFLIGHT_STATE_KEY, [
+    ...readInflight(h.state),
+    { ...readInflight(h.state)[0]!, instanceId: 424242, label: 'destroyed-elsewhere-x1y2z3' },
+  ]);
   const failed: string[] = [];
   const res = await resumeInflight(harness({ state: h.state }).ports, { onFailed: (_r, m) => failed.push(m) });
-  assert.deepEqual(res.map((x) => [x.instanceId, x.outcome]).sort(), [[424242, 'timeout'], [id, 'terminal']].sort());
+  assert.deepEqual(
+    res.map((x) => [x.instanceId, x.outcome]).sort(),
+    [
+      [424242, 'timeout'],
+      [id, 'terminal'],
+    ].sort(),
+  );
   assert.equal(failed.length, 1);
   assert.match(failed[0]!, /"offline".*Destroy it from the Instances view/);
-  assert.deepEqual(readInflight(h.state).map((r) => r.instanceId), [424242], 'still in flight: watched on the next start, adopted if it appears');
+  assert.deepEqual(
+    readInflight(h.state).map((r) => r.instanceId),
+    [424242],
+    'still in flight: watched on the next start, adopted if it appears',
+  );
 });
 
 test('a rental not shown running a day after it was sent is no longer watched: its records go, the others stay, and the log says so', async () => {
@@ -261,9 +303,18 @@ test('a rental not shown running a day after it was sent is no longer watched: i
     { ...base, instanceId: id + 1, label: 'sent-just-now', startedAt: Date.now() },
   ]);
   const res = await resumeInflight(h.ports, { only: [id], maxWaitMs: 60_000 });
-  assert.deepEqual(res.map((x) => x.outcome), ['timeout']);
-  assert.deepEqual(readInflight(h.state).map((x) => x.label), ['sent-just-now']);
-  assert.ok(h.log.lines.includes(`warn create: the rental "sent-a-day-ago" (instance ${id}) has not appeared in a day; no longer watching it`), h.log.lines.join('\n'));
+  assert.deepEqual(
+    res.map((x) => x.outcome),
+    ['timeout'],
+  );
+  assert.deepEqual(
+    readInflight(h.state).map((x) => x.label),
+    ['sent-just-now'],
+  );
+  assert.ok(
+    h.log.lines.includes(`warn create: the rental "sent-a-day-ago" (instance ${id}) has not appeared in a day; no longer watching it`),
+    h.log.lines.join('\n'),
+  );
 });
 
 test('the bid changed in the confirmation is the price sent, and the clock starts at the click on Rent', async () => {
@@ -297,7 +348,11 @@ test('a 429 on the create waits the creation penalty three times at most, then f
   assert.equal(r.outcome === 'running' && r.attempts, 1, 'a refused request is not an attempt');
   assert.deepEqual(h.clock.slept.slice(0, 3), [12_000, 12_000, 12_000], 'the penalty of the pacing table, each time');
   assert.equal(h.progress.filter((p) => /slow down; trying again in 12 s/.test(JSON.stringify(p))).length, 3);
-  assert.deepEqual(readInflight(h.state).filter((x) => x.instanceId === undefined), [], 'the refused sends left no id-less record');
+  assert.deepEqual(
+    readInflight(h.state).filter((x) => x.instanceId === undefined),
+    [],
+    'the refused sends left no id-less record',
+  );
   assert.equal(await puts(), 4);
 
   await flowSim.control.reset();
@@ -330,11 +385,14 @@ test('a 429 on the create that asks for a longer wait (Retry-After) is waited ou
   assert.equal(r.outcome, 'running', JSON.stringify(r));
   assert.deepEqual(h.clock.slept.slice(0, 2), [30_000, 12_000], 'the longer of Retry-After and the penalty, each time');
   assert.equal(h.progress.filter((p) => /slow down; trying again in 30 s/.test(JSON.stringify(p))).length, 1);
-  assert.ok(h.log.lines.some((l) => /refused as too frequent \(429\); sending it again in 30 s/.test(l)), h.log.lines.join('\n'));
+  assert.ok(
+    h.log.lines.some((l) => /refused as too frequent \(429\); sending it again in 30 s/.test(l)),
+    h.log.lines.join('\n'),
+  );
   assert.equal(await puts(), 3);
 });
 
-test('the idle guard travels in the request: its watchdog in env beside the template\'s own, the offer\'s GPU count on its launch line', async () => {
+test("the idle guard travels in the request: its watchdog in env beside the template's own, the offer's GPU count on its launch line", async () => {
   // A CPU-only machine: the watchdog must not expect nvidia-smi there.
   const cpu = flowSim.sim.state.offers.filter((o) => template.offer!.gpuNames!.includes(o.gpu_name));
   const before = cpu.map((o) => o.num_gpus);
@@ -346,7 +404,7 @@ test('the idle guard travels in the request: its watchdog in env beside the temp
     assert.equal(r.outcome, 'running', JSON.stringify(r));
     if (r.outcome !== 'running') return;
     const inst = flowSim.sim.state.instances.get(r.instance.id)!;
-    assert.equal(inst.env.FOO, 'bar', 'the template\'s env is kept');
+    assert.equal(inst.env.FOO, 'bar', "the template's env is kept");
     assert.ok(/^[A-Za-z0-9+/=]{500,}$/.test(inst.env.GPU_GUARD_SCRIPT ?? ''), 'the packed watchdog');
     assert.match(inst.onstart ?? '', /GPU_GUARD_GPUS='0' nohup sh /);
     assert.ok(inst.onstart!.endsWith('echo hi\n'));

@@ -79,20 +79,36 @@ test('scripted (confirm: false): the next offer is rented without a prompt', asy
 
 test('a template guard that cannot be set up (an API URL the guard cannot use): nothing is rented, the reason is said', async () => {
   const h = harness();
-  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: true, apiUrl: 'not a url' } });
+  const res = await runCreateFlow(h.ports, {
+    template,
+    templatePath: '.gpu/t.json',
+    confirm: false,
+    guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: true, apiUrl: 'not a url' },
+  });
   assert.equal(res.outcome, 'failed', JSON.stringify(res));
   assert.match(res.outcome === 'failed' ? res.message : '', /^Nothing was rented\. The API base URL "not a url" is not a valid URL/);
   assert.equal(res.attempts, 1);
-  assert.ok(h.log.lines.some((l) => /^warn create: The API base URL/.test(l)), h.log.lines.join('\n'));
+  assert.ok(
+    h.log.lines.some((l) => /^warn create: The API base URL/.test(l)),
+    h.log.lines.join('\n'),
+  );
   assert.equal(await puts(), 0);
   assert.deepEqual(readInflight(h.state), []);
 });
 
 test('a default guard (from the settings) that cannot be set up is left out with a warning, and the machine is rented', async () => {
   const h = harness();
-  const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false, guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: false, apiUrl: 'not a url' } });
+  const res = await runCreateFlow(h.ports, {
+    template,
+    templatePath: '.gpu/t.json',
+    confirm: false,
+    guard: { plan: resolveGuardPlan({ idleMinutes: 30 })!, explicit: false, apiUrl: 'not a url' },
+  });
   assert.equal(res.outcome, 'running', JSON.stringify(res));
-  assert.ok(h.log.lines.some((l) => l.startsWith('warn create: the default idle guard is left out of this instance: The API base URL')), h.log.lines.join('\n'));
+  assert.ok(
+    h.log.lines.some((l) => l.startsWith('warn create: the default idle guard is left out of this instance: The API base URL')),
+    h.log.lines.join('\n'),
+  );
 });
 
 test('the attempts are bounded: 3 by default, at least 1 when asked for 0; fewer matches than attempts end the loop', async () => {
@@ -164,7 +180,14 @@ test("the input's onstart is sent over the template's; the template's when the i
 function storeHarness(o: Parameters<typeof harness>[0] = {}) {
   const h = harness(o);
   const calls: string[] = [];
-  h.ports = { ...h.ports, instances: { upsert: (i) => void calls.push(`upsert ${i.id} ${i.state ?? ''}`), watch: (id) => void calls.push(`watch ${id}`), remove: (id) => void calls.push(`remove ${id}`) } };
+  h.ports = {
+    ...h.ports,
+    instances: {
+      upsert: (i) => void calls.push(`upsert ${i.id} ${i.state ?? ''}`),
+      watch: (id) => void calls.push(`watch ${id}`),
+      remove: (id) => void calls.push(`remove ${id}`),
+    },
+  };
   return { h, calls };
 }
 
@@ -201,8 +224,14 @@ test('reads that keep failing: the instance is handed to the Instances view (kep
   assert.ok(id > 0);
   assert.equal(res.outcome === 'kept' ? res.attempts : 0, 1);
   assert.match(res.outcome === 'kept' ? res.message : '', new RegExp(`^Instance ${id} \\(\\d+× [^,]+, \\$[\\d.]+/h\\) is rented and billing`));
-  assert.deepEqual(readInflight(h.state).map((r) => r.instanceId), [id]);
-  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: reading instance ${id} kept failing`)), h.log.lines.join('\n'));
+  assert.deepEqual(
+    readInflight(h.state).map((r) => r.instanceId),
+    [id],
+  );
+  assert.ok(
+    h.log.lines.some((l) => l.startsWith(`warn create: reading instance ${id} kept failing`)),
+    h.log.lines.join('\n'),
+  );
   assert.equal(await puts(), 1);
 });
 
@@ -213,12 +242,23 @@ test('a timeout answered "keep": cancelled, kept and tracked, named with its pri
   const id = res.outcome === 'cancelled' ? res.keptId! : 0;
   assert.ok(id > 0 && (res.outcome !== 'cancelled' || res.destroyedId === undefined), JSON.stringify(res));
   assert.match(res.outcome === 'cancelled' ? res.message : '', new RegExp(`^Instance ${id} \\(\\d+× [^,]+, \\$[\\d.]+/h\\) is kept and still billing`));
-  assert.ok(keep.log.lines.some((l) => l === `info create: keeping instance ${id} (timeout); it stays tracked and its SSH entry is written when it comes up`), keep.log.lines.join('\n'));
-  assert.deepEqual(readInflight(keep.state).map((r) => r.instanceId), [id]);
+  assert.ok(
+    keep.log.lines.some((l) => l === `info create: keeping instance ${id} (timeout); it stays tracked and its SSH entry is written when it comes up`),
+    keep.log.lines.join('\n'),
+  );
+  assert.deepEqual(
+    readInflight(keep.state).map((r) => r.instanceId),
+    [id],
+  );
 
   const broken = harness({
     prompts: { keepOrDestroy: async () => 'destroy' },
-    wrap: (api) => ({ ...api, destroyInstance: async () => { throw errorFromResponse('DELETE', '/api/v0/instances/1/', 500, '{}'); } }),
+    wrap: (api) => ({
+      ...api,
+      destroyInstance: async () => {
+        throw errorFromResponse('DELETE', '/api/v0/instances/1/', 500, '{}');
+      },
+    }),
   });
   const res2 = await runCreateFlow(broken.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxWaitMs: 1 });
   assert.equal(res2.outcome, 'failed', JSON.stringify(res2));
@@ -232,10 +272,16 @@ test('a rental the list never shows: interactive without the question, it stops 
   const res = await run(h, true);
   assert.equal(res.outcome, 'unknown', JSON.stringify(res));
   const id = res.outcome === 'unknown' ? res.instanceId! : 0;
-  assert.match(res.outcome === 'unknown' ? res.message : '', new RegExp(`^Instance ${id} \\(".+", \\$[\\d.]+/h\\) was sent, but the instance list has not shown it yet`));
+  assert.match(
+    res.outcome === 'unknown' ? res.message : '',
+    new RegExp(`^Instance ${id} \\(".+", \\$[\\d.]+/h\\) was sent, but the instance list has not shown it yet`),
+  );
   const [rec] = readInflight(h.state);
   assert.ok(rec && rec.instanceId === id && rec.late !== undefined, JSON.stringify(readInflight(h.state)));
-  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: instance ${id} has not been shown by the list; nothing else is rented unasked`)), h.log.lines.join('\n'));
+  assert.ok(
+    h.log.lines.some((l) => l.startsWith(`warn create: instance ${id} has not been shown by the list; nothing else is rented unasked`)),
+    h.log.lines.join('\n'),
+  );
 
   await flowSim.control.reset();
   await flowSim.control.fault({ kind: 'hidden', seconds: 100_000, count: 1 });
@@ -270,12 +316,22 @@ test('an error of the guard setup that is not a setup refusal is not passed off 
 
 test('an SSH entry that cannot be written: running all the same, the reason said, its record gone', async () => {
   const h = harness();
-  h.ports = { ...h.ports, ssh: { writeEntry: async () => { throw new Error('config locked'); } } };
+  h.ports = {
+    ...h.ports,
+    ssh: {
+      writeEntry: async () => {
+        throw new Error('config locked');
+      },
+    },
+  };
   const res = await run(h, false);
   assert.equal(res.outcome, 'running', JSON.stringify(res));
   assert.ok(res.outcome === 'running' && res.alias === undefined);
-  assert.match(res.outcome === 'running' ? res.sshError ?? '' : '', /^The instance is running, but its SSH entry could not be written \(config locked\)\./);
-  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: writing the SSH entry for ${res.outcome === 'running' ? res.instance.id : 0} failed: `)), h.log.lines.join('\n'));
+  assert.match(res.outcome === 'running' ? (res.sshError ?? '') : '', /^The instance is running, but its SSH entry could not be written \(config locked\)\./);
+  assert.ok(
+    h.log.lines.some((l) => l.startsWith(`warn create: writing the SSH entry for ${res.outcome === 'running' ? res.instance.id : 0} failed: `)),
+    h.log.lines.join('\n'),
+  );
   assert.deepEqual(readInflight(h.state), []);
   assert.equal(h.progress.at(-1)?.message, `Instance ${res.outcome === 'running' ? res.instance.id : 0} is running.`);
 });
@@ -304,7 +360,10 @@ test('a machine shown, then destroyed elsewhere: the question says when it was l
   assert.equal(first.lastSeenAgoMs, 72_000);
   assert.equal(fates[1]!.lastSeenAgoMs, 142_000);
   assert.match(res.outcome === 'unknown' ? res.message : '', /was last seen \d+ (s|min) ago and the instance list no longer shows it/);
-  assert.ok(h.log.lines.some((l) => l.startsWith(`warn create: instance ${first.instanceId} was shown before and the list no longer shows it`)), h.log.lines.join('\n'));
+  assert.ok(
+    h.log.lines.some((l) => l.startsWith(`warn create: instance ${first.instanceId} was shown before and the list no longer shows it`)),
+    h.log.lines.join('\n'),
+  );
   assert.equal(await puts(), 1);
 });
 
@@ -347,7 +406,10 @@ test('progress counts the attempt from 1 and the elapsed time from the latest ye
   const res = await run(h, true);
   assert.equal(res.outcome, 'running', JSON.stringify(res));
   assert.equal(n, 2);
-  assert.ok(h.progress.every((p) => p.attempt >= 1 && p.maxAttempts === 3), JSON.stringify(h.progress.map((p) => [p.attempt, p.maxAttempts])));
+  assert.ok(
+    h.progress.every((p) => p.attempt >= 1 && p.maxAttempts === 3),
+    JSON.stringify(h.progress.map((p) => [p.attempt, p.maxAttempts])),
+  );
   assert.equal(h.progress[0]!.attempt, 1, 'searching counts as the first attempt');
   const renting = h.progress.filter((p) => p.stage === 'renting');
   assert.equal(renting.at(-1)!.attempt, 2);
@@ -363,7 +425,13 @@ function firstAnswered(status: number, o: Parameters<typeof harness>[0] = {}) {
       ...api,
       createInstance: async (offerId, req, opts) => {
         asked.push(offerId);
-        if (asked.length === 1) throw errorFromResponse('PUT', `/api/v0/asks/${offerId}/`, status, JSON.stringify({ success: false, error: status === 429 ? 'rate_limit_exceeded' : 'server_error', msg: 'x' }));
+        if (asked.length === 1)
+          throw errorFromResponse(
+            'PUT',
+            `/api/v0/asks/${offerId}/`,
+            status,
+            JSON.stringify({ success: false, error: status === 429 ? 'rate_limit_exceeded' : 'server_error', msg: 'x' }),
+          );
         return api.createInstance(offerId, req, opts);
       },
     }),
@@ -391,7 +459,10 @@ test('an unclear create answer and an unseen rental, "rent again" chosen: the sa
   const res1 = await runCreateFlow(last.h.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxAttempts: 1 });
   assert.equal(res1.outcome, 'failed', JSON.stringify(res1));
   assert.equal(last.asked.length, 1);
-  assert.equal(res1.outcome === 'failed' ? res1.message : '', `The service gave no clear answer when renting offer ${last.asked[0]}, and the instance list did not show the instance. No instance could be started after 1 attempt(s). Try again later, or loosen the template's offer requirements.`);
+  assert.equal(
+    res1.outcome === 'failed' ? res1.message : '',
+    `The service gave no clear answer when renting offer ${last.asked[0]}, and the instance list did not show the instance. No instance could be started after 1 attempt(s). Try again later, or loosen the template's offer requirements.`,
+  );
 });
 
 test("progress while it starts: the service's loading message as one line with secrets masked, none when it has none", async () => {
@@ -411,8 +482,14 @@ test("progress while it starts: the service's loading message as one line with s
   const loading = [...new Set(h.progress.filter((p) => p.stage === 'loading').map((p) => p.message))];
   assert.deepEqual(loading, [`Instance ${id}: loading image…`, `Instance ${id}: loading image… Pulling ***`]);
   assert.ok(h.progress.some((p) => p.stage === 'running' && p.message === `Instance ${id} is running; waiting for SSH details…`));
-  assert.ok(h.progress.some((p) => p.stage === 'provisioning' && p.message === `Instance ${id}: provisioning…`), JSON.stringify(h.progress));
-  assert.ok(h.progress.filter((p) => p.stage === 'renting').every((p) => !p.message.includes('(bid')), 'no bid: none named');
+  assert.ok(
+    h.progress.some((p) => p.stage === 'provisioning' && p.message === `Instance ${id}: provisioning…`),
+    JSON.stringify(h.progress),
+  );
+  assert.ok(
+    h.progress.filter((p) => p.stage === 'renting').every((p) => !p.message.includes('(bid')),
+    'no bid: none named',
+  );
 });
 
 test('"rent again" for an unseen rental with no attempt left: the reason is that rental, named', async () => {
@@ -420,7 +497,10 @@ test('"rent again" for an unseen rental with no attempt left: the reason is that
   const h = harness({ prompts: { notFound: async () => 'rent-again' } });
   const res = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: true, maxAttempts: 1 });
   assert.equal(res.outcome, 'failed', JSON.stringify(res));
-  assert.match(res.outcome === 'failed' ? res.message : '', /^Instance \d+ \(".+", \$[\d.]+\/h\) was sent, but the instance list has not shown it yet\. It may still appear .*\. No instance could be started after 1 attempt\(s\)/);
+  assert.match(
+    res.outcome === 'failed' ? res.message : '',
+    /^Instance \d+ \(".+", \$[\d.]+\/h\) was sent, but the instance list has not shown it yet\. It may still appear .*\. No instance could be started after 1 attempt\(s\)/,
+  );
 });
 
 test('a boot that fails: the question knows no next match when no attempt is left; its progress is shown; the next refused: its log stays in the result', async () => {
@@ -438,7 +518,10 @@ test('a boot that fails: the question knows no next match when no attempt is lef
   assert.equal(res.outcome, 'failed', JSON.stringify(res));
   assert.equal(asked.length, 1);
   assert.ok(!('next' in asked[0]!), 'no attempt left: no next match offered');
-  assert.ok(last.progress.some((p) => p.stage === 'provisioning' && /became "exited" while starting.*Waiting for your decision/.test(p.message)), JSON.stringify(last.progress));
+  assert.ok(
+    last.progress.some((p) => p.stage === 'provisioning' && /became "exited" while starting.*Waiting for your decision/.test(p.message)),
+    JSON.stringify(last.progress),
+  );
 
   await flowSim.control.reset();
   let creates = 0;

@@ -14,7 +14,8 @@ import { memoryLog } from './flowHarness';
 
 const offer = { id: 77, machine_id: 5, gpu_name: 'RTX 4090', num_gpus: 1, dph_total: 0.4 } as Offer;
 const next = { id: 78, machine_id: 6, gpu_name: 'RTX 4090', num_gpus: 1, dph_total: 0.45 } as Offer;
-const failed = (o: Partial<Instance> = {}): Instance => ({ id: 9, actual_status: 'exited', state: 'exited', status_msg: 'OOM', storage_cost: 0.02, dph_total: 0.4, ...o }) as Instance;
+const failed = (o: Partial<Instance> = {}): Instance =>
+  ({ id: 9, actual_status: 'exited', state: 'exited', status_msg: 'OOM', storage_cost: 0.02, dph_total: 0.4, ...o }) as Instance;
 
 interface Fake {
   run: FailedBootRun;
@@ -28,7 +29,16 @@ interface Fake {
 }
 
 /** A failed-boot run over fake ports: the user answers `answer` (no question: undefined), the log request and the destroy fail as told. */
-async function fake(o: { answer?: FailedBootAnswer | 'none' | 'escape'; confirm?: boolean; signal?: AbortSignal; logsFail?: boolean; destroyFails?: boolean; noStore?: boolean } = {}): Promise<Fake> {
+async function fake(
+  o: {
+    answer?: FailedBootAnswer | 'none' | 'escape';
+    confirm?: boolean;
+    signal?: AbortSignal;
+    logsFail?: boolean;
+    destroyFails?: boolean;
+    noStore?: boolean;
+  } = {},
+): Promise<Fake> {
   const state = new MemoryState();
   await putInflight(state, { instanceId: 9, label: 'box-1', templatePath: 't.json', ssh: { remoteFolder: '/w' }, targetState: 'running', startedAt: 0 });
   const log = memoryLog();
@@ -49,7 +59,15 @@ async function fake(o: { answer?: FailedBootAnswer | 'none' | 'escape'; confirm?
   const prompts = answer === 'none' ? {} : { failedBoot: async (q: FailedBootInfo) => (f.asked.push(q), answer === 'escape' ? undefined : answer) };
   const instances = o.noStore ? {} : { instances: { upsert: () => undefined, watch: () => undefined, remove: (id: number) => void f.removed.push(id) } };
   const ports = { api, log, state, prompts, ...instances } as unknown as CreateFlowPorts;
-  const run: FailedBootRun = { ports, confirm: o.confirm ?? true, ...(o.signal ? { signal: o.signal } : {}), secrets: ['s3cr3t-token'], attempts: 2, failedLogs, progress: (m) => void f.progress.push(m) };
+  const run: FailedBootRun = {
+    ports,
+    confirm: o.confirm ?? true,
+    ...(o.signal ? { signal: o.signal } : {}),
+    secrets: ['s3cr3t-token'],
+    attempts: 2,
+    failedLogs,
+    progress: (m) => void f.progress.push(m),
+  };
   return { ...f, run };
 }
 
@@ -85,10 +103,16 @@ test('the question names the instance, its label, its status and message, what k
   assert.equal(r.attempts, 2);
   assert.deepEqual(r.bootFailed, { instanceId: 9, status: 'exited', statusMsg: 'OOM ***' });
   assert.deepEqual(r.logs, [{ instanceId: 9, status: 'exited', resultUrl: 'https://logs.example/9.txt' }]);
-  assert.equal(r.message, 'Instance 9 on offer 77 became "exited" while starting (OOM ***). Instance 9 (1× RTX 4090, $0.400/h) is kept and still billing $0.020/h; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Instance Logs). Destroy it there when you no longer need it.');
+  assert.equal(
+    r.message,
+    'Instance 9 on offer 77 became "exited" while starting (OOM ***). Instance 9 (1× RTX 4090, $0.400/h) is kept and still billing $0.020/h; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Instance Logs). Destroy it there when you no longer need it.',
+  );
   assert.deepEqual(readInflight(f.state), [], 'settled: the Instances view tracks it');
   assert.deepEqual(f.destroyed, []);
-  assert.ok(f.log.lines.includes('warn create: Instance 9 on offer 77 became "exited" while starting (OOM ***). Asking what to do with it.'), f.log.lines.join('\n'));
+  assert.ok(
+    f.log.lines.includes('warn create: Instance 9 on offer 77 became "exited" while starting (OOM ***). Asking what to do with it.'),
+    f.log.lines.join('\n'),
+  );
   assert.ok(f.log.lines.includes('info create: keeping failed instance 9 as asked; nothing else is rented'), f.log.lines.join('\n'));
   assert.deepEqual(f.progress, ['Instance 9 on offer 77 became "exited" while starting (OOM ***). Waiting for your decision…']);
 });
@@ -102,7 +126,10 @@ test('nobody to ask (a script, a host without the question, a cancel): kept, not
     assert.deepEqual(step.result.bootFailed, { instanceId: 9, status: 'offline' });
     assert.match(step.result.message, /^Instance 9 on offer 77 became "offline" while starting\. Instance 9 /);
     assert.deepEqual(f.destroyed, []);
-    assert.ok(f.log.lines.includes('warn create: Instance 9 on offer 77 became "offline" while starting. Keeping it (nobody to ask): nothing is destroyed or rented.'), f.log.lines.join('\n'));
+    assert.ok(
+      f.log.lines.includes('warn create: Instance 9 on offer 77 became "offline" while starting. Keeping it (nobody to ask): nothing is destroyed or rented.'),
+      f.log.lines.join('\n'),
+    );
     assert.ok(f.log.lines.includes('info create: keeping failed instance 9 as nobody was asked; nothing else is rented'), f.log.lines.join('\n'));
     assert.deepEqual(f.progress, ['Instance 9 on offer 77 became "offline" while starting. It is kept.']);
   }
@@ -118,7 +145,10 @@ test('a log request that fails is logged and the step goes on: no log in the res
   const step = await failedBoot(f.run, failed(), offer, 'box-1', next);
   assert.ok('result' in step && step.result.outcome === 'failed');
   assert.ok(!('logs' in step.result), JSON.stringify(step.result));
-  assert.ok(f.log.lines.some((l) => l.startsWith('debug create: requesting the log of failed instance 9 failed: ')), f.log.lines.join('\n'));
+  assert.ok(
+    f.log.lines.some((l) => l.startsWith('debug create: requesting the log of failed instance 9 failed: ')),
+    f.log.lines.join('\n'),
+  );
 });
 
 test('"destroy and rent the next" with no next match left keeps it: nothing is destroyed', async () => {
@@ -138,7 +168,10 @@ test('destroy: destroyed, out of the store, its record and SSH options forgotten
   assert.equal(step.result.attempts, 2);
   assert.deepEqual(step.result.bootFailed, { instanceId: 9, status: 'exited', statusMsg: 'OOM' });
   assert.equal(step.result.logs?.length, 1);
-  assert.equal(step.result.message, 'Instance 9 on offer 77 became "exited" while starting (OOM). It was destroyed as you chose; billing for it has stopped. Nothing else was rented.');
+  assert.equal(
+    step.result.message,
+    'Instance 9 on offer 77 became "exited" while starting (OOM). It was destroyed as you chose; billing for it has stopped. Nothing else was rented.',
+  );
   assert.deepEqual([f.destroyed, f.removed], [[9], [9]]);
   assert.deepEqual(readInflight(f.state), []);
   assert.deepEqual(f.state.get(SSH_OPTIONS_STATE_KEY), { '10': { remoteFolder: '/x' } });
@@ -162,7 +195,10 @@ test('a destroy that fails: kept and named, still billing, nothing else rented (
     assert.equal(step.result.attempts, 2);
     assert.deepEqual(step.result.bootFailed, { instanceId: 9, status: 'exited', statusMsg: 'OOM' });
     assert.equal(step.result.logs?.length, 1);
-    assert.equal(step.result.message, 'Instance 9 on offer 77 became "exited" while starting (OOM). It could not be destroyed and is still billing $0.020/h. Nothing else was rented. Destroy it from the Instances view.');
+    assert.equal(
+      step.result.message,
+      'Instance 9 on offer 77 became "exited" while starting (OOM). It could not be destroyed and is still billing $0.020/h. Nothing else was rented. Destroy it from the Instances view.',
+    );
     assert.deepEqual(f.removed, []);
     assert.equal(readInflight(f.state).length, 1, 'still in flight: nothing settled it');
     assert.ok(f.log.lines.some((l) => l.startsWith('error create: destroying instance 9 failed: ')));
@@ -175,7 +211,13 @@ test('the log is asked for with its last 1000 lines, under the signal of the run
   const signal = new AbortController().signal;
   const g = await fake({ signal });
   await failedBoot(g.run, failed(), offer, 'box-1', next);
-  assert.deepEqual([...f.logRequests, ...g.logRequests], [[9, { tail: 1000 }, undefined], [9, { tail: 1000 }, { signal }]]);
+  assert.deepEqual(
+    [...f.logRequests, ...g.logRequests],
+    [
+      [9, { tail: 1000 }, undefined],
+      [9, { tail: 1000 }, { signal }],
+    ],
+  );
 });
 
 test('a host without an instance store: the destroy still succeeds', async () => {

@@ -52,7 +52,12 @@ export function simClock(): Clock & { slept: number[] } {
  * simulator). More than `max` sleeps fail: a wait that never ends. From sleep number `hangAfter`
  * on, a sleep never returns (the window reloaded under the flow), after calling `onHang`.
  */
-export function virtualClock(o: { max: number; advance?: (ms: number) => Promise<void>; hangAfter?: number | null; onHang?: () => void }): Clock & { slept: number[] } {
+export function virtualClock(o: {
+  max: number;
+  advance?: (ms: number) => Promise<void>;
+  hangAfter?: number | null;
+  onHang?: () => void;
+}): Clock & { slept: number[] } {
   let t = 0;
   const slept: number[] = [];
   return {
@@ -106,7 +111,14 @@ export function harness(o: HarnessOptions = {}): Harness {
   const log = memoryLog();
   const raw = o.client
     ? o.client(log)
-    : createApiClient({ baseUrl: flowSim.sim.url, credentials: { token: () => 'sim-api-key' }, log, timeoutMs: o.timeoutMs ?? 5000, retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 }, pacing: 'off' });
+    : createApiClient({
+        baseUrl: flowSim.sim.url,
+        credentials: { token: () => 'sim-api-key' },
+        log,
+        timeoutMs: o.timeoutMs ?? 5000,
+        retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 },
+        pacing: 'off',
+      });
   const api = o.wrap ? o.wrap(raw) : raw;
   const state = o.state ?? new MemoryState();
   const asked = recordedPrompts<FlowPrompts>({
@@ -155,4 +167,3 @@ export async function simInstances(): Promise<Instance[]> {
 export async function puts(): Promise<number> {
   return (await flowSim.control.requests()).filter((r) => r.method === 'PUT' && r.path.includes('/asks/')).length;
 }
-

@@ -18,10 +18,26 @@ const REGRESSIONS: Array<{ name: string; script: Partial<FuzzScript>; outcome?: 
     name: 'review 3: shown once, then a lagging replica leaves it out of the list: nothing else is rented, it is found again',
     script: { visibility: [true, ...Array<boolean>(12).fill(false)] },
   },
-  { name: 'review 3: created, answered 200 {"success":false,"error":"rate_limit_exceeded"}: not sent again', script: { creates: [{ kind: 'unproven', acted: true, answer: '2xx:rate_limit_exceeded' }] }, outcome: 'running' },
-  { name: 'created, answered 200 {"success":false,"error":"no_such_ask"}: the next offer is not rented', script: { creates: [{ kind: 'unproven', acted: true, answer: '2xx:no_such_ask' }] }, outcome: 'running' },
-  { name: 'created, answered 500 with an error body: found through the list, not dropped', script: { creates: [{ kind: 'unproven', acted: true, answer: '5xx' }] }, outcome: 'running' },
-  { name: 'created, answered an unlisted 400: found through the list, not dropped', script: { creates: [{ kind: 'unproven', acted: true, answer: 'unlisted-4xx' }] }, outcome: 'running' },
+  {
+    name: 'review 3: created, answered 200 {"success":false,"error":"rate_limit_exceeded"}: not sent again',
+    script: { creates: [{ kind: 'unproven', acted: true, answer: '2xx:rate_limit_exceeded' }] },
+    outcome: 'running',
+  },
+  {
+    name: 'created, answered 200 {"success":false,"error":"no_such_ask"}: the next offer is not rented',
+    script: { creates: [{ kind: 'unproven', acted: true, answer: '2xx:no_such_ask' }] },
+    outcome: 'running',
+  },
+  {
+    name: 'created, answered 500 with an error body: found through the list, not dropped',
+    script: { creates: [{ kind: 'unproven', acted: true, answer: '5xx' }] },
+    outcome: 'running',
+  },
+  {
+    name: 'created, answered an unlisted 400: found through the list, not dropped',
+    script: { creates: [{ kind: 'unproven', acted: true, answer: 'unlisted-4xx' }] },
+    outcome: 'running',
+  },
   {
     name: 'fuzz seed 3301: the create answer lost, a key echoed back by a 2xx refusal on the next read: no key in the log',
     script: { creates: [{ kind: 'unproven', acted: true, answer: 'timeout' }], reads: ['2xx-refusal'], bootReads: 0, echoKeys: true },

@@ -21,8 +21,16 @@ const iak = (id: number) => `fz-iak-${id.toString(36)}-e1d2c3b4a5`;
 // ---------------------------------------------------------------- the script
 
 /** A create answer that proves nothing, as the service may send it whether it acted or not. */
-const UNPROVEN = ['timeout', 'reset', 'malformed', '5xx', '5xx-bare', 'unlisted-4xx', ...['rate_limit_exceeded', ...new Set(PROVEN_REFUSALS.flatMap((r) => (r.code ? [r.code] : [])))].map((c) => `2xx:${c}`)] as const;
-const REFUSALS = PROVEN_REFUSALS.filter((r): r is (typeof r & { status: number }) => r.status !== 'not-sent');
+const UNPROVEN = [
+  'timeout',
+  'reset',
+  'malformed',
+  '5xx',
+  '5xx-bare',
+  'unlisted-4xx',
+  ...['rate_limit_exceeded', ...new Set(PROVEN_REFUSALS.flatMap((r) => (r.code ? [r.code] : [])))].map((c) => `2xx:${c}`),
+] as const;
+const REFUSALS = PROVEN_REFUSALS.filter((r): r is typeof r & { status: number } => r.status !== 'not-sent');
 
 export type CreateAnswer = { kind: 'ok' } | { kind: 'refusal'; row: number } | { kind: 'unproven'; acted: boolean; answer: string };
 export type ReadFault = 'ok' | '429' | '500' | '503-bare' | 'timeout' | 'reset' | 'malformed' | '2xx-refusal';
@@ -128,7 +136,15 @@ class Timeout extends Error {
   }
 }
 
-const OFFERS = [11, 12, 13, 14].map((id, i) => ({ id, machine_id: 900 + id, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.3 + i / 10, verified: true, rentable: true }));
+const OFFERS = [11, 12, 13, 14].map((id, i) => ({
+  id,
+  machine_id: 900 + id,
+  num_gpus: 1,
+  gpu_name: 'RTX 4090',
+  dph_total: 0.3 + i / 10,
+  verified: true,
+  rentable: true,
+}));
 
 export class ScriptedService implements Transport {
   /** Machines this click created. */
@@ -149,8 +165,10 @@ export class ScriptedService implements Transport {
     const path = req.path.split('?')[0]!;
     if (req.method === 'POST' && path === '/api/v0/bundles/') return json(200, { offers: OFFERS });
     let m: RegExpExecArray | null;
-    if (req.method === 'PUT' && (m = /^\/api\/v0\/asks\/(\d+)\/$/.exec(path))) return this.create(Number(m[1]), JSON.parse(req.body ?? '{}') as { label?: string });
-    if (req.method === 'PUT' && /^\/api\/v0\/instances\/request_logs\/\d+\/$/.test(path)) return json(200, { success: true, result_url: 'https://logs.invalid/x' });
+    if (req.method === 'PUT' && (m = /^\/api\/v0\/asks\/(\d+)\/$/.exec(path)))
+      return this.create(Number(m[1]), JSON.parse(req.body ?? '{}') as { label?: string });
+    if (req.method === 'PUT' && /^\/api\/v0\/instances\/request_logs\/\d+\/$/.test(path))
+      return json(200, { success: true, result_url: 'https://logs.invalid/x' });
     if (req.method === 'DELETE' && (m = /^\/api\/v0\/instances\/(\d+)\/$/.exec(path))) return this.destroy(Number(m[1]));
     if (req.method === 'GET' && (m = /^\/api\/v0\/instances\/(\d+)\/$/.exec(path))) return this.read(() => this.show(Number(m![1])));
     if (req.method === 'GET' && path === '/api/v1/instances/') return this.read(() => this.list(req.path));
@@ -172,7 +190,14 @@ export class ScriptedService implements Transport {
     if (!OFFERS.some((o) => o.id === offerId)) return json(404, { success: false, error: 'no_such_ask', msg: 'unknown offer' });
     if (a.kind === 'refusal') {
       const r = REFUSALS[a.row]!;
-      return json(r.status, r.code ? { success: false, error: r.code, msg: `refused${this.echo()}` } : r.status === 429 ? { detail: 'API requests too frequent' } : { success: false, msg: `refused${this.echo()}` });
+      return json(
+        r.status,
+        r.code
+          ? { success: false, error: r.code, msg: `refused${this.echo()}` }
+          : r.status === 429
+            ? { detail: 'API requests too frequent' }
+            : { success: false, msg: `refused${this.echo()}` },
+      );
     }
     let id: number | undefined;
     if (a.kind === 'ok' || a.acted) {
@@ -237,7 +262,18 @@ export class ScriptedService implements Transport {
     const st = m.reads <= this.s.bootReads ? 'loading' : this.s.final;
     if (st === 'exited') m.terminalShown = true;
     const ssh = st === 'running' ? { ssh_host: '10.9.8.7', ssh_port: 20000 + (m.id % 1000) } : {};
-    return { id: m.id, label: m.label, actual_status: st, intended_status: 'running', cur_state: st === 'running' ? 'running' : 'stopped', num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.3, jupyter_token: JUPYTER, ...ssh };
+    return {
+      id: m.id,
+      label: m.label,
+      actual_status: st,
+      intended_status: 'running',
+      cur_state: st === 'running' ? 'running' : 'stopped',
+      num_gpus: 1,
+      gpu_name: 'RTX 4090',
+      dph_total: 0.3,
+      jupyter_token: JUPYTER,
+      ...ssh,
+    };
   }
 
   private show(id: number): TransportResponse {
@@ -293,8 +329,25 @@ export interface FuzzRun {
 export async function runScript(s: FuzzScript): Promise<FuzzRun> {
   const service = new ScriptedService(s);
   const client = (log: Parameters<typeof createApiClient>[0]['log']) =>
-    createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: { token: () => API_KEY }, log, timeoutMs: 1000, retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 }, pacing: 'off', transport: service });
-  const run: FuzzRun = { script: s, service, result: undefined, flow: undefined as unknown as Harness, watcher: undefined, rentAgain: 0, destroyAgreed: [], failedBootsAsked: [] };
+    createApiClient({
+      baseUrl: 'http://127.0.0.1:9',
+      credentials: { token: () => API_KEY },
+      log,
+      timeoutMs: 1000,
+      retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 },
+      pacing: 'off',
+      transport: service,
+    });
+  const run: FuzzRun = {
+    script: s,
+    service,
+    result: undefined,
+    flow: undefined as unknown as Harness,
+    watcher: undefined,
+    rentAgain: 0,
+    destroyAgreed: [],
+    failedBootsAsked: [],
+  };
   let bootAnswered = 0;
   let answered = 0;
   let restarted!: () => void;
@@ -367,6 +420,8 @@ export function checkRun(run: FuzzRun): void {
   // A script is never asked, and a failed boot it meets is kept and named by the result.
   if (!run.script.interactive) assert.deepEqual(run.failedBootsAsked, [], `a script was asked about a failed boot; ${what}`);
   // No key in any log line, progress message or result message.
-  const text = [...stores.flatMap((h) => [...h.log.lines, ...h.progress.map((p) => p.message)]), result && 'message' in result ? result.message : ''].join('\n');
+  const text = [...stores.flatMap((h) => [...h.log.lines, ...h.progress.map((p) => p.message)]), result && 'message' in result ? result.message : ''].join(
+    '\n',
+  );
   for (const key of [API_KEY, JUPYTER, ...service.delivered]) assert.ok(!text.includes(key), `a key (${key.slice(0, 10)}…) reached the log or a message`);
 }

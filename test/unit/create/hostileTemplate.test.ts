@@ -20,7 +20,8 @@ async function load(text: string): Promise<LoadedTemplate> {
   return r;
 }
 
-const tpl = (instance: Record<string, unknown>, extra: Record<string, unknown> = {}) => JSON.stringify({ name: 't', instance: { image: 'i', ...instance }, ...extra });
+const tpl = (instance: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ name: 't', instance: { image: 'i', ...instance }, ...extra });
 
 test('a control character in an env key (written, or via ${env:…}) is a problem on that key, not an exception', async () => {
   for (const key of ['A\u0001B', 'TAB\tKEY', '${env:CTRL}', '${env:NL}', 'ok\u007f']) {
@@ -34,7 +35,10 @@ test('a control character in an env key (written, or via ${env:…}) is a proble
 });
 
 test('nesting 100,000 deep is a syntax problem (too deep), not a RangeError; 50 levels are fine', async () => {
-  for (const [open, close] of [['[', ']'], ['{"a":', '}']] as const) {
+  for (const [open, close] of [
+    ['[', ']'],
+    ['{"a":', '}'],
+  ] as const) {
     const r = await load(`{"name":"t","instance":{"image":"i"},"x":${open.repeat(100_000)}${close.repeat(100_000)}}`);
     assert.equal(r.template, undefined);
     assert.match(r.problems[0]!.message, /nested too deeply/i);
@@ -52,7 +56,10 @@ test('__proto__, constructor and prototype keys are reported as unknown properti
   for (const p of r.problems.filter((x) => /__proto__|constructor|prototype/.test(x.where))) assert.match(p.message, /Unknown property/);
   // also when the key only appears after expansion
   const viaEnv = await load(tpl({ env: { '${env:PROTO}': '1' } }));
-  assert.ok(viaEnv.problems.some((p) => p.where === 'instance.env["${env:PROTO}"]' && /Unknown property/.test(p.message)), JSON.stringify(viaEnv.problems));
+  assert.ok(
+    viaEnv.problems.some((p) => p.where === 'instance.env["${env:PROTO}"]' && /Unknown property/.test(p.message)),
+    JSON.stringify(viaEnv.problems),
+  );
   // and the parser keeps such a key as data, not as the object's prototype
   const parsed = parseJsonc('{"__proto__": {"polluted": true}}').value as Record<string, unknown>;
   assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
@@ -88,10 +95,41 @@ test('2,000 seeded mutations of a full template: every one loads to diagnostics,
   const base = JSON.stringify({
     name: 'n',
     offer: { gpuNames: ['RTX 4090'], maxDphTotal: 1, type: 'bid', bidPrice: 0.5, order: [['dph_total', 'asc']] },
-    instance: { image: 'i', env: { A: '1', '-p 80:80': '1' }, label: 'l', disk: 10, image_login: '-u a -p ${secret:TOK} r', onstartFile: 'x.sh', volume_info: { volume_id: 1, mount_path: '/m' } },
+    instance: {
+      image: 'i',
+      env: { A: '1', '-p 80:80': '1' },
+      label: 'l',
+      disk: 10,
+      image_login: '-u a -p ${secret:TOK} r',
+      onstartFile: 'x.sh',
+      volume_info: { volume_id: 1, mount_path: '/m' },
+    },
     ssh: { identityFile: '~/.ssh/k', localForwards: [{ localPort: 1, remotePort: 2 }] },
   });
-  const atoms = ['null', 'true', '1e400', '-0', '"${env:CTRL}"', '"${secret:TOK}"', '"${env:PROTO}"', '{}', '[]', '"\\u0000"', '"${"', '"${env:}"', '"${secret:}"', '{"__proto__":1}', '[[[[1]]]]', '"${workspaceFolder}"', '1.5', '"-p ${env:NL}:1"', '"a\\u2028b"', '"x${secret:TOK}y"', '{"${secret:TOK}": "${secret:TOK}"}', '"${env:Q}"'];
+  const atoms = [
+    'null',
+    'true',
+    '1e400',
+    '-0',
+    '"${env:CTRL}"',
+    '"${secret:TOK}"',
+    '"${env:PROTO}"',
+    '{}',
+    '[]',
+    '"\\u0000"',
+    '"${"',
+    '"${env:}"',
+    '"${secret:}"',
+    '{"__proto__":1}',
+    '[[[[1]]]]',
+    '"${workspaceFolder}"',
+    '1.5',
+    '"-p ${env:NL}:1"',
+    '"a\\u2028b"',
+    '"x${secret:TOK}y"',
+    '{"${secret:TOK}": "${secret:TOK}"}',
+    '"${env:Q}"',
+  ];
   const rng = mulberry32(7);
   for (let n = 0; n < 2000; n++) {
     let t = base;

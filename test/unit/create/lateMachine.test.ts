@@ -44,7 +44,10 @@ test('"not found" needs the grace minute and two list reads, both without the id
   const id = readInflight(h.state)[0]!.instanceId;
   assert.deepEqual(
     h.log.lines.filter((l) => l.includes('the instance list shows neither')).map((l) => l.replace(/ \(2 reads in a row.*$/, ' (2 reads…')),
-    [`info create: the instance list shows neither instance ${id} nor the label "${label}"; asking again before concluding anything`, `warn create: the instance list shows neither instance ${id} nor the label "${label}" (2 reads…`],
+    [
+      `info create: the instance list shows neither instance ${id} nor the label "${label}"; asking again before concluding anything`,
+      `warn create: the instance list shows neither instance ${id} nor the label "${label}" (2 reads…`,
+    ],
   );
 });
 
@@ -54,7 +57,10 @@ test('the ambiguous create of a machine shown late is not re-rented: the create 
   assert.equal(run.result?.outcome, 'unknown');
   assert.ok(run.result?.outcome === 'unknown' && run.result.instanceId === undefined, 'the id was never known');
   assert.equal(run.adopted.length, 1);
-  assert.ok(run.watcher.log.lines.some((l) => /arrived late and was adopted \(ssh gpu-\d+\)/.test(l)), run.watcher.log.lines.join('\n'));
+  assert.ok(
+    run.watcher.log.lines.some((l) => /arrived late and was adopted \(ssh gpu-\d+\)/.test(l)),
+    run.watcher.log.lines.join('\n'),
+  );
 });
 
 test('invisible for 90 s, interactive: the user is asked once and "Keep Waiting" ends running, one machine', async () => {

@@ -5,7 +5,15 @@
 // moneyLate.test.ts runs them all as one sweep; lateMachine.test.ts checks some in more detail.
 import assert from 'node:assert/strict';
 import type { SimFault } from '../../../src/sim/control';
-import { readInflight, resumeInflight, runCreateFlow, type CreateFlowResult, type FlowPrompts, type NotFoundAnswer, type ResumeResult } from '../../../src/create/createFlow';
+import {
+  readInflight,
+  resumeInflight,
+  runCreateFlow,
+  type CreateFlowResult,
+  type FlowPrompts,
+  type NotFoundAnswer,
+  type ResumeResult,
+} from '../../../src/create/createFlow';
 import { flowSim, harness, puts, template, type Harness } from './flowHarness';
 
 const SHOW = '/api/v0/instances/2';
@@ -37,12 +45,40 @@ export const LATE_SCENARIOS: LateScenario[] = [
   { name: 'invisible for 5 min, interactive: wait, then stop', faults: [{ kind: 'hidden', seconds: 300 }], answers: ['wait', 'stop'] },
   { name: 'invisible for 30 min, scripted', faults: [{ kind: 'hidden', seconds: 1800 }] },
   { name: 'invisible for 30 min, interactive: stop', faults: [{ kind: 'hidden', seconds: 1800 }], answers: ['stop'] },
-  { name: 'invisible for 5 min, interactive: keep waiting, the window reloads after 2 min', faults: [{ kind: 'hidden', seconds: 300 }], answers: ['wait', 'wait', 'wait'], reloadAtMs: 120_000 },
+  {
+    name: 'invisible for 5 min, interactive: keep waiting, the window reloads after 2 min',
+    faults: [{ kind: 'hidden', seconds: 300 }],
+    answers: ['wait', 'wait', 'wait'],
+    reloadAtMs: 120_000,
+  },
   { name: 'invisible for 90 s, the window reloads after 30 s', faults: [{ kind: 'hidden', seconds: 90 }], reloadAtMs: 30_000 },
-  ...[404, 410, 429, 500, 503].map((status): LateScenario => ({ name: `HTTP ${status} storm on show and list while invisible for 90 s`, faults: [{ kind: 'hidden', seconds: 90 }, ...storm(status, 12)] })),
-  { name: 'the create answer lost (reset), invisible for 90 s', faults: [{ kind: 'reset', path: CREATE, count: 1 }, { kind: 'hidden', seconds: 90 }] },
-  { name: 'the create answer lost (timeout), invisible for 5 min', faults: [{ kind: 'slow', ms: 700, path: CREATE, count: 1 }, { kind: 'hidden', seconds: 300 }], timeoutMs: 300 },
-  { name: 'the create answer lost (reset), invisible for 5 min, interactive: wait, stop', faults: [{ kind: 'reset', path: CREATE, count: 1 }, { kind: 'hidden', seconds: 300 }], answers: ['wait', 'stop'] },
+  ...[404, 410, 429, 500, 503].map((status): LateScenario => ({
+    name: `HTTP ${status} storm on show and list while invisible for 90 s`,
+    faults: [{ kind: 'hidden', seconds: 90 }, ...storm(status, 12)],
+  })),
+  {
+    name: 'the create answer lost (reset), invisible for 90 s',
+    faults: [
+      { kind: 'reset', path: CREATE, count: 1 },
+      { kind: 'hidden', seconds: 90 },
+    ],
+  },
+  {
+    name: 'the create answer lost (timeout), invisible for 5 min',
+    faults: [
+      { kind: 'slow', ms: 700, path: CREATE, count: 1 },
+      { kind: 'hidden', seconds: 300 },
+    ],
+    timeoutMs: 300,
+  },
+  {
+    name: 'the create answer lost (reset), invisible for 5 min, interactive: wait, stop',
+    faults: [
+      { kind: 'reset', path: CREATE, count: 1 },
+      { kind: 'hidden', seconds: 300 },
+    ],
+    answers: ['wait', 'stop'],
+  },
 ];
 
 /** Every instance the simulator holds, visible in reads or not. */
@@ -92,7 +128,9 @@ export async function runLateScenario(s: LateScenario): Promise<LateRun> {
   // The watcher: VS Code starts it after a reload, and for an 'unknown' or kept outcome.
   const watcher = harness({ state: h.state });
   const adopted: number[] = [];
-  const resumed = readInflight(h.state).length ? await resumeInflight(watcher.ports, { maxWaitMs: 2 * 60 * 60_000, onAdopted: (_r, inst) => adopted.push(inst.id) }) : [];
+  const resumed = readInflight(h.state).length
+    ? await resumeInflight(watcher.ports, { maxWaitMs: 2 * 60 * 60_000, onAdopted: (_r, inst) => adopted.push(inst.id) })
+    : [];
   const ids = await held();
   assert.equal(ids.length, 1, `${s.name}: ${ids.length} machines for one click`);
   const id = ids[0]!;

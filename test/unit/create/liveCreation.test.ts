@@ -32,7 +32,12 @@ test('a creation the service leaves stopped (cancel_unavail false, machine unsch
 
 test('with cancel_unavail (the on-demand default) an unschedulable machine is 410 no_such_ask: the next offer is rented', async () => {
   const h = harness();
-  const offers = await h.api.searchOffers({ gpuNames: ['RTX 4090', 'RTX 3090'], maxDphTotal: 5, order: [['dph_total', 'asc']], allocatedStorage: template.instance.disk ?? 8 });
+  const offers = await h.api.searchOffers({
+    gpuNames: ['RTX 4090', 'RTX 3090'],
+    maxDphTotal: 5,
+    order: [['dph_total', 'asc']],
+    allocatedStorage: template.instance.disk ?? 8,
+  });
   flowSim.sim.state.unschedulable.add(offers[0]!.id);
   const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', offer: offers[0]!.id, confirm: false });
   assert.equal(r.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));
@@ -43,7 +48,12 @@ test('with cancel_unavail (the on-demand default) an unschedulable machine is 41
 
 test('creation errors by their code: own machine (403) and no_such_ask (404/410) try the next offer; invalid_price and no_ssh_key_for_vm say what to do', async () => {
   const h = harness();
-  const offers = await h.api.searchOffers({ gpuNames: ['RTX 4090', 'RTX 3090'], maxDphTotal: 5, order: [['dph_total', 'asc']], allocatedStorage: template.instance.disk ?? 8 });
+  const offers = await h.api.searchOffers({
+    gpuNames: ['RTX 4090', 'RTX 3090'],
+    maxDphTotal: 5,
+    order: [['dph_total', 'asc']],
+    allocatedStorage: template.instance.disk ?? 8,
+  });
   await flowSim.control.fault({ kind: 'offer_own', offerId: offers[0]!.id });
   const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', offer: offers[0]!.id, confirm: false });
   assert.equal(r.outcome, 'running', JSON.stringify(r && { ...r, instance: undefined }));

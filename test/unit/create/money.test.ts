@@ -96,9 +96,16 @@ test('a machine shown once, then destroyed from elsewhere while starting: report
   const r = await run(h);
   assert.equal(r.outcome, 'unknown', JSON.stringify(r));
   assert.equal(await puts(), 1, 'no second machine nobody asked for');
-  assert.match(r.outcome === 'unknown' ? r.message : '', /Instance \d+ \("Unit-test-box-\w+", \$[\d.]+\/h\) was last seen \d+ s ago and the instance list no longer shows it: it may have been destroyed elsewhere.*nothing else was rented/);
+  assert.match(
+    r.outcome === 'unknown' ? r.message : '',
+    /Instance \d+ \("Unit-test-box-\w+", \$[\d.]+\/h\) was last seen \d+ s ago and the instance list no longer shows it: it may have been destroyed elsewhere.*nothing else was rented/,
+  );
   const inflight = readInflight(h.state);
-  assert.deepEqual(inflight.map((x) => [x.instanceId, x.late]), [[r.outcome === 'unknown' ? r.instanceId : -1, true]], 'still in flight: adopted if it appears again');
+  assert.deepEqual(
+    inflight.map((x) => [x.instanceId, x.late]),
+    [[r.outcome === 'unknown' ? r.instanceId : -1, true]],
+    'still in flight: adopted if it appears again',
+  );
 });
 
 test('a machine shown once, then gone from the list: interactive, the user is asked with its id, when it was last seen and its price; only "Rent Another" rents again', async () => {
@@ -112,7 +119,10 @@ test('a machine shown once, then gone from the list: interactive, the user is as
     assert.ok(typeof q.instanceId === 'number' && typeof q.lastSeenAgoMs === 'number' && typeof q.dphTotal === 'number', JSON.stringify(q));
     assert.equal(r.outcome, answer === 'stop' ? 'unknown' : 'running', JSON.stringify(r));
     assert.equal(await puts(), answer === 'stop' ? 1 : 2, answer);
-    assert.ok(readInflight(h.state).some((x) => x.instanceId === q.instanceId && x.late), 'the first stays watched either way');
+    assert.ok(
+      readInflight(h.state).some((x) => x.instanceId === q.instanceId && x.late),
+      'the first stays watched either way',
+    );
   }
 });
 
@@ -165,11 +175,22 @@ test('offerSatisfies names every template filter the offer fails, readable', () 
   };
   const reasons = offerSatisfies(t, offer);
   const text = reasons.join('\n');
-  for (const want of [/\$23\.28\/h.*maxDphTotal \$0\.05\/h/, /H100 SXM.*gpuNames/, /8 GB.*minGpuRamGb 24/, /90\.0%.*minReliability 98/, /1 GPU.*numGpus 2/, /not verified/, /0 direct ports.*minDirectPorts 1/])
+  for (const want of [
+    /\$23\.28\/h.*maxDphTotal \$0\.05\/h/,
+    /H100 SXM.*gpuNames/,
+    /8 GB.*minGpuRamGb 24/,
+    /90\.0%.*minReliability 98/,
+    /1 GPU.*numGpus 2/,
+    /not verified/,
+    /0 direct ports.*minDirectPorts 1/,
+  ])
     assert.match(text, want);
   assert.deepEqual(offerSatisfies({ name: 'x', instance: { image: 'i' } }, { ...offer, verified: true }), []);
   // a bid template: the offer's minimum bid must not exceed the bid
-  assert.match(offerSatisfies({ name: 'b', instance: { image: 'i' }, offer: { type: 'bid', bidPrice: 0.1 } }, { ...offer, verified: true, min_bid: 0.3 }).join(), /minimum bid \$0\.30\/h.*bidPrice \$0\.10\/h/);
+  assert.match(
+    offerSatisfies({ name: 'b', instance: { image: 'i' }, offer: { type: 'bid', bidPrice: 0.1 } }, { ...offer, verified: true, min_bid: 0.3 }).join(),
+    /minimum bid \$0\.30\/h.*bidPrice \$0\.10\/h/,
+  );
 });
 
 test('Rent This Offer with confirm:false refuses an offer above the template price cap; nothing is rented', async () => {
@@ -214,7 +235,10 @@ test('a 429 on the status poll after renting backs off and keeps tracking to run
   assert.equal(r.outcome, 'running', JSON.stringify(r));
   // backs off beyond the service's 2 s threshold for show-instance, then reads at that threshold again
   assert.ok(h.clock.slept[0]! >= 2 * SERVICE_THRESHOLDS_MS.show, JSON.stringify(h.clock.slept));
-  assert.ok(h.clock.slept.slice(1).every((ms) => ms === SERVICE_THRESHOLDS_MS.show), JSON.stringify(h.clock.slept));
+  assert.ok(
+    h.clock.slept.slice(1).every((ms) => ms === SERVICE_THRESHOLDS_MS.show),
+    JSON.stringify(h.clock.slept),
+  );
 });
 
 for (const status of [401, 403, 410, 429, 500]) {
@@ -326,11 +350,20 @@ test('a 400 echoing an expanded ${secret:…} value and the image_login password
   const hf = 'hf_SeCrEt0123456789abcdef';
   const pass = 'reg1stry-Pa55word';
   const loaded = await loadTemplate(
-    JSON.stringify({ name: 'Secret box', instance: { image: 'i', env: { HF_TOKEN: '${secret:HF}' }, image_login: '-u robot -p ${secret:REG} ghcr.example.com' } }),
+    JSON.stringify({
+      name: 'Secret box',
+      instance: { image: 'i', env: { HF_TOKEN: '${secret:HF}' }, image_login: '-u robot -p ${secret:REG} ghcr.example.com' },
+    }),
     { env: {}, secret: async (n: string) => (n === 'HF' ? hf : n === 'REG' ? pass : undefined), readFile: async () => undefined },
   );
   assert.ok(loaded.template, JSON.stringify(loaded.problems));
-  await flowSim.control.fault({ kind: 'http_error', status: 400, error: 'invalid_args', msg: `bad env HF_TOKEN=${hf} and login -u robot -p ${pass} ghcr.example.com`, path: CREATE });
+  await flowSim.control.fault({
+    kind: 'http_error',
+    status: 400,
+    error: 'invalid_args',
+    msg: `bad env HF_TOKEN=${hf} and login -u robot -p ${pass} ghcr.example.com`,
+    path: CREATE,
+  });
   const h = harness();
   const r = await run(h, loaded.template, { secrets: loaded.secrets });
   assert.equal(r.outcome, 'failed', JSON.stringify(r));

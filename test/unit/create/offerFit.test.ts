@@ -25,7 +25,8 @@ test('offer fit: any price above the cap is refused and any price at or below it
       const price = Math.max(0, capMicro + deltaMicro) / 1e6;
       const refused = offerSatisfies(capped(cap), offer(price)).some((r) => r.includes('maxDphTotal'));
       assert.equal(refused, price > cap, `cap ${cap}, price ${price}`);
-      if (refused) assert.doesNotMatch(offerSatisfies(capped(cap), offer(price)).join(), /price (\$[\d.]+\/h) is above maxDphTotal \1/, 'the two prices read apart');
+      if (refused)
+        assert.doesNotMatch(offerSatisfies(capped(cap), offer(price)).join(), /price (\$[\d.]+\/h) is above maxDphTotal \1/, 'the two prices read apart');
     }),
     { seed: 33, numRuns: 300 },
   );

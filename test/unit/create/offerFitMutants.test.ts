@@ -18,7 +18,7 @@ test('no offer block, or an empty one: only a verified, rentable offer is asked 
   assert.deepEqual(fit({}), []);
 });
 
-test('a bid template: the offer\'s minimum bid above the bid price is refused; at it, unknown, or on demand it fits', () => {
+test("a bid template: the offer's minimum bid above the bid price is refused; at it, unknown, or on demand it fits", () => {
   assert.deepEqual(fit({ type: 'bid', bidPrice: 0.3 }, { min_bid: 0.4 }), ['minimum bid $0.40/h is above bidPrice $0.30/h']);
   assert.deepEqual(fit({ type: 'bid', bidPrice: 0.3 }, { min_bid: 0.3 }), []);
   assert.deepEqual(fit({ type: 'bid', bidPrice: 0.3 }, { min_bid: null }), []);
@@ -69,7 +69,10 @@ test('direct ports: at the bound fits, under it does not (one or several), unkno
 
 test('every failed filter is named, in the order of the block', () => {
   const r = fit({ maxDphTotal: 0.1, gpuNames: ['A100'], minNumGpus: 2, minDirectPorts: 1 }, { verified: false });
-  assert.deepEqual(r.map((x) => x.split(' ')[0]), ['price', 'GPU', '1', 'the', 'the']);
+  assert.deepEqual(
+    r.map((x) => x.split(' ')[0]),
+    ['price', 'GPU', '1', 'the', 'the'],
+  );
 });
 
 test('a price cap of exactly the price fits; the reason shows the two prices apart at up to 6 decimals', () => {

@@ -25,10 +25,17 @@ test('a 429 slows the status reads (doubling from the 2 s show threshold); the n
   } as unknown as ServiceApi;
   const slept: number[] = [];
   const log = memoryLog();
-  const out = await pollUntilReady(fake, 7, { now: () => 0, sleep: async (ms) => void slept.push(ms) }, log, { targetState: 'running', intervalMs: 10_000, maxWaitMs: 1e9 });
+  const out = await pollUntilReady(fake, 7, { now: () => 0, sleep: async (ms) => void slept.push(ms) }, log, {
+    targetState: 'running',
+    intervalMs: 10_000,
+    maxWaitMs: 1e9,
+  });
   assert.equal(out.kind, 'ready');
   assert.deepEqual(slept, [4000, 8000, 2000]);
-  assert.deepEqual(log.lines, ['debug create: reading instance 7 failed (rate_limited 429); next try in 4 s', 'debug create: reading instance 7 failed (rate_limited 429); next try in 8 s']);
+  assert.deepEqual(log.lines, [
+    'debug create: reading instance 7 failed (rate_limited 429); next try in 4 s',
+    'debug create: reading instance 7 failed (rate_limited 429); next try in 8 s',
+  ]);
 });
 
 test('while a machine boots, status reads start at the 2 s show threshold, back off by half while nothing changes after the fast window, up to the interval; a change starts over', async () => {
@@ -53,7 +60,10 @@ test('while a machine boots, status reads start at the 2 s show threshold, back 
   assert.deepEqual(slept.slice(inWindow, inWindow + 5), [3000, 4500, 6750, 10_000, 10_000], 'then half again longer per read, capped at the interval');
   const change = reads.findIndex((r) => r >= 600_000);
   assert.deepEqual(slept.slice(change, change + 3), [fast, fast, fast], 'a new status text: back to every 2 s');
-  assert.ok(slept.every((ms) => ms >= fast && ms <= 10_000), 'never faster than the service allows, never slower than the interval');
+  assert.ok(
+    slept.every((ms) => ms >= fast && ms <= 10_000),
+    'never faster than the service allows, never slower than the interval',
+  );
   assert.ok(t - 620_000 <= fast, 'running is seen within one show threshold of being reported');
 });
 
@@ -87,13 +97,25 @@ const fixedClock = (slept: number[] = []) => {
   return { now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)) };
 };
 const poll = (api: ServiceApi, target: 'running' | 'stopped', over: { maxWaitMs?: number; signal?: AbortSignal; onUpdate?: (i: Instance) => void } = {}) =>
-  pollUntilReady(api, 7, fixedClock(), memoryLog(), { targetState: target, intervalMs: 10_000, maxWaitMs: over.maxWaitMs ?? 1e9, ...(over.signal ? { signal: over.signal } : {}), ...(over.onUpdate ? { onUpdate: over.onUpdate } : {}) });
+  pollUntilReady(api, 7, fixedClock(), memoryLog(), {
+    targetState: target,
+    intervalMs: 10_000,
+    maxWaitMs: over.maxWaitMs ?? 1e9,
+    ...(over.signal ? { signal: over.signal } : {}),
+    ...(over.onUpdate ? { onUpdate: over.onUpdate } : {}),
+  });
 
 test('pollUntilReady: ready needs running AND an SSH host and port; stopped ends a wait for either target', async () => {
-  const noPort = scriptedShow([{ state: 'running', ssh_host: 'h' }, { state: 'running', ssh_host: 'h', ssh_port: 22 }]);
+  const noPort = scriptedShow([
+    { state: 'running', ssh_host: 'h' },
+    { state: 'running', ssh_host: 'h', ssh_port: 22 },
+  ]);
   assert.equal((await poll(noPort.api, 'running')).kind, 'ready');
   assert.equal(noPort.calls(), 2, 'running without a port is not ready yet');
-  const noHost = scriptedShow([{ state: 'running', ssh_port: 22 }, { state: 'running', ssh_host: 'h', ssh_port: 22 }]);
+  const noHost = scriptedShow([
+    { state: 'running', ssh_port: 22 },
+    { state: 'running', ssh_host: 'h', ssh_port: 22 },
+  ]);
   await poll(noHost.api, 'running');
   assert.equal(noHost.calls(), 2);
   assert.equal((await poll(scriptedShow([{ state: 'stopped', intended_status: 'stopped' }]).api, 'stopped')).kind, 'stopped');
@@ -107,7 +129,10 @@ test('pollUntilReady: exited, unknown and offline end the wait unless the instan
   for (const state of ['exited', 'unknown', 'offline'] as const) {
     assert.equal((await poll(scriptedShow([{ state }]).api, 'running')).kind, 'terminal', state);
     assert.equal((await poll(scriptedShow([{ state, intended_status: 'running' }]).api, 'stopped')).kind, 'terminal', `${state} while meant to run`);
-    const meantStopped = scriptedShow([{ state, intended_status: 'stopped' }, { state: 'stopped', intended_status: 'stopped' }]);
+    const meantStopped = scriptedShow([
+      { state, intended_status: 'stopped' },
+      { state: 'stopped', intended_status: 'stopped' },
+    ]);
     assert.equal((await poll(meantStopped.api, 'stopped')).kind, 'stopped', `${state} on the way to stopped`);
     assert.equal(meantStopped.calls(), 2);
   }
@@ -120,7 +145,11 @@ test('pollUntilReady: exited, unknown and offline end the wait unless the instan
 test('pollUntilReady: the wait limit, a cancel, and 30 failed reads in a row (not 29, and a good read starts over)', async () => {
   assert.equal((await poll(scriptedShow([{ state: 'loading' }]).api, 'running', { maxWaitMs: 25_000 })).kind, 'timeout');
   const slept: number[] = [];
-  const exact = await pollUntilReady(scriptedShow([{ state: 'loading' }]).api, 7, fixedClock(slept), memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 30_000 });
+  const exact = await pollUntilReady(scriptedShow([{ state: 'loading' }]).api, 7, fixedClock(slept), memoryLog(), {
+    targetState: 'running',
+    intervalMs: 10_000,
+    maxWaitMs: 30_000,
+  });
   assert.equal(exact.kind, 'timeout');
   assert.deepEqual(slept, Array<number>(15).fill(2000), 'reads every 2 s from 0 to 30 s (the show threshold while it boots): the limit reached counts');
   const ac = new AbortController();
@@ -133,7 +162,12 @@ test('pollUntilReady: the wait limit, a cancel, and 30 failed reads in a row (no
   const out = await poll(down.api, 'running');
   assert.equal(out.kind, 'error');
   assert.equal(down.calls(), 30);
-  const recovering = scriptedShow([...Array<Error>(29).fill(e503), { state: 'loading' }, ...Array<Error>(29).fill(e503), { state: 'running', ssh_host: 'h', ssh_port: 22 }]);
+  const recovering = scriptedShow([
+    ...Array<Error>(29).fill(e503),
+    { state: 'loading' },
+    ...Array<Error>(29).fill(e503),
+    { state: 'running', ssh_host: 'h', ssh_port: 22 },
+  ]);
   assert.equal((await poll(recovering.api, 'running')).kind, 'ready', 'a good read resets the count');
 });
 
@@ -153,9 +187,34 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
   const { putInflight, markLate, markSeen, removeInflight, removeInflightLabel } = await import('../../../src/create/inflight');
   const { MemoryState } = await import('../../kit/state');
   const state = new MemoryState();
-  const rec = (over: Partial<Parameters<typeof putInflight>[1]>) => ({ label: 'l', templatePath: 't', ssh: {}, targetState: 'running' as const, startedAt: 1, ...over });
-  await state.update(INFLIGHT_STATE_KEY, [null, 'x', 5, {}, { label: '' }, { label: 7 }, { instanceId: 'x', label: 'a' }, rec({ label: 'by-label' }), rec({ instanceId: 3, label: '' }), { instanceId: 4 }]);
-  assert.deepEqual(readInflight(state).map((r) => [r.instanceId, r.label]), [[undefined, 'by-label'], [3, ''], [4, undefined]]);
+  const rec = (over: Partial<Parameters<typeof putInflight>[1]>) => ({
+    label: 'l',
+    templatePath: 't',
+    ssh: {},
+    targetState: 'running' as const,
+    startedAt: 1,
+    ...over,
+  });
+  await state.update(INFLIGHT_STATE_KEY, [
+    null,
+    'x',
+    5,
+    {},
+    { label: '' },
+    { label: 7 },
+    { instanceId: 'x', label: 'a' },
+    rec({ label: 'by-label' }),
+    rec({ instanceId: 3, label: '' }),
+    { instanceId: 4 },
+  ]);
+  assert.deepEqual(
+    readInflight(state).map((r) => [r.instanceId, r.label]),
+    [
+      [undefined, 'by-label'],
+      [3, ''],
+      [4, undefined],
+    ],
+  );
   await state.update(INFLIGHT_STATE_KEY, { not: 'a list' });
   assert.deepEqual(readInflight(state), []);
 
@@ -163,23 +222,53 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
   await putInflight(state, rec({ label: 'a' }));
   await putInflight(state, rec({ label: 'b' }));
   await putInflight(state, rec({ label: 'a', instanceId: 10, ssh: { user: 'u' } })); // the id arrived: replaces the label's record
-  assert.deepEqual(readInflight(state).map((r) => [r.label, r.instanceId]), [['b', undefined], ['a', 10]]);
+  assert.deepEqual(
+    readInflight(state).map((r) => [r.label, r.instanceId]),
+    [
+      ['b', undefined],
+      ['a', 10],
+    ],
+  );
   assert.deepEqual(state.get(SSH_OPTIONS_STATE_KEY), { '10': { user: 'u' } }, 'with an id, its SSH options are kept');
   await putInflight(state, rec({ label: 'c', instanceId: 10 })); // same id, relabelled
-  assert.deepEqual(readInflight(state).map((r) => [r.label, r.instanceId]), [['b', undefined], ['c', 10]]);
+  assert.deepEqual(
+    readInflight(state).map((r) => [r.label, r.instanceId]),
+    [
+      ['b', undefined],
+      ['c', 10],
+    ],
+  );
   await putInflight(state, rec({ label: 'b', instanceId: 11 }));
   await putInflight(state, rec({ label: 'd', instanceId: 12 }));
-  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [10, 11, 12]);
+  assert.deepEqual(
+    readInflight(state).map((r) => r.instanceId),
+    [10, 11, 12],
+  );
 
   await markLate(state, { label: 'zzz' });
-  assert.equal(readInflight(state).some((r) => r.late), false, 'an unknown label marks nothing');
+  assert.equal(
+    readInflight(state).some((r) => r.late),
+    false,
+    'an unknown label marks nothing',
+  );
   await markLate(state, { instanceId: 11, label: 'c' });
-  assert.deepEqual(readInflight(state).map((r) => r.late ?? false), [false, true, false], 'by id when both have one, not by label');
+  assert.deepEqual(
+    readInflight(state).map((r) => r.late ?? false),
+    [false, true, false],
+    'by id when both have one, not by label',
+  );
   await markLate(state, { label: 'd' });
-  assert.deepEqual(readInflight(state).map((r) => r.late ?? false), [false, true, true], 'by label when the reference has no id');
+  assert.deepEqual(
+    readInflight(state).map((r) => r.late ?? false),
+    [false, true, true],
+    'by label when the reference has no id',
+  );
   await markSeen(state, 12);
   await markSeen(state, 99);
-  assert.deepEqual(readInflight(state).map((r) => r.seen ?? false), [false, false, true]);
+  assert.deepEqual(
+    readInflight(state).map((r) => r.seen ?? false),
+    [false, false, true],
+  );
   const before = JSON.stringify(state.data.get(INFLIGHT_STATE_KEY));
   let writes = 0;
   const counting = { get: state.get.bind(state), update: async (k: string, v: unknown) => (writes++, state.update(k, v)) };
@@ -191,23 +280,42 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
   assert.equal(readInflight(state).length, 3, 'a record with an id is not removed by its label');
   await putInflight(state, rec({ label: 'gone-offer' }));
   await removeInflightLabel(state, 'gone-offer');
-  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [10, 11, 12]);
+  assert.deepEqual(
+    readInflight(state).map((r) => r.instanceId),
+    [10, 11, 12],
+  );
   await putInflight(state, rec({ label: 'e', instanceId: 13, ssh: { user: 'v' } }));
   await removeInflight(state, 10);
-  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [11, 12, 13]);
+  assert.deepEqual(
+    readInflight(state).map((r) => r.instanceId),
+    [11, 12, 13],
+  );
   assert.ok((state.get(SSH_OPTIONS_STATE_KEY) as Record<string, unknown>)['10'], 'SSH options kept unless asked');
   await removeInflight(state, 13, true);
-  assert.deepEqual(readInflight(state).map((r) => r.instanceId), [11, 12]);
+  assert.deepEqual(
+    readInflight(state).map((r) => r.instanceId),
+    [11, 12],
+  );
   assert.deepEqual(Object.keys(state.get(SSH_OPTIONS_STATE_KEY) as object).sort(), ['10', '11', '12']);
   // a label names one creation: a record with it goes when another id arrives with it; removing by label leaves other labels
   await putInflight(state, rec({ label: 'twice', instanceId: 20 }));
   await putInflight(state, rec({ label: 'twice', instanceId: 21 }));
-  assert.deepEqual(readInflight(state).filter((r) => r.label === 'twice').map((r) => r.instanceId), [21]);
+  assert.deepEqual(
+    readInflight(state)
+      .filter((r) => r.label === 'twice')
+      .map((r) => r.instanceId),
+    [21],
+  );
   await removeInflight(state, 21);
   await putInflight(state, rec({ label: 'p' }));
   await putInflight(state, rec({ label: 'q' }));
   await removeInflightLabel(state, 'p');
-  assert.deepEqual(readInflight(state).filter((r) => r.instanceId === undefined).map((r) => r.label), ['q']);
+  assert.deepEqual(
+    readInflight(state)
+      .filter((r) => r.instanceId === undefined)
+      .map((r) => r.label),
+    ['q'],
+  );
   await removeInflightLabel(state, 'q');
   // a record whose id has not arrived yet is the rental its label names, even for a reference with the id
   await putInflight(state, rec({ label: 'f' }));
@@ -222,15 +330,27 @@ test('in-flight records: only well-formed ones are read; the same rental is matc
 test('pollUntilReady: a 429 backs off to at least the show threshold, other failures to the interval; the wait limit counts from the start, whatever the clock reads', async () => {
   const slept429: number[] = [];
   const e429 = new ApiError({ kind: 'rate_limited', status: 429, message: 'x' });
-  await pollUntilReady(scriptedShow([e429, { state: 'running', ssh_host: 'h', ssh_port: 22 }]).api, 7, fixedClock(slept429), memoryLog(), { targetState: 'running', intervalMs: 500, maxWaitMs: 1e9 });
+  await pollUntilReady(scriptedShow([e429, { state: 'running', ssh_host: 'h', ssh_port: 22 }]).api, 7, fixedClock(slept429), memoryLog(), {
+    targetState: 'running',
+    intervalMs: 500,
+    maxWaitMs: 1e9,
+  });
   assert.deepEqual(slept429, [2000]);
   const slept503: number[] = [];
   const e503 = new ApiError({ kind: 'http', status: 503, message: 'x' });
-  await pollUntilReady(scriptedShow([e503, { state: 'running', ssh_host: 'h', ssh_port: 22 }]).api, 7, fixedClock(slept503), memoryLog(), { targetState: 'running', intervalMs: 500, maxWaitMs: 1e9 });
+  await pollUntilReady(scriptedShow([e503, { state: 'running', ssh_host: 'h', ssh_port: 22 }]).api, 7, fixedClock(slept503), memoryLog(), {
+    targetState: 'running',
+    intervalMs: 500,
+    maxWaitMs: 1e9,
+  });
   assert.deepEqual(slept503, [1000]);
   let t = 1_000_000;
   const late = scriptedShow([{ state: 'loading' }]);
-  const out = await pollUntilReady(late.api, 7, { now: () => t, sleep: async (ms) => void (t += ms) }, memoryLog(), { targetState: 'running', intervalMs: 10_000, maxWaitMs: 30_000 });
+  const out = await pollUntilReady(late.api, 7, { now: () => t, sleep: async (ms) => void (t += ms) }, memoryLog(), {
+    targetState: 'running',
+    intervalMs: 10_000,
+    maxWaitMs: 30_000,
+  });
   assert.equal(out.kind, 'timeout');
   assert.equal(late.calls(), 16, 'reads every 2 s from 0 to 30 s after the start');
 });

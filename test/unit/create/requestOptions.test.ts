@@ -56,13 +56,22 @@ test('pollUntilReady: a cancel while a status read or a list read hangs aborts t
     findInstances: (_f: unknown, o?: CallOptions) => list.send(o),
   } as unknown as ServiceApi;
   const log = captureLogger();
-  const polling2 = pollUntilReady(api2, 7, noWait(), log, { targetState: 'running', label: 'hangs-x1', intervalMs: 60_000, maxWaitMs: 1e9, signal: ac2.signal });
+  const polling2 = pollUntilReady(api2, 7, noWait(), log, {
+    targetState: 'running',
+    label: 'hangs-x1',
+    intervalMs: 60_000,
+    maxWaitMs: 1e9,
+    signal: ac2.signal,
+  });
   await flush();
   assert.equal(list.signals.length, 1, 'the list read after the minute, still waiting for its answer');
   ac2.abort();
   assert.equal(list.signals[0]?.aborted, true, 'the cancel reached the hanging list read');
   assert.deepEqual(await polling2, { kind: 'aborted' });
-  assert.deepEqual(log.lines, ['debug create: instance 7 is not visible yet; asking again', 'debug create: the instance list could not be read (aborted); instance 7 stays tracked']);
+  assert.deepEqual(log.lines, [
+    'debug create: instance 7 is not visible yet; asking again',
+    'debug create: the instance list could not be read (aborted); instance 7 stays tracked',
+  ]);
 });
 
 test('a cancel while the create request hangs aborts it; the machine it made is found through the list and the user decides, never a second rental', async () => {
@@ -88,18 +97,35 @@ test('a cancel while the create request hangs aborts it; the machine it made is 
   // an aborted create is ambiguous: the list, asked even though the user cancelled, shows what it made
   assert.deepEqual(asked, [[rented[0], 'cancelled']]);
   assert.ok(r.outcome === 'cancelled' && r.keptId === rented[0], JSON.stringify(r));
-  assert.deepEqual((await simInstances()).map((i) => i.id), rented);
+  assert.deepEqual(
+    (await simInstances()).map((i) => i.id),
+    rented,
+  );
   assert.equal(await puts(), 1);
-  assert.deepEqual(readInflight(h.state).map((x) => x.instanceId), rented, 'kept: still tracked');
+  assert.deepEqual(
+    readInflight(h.state).map((x) => x.instanceId),
+    rented,
+    'kept: still tracked',
+  );
   const label = readInflight(h.state)[0]!.label;
   const offer = flowSim.sim.state.instances.get(rented[0]!)!.offer.id;
-  assert.ok(h.log.lines.includes(`warn create: outcome of renting offer ${offer} is unknown (aborted); checking the instance list for "${label}"`), h.log.lines.join('\n'));
+  assert.ok(
+    h.log.lines.includes(`warn create: outcome of renting offer ${offer} is unknown (aborted); checking the instance list for "${label}"`),
+    h.log.lines.join('\n'),
+  );
   assert.ok(h.log.lines.includes(`info create: the instance list shows instance ${rented[0]} labelled "${label}": the create had gone through`));
 });
 
 test('a template secret the service echoes back in a create error reaches neither the message nor the log', async () => {
   const secret = 'correct-horse-battery-7731';
-  await flowSim.control.fault({ kind: 'http_error', status: 400, error: 'invalid_args', msg: `environment value ${secret} is not accepted`, path: '/api/v0/asks/', count: 1 });
+  await flowSim.control.fault({
+    kind: 'http_error',
+    status: 400,
+    error: 'invalid_args',
+    msg: `environment value ${secret} is not accepted`,
+    path: '/api/v0/asks/',
+    count: 1,
+  });
   const h = harness();
   const t = { ...template, instance: { ...template.instance, env: { ...template.instance.env, HF_TOKEN: secret } } };
   const r = await runCreateFlow(h.ports, { template: t, templatePath: '.gpu/t.json', confirm: false, secrets: [secret] });
@@ -107,7 +133,10 @@ test('a template secret the service echoes back in a create error reaches neithe
   const message = r.outcome === 'failed' ? r.message : '';
   assert.ok(/environment value \*\*\* is not accepted/.test(message), 'the echo is shown, masked'); // (assert.ok: a failure must not print the message)
   assert.ok(!message.includes(secret), 'secret in the message');
-  assert.ok(h.log.lines.some((l) => l.startsWith('warn create: renting offer') && l.includes('environment value *** is not accepted')), 'the echo is logged, masked');
+  assert.ok(
+    h.log.lines.some((l) => l.startsWith('warn create: renting offer') && l.includes('environment value *** is not accepted')),
+    'the echo is logged, masked',
+  );
   assert.ok(!h.log.lines.join('\n').includes(secret), 'secret in the log');
   assert.deepEqual(await simInstances(), []);
 });

@@ -42,53 +42,61 @@ async function listed(id: number): Promise<Instance> {
   return inst;
 }
 
-test('after a finished creation, a stop/start, a read that missed it and a reload, the recorded options are there and the moved entry keeps the template key', { skip: noSsh }, () =>
-  inTempDir('gpu-ssh-kept-', async (home) => {
-    const h = harness();
-    // The create flow's writer as createWriter makes it: the setting names another key.
-    h.ports.ssh = new SshConfigWriter({ home, identityFile: otherKey(home, 'setting') });
-    const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
-    assert.ok(r.outcome === 'running' && r.alias, JSON.stringify(r));
-    const id = r.instance.id;
-    const alias = r.alias;
-    assert.deepEqual(readInflight(h.state), [], 'the in-flight record is finished and removed');
-    assert.deepEqual(recordedOf(h.state), { [String(id)]: templateSsh }, 'the recorded options stay');
+test(
+  'after a finished creation, a stop/start, a read that missed it and a reload, the recorded options are there and the moved entry keeps the template key',
+  { skip: noSsh },
+  () =>
+    inTempDir('gpu-ssh-kept-', async (home) => {
+      const h = harness();
+      // The create flow's writer as createWriter makes it: the setting names another key.
+      h.ports.ssh = new SshConfigWriter({ home, identityFile: otherKey(home, 'setting') });
+      const r = await runCreateFlow(h.ports, { template, templatePath: '.gpu/t.json', confirm: false });
+      assert.ok(r.outcome === 'running' && r.alias, JSON.stringify(r));
+      const id = r.instance.id;
+      const alias = r.alias;
+      assert.deepEqual(readInflight(h.state), [], 'the in-flight record is finished and removed');
+      assert.deepEqual(recordedOf(h.state), { [String(id)]: templateSsh }, 'the recorded options stay');
 
-    const sync = syncHarness({ identityFile: otherKey(home, 'setting') }, home);
-    sync.state.registered = recordedOf(h.state);
-    assertTemplateEntry(sync.writer.configPath, alias, home, r.instance, 'as created');
+      const sync = syncHarness({ identityFile: otherKey(home, 'setting') }, home);
+      sync.state.registered = recordedOf(h.state);
+      assertTemplateEntry(sync.writer.configPath, alias, home, r.instance, 'as created');
 
-    await h.api.setInstanceState(id, 'stopped');
-    sync.set([await listed(id)]);
-    await sync.sync.flush();
-    assertTemplateEntry(sync.writer.configPath, alias, home, r.instance, 'stopped: the entry stays');
-    await h.api.setInstanceState(id, 'running');
-    await flowSim.control.finishBoot(id);
-    const again = await listed(id);
-    sync.set([]); // one list read that misses it
-    await sync.sync.flush();
-    sync.set([moved(again)]);
-    await sync.sync.flush();
-    assertTemplateEntry(sync.writer.configPath, alias, home, moved(again), 'started and moved');
-    assert.deepEqual(recordedOf(h.state), { [String(id)]: templateSsh }, 'nothing forgot them');
-    sync.sync.dispose();
+      await h.api.setInstanceState(id, 'stopped');
+      sync.set([await listed(id)]);
+      await sync.sync.flush();
+      assertTemplateEntry(sync.writer.configPath, alias, home, r.instance, 'stopped: the entry stays');
+      await h.api.setInstanceState(id, 'running');
+      await flowSim.control.finishBoot(id);
+      const again = await listed(id);
+      sync.set([]); // one list read that misses it
+      await sync.sync.flush();
+      sync.set([moved(again)]);
+      await sync.sync.flush();
+      assertTemplateEntry(sync.writer.configPath, alias, home, moved(again), 'started and moved');
+      assert.deepEqual(recordedOf(h.state), { [String(id)]: templateSsh }, 'nothing forgot them');
+      sync.sync.dispose();
 
-    // A new session: the options come back from globalState, a fresh writer and sync; it moves again.
-    const state = reloaded(h.state);
-    const next = syncHarness({ identityFile: otherKey(home, 'picked') }, home);
-    next.state.registered = recordedOf(state);
-    const twice = moved(moved(again));
-    next.set([twice]);
-    await next.sync.flush();
-    assertTemplateEntry(next.writer.configPath, alias, home, twice, 'after a reload, moved again');
-    next.sync.dispose();
-  }));
+      // A new session: the options come back from globalState, a fresh writer and sync; it moves again.
+      const state = reloaded(h.state);
+      const next = syncHarness({ identityFile: otherKey(home, 'picked') }, home);
+      next.state.registered = recordedOf(state);
+      const twice = moved(moved(again));
+      next.set([twice]);
+      await next.sync.flush();
+      assertTemplateEntry(next.writer.configPath, alias, home, twice, 'after a reload, moved again');
+      next.sync.dispose();
+    }),
+);
 
 test('a creation that ends stopped keeps its options: when it runs, entry sync writes the entry with the template key', { skip: noSsh }, () =>
   inTempDir('gpu-ssh-kept-', async (home) => {
     const h = harness();
     h.ports.ssh = new SshConfigWriter({ home, identityFile: otherKey(home, 'setting') });
-    const r = await runCreateFlow(h.ports, { template: { ...template, instance: { ...template.instance, target_state: 'stopped' } }, templatePath: '.gpu/t.json', confirm: false });
+    const r = await runCreateFlow(h.ports, {
+      template: { ...template, instance: { ...template.instance, target_state: 'stopped' } },
+      templatePath: '.gpu/t.json',
+      confirm: false,
+    });
     assert.equal(r.outcome, 'stopped', JSON.stringify(r));
     if (r.outcome !== 'stopped') return;
     const id = r.instance.id;
@@ -106,7 +114,8 @@ test('a creation that ends stopped keeps its options: when it runs, entry sync w
     assert.ok(entry, 'the sync wrote its entry');
     assertTemplateEntry(sync.writer.configPath, entry.alias, home, inst, 'written by the sync');
     sync.sync.dispose();
-  }));
+  }),
+);
 
 test('a creation resumed after a restart writes the template key, and its options stay once the in-flight record is removed', { skip: noSsh }, () =>
   inTempDir('gpu-ssh-kept-', async (home) => {
@@ -127,6 +136,9 @@ test('a creation resumed after a restart writes the template key, and its option
     const inst = await listed(id);
     assertTemplateEntry(new SshConfigWriter({ home }).configPath, res.alias, home, inst, 'written by the resume');
     // Connect later, with the setting naming another key and the options recorded: the template's key.
-    await new SshConfigWriter({ home, identityFile: otherKey(home, 'setting') }).writeEntry(moved(inst), recordedOf(h2.state)[String(id)], { key: otherKey(home, 'setting') });
+    await new SshConfigWriter({ home, identityFile: otherKey(home, 'setting') }).writeEntry(moved(inst), recordedOf(h2.state)[String(id)], {
+      key: otherKey(home, 'setting'),
+    });
     assertTemplateEntry(new SshConfigWriter({ home }).configPath, res.alias, home, moved(inst), 'Connect after a move');
-  }));
+  }),
+);

@@ -18,7 +18,6 @@ import { exampleTemplate } from '../../../src/create/templateExample';
 import { repoRoot } from '../repoRoot';
 import { offerRecord } from '../../kit/fixtures';
 
-
 const SECRET_VALUE = 'hunter2-not-for-logs';
 
 function ctx(files: Record<string, string> = {}, extra: Partial<TemplateContext> = {}): TemplateContext {
@@ -30,7 +29,6 @@ function ctx(files: Record<string, string> = {}, extra: Partial<TemplateContext>
     ...extra,
   };
 }
-
 
 test('the committed JSON Schema is generated from the zod schema and up to date', () => {
   const file = join(repoRoot(), 'schemas/template.schema.json');
@@ -45,7 +43,27 @@ test('the JSON Schema documents and completes but never validates: each mistake 
     if (typeof node !== 'object' || node === null) return;
     for (const [k, v] of Object.entries(node)) {
       if (at.endsWith('.properties')) walk(v, `${at}.${k}`);
-      else if (['type', 'required', 'additionalProperties', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'minLength', 'maxLength', 'minItems', 'pattern', 'anyOf', 'oneOf', 'allOf', 'not'].includes(k)) found.push(`${at}.${k}`);
+      else if (
+        [
+          'type',
+          'required',
+          'additionalProperties',
+          'enum',
+          'const',
+          'minimum',
+          'maximum',
+          'exclusiveMinimum',
+          'minLength',
+          'maxLength',
+          'minItems',
+          'pattern',
+          'anyOf',
+          'oneOf',
+          'allOf',
+          'not',
+        ].includes(k)
+      )
+        found.push(`${at}.${k}`);
       else walk(v, `${at}.${k}`);
     }
   };
@@ -71,9 +89,42 @@ test('every property in the JSON Schema has a description (hover docs)', () => {
   assert.deepEqual(missing, []);
   const s = templateJsonSchema() as { properties: Record<string, { properties?: Record<string, unknown> }> };
   // every creation-table field and every search filter is in the format
-  for (const f of ['image', 'template_hash_id', 'label', 'disk', 'runtype', 'target_state', 'env', 'onstart', 'onstartFile', 'args_str', 'use_jupyter_lab', 'jupyter_dir', 'python_utf8', 'lang_utf8', 'image_login', 'cancel_unavail', 'vm', 'volume_info'])
+  for (const f of [
+    'image',
+    'template_hash_id',
+    'label',
+    'disk',
+    'runtype',
+    'target_state',
+    'env',
+    'onstart',
+    'onstartFile',
+    'args_str',
+    'use_jupyter_lab',
+    'jupyter_dir',
+    'python_utf8',
+    'lang_utf8',
+    'image_login',
+    'cancel_unavail',
+    'vm',
+    'volume_info',
+  ])
     assert.ok(s.properties.instance!.properties![f], `instance.${f}`);
-  for (const f of ['gpuNames', 'numGpus', 'minNumGpus', 'minGpuRamGb', 'minReliability', 'verified', 'rentable', 'minDirectPorts', 'maxDphTotal', 'type', 'bidPrice', 'order', 'limit'])
+  for (const f of [
+    'gpuNames',
+    'numGpus',
+    'minNumGpus',
+    'minGpuRamGb',
+    'minReliability',
+    'verified',
+    'rentable',
+    'minDirectPorts',
+    'maxDphTotal',
+    'type',
+    'bidPrice',
+    'order',
+    'limit',
+  ])
     assert.ok(s.properties.offer!.properties![f], `offer.${f}`);
 });
 
@@ -99,7 +150,7 @@ test('variables expand in strings and keys; secrets resolve but never appear in 
       a: '${workspaceFolder}/x',
       b: 'name-${workspaceFolderBasename}',
       c: ['${env:HF_HOME}'],
-      d: { 'TOKEN': '${secret:HF_TOKEN}', '-p ${env:PORT}:${env:PORT}': '1' },
+      d: { TOKEN: '${secret:HF_TOKEN}', '-p ${env:PORT}:${env:PORT}': '1' },
       e: '${env:NOPE} ${secret:MISSING} ${bogus}',
       n: 3,
     },
@@ -191,25 +242,43 @@ test('validation reports every problem at once, each with its JSON path, and no 
 
 test('template-only rules: bid needs bidPrice, onstartFile must exist and stay in the workspace, image or template needed', async () => {
   const r1 = await loadTemplate(JSON.stringify({ name: 'b', offer: { type: 'bid' }, instance: { image: 'x' } }), ctx());
-  assert.deepEqual(r1.problems.map((p) => p.where), ['offer.bidPrice']);
+  assert.deepEqual(
+    r1.problems.map((p) => p.where),
+    ['offer.bidPrice'],
+  );
   assert.match(r1.problems[0]!.message, /interruptible/);
   const r2 = await loadTemplate(JSON.stringify({ name: 'b', instance: { image: 'x', onstartFile: 'nope.sh' } }), ctx());
-  assert.deepEqual(r2.problems.map((p) => p.where), ['instance.onstartFile']);
+  assert.deepEqual(
+    r2.problems.map((p) => p.where),
+    ['instance.onstartFile'],
+  );
   assert.match(r2.problems[0]!.message, /does not exist/);
   const r3 = await loadTemplate(JSON.stringify({ name: 'b', instance: { image: 'x', onstartFile: '../etc/passwd' } }), ctx());
   assert.match(r3.problems[0]!.message, /inside the workspace/);
   const r4 = await loadTemplate(JSON.stringify({ name: 'b', instance: {} }), ctx());
-  assert.deepEqual(r4.problems.map((p) => p.where), ['instance.image']);
+  assert.deepEqual(
+    r4.problems.map((p) => p.where),
+    ['instance.image'],
+  );
   const r5 = await loadTemplate(JSON.stringify({ name: 'b', instance: { image: 'x', onstart: 'a', onstartFile: 's.sh' } }), ctx({ 's.sh': 'b' }));
-  assert.deepEqual(r5.problems.map((p) => p.where), ['instance.onstartFile']);
+  assert.deepEqual(
+    r5.problems.map((p) => p.where),
+    ['instance.onstartFile'],
+  );
   const r6 = await loadTemplate('{ "name": "b", ', ctx());
   assert.equal(r6.problems[0]!.where, '(syntax)');
   const r7 = await loadTemplate(JSON.stringify({ instance: { image: 'x' } }), ctx());
-  assert.deepEqual(r7.problems.map((p) => [p.where, p.message]), [['name', 'Required: add this string value.']]);
+  assert.deepEqual(
+    r7.problems.map((p) => [p.where, p.message]),
+    [['name', 'Required: add this string value.']],
+  );
 });
 
 test('API layer problem strings map onto request paths', () => {
-  assert.deepEqual(parseProblem('env["-p 8080:80"]: a port mapping must have the value "1"'), { path: ['env', '-p 8080:80'], message: 'a port mapping must have the value "1"' });
+  assert.deepEqual(parseProblem('env["-p 8080:80"]: a port mapping must have the value "1"'), {
+    path: ['env', '-p 8080:80'],
+    message: 'a port mapping must have the value "1"',
+  });
   assert.deepEqual(parseProblem('volume_info.mount_path: required'), { path: ['volume_info', 'mount_path'], message: 'required' });
   assert.deepEqual(parseProblem('the creation request must be an object'), { path: [], message: 'the creation request must be an object' });
 });
@@ -217,17 +286,53 @@ test('API layer problem strings map onto request paths', () => {
 test('request building: query filters, env object with port keys, price only for bid, unique label', () => {
   const t: Template = {
     name: 'My Model!',
-    offer: { gpuNames: ['A100'], minNumGpus: 2, minGpuRamGb: 40, minReliability: 0.98, verified: true, rentable: true, minDirectPorts: 2, maxDphTotal: 3, limit: 20, type: 'on-demand', bidPrice: undefined },
-    instance: { image: 'img', disk: 50, runtype: 'jupyter_direct', env: { A: '1', '-p 8888:8888': '1' }, use_jupyter_lab: true, volume_info: { volume_id: 4, mount_path: '/data' } },
+    offer: {
+      gpuNames: ['A100'],
+      minNumGpus: 2,
+      minGpuRamGb: 40,
+      minReliability: 0.98,
+      verified: true,
+      rentable: true,
+      minDirectPorts: 2,
+      maxDphTotal: 3,
+      limit: 20,
+      type: 'on-demand',
+      bidPrice: undefined,
+    },
+    instance: {
+      image: 'img',
+      disk: 50,
+      runtype: 'jupyter_direct',
+      env: { A: '1', '-p 8888:8888': '1' },
+      use_jupyter_lab: true,
+      volume_info: { volume_id: 4, mount_path: '/data' },
+    },
   };
   assert.deepEqual(buildOfferQuery(t), {
-    gpuNames: ['A100'], minNumGpus: 2, minGpuRamGb: 40, minReliability: 0.98, verified: true, rentable: true, minDirectPorts: 2, maxDphTotal: 3, limit: 20, type: 'on-demand', order: [['dph_total', 'asc']],
+    gpuNames: ['A100'],
+    minNumGpus: 2,
+    minGpuRamGb: 40,
+    minReliability: 0.98,
+    verified: true,
+    rentable: true,
+    minDirectPorts: 2,
+    maxDphTotal: 3,
+    limit: 20,
+    type: 'on-demand',
+    order: [['dph_total', 'asc']],
     // the template's disk: the quoted price includes it (service-today section 9)
     allocatedStorage: 50,
   });
   const req = buildCreateRequest(t, 'lbl-abc123', 'echo hi');
   assert.deepEqual(req, {
-    image: 'img', disk: 50, runtype: 'jupyter_direct', use_jupyter_lab: true, label: 'lbl-abc123', env: { A: '1', '-p 8888:8888': '1' }, onstart: 'echo hi', volume_info: { volume_id: 4, mount_path: '/data' },
+    image: 'img',
+    disk: 50,
+    runtype: 'jupyter_direct',
+    use_jupyter_lab: true,
+    label: 'lbl-abc123',
+    env: { A: '1', '-p 8888:8888': '1' },
+    onstart: 'echo hi',
+    volume_info: { volume_id: 4, mount_path: '/data' },
   });
   assert.equal('price' in req, false);
   const bid: Template = { name: 'b', offer: { type: 'bid', bidPrice: 0.25, rank: 'best-value' }, instance: { template_hash_id: 'h' } };
@@ -239,17 +344,38 @@ test('request building: query filters, env object with port keys, price only for
   let i = 0;
   const seq = [0.1, 0.5, 0.9, 0.0, 0.99, 0.3];
   // A short suffix (4 base36 characters, 1.7 million per label) keeps the row's price in view.
-  assert.equal(uniqueLabel('x', () => seq[i++ % seq.length]!), 'x-3iw0');
+  assert.equal(
+    uniqueLabel('x', () => seq[i++ % seq.length]!),
+    'x-3iw0',
+  );
   for (let k = 0; k < 50; k++) assert.match(uniqueLabel('x'), /^x-[0-9a-z]{4}$/);
 });
 
 test('offer ranking: cheapest first, best value, price cap and bid floor', () => {
   const o = (id: number, dph: number, extra: Partial<Offer> = {}): Offer => offerRecord(id, { dph_total: dph, ...extra });
-  const offers = [o(1, 0.5, { dlperf: 50, reliability: 0.9 }), o(2, 0.3, { dlperf: 15 }), o(3, 0.3, { dlperf: 30, reliability: 0.99 }), o(4, 2, { dlperf: 400 }), o(5, 0.4, { dlperf_per_dphtotal: 500, min_bid: 0.35 })];
-  assert.deepEqual(rankOffers(offers).map((x) => x.id), [3, 2, 5, 1, 4]);
-  assert.deepEqual(rankOffers(offers, { rank: 'best-value' }).map((x) => x.id), [5, 4, 3, 1, 2]);
-  assert.deepEqual(rankOffers(offers, { maxDphTotal: 0.45 }).map((x) => x.id), [3, 2, 5]);
-  assert.deepEqual(rankOffers(offers, { bidPrice: 0.3 }).map((x) => x.id), [3, 2, 1, 4]);
+  const offers = [
+    o(1, 0.5, { dlperf: 50, reliability: 0.9 }),
+    o(2, 0.3, { dlperf: 15 }),
+    o(3, 0.3, { dlperf: 30, reliability: 0.99 }),
+    o(4, 2, { dlperf: 400 }),
+    o(5, 0.4, { dlperf_per_dphtotal: 500, min_bid: 0.35 }),
+  ];
+  assert.deepEqual(
+    rankOffers(offers).map((x) => x.id),
+    [3, 2, 5, 1, 4],
+  );
+  assert.deepEqual(
+    rankOffers(offers, { rank: 'best-value' }).map((x) => x.id),
+    [5, 4, 3, 1, 2],
+  );
+  assert.deepEqual(
+    rankOffers(offers, { maxDphTotal: 0.45 }).map((x) => x.id),
+    [3, 2, 5],
+  );
+  assert.deepEqual(
+    rankOffers(offers, { bidPrice: 0.3 }).map((x) => x.id),
+    [3, 2, 1, 4],
+  );
 });
 
 test('discovery: glob setting, JSONC names, broken files still listed', async () => {
@@ -266,7 +392,10 @@ test('discovery: glob setting, JSONC names, broken files still listed', async ()
     const found = await discoverTemplates(root);
     assert.deepEqual(
       found.map((f) => [f.relativePath, f.name, f.broken ?? false]),
-      [['.gpu/a.json', 'a', true], ['.gpu/b.json', 'Bee', false]],
+      [
+        ['.gpu/a.json', 'a', true],
+        ['.gpu/b.json', 'Bee', false],
+      ],
     );
     assert.equal(found[1]!.description, 'd');
   });
@@ -274,7 +403,7 @@ test('discovery: glob setting, JSONC names, broken files still listed', async ()
 
 test('the demo workspace sample templates are valid, and their idle guard acts after 2 minutes (seen within minutes in the demo)', async () => {
   const dir = join(repoRoot(), 'demo-workspace/.gpu');
-  const files = existsSync(dir) ? (await discoverTemplates(resolve(dir, '..'))) : [];
+  const files = existsSync(dir) ? await discoverTemplates(resolve(dir, '..')) : [];
   assert.ok(files.length >= 2, 'expected sample templates in demo-workspace/.gpu');
   for (const f of files) {
     const r = await loadTemplate(readFileSync(f.file, 'utf8'), {
@@ -296,6 +425,6 @@ test('the "New Template" example is valid and commented, and named after its fil
   const r = await loadTemplate(text, ctx());
   assert.deepEqual(r.problems, []);
   assert.equal(r.template!.instance.label, 'my-model');
-  assert.equal(r.template!.name, 'llama-finetune', 'not a sample template\'s name: two identical titles in the picker');
+  assert.equal(r.template!.name, 'llama-finetune', "not a sample template's name: two identical titles in the picker");
   assert.equal((await loadTemplate(exampleTemplate('a "quoted" name'), ctx())).template!.name, 'a "quoted" name');
 });

@@ -39,7 +39,11 @@ test('demo GPU load: set through the client in demo mode (nvidia-smi and the lis
     await assert.rejects(api.setDemoGpuLoad(inst.id, Number.NaN), (e) => isApiError(e) && e.kind === 'invalid_request');
     assert.equal(demo.state.requests.length, sent, 'nothing sent for a bad percentage');
     const [other] = (await client(plain.url).api.listInstances()).instances;
-    await assert.rejects(client(plain.url).api.setDemoGpuLoad(other!.id, 0), (e) => isApiError(e) && e.status === 404, 'outside the demo the path does not exist');
+    await assert.rejects(
+      client(plain.url).api.setDemoGpuLoad(other!.id, 0),
+      (e) => isApiError(e) && e.status === 404,
+      'outside the demo the path does not exist',
+    );
   } finally {
     await demo.close();
     await plain.close();
@@ -48,12 +52,18 @@ test('demo GPU load: set through the client in demo mode (nvidia-smi and the lis
 });
 
 test('demo GPU load: the choices, a typed percentage, and what the guard will make of it', () => {
-  assert.deepEqual(LOAD_CHOICES.map((c) => c.util), [0, 90, undefined]);
+  assert.deepEqual(
+    LOAD_CHOICES.map((c) => c.util),
+    [0, 90, undefined],
+  );
   assert.deepEqual(parseLoad(' 35 %'), { util: 35 });
   assert.deepEqual(parseLoad('12.5'), { util: 12.5 });
   for (const bad of ['', 'abc', '-1', '101', '1e2', '50%%']) assert.ok('problem' in parseLoad(bad), bad);
   const guard = { idleMinutes: 2, gpuUtilBelow: 5, action: 'stop' as const };
-  assert.match(loadSetMessage('box', 0, guard), /^Demo: the GPU of box now reports 0 %\. Its idle guard counts that as idle \(below 5 %\): it warns first, then stops the instance after 2 idle min/);
+  assert.match(
+    loadSetMessage('box', 0, guard),
+    /^Demo: the GPU of box now reports 0 %\. Its idle guard counts that as idle \(below 5 %\): it warns first, then stops the instance after 2 idle min/,
+  );
   assert.match(loadSetMessage('box', 90, guard), /counts that as busy \(5 % or more\) and keeps the instance running/);
   assert.match(loadSetMessage('box', 0, undefined), /has no idle guard/);
 });

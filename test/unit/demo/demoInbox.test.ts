@@ -13,7 +13,12 @@ test('demo inbox: the e-mailed code, for the account key only; absent outside th
   const sim = await startSim({ demoInbox: true });
   const plain = await startSim();
   try {
-    const api = createApiClient({ baseUrl: sim.url, credentials: keyCredentials(), log: captureLogger(), retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const api = createApiClient({
+      baseUrl: sim.url,
+      credentials: keyCredentials(),
+      log: captureLogger(),
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const before = sim.state.now() - 1;
     const inbox = simulatorInbox(sim.url, () => 'sim-api-key');
     assert.deepEqual(await inbox.messages(), []);

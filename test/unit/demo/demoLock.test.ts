@@ -15,7 +15,14 @@ import { waitFor } from '../../kit/wait';
 const key = randomKey();
 let sim: RunningSim | undefined;
 const started = async (): Promise<RunningSim> =>
-  (sim ??= await startSimulator({ ...demoSimOptions({ apiKey: key, guardScript: minifiedWatchdog(), guardTick: 1 }), bootSeconds: 1, invisibleSeconds: 0, rateLimits: 'off', ssh: false, instances: 0 }));
+  (sim ??= await startSimulator({
+    ...demoSimOptions({ apiKey: key, guardScript: minifiedWatchdog(), guardTick: 1 }),
+    bootSeconds: 1,
+    invisibleSeconds: 0,
+    rateLimits: 'off',
+    ssh: false,
+    instances: 0,
+  }));
 after(async () => sim?.close());
 
 const call = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
@@ -25,7 +32,7 @@ const call = async (path: string, init: { method?: string; headers?: Record<stri
 };
 const bearer = (k: string) => ({ Authorization: `Bearer ${k}` });
 
-test('each demo has its own random key: never the simulator\'s well-known keys', () => {
+test("each demo has its own random key: never the simulator's well-known keys", () => {
   const a = simConfig(demoSimOptions({ apiKey: randomKey(), guardScript: '', guardTick: 10 }));
   const b = simConfig(demoSimOptions({ apiKey: randomKey(), guardScript: '', guardTick: 10 }));
   assert.notEqual(a.apiKey, b.apiKey);
@@ -58,7 +65,11 @@ test('a body is read only as JSON with a JSON content type: text/plain is 415 an
     assert.equal(r.json?.error, 'unsupported_media_type');
   }
   assert.equal([...s.state.instances.values()].filter((i) => i.label === 'posted-as-text').length, 0, 'nothing rented');
-  const ok = await call('/api/v0/bundles/', { method: 'POST', headers: { ...bearer(key), 'Content-Type': 'application/json; charset=utf-8' }, body: '{"limit": 1}' });
+  const ok = await call('/api/v0/bundles/', {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'application/json; charset=utf-8' },
+    body: '{"limit": 1}',
+  });
   assert.equal(ok.status, 200, 'JSON with its content type is read');
 });
 
@@ -66,20 +77,31 @@ test('a body is read only as JSON with a JSON content type: text/plain is 415 an
 async function rentWith(onstart: string, label: string, env?: Record<string, string>): Promise<string> {
   const s = await started();
   const offer = s.state.offers.find((o) => o.rentable && !o.rented && !o.taken)!;
-  const r = await call(`/api/v0/asks/${offer.id}/`, { method: 'PUT', headers: { ...bearer(key), 'Content-Type': 'application/json' }, body: JSON.stringify({ image: 'sim/base:1', disk: 8, runtype: 'ssh', label, onstart, ...(env ? { env } : {}) }) });
+  const r = await call(`/api/v0/asks/${offer.id}/`, {
+    method: 'PUT',
+    headers: { ...bearer(key), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ image: 'sim/base:1', disk: 8, runtype: 'ssh', label, onstart, ...(env ? { env } : {}) }),
+  });
   assert.equal(r.status, 200, JSON.stringify(r.json));
   const home = instanceHome(s.state, r.json!.new_contract as number);
-  await waitFor(() => existsSync(join(home, 'onstart.log')) && readFileSync(join(home, 'onstart.log'), 'utf8').includes(GATED_NOTE.trim()), 60_000, `the demo to take up ${label}'s onstart`);
+  await waitFor(
+    () => existsSync(join(home, 'onstart.log')) && readFileSync(join(home, 'onstart.log'), 'utf8').includes(GATED_NOTE.trim()),
+    60_000,
+    `the demo to take up ${label}'s onstart`,
+  );
   return home;
 }
 
-test('a hostile onstart sent to the demo does not run; with the guard, only the demo\'s own watchdog runs', async () => {
+test("a hostile onstart sent to the demo does not run; with the guard, only the demo's own watchdog runs", async () => {
   const s = await started();
   const proof = (home: string) => join(home, 'pwned');
   // Plain shell: nothing runs at all.
   const plain = await rentWith('touch "$HOME/pwned"; touch "$HOME/pwned-bg" &', 'plain');
   // The guard's launch line with a setting the guard never sends (GPU_GUARD_SSH_CMD runs a command).
-  const sshCmd = await rentWith(`GPU_GUARD_SSH_CMD='touch $HOME/pwned' GPU_GUARD_IDLE_MINUTES='1' nohup sh "\${TMPDIR:-/tmp}/gpu-rental/guard.sh" </dev/null >/dev/null 2>&1 &\n`, 'ssh-cmd');
+  const sshCmd = await rentWith(
+    `GPU_GUARD_SSH_CMD='touch $HOME/pwned' GPU_GUARD_IDLE_MINUTES='1' nohup sh "\${TMPDIR:-/tmp}/gpu-rental/guard.sh" </dev/null >/dev/null 2>&1 &\n`,
+    'ssh-cmd',
+  );
   // The real guard with a hostile tail, and a guard.sh of someone else's: the demo's watchdog runs, nothing else.
   const composed = composeOnstart('touch "$HOME/pwned"', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: 'https://evil.example', dphTotal: 1 });
   const guarded = composed.onstart!;
@@ -90,7 +112,7 @@ test('a hostile onstart sent to the demo does not run; with the guard, only the 
   for (const home of [withTail, swapped]) {
     const state = join(home, 'tmp', 'gpu-rental', 'state.json');
     await waitFor(() => existsSync(state), 60_000, 'the demo watchdog writing its state');
-    assert.equal(readFileSync(join(home, 'tmp', 'gpu-rental', 'guard.sh'), 'utf8'), minifiedWatchdog(), 'the demo\'s own watchdog');
+    assert.equal(readFileSync(join(home, 'tmp', 'gpu-rental', 'guard.sh'), 'utf8'), minifiedWatchdog(), "the demo's own watchdog");
   }
   for (const home of [plain, sshCmd, withTail, swapped]) {
     assert.equal(existsSync(proof(home)), false, `the onstart ran in ${home}`);
@@ -99,7 +121,7 @@ test('a hostile onstart sent to the demo does not run; with the guard, only the 
   assert.ok(s.state.instances.size >= 4);
 });
 
-test('guardLaunchEnv: the guard\'s own settings only, the API always the simulator', () => {
+test("guardLaunchEnv: the guard's own settings only, the API always the simulator", () => {
   const onstart = composeOnstart(undefined, resolveGuardPlan({ idleMinutes: 5, maxHours: 2 })!, { apiUrl: 'https://evil.example', dphTotal: 1 }).onstart!;
   const env = guardLaunchEnv(onstart, 'http://127.0.0.1:9')!;
   assert.equal(env.GPU_GUARD_API, 'http://127.0.0.1:9');

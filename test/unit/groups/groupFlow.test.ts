@@ -13,15 +13,27 @@ import type { Template } from '../../../src/create/templateSchema';
 
 useFlowSim();
 
-const template: Template = { name: 'ddp', count: 3, offer: { gpuNames: ['RTX 4090'], numGpus: 1 }, instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 } };
+const template: Template = {
+  name: 'ddp',
+  count: 3,
+  offer: { gpuNames: ['RTX 4090'], numGpus: 1 },
+  instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 },
+};
 const prompts = { pickCluster: async <T>(c: readonly T[]) => c[0], confirmGroup: async () => true };
 
 function run(over: Partial<Parameters<typeof runGroupFlow>[1]> = {}) {
   const h = harness();
-  return { h, result: runGroupFlow({ ...h.ports, prompts }, { template, templatePath: '.gpu/ddp.json', pollIntervalMs: 5000, maxWaitMs: 10 * 60_000, ...over }) };
+  return {
+    h,
+    result: runGroupFlow({ ...h.ports, prompts }, { template, templatePath: '.gpu/ddp.json', pollIntervalMs: 5000, maxWaitMs: 10 * 60_000, ...over }),
+  };
 }
 
-const overlays = async () => (await (await fetch(`${flowSim.sim.url}/api/v0/overlay/`, { headers: { authorization: 'Bearer sim-api-key' } })).json()) as Array<{ name: string; instances: number[] }>;
+const overlays = async () =>
+  (await (await fetch(`${flowSim.sim.url}/api/v0/overlay/`, { headers: { authorization: 'Bearer sim-api-key' } })).json()) as Array<{
+    name: string;
+    instances: number[];
+  }>;
 
 test('three members run on one overlay in one cluster; the group is recorded with every id; Destroy Group leaves nothing', async () => {
   const { h, result } = run();
@@ -34,7 +46,10 @@ test('three members run on one overlay in one cluster; the group is recorded wit
   assert.deepEqual([...ov!.instances].sort(), r.instances.map((i) => i.id).sort());
   assert.equal(ov!.name, r.group.overlayName);
   const g = readGroups(h.state)[0]!;
-  assert.deepEqual(g.members.map((m) => m.instanceId), r.instances.map((i) => i.id));
+  assert.deepEqual(
+    g.members.map((m) => m.instanceId),
+    r.instances.map((i) => i.id),
+  );
   assert.match(r.message, /\$\d+\.\d\d\/h in total/);
   // Each member's SSH entry carries its group host names.
   assert.deepEqual(h.sshWrites.map((w) => w.ssh.groupAliases).sort(), [[`gpu-${g.name}-0`, `gpu-${g.name}`], [`gpu-${g.name}-1`], [`gpu-${g.name}-2`]].sort());

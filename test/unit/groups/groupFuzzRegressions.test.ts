@@ -8,8 +8,14 @@ const base: GroupScript['base'] = { ...plainScript, bootReads: 0, echoKeys: true
 
 const REGRESSIONS: Array<{ name: string; script: GroupScript }> = [
   {
-    name: 'seed 4242: rank 0\'s create times out unanswered and a read is refused; the others run',
-    script: { count: 3, base: { ...base, creates: [{ kind: 'unproven', acted: false, answer: 'timeout' }], reads: ['500'] }, overlayCreate: 'ok', overlayList: 'ok', overlayDelete: 'ok' },
+    name: "seed 4242: rank 0's create times out unanswered and a read is refused; the others run",
+    script: {
+      count: 3,
+      base: { ...base, creates: [{ kind: 'unproven', acted: false, answer: 'timeout' }], reads: ['500'] },
+      overlayCreate: 'ok',
+      overlayList: 'ok',
+      overlayDelete: 'ok',
+    },
   },
 ];
 

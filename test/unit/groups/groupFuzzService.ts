@@ -29,13 +29,36 @@ export const groupScript: fc.Arbitrary<GroupScript> = fc.record({
   count: fc.constantFrom<2 | 3>(2, 3),
   // A restart mid-way is the single flow's; a group's members are resumed one by one (docs/multi-node.md).
   base: fuzzScript.map((s) => ({ ...s, restartAtSleep: null, interactive: false })),
-  overlayCreate: fc.constantFrom<OverlayAnswer>('ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', '5xx-acted', '5xx-not', 'timeout-acted', 'timeout-not', 'refused'),
+  overlayCreate: fc.constantFrom<OverlayAnswer>(
+    'ok',
+    'ok',
+    'ok',
+    'ok',
+    'ok',
+    'ok',
+    'ok',
+    'ok',
+    '5xx-acted',
+    '5xx-not',
+    'timeout-acted',
+    'timeout-not',
+    'refused',
+  ),
   overlayList: fc.constantFrom<'ok' | '500'>('ok', 'ok', '500'),
   overlayDelete: fc.constantFrom<'ok' | '500'>('ok', 'ok', '500'),
 });
 
 /** Offers 11..13 in cluster 7 on three machines, 14 alone in cluster 8 (the scripted service rents only 11..14). */
-const OFFERS = [11, 12, 13, 14].map((id, i) => ({ id, machine_id: 900 + id, cluster_id: id === 14 ? 8 : 7, num_gpus: 1, gpu_name: 'RTX 4090', dph_total: 0.3 + i / 10, verified: true, rentable: true }));
+const OFFERS = [11, 12, 13, 14].map((id, i) => ({
+  id,
+  machine_id: 900 + id,
+  cluster_id: id === 14 ? 8 : 7,
+  num_gpus: 1,
+  gpu_name: 'RTX 4090',
+  dph_total: 0.3 + i / 10,
+  verified: true,
+  rentable: true,
+}));
 
 class Unanswered extends Error {
   override readonly name = 'TransportError';
@@ -69,7 +92,8 @@ export class GroupService implements Transport {
     }
     const a = this.s.overlayCreate;
     if (a === 'refused') return json(400, { success: false, error: 'invalid_args', msg: 'no such cluster' });
-    if (a === 'ok' || a.endsWith('-acted')) this.overlays.push({ overlay_id: 70 + this.overlays.length, name: body.name ?? '', cluster_id: body.cluster_id ?? 0 });
+    if (a === 'ok' || a.endsWith('-acted'))
+      this.overlays.push({ overlay_id: 70 + this.overlays.length, name: body.name ?? '', cluster_id: body.cluster_id ?? 0 });
     if (a.startsWith('timeout')) throw new Unanswered('no answer in time');
     if (a.startsWith('5xx')) return json(502, { success: false, msg: 'bad gateway' });
     return json(200, { msg: 'created' });
@@ -91,7 +115,15 @@ export interface GroupRun {
 export async function runGroupScript(s: GroupScript): Promise<GroupRun> {
   const service = new GroupService(s);
   const client = (log: Parameters<typeof createApiClient>[0]['log']) =>
-    createApiClient({ baseUrl: 'http://127.0.0.1:9', credentials: { token: () => API_KEY }, log, timeoutMs: 1000, retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 }, pacing: 'off', transport: service });
+    createApiClient({
+      baseUrl: 'http://127.0.0.1:9',
+      credentials: { token: () => API_KEY },
+      log,
+      timeoutMs: 1000,
+      retry: { retries: 1, baseDelayMs: 0, maxDelayMs: 0 },
+      pacing: 'off',
+      transport: service,
+    });
   const flow = harness({ client, clock: virtualClock({ max: 3000 * s.count }) });
   const cancel = new AbortController();
   if (s.base.cancelAtSleep !== null) {
@@ -100,7 +132,10 @@ export async function runGroupScript(s: GroupScript): Promise<GroupRun> {
     flow.ports.clock = { now: () => clock.now(), sleep: async (ms, signal) => (++n === s.base.cancelAtSleep && cancel.abort(), clock.sleep(ms, signal)) };
   }
   const t = { ...template, count: s.count };
-  const result = await runGroupFlow({ ...flow.ports, prompts: { pickCluster: async (c) => c[0], confirmGroup: async () => true } }, { template: t, templatePath: '.gpu/t.json', maxWaitMs: 20 * 60_000, signal: cancel.signal });
+  const result = await runGroupFlow(
+    { ...flow.ports, prompts: { pickCluster: async (c) => c[0], confirmGroup: async () => true } },
+    { template: t, templatePath: '.gpu/t.json', maxWaitMs: 20 * 60_000, signal: cancel.signal },
+  );
   let watcher: Harness | undefined;
   if (readInflight(flow.state).length) {
     service.inner.phase = 'watcher';
@@ -130,15 +165,23 @@ export function checkGroupRun(run: GroupRun): void {
     const stores = [flow, ...(watcher ? [watcher] : [])];
     for (const m of live) {
       if (m.destroyed) continue;
-      assert.ok(named.some((n) => n === String(m.id) || n.includes(String(m.id)) || n.includes(`"${m.label}"`)), `machine ${m.id} ("${m.label}") is left and the result does not name it; ${what}`);
+      assert.ok(
+        named.some((n) => n === String(m.id) || n.includes(String(m.id)) || n.includes(`"${m.label}"`)),
+        `machine ${m.id} ("${m.label}") is left and the result does not name it; ${what}`,
+      );
       const held = stores.some((h) => h.upserts.includes(m.id) && !h.removed.includes(m.id));
       const flying = inflight.some((r) => r.instanceId === m.id || (r.instanceId === undefined && r.label === m.label));
       assert.ok(held || flying, `machine ${m.id} ("${m.label}") is untracked; ${what}`);
     }
-    if (service.overlays.length && script.overlayDelete === 'ok' && result.outcome === 'failed') assert.ok(service.overlayDeletes > 0, `the network was left; ${what}`);
+    if (service.overlays.length && script.overlayDelete === 'ok' && result.outcome === 'failed')
+      assert.ok(service.overlayDeletes > 0, `the network was left; ${what}`);
   }
   // Only the group's own machines are destroyed.
-  for (const id of service.inner.deletes) assert.ok(machines.some((m) => m.id === id), `destroyed ${id}, which this click did not create`);
+  for (const id of service.inner.deletes)
+    assert.ok(
+      machines.some((m) => m.id === id),
+      `destroyed ${id}, which this click did not create`,
+    );
   // The API key never reaches a log line or a message. An instance key only in the result: members
   // share one client, and the scripted service may echo a key it just handed to one member in an
   // error to another before the client has read it (no client can mask a key it never saw).

@@ -27,7 +27,12 @@ useSshFixture({ era: 'today', bootSeconds: 30, invisibleSeconds: 0 }, 'gpu-renta
   await f.api.addSshKey(f.key.line);
 });
 
-const template: Template = { name: 'DDP run', count: 3, offer: { gpuNames: ['RTX 4090'], numGpus: 1 }, instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 } };
+const template: Template = {
+  name: 'DDP run',
+  count: 3,
+  offer: { gpuNames: ['RTX 4090'], numGpus: 1 },
+  instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 },
+};
 
 function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
@@ -64,50 +69,82 @@ else:
     c.sendall(f"{rank} {me}".encode()); print(c.recv(4096).decode())
 `;
 
-test('a group of 3 from the extension\'s flow runs mpirun over its SSH entries and a TCP all-gather across its members', { skip: needs('ssh', 'mpirun', 'python3') }, async () => {
-  const writer = new SshConfigWriter({ home: f.home, origin: '127.0.0.1', identityFile: f.key.privatePath });
-  const shell = sshShell({ configPath: writer.configPath, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: f.home } });
-  const clock: Clock = { now: () => Date.now(), sleep: async (ms) => void (await f.ctl.advance(ms / 1000)) };
-  const log = memoryLog();
-  // The simulator runs without rate limits here: the service's pacing (a create per 4.5 s) is the pacing tests' business.
-  const api = createApiClient({ baseUrl: f.sim.url, credentials: { token: () => 'sim-api-key' }, log, pacing: 'off' });
-  const state = new MemoryState();
-  const result = await runGroupFlow(
-    {
-      api,
-      log,
-      state,
-      clock,
-      ssh: writer,
-      progress: () => undefined,
-      prompts: { pickCluster: async (c) => c[0], confirmGroup: async () => true },
-      prepare: (g, inst) => prepareGroup(shell, clock, g, inst),
-    },
-    { template, templatePath: '.gpu/ddp.json', pollIntervalMs: 2000, confirm: false },
-  );
-  assert.equal(result.outcome, 'ready', `${result.message}\n${log.lines.join('\n')}`);
-  if (result.outcome !== 'ready') return;
-  const g = result.group;
-  assert.equal(g.members.length, 3);
-  const addrs = g.members.map((m) => m.overlayAddress!);
-  // Rank 0's address is what the machine says its eth0 is (the simulator's own record of it).
-  assert.equal(addrs[0], f.sim.state.instances.get(g.members[0]!.instanceId!)!.overlay!.addr);
-  assert.equal(new Set(addrs).size, 3);
+test(
+  "a group of 3 from the extension's flow runs mpirun over its SSH entries and a TCP all-gather across its members",
+  { skip: needs('ssh', 'mpirun', 'python3') },
+  async () => {
+    const writer = new SshConfigWriter({ home: f.home, origin: '127.0.0.1', identityFile: f.key.privatePath });
+    const shell = sshShell({ configPath: writer.configPath, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: f.home } });
+    const clock: Clock = { now: () => Date.now(), sleep: async (ms) => void (await f.ctl.advance(ms / 1000)) };
+    const log = memoryLog();
+    // The simulator runs without rate limits here: the service's pacing (a create per 4.5 s) is the pacing tests' business.
+    const api = createApiClient({ baseUrl: f.sim.url, credentials: { token: () => 'sim-api-key' }, log, pacing: 'off' });
+    const state = new MemoryState();
+    const result = await runGroupFlow(
+      {
+        api,
+        log,
+        state,
+        clock,
+        ssh: writer,
+        progress: () => undefined,
+        prompts: { pickCluster: async (c) => c[0], confirmGroup: async () => true },
+        prepare: (g, inst) => prepareGroup(shell, clock, g, inst),
+      },
+      { template, templatePath: '.gpu/ddp.json', pollIntervalMs: 2000, confirm: false },
+    );
+    assert.equal(result.outcome, 'ready', `${result.message}\n${log.lines.join('\n')}`);
+    if (result.outcome !== 'ready') return;
+    const g = result.group;
+    assert.equal(g.members.length, 3);
+    const addrs = g.members.map((m) => m.overlayAddress!);
+    // Rank 0's address is what the machine says its eth0 is (the simulator's own record of it).
+    assert.equal(addrs[0], f.sim.state.instances.get(g.members[0]!.instanceId!)!.overlay!.addr);
+    assert.equal(new Set(addrs).size, 3);
 
-  // The hostfile in the workspace names the SSH entries; mpirun launches one rank per member.
-  const hosts = join(f.home, 'hostfile');
-  writeFileSync(hosts, hostfile(g.members.map((m) => `gpu-${g.name}-${m.rank}`), 1));
-  const mpi = await run('mpirun', ['--allow-run-as-root', '--hostfile', hosts, '-np', '3', '--map-by', 'node', '--mca', 'plm_rsh_agent', 'ssh', '--mca', 'plm_rsh_args', `-F ${writer.configPath}`, 'sh', '-c', `. "${GROUP_ENV_FILE}"; echo "$NODE_RANK $MASTER_ADDR $NNODES $NCCL_SOCKET_IFNAME"`]);
-  assert.equal(mpi.code, 0, `mpirun failed: ${mpi.stderr}\n${mpi.stdout}`);
-  assert.deepEqual(mpi.stdout.trim().split('\n').sort(), [0, 1, 2].map((r) => `${r} ${addrs[0]} 3 eth0`));
+    // The hostfile in the workspace names the SSH entries; mpirun launches one rank per member.
+    const hosts = join(f.home, 'hostfile');
+    writeFileSync(
+      hosts,
+      hostfile(
+        g.members.map((m) => `gpu-${g.name}-${m.rank}`),
+        1,
+      ),
+    );
+    const mpi = await run('mpirun', [
+      '--allow-run-as-root',
+      '--hostfile',
+      hosts,
+      '-np',
+      '3',
+      '--map-by',
+      'node',
+      '--mca',
+      'plm_rsh_agent',
+      'ssh',
+      '--mca',
+      'plm_rsh_args',
+      `-F ${writer.configPath}`,
+      'sh',
+      '-c',
+      `. "${GROUP_ENV_FILE}"; echo "$NODE_RANK $MASTER_ADDR $NNODES $NCCL_SOCKET_IFNAME"`,
+    ]);
+    assert.equal(mpi.code, 0, `mpirun failed: ${mpi.stderr}\n${mpi.stdout}`);
+    assert.deepEqual(
+      mpi.stdout.trim().split('\n').sort(),
+      [0, 1, 2].map((r) => `${r} ${addrs[0]} 3 eth0`),
+    );
 
-  // The all-gather: every member runs it at once through its own SSH entry, with its environment.
-  const outs = await Promise.all(g.members.map((m) => shell.run(`gpu-${g.name}-${m.rank}`, `. "${GROUP_ENV_FILE}"; python3 -c '${ALL_GATHER.replace(/'/g, `'"'"'`)}'`)));
-  for (const o of outs) {
-    assert.equal(o.code, 0, o.stderr);
-    assert.deepEqual(JSON.parse(o.stdout.trim()), addrs);
-  }
-  // The SSH entry gpu-<group> is rank 0.
-  const r0 = await shell.run(`gpu-${g.name}`, `. "${GROUP_ENV_FILE}"; echo $NODE_RANK`);
-  assert.equal(r0.stdout.trim(), '0', r0.stderr);
-});
+    // The all-gather: every member runs it at once through its own SSH entry, with its environment.
+    const outs = await Promise.all(
+      g.members.map((m) => shell.run(`gpu-${g.name}-${m.rank}`, `. "${GROUP_ENV_FILE}"; python3 -c '${ALL_GATHER.replace(/'/g, `'"'"'`)}'`)),
+    );
+    for (const o of outs) {
+      assert.equal(o.code, 0, o.stderr);
+      assert.deepEqual(JSON.parse(o.stdout.trim()), addrs);
+    }
+    // The SSH entry gpu-<group> is rank 0.
+    const r0 = await shell.run(`gpu-${g.name}`, `. "${GROUP_ENV_FILE}"; echo $NODE_RANK`);
+    assert.equal(r0.stdout.trim(), '0', r0.stderr);
+  },
+);

@@ -16,7 +16,12 @@ import { MemoryState } from '../../kit/state';
 
 useFlowSim();
 
-const template: Template = { name: 'ddp', count: 3, offer: { gpuNames: ['RTX 4090'], numGpus: 1 }, instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 } };
+const template: Template = {
+  name: 'ddp',
+  count: 3,
+  offer: { gpuNames: ['RTX 4090'], numGpus: 1 },
+  instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 },
+};
 const prompts = { pickCluster: async <T>(c: readonly T[]) => c[0], confirmGroup: async () => true };
 
 /** Runs the group flow until each of its 3 members first waits, then drops it (the reload); the state it left. */
@@ -28,7 +33,9 @@ async function interrupted(): Promise<MemoryState> {
   const clock = virtualClock({ max: 200, hangAfter: 0, onHang: () => ++hung === 3 && allHung() });
   const h = harness({ state, clock });
   // Never settles (its waits hang, as under a reload); a failure before that would fail the test.
-  runGroupFlow({ ...h.ports, prompts }, { template, templatePath: '.gpu/ddp.json', pollIntervalMs: 5000, maxWaitMs: 10 * 60_000 }).catch((e: unknown) => assert.fail(`the interrupted flow threw: ${String(e)}`));
+  runGroupFlow({ ...h.ports, prompts }, { template, templatePath: '.gpu/ddp.json', pollIntervalMs: 5000, maxWaitMs: 10 * 60_000 }).catch((e: unknown) =>
+    assert.fail(`the interrupted flow threw: ${String(e)}`),
+  );
   await reloaded;
   assert.equal(readGroups(state)[0]?.status, 'renting');
   assert.equal(readInflight(state).length, 3);
@@ -44,14 +51,20 @@ function session(state: MemoryState, answer: boolean) {
 
 test('every member runs after the reload: the group is ready, each member in it, nothing left in flight', async () => {
   const state = await interrupted();
-  assert.ok(readInflight(state).every((r) => isRentingMember(state, r.label)), 'the plain watcher leaves these to the group');
+  assert.ok(
+    readInflight(state).every((r) => isRentingMember(state, r.label)),
+    'the plain watcher leaves these to the group',
+  );
   assert.equal(isRentingMember(state, 'some-other-rental'), false);
   const { ports, asked } = session(state, true);
   const [r] = await resumeGroups(ports, { intervalMs: 5000, maxWaitMs: 10 * 60_000 });
   assert.equal(r?.outcome, 'ready', JSON.stringify(r));
   const g = readGroups(state)[0]!;
   assert.equal(g.status, 'ready');
-  const live = (await simInstances()).filter((i) => i.actual_status === 'running').map((i) => i.id).sort();
+  const live = (await simInstances())
+    .filter((i) => i.actual_status === 'running')
+    .map((i) => i.id)
+    .sort();
   assert.deepEqual(g.members.map((m) => m.instanceId).sort(), live);
   assert.equal(live.length, 3);
   assert.deepEqual(readInflight(state), []);

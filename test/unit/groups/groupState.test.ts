@@ -36,24 +36,35 @@ const writes = async () => (await h.ctl.requests()).filter((r) => r.method === '
 
 for (const era of ['today', 'seed'] as const) {
   describe(`era ${era}`, () => {
-    test(era === 'today' ? 'stop and start: one bulk call each, every member changes' : 'the bulk call answers 404: every member is stopped and started one by one', async () => {
-      await h.ctl.setEra(era);
-      const g = await groupOf(3);
-      assert.deepEqual(await setGroupState(ports(), g, 'stopped'), []);
-      assert.deepEqual(await intended(), ['stopped', 'stopped', 'stopped']);
-      assert.deepEqual(await setGroupState(ports(), g, 'running'), []);
-      assert.deepEqual(await intended(), ['running', 'running', 'running']);
-      const w = await writes();
-      const bulk = w.filter((r) => /^\/api\/v0\/instances\/?$/.test(r.path));
-      const single = w.filter((r) => /^\/api\/v0\/instances\/\d+\/?$/.test(r.path));
-      if (era === 'today') {
-        assert.deepEqual(bulk.map((r) => r.status), [200, 200]);
-        assert.equal(single.length, 0, 'no member was set on its own');
-      } else {
-        assert.deepEqual(bulk.map((r) => r.status), [404, 404]);
-        assert.equal(single.length, 6);
-      }
-    });
+    test(
+      era === 'today'
+        ? 'stop and start: one bulk call each, every member changes'
+        : 'the bulk call answers 404: every member is stopped and started one by one',
+      async () => {
+        await h.ctl.setEra(era);
+        const g = await groupOf(3);
+        assert.deepEqual(await setGroupState(ports(), g, 'stopped'), []);
+        assert.deepEqual(await intended(), ['stopped', 'stopped', 'stopped']);
+        assert.deepEqual(await setGroupState(ports(), g, 'running'), []);
+        assert.deepEqual(await intended(), ['running', 'running', 'running']);
+        const w = await writes();
+        const bulk = w.filter((r) => /^\/api\/v0\/instances\/?$/.test(r.path));
+        const single = w.filter((r) => /^\/api\/v0\/instances\/\d+\/?$/.test(r.path));
+        if (era === 'today') {
+          assert.deepEqual(
+            bulk.map((r) => r.status),
+            [200, 200],
+          );
+          assert.equal(single.length, 0, 'no member was set on its own');
+        } else {
+          assert.deepEqual(
+            bulk.map((r) => r.status),
+            [404, 404],
+          );
+          assert.equal(single.length, 6);
+        }
+      },
+    );
   });
 }
 
@@ -74,6 +85,9 @@ test('more than 64 members: the bulk calls take at most 64 ids each', async () =
   const many: GroupRecord = { ...g, members: Array.from({ length: 65 }, (_, k) => ({ ...g.members[k % 3]!, rank: k })) };
   assert.deepEqual(await setGroupState(ports(), many, 'stopped'), []);
   const bulk = (await writes()).filter((r) => /^\/api\/v0\/instances\/?$/.test(r.path));
-  assert.deepEqual(bulk.map((r) => r.status), [200, 200]);
+  assert.deepEqual(
+    bulk.map((r) => r.status),
+    [200, 200],
+  );
   assert.deepEqual(await intended(), ['stopped', 'stopped', 'stopped']);
 });

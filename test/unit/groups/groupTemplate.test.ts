@@ -42,7 +42,11 @@ test('a group template cannot be a VM, runtype args, stopped, interruptible, or 
   ];
   for (const [t, where] of cases) {
     const p = await problems(t);
-    assert.deepEqual(p.map((x) => x.where), [where], JSON.stringify(p));
+    assert.deepEqual(
+      p.map((x) => x.where),
+      [where],
+      JSON.stringify(p),
+    );
     // The same template with count 1 has no group problem.
     const single = await problems({ ...(t as object), count: 1 });
     assert.ok(!single.some((x) => /group/.test(x.message)), JSON.stringify(single));
@@ -66,10 +70,13 @@ test('the cluster pick: N offers on N machines in one cluster, cheapest total fi
     offerRecord(7, { machine_id: 6, dph_total: 0.01 }), // no cluster
   ];
   const c = clusterChoices(offers, 2);
-  assert.deepEqual(c.map((x) => [x.clusterId, x.offers.map((o) => o.id), Math.round(x.totalDph * 100) / 100]), [
-    [8, [4, 5], 0.4],
-    [7, [2, 3], 0.6],
-  ]);
+  assert.deepEqual(
+    c.map((x) => [x.clusterId, x.offers.map((o) => o.id), Math.round(x.totalDph * 100) / 100]),
+    [
+      [8, [4, 5], 0.4],
+      [7, [2, 3], 0.6],
+    ],
+  );
   assert.deepEqual(clusterChoices(offers, 3), []);
 });
 

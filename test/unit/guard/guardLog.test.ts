@@ -36,7 +36,12 @@ async function running(label: string, { guard = true, entry = true } = {}): Prom
   const composed = guard ? composeOnstart('echo ready', resolveGuardPlan({ idleMinutes: 30 })!, { apiUrl: f.sim.url, dphTotal: 1 }) : undefined;
   const onstart = composed?.onstart;
   const offer = f.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && (o.direct_port_count as number) > 0)!;
-  const { new_contract: id } = await f.api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label, ...(onstart ? { onstart, env: composed!.env! } : {}) });
+  const { new_contract: id } = await f.api.createInstance(offer.id, {
+    image: 'sim/base:1',
+    runtype: 'ssh_direct',
+    label,
+    ...(onstart ? { onstart, env: composed!.env! } : {}),
+  });
   await f.ctl.finishBoot(id);
   const inst = await f.api.showInstance(id);
   if (entry) aliases.set(id, await f.writer.writeEntry(inst, { identityFile: f.key.privatePath }));
@@ -61,14 +66,20 @@ test('guard log over SSH: the watchdog log (printable, secrets masked); no log y
 
     // What a hostile or careless line would carry: the API key, an assignment, a token, terminal escapes.
     const home = await f.ctl.instanceHome(guarded.id);
-    appendFileSync(join(home, 'tmp', 'gpu-rental', 'guard.log'), 'curl: Authorization: Bearer sim-api-key failed\nCONTAINER_API_KEY=0123456789abcdef0123\n\x1b[31mred\x1b[0m hf_abcdefghijklmnopqrstuvwxyz\r\n');
+    appendFileSync(
+      join(home, 'tmp', 'gpu-rental', 'guard.log'),
+      'curl: Authorization: Bearer sim-api-key failed\nCONTAINER_API_KEY=0123456789abcdef0123\n\x1b[31mred\x1b[0m hf_abcdefghijklmnopqrstuvwxyz\r\n',
+    );
     const r = await readGuardLog(remote, guarded);
     assert.equal(r.kind, 'log');
     const text = r.kind === 'log' ? r.text : '';
     assert.ok(!text.includes('sim-api-key') && !text.includes('0123456789abcdef0123') && !text.includes('hf_abcdef'), text);
     assert.match(text, /CONTAINER_API_KEY=\*\*\*/);
     assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(text), 'no control characters reach the document');
-    assert.match(guardLogDocument('guarded', guarded.id, { text }, new Date()), /^Idle guard log of guarded \(#\d+\)\nThe last 200 lines of \$TMPDIR\/gpu-rental\/guard\.log, read over SSH at .+\. Secrets are masked\.\n/);
+    assert.match(
+      guardLogDocument('guarded', guarded.id, { text }, new Date()),
+      /^Idle guard log of guarded \(#\d+\)\nThe last 200 lines of \$TMPDIR\/gpu-rental\/guard\.log, read over SSH at .+\. Secrets are masked\.\n/,
+    );
 
     // No guard on it: nothing to read (and no SSH needed).
     assert.deepEqual(await readGuardLog(remote, await running('plain', { guard: false })), { kind: 'noGuard' });
@@ -91,7 +102,10 @@ test('guard log over SSH: the watchdog log (printable, secrets masked); no log y
     const stopped = { ...guarded, state: 'stopped' } as Instance;
     assert.deepEqual(await readGuardLog(remote, stopped, 'earlier line'), { kind: 'log', text: 'earlier line', earlier: true });
     assert.deepEqual(await readGuardLog(remote, stopped), { kind: 'notRunning' });
-    assert.match(guardLogDocument('guarded', guarded.id, { text: 'x', earlier: true }, new Date()), /\nThe last lines read while it ran \(it is not running now/);
+    assert.match(
+      guardLogDocument('guarded', guarded.id, { text: 'x', earlier: true }, new Date()),
+      /\nThe last lines read while it ran \(it is not running now/,
+    );
   } finally {
     await f.ctl.runOnstart(false);
   }

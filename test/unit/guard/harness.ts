@@ -31,7 +31,34 @@ export interface GuardRun {
 }
 
 /** Tools the script needs, for a PATH without curl/wget (the fallback HTTP clients). */
-const TOOLS = ['sh', 'ls', 'kill', 'timeout', 'mkdir', 'wc', 'date', 'mv', 'tr', 'cat', 'rm', 'sleep', 'stat', 'cut', 'awk', 'grep', 'head', 'printf', 'echo', 'nohup', 'base64', 'gzip', 'python3', 'wget', 'curl', 'sed'];
+const TOOLS = [
+  'sh',
+  'ls',
+  'kill',
+  'timeout',
+  'mkdir',
+  'wc',
+  'date',
+  'mv',
+  'tr',
+  'cat',
+  'rm',
+  'sleep',
+  'stat',
+  'cut',
+  'awk',
+  'grep',
+  'head',
+  'printf',
+  'echo',
+  'nohup',
+  'base64',
+  'gzip',
+  'python3',
+  'wget',
+  'curl',
+  'sed',
+];
 
 function which(tool: string): string | undefined {
   // python3 may be a version-manager shim that needs the full PATH: link the real interpreter.

@@ -19,7 +19,12 @@ const gsim = guardSim();
 holdSshdLock('exclusive');
 const IDLE = 2;
 
-type Setup = () => Promise<{ opts: Omit<RunOptions, 'shell'>; before?: (g: GuardRun) => void; check?: (g: GuardRun) => void; end?: () => Promise<void> | void }>;
+type Setup = () => Promise<{
+  opts: Omit<RunOptions, 'shell'>;
+  before?: (g: GuardRun) => void;
+  check?: (g: GuardRun) => void;
+  end?: () => Promise<void> | void;
+}>;
 
 const future = (g: GuardRun, name: string, offsetS: number) => {
   mkdirSync(join(g.tmp, 'gpu-rental'), { recursive: true });
@@ -32,15 +37,25 @@ const future = (g: GuardRun, name: string, offsetS: number) => {
 const SETUPS: Record<(typeof CELLS)[number]['situation'], Setup> = {
   'the busiest GPU exactly at the threshold (5 %)': async () => ({ opts: { gpu: [0, 5] } }),
   'every GPU below the threshold (4 %)': async () => ({ opts: { gpu: [4, 1] } }),
-  'nvidia-smi missing on a machine rented with GPUs': async () => ({ opts: { noNvidia: true }, check: (g) => assert.equal(g.state()!.gpuProblem, 'cannot see the GPU (nvidia-smi missing)') }),
+  'nvidia-smi missing on a machine rented with GPUs': async () => ({
+    opts: { noNvidia: true },
+    check: (g) => assert.equal(g.state()!.gpuProblem, 'cannot see the GPU (nvidia-smi missing)'),
+  }),
   'nvidia-smi failing (an error, no number)': async () => ({ opts: { smi: 'failing' }, check: (g) => assert.equal(g.state()!.gpu, 'failing') }),
-  'nvidia-smi hanging (killed after its time limit)': async () => ({ opts: { smi: 'hanging', env: { GPU_GUARD_SMI_SECONDS: '1' } }, check: (g) => assert.equal(g.state()!.gpu, 'hanging') }),
+  'nvidia-smi hanging (killed after its time limit)': async () => ({
+    opts: { smi: 'hanging', env: { GPU_GUARD_SMI_SECONDS: '1' } },
+    check: (g) => assert.equal(g.state()!.gpu, 'hanging'),
+  }),
   'no nvidia-smi on a machine rented without GPUs': async () => ({ opts: { noNvidia: true, env: { GPU_GUARD_GPUS: '0' } } }),
   'an open connection to sshd on port 22': async () => {
     // Port 22 needs root: a server on a free port stands in, given as the guard's sshd port.
     const srv = await tcpServer();
     const c = await srv.connect();
-    return { opts: { env: { GPU_GUARD_SSH_PORT: String(srv.port) } }, check: (g) => assert.equal(g.state()!.busyReason, 'ssh 1'), end: () => (c.destroy(), srv.close()) };
+    return {
+      opts: { env: { GPU_GUARD_SSH_PORT: String(srv.port) } },
+      check: (g) => assert.equal(g.state()!.busyReason, 'ssh 1'),
+      end: () => (c.destroy(), srv.close()),
+    };
   },
   'an open connection to an sshd listening on another port': async () => {
     const sshd = await fakeSshd();
@@ -77,16 +92,32 @@ const SETUPS: Record<(typeof CELLS)[number]['situation'], Setup> = {
   "an open connection to Jupyter's port (a browser tab)": async () => {
     const srv = await tcpServer();
     const c = await srv.connect();
-    return { opts: { env: { GPU_GUARD_JUPYTER_PORT: String(srv.port) } }, check: (g) => assert.equal(g.state()!.busyReason, 'jupyter 1'), end: () => (c.destroy(), srv.close()) };
+    return {
+      opts: { env: { GPU_GUARD_JUPYTER_PORT: String(srv.port) } },
+      check: (g) => assert.equal(g.state()!.busyReason, 'jupyter 1'),
+      end: () => (c.destroy(), srv.close()),
+    };
   },
-  'the heartbeat file touched recently': async () => ({ opts: {}, before: (g) => future(g, 'busy', 3600), check: (g) => assert.equal(g.state()!.busyReason, 'heartbeat') }),
+  'the heartbeat file touched recently': async () => ({
+    opts: {},
+    before: (g) => future(g, 'busy', 3600),
+    check: (g) => assert.equal(g.state()!.busyReason, 'heartbeat'),
+  }),
   'the heartbeat file older than its limit': async () => ({ opts: {}, before: (g) => future(g, 'busy', -3600) }),
   'a process whose command line holds "python train.py"': async () => {
     const p = processWith('python train.py');
-    return { opts: { env: { GPU_GUARD_BUSY_WHILE: 'python train.py' } }, check: (g) => assert.equal(g.state()!.busyReason, 'process python train.py'), end: () => p.stop() };
+    return {
+      opts: { env: { GPU_GUARD_BUSY_WHILE: 'python train.py' } },
+      check: (g) => assert.equal(g.state()!.busyReason, 'process python train.py'),
+      end: () => p.stop(),
+    };
   },
   'no such process': async () => ({ opts: { env: { GPU_GUARD_BUSY_WHILE: 'python no-such-script-runs.py' } } }),
-  'Keep Running (the snooze file) not yet over': async () => ({ opts: {}, before: (g) => future(g, 'snooze-until', 3600), check: (g) => assert.equal(g.state()!.busyReason, 'snoozed') }),
+  'Keep Running (the snooze file) not yet over': async () => ({
+    opts: {},
+    before: (g) => future(g, 'snooze-until', 3600),
+    check: (g) => assert.equal(g.state()!.busyReason, 'snoozed'),
+  }),
   'no curl on the image': async () => ({ opts: { without: ['curl'] }, check: (g) => assert.equal(g.state()!.cannotAct, 'cannot act: no curl') }),
   'maxHours reached while the GPU is busy': async () => ({ opts: { gpu: 99, env: { GPU_GUARD_CAP_SECONDS: '3', GPU_GUARD_CAP_WHY: 'maxHours' } } }),
 };
@@ -130,7 +161,9 @@ const alone = (c: Cell) => /sshd listening/.test(c.situation);
 const shells = SHELLS.filter((sh) => !needs(sh.argv[0] as Tool));
 
 describe('scenario matrix', { concurrency: true }, () => {
-  for (const shell of shells) for (const cell of CELLS.filter((c) => !alone(c))) test(`${shell.name} · ${cell.signal}: ${cell.situation} → ${cell.outcome}`, () => runCell(shell.argv, cell));
+  for (const shell of shells)
+    for (const cell of CELLS.filter((c) => !alone(c)))
+      test(`${shell.name} · ${cell.signal}: ${cell.situation} → ${cell.outcome}`, () => runCell(shell.argv, cell));
 });
 for (const cell of CELLS.filter(alone)) {
   describe(`scenario matrix, alone: ${cell.situation}`, { concurrency: true }, () => {

@@ -23,12 +23,25 @@ function inst(id: number, o: Partial<Instance> = {}): Instance {
 function setup(opts: { instances: Instance[]; remote?: GuardRemote }) {
   let now = 1_000_000_000_000;
   const list = { instances: opts.instances, changed: new Emitter<readonly Instance[]>() };
-  const store = { get instances() { return list.instances; }, onDidChange: list.changed.event };
+  const store = {
+    get instances() {
+      return list.instances;
+    },
+    onDidChange: list.changed.event,
+  };
   const warnings: GuardWarning[] = [];
   const withdrawn: GuardWithdrawal[] = [];
   const acted: GuardActed[] = [];
   const state = new Memory();
-  const m = new GuardMonitor({ instances: store, remote: opts.remote, defaults: () => ({ enabled: true, idleMinutes: 30, gpuUtilBelow: 5 }), state, log: silentLogger, now: () => now, tickMs: 3_600_000 });
+  const m = new GuardMonitor({
+    instances: store,
+    remote: opts.remote,
+    defaults: () => ({ enabled: true, idleMinutes: 30, gpuUtilBelow: 5 }),
+    state,
+    log: silentLogger,
+    now: () => now,
+    tickMs: 3_600_000,
+  });
   m.onWarn((w) => warnings.push(w));
   m.onWithdraw((w) => withdrawn.push(w));
   m.onActed((a) => acted.push(a));
@@ -87,10 +100,25 @@ test('without a watchdog: "no guard", a warning only (action none); Don\'t Warn 
 test('with the watchdog state over SSH: its own idle time and act time win; Keep Running writes the snooze', async () => {
   const calls: string[] = [];
   const base = (now: number): WatchdogState => ({
-    version: 1, startedAt: now / 1000 - 600, updatedAt: now / 1000, action: 'stop', idleLimitSeconds: 1800,
-    gpu: 'ok', gpuUtil: 1, sshSessions: 0, heartbeatAgeSeconds: null, snoozedUntil: null, busyReason: null,
-    idleSince: now / 1000 - 28 * 60, actAt: now / 1000 + 2 * 60, capAt: now / 1000 + 3600, capReason: 'maxHours',
-    failures: 0, nextRetryAt: null, lastError: null, doneAt: null,
+    version: 1,
+    startedAt: now / 1000 - 600,
+    updatedAt: now / 1000,
+    action: 'stop',
+    idleLimitSeconds: 1800,
+    gpu: 'ok',
+    gpuUtil: 1,
+    sshSessions: 0,
+    heartbeatAgeSeconds: null,
+    snoozedUntil: null,
+    busyReason: null,
+    idleSince: now / 1000 - 28 * 60,
+    actAt: now / 1000 + 2 * 60,
+    capAt: now / 1000 + 3600,
+    capReason: 'maxHours',
+    failures: 0,
+    nextRetryAt: null,
+    lastError: null,
+    doneAt: null,
   });
   const remote = base(1_000_000_000_000);
   const fake: GuardRemote = {
@@ -112,7 +140,10 @@ test('with the watchdog state over SSH: its own idle time and act time win; Keep
     h.advance(0);
     assert.ok(calls.includes('read 3'));
     assert.match(h.m.status(3)!.text, /^guard: watching · idle 28 of 30 min · acts at \d\d:\d\d( [AP]M)?$/);
-    assert.match(h.m.status(3)!.details[0]!, /^Idle guard: watching · idle 28 of 30 min · acts at \d\d:\d\d( [AP]M)? · GPU 1 % · 0 SSH sessions · reported just now$/);
+    assert.match(
+      h.m.status(3)!.details[0]!,
+      /^Idle guard: watching · idle 28 of 30 min · acts at \d\d:\d\d( [AP]M)? · GPU 1 % · 0 SSH sessions · reported just now$/,
+    );
     assert.equal(h.warnings.length, 1, 'the watchdog says it acts in 2 min although the list shows a busy GPU');
     const reads = calls.length;
     h.advance(10_000);
@@ -145,7 +176,10 @@ test('a hard cap (maxHours from the onstart, uptime from the list) warns althoug
 });
 
 test('the remote commands are fixed text; minutes are checked before they reach a shell', () => {
-  assert.equal(READ_STATE_COMMAND, 'date +%s; cat "${TMPDIR:-/tmp}/gpu-rental"/state.json 2>/dev/null; echo; echo @@guard.log@@; tail -n 15 "${TMPDIR:-/tmp}/gpu-rental"/guard.log 2>/dev/null; true');
+  assert.equal(
+    READ_STATE_COMMAND,
+    'date +%s; cat "${TMPDIR:-/tmp}/gpu-rental"/state.json 2>/dev/null; echo; echo @@guard.log@@; tail -n 15 "${TMPDIR:-/tmp}/gpu-rental"/guard.log 2>/dev/null; true',
+  );
   assert.match(snoozeCommand(60), /\+ 3600 \)\)/);
   for (const bad of [-1, 1.5, NaN, 1e9]) assert.throws(() => snoozeCommand(bad));
 });
@@ -153,9 +187,26 @@ test('the remote commands are fixed text; minutes are checked before they reach 
 function stateAt(now: number, o: Partial<WatchdogState> = {}): WatchdogState {
   const t = now / 1000;
   return {
-    version: 1, startedAt: t - 600, updatedAt: t, action: 'stop', idleLimitSeconds: 1800, gpu: 'ok', gpuUtil: 0, sshSessions: 1,
-    heartbeatAgeSeconds: 120, snoozedUntil: null, busyReason: null, idleSince: t - 180, actAt: t - 180 + 1800, capAt: null, capReason: null,
-    failures: 0, nextRetryAt: null, lastError: null, doneAt: null, ...o,
+    version: 1,
+    startedAt: t - 600,
+    updatedAt: t,
+    action: 'stop',
+    idleLimitSeconds: 1800,
+    gpu: 'ok',
+    gpuUtil: 0,
+    sshSessions: 1,
+    heartbeatAgeSeconds: 120,
+    snoozedUntil: null,
+    busyReason: null,
+    idleSince: t - 180,
+    actAt: t - 180 + 1800,
+    capAt: null,
+    capReason: null,
+    failures: 0,
+    nextRetryAt: null,
+    lastError: null,
+    doneAt: null,
+    ...o,
   };
 }
 
@@ -194,7 +245,10 @@ test('a state file left by an earlier boot (72 h old by the instance clock) is "
     const named = /run "GPU Rental: ([^"]+)"/.exec(st.details.join('\n'))?.[1];
     assert.equal(named, 'Show Idle Guard Log…');
     const pkg = manifest() as { contributes: { commands: Array<{ title: string }> } };
-    assert.ok(pkg.contributes.commands.some((c) => c.title === named), `no command titled "${named}"`);
+    assert.ok(
+      pkg.contributes.commands.some((c) => c.title === named),
+      `no command titled "${named}"`,
+    );
     h.advance(31 * MIN);
     assert.equal(h.warnings.at(-1)?.action, 'none', 'a guard that does not report will not act: the warning says so');
   } finally {
@@ -237,9 +291,17 @@ test('a failed SSH read: its raw text goes to the log only, the tooltip says it 
   const log = { ...silentLogger, info: (m: string) => lines.push(m), debug: (m: string) => lines.push(m) };
   const list = { instances: [inst(10)], changed: new Emitter<readonly Instance[]>() };
   const m = new GuardMonitor({
-    instances: { get instances() { return list.instances; }, onDidChange: list.changed.event },
+    instances: {
+      get instances() {
+        return list.instances;
+      },
+      onDidChange: list.changed.event,
+    },
     remote: remoteOf(() => new Error('ssh i10 failed: cat: /tmp/gpu-rental/state.json: No such file or directory')),
-    defaults: () => DEFAULT_GUARD, state: new Memory(), log, tickMs: 3_600_000,
+    defaults: () => DEFAULT_GUARD,
+    state: new Memory(),
+    log,
+    tickMs: 3_600_000,
   });
   try {
     m.update();
@@ -247,7 +309,10 @@ test('a failed SSH read: its raw text goes to the log only, the tooltip says it 
     const text = m.status(10)!.details.join('\n');
     assert.ok(!/cat:|No such file/.test(text), text);
     assert.match(text, /could not be read over SSH yet \(the reason is in the GPU Rental log\)/);
-    assert.ok(lines.some((l) => l.includes('No such file')), 'the raw reason is in the log');
+    assert.ok(
+      lines.some((l) => l.includes('No such file')),
+      'the raw reason is in the log',
+    );
   } finally {
     m.dispose();
   }
@@ -257,7 +322,12 @@ test('Show Instance Details has a guard section: the tooltip lines and the end o
   const { instanceDetailsMarkdown } = await import('../../../src/instances/instanceDetails');
   const T = 1_000_000_000_000;
   const s = stateAt(T);
-  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async readState() { return { now: T / 1000, state: s, log: '2026-11-26T10:00:00Z started: stop after 1800 s idle' }; } };
+  const remote: GuardRemote = {
+    ...remoteOf(() => ({ now: T / 1000, state: s })),
+    async readState() {
+      return { now: T / 1000, state: s, log: '2026-11-26T10:00:00Z started: stop after 1800 s idle' };
+    },
+  };
   const h = setup({ instances: [inst(11)], remote });
   try {
     await settle(h);
@@ -332,7 +402,13 @@ function scripted(T: number) {
   let state: WatchdogState | undefined = stateAt(T);
   let clockS = T / 1000;
   const remote = remoteOf(() => ({ now: clockS, ...(state ? { state } : {}) }));
-  return { remote, set(s: WatchdogState | undefined, nowS: number) { state = s; clockS = nowS; } };
+  return {
+    remote,
+    set(s: WatchdogState | undefined, nowS: number) {
+      state = s;
+      clockS = nowS;
+    },
+  };
 }
 
 test('warnings follow the guard: one per idle stretch, withdrawn when busy again, a new stretch warns anew within the hour; the warning and the row count the same minutes', async () => {
@@ -363,7 +439,10 @@ test('warnings follow the guard: one per idle stretch, withdrawn when busy again
     r.set(stateAt(T + 2 * MIN, { busyReason: 'GPU at 80 %', idleSince: null, actAt: null }), t2);
     h.advance(MIN);
     await settle(h);
-    assert.deepEqual(h.withdrawn.map((x) => [x.instanceId, x.key, x.why]), [[20, w.key, 'busy']]);
+    assert.deepEqual(
+      h.withdrawn.map((x) => [x.instanceId, x.key, x.why]),
+      [[20, w.key, 'busy']],
+    );
     assert.ok(!h.m.isCurrent(20, w.key));
     // Idle again, 10 minutes later (well within an hour): a new stretch, a new warning.
     const t3 = (T + 12 * MIN) / 1000;
@@ -397,12 +476,18 @@ test('after the guard acts: one notice (before/after records, why, when), the wa
     assert.equal(a.before.state, 'running');
     assert.equal(a.after, stopped);
     assert.equal(a.idleLimitSeconds, 1800);
-    assert.deepEqual(h.withdrawn.map((x) => x.why), ['acted']);
+    assert.deepEqual(
+      h.withdrawn.map((x) => x.why),
+      ['acted'],
+    );
     h.advance(MIN);
     h.set([stopped]);
     assert.equal(h.acted.length, 1, 'told once');
     const { actedText } = await import('../../../src/guard/vscode/guardWarningText');
-    assert.match(actedText({ ...a, after: { ...stopped, instance: { totalHour: 0.01 } } as Instance }), /^The idle guard stopped box-21 at \d\d:\d\d( [AP]M)?: it was idle for 30 min\. That saves \$0\.44\/h \(its disk still bills \$0\.010\/h until you destroy it\)\.$/);
+    assert.match(
+      actedText({ ...a, after: { ...stopped, instance: { totalHour: 0.01 } } as Instance }),
+      /^The idle guard stopped box-21 at \d\d:\d\d( [AP]M)?: it was idle for 30 min\. That saves \$0\.44\/h \(its disk still bills \$0\.010\/h until you destroy it\)\.$/,
+    );
     // Stopped by hand long before the guard was due: no notice.
     const h2 = setup({ instances: [inst(22)], remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T) })) });
     await settle(h2);
@@ -425,7 +510,10 @@ test('a destroying guard: the instance leaves the list when it was due, and the 
     assert.equal(h.acted[0]!.action, 'destroy');
     assert.equal(h.acted[0]!.after, undefined);
     // A stopping guard's instance missing from one list is no act of the guard.
-    const h2 = setup({ instances: [inst(26)], remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T, { idleSince: T / 1000 - 1790, actAt: T / 1000 + 10 }) })) });
+    const h2 = setup({
+      instances: [inst(26)],
+      remote: remoteOf(() => ({ now: T / 1000, state: stateAt(T, { idleSince: T / 1000 - 1790, actAt: T / 1000 + 10 }) })),
+    });
     await settle(h2);
     h2.set([]);
     assert.equal(h2.acted.length, 0);
@@ -438,13 +526,21 @@ test('a destroying guard: the instance leaves the list when it was due, and the 
 test('Keep Running withdraws the warning (snoozed); the guard log of a stopped instance is what was last read', async () => {
   const T = 1_000_000_000_000;
   const s = stateAt(T, { idleSince: T / 1000 - 1700, actAt: T / 1000 + 100 });
-  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async readState() { return { now: T / 1000, state: s, log: 'idle (GPU 0, SSH 0)' }; } };
+  const remote: GuardRemote = {
+    ...remoteOf(() => ({ now: T / 1000, state: s })),
+    async readState() {
+      return { now: T / 1000, state: s, log: 'idle (GPU 0, SSH 0)' };
+    },
+  };
   const h = setup({ instances: [inst(24)], remote });
   try {
     await settle(h);
     assert.equal(h.warnings.length, 1);
     await h.m.snooze(24, 60);
-    assert.deepEqual(h.withdrawn.map((x) => x.why), ['snoozed']);
+    assert.deepEqual(
+      h.withdrawn.map((x) => x.why),
+      ['snoozed'],
+    );
     h.set([inst(24, { state: 'stopped' } as Partial<Instance>)]);
     assert.equal(h.m.lastLog(24), 'idle (GPU 0, SSH 0)');
   } finally {
@@ -455,7 +551,12 @@ test('Keep Running withdraws the warning (snoozed); the guard log of a stopped i
 test('a Keep Running that cannot reach the machine fails at once, and the words say when the guard still acts and what to do', async () => {
   const T = 1_000_000_000_000;
   const s = stateAt(T, { idleSince: T / 1000 - 1700, actAt: T / 1000 + 100 });
-  const remote: GuardRemote = { ...remoteOf(() => ({ now: T / 1000, state: s })), async snooze() { throw new Error('ssh gpu-box-25 failed: Host key verification failed.'); } };
+  const remote: GuardRemote = {
+    ...remoteOf(() => ({ now: T / 1000, state: s })),
+    async snooze() {
+      throw new Error('ssh gpu-box-25 failed: Host key verification failed.');
+    },
+  };
   const h = setup({ instances: [inst(25)], remote });
   try {
     await settle(h);
@@ -466,7 +567,10 @@ test('a Keep Running that cannot reach the machine fails at once, and the words 
     assert.ok(h.m.isCurrent(25, h.warnings[0]!.key));
     const { snoozeFailedText } = await import('../../../src/guard/vscode/guardWarningText');
     const text = snoozeFailedText('box-25', 'ssh gpu-box-25 failed: Host key verification failed.', planned);
-    assert.match(text, /^Keep Running could not reach box-25: .*Host key verification failed\. The idle guard will still stop it at \d\d:\d\d( [AP]M)?\. To keep it: open a terminal on it/);
+    assert.match(
+      text,
+      /^Keep Running could not reach box-25: .*Host key verification failed\. The idle guard will still stop it at \d\d:\d\d( [AP]M)?\. To keep it: open a terminal on it/,
+    );
   } finally {
     h.m.dispose();
   }

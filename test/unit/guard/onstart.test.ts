@@ -62,13 +62,18 @@ describe('guard plan', () => {
       GPU_GUARD_CAP_SECONDS: '3600',
       GPU_GUARD_CAP_WHY: 'maxHours',
     });
-    assert.deepEqual(Object.fromEntries(guardEnv({ ...plan, idleMinutes: 10, gpuUtilBelow: 7, keepWhileSsh: false }, { apiUrl: 'https://example.test/', dphTotal: 1, gpus: 0 })), {
-      GPU_GUARD_API: 'https://example.test',
-      GPU_GUARD_IDLE_MINUTES: '10',
-      GPU_GUARD_GPU_BELOW: '7',
-      GPU_GUARD_KEEP_WHILE_SSH: '0',
-      GPU_GUARD_GPUS: '0',
-    });
+    assert.deepEqual(
+      Object.fromEntries(
+        guardEnv({ ...plan, idleMinutes: 10, gpuUtilBelow: 7, keepWhileSsh: false }, { apiUrl: 'https://example.test/', dphTotal: 1, gpus: 0 }),
+      ),
+      {
+        GPU_GUARD_API: 'https://example.test',
+        GPU_GUARD_IDLE_MINUTES: '10',
+        GPU_GUARD_GPU_BELOW: '7',
+        GPU_GUARD_KEEP_WHILE_SSH: '0',
+        GPU_GUARD_GPUS: '0',
+      },
+    );
   });
 
   test('only a plain http(s) URL reaches the shell', () => {
@@ -91,12 +96,16 @@ describe('onstart composition', () => {
     assert.ok(!/^\s*#(?!!)/m.test(min.split('\n').slice(1).join('\n')), 'no comment lines');
   });
 
-  test('the guard is added to the user\'s onstart, compressed as far as needed; beyond the limit a clear error', () => {
+  test("the guard is added to the user's onstart, compressed as far as needed; beyond the limit a clear error", () => {
     const first = composeOnstart('ollama serve > /var/log/ollama.log 2>&1 &', plan, ctx);
     assert.ok(first.onstart!.length <= ONSTART_LIMIT);
     assert.equal(first.form, 'guard-env');
-    assert.ok(first.onstart!.includes('ollama serve > /var/log/ollama.log 2>&1 &'), 'the user\'s script stays readable');
-    assert.equal(gunzipSync(Buffer.from(first.env!.GPU_GUARD_SCRIPT!, 'base64')).toString('utf8'), minifiedWatchdog(WATCHDOG_SCRIPT, []), 'the watchdog travels in env');
+    assert.ok(first.onstart!.includes('ollama serve > /var/log/ollama.log 2>&1 &'), "the user's script stays readable");
+    assert.equal(
+      gunzipSync(Buffer.from(first.env!.GPU_GUARD_SCRIPT!, 'base64')).toString('utf8'),
+      minifiedWatchdog(WATCHDOG_SCRIPT, []),
+      'the watchdog travels in env',
+    );
     const long = `echo start; ${'y'.repeat(3900)}`;
     const over = composeOnstart(long, plan, ctx);
     assert.equal(over.form, 'all-compressed');
@@ -104,10 +113,16 @@ describe('onstart composition', () => {
     assert.ok(over.onstart!.includes(NO_TOOLS), 'says so on an image without base64/gzip');
     // Text that does not compress: an error that says what to do, before anything is rented.
     const noise = randomBytes(3000).toString('base64');
-    assert.throws(() => composeOnstart(noise, plan, ctx), (e: Error) => e instanceof GuardSetupError && /"guard": false/.test(e.message) && /4048/.test(e.message));
+    assert.throws(
+      () => composeOnstart(noise, plan, ctx),
+      (e: Error) => e instanceof GuardSetupError && /"guard": false/.test(e.message) && /4048/.test(e.message),
+    );
     // The default guard steps aside with a warning; a guard the template asked for fails.
     const warnings: string[] = [];
-    assert.deepEqual(guardedOnstart(noise, { plan, explicit: false, apiUrl: ctx.apiUrl }, { dphTotal: 1 }, (m) => warnings.push(m)), { onstart: noise });
+    assert.deepEqual(
+      guardedOnstart(noise, { plan, explicit: false, apiUrl: ctx.apiUrl }, { dphTotal: 1 }, (m) => warnings.push(m)),
+      { onstart: noise },
+    );
     assert.equal(warnings.length, 1);
     assert.throws(() => guardedOnstart(noise, { plan, explicit: true, apiUrl: ctx.apiUrl }, { dphTotal: 1 }, () => undefined), GuardSetupError);
   });
@@ -119,7 +134,7 @@ describe('onstart composition', () => {
     const block = { busyWhile: ['python train.py', 'torchrun'], beforeStop: 'cp -r /workspace/ckpt /workspace/saved', beforeStopSeconds: 120 };
     const req = guardRequestFor(block, 'jupyter_direct', DEFAULT_GUARD, ctx.apiUrl)!;
     const sent = guardedOnstart(user, req, { dphTotal: 1 }, () => assert.fail('no warning'));
-    assert.ok(sent.onstart!.length <= ONSTART_LIMIT && sent.onstart!.endsWith(`${user}\n`), 'the template\'s script, as written, last');
+    assert.ok(sent.onstart!.length <= ONSTART_LIMIT && sent.onstart!.endsWith(`${user}\n`), "the template's script, as written, last");
     assert.deepEqual(installedGuard(sent.onstart), { idleMinutes: 30, gpuUtilBelow: 5, action: 'stop', keepWhileSsh: true });
     const script = gunzipSync(Buffer.from(sent.env!.GPU_GUARD_SCRIPT!, 'base64')).toString('utf8');
     assert.equal(script, minifiedWatchdog(WATCHDOG_SCRIPT, ['jupyter', 'busyWhile', 'beforeStop']));
@@ -150,8 +165,16 @@ describe('onstart composition', () => {
     assert.equal(await baseOnstart('echo mine', 'abc123', req, lookUp), 'echo mine');
     assert.equal(await baseOnstart(undefined, 'abc123', undefined, lookUp), undefined);
     assert.equal(asked.length, 1);
-    await assert.rejects(baseOnstart(undefined, 'abc123', req, async () => undefined), GuardSetupError);
-    await assert.rejects(baseOnstart(undefined, 'abc123', req, async () => { throw new Error('HTTP 500'); }), (e: Error) => e instanceof GuardSetupError && /HTTP 500/.test(e.message));
+    await assert.rejects(
+      baseOnstart(undefined, 'abc123', req, async () => undefined),
+      GuardSetupError,
+    );
+    await assert.rejects(
+      baseOnstart(undefined, 'abc123', req, async () => {
+        throw new Error('HTTP 500');
+      }),
+      (e: Error) => e instanceof GuardSetupError && /HTTP 500/.test(e.message),
+    );
     const composed = composeOnstart(await baseOnstart(undefined, 'abc123', req, lookUp), plan, ctx).onstart!;
     assert.ok(installedGuard(composed), 'the guard is there');
   });
@@ -178,25 +201,40 @@ describe('onstart composition', () => {
     const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined, serverOnstart: async () => noise };
     const t = { name: 'T', instance: { image: 'i', template_hash_id: 'abc123' } };
     const r = await loadTemplate(JSON.stringify(t), tctx);
-    assert.ok(r.problems.some((p) => p.where === 'instance.template_hash_id' && p.severity === 'warning' && /default idle guard/.test(p.message)), JSON.stringify(r.problems));
+    assert.ok(
+      r.problems.some((p) => p.where === 'instance.template_hash_id' && p.severity === 'warning' && /default idle guard/.test(p.message)),
+      JSON.stringify(r.problems),
+    );
     const fits = await loadTemplate(JSON.stringify(t), { ...tctx, serverOnstart: async () => 'ollama serve &' });
     assert.deepEqual(fits.problems, []);
   });
 
   test('templates: a service template that cannot be read gives an informational diagnostic; none is read when no guard is added', async () => {
     const asked: string[] = [];
-    const tctx = { workspaceFolder: '/w', env: {}, secret: async () => undefined, readFile: async () => undefined, serverOnstart: async (h: string) => { asked.push(h); throw new Error('HTTP 503'); } };
+    const tctx = {
+      workspaceFolder: '/w',
+      env: {},
+      secret: async () => undefined,
+      readFile: async () => undefined,
+      serverOnstart: async (h: string) => {
+        asked.push(h);
+        throw new Error('HTTP 503');
+      },
+    };
     const t = { name: 'T', instance: { image: 'i', template_hash_id: 'abc123' } };
     const r = await loadTemplate(JSON.stringify(t), tctx);
     assert.ok(r.template, 'not an error: the template can be rented (the rent reads it again)');
-    assert.deepEqual(r.problems.map((p) => [p.where, p.severity]), [['instance.template_hash_id', 'info']]);
+    assert.deepEqual(
+      r.problems.map((p) => [p.where, p.severity]),
+      [['instance.template_hash_id', 'info']],
+    );
     assert.match(r.problems[0]!.message, /abc123 could not be read \(HTTP 503\)/);
     await loadTemplate(JSON.stringify({ ...t, guard: false }), tctx);
     await loadTemplate(JSON.stringify({ ...t, instance: { ...t.instance, onstart: 'echo mine' } }), tctx);
     assert.deepEqual(asked, ['abc123'], 'read only where the guard is added to it');
   });
 
-  test('templates: service templates\' start scripts are read lazily, once per hash id, and a failed read is tried again', async () => {
+  test("templates: service templates' start scripts are read lazily, once per hash id, and a failed read is tried again", async () => {
     const asked: string[] = [];
     let fail = true;
     const read = cachedServerOnstart(async (h) => {
@@ -234,7 +272,7 @@ describe('onstart composition', () => {
     const p = resolveGuardPlan({ busyWhile: ['python train.py', 'torchrun'], beforeStop: "echo it's GPU_GUARD_ACTION='destroy'" })!;
     const env = Object.fromEntries(guardEnv(p, ctx));
     assert.equal(env.GPU_GUARD_BUSY_WHILE, 'python train.py|torchrun');
-    assert.equal(env.GPU_GUARD_BEFORE_STOP_SECONDS, undefined, 'the watchdog\'s default 300 s is not repeated');
+    assert.equal(env.GPU_GUARD_BEFORE_STOP_SECONDS, undefined, "the watchdog's default 300 s is not repeated");
     const composed = composeOnstart(undefined, { ...p, busyWhile: [] }, ctx);
     const read = installedGuard(composed.onstart)!;
     assert.equal(read.action, 'stop');
@@ -254,7 +292,10 @@ describe('onstart composition', () => {
     assert.ok(dflt.problems.some((p) => p.severity === 'warning' && /default idle guard/.test(p.message)));
     const long = await load({ name: 'T', instance: { image: 'i', onstart: `echo start; : ${'y'.repeat(3900)}` } });
     assert.ok(long.template);
-    assert.ok(long.problems.some((p) => p.where === 'instance.onstart' && p.severity === 'warning' && /base64 and gzip/.test(p.message)), JSON.stringify(long.problems));
+    assert.ok(
+      long.problems.some((p) => p.where === 'instance.onstart' && p.severity === 'warning' && /base64 and gzip/.test(p.message)),
+      JSON.stringify(long.problems),
+    );
     const off = await load({ name: 'T', instance: { image: 'i', onstart: noise }, guard: false });
     assert.deepEqual(off.problems, []);
     const args = await load({ name: 'T', instance: { image: 'i', runtype: 'args' }, guard: { action: 'destroy' } });
@@ -286,7 +327,30 @@ describe('the composed onstart runs for real', () => {
     return { id: r.json.new_contract, key: r.json.instance_api_key };
   }
 
-  const TOOLS = ['mkdir', 'wc', 'date', 'mv', 'tr', 'cat', 'rm', 'sleep', 'stat', 'cut', 'awk', 'grep', 'head', 'printf', 'echo', 'nohup', 'curl', 'sed', 'tee', 'sh', 'dash', 'busybox'];
+  const TOOLS = [
+    'mkdir',
+    'wc',
+    'date',
+    'mv',
+    'tr',
+    'cat',
+    'rm',
+    'sleep',
+    'stat',
+    'cut',
+    'awk',
+    'grep',
+    'head',
+    'printf',
+    'echo',
+    'nohup',
+    'curl',
+    'sed',
+    'tee',
+    'sh',
+    'dash',
+    'busybox',
+  ];
   /** A bin folder with the tools an image has (optionally without base64 and gzip). */
   function image(dir: string, withPacking: boolean): string {
     const bin = join(dir, 'bin');
@@ -304,55 +368,76 @@ describe('the composed onstart runs for real', () => {
       ['all-compressed', `echo user-ran > "$HOME/marker"; : ${'y'.repeat(3900)}; sleep 30`],
     ] as const) {
       for (const packing of [true, false]) {
-        test(`${form} under ${shell.join(' ')} ${packing ? 'with' : 'without'} base64/gzip: the user's script runs (or the reason is printed) and the guard acts`, { skip: needs(shell[0] as 'dash' | 'busybox') }, async () => {
-          const composed = composeOnstart(user, { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
-          assert.equal(composed.form, form);
-          const inst = await rent(composed.onstart!, composed.env);
-          await c.ctl.finishBoot(inst.id);
-          const home = mkdtempSync(join(tmpdir(), 'gpu-onstart-'));
-          const bin = image(home, packing);
-          let err = '';
-          const child = spawn(shell[0]!, [...shell.slice(1), '-c', composed.onstart!], {
-            cwd: home,
-            env: { ...composed.env, PATH: bin, HOME: home, TMPDIR: home, CONTAINER_ID: String(inst.id), CONTAINER_API_KEY: inst.key, GPU_GUARD_TICK: '1', GPU_GUARD_IDLE_SECONDS: '2', GPU_GUARD_SSH_PORT: '1', GPU_GUARD_GPUS: '0' },
-            detached: true,
-            stdio: ['ignore', 'ignore', 'pipe'],
-          });
-          child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-          try {
-            if (!packing && form === 'all-compressed') {
-              await until('the reason is printed', () => err.includes(NO_TOOLS));
-              assert.ok(!existsSync(join(home, 'marker')));
-              return;
-            }
-            await until('the user script ran', () => existsSync(join(home, 'marker')));
-            if (!packing) {
-              // guard-env: the user's part is plain and runs; the guard cannot unpack, and its state says so at once.
-              const s = await until('the state says why', () => { try { return readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8'))); } catch { return undefined; } });
-              assert.match(String(s?.cannotAct), /cannot act: no base64 or gzip/);
-              return;
-            }
-            // The user's script blocks (sleep 30); the guard does its job anyway.
-            await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
-            const state = await until('the guard recorded the stop', () => {
-              const s = readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')));
-              return typeof s?.doneAt === 'number' ? s : undefined;
+        test(
+          `${form} under ${shell.join(' ')} ${packing ? 'with' : 'without'} base64/gzip: the user's script runs (or the reason is printed) and the guard acts`,
+          { skip: needs(shell[0] as 'dash' | 'busybox') },
+          async () => {
+            const composed = composeOnstart(user, { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
+            assert.equal(composed.form, form);
+            const inst = await rent(composed.onstart!, composed.env);
+            await c.ctl.finishBoot(inst.id);
+            const home = mkdtempSync(join(tmpdir(), 'gpu-onstart-'));
+            const bin = image(home, packing);
+            let err = '';
+            const child = spawn(shell[0]!, [...shell.slice(1), '-c', composed.onstart!], {
+              cwd: home,
+              env: {
+                ...composed.env,
+                PATH: bin,
+                HOME: home,
+                TMPDIR: home,
+                CONTAINER_ID: String(inst.id),
+                CONTAINER_API_KEY: inst.key,
+                GPU_GUARD_TICK: '1',
+                GPU_GUARD_IDLE_SECONDS: '2',
+                GPU_GUARD_SSH_PORT: '1',
+                GPU_GUARD_GPUS: '0',
+              },
+              detached: true,
+              stdio: ['ignore', 'ignore', 'pipe'],
             });
-            assert.equal(state?.idleLimitSeconds, 2);
-          } finally {
+            child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
             try {
-              process.kill(-child.pid!, 'SIGKILL');
-            } catch {}
-            rmSync(home, { recursive: true, force: true });
-          }
-        });
+              if (!packing && form === 'all-compressed') {
+                await until('the reason is printed', () => err.includes(NO_TOOLS));
+                assert.ok(!existsSync(join(home, 'marker')));
+                return;
+              }
+              await until('the user script ran', () => existsSync(join(home, 'marker')));
+              if (!packing) {
+                // guard-env: the user's part is plain and runs; the guard cannot unpack, and its state says so at once.
+                const s = await until('the state says why', () => {
+                  try {
+                    return readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')));
+                  } catch {
+                    return undefined;
+                  }
+                });
+                assert.match(String(s?.cannotAct), /cannot act: no base64 or gzip/);
+                return;
+              }
+              // The user's script blocks (sleep 30); the guard does its job anyway.
+              await until('the guard stopped the instance', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
+              const state = await until('the guard recorded the stop', () => {
+                const s = readWatchdogState(JSON.parse(readFileSync(join(home, 'gpu-rental', 'state.json'), 'utf8')));
+                return typeof s?.doneAt === 'number' ? s : undefined;
+              });
+              assert.equal(state?.idleLimitSeconds, 2);
+            } finally {
+              try {
+                process.kill(-child.pid!, 'SIGKILL');
+              } catch {}
+              rmSync(home, { recursive: true, force: true });
+            }
+          },
+        );
       }
     }
   }
 
   test('the simulator runs onstart only when asked; then gpu_util follows the fake nvidia-smi and the watchdog acts', async () => {
     const composed = composeOnstart('echo started > "$HOME/marker"', { ...plan, idleMinutes: 1 }, { apiUrl: c.sim.url, dphTotal: 1 });
-    assert.equal(composed.form, 'guard-env', 'the watchdog comes from the request\'s env, as the service passes it to onstart');
+    assert.equal(composed.form, 'guard-env', "the watchdog comes from the request's env, as the service passes it to onstart");
     const off = await rent(composed.onstart!, composed.env);
     await c.ctl.finishBoot(off.id);
     await sleep(800);
@@ -375,7 +460,10 @@ describe('the composed onstart runs for real', () => {
       await c.ctl.setGpuUtil(inst.id, 0);
       await until('stopped by the watchdog', () => c.sim.state.instances.get(inst.id)?.intended === 'stopped');
       const calls = (await c.ctl.requests()).filter((q) => q.path === `/api/v0/instances/${inst.id}/` && q.method === 'PUT');
-      assert.deepEqual(calls.map((q) => q.status), [200]);
+      assert.deepEqual(
+        calls.map((q) => q.status),
+        [200],
+      );
     } finally {
       await c.ctl.runOnstart(false);
     }
@@ -396,7 +484,13 @@ describe('guard.destroyAfterStoppedDays from a template', () => {
       assert.ok(ok.template, JSON.stringify(ok.problems));
       assert.deepEqual(ok.problems, []);
     }
-    for (const [d, words] of [[0, /at least 1/], [366, /at most 365/], [2.5, /whole number|integer/i], ['7', /number|integer/i], [null, /number|integer/i]] as const) {
+    for (const [d, words] of [
+      [0, /at least 1/],
+      [366, /at most 365/],
+      [2.5, /whole number|integer/i],
+      ['7', /number|integer/i],
+      [null, /number|integer/i],
+    ] as const) {
       const bad = await load({ destroyAfterStoppedDays: d });
       assert.equal(bad.template, undefined, String(d));
       assert.equal(bad.problems.length, 1, JSON.stringify(bad.problems));
@@ -423,7 +517,10 @@ describe('guard.destroyAfterStoppedDays from a template', () => {
 
   test('the Rent confirmation says plainly that it is destroyed after N days stopped; nothing without it', () => {
     const req = { plan: resolveGuardPlan({ destroyAfterStoppedDays: 3 })!, explicit: true, apiUrl: 'https://console.vast.ai' };
-    assert.match(guardSummary(req, 1, 'echo hi'), /^Idle guard: stops it after 30 idle minutes .*\. Destroyed after 3 days stopped, with its disk and all data \(a warning with Keep comes a day before/);
+    assert.match(
+      guardSummary(req, 1, 'echo hi'),
+      /^Idle guard: stops it after 30 idle minutes .*\. Destroyed after 3 days stopped, with its disk and all data \(a warning with Keep comes a day before/,
+    );
     assert.match(guardSummary({ ...req, plan: { ...req.plan, destroyAfterStoppedDays: 1 } }, 1, 'echo hi'), /Destroyed after 1 day stopped/);
     assert.doesNotMatch(guardSummary({ ...req, plan }, 1, 'echo hi'), /[Dd]estroy/);
   });

@@ -5,7 +5,10 @@ import { OpenWarnings } from '../../../src/guard/vscode/openWarnings';
 /** Whether the promise has settled (after the microtasks queued so far). */
 async function settled(p: Promise<void>): Promise<boolean> {
   let done = false;
-  p.then(() => (done = true), () => undefined);
+  p.then(
+    () => (done = true),
+    () => undefined,
+  );
   await new Promise<void>((r) => setImmediate(r));
   return done;
 }

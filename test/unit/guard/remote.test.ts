@@ -22,7 +22,13 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
   try {
     const { onstart, env } = composeOnstart('echo ready', resolveGuardPlan({ idleMinutes: 1 })!, { apiUrl: fx.sim.url, dphTotal: 1 });
     const offer = fx.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && (o.direct_port_count as number) > 0)!;
-    const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype: 'ssh_direct', label: 'guarded', onstart: onstart!, env: env! });
+    const { new_contract: id } = await fx.api.createInstance(offer.id, {
+      image: 'sim/base:1',
+      runtype: 'ssh_direct',
+      label: 'guarded',
+      onstart: onstart!,
+      env: env!,
+    });
     await fx.ctl.setGpuUtil(id, 90);
     await fx.ctl.finishBoot(id);
     const inst = await fx.api.showInstance(id);
@@ -35,14 +41,18 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
 
     // Every wait is for an event (a state the watchdog wrote, a stop), bounded generously: a busy
     // machine makes it slower, never wrong. Times are checked against what was read around the call.
-    const busy = await until('the watchdog state over SSH', async () => {
-      try {
-        const s = (await remote.readState(id))?.state;
-        return s?.gpuUtil === 90 ? s : undefined;
-      } catch {
-        return undefined; // the watchdog has not written its first state yet
-      }
-    }, 60_000);
+    const busy = await until(
+      'the watchdog state over SSH',
+      async () => {
+        try {
+          const s = (await remote.readState(id))?.state;
+          return s?.gpuUtil === 90 ? s : undefined;
+        } catch {
+          return undefined; // the watchdog has not written its first state yet
+        }
+      },
+      60_000,
+    );
     assert.equal(busy!.busyReason, 'GPU at 90 %');
     assert.equal(busy!.idleLimitSeconds, 3);
 
@@ -55,15 +65,19 @@ test('state over SSH, Keep Running (snooze file over SSH) keeps an idle instance
     // The watchdog has seen the GPU idle for longer than its 3 s limit while snoozed: without the
     // snooze it would have stopped the instance by now.
     const beforeRead = Math.floor(Date.now() / 1000);
-    const snoozedLong = await until('an idle state past the idle limit while snoozed', async () => {
-      try {
-        const r = await remote.readState(id);
-        const s = r?.state;
-        return s && s.gpuUtil === 0 && s.busyReason === 'snoozed' && s.updatedAt >= idleFrom + 3 + 2 ? r : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 60_000);
+    const snoozedLong = await until(
+      'an idle state past the idle limit while snoozed',
+      async () => {
+        try {
+          const r = await remote.readState(id);
+          const s = r?.state;
+          return s && s.gpuUtil === 0 && s.busyReason === 'snoozed' && s.updatedAt >= idleFrom + 3 + 2 ? r : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      60_000,
+    );
     const afterRead = Math.ceil(Date.now() / 1000);
     assert.equal(fx.sim.state.instances.get(id)?.intended, 'running', 'snoozed: kept although idle');
     assert.ok(snoozedLong.now >= beforeRead - 2 && snoozedLong.now <= afterRead + 2, 'the instance clock comes with the state');

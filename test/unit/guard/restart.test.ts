@@ -102,7 +102,14 @@ for (const shell of SHELLS) {
 
     test('a refused stop (200 with success false) is retried with back-off until accepted, then confirmed by a read', async () => {
       const inst = await instance();
-      await gsim.c.ctl.fault({ kind: 'http_error', status: 200, error: 'rate_limit_exceeded', msg: 'slow down', path: `/api/v0/instances/${inst.id}/`, count: 2 });
+      await gsim.c.ctl.fault({
+        kind: 'http_error',
+        status: 200,
+        error: 'rate_limit_exceeded',
+        msg: 'slow down',
+        path: `/api/v0/instances/${inst.id}/`,
+        count: 2,
+      });
       const g = go(inst);
       try {
         const refused = (await until('the refusal is recorded', (): Record<string, unknown> | false => {
@@ -114,7 +121,10 @@ for (const shell of SHELLS) {
         assert.equal(typeof refused.nextRetryAt, 'number');
         assert.equal(await g.exited, 0, g.log());
         assert.equal(intended(inst.id), 'stopped');
-        assert.match(g.log(), /stop refused: rate_limit_exceeded; retrying in 1 s[\s\S]*stop refused: rate_limit_exceeded; retrying in 2 s[\s\S]*stop accepted and confirmed/);
+        assert.match(
+          g.log(),
+          /stop refused: rate_limit_exceeded; retrying in 1 s[\s\S]*stop refused: rate_limit_exceeded; retrying in 2 s[\s\S]*stop accepted and confirmed/,
+        );
         const seq = calls(inst.id).map((q) => q.method);
         assert.deepEqual(seq, ['PUT', 'PUT', 'PUT', 'GET'], 'two refused, one accepted, then the confirming read');
         assert.equal(g.state()!.lastError, null);
@@ -132,7 +142,12 @@ test('the simulator runs onstart again after each start: the guard is back after
   await gsim.c.ctl.runOnstart(true, { GPU_GUARD_TICK: 1, GPU_GUARD_IDLE_SECONDS: 600 });
   const { instanceHome } = await import('../../../src/sim/sandbox');
   try {
-    const r = await gsim.c.call('PUT', `/api/v0/asks/${gsim.freeOffer()}/`, { image: 'ubuntu', runtype: 'ssh_direct', onstart: composed.onstart, env: composed.env });
+    const r = await gsim.c.call('PUT', `/api/v0/asks/${gsim.freeOffer()}/`, {
+      image: 'ubuntu',
+      runtype: 'ssh_direct',
+      onstart: composed.onstart,
+      env: composed.env,
+    });
     const id = r.json.new_contract as number;
     await gsim.c.ctl.setGpuUtil(id, 90);
     await gsim.c.ctl.finishBoot(id);

@@ -68,7 +68,8 @@ export async function fakeSshd(): Promise<FakeSshd> {
   const dir = mkdtempSync(join(tmpdir(), 'gpu-guard-sshd-'));
   const exe = join(dir, 'sshd');
   symlinkSync(python(), exe);
-  const code = 'import socket,sys\ns=socket.socket();s.bind(("127.0.0.1",0));s.listen(8)\nprint(s.getsockname()[1],flush=True)\nk=[]\nwhile True:\n c,_=s.accept();k.append(c);print("accepted",flush=True)';
+  const code =
+    'import socket,sys\ns=socket.socket();s.bind(("127.0.0.1",0));s.listen(8)\nprint(s.getsockname()[1],flush=True)\nk=[]\nwhile True:\n c,_=s.accept();k.append(c);print("accepted",flush=True)';
   const child: ChildProcess = spawn(exe, ['-c', code], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   const waiters: Array<() => void> = [];
@@ -76,7 +77,11 @@ export async function fakeSshd(): Promise<FakeSshd> {
     out += String(d);
     for (const w of waiters.splice(0)) w();
   });
-  const next = (test: () => boolean) => new Promise<void>((res) => { const check = () => (test() ? res() : waiters.push(check)); check(); });
+  const next = (test: () => boolean) =>
+    new Promise<void>((res) => {
+      const check = () => (test() ? res() : waiters.push(check));
+      check();
+    });
   await next(() => /^\d+\n/.test(out));
   const port = Number(out.split('\n')[0]);
   let accepted = 0;
@@ -122,7 +127,11 @@ export async function fakeJupyter(token: string): Promise<FakeJupyter> {
     port: (srv.address() as { port: number }).port,
     setBusy: (b) => void (busy = b),
     authorised: () => ok,
-    close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
   };
 }
 
@@ -140,7 +149,9 @@ export function processWith(words: string): { stop(): void } {
  * Without flock (not Linux) the tests run unlocked, as before.
  */
 async function machineLock(name: string, mode: 'shared' | 'exclusive'): Promise<{ release(): Promise<void> }> {
-  const child = spawn('flock', [`--${mode}`, join(tmpdir(), `${name}.lock`), 'sh', '-c', 'echo held; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn('flock', [`--${mode}`, join(tmpdir(), `${name}.lock`), 'sh', '-c', 'echo held; exec cat >/dev/null'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const exited = new Promise<void>((res) => child.on('close', () => res()));
   const held = await new Promise<boolean>((res) => {
     child.stdout!.once('data', () => res(true));

@@ -6,17 +6,23 @@ import { DEFAULT_GUARD } from '../../../src/guard/installed';
 test('guard settings: a workspace may make the guard stricter, never turn it off or loosen it', () => {
   assert.deepEqual(guardDefaultsFrom(undefined, undefined, undefined), DEFAULT_GUARD);
   // A repository's .vscode/settings.json trying to turn it off, or to stretch it to a week: ignored.
-  assert.deepEqual(
-    guardDefaultsFrom({ workspaceValue: false }, { workspaceValue: 10080 }, { workspaceFolderValue: 1 }),
-    { enabled: true, idleMinutes: 30, gpuUtilBelow: 5 },
-  );
+  assert.deepEqual(guardDefaultsFrom({ workspaceValue: false }, { workspaceValue: 10080 }, { workspaceFolderValue: 1 }), {
+    enabled: true,
+    idleMinutes: 30,
+    gpuUtilBelow: 5,
+  });
   // Stricter: shorter idle time, a higher threshold (more counts as idle); the strictest scope wins.
-  assert.deepEqual(
-    guardDefaultsFrom({ workspaceValue: true }, { workspaceValue: 20, workspaceFolderValue: 10 }, { workspaceValue: 15 }),
-    { enabled: true, idleMinutes: 10, gpuUtilBelow: 15 },
-  );
+  assert.deepEqual(guardDefaultsFrom({ workspaceValue: true }, { workspaceValue: 20, workspaceFolderValue: 10 }, { workspaceValue: 15 }), {
+    enabled: true,
+    idleMinutes: 10,
+    gpuUtilBelow: 15,
+  });
   // The user's own settings may do anything, including off and a week.
-  assert.deepEqual(guardDefaultsFrom({ globalValue: false }, { globalValue: 10080 }, { globalValue: 1 }), { enabled: false, idleMinutes: 10080, gpuUtilBelow: 1 });
+  assert.deepEqual(guardDefaultsFrom({ globalValue: false }, { globalValue: 10080 }, { globalValue: 1 }), {
+    enabled: false,
+    idleMinutes: 10080,
+    gpuUtilBelow: 1,
+  });
   // ...and a workspace may turn it back on or tighten the user's values, not loosen them.
   assert.deepEqual(
     guardDefaultsFrom({ globalValue: false, workspaceValue: true }, { globalValue: 60, workspaceValue: 120 }, { globalValue: 10, workspaceValue: 3 }),

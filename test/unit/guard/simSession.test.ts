@@ -29,58 +29,82 @@ useSshFixture({ bootSeconds: 60, seed: 11, instances: 0 }, 'gpu-guard-session-',
 });
 
 describe('an SSH session to the simulator keeps its idle instance running', { concurrency: true, skip: needs('ssh') }, () => {
-// Direct SSH, and a Jupyter-proxy instance whose SSH is on the proxy's next port.
-for (const runtype of ['ssh_direct', 'jupyter_proxy'] as const)
-test(`${runtype}: an open SSH session keeps an idle instance running; once it closes the guard stops it`, async () => {
-  let session: ReturnType<typeof spawn> | undefined;
-  try {
-    const offer = fx.sim.state.offers.find((o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id) && (o.direct_port_count as number) > 0)!;
-    taken.add(offer.id);
-    const { onstart, env } = composeOnstart(undefined, resolveGuardPlan(undefined)!, { apiUrl: fx.sim.url, dphTotal: 1 });
-    const { new_contract: id } = await fx.api.createInstance(offer.id, { image: 'sim/base:1', runtype, label: `guard-session-${runtype}`, onstart: onstart!, env: env! });
-    // Busy by its GPU until the guard has seen the session: opening it (SSH entry, handshake, shell)
-    // may take longer than the 3 s idle limit on a busy machine, and the session must then still
-    // be what keeps it, so the GPU goes idle only once the guard counts the session.
-    await fx.ctl.setGpuUtil(id, 100);
-    await fx.ctl.finishBoot(id);
-    const alias = await fx.writer.writeEntry(await fx.api.showInstance(id), { identityFile: fx.key.privatePath });
-    const stateFile = join(instanceHome(fx.sim.state, id), 'tmp', 'gpu-rental', 'state.json');
-    const state = () => {
+  // Direct SSH, and a Jupyter-proxy instance whose SSH is on the proxy's next port.
+  for (const runtype of ['ssh_direct', 'jupyter_proxy'] as const)
+    test(`${runtype}: an open SSH session keeps an idle instance running; once it closes the guard stops it`, async () => {
+      let session: ReturnType<typeof spawn> | undefined;
       try {
-        return readWatchdogState(JSON.parse(readFileSync(stateFile, 'utf8')));
-      } catch {
-        return undefined;
+        const offer = fx.sim.state.offers.find(
+          (o) => o.rentable && o.verified && !o.rented && !o.taken && !taken.has(o.id) && (o.direct_port_count as number) > 0,
+        )!;
+        taken.add(offer.id);
+        const { onstart, env } = composeOnstart(undefined, resolveGuardPlan(undefined)!, { apiUrl: fx.sim.url, dphTotal: 1 });
+        const { new_contract: id } = await fx.api.createInstance(offer.id, {
+          image: 'sim/base:1',
+          runtype,
+          label: `guard-session-${runtype}`,
+          onstart: onstart!,
+          env: env!,
+        });
+        // Busy by its GPU until the guard has seen the session: opening it (SSH entry, handshake, shell)
+        // may take longer than the 3 s idle limit on a busy machine, and the session must then still
+        // be what keeps it, so the GPU goes idle only once the guard counts the session.
+        await fx.ctl.setGpuUtil(id, 100);
+        await fx.ctl.finishBoot(id);
+        const alias = await fx.writer.writeEntry(await fx.api.showInstance(id), { identityFile: fx.key.privatePath });
+        const stateFile = join(instanceHome(fx.sim.state, id), 'tmp', 'gpu-rental', 'state.json');
+        const state = () => {
+          try {
+            return readWatchdogState(JSON.parse(readFileSync(stateFile, 'utf8')));
+          } catch {
+            return undefined;
+          }
+        };
+        session = spawn(
+          'ssh',
+          [
+            '-F',
+            fx.writer.configPath,
+            '-o',
+            'BatchMode=yes',
+            '-o',
+            'IdentityAgent=none',
+            // Pinning host keys is not what this test is about (a released port comes back with a new key).
+            '-o',
+            'UserKnownHostsFile=/dev/null',
+            '-o',
+            'StrictHostKeyChecking=no',
+            alias,
+            'echo session-open; exec sleep 600',
+          ],
+          {
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: fx.home },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let out = '';
+        session.stdout!.on('data', (d) => (out += String(d)));
+        session.stderr!.on('data', (d) => (out += String(d)));
+        await until('the session is open', () => out.includes('session-open'), 30_000).catch((e: Error) => assert.fail(`${e.message}: ${out}`));
+        await until('the guard counts the session while the GPU keeps it busy', () => (state()?.sshSessions ?? 0) > 0, 30_000);
+        assert.equal(state()!.busyReason, 'GPU at 100 %');
+        await fx.ctl.setGpuUtil(id, 0);
+        const seen = await until('the guard sees the session', () => (/^ssh \d+$/.test(state()?.busyReason ?? '') ? state() : undefined), 30_000).catch(
+          (e: Error) => assert.fail(`${e.message}: ${JSON.stringify(state())}; SSH listens on ${String(fx.sim.ssh?.portOf(id))}`),
+        );
+        // Well past the 3 s idle limit, still kept.
+        await until('the guard kept it past its idle limit', () => ((state()?.updatedAt ?? 0) >= seen!.updatedAt + 5 ? true : undefined), 30_000);
+        assert.equal(fx.sim.state.instances.get(id)?.intended, 'running');
+        assert.match(state()!.busyReason ?? '', /^ssh \d+$/);
+        const closed = once(session, 'exit');
+        session.kill('SIGTERM');
+        await closed;
+        await until('stopped by its guard once the session closed', () => fx.sim.state.instances.get(id)?.intended === 'stopped', 30_000);
+        const log = () => readFileSync(join(instanceHome(fx.sim.state, id), 'tmp', 'gpu-rental', 'guard.log'), 'utf8');
+        await until('its log says so', () => log().includes('stop accepted and confirmed'), 30_000);
+        assert.match(log(), /busy \(ssh \d+\)[\s\S]*idle \(GPU 0, SSH 0\)[\s\S]*stop accepted and confirmed/);
+      } finally {
+        session?.kill('SIGKILL');
       }
-    };
-    session = spawn('ssh', ['-F', fx.writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none',
-      // Pinning host keys is not what this test is about (a released port comes back with a new key).
-      '-o', 'UserKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=no', alias, 'echo session-open; exec sleep 600'], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: fx.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    session.stdout!.on('data', (d) => (out += String(d)));
-    session.stderr!.on('data', (d) => (out += String(d)));
-    await until('the session is open', () => out.includes('session-open'), 30_000).catch((e: Error) => assert.fail(`${e.message}: ${out}`));
-    await until('the guard counts the session while the GPU keeps it busy', () => (state()?.sshSessions ?? 0) > 0, 30_000);
-    assert.equal(state()!.busyReason, 'GPU at 100 %');
-    await fx.ctl.setGpuUtil(id, 0);
-    const seen = await until('the guard sees the session', () => (/^ssh \d+$/.test(state()?.busyReason ?? '') ? state() : undefined), 30_000).catch((e: Error) =>
-      assert.fail(`${e.message}: ${JSON.stringify(state())}; SSH listens on ${String(fx.sim.ssh?.portOf(id))}`),
-    );
-    // Well past the 3 s idle limit, still kept.
-    await until('the guard kept it past its idle limit', () => ((state()?.updatedAt ?? 0) >= seen!.updatedAt + 5 ? true : undefined), 30_000);
-    assert.equal(fx.sim.state.instances.get(id)?.intended, 'running');
-    assert.match(state()!.busyReason ?? '', /^ssh \d+$/);
-    const closed = once(session, 'exit');
-    session.kill('SIGTERM');
-    await closed;
-    await until('stopped by its guard once the session closed', () => fx.sim.state.instances.get(id)?.intended === 'stopped', 30_000);
-    const log = () => readFileSync(join(instanceHome(fx.sim.state, id), 'tmp', 'gpu-rental', 'guard.log'), 'utf8');
-    await until('its log says so', () => log().includes('stop accepted and confirmed'), 30_000);
-    assert.match(log(), /busy \(ssh \d+\)[\s\S]*idle \(GPU 0, SSH 0\)[\s\S]*stop accepted and confirmed/);
-  } finally {
-    session?.kill('SIGKILL');
-  }
-});
 });

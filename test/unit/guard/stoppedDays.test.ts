@@ -35,13 +35,19 @@ test('a guarded instance stopped 7 days: warned a day before, destroyed after th
   p = step([inst(1, 'stopped')], T + 6 * DAY_MS - 1);
   assert.equal(p.warn.length, 0, 'not before 6 days');
   p = step([inst(1, 'stopped')], T + 6 * DAY_MS);
-  assert.deepEqual(p.warn.map((w) => [w.inst.id, w.destroyAt, w.stoppedMs]), [[1, T + 7 * DAY_MS, 6 * DAY_MS]]);
+  assert.deepEqual(
+    p.warn.map((w) => [w.inst.id, w.destroyAt, w.stoppedMs]),
+    [[1, T + 7 * DAY_MS, 6 * DAY_MS]],
+  );
   p = step([inst(1, 'stopped')], T + 6 * DAY_MS + 1000);
   assert.equal(p.warn.length, 0, 'warned once');
   p = step([inst(1, 'stopped')], T + 7 * DAY_MS - 1);
   assert.equal(p.destroy.length, 0);
   p = step([inst(1, 'stopped')], T + 7 * DAY_MS);
-  assert.deepEqual(p.destroy.map((i) => i.id), [1]);
+  assert.deepEqual(
+    p.destroy.map((i) => i.id),
+    [1],
+  );
   // Keep: another full period from now, with a new warning.
   records = keep(records, 1, T + 7 * DAY_MS);
   assert.equal(step([inst(1, 'stopped')], T + 8 * DAY_MS).destroy.length, 0);
@@ -51,12 +57,15 @@ test('a guarded instance stopped 7 days: warned a day before, destroyed after th
   assert.deepEqual(records, {});
 });
 
-test('never without a day\'s warning: VS Code closed for two weeks warns first, destroys a day later', () => {
+test("never without a day's warning: VS Code closed for two weeks warns first, destroys a day later", () => {
   let records: StoppedRecords = { 2: { since: T } };
   let p = planStopped([inst(2, 'stopped')], records, 3, T + 14 * DAY_MS);
   records = p.records;
   assert.equal(p.destroy.length, 0);
-  assert.deepEqual(p.warn.map((w) => w.destroyAt), [T + 15 * DAY_MS]);
+  assert.deepEqual(
+    p.warn.map((w) => w.destroyAt),
+    [T + 15 * DAY_MS],
+  );
   p = planStopped([inst(2, 'stopped')], records, 3, T + 15 * DAY_MS - 1);
   assert.equal(p.destroy.length, 0);
   assert.equal(planStopped([inst(2, 'stopped')], p.records, 3, T + 15 * DAY_MS).destroy.length, 1);
@@ -68,8 +77,9 @@ test('not considered: instances without a guard, running or failed ones; an inst
   assert.equal(p.warn.length + p.destroy.length, 0);
 });
 
-test('an instance rented with the template\'s guard.destroyAfterStoppedDays uses its own value, whatever the setting (even off)', () => {
-  const own = (days: number) => composeOnstart('echo hi', resolveGuardPlan({ destroyAfterStoppedDays: days })!, { apiUrl: 'https://console.vast.ai', dphTotal: 1 }).onstart!;
+test("an instance rented with the template's guard.destroyAfterStoppedDays uses its own value, whatever the setting (even off)", () => {
+  const own = (days: number) =>
+    composeOnstart('echo hi', resolveGuardPlan({ destroyAfterStoppedDays: days })!, { apiUrl: 'https://console.vast.ai', dphTotal: 1 }).onstart!;
   const two = inst(7, 'stopped', own(2));
   const thirty = inst(8, 'stopped', own(30));
   assert.deepEqual(stoppedDaysFor(two, 0), { days: 2, own: true });
@@ -79,14 +89,26 @@ test('an instance rented with the template\'s guard.destroyAfterStoppedDays uses
   // Setting off: only the instance with its own 2 days is warned after a day, and destroyed after two.
   let p = planStopped(list, records, 0, T + DAY_MS);
   records = p.records;
-  assert.deepEqual(p.warn.map((w) => [w.inst.id, w.destroyAt]), [[7, T + 2 * DAY_MS]]);
+  assert.deepEqual(
+    p.warn.map((w) => [w.inst.id, w.destroyAt]),
+    [[7, T + 2 * DAY_MS]],
+  );
   p = planStopped(list, records, 0, T + 2 * DAY_MS);
   records = p.records;
-  assert.deepEqual(p.destroy.map((i) => i.id), [7]);
+  assert.deepEqual(
+    p.destroy.map((i) => i.id),
+    [7],
+  );
   // Setting 5: the other guarded instance follows it; the one with its own 30 days is not cut short by it.
   p = planStopped(list, records, 5, T + 4 * DAY_MS);
   records = p.records;
-  assert.deepEqual(p.warn.map((w) => w.inst.id), [9]);
+  assert.deepEqual(
+    p.warn.map((w) => w.inst.id),
+    [9],
+  );
   p = planStopped(list, records, 5, T + 29 * DAY_MS);
-  assert.deepEqual(p.warn.map((w) => [w.inst.id, w.destroyAt]), [[8, T + 30 * DAY_MS]]);
+  assert.deepEqual(
+    p.warn.map((w) => [w.inst.id, w.destroyAt]),
+    [[8, T + 30 * DAY_MS]],
+  );
 });

@@ -38,8 +38,14 @@ for (const shell of SHELLS) {
         assert.equal(await g.exited, 0);
         assert.equal(intended(inst.id), 'stopped');
         const calls = guardCalls(inst.id);
-        assert.deepEqual(calls.map((q) => [q.method, q.status]), [['PUT', 200]]);
-        assert.ok(gsim.c.sim.state.requests.some((q) => q.method === 'GET' && q.path === `/api/v0/instances/${inst.id}/`), 'confirmed by a read of its own instance');
+        assert.deepEqual(
+          calls.map((q) => [q.method, q.status]),
+          [['PUT', 200]],
+        );
+        assert.ok(
+          gsim.c.sim.state.requests.some((q) => q.method === 'GET' && q.path === `/api/v0/instances/${inst.id}/`),
+          'confirmed by a read of its own instance',
+        );
         const s = g.state()!;
         assert.ok(z.safeParse(WatchdogStateSchema, s).success, `VS Code reads this state: ${JSON.stringify(s)}`);
         assert.equal(s.action, 'stop');
@@ -60,7 +66,10 @@ for (const shell of SHELLS) {
       try {
         assert.equal(await g.exited, 0);
         assert.equal(intended(inst.id), 'gone');
-        assert.deepEqual(guardCalls(inst.id).map((q) => [q.method, q.status]), [['DELETE', 200]]);
+        assert.deepEqual(
+          guardCalls(inst.id).map((q) => [q.method, q.status]),
+          [['DELETE', 200]],
+        );
       } finally {
         await g.stop();
       }
@@ -228,7 +237,11 @@ test('the instance key reads and acts on its own instance only', async () => {
   const a = await instance();
   const b = await instance();
   assert.equal((await gsim.c.call('GET', `/api/v0/instances/${a.id}/`, undefined, a.key)).status, 200);
-  for (const [m, body] of [['GET', undefined], ['PUT', { state: 'stopped' }], ['DELETE', undefined]] as const) {
+  for (const [m, body] of [
+    ['GET', undefined],
+    ['PUT', { state: 'stopped' }],
+    ['DELETE', undefined],
+  ] as const) {
     const r = await gsim.c.call(m, `/api/v0/instances/${b.id}/`, body, a.key);
     assert.equal(r.status, 403, `${m} on another instance`);
   }

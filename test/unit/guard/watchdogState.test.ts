@@ -6,9 +6,27 @@ import assert from 'node:assert/strict';
 import { readWatchdogState } from '../../../src/guard/watchdogState';
 
 const V1 = {
-  version: 1, pid: 12, startedAt: 1000, updatedAt: 1600, action: 'stop', idleLimitSeconds: 1800, gpu: 'ok', gpuUtil: 3, sshSessions: 0,
-  heartbeatAgeSeconds: null, snoozedUntil: null, busyReason: null, idleSince: 1500, actAt: 3300, capAt: null, capReason: 'cap', failures: 0,
-  nextRetryAt: null, lastError: null, doneAt: null, tickSeconds: 60,
+  version: 1,
+  pid: 12,
+  startedAt: 1000,
+  updatedAt: 1600,
+  action: 'stop',
+  idleLimitSeconds: 1800,
+  gpu: 'ok',
+  gpuUtil: 3,
+  sshSessions: 0,
+  heartbeatAgeSeconds: null,
+  snoozedUntil: null,
+  busyReason: null,
+  idleSince: 1500,
+  actAt: 3300,
+  capAt: null,
+  capReason: 'cap',
+  failures: 0,
+  nextRetryAt: null,
+  lastError: null,
+  doneAt: null,
+  tickSeconds: 60,
 };
 
 test('a version 1 state (an older guard) parses as before', () => {
@@ -16,7 +34,30 @@ test('a version 1 state (an older guard) parses as before', () => {
 });
 
 test('version 2: positions named, "" is none, the times VS Code shows computed from what the guard knows', () => {
-  const s = readWatchdogState([2, 12, 1000, 1600, 'destroy', 1800, 'hanging', null, 2, 1, 30, null, 'no GPU reading (nvidia-smi hanging)', null, 7200, 'maxHours', 2, 1700, 'destroy failed (HTTP 0)', 'curl, awk', null, 60])!;
+  const s = readWatchdogState([
+    2,
+    12,
+    1000,
+    1600,
+    'destroy',
+    1800,
+    'hanging',
+    null,
+    2,
+    1,
+    30,
+    null,
+    'no GPU reading (nvidia-smi hanging)',
+    null,
+    7200,
+    'maxHours',
+    2,
+    1700,
+    'destroy failed (HTTP 0)',
+    'curl, awk',
+    null,
+    60,
+  ])!;
   assert.equal(s.action, 'destroy');
   assert.equal(s.gpu, 'hanging');
   assert.equal(s.gpuProblem, 'cannot see the GPU (nvidia-smi hanging)');
@@ -32,7 +73,10 @@ test('version 2: positions named, "" is none, the times VS Code shows computed f
   assert.equal(s.cannotAct, 'cannot act: no curl, awk');
   assert.equal(s.tickSeconds, 60);
   const idle = readWatchdogState([2, 12, 1000, 1600, 'stop', 1800, 'ok', 0, 0, 0, null, null, '', 1500, 0, 'cap', 0, 0, '', '', null, 60])!;
-  assert.deepEqual([idle.busyReason, idle.actAt, idle.capAt, idle.nextRetryAt, idle.lastError, idle.cannotAct, idle.gpuProblem], [null, 3300, null, null, null, null, null]);
+  assert.deepEqual(
+    [idle.busyReason, idle.actAt, idle.capAt, idle.nextRetryAt, idle.lastError, idle.cannotAct, idle.gpuProblem],
+    [null, 3300, null, null, null, null, null],
+  );
 });
 
 test('version 3: the guard could not be unpacked, and says so', () => {
@@ -42,5 +86,6 @@ test('version 3: the guard could not be unpacked, and says so', () => {
 });
 
 test('other shapes are not a state', () => {
-  for (const bad of [[2, 1, 2], [4, 1, 'stop'], { version: 1 }, 'x', null, [2, ...Array(21).fill('x')]]) assert.equal(readWatchdogState(bad), undefined, JSON.stringify(bad));
+  for (const bad of [[2, 1, 2], [4, 1, 'stop'], { version: 1 }, 'x', null, [2, ...Array(21).fill('x')]])
+    assert.equal(readWatchdogState(bad), undefined, JSON.stringify(bad));
 });

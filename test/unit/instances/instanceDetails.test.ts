@@ -72,11 +72,24 @@ function renders(md: string): string[] {
 
 test('hostile service and host strings render as text: no image, link, HTML or command link', () => {
   for (const h of HOSTILE) {
-    const hostile = { ...inst, label: h, onstart: `echo ${h}`, image_uuid: h, status_msg: h, template_name: h, gpu_name: h, geolocation: h, webpage: h, logo: h, image_args: [h] } as unknown as Instance;
+    const hostile = {
+      ...inst,
+      label: h,
+      onstart: `echo ${h}`,
+      image_uuid: h,
+      status_msg: h,
+      template_name: h,
+      gpu_name: h,
+      geolocation: h,
+      webpage: h,
+      logo: h,
+      image_args: [h],
+    } as unknown as Instance;
     const md = instanceDetailsMarkdown(hostile, 'Cost so far: $0.10', { details: [`Idle guard: ${h}`], log: `${h}\n\`\`\`\n${h}` });
     assert.deepEqual(renders(md), [], `${h} rendered:\n${md}`);
     const table = md.slice(md.indexOf('| Field | Value |'));
-    for (const row of table.split('\n').filter((l) => l.startsWith('| '))) assert.equal(row.replace(/\\\|/g, '').split('|').length, 4, `one cell per column: ${row}`);
+    for (const row of table.split('\n').filter((l) => l.startsWith('| ')))
+      assert.equal(row.replace(/\\\|/g, '').split('|').length, 4, `one cell per column: ${row}`);
   }
 });
 
@@ -97,8 +110,14 @@ test('onstart, guard log and every field mask template secrets, known secret val
     `DB_PASSWORD='pa ss'`,
     `# a long script: shown folded below the table, as code (${'x'.repeat(LONG_VALUE_CHARS)})`,
   ].join('\n');
-  const md = instanceDetailsMarkdown({ ...inst, onstart, image_args: ['--api-key', 'k-123456789'] } as unknown as Instance, undefined, { details: ['Idle guard: watching'], log: `sent ${known}` }, [known]);
-  for (const secret of [known, 'hf_aaaa', 's3cr3tPassw0rd', 'abcdefg12345', 'pa ss', 'k-123456789']) assert.ok(!md.includes(secret), `${secret} shows in:\n${md}`);
+  const md = instanceDetailsMarkdown(
+    { ...inst, onstart, image_args: ['--api-key', 'k-123456789'] } as unknown as Instance,
+    undefined,
+    { details: ['Idle guard: watching'], log: `sent ${known}` },
+    [known],
+  );
+  for (const secret of [known, 'hf_aaaa', 's3cr3tPassw0rd', 'abcdefg12345', 'pa ss', 'k-123456789'])
+    assert.ok(!md.includes(secret), `${secret} shows in:\n${md}`);
   assert.match(md, /HF_TOKEN=\*\*\*/);
   assert.match(md, /-p \*\*\*/);
   assert.match(md, /echo \*\*\* > \/root\/\.cfg/, 'the script around a secret stays readable');

@@ -154,13 +154,17 @@ test("switching to another account's API key keeps the first account's records: 
   }
 });
 
-test('records of instances never listed under this connection stay (destroyed while VS Code was closed, or another account\'s); a creation in flight keeps its records however many reads miss it', async () => {
+test("records of instances never listed under this connection stay (destroyed while VS Code was closed, or another account's); a creation in flight keeps its records however many reads miss it", async () => {
   const state = new MemoryState();
   const a = await rented(state);
   // Months ago: an instance long destroyed, and a creation this window has not settled yet.
   const old = 7_000_001;
   const flying = 7_000_002;
-  await state.update(SSH_OPTIONS_STATE_KEY, { ...state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY), [old]: { user: 'me' }, [flying]: { remoteFolder: '/w' } });
+  await state.update(SSH_OPTIONS_STATE_KEY, {
+    ...state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY),
+    [old]: { user: 'me' },
+    [flying]: { remoteFolder: '/w' },
+  });
   await state.update(INFLIGHT_STATE_KEY, [{ instanceId: flying, label: 'x', templatePath: 't', ssh: { remoteFolder: '/w' } }]);
   await state.update(GUARD_NO_WARN_KEY, [old, flying]);
   const w = world(a.api, state);

@@ -49,7 +49,8 @@ test('on its way: a state in transition, or a state the user asked to leave; set
     ['running', null, false],
     ['stopped', undefined, false],
   ];
-  for (const [state, intended_status, want] of cases) assert.equal(isTransitional(inst(1, state, { intended_status })), want, `${state}, intended ${intended_status}`);
+  for (const [state, intended_status, want] of cases)
+    assert.equal(isTransitional(inst(1, state, { intended_status })), want, `${state}, intended ${intended_status}`);
 });
 
 test('a watched row polls fast until a list shows it settled; a row still moving keeps it fast', async () => {
@@ -115,12 +116,22 @@ test('an upsert of a listed row replaces it in place (the first row too), and it
   h.store.poller.start();
   await flush();
   h.store.upsert(inst(1, 'stopped'));
-  assert.deepEqual(h.store.instances.map((i) => [i.id, i.state]), [[1, 'stopped'], [2, 'running']]);
+  assert.deepEqual(
+    h.store.instances.map((i) => [i.id, i.state]),
+    [
+      [1, 'stopped'],
+      [2, 'running'],
+    ],
+  );
   assert.equal(h.store.get(1)?.state, 'stopped');
   h.list = [inst(2, 'running')];
   await h.store.refresh();
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [2], 'not kept a minute as if it were a new creation');
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [2],
+    'not kept a minute as if it were a new creation',
+  );
   h.store.dispose();
 });
 
@@ -131,13 +142,23 @@ test('a dropped row put back (a late machine adopted) starts its miss count over
   h.list = [inst(1, 'running')];
   await h.store.refresh();
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1],
+  );
   h.store.upsert(inst(2, 'running'));
   await h.timers.advance(61_000);
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1, 2], 'one miss after the minute proves nothing');
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1, 2],
+    'one miss after the minute proves nothing',
+  );
   await h.store.refresh();
-  assert.deepEqual(h.store.instances.map((i) => i.id), [1]);
+  assert.deepEqual(
+    h.store.instances.map((i) => i.id),
+    [1],
+  );
   h.store.dispose();
 });
 

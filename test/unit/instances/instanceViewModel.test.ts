@@ -19,7 +19,10 @@ test('row: label or #id, GPUs, state, $/h; stable id; state icon and colour', ()
   assert.equal(r.id, 'instance:42');
   assert.equal(r.label, 'trainer');
   assert.equal(r.description, '$0.81/h · 2× RTX 4090');
-  assert.equal(instanceRow(make({ state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'A100' })).description, 'stopped $0.04/h · 1× A100');
+  assert.equal(
+    instanceRow(make({ state: 'stopped', dph_total: 1, storage_cost: 0.04, num_gpus: 1, gpu_name: 'A100' })).description,
+    'stopped $0.04/h · 1× A100',
+  );
   assert.equal(r.icon, 'vm-running');
   assert.equal(r.color, 'testing.iconPassed');
   assert.equal(r.contextValue, 'instance.running');
@@ -66,7 +69,19 @@ test('tooltip has GPU RAM, CPU, disk, location, reliability, SSH, image and cost
       uptime_mins: 90,
     }),
   );
-  for (const part of ['24 GB', 'EPYC', '50 GB', 'Norway', '99\\.1%', 'ssh5\\.example\\:41022', 'pytorch/pytorch', 'compute $0.48/h', 'storage $0.02/h', 'total $0.50/h', '1\\.5 h']) {
+  for (const part of [
+    '24 GB',
+    'EPYC',
+    '50 GB',
+    'Norway',
+    '99\\.1%',
+    'ssh5\\.example\\:41022',
+    'pytorch/pytorch',
+    'compute $0.48/h',
+    'storage $0.02/h',
+    'total $0.50/h',
+    '1\\.5 h',
+  ]) {
     assert.ok(r.tooltip.includes(part), `tooltip has ${part}`);
   }
   assert.ok(r.tooltip.includes('a\\*b'));
@@ -90,7 +105,14 @@ test('details list every set field, never the jupyter token; env values are mask
 test('ssh command and jupyter url', () => {
   assert.equal(sshCommand(make({ ssh_host: 'ssh5.example', ssh_port: 41022 })), 'ssh -p 41022 root@ssh5.example');
   assert.equal(sshCommand(make({ ssh_host: 'ssh5.example', ssh_port: 0 })), undefined, 'stopped instances report port 0');
-  const j = make({ public_ipaddr: '203.0.113.5', jupyter_token: 'a b', ports: [{ container: '8080/tcp', hostPort: 40080 }, { container: '22/tcp', hostPort: 40022 }] });
+  const j = make({
+    public_ipaddr: '203.0.113.5',
+    jupyter_token: 'a b',
+    ports: [
+      { container: '8080/tcp', hostPort: 40080 },
+      { container: '22/tcp', hostPort: 40022 },
+    ],
+  });
   assert.equal(jupyterUrl(j), 'http://203.0.113.5:40080/?token=a%20b');
   assert.equal(jupyterUrl(make({ public_ipaddr: '203.0.113.5', jupyter_token: 'x', ports: null })), undefined);
 });

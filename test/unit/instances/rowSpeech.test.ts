@@ -24,11 +24,15 @@ test('an instance row says its full name, its state (a running row shows none), 
 
 test('every instance row names the whole label and the price, whatever the label', () => {
   fc.assert(
-    fc.property(fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim() !== ''), fc.double({ min: 0.01, max: 100, noNaN: true }), (label, dph) => {
-      const said = instanceRowSpeech(make({ label, dph_total: dph }));
-      assert.ok(said.startsWith(label.trim() || '#42'), said);
-      assert.ok(said.includes(spokenRate(dph)), said);
-    }),
+    fc.property(
+      fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim() !== ''),
+      fc.double({ min: 0.01, max: 100, noNaN: true }),
+      (label, dph) => {
+        const said = instanceRowSpeech(make({ label, dph_total: dph }));
+        assert.ok(said.startsWith(label.trim() || '#42'), said);
+        assert.ok(said.includes(spokenRate(dph)), said);
+      },
+    ),
   );
 });
 
@@ -39,7 +43,10 @@ test('an offer row says GPUs, price, GPU RAM, reliability, place, verified and i
 });
 
 test('other rows: label and description, then what activating them does; empty parts are left out', () => {
-  assert.equal(rowSpeech('Error: Could not refresh instances', 'timed out', 'activate to retry'), 'Error: Could not refresh instances, timed out, activate to retry');
+  assert.equal(
+    rowSpeech('Error: Could not refresh instances', 'timed out', 'activate to retry'),
+    'Error: Could not refresh instances, timed out, activate to retry',
+  );
   assert.equal(rowSpeech('Spending', undefined), 'Spending');
   assert.equal(rowSpeech('Backup codes', ' '), 'Backup codes');
 });

@@ -13,7 +13,11 @@ const typed = new ESLint({ cwd: root, overrideConfigFile: config });
 /** The typed rules' findings on `code`, linted as if it were the (existing) file src/core/steps.ts. */
 async function promiseRules(code: string): Promise<string[]> {
   const [r] = await typed.lintText(code, { filePath: join(root, 'src/core/steps.ts') });
-  assert.deepEqual(r?.messages.filter((m) => m.fatal), [], 'the fixture parses with types');
+  assert.deepEqual(
+    r?.messages.filter((m) => m.fatal),
+    [],
+    'the fixture parses with types',
+  );
   return (r?.messages ?? []).filter((m) => m.ruleId?.includes('promises')).map((m) => `${m.line}:${m.ruleId}`);
 }
 
@@ -99,10 +103,17 @@ test('eslint: registering a command anywhere but the command table fails', async
   const code = "import * as vscode from 'vscode';\nexport const d = vscode.commands.registerCommand('gpuRental.x', () => undefined);\n";
   for (const file of ['src/instances/vscode/fixture.ts', 'src/ssh/vscode/commands/fixture.ts', 'src/app/fixture.ts']) {
     const [r] = await eslint.lintText(code, { filePath: join(root, file) });
-    assert.deepEqual(r?.messages.map((m) => m.ruleId), ['no-restricted-syntax'], file);
+    assert.deepEqual(
+      r?.messages.map((m) => m.ruleId),
+      ['no-restricted-syntax'],
+      file,
+    );
   }
   const [table] = await eslint.lintText(code, { filePath: join(root, 'src/app/commandTable.ts') });
-  assert.deepEqual(table?.messages.filter((m) => m.ruleId === 'no-restricted-syntax'), []);
+  assert.deepEqual(
+    table?.messages.filter((m) => m.ruleId === 'no-restricted-syntax'),
+    [],
+  );
 });
 
 test('eslint: allowed imports pass', async () => {
@@ -113,8 +124,17 @@ test('eslint: allowed imports pass', async () => {
     ),
     [],
   );
-  assert.deepEqual(await restricted('src/costs/vscode/fixture.ts', "import { x } from '../../core/instanceWords';\nimport { y } from '../../core/vscode/errorItem';\nimport { w } from '../costs';\nexport const z = [x, y, w];\n"), []);
-  assert.deepEqual(await restricted('src/instances/fixture.ts', "import { x } from '../costs/costs';\nimport { y } from '../ssh/address';\nexport const z = [x, y];\n"), []);
+  assert.deepEqual(
+    await restricted(
+      'src/costs/vscode/fixture.ts',
+      "import { x } from '../../core/instanceWords';\nimport { y } from '../../core/vscode/errorItem';\nimport { w } from '../costs';\nexport const z = [x, y, w];\n",
+    ),
+    [],
+  );
+  assert.deepEqual(
+    await restricted('src/instances/fixture.ts', "import { x } from '../costs/costs';\nimport { y } from '../ssh/address';\nexport const z = [x, y];\n"),
+    [],
+  );
 });
 
 /** Runs `fn` with the src folder of a temporary fixture tree holding `files` (paths below src; removed afterwards). */
@@ -122,84 +142,136 @@ const inSrcTree = <T>(files: Record<string, string>, fn: (src: string) => T | Pr
   inFixtureTree('gpu-rental-layers-', Object.fromEntries(Object.entries(files).map(([rel, text]) => [join('src', rel), text])), (dir) => fn(join(dir, 'src')));
 
 test('layers: a cycle between two cores is found, with the imports that make it', async () => {
-  await inSrcTree({
-    'costs/a.ts': "import type { B } from '../ssh/b';\nexport type A = B;\n",
-    'ssh/b.ts': "export type B = number;\nexport const lazy = () => import('../costs/a');\n",
-  }, (src) => {
-    assert.deepEqual(folderCycles(importEdges(src)), [['costs', 'ssh']]);
-    const problems = checkLayers(src);
-    assert.ok(problems.some((p) => /import cycle between folders src\/costs, src\/ssh/.test(p) && p.includes("../ssh/b") && p.includes("../costs/a")), problems.join('\n'));
-  });
+  await inSrcTree(
+    {
+      'costs/a.ts': "import type { B } from '../ssh/b';\nexport type A = B;\n",
+      'ssh/b.ts': "export type B = number;\nexport const lazy = () => import('../costs/a');\n",
+    },
+    (src) => {
+      assert.deepEqual(folderCycles(importEdges(src)), [['costs', 'ssh']]);
+      const problems = checkLayers(src);
+      assert.ok(
+        problems.some((p) => /import cycle between folders src\/costs, src\/ssh/.test(p) && p.includes('../ssh/b') && p.includes('../costs/a')),
+        problems.join('\n'),
+      );
+    },
+  );
 });
 
 test('layers: a cycle between two VS Code parts is found', async () => {
-  await inSrcTree({
-    'ssh/vscode/a.ts': "export const lazy = () => import('../../instances/vscode/b');\n",
-    'instances/vscode/b.ts': "import { lazy } from '../../ssh/vscode/a';\nexport const b = lazy;\n",
-  }, (src) => {
-    assert.deepEqual(folderCycles(importEdges(src)), [['instances/vscode', 'ssh/vscode']]);
-    assert.ok(checkLayers(src).some((p) => p.startsWith('src/ssh/vscode/a.ts: imports ../../instances/vscode/b (src/instances/vscode); the layers point one way')));
-  });
+  await inSrcTree(
+    {
+      'ssh/vscode/a.ts': "export const lazy = () => import('../../instances/vscode/b');\n",
+      'instances/vscode/b.ts': "import { lazy } from '../../ssh/vscode/a';\nexport const b = lazy;\n",
+    },
+    (src) => {
+      assert.deepEqual(folderCycles(importEdges(src)), [['instances/vscode', 'ssh/vscode']]);
+      assert.ok(
+        checkLayers(src).some((p) => p.startsWith('src/ssh/vscode/a.ts: imports ../../instances/vscode/b (src/instances/vscode); the layers point one way')),
+      );
+    },
+  );
 });
 
 test('layers: a VS Code part importing the core of a feature above it fails, and src/core/vscode/ imports no feature', async () => {
-  await inSrcTree({
-    'instances/instanceViewModel.ts': 'export const instanceName = 1;\n',
-    'ssh/vscode/copy.ts': "import { instanceName } from '../../instances/instanceViewModel';\nexport const copy = instanceName;\n",
-    'guard/monitor.ts': 'export type GuardMonitor = number;\n',
-    'core/vscode/services.ts': "import type { GuardMonitor } from '../../guard/monitor';\nexport type Services = GuardMonitor;\n",
-    'core/instanceWords.ts': 'export const name = 1;\n',
-    'create/vscode/rent.ts': "import { instanceName } from '../../instances/instanceViewModel';\nimport { name } from '../../core/instanceWords';\nexport const rent = [instanceName, name];\n",
-  }, (src) => {
-    const problems = checkLayers(src);
-    assert.ok(problems.some((p) => p.startsWith('src/ssh/vscode/copy.ts: imports ../../instances/instanceViewModel (src/instances); the layers point one way')), problems.join('\n'));
-    assert.ok(problems.some((p) => p.startsWith('src/core/vscode/services.ts: imports ../../guard/monitor (src/guard); the layers point one way')), problems.join('\n'));
-    assert.equal(problems.length, 2, problems.join('\n'));
-  });
+  await inSrcTree(
+    {
+      'instances/instanceViewModel.ts': 'export const instanceName = 1;\n',
+      'ssh/vscode/copy.ts': "import { instanceName } from '../../instances/instanceViewModel';\nexport const copy = instanceName;\n",
+      'guard/monitor.ts': 'export type GuardMonitor = number;\n',
+      'core/vscode/services.ts': "import type { GuardMonitor } from '../../guard/monitor';\nexport type Services = GuardMonitor;\n",
+      'core/instanceWords.ts': 'export const name = 1;\n',
+      'create/vscode/rent.ts':
+        "import { instanceName } from '../../instances/instanceViewModel';\nimport { name } from '../../core/instanceWords';\nexport const rent = [instanceName, name];\n",
+    },
+    (src) => {
+      const problems = checkLayers(src);
+      assert.ok(
+        problems.some((p) => p.startsWith('src/ssh/vscode/copy.ts: imports ../../instances/instanceViewModel (src/instances); the layers point one way')),
+        problems.join('\n'),
+      );
+      assert.ok(
+        problems.some((p) => p.startsWith('src/core/vscode/services.ts: imports ../../guard/monitor (src/guard); the layers point one way')),
+        problems.join('\n'),
+      );
+      assert.equal(problems.length, 2, problems.join('\n'));
+    },
+  );
 });
 
 test('layers: import() of a command from a view, vscode in a core and a core reaching its VS Code part are found', async () => {
-  await inSrcTree({
-    'instances/vscode/v.ts': "export async function f() {\n  return (await import('./commands/c')).c;\n}\n",
-    'instances/vscode/commands/c.ts': "import * as vscode from 'vscode';\nexport const c = { vscode };\n",
-    'costs/m.ts': "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n",
-    'guard/g.ts': "import { w } from './vscode/w';\nexport const g = w;\n",
-    'guard/vscode/w.ts': 'export const w = 1;\n',
-  }, (src) => {
-    const problems = checkLayers(src);
-    assert.ok(problems.some((p) => p.startsWith('src/instances/vscode/v.ts: imports ./commands/c (src/instances/vscode); a command file is an entry point')), problems.join('\n'));
-    assert.ok(problems.some((p) => p.startsWith('src/costs/m.ts: imports vscode')), problems.join('\n'));
-    assert.ok(problems.some((p) => p.startsWith('src/guard/g.ts: imports ./vscode/w (src/guard/vscode); a core (src/guard/) never imports a VS Code part')), problems.join('\n'));
-    assert.equal(problems.length, 3, problems.join('\n'));
-  });
+  await inSrcTree(
+    {
+      'instances/vscode/v.ts': "export async function f() {\n  return (await import('./commands/c')).c;\n}\n",
+      'instances/vscode/commands/c.ts': "import * as vscode from 'vscode';\nexport const c = { vscode };\n",
+      'costs/m.ts': "import type * as vscode from 'vscode';\nexport type U = vscode.Uri;\n",
+      'guard/g.ts': "import { w } from './vscode/w';\nexport const g = w;\n",
+      'guard/vscode/w.ts': 'export const w = 1;\n',
+    },
+    (src) => {
+      const problems = checkLayers(src);
+      assert.ok(
+        problems.some((p) => p.startsWith('src/instances/vscode/v.ts: imports ./commands/c (src/instances/vscode); a command file is an entry point')),
+        problems.join('\n'),
+      );
+      assert.ok(
+        problems.some((p) => p.startsWith('src/costs/m.ts: imports vscode')),
+        problems.join('\n'),
+      );
+      assert.ok(
+        problems.some((p) => p.startsWith('src/guard/g.ts: imports ./vscode/w (src/guard/vscode); a core (src/guard/) never imports a VS Code part')),
+        problems.join('\n'),
+      );
+      assert.equal(problems.length, 3, problems.join('\n'));
+    },
+  );
 });
 
 test('layers: a command file imported (or import()ed) by anything but the command table is found', async () => {
-  await inSrcTree({
-    'ssh/vscode/commands/connect.ts': "export const connect = 1;\n",
-    'ssh/vscode/commands/copy.ts': "export const copy = async () => (await import('./connect')).connect;\n",
-    'instances/vscode/commands/start.ts': "import { connect } from '../../../ssh/vscode/commands/connect';\nexport const start = connect;\n",
-    'app/watchers.ts': "import { connect } from '../ssh/vscode/commands/connect';\nexport const w = connect;\n",
-    'app/commandTable.ts': "import { connect } from '../ssh/vscode/commands/connect';\nimport { copy } from '../ssh/vscode/commands/copy';\nimport { start } from '../instances/vscode/commands/start';\nexport const t = [connect, copy, start];\n",
-  }, (src) => {
-    const problems = checkLayers(src);
-    for (const from of ['src/ssh/vscode/commands/copy.ts', 'src/instances/vscode/commands/start.ts', 'src/app/watchers.ts'])
-      assert.ok(problems.some((p) => p.startsWith(`${from}: imports`) && p.includes('a command file is an entry point: only src/app/commandTable.ts imports it')), `${from}: ${problems.join('\n')}`);
-    assert.equal(problems.length, 3, problems.join('\n'));
-  });
+  await inSrcTree(
+    {
+      'ssh/vscode/commands/connect.ts': 'export const connect = 1;\n',
+      'ssh/vscode/commands/copy.ts': "export const copy = async () => (await import('./connect')).connect;\n",
+      'instances/vscode/commands/start.ts': "import { connect } from '../../../ssh/vscode/commands/connect';\nexport const start = connect;\n",
+      'app/watchers.ts': "import { connect } from '../ssh/vscode/commands/connect';\nexport const w = connect;\n",
+      'app/commandTable.ts':
+        "import { connect } from '../ssh/vscode/commands/connect';\nimport { copy } from '../ssh/vscode/commands/copy';\nimport { start } from '../instances/vscode/commands/start';\nexport const t = [connect, copy, start];\n",
+    },
+    (src) => {
+      const problems = checkLayers(src);
+      for (const from of ['src/ssh/vscode/commands/copy.ts', 'src/instances/vscode/commands/start.ts', 'src/app/watchers.ts'])
+        assert.ok(
+          problems.some((p) => p.startsWith(`${from}: imports`) && p.includes('a command file is an entry point: only src/app/commandTable.ts imports it')),
+          `${from}: ${problems.join('\n')}`,
+        );
+      assert.equal(problems.length, 3, problems.join('\n'));
+    },
+  );
 });
 
 test('layers: a new src/ folder must be placed in the layer rules first', async () => {
   await inSrcTree({ 'newFeature/x.ts': "import { y } from '../core/y';\nexport const x = y;\n", 'core/y.ts': 'export const y = 1;\n' }, (src) => {
-    assert.deepEqual(checkLayers(src), ['src/newFeature is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)']);
+    assert.deepEqual(checkLayers(src), [
+      'src/newFeature is not in tools/lint/layers.mjs: add it to FOLDERS and ALLOWED (which folders it may import, and who may import it)',
+    ]);
   });
 });
 
 test('layers: two files of src/ with the same base name fail, in any folders', async () => {
-  await inSrcTree({ 'logs/errors.ts': 'export const a = 1;\n', 'api/errors.ts': 'export const b = 1;\n', 'ssh/vscode/errors.ts': 'export const c = 1;\n', 'ssh/keys.ts': 'export const d = 1;\n' }, (src) => {
-    assert.deepEqual(sameBaseNames(src), ['errors.ts: src/api/errors.ts, src/logs/errors.ts, src/ssh/vscode/errors.ts']);
-    assert.deepEqual(checkLayers(src), ['two files of src/ share a base name (errors.ts: src/api/errors.ts, src/logs/errors.ts, src/ssh/vscode/errors.ts): name each file for what it holds, without its folder']);
-  });
+  await inSrcTree(
+    {
+      'logs/errors.ts': 'export const a = 1;\n',
+      'api/errors.ts': 'export const b = 1;\n',
+      'ssh/vscode/errors.ts': 'export const c = 1;\n',
+      'ssh/keys.ts': 'export const d = 1;\n',
+    },
+    (src) => {
+      assert.deepEqual(sameBaseNames(src), ['errors.ts: src/api/errors.ts, src/logs/errors.ts, src/ssh/vscode/errors.ts']);
+      assert.deepEqual(checkLayers(src), [
+        'two files of src/ share a base name (errors.ts: src/api/errors.ts, src/logs/errors.ts, src/ssh/vscode/errors.ts): name each file for what it holds, without its folder',
+      ]);
+    },
+  );
 });
 
 test('layers: this repository has no layer problem and no folder cycle', () => {

@@ -7,7 +7,11 @@ import { fixtureLint as eslint, root } from './fixtureLint';
 
 async function owned(file: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: join(root, file) });
-  assert.deepEqual(r?.messages.filter((m) => m.fatal), [], 'the fixture parses');
+  assert.deepEqual(
+    r?.messages.filter((m) => m.fatal),
+    [],
+    'the fixture parses',
+  );
   return (r?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
 }
 
@@ -68,6 +72,7 @@ for (const c of CASES) {
 }
 
 test('eslint: a state key constant passed by name, and a value literal, are fine anywhere', async () => {
-  const code = "import { X_KEY } from '../core/stateKeys';\nexport function f(s: { globalState: { update(k: string, v: unknown): void } }) {\n  s.globalState.update(X_KEY, 'gpuRental.value');\n}\n";
+  const code =
+    "import { X_KEY } from '../core/stateKeys';\nexport function f(s: { globalState: { update(k: string, v: unknown): void } }) {\n  s.globalState.update(X_KEY, 'gpuRental.value');\n}\n";
   assert.deepEqual(await owned('src/billing/fixture.ts', code), []);
 });

@@ -7,7 +7,11 @@ import { fixtureLint as eslint, root } from './fixtureLint';
 
 async function sizeProblems(file: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: join(root, file) });
-  assert.deepEqual(r?.messages.filter((m) => m.fatal), [], 'the fixture parses');
+  assert.deepEqual(
+    r?.messages.filter((m) => m.fatal),
+    [],
+    'the fixture parses',
+  );
   return (r?.messages ?? []).filter((m) => m.ruleId === 'max-lines' || m.ruleId === 'max-lines-per-function').map((m) => `${m.ruleId}: ${m.message}`);
 }
 

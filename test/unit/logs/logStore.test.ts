@@ -21,11 +21,24 @@ test('a log document address round-trips its key; other documents are not logs',
 
 test('the header says which log, when it was fetched, and whether it is followed; errors keep the last text', () => {
   const at = new Date('2026-11-24T07:00:00Z');
-  const e = { key: { instanceId: 5, daemon: false, tail: 100, filter: 'oom' }, name: 'train', text: 'line 1\n', fetchedAt: at, following: true, loading: false };
-  assert.equal(renderLog(e, 10), '# train (#5) · container log · last 100 lines · lines matching "oom" · fetched 2026-11-24 07:00:00 UTC · following every 10 s\nline 1\n');
+  const e = {
+    key: { instanceId: 5, daemon: false, tail: 100, filter: 'oom' },
+    name: 'train',
+    text: 'line 1\n',
+    fetchedAt: at,
+    following: true,
+    loading: false,
+  };
+  assert.equal(
+    renderLog(e, 10),
+    '# train (#5) · container log · last 100 lines · lines matching "oom" · fetched 2026-11-24 07:00:00 UTC · following every 10 s\nline 1\n',
+  );
   const failed = renderLog({ ...e, following: false, error: 'HTTP 503' }, 10);
   assert.match(failed, /^# train .*\n# Could not fetch the log: HTTP 503\n# Use Refresh .*\n\nline 1\n$/);
-  assert.match(renderLog({ ...e, text: undefined, fetchedAt: undefined, loading: true, following: false }, 10), /fetching…\n# Waiting for the service to upload the log/);
+  assert.match(
+    renderLog({ ...e, text: undefined, fetchedAt: undefined, loading: true, following: false }, 10),
+    /fetching…\n# Waiting for the service to upload the log/,
+  );
 });
 
 let closeSim: (() => Promise<void>) | undefined;
@@ -38,7 +51,11 @@ test('the store fetches through the client (one request at a time per log), reco
   const sim = await startSim({ testControl: true, seed: 1, instances: 1, logDelayMs: 100 });
   closeSim = () => sim.close();
   const api = createApiClient({ baseUrl: sim.url, credentials: keyCredentials(), log: captureLogger(), timeoutMs: 5000 });
-  const store = new InstanceLogStore({ api: async () => api, describeError: (e) => (e instanceof Error ? e.message : String(e)), fetchOptions: { intervalMs: 20, attempts: 100 } });
+  const store = new InstanceLogStore({
+    api: async () => api,
+    describeError: (e) => (e instanceof Error ? e.message : String(e)),
+    fetchOptions: { intervalMs: 20, attempts: 100 },
+  });
   const id = [...sim.state.instances.keys()][0]!;
   const key: LogKey = { instanceId: id, daemon: false, tail: 3 };
   const changes: LogKey[] = [];

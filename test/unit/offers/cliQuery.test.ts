@@ -69,14 +69,22 @@ test('the CLI documented examples parse to the filters the CLI sends', () => {
     driver_version: { gte: '535.86.05' },
   });
   const unverified = parseCliQuery("reliability > 0.99  num_gpus>=4 verified=False rented=any -o 'num_gpus-'");
-  assert.deepEqual(unverified.filters, { rentable: { eq: true }, external: { eq: false }, reliability: { gt: 0.99 }, num_gpus: { gte: 4 }, verified: { eq: false } });
+  assert.deepEqual(unverified.filters, {
+    rentable: { eq: true },
+    external: { eq: false },
+    reliability: { gt: 0.99 },
+    num_gpus: { gte: 4 },
+    verified: { eq: false },
+  });
   assert.deepEqual(unverified.order, [['num_gpus', 'desc']]);
   assert.deepEqual(parseCliQuery('cpu_arch=arm64').filters, { ...defaults, cpu_arch: { eq: 'arm64' } });
   assert.deepEqual(parseCliQuery('rentable = any').filters, { verified: { eq: true }, external: { eq: false } });
 });
 
 test('every operator, symbol and word form; repeated fields combine into a range', () => {
-  const q = parseCliQuery('num_gpus gte 2 num_gpus<=4 dph lt 1 score ge 10 min_bid le 0.5 cpu_cores gt 8 gpu_name == RTX_A6000 geolocation != CN id ne 5 host_id eq 7 machine_id nin [1,2] gpu_arch notin [amd] mobo_name not in [X]');
+  const q = parseCliQuery(
+    'num_gpus gte 2 num_gpus<=4 dph lt 1 score ge 10 min_bid le 0.5 cpu_cores gt 8 gpu_name == RTX_A6000 geolocation != CN id ne 5 host_id eq 7 machine_id nin [1,2] gpu_arch notin [amd] mobo_name not in [X]',
+  );
   assert.deepEqual(q.filters.num_gpus, { gte: 2, lte: 4 });
   assert.deepEqual(q.filters.dph_total, { lt: 1 });
   assert.deepEqual(q.filters.score, { gte: 10 });
@@ -110,7 +118,10 @@ test('any removes a default; -n drops all defaults; a named default field replac
 test('a pasted CLI command with its quotes and options', () => {
   const q = parseCliQuery(`vastai search offers 'gpu_name=H100_SXM num_gpus>=4' -o 'dph,reliability-' --type=bid --limit 20 --storage 50`);
   assert.deepEqual(q.filters, { ...defaults, gpu_name: { eq: 'H100 SXM' }, num_gpus: { gte: 4 } });
-  assert.deepEqual(q.order, [['dph_total', 'asc'], ['reliability', 'desc']]);
+  assert.deepEqual(q.order, [
+    ['dph_total', 'asc'],
+    ['reliability', 'desc'],
+  ]);
   assert.equal(q.type, 'bid');
   assert.equal(q.limit, 20);
   assert.equal(q.allocatedStorage, 50);
@@ -174,7 +185,14 @@ test('gpuRental.searchOffers forms: a query string becomes the service filter ob
 });
 
 test("gpuRental.searchOffers forms: the service's own filter object (a bare value means eq) is sent as given", () => {
-  const r = parseOfferQuery({ num_gpus: { gte: 1 }, gpu_name: { in: ['RTX 4090', 'RTX 3090'] }, verified: true, order: [['dph_total', 'asc']], type: 'ondemand', limit: 10 });
+  const r = parseOfferQuery({
+    num_gpus: { gte: 1 },
+    gpu_name: { in: ['RTX 4090', 'RTX 3090'] },
+    verified: true,
+    order: [['dph_total', 'asc']],
+    type: 'ondemand',
+    limit: 10,
+  });
   assert.ok(r.ok, (r as { message?: string }).message);
   assert.deepEqual(offerQueryToWire(r.query), {
     num_gpus: { gte: 1 },

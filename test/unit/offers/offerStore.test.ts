@@ -16,7 +16,13 @@ const memory = () => new MemoryState();
 function store(over: { api?: () => Promise<ServiceApi>; signedIn?: boolean; now?: () => number } = {}) {
   const state = memory();
   const warnings: string[] = [];
-  const s = new OfferStore({ api: over.api ?? (async () => h.client()), isSignedIn: () => over.signedIn ?? true, workspaceState: state, warn: (m) => warnings.push(m), ...(over.now ? { now: over.now } : {}) });
+  const s = new OfferStore({
+    api: over.api ?? (async () => h.client()),
+    isSignedIn: () => over.signedIn ?? true,
+    workspaceState: state,
+    warn: (m) => warnings.push(m),
+    ...(over.now ? { now: over.now } : {}),
+  });
   let changes = 0;
   s.onDidChange(() => changes++);
   return { s, state, warnings, changes: () => changes };
@@ -79,7 +85,10 @@ test('searches are debounced: Refresh of the same search within 6 s reuses it, a
   let calls = 0;
   const api = async () => {
     const c = h.client();
-    return { ...c, searchOffers: (q: Parameters<ServiceApi['searchOffers']>[0], o?: Parameters<ServiceApi['searchOffers']>[1]) => (calls++, c.searchOffers(q, o)) } as ServiceApi;
+    return {
+      ...c,
+      searchOffers: (q: Parameters<ServiceApi['searchOffers']>[0], o?: Parameters<ServiceApi['searchOffers']>[1]) => (calls++, c.searchOffers(q, o)),
+    } as ServiceApi;
   };
   const { s } = store({ api, now: () => t });
   await s.search({ limit: 3 });
@@ -93,7 +102,7 @@ test('searches are debounced: Refresh of the same search within 6 s reuses it, a
   assert.equal(calls, 3, 'a new query is always asked');
 });
 
-test('while a new query waits out a 429 the previous query\'s offers are not shown as its results', async () => {
+test("while a new query waits out a 429 the previous query's offers are not shown as its results", async () => {
   // The extension's pacing: a search is sent at once; after a 429 the next waits the service's threshold.
   const api = h.client({ pacing: 'service' });
   const { s } = store({ api: async () => api });
@@ -141,7 +150,10 @@ test('a saved search is read once the query checker (its own bundle) has loaded;
   let searched: unknown;
   const api = async () => {
     const c = h.client();
-    return { ...c, searchOffers: (q: Parameters<ServiceApi['searchOffers']>[0], o?: Parameters<ServiceApi['searchOffers']>[1]) => ((searched = q), c.searchOffers(q, o)) } as ServiceApi;
+    return {
+      ...c,
+      searchOffers: (q: Parameters<ServiceApi['searchOffers']>[0], o?: Parameters<ServiceApi['searchOffers']>[1]) => ((searched = q), c.searchOffers(q, o)),
+    } as ServiceApi;
   };
   const s = new OfferStore({ api, isSignedIn: () => true, workspaceState: state, warn: () => undefined });
   let changes = 0;

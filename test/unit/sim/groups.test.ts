@@ -11,7 +11,8 @@ let c: Ctx;
 useSim((x) => (c = x), { era: 'today' });
 
 const search = (q: Record<string, unknown>) => c.call('POST', '/api/v0/bundles/', q);
-const create = (offerId: number, body: Record<string, unknown> = {}) => c.call('PUT', `/api/v0/asks/${offerId}/`, { image: 'sim/base:1', runtype: 'ssh_direct', ...body });
+const create = (offerId: number, body: Record<string, unknown> = {}) =>
+  c.call('PUT', `/api/v0/asks/${offerId}/`, { image: 'sim/base:1', runtype: 'ssh_direct', ...body });
 const overlays = async () => (await c.call('GET', '/api/v0/overlay/')).json as Array<Record<string, any>>;
 
 /** The free offers of one cluster, cheapest first (the search as the CLI sends `cluster_id=N`). */
@@ -54,7 +55,10 @@ describe('offers in physical clusters', () => {
     const [first] = [...byCluster.keys()];
     const one = (await search({ cluster_id: { eq: String(first) }, limit: 1000 })).json.offers as Array<{ cluster_id: number; gpu_name: string }>;
     assert.equal(one.length, byCluster.get(first!));
-    assert.ok(one.every((o) => o.cluster_id === first && o.gpu_name === one[0]!.gpu_name), 'one kind of machine per cluster');
+    assert.ok(
+      one.every((o) => o.cluster_id === first && o.gpu_name === one[0]!.gpu_name),
+      'one kind of machine per cluster',
+    );
     const wrapped = await c.call('PUT', '/api/v0/bundles/', { select_cols: ['*'], q: { cluster_id: { eq: first }, limit: 1000 } });
     assert.equal(wrapped.json.offers.length, one.length);
   });
@@ -145,7 +149,12 @@ describe('bulk calls', () => {
     await c.call('POST', '/api/v0/overlay/', { cluster_id: cl.id, name: 'bulk' });
     const gone = cl.offers[2]!.id;
     await c.ctl.fault({ kind: 'offer_taken', offerId: gone });
-    const r = await c.call('POST', '/api/v0/asks/bulk/', { ids: [cl.offers[0]!.id, gone, cl.offers[1]!.id], image: 'sim/base:1', runtype: 'ssh_direct', env: { '-n bulk': '1' } });
+    const r = await c.call('POST', '/api/v0/asks/bulk/', {
+      ids: [cl.offers[0]!.id, gone, cl.offers[1]!.id],
+      image: 'sim/base:1',
+      runtype: 'ssh_direct',
+      env: { '-n bulk': '1' },
+    });
     assert.equal(r.status, 200, brief(r.json));
     assert.equal(r.json.success, true);
     assert.deepEqual([r.json.created, r.json.failed], [2, 1]);
@@ -154,7 +163,10 @@ describe('bulk calls', () => {
     assert.deepEqual([ok1.ask_id, ok1.success, typeof ok1.new_contract, ok1.state], [cl.offers[0]!.id, true, 'number', 'running']);
     assert.deepEqual([bad.ask_id, bad.success, bad.error, typeof bad.msg], [gone, false, 'no_such_ask', 'string']);
     assert.equal(ok2.success, true);
-    assert.deepEqual((await overlays())[0]!.instances, [ok1.new_contract, ok2.new_contract].sort((x, y) => x - y));
+    assert.deepEqual(
+      (await overlays())[0]!.instances,
+      [ok1.new_contract, ok2.new_contract].sort((x, y) => x - y),
+    );
 
     const allFail = await c.call('POST', '/api/v0/asks/bulk/', { ids: [gone, 999999], image: 'sim/base:1' });
     assert.deepEqual([allFail.status, allFail.json.success, allFail.json.created, allFail.json.failed], [400, false, 0, 2]);
@@ -194,7 +206,12 @@ describe('bulk calls', () => {
 
 test('the seed era has no clusters, overlays or bulk calls (plain 404), and cluster_id is an unknown search field', async () => {
   await c.ctl.setEra('seed');
-  for (const [method, path] of [['GET', '/api/v0/overlay/'], ['POST', '/api/v0/overlay/'], ['POST', '/api/v0/asks/bulk/'], ['PUT', '/api/v0/instances/']]) {
+  for (const [method, path] of [
+    ['GET', '/api/v0/overlay/'],
+    ['POST', '/api/v0/overlay/'],
+    ['POST', '/api/v0/asks/bulk/'],
+    ['PUT', '/api/v0/instances/'],
+  ]) {
     const r = await c.call(method!, path!, method === 'GET' ? undefined : {});
     assert.deepEqual([r.status, r.json], [404, 'Not Found'], `${method} ${path}`);
   }

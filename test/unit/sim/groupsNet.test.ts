@@ -135,7 +135,22 @@ test('mpirun launches orted on two members over OpenSSH with a hostfile', { skip
   writeFileSync(hostfile, members.map((m) => `${m.alias} slots=1`).join('\n') + '\n');
   const r = await run(
     'mpirun',
-    ['--allow-run-as-root', '--hostfile', hostfile, '-np', '2', '--map-by', 'node', '--mca', 'plm_rsh_agent', 'ssh', '--mca', 'plm_rsh_args', `-F ${config}`, 'hostname'],
+    [
+      '--allow-run-as-root',
+      '--hostfile',
+      hostfile,
+      '-np',
+      '2',
+      '--map-by',
+      'node',
+      '--mca',
+      'plm_rsh_agent',
+      'ssh',
+      '--mca',
+      'plm_rsh_args',
+      `-F ${config}`,
+      'hostname',
+    ],
     120_000,
   );
   assert.equal(r.code, 0, `mpirun failed: ${r.stderr}\n${r.stdout}`);

@@ -13,7 +13,9 @@ const num = z.number();
 const nnum = z.nullable(z.number());
 const dateTime = z.string().check(z.refine((s) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(s), 'must be an ISO date-time'));
 /** Docker's port map: {"22/tcp": [{"HostIp": "0.0.0.0", "HostPort": "41000"}]}, null unless running. */
-const dockerPorts = z.nullable(z.record(z.string().check(z.regex(/^\d+\/(tcp|udp)$/)), z.array(z.object({ HostIp: z.string(), HostPort: z.string().check(z.regex(/^\d+$/)) }))));
+const dockerPorts = z.nullable(
+  z.record(z.string().check(z.regex(/^\d+\/(tcp|udp)$/)), z.array(z.object({ HostIp: z.string(), HostPort: z.string().check(z.regex(/^\d+$/)) }))),
+);
 
 const showInstance = z.looseObject({
   instances: z.looseObject({
@@ -59,7 +61,8 @@ const increase = z.object({
 });
 const increases = z.object({ success: z.literal(true), count: num, truncated: z.boolean(), pending_price_increases: z.array(increase) });
 
-const page = <T extends z.ZodMiniType>(row: T) => z.object({ success: z.literal(true), count: num, total: num, next_token: z.nullable(z.string()), results: z.array(row) });
+const page = <T extends z.ZodMiniType>(row: T) =>
+  z.object({ success: z.literal(true), count: num, total: num, next_token: z.nullable(z.string()), results: z.array(row) });
 const chargeRow = z.object({
   start: num,
   end: num,

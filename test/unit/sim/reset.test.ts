@@ -88,7 +88,7 @@ describe('ids go on across a reset', () => {
     assert.equal((await invoiceIds()).length, 1, 'only the credit purchase');
   });
 
-  test("an instance after a reset starts with its own scratch folder, not the files (guard state, GPU load) of one before it", async () => {
+  test('an instance after a reset starts with its own scratch folder, not the files (guard state, GPU load) of one before it', async () => {
     const old = await rent('old');
     await c.ctl.setGpuUtil(old, 90);
     const oldHome = await c.ctl.instanceHome(old);

@@ -16,7 +16,12 @@ const show = async (id: number) => (await c.call('GET', `/api/v0/instances/${id}
 
 describe('auth', () => {
   test('missing or wrong key: 401 auth_error on instance, offer and user endpoints', async () => {
-    for (const [m, p] of [['GET', '/api/v0/instances/'], ['GET', '/api/v0/instances/1/'], ['POST', '/api/v0/bundles/'], ['GET', '/api/v0/users/current/']]) {
+    for (const [m, p] of [
+      ['GET', '/api/v0/instances/'],
+      ['GET', '/api/v0/instances/1/'],
+      ['POST', '/api/v0/bundles/'],
+      ['GET', '/api/v0/users/current/'],
+    ]) {
       for (const key of [null, 'not-a-key']) {
         const r = await c.call(m!, p!, m === 'POST' ? {} : undefined, key);
         assert.equal(r.status, 401, `${m} ${p}`);
@@ -74,12 +79,18 @@ describe('search', () => {
     const rows = await search({});
     assert.equal(rows.length, 64);
     for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].score >= rows[i].score);
-    assert.deepEqual((await search({})).map((o) => o.id), rows.map((o) => o.id));
+    assert.deepEqual(
+      (await search({})).map((o) => o.id),
+      rows.map((o) => o.id),
+    );
     const other = await startSim({ seed: 2 });
     try {
       const r = await fetch(`${other.url}/api/v0/bundles/`, { method: 'POST', headers: { Authorization: 'Bearer sim-api-key' }, body: '{}' });
       const ids = ((await r.json()) as any).offers.map((o: any) => o.id);
-      assert.notDeepEqual(ids, rows.map((o) => o.id));
+      assert.notDeepEqual(
+        ids,
+        rows.map((o) => o.id),
+      );
     } finally {
       await other.close();
     }
@@ -175,8 +186,16 @@ describe('creation', () => {
   test('onstart at the 4048 limit, defaults, env ports, null fields and extra keys accepted', async () => {
     const offer = await anOffer(c);
     const r = await create(offer.id, {
-      image: 'ubuntu:22.04', onstart: 'x'.repeat(4048), env: { FOO: 'bar', '-p 8081:8081': '1' }, runtype: 'ssh_direc ssh_proxy',
-      price: null, label: null, client_id: 'me', force: false, extra: null, volume_info: { volume_id: 7, mount_path: '/data' },
+      image: 'ubuntu:22.04',
+      onstart: 'x'.repeat(4048),
+      env: { FOO: 'bar', '-p 8081:8081': '1' },
+      runtype: 'ssh_direc ssh_proxy',
+      price: null,
+      label: null,
+      client_id: 'me',
+      force: false,
+      extra: null,
+      volume_info: { volume_id: 7, mount_path: '/data' },
     });
     assert.equal(r.status, 200, brief(r.json));
     assert.deepEqual(Object.keys(r.json).sort(), ['instance_api_key', 'new_contract', 'success']);
@@ -312,7 +331,14 @@ describe('lifecycle, costs and faults', () => {
     await c.ctl.fault({ kind: 'slow', ms: 500, path: '/asks/' });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    await assert.rejects(fetch(`${c.sim.url}/api/v0/asks/${offer.id}/`, { method: 'PUT', signal: ac.signal, headers: { Authorization: 'Bearer sim-api-key' }, body: '{"image":"u"}' }));
+    await assert.rejects(
+      fetch(`${c.sim.url}/api/v0/asks/${offer.id}/`, {
+        method: 'PUT',
+        signal: ac.signal,
+        headers: { Authorization: 'Bearer sim-api-key' },
+        body: '{"image":"u"}',
+      }),
+    );
     assert.equal((await c.call('GET', '/api/v0/instances/')).json.instances_found, 1, 'created despite the timeout');
     await c.ctl.fault({ kind: 'malformed' });
     const m = await c.call('GET', '/api/v0/instances/');
@@ -320,7 +346,14 @@ describe('lifecycle, costs and faults', () => {
     await c.ctl.fault({ kind: 'reset', path: '/users/current' });
     await assert.rejects(fetch(`${c.sim.url}/api/v0/users/current/`, { headers: { Authorization: 'Bearer sim-api-key' } }));
     const log = await c.ctl.requests();
-    assert.deepEqual(log.slice(0, 3).map((e) => [e.method, e.status]), [['GET', 503], ['GET', 200], ['GET', 503]]);
+    assert.deepEqual(
+      log.slice(0, 3).map((e) => [e.method, e.status]),
+      [
+        ['GET', 503],
+        ['GET', 200],
+        ['GET', 503],
+      ],
+    );
     assert.ok(log.some((e) => e.status === 0 && e.path === '/api/v0/users/current/'));
     assert.ok(!log.some((e) => e.path.startsWith('/_sim')));
     await c.ctl.fault({ kind: 'http_error', status: 429 });
@@ -374,16 +407,37 @@ test('a client written from the official CLI shapes works end to end', async () 
     return { status: r.status, json: (await r.json()) as any };
   };
   const s = await j('POST', '/api/v0/bundles', {
-    verified: { eq: true }, external: { eq: false }, rentable: { eq: true }, num_gpus: { eq: '1' }, gpu_ram: { gte: '8000.0' },
-    order: [['score', 'desc']], type: 'on-demand', allocated_storage: 5.0,
+    verified: { eq: true },
+    external: { eq: false },
+    rentable: { eq: true },
+    num_gpus: { eq: '1' },
+    gpu_ram: { gte: '8000.0' },
+    order: [['score', 'desc']],
+    type: 'on-demand',
+    allocated_storage: 5.0,
   });
   assert.equal(s.status, 200);
   const offer = s.json.offers[0];
   assert.equal(offer.num_gpus, 1);
   const cr = await j('PUT', `/api/v0/asks/${offer.id}`, {
-    client_id: 'me', image: 'pytorch/pytorch', env: { '-p 8888:8888': '1' }, price: null, disk: 10, label: null, extra: null,
-    onstart: null, image_login: null, python_utf8: false, lang_utf8: false, use_jupyter_lab: false, jupyter_dir: null,
-    force: false, cancel_unavail: null, template_hash_id: null, runtype: 'ssh_direc ssh_proxy', args_str: null,
+    client_id: 'me',
+    image: 'pytorch/pytorch',
+    env: { '-p 8888:8888': '1' },
+    price: null,
+    disk: 10,
+    label: null,
+    extra: null,
+    onstart: null,
+    image_login: null,
+    python_utf8: false,
+    lang_utf8: false,
+    use_jupyter_lab: false,
+    jupyter_dir: null,
+    force: false,
+    cancel_unavail: null,
+    template_hash_id: null,
+    runtype: 'ssh_direc ssh_proxy',
+    args_str: null,
   });
   assert.equal(cr.status, 200, brief(cr.json));
   const id = cr.json.new_contract;

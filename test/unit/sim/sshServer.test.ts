@@ -66,7 +66,11 @@ test('a listener on exactly the reported address, for each placement; served onl
       assert.equal(rec.public_ipaddr, '127.0.0.1');
       assert.equal(addressOf(rec), listenPort, runtype);
       assert.equal(await probe(listenPort), 'open');
-      await fetch(`${sim.url}/api/v0/instances/${id}/`, { method: 'PUT', headers: { authorization: 'Bearer sim-api-key', 'content-type': 'application/json' }, body: '{"state":"stopped"}' });
+      await fetch(`${sim.url}/api/v0/instances/${id}/`, {
+        method: 'PUT',
+        headers: { authorization: 'Bearer sim-api-key', 'content-type': 'application/json' },
+        body: '{"state":"stopped"}',
+      });
       assert.equal(await probe(listenPort), 'refused', 'a stopped instance stops listening');
     }
     // args instances have no SSH
@@ -111,12 +115,15 @@ test('an instance whose listener cannot be opened leaves the others served, is l
     await ssh.sync();
     for (const id of ids.slice(1)) {
       const port = ssh.portOf(id);
-      assert.ok(port !== undefined && port > 0, `instance ${id} is served although ${broken} failed: ${lines.join("\n")}`);
+      assert.ok(port !== undefined && port > 0, `instance ${id} is served although ${broken} failed: ${lines.join('\n')}`);
       assert.equal(await probe(port), 'open');
     }
     assert.equal(ssh.portOf(broken), undefined);
     assert.match(ssh.problemOf(broken) ?? '', /host key store unavailable/);
-    assert.ok(lines.some((l) => l.includes(`instance ${broken}`) && l.includes('host key store unavailable')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes(`instance ${broken}`) && l.includes('host key store unavailable')),
+      lines.join('\n'),
+    );
     fail = false;
     await ssh.sync();
     assert.ok((ssh.portOf(broken) ?? 0) > 0, 'the next sync opens it');
@@ -135,7 +142,7 @@ function cutPair(): { private: string; public: string } {
   throw new Error('ssh2 made no cut key pair in 20000 attempts (mscdex/ssh2#1513 fixed?)');
 }
 
-test("a cut host key from the SSH library is never used: the instance gets its listener and its record reports that port, not the made-up 40000", async () => {
+test('a cut host key from the SSH library is never used: the instance gets its listener and its record reports that port, not the made-up 40000', async () => {
   const cut = cutPair();
   const generate = utils.generateKeyPairSync;
   let calls = 0;

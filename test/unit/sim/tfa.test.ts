@@ -245,7 +245,10 @@ test('update: label limit and a single primary', async () => {
   assert.equal(u.status, 200);
   assert.equal(u.json.method.label, 'work phone');
   const st2 = await c.call('GET', '/api/v0/tfa/status/');
-  assert.deepEqual(st2.json.methods.map((m: any) => m.is_primary), [false, true]);
+  assert.deepEqual(
+    st2.json.methods.map((m: any) => m.is_primary),
+    [false, true],
+  );
   const nf = await c.call('PUT', '/api/v0/tfa/update/', { tfa_method_id: 999999, label: 'x' });
   assert.equal(nf.status, 404);
   assert.equal(nf.json.error, 'not_found');
@@ -305,21 +308,52 @@ test('every 2FA error code of the spec is reachable with its status', async () =
     await c.ctl.advance(61);
   }
   // provider-side codes only reachable by injection
-  for (const code of ['sms_provider_error', 'preauth_phone_cap', 'sms_fraud_detected', 'sms_provider_rate_limited', 'service_unavailable', 'challenge_creation_failed']) {
+  for (const code of [
+    'sms_provider_error',
+    'preauth_phone_cap',
+    'sms_fraud_detected',
+    'sms_provider_rate_limited',
+    'service_unavailable',
+    'challenge_creation_failed',
+  ]) {
     await c.ctl.fault({ kind: 'tfa_error', error: code });
     note(await c.call('POST', '/api/v0/tfa/sms/', { phone_number: '+14155550144' }));
   }
   // Written out from the specification's error table on purpose, not imported from src/sim/tfaRules.ts:
   // a wrong status there must fail this test, which it could not if both read the same table.
   const expected: Record<string, number> = {
-    bad_request: 400, auth_error: 403, invalid_tfa_method: 400, missing_auth_value: 400, missing_params: 400,
-    email_not_verified: 400, '2fa_expired': 400, challenge_not_found: 400, tfa_challenge_exists: 400,
-    authorization_required: 403, no_pending_authorization: 400, invalid_backup_code: 401, untracked_2fa_found: 400,
-    duplicate_tfa_method: 400, sms_provider_error: 400, preauth_phone_cap: 429, sms_rate_limited: 429, tfa_locked: 429,
-    service_unavailable: 503, no_challenge_found: 400, phone_number_mismatch: 400, '2fa_login_failed': 400,
-    '2fa_verification_failed': 400, team_user_forbidden: 403, missing_email: 400, missing_phone_number: 400,
-    not_found: 404, tfa_method_not_configured: 400, challenge_creation_failed: 500, sms_blocked_number: 400,
-    sms_fraud_detected: 403, sms_provider_rate_limited: 429,
+    bad_request: 400,
+    auth_error: 403,
+    invalid_tfa_method: 400,
+    missing_auth_value: 400,
+    missing_params: 400,
+    email_not_verified: 400,
+    '2fa_expired': 400,
+    challenge_not_found: 400,
+    tfa_challenge_exists: 400,
+    authorization_required: 403,
+    no_pending_authorization: 400,
+    invalid_backup_code: 401,
+    untracked_2fa_found: 400,
+    duplicate_tfa_method: 400,
+    sms_provider_error: 400,
+    preauth_phone_cap: 429,
+    sms_rate_limited: 429,
+    tfa_locked: 429,
+    service_unavailable: 503,
+    no_challenge_found: 400,
+    phone_number_mismatch: 400,
+    '2fa_login_failed': 400,
+    '2fa_verification_failed': 400,
+    team_user_forbidden: 403,
+    missing_email: 400,
+    missing_phone_number: 400,
+    not_found: 404,
+    tfa_method_not_configured: 400,
+    challenge_creation_failed: 500,
+    sms_blocked_number: 400,
+    sms_fraud_detected: 403,
+    sms_provider_rate_limited: 429,
   };
   // tfa_locked and 2fa_verification_failed are shown in their own tests; reach them here too
   await c.ctl.reset();

@@ -67,7 +67,10 @@ describe('v0 paths of the live service', () => {
     assert.equal((await v1()).json.total_instances, 0);
     await c.ctl.advance(3);
     assert.equal((await c.call('GET', `/api/v0/instances/${id}/`)).json.instances.id, id);
-    assert.deepEqual((await v1()).json.instances.map((i: { id: number }) => i.id), [id]);
+    assert.deepEqual(
+      (await v1()).json.instances.map((i: { id: number }) => i.id),
+      [id],
+    );
   });
 
   test('the era flips at run time: seed answers the v0 list and has no v1', async () => {
@@ -101,7 +104,10 @@ describe('GET /api/v1/instances/', () => {
     assert.equal(last.json.instances.length, 5);
     assert.equal(last.json.next_token, null);
     const ids = [...first.json.instances, ...last.json.instances].map((i: { id: number }) => i.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
     assert.equal(new Set(ids).size, 30);
   });
 
@@ -126,13 +132,19 @@ describe('GET /api/v1/instances/', () => {
     await createMany(6, (i) => `l${i % 2}`);
     const desc = await v1({ order_by: [{ col: 'id', dir: 'desc' }], limit: 4 });
     const descIds = desc.json.instances.map((i: { id: number }) => i.id);
-    assert.deepEqual(descIds, [...descIds].sort((a: number, b: number) => b - a));
+    assert.deepEqual(
+      descIds,
+      [...descIds].sort((a: number, b: number) => b - a),
+    );
     const rest = await v1({ order_by: [{ col: 'id', dir: 'desc' }], limit: 4, after_token: desc.json.next_token });
     assert.equal(rest.json.instances.length, 2);
     assert.ok(rest.json.instances.every((i: { id: number }) => i.id < descIds[3]));
     const byLabel = await v1({ order_by: [{ col: 'label', dir: 'sideways' }] });
     const rows = byLabel.json.instances.map((i: { id: number; label: string }) => [i.label, i.id]);
-    assert.deepEqual(rows, [...rows].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1])));
+    assert.deepEqual(
+      rows,
+      [...rows].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1])),
+    );
   });
 
   test('select_cols trims the rows (unknown names null); select_filters by label, id, in; label_counts', async () => {
@@ -143,7 +155,10 @@ describe('GET /api/v1/instances/', () => {
     assert.equal(train.json.total_instances, 3);
     assert.deepEqual(train.json.label_counts, { train: 3 });
     const one = await v1({ select_filters: { id: { eq: ids[4] } }, limit: 1 });
-    assert.deepEqual(one.json.instances.map((i: { id: number }) => i.id), [ids[4]]);
+    assert.deepEqual(
+      one.json.instances.map((i: { id: number }) => i.id),
+      [ids[4]],
+    );
     const some = await v1({ select_filters: { id: { in: [ids[0], ids[2]] }, actual_status: { neq: 'exited' } } });
     assert.equal(some.json.instances.length, 2);
     const all = await v1();
@@ -317,13 +332,29 @@ test('the official CLI request shapes work: v1 walk with select_filters, show of
     return { status: r.status, json: (await r.json()) as any };
   };
   const s = await j('POST', '/api/v0/bundles/', {
-    verified: { eq: true }, external: { eq: false }, rentable: { eq: true }, num_gpus: { eq: '1' },
-    order: [['score', 'desc']], type: 'on-demand', allocated_storage: 5.0,
+    verified: { eq: true },
+    external: { eq: false },
+    rentable: { eq: true },
+    num_gpus: { eq: '1' },
+    order: [['score', 'desc']],
+    type: 'on-demand',
+    allocated_storage: 5.0,
   });
   const offer = s.json.offers[0];
   const cr = await j('PUT', `/api/v0/asks/${offer.id}/`, {
-    client_id: 'me', image: 'pytorch/pytorch', env: {}, price: null, disk: 10, label: 'cli-job', extra: null, onstart: null,
-    force: false, cancel_unavail: null, template_hash_id: null, runtype: 'ssh_direc ssh_proxy', args_str: null,
+    client_id: 'me',
+    image: 'pytorch/pytorch',
+    env: {},
+    price: null,
+    disk: 10,
+    label: 'cli-job',
+    extra: null,
+    onstart: null,
+    force: false,
+    cancel_unavail: null,
+    template_hash_id: null,
+    runtype: 'ssh_direc ssh_proxy',
+    args_str: null,
   });
   assert.equal(cr.status, 200, brief(cr.json));
   const id = cr.json.new_contract;

@@ -16,13 +16,24 @@ import { instanceTooltip } from '../../../src/instances/instanceViewModel';
 import { sshCommand } from '../../../src/ssh/sshCommand';
 
 const base: Instance = { id: 9, actual_status: 'running', state: 'running', label: 'job', ssh_host: 'ssh4.example.net', ssh_port: 30010 };
-const direct: Instance = { ...base, id: 11, image_runtype: 'ssh ssh_direc ssh_proxy', public_ipaddr: '203.0.113.7', ports: [{ container: '22/tcp', hostPort: 41022 }] };
+const direct: Instance = {
+  ...base,
+  id: 11,
+  image_runtype: 'ssh ssh_direc ssh_proxy',
+  public_ipaddr: '203.0.113.7',
+  ports: [{ container: '22/tcp', hostPort: 41022 }],
+};
 const proxy: Instance = { ...base, id: 12, image_runtype: 'ssh ssh_proxy' };
 const jupyterProxy: Instance = { ...base, id: 13, image_runtype: 'jupyter ssh_proxy' };
 const jupyterDirect: Instance = { ...direct, id: 14, image_runtype: 'jupyter jupyter_direc ssh_direc ssh_proxy' };
 
 test('the three rules: direct 22/tcp on public_ipaddr; proxy ssh_host:ssh_port; +1 when image_runtype contains jupyter', () => {
-  assert.deepEqual(sshAddress(direct), { host: '203.0.113.7', port: 41022, kind: 'direct', fallback: { host: 'ssh4.example.net', port: 30010, kind: 'proxy' } });
+  assert.deepEqual(sshAddress(direct), {
+    host: '203.0.113.7',
+    port: 41022,
+    kind: 'direct',
+    fallback: { host: 'ssh4.example.net', port: 30010, kind: 'proxy' },
+  });
   assert.deepEqual(sshAddress(proxy), { host: 'ssh4.example.net', port: 30010, kind: 'proxy' });
   assert.deepEqual(sshAddress(jupyterProxy), { host: 'ssh4.example.net', port: 30011, kind: 'jupyter-proxy' });
   // rule 1 first: a direct Jupyter instance is reached on its 22/tcp mapping; its proxy fallback is +1
@@ -45,11 +56,24 @@ test('the edges of the rule: trimmed hosts, bad ports, a Jupyter port past 65535
   // direct: only the 22/tcp mapping, on a (trimmed) public address, with a valid host port
   assert.deepEqual(sshAddress({ ...direct, public_ipaddr: ' 203.0.113.7 ' }), sshAddress(direct));
   assert.deepEqual(sshAddress({ ...direct, ports: [{ container: '8080/tcp', hostPort: 41080 }] }), sshAddress(proxy));
-  assert.deepEqual(sshAddress({ ...direct, ports: [{ container: '8080/tcp', hostPort: 41080 }, { container: '22/tcp', hostPort: 41022 }] })!.port, 41022);
+  assert.deepEqual(
+    sshAddress({
+      ...direct,
+      ports: [
+        { container: '8080/tcp', hostPort: 41080 },
+        { container: '22/tcp', hostPort: 41022 },
+      ],
+    })!.port,
+    41022,
+  );
   assert.deepEqual(sshAddress({ ...direct, public_ipaddr: '  ' }), sshAddress(proxy), 'no public address: the proxy');
   assert.deepEqual(sshAddress({ ...direct, public_ipaddr: undefined }), sshAddress(proxy));
   assert.deepEqual(sshAddress({ ...direct, ports: [{ container: '22/tcp', hostPort: 0 }] }), sshAddress(proxy), 'an unusable direct port: the proxy');
-  assert.deepEqual(sshAddress({ ...direct, ssh_host: undefined }), { host: '203.0.113.7', port: 41022, kind: 'direct' }, 'direct without a proxy route has no fallback');
+  assert.deepEqual(
+    sshAddress({ ...direct, ssh_host: undefined }),
+    { host: '203.0.113.7', port: 41022, kind: 'direct' },
+    'direct without a proxy route has no fallback',
+  );
   assert.equal(describeSshAddress(sshAddress(proxy)!), 'ssh4.example.net:30010 (proxy)');
   assert.equal(describeSshAddress(sshAddress(jupyterProxy)!), 'ssh4.example.net:30011 (Jupyter proxy)');
   assert.equal(describeSshAddress({ host: '203.0.113.7', port: 41022, kind: 'direct' }), '203.0.113.7:41022 (direct)');
@@ -63,7 +87,7 @@ test('Copy SSH Command and the tooltip use the same rule', () => {
   assert.equal(sshCommand({ ...direct, public_ipaddr: '1.2.3.4; rm -rf ~' }), undefined);
 });
 
-test('ssh -G: the entry of each kind resolves to the rule\'s address; a direct entry also gets <alias>-proxy', { skip: needs('ssh') }, async () => {
+test("ssh -G: the entry of each kind resolves to the rule's address; a direct entry also gets <alias>-proxy", { skip: needs('ssh') }, async () => {
   await inTempDir('gpu-ssh-addr-', async (home) => {
     mkdirSync(join(home, '.ssh'), { mode: 0o700 });
     const user = join(home, '.ssh', 'config');
@@ -72,7 +96,11 @@ test('ssh -G: the entry of each kind resolves to the rule\'s address; a direct e
     await w.addInclude();
     const g = (alias: string) => {
       const out = execFileSync('ssh', ['-G', alias, '-F', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      const get = (k: string) => out.split('\n').find((l) => l.startsWith(k + ' '))?.slice(k.length + 1);
+      const get = (k: string) =>
+        out
+          .split('\n')
+          .find((l) => l.startsWith(k + ' '))
+          ?.slice(k.length + 1);
       return [get('hostname'), get('port'), get('user')];
     };
     const a = await w.writeEntry(direct, {});

@@ -17,10 +17,21 @@ test('a burst of list changes is reconciled once; moves and destroys follow the 
     for (let i = 0; i < 5; i++) h.set([inst(1, { ssh_port: 31111 })]);
     await h.sync.flush();
     assert.equal(h.state.writers, 1, 'debounced into one reconcile');
-    assert.deepEqual((await h.writer.entries()).map((e) => [e.id, e.port]), [[1, 31111], [2, 30002]], 'one read without instance 2 is not proof it is gone');
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => [e.id, e.port]),
+      [
+        [1, 31111],
+        [2, 30002],
+      ],
+      'one read without instance 2 is not proof it is gone',
+    );
     h.set([inst(1, { ssh_port: 31111 })]);
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => [e.id, e.port]), [[1, 31111]], 'the next read without it removes it');
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => [e.id, e.port]),
+      [[1, 31111]],
+      'the next read without it removes it',
+    );
   } finally {
     h.done();
   }
@@ -48,10 +59,16 @@ test('only registered running instances get new entries', async () => {
     h.state.registered = { '7': { user: 'ubuntu' }, '8': {} };
     h.set([inst(7), inst(8, { state: 'loading', actual_status: 'loading' }), inst(9)]);
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => [e.id, e.user]), [[7, 'ubuntu']]);
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => [e.id, e.user]),
+      [[7, 'ubuntu']],
+    );
     h.set([inst(7), inst(8), inst(9)]);
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [7, 8]);
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => e.id),
+      [7, 8],
+    );
   } finally {
     h.done();
   }
@@ -68,11 +85,18 @@ test('nothing is removed while signed out / disabled or before the list has load
     h.store.loaded = false;
     h.set([]);
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [1]);
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => e.id),
+      [1],
+    );
     h.store.loaded = true;
     h.set([]);
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [1], 'one loaded read without it is not proof it is gone');
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => e.id),
+      [1],
+      'one loaded read without it is not proof it is gone',
+    );
     h.set([]);
     await h.sync.flush();
     assert.deepEqual(await h.writer.entries(), []);
@@ -90,16 +114,26 @@ test('an instance missing from one list read keeps its entry and pinned host key
     writeFileSync(h.writer.knownHostsPath, pinned, { mode: 0o600 });
     h.set([inst(1)]); // instance 2 not in this read: "not found" is not proof of gone
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [1, 2]);
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => e.id),
+      [1, 2],
+    );
     assert.equal(readFileSync(h.writer.knownHostsPath, 'utf8'), pinned);
     h.set([inst(1), inst(2)]); // back: nothing was lost
     await h.sync.flush();
     h.set([inst(1)]);
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [1, 2], 'the count starts over once it was seen again');
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => e.id),
+      [1, 2],
+      'the count starts over once it was seen again',
+    );
     h.set([inst(1)]); // absent from two reads in a row: gone
     await h.sync.flush();
-    assert.deepEqual((await h.writer.entries()).map((e) => e.id), [1]);
+    assert.deepEqual(
+      (await h.writer.entries()).map((e) => e.id),
+      [1],
+    );
     assert.equal(readFileSync(h.writer.knownHostsPath, 'utf8'), '');
   } finally {
     h.done();

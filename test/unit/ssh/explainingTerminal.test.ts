@@ -20,22 +20,26 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('connection refused: ssh output stays visible, then the advice, and the terminal waits for Enter', { skip: !existsSync(wrapper) && 'build first' }, async () => {
-  const port = await closedPort();
-  const child = spawn(process.execPath, [wrapper, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', '-p', String(port), 'root@127.0.0.1'], { stdio: 'pipe' });
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  let exited = false;
-  const closed = new Promise<number | null>((r) => child.on('close', (c) => ((exited = true), r(c))));
-  const deadline = Date.now() + 10_000;
-  while (!/Press Enter/.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  assert.match(err, /Connection refused/, "ssh's own message is shown");
-  assert.match(err, /Nothing accepts SSH connections at that address yet/, 'one sentence of what to do');
-  await new Promise((r) => setTimeout(r, 300));
-  assert.equal(exited, false, 'the terminal stays open until a key is pressed');
-  child.stdin.write('\n');
-  assert.equal(await closed, 255);
-});
+test(
+  'connection refused: ssh output stays visible, then the advice, and the terminal waits for Enter',
+  { skip: !existsSync(wrapper) && 'build first' },
+  async () => {
+    const port = await closedPort();
+    const child = spawn(process.execPath, [wrapper, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', '-p', String(port), 'root@127.0.0.1'], { stdio: 'pipe' });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    let exited = false;
+    const closed = new Promise<number | null>((r) => child.on('close', (c) => ((exited = true), r(c))));
+    const deadline = Date.now() + 10_000;
+    while (!/Press Enter/.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.match(err, /Connection refused/, "ssh's own message is shown");
+    assert.match(err, /Nothing accepts SSH connections at that address yet/, 'one sentence of what to do');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(exited, false, 'the terminal stays open until a key is pressed');
+    child.stdin.write('\n');
+    assert.equal(await closed, 255);
+  },
+);
 
 test('the advice for each common cause, from OpenSSH messages', () => {
   const cases: Array<[string, string, RegExp]> = [

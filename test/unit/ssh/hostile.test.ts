@@ -46,13 +46,28 @@ function ageLock(lock: string): void {
 
 function clientAnswering(body: unknown) {
   const transport: Transport = { request: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) }) };
-  return createApiClient({ baseUrl: 'https://service.example', credentials: { token: () => 'k-123456' }, log: silentLogger, transport, retry: { retries: 0 }, pacing: 'off' });
+  return createApiClient({
+    baseUrl: 'https://service.example',
+    credentials: { token: () => 'k-123456' },
+    log: silentLogger,
+    transport,
+    retry: { retries: 0 },
+    pacing: 'off',
+  });
 }
 
 // ---- 6. no command is built from unchecked server text ---------------------------------
 
 test('Copy SSH Command: a hostile ssh_host gives no command; a valid one gives exactly ssh -p PORT root@HOST', () => {
-  for (const host of ['h.example.net;touch${IFS}/tmp/x', 'h.example.net\ntouch /tmp/x', '-oProxyCommand=touch /tmp/x', '$(touch /tmp/x)', 'h`id`.example', 'h.example.net touch', "h'.example"]) {
+  for (const host of [
+    'h.example.net;touch${IFS}/tmp/x',
+    'h.example.net\ntouch /tmp/x',
+    '-oProxyCommand=touch /tmp/x',
+    '$(touch /tmp/x)',
+    'h`id`.example',
+    'h.example.net touch',
+    "h'.example",
+  ]) {
     assert.equal(sshCommand(inst(5, { ssh_host: host, ssh_port: 2222 })), undefined, JSON.stringify(host));
   }
   assert.equal(sshCommand(inst(5, { ssh_host: 'ssh5.example.net', ssh_port: 2222 })), 'ssh -p 2222 root@ssh5.example.net');
@@ -96,7 +111,12 @@ test("a template identityFile with ' (and %) reaches ssh as exactly that file (s
       // Asynchronous: a spawnSync would block this process, and with it the server ssh talks to
       // (ssh then waited out its ConnectTimeout: 5 s of every run of this file).
       const r = await new Promise<{ stderr: string }>((resolve) => {
-        execFile('ssh', ['-v', '-F', w.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', alias, 'true'], { encoding: 'utf8', timeout: 15_000 }, (_e, _out, stderr) => resolve({ stderr }));
+        execFile(
+          'ssh',
+          ['-v', '-F', w.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', alias, 'true'],
+          { encoding: 'utf8', timeout: 15_000 },
+          (_e, _out, stderr) => resolve({ stderr }),
+        );
       });
       assert.doesNotMatch(r.stderr, /invalid quotes|bad configuration/i);
       assert.ok(r.stderr.includes(`identity file ${key} type`), r.stderr);
@@ -109,16 +129,27 @@ test("a template identityFile with ' (and %) reaches ssh as exactly that file (s
 test('a path OpenSSH cannot read back (", \\, control characters) is refused with a clear problem, nothing written', () =>
   withHome('plain', async (home) => {
     const w = new SshConfigWriter({ home });
-    for (const [bad, why] of [['/k/a"b', /double quote/], ['/k/a\\b', /backslash/], ['/k/a\nHost *', /control character/], ['/k/a\tb', /control character/]] as const) {
-      await assert.rejects(w.writeEntry(inst(3), { identityFile: bad }), (e: Error) => e.name === 'SshConfigError' && why.test(e.message) && /identityFile/.test(e.message));
+    for (const [bad, why] of [
+      ['/k/a"b', /double quote/],
+      ['/k/a\\b', /backslash/],
+      ['/k/a\nHost *', /control character/],
+      ['/k/a\tb', /control character/],
+    ] as const) {
+      await assert.rejects(
+        w.writeEntry(inst(3), { identityFile: bad }),
+        (e: Error) => e.name === 'SshConfigError' && why.test(e.message) && /identityFile/.test(e.message),
+      );
     }
     assert.equal(await w.findEntry(3), undefined);
-  }),
-);
+  }));
 
 test('a template whose ssh.identityFile OpenSSH cannot read back has a problem at ssh.identityFile, before anything is rented', async () => {
   const ctx = { env: { KEYDIR: '/keys' }, secret: async () => undefined, readFile: async () => undefined, workspaceFolder: '/ws' };
-  for (const [file, why] of [['/k/a\\"b', /double quote/], ['/k/a\\\\b', /backslash/], ['/k/a\\tb', /control character/]] as const) {
+  for (const [file, why] of [
+    ['/k/a\\"b', /double quote/],
+    ['/k/a\\\\b', /backslash/],
+    ['/k/a\\tb', /control character/],
+  ] as const) {
     const r = await loadTemplate(`{"name": "t", "instance": {"image": "i"}, "ssh": {"identityFile": "${file}"}}`, ctx);
     const p = r.problems.find((x) => x.where === 'ssh.identityFile');
     assert.ok(p && why.test(p.message), JSON.stringify(r.problems));
@@ -140,14 +171,15 @@ test('a home folder with a double quote: the Include is refused with the reason,
     assert.match(st.state === 'refused' ? st.message : '', /double quote/);
     assert.equal(readFileSync(user, 'utf8'), 'Host other\n');
     await assert.rejects(w.writeEntry(inst(4), {}), /double quote/);
-  }),
-);
+  }));
 
 // ---- 9. ssh_host normalised once, in the schema ----------------------------------------
 
 test('an ssh_host with surrounding whitespace is trimmed by the schema, so polling never drops the pinned host key', () =>
   withHome('plain', async (home) => {
-    const api = clientAnswering({ instances: [{ id: 12, actual_status: 'running', ssh_host: ' ssh5.example.net \n', ssh_port: 40012, public_ipaddr: ' 1.2.3.4 ' }] });
+    const api = clientAnswering({
+      instances: [{ id: 12, actual_status: 'running', ssh_host: ' ssh5.example.net \n', ssh_port: 40012, public_ipaddr: ' 1.2.3.4 ' }],
+    });
     const [i] = (await api.listInstances()).instances;
     assert.equal(i!.ssh_host, 'ssh5.example.net');
     assert.equal(i!.public_ipaddr, '1.2.3.4');
@@ -160,23 +192,27 @@ test('an ssh_host with surrounding whitespace is trimmed by the schema, so polli
       assert.deepEqual((await w.reconcile(again)).updated, []);
     }
     assert.equal(readFileSync(w.knownHostsPath, 'utf8'), pinned, 'the pinned key is kept');
-  }),
-);
+  }));
 
 // ---- 10. instance ids are positive integers --------------------------------------------
 
 test('a zero or negative instance id from the server is a malformed answer, and the writer refuses it', () =>
   withHome('plain', async (home) => {
     for (const id of [-3, 0]) {
-      await assert.rejects(clientAnswering({ instances: [{ id, actual_status: 'running' }] }).listInstances(), (e: Error & { kind?: string }) => e.kind === 'malformed');
-      await assert.rejects(clientAnswering({ instances: { id, actual_status: 'running' } }).showInstance(5), (e: Error & { kind?: string }) => e.kind === 'malformed');
+      await assert.rejects(
+        clientAnswering({ instances: [{ id, actual_status: 'running' }] }).listInstances(),
+        (e: Error & { kind?: string }) => e.kind === 'malformed',
+      );
+      await assert.rejects(
+        clientAnswering({ instances: { id, actual_status: 'running' } }).showInstance(5),
+        (e: Error & { kind?: string }) => e.kind === 'malformed',
+      );
     }
     const w = new SshConfigWriter({ home });
     await assert.rejects(w.writeEntry(inst(-3), {}), /positive whole number/);
     await assert.rejects(w.writeEntry(inst(-3), {}), /positive whole number/);
     if (existsSync(w.configPath)) assert.doesNotMatch(readFileSync(w.configPath, 'utf8'), /gpu-.*-3\b/);
-  }),
-);
+  }));
 
 // ---- 11. the lock: unique token, future mtimes ----------------------------------------
 
@@ -189,8 +225,7 @@ test('a lock file dated in the future is stale, not a lock forever', () =>
     const future = new Date(Date.now() + 24 * 3600_000);
     utimesSync(lock, future, future);
     assert.equal(await w.writeEntry(inst(1), {}), 'gpu-train-1-1');
-  }),
-);
+  }));
 
 test('a writer slower than the stale time does not overwrite the update of the writer that took its lock over', () =>
   withHome('plain', async (home) => {
@@ -205,10 +240,9 @@ test('a writer slower than the stale time does not overwrite the update of the w
     });
     await slow.writeEntry(inst(1), {});
     assert.deepEqual((await fast.entries()).map((e) => e.id).sort(), [1, 2], 'both updates survive');
-  }),
-);
+  }));
 
-test('a window whose lock is taken over while it drops host keys does not write known_hosts over the other window\'s, and drops its own keys on the next round', () =>
+test("a window whose lock is taken over while it drops host keys does not write known_hosts over the other window's, and drops its own keys on the next round", () =>
   withHome('plain', async (home) => {
     const fast = new SshConfigWriter({ home });
     await fast.writeEntry(inst(1), {});
@@ -226,10 +260,9 @@ test('a window whose lock is taken over while it drops host keys does not write 
     assert.equal(await slow.removeEntry(1), true);
     assert.deepEqual(await fast.entries(), []);
     assert.equal(readFileSync(fast.knownHostsPath, 'utf8'), other, 'neither key of a removed entry is left');
-  }),
-);
+  }));
 
-test('the lock settings are the writer\'s own, for entries and for the Include line: a short timeout gives up on a live lock, a short stale time takes an old one over', () =>
+test("the lock settings are the writer's own, for entries and for the Include line: a short timeout gives up on a live lock, a short stale time takes an old one over", () =>
   withHome('plain', async (home) => {
     const dir = new SshConfigWriter({ home }).dir;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -250,7 +283,11 @@ test('the lock settings are the writer\'s own, for entries and for the Include l
           return st;
         },
       };
-      await assert.rejects(op(new SshConfigWriter({ home, fs: releasing, lockTimeoutMs: 100, lockStaleMs: 60_000 })), (e: Error) => e.name === 'LockTimeoutError', name);
+      await assert.rejects(
+        op(new SshConfigWriter({ home, fs: releasing, lockTimeoutMs: 100, lockStaleMs: 60_000 })),
+        (e: Error) => e.name === 'LockTimeoutError',
+        name,
+      );
       // Left 2 s ago by a crashed window: stale for a stale time of 1 s (the default 15 s would wait and time out).
       writeFileSync(lock, 'crashed window\n');
       const twoSecondsAgo = new Date(Date.now() - 2000);
@@ -258,10 +295,12 @@ test('the lock settings are the writer\'s own, for entries and for the Include l
       await op(new SshConfigWriter({ home, lockStaleMs: 1000 }));
       assert.ok(!existsSync(lock), name);
     }
-    assert.deepEqual((await new SshConfigWriter({ home }).entries()).map((e) => e.id), [1]);
+    assert.deepEqual(
+      (await new SshConfigWriter({ home }).entries()).map((e) => e.id),
+      [1],
+    );
     assert.equal((await new SshConfigWriter({ home }).includeStatus()).state, 'present');
-  }),
-);
+  }));
 
 // ---- 12. another program editing ~/.ssh/config while the Include is added ---------------
 
@@ -274,12 +313,11 @@ test('another program changing ~/.ssh/config while the Include line is added kee
     assert.equal((await w.addInclude()).state, 'present');
     const text = readFileSync(user, 'utf8');
     assert.match(text, /^# gpu-rental:.*\nInclude /);
-    assert.match(text, /Host added-by-editor\n  HostName 10\.0\.0\.2\n/, 'the other program\'s change survived');
+    assert.match(text, /Host added-by-editor\n  HostName 10\.0\.0\.2\n/, "the other program's change survived");
     assert.match(text, /Host mine\n/);
-  }),
-);
+  }));
 
-test('an editor that changes ~/.ssh/config during each of the first four attempts: the fifth adds the line; during every attempt: after five it gives up, the editor\'s text kept', () =>
+test("an editor that changes ~/.ssh/config during each of the first four attempts: the fifth adds the line; during every attempt: after five it gives up, the editor's text kept", () =>
   withHome('plain', async (home) => {
     const user = join(home, '.ssh', 'config');
     const editing = (times: number): { fs: FsPort; races: () => number } => {
@@ -299,9 +337,8 @@ test('an editor that changes ~/.ssh/config during each of the first four attempt
     const always = editing(Infinity);
     await assert.rejects(new SshConfigWriter({ home, fs: always.fs }).addInclude(), (e: Error) => e.name === 'ConcurrentChangeError');
     assert.equal(always.races(), 5, 'five attempts, then it gives up');
-    assert.equal(readFileSync(user, 'utf8'), 'Host mine\n# edit 1\n# edit 2\n# edit 3\n# edit 4\n# edit 5\n', 'no Include line over the editor\'s text');
-  }),
-);
+    assert.equal(readFileSync(user, 'utf8'), 'Host mine\n# edit 1\n# edit 2\n# edit 3\n# edit 4\n# edit 5\n', "no Include line over the editor's text");
+  }));
 
 test('another program deleting ~/.ssh/config between our read and our rename: not written back from the old read; the line goes into what is there then', () =>
   withHome('plain', async (home) => {
@@ -310,8 +347,7 @@ test('another program deleting ~/.ssh/config between our read and our rename: no
     const w = new SshConfigWriter({ home, fs: beforeRenameOf(user, (n) => n === 1 && rmSync(user)) });
     assert.equal((await w.addInclude()).state, 'present');
     assert.equal(readFileSync(user, 'utf8'), `${INCLUDE_MARKER}\n${w.includeLine()}\n`);
-  }),
-);
+  }));
 
 test('another program creating ~/.ssh/config between our read (none there) and our rename: its content is kept below our line', () =>
   withHome('plain', async (home) => {
@@ -319,14 +355,16 @@ test('another program creating ~/.ssh/config between our read (none there) and o
     const w = new SshConfigWriter({ home, fs: beforeRenameOf(user, (n) => n === 1 && writeFileSync(user, 'Host theirs\n', { mode: 0o600 })) });
     assert.equal((await w.addInclude()).state, 'present');
     assert.equal(readFileSync(user, 'utf8'), `${INCLUDE_MARKER}\n${w.includeLine()}\n\nHost theirs\n`);
-  }),
-);
+  }));
 
 test('writing ~/.ssh/config failing (EACCES, or an error without a code) is a refusal with the reason and a warning, not a throw; the file is left as it was', () =>
   withHome('plain', async (home) => {
     const user = join(home, '.ssh', 'config');
     writeFileSync(user, 'Host mine\n', { mode: 0o600 });
-    const failingWith = (err: Error): FsPort => ({ ...nodeFsPort, rename: async (from, to) => (to === user ? Promise.reject(err) : nodeFsPort.rename(from, to)) });
+    const failingWith = (err: Error): FsPort => ({
+      ...nodeFsPort,
+      rename: async (from, to) => (to === user ? Promise.reject(err) : nodeFsPort.rename(from, to)),
+    });
     const eacces = () => Object.assign(new Error(`EACCES: permission denied, rename -> '${user}'`), { code: 'EACCES' });
     for (const [err, logged, shown] of [
       [eacces(), 'EACCES', 'EACCES'],
@@ -335,11 +373,20 @@ test('writing ~/.ssh/config failing (EACCES, or an error without a code) is a re
       const log = captureLogger();
       const st = await new SshConfigWriter({ home, fs: failingWith(err), log }).addInclude();
       assert.equal(st.state === 'refused' && st.reason, 'write-failed', JSON.stringify(st));
-      assert.ok(st.state === 'refused' && st.message.includes(`because writing it failed (${shown}).`) && st.message.includes(st.line), st.state === 'refused' ? st.message : '');
-      assert.deepEqual(log.lines.filter((l) => l.startsWith('warn')), [`warn ssh: could not add the Include line: ${logged}`]);
+      assert.ok(
+        st.state === 'refused' && st.message.includes(`because writing it failed (${shown}).`) && st.message.includes(st.line),
+        st.state === 'refused' ? st.message : '',
+      );
+      assert.deepEqual(
+        log.lines.filter((l) => l.startsWith('warn')),
+        [`warn ssh: could not add the Include line: ${logged}`],
+      );
     }
     assert.equal((await new SshConfigWriter({ home, fs: failingWith(eacces()) }).addInclude()).state, 'refused', 'without a logger as well');
     assert.equal(readFileSync(user, 'utf8'), 'Host mine\n');
-    assert.deepEqual(readdirSync(dirname(user)).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
-  }),
-);
+    assert.deepEqual(
+      readdirSync(dirname(user)).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
+  }));

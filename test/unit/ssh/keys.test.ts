@@ -27,51 +27,71 @@ function withHome(fn: (home: string) => Promise<void>): () => Promise<void> {
 
 const put = (home: string, name: string, text: string) => writeFileSync(join(home, '.ssh', name), text, { mode: 0o600 });
 
-test('discovery: default names and preferred paths, only with their private half, one per key material', withHome(async (home) => {
-  put(home, 'id_ed25519.pub', `${ED}\n`);
-  put(home, 'id_ed25519', 'private');
-  put(home, 'id_rsa.pub', `${ED2}\n`); // no private half here
-  put(home, 'work.pub', ED.replace('alice@laptop', 'same key, other comment'));
-  put(home, 'work', 'private');
-  const keys = await findLocalKeys(home, ['~/.ssh/work']);
-  assert.deepEqual(keys.map((k) => k.privatePath), [join(home, '.ssh', 'work')], 'same material once, preferred path first');
-  assert.match(keys[0]!.fingerprint, /^SHA256:/);
-  assert.equal(keys[0]!.type, 'ssh-ed25519');
-}));
+test(
+  'discovery: default names and preferred paths, only with their private half, one per key material',
+  withHome(async (home) => {
+    put(home, 'id_ed25519.pub', `${ED}\n`);
+    put(home, 'id_ed25519', 'private');
+    put(home, 'id_rsa.pub', `${ED2}\n`); // no private half here
+    put(home, 'work.pub', ED.replace('alice@laptop', 'same key, other comment'));
+    put(home, 'work', 'private');
+    const keys = await findLocalKeys(home, ['~/.ssh/work']);
+    assert.deepEqual(
+      keys.map((k) => k.privatePath),
+      [join(home, '.ssh', 'work')],
+      'same material once, preferred path first',
+    );
+    assert.match(keys[0]!.fingerprint, /^SHA256:/);
+    assert.equal(keys[0]!.type, 'ssh-ed25519');
+  }),
+);
 
-test('the account is matched by key material, not comment', withHome(async (home) => {
-  put(home, 'id_ed25519.pub', ED);
-  put(home, 'id_ed25519', 'private');
-  const local = await findLocalKeys(home);
-  const account: AccountSshKey[] = [{ id: 1, public_key: ED2 }, { id: 2, public_key: ED.replace('alice@laptop', 'renamed on the web') }];
-  assert.equal(usableKey(local, account)?.record.id, 2);
-  assert.equal(usableKey(local, [{ id: 1, public_key: ED2 }]), undefined);
-}));
+test(
+  'the account is matched by key material, not comment',
+  withHome(async (home) => {
+    put(home, 'id_ed25519.pub', ED);
+    put(home, 'id_ed25519', 'private');
+    const local = await findLocalKeys(home);
+    const account: AccountSshKey[] = [
+      { id: 1, public_key: ED2 },
+      { id: 2, public_key: ED.replace('alice@laptop', 'renamed on the web') },
+    ];
+    assert.equal(usableKey(local, account)?.record.id, 2);
+    assert.equal(usableKey(local, [{ id: 1, public_key: ED2 }]), undefined);
+  }),
+);
 
-test('a private key or junk is never read as a public key', withHome(async (home) => {
-  put(home, 'oops.pub', '-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n');
-  put(home, 'junk.pub', 'hello\n');
-  await assert.rejects(readLocalKey('~/.ssh/oops.pub', home, false), (e: SshKeyError) => e.code === 'private-key' && !e.message.includes('abc'));
-  await assert.rejects(readLocalKey('~/.ssh/junk.pub', home, false), (e: SshKeyError) => e.code === 'not-public-key');
-  await assert.rejects(readLocalKey('~/.ssh/none.pub', home, false), (e: SshKeyError) => e.code === 'not-found');
-}));
+test(
+  'a private key or junk is never read as a public key',
+  withHome(async (home) => {
+    put(home, 'oops.pub', '-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n');
+    put(home, 'junk.pub', 'hello\n');
+    await assert.rejects(readLocalKey('~/.ssh/oops.pub', home, false), (e: SshKeyError) => e.code === 'private-key' && !e.message.includes('abc'));
+    await assert.rejects(readLocalKey('~/.ssh/junk.pub', home, false), (e: SshKeyError) => e.code === 'not-public-key');
+    await assert.rejects(readLocalKey('~/.ssh/none.pub', home, false), (e: SshKeyError) => e.code === 'not-found');
+  }),
+);
 
 for (const generator of ['library', 'ssh-keygen'] as const) {
-  test(`create (${generator}): ~/.ssh/gpu-rental_ed25519, 0600, OpenSSH format, never overwritten`, { skip: generator === 'ssh-keygen' && needs('ssh-keygen') }, withHome(async (home) => {
-    const k = await createKeyPair({ home, comment: 'me@here', generator });
-    assert.equal(k.privatePath, join(home, '.ssh', 'gpu-rental_ed25519'));
-    assert.equal(k.type, 'ssh-ed25519');
-    assert.equal(k.comment, 'me@here');
-    if (process.platform !== 'win32') assert.equal(statSync(k.privatePath).mode & 0o777, 0o600);
-    assert.match(readFileSync(k.privatePath, 'utf8'), /^-----BEGIN OPENSSH PRIVATE KEY-----/);
-    if (haveKeygen) {
-      const y = spawnSync('ssh-keygen', ['-y', '-f', k.privatePath], { encoding: 'utf8' });
-      assert.equal(y.status, 0, y.stderr);
-      assert.equal(y.stdout.split(' ').slice(0, 2).join(' '), k.line.split(' ').slice(0, 2).join(' '));
-    }
-    const again = await createKeyPair({ home, generator });
-    assert.equal(again.fingerprint, k.fingerprint, 'the existing pair is reused');
-  }));
+  test(
+    `create (${generator}): ~/.ssh/gpu-rental_ed25519, 0600, OpenSSH format, never overwritten`,
+    { skip: generator === 'ssh-keygen' && needs('ssh-keygen') },
+    withHome(async (home) => {
+      const k = await createKeyPair({ home, comment: 'me@here', generator });
+      assert.equal(k.privatePath, join(home, '.ssh', 'gpu-rental_ed25519'));
+      assert.equal(k.type, 'ssh-ed25519');
+      assert.equal(k.comment, 'me@here');
+      if (process.platform !== 'win32') assert.equal(statSync(k.privatePath).mode & 0o777, 0o600);
+      assert.match(readFileSync(k.privatePath, 'utf8'), /^-----BEGIN OPENSSH PRIVATE KEY-----/);
+      if (haveKeygen) {
+        const y = spawnSync('ssh-keygen', ['-y', '-f', k.privatePath], { encoding: 'utf8' });
+        assert.equal(y.status, 0, y.stderr);
+        assert.equal(y.stdout.split(' ').slice(0, 2).join(' '), k.line.split(' ').slice(0, 2).join(' '));
+      }
+      const again = await createKeyPair({ home, generator });
+      assert.equal(again.fingerprint, k.fingerprint, 'the existing pair is reused');
+    }),
+  );
 }
 
 // The SSH library drops leading zero bytes of an ed25519 public key (about one pair in 256), and
@@ -98,11 +118,14 @@ test('library pairs: a cut pair is made again; a library that never makes a whol
   assert.throws(() => generateEd25519('x', (() => cut) as unknown as typeof utils.generateKeyPairSync), /no usable ed25519 key pair in 16 attempts/);
 });
 
-test('create: a lone half is left untouched and reported', withHome(async (home) => {
-  put(home, 'gpu-rental_ed25519.pub', ED);
-  await assert.rejects(createKeyPair({ home, generator: 'library' }), (e: SshKeyError) => e.code === 'exists' && /left untouched/.test(e.message));
-  assert.equal(readFileSync(join(home, '.ssh', 'gpu-rental_ed25519.pub'), 'utf8'), ED);
-}));
+test(
+  'create: a lone half is left untouched and reported',
+  withHome(async (home) => {
+    put(home, 'gpu-rental_ed25519.pub', ED);
+    await assert.rejects(createKeyPair({ home, generator: 'library' }), (e: SshKeyError) => e.code === 'exists' && /left untouched/.test(e.message));
+    assert.equal(readFileSync(join(home, '.ssh', 'gpu-rental_ed25519.pub'), 'utf8'), ED);
+  }),
+);
 
 function fakeApi(initial: AccountSshKey[] = []) {
   const keys = [...initial];
@@ -127,44 +150,57 @@ function fakeApi(initial: AccountSshKey[] = []) {
 
 const inst = (id: number, state: Instance['state']) => ({ id, state, actual_status: state }) as Instance;
 
-test('ensure: one prompt; continue, cancel, create (registered + attached to running instances only)', withHome(async (home) => {
-  const f = fakeApi();
-  const once = recordedPrompts<KeyPrompts>({ choose: async () => 'continue', pickKey: async () => undefined });
-  const cont = await ensureAccountKey({ api: f.api, home, prompts: once.prompts });
-  assert.equal(cont.outcome, 'continued');
-  assert.deepEqual(once.asked.map((a) => a.prompt), ['choose'], 'one question, and no key list');
-  assert.equal(f.keys.length, 0);
-  const dismissed = await ensureAccountKey({ api: f.api, home, prompts: { choose: async () => undefined, pickKey: async () => undefined } });
-  assert.equal(dismissed.outcome, 'cancelled');
+test(
+  'ensure: one prompt; continue, cancel, create (registered + attached to running instances only)',
+  withHome(async (home) => {
+    const f = fakeApi();
+    const once = recordedPrompts<KeyPrompts>({ choose: async () => 'continue', pickKey: async () => undefined });
+    const cont = await ensureAccountKey({ api: f.api, home, prompts: once.prompts });
+    assert.equal(cont.outcome, 'continued');
+    assert.deepEqual(
+      once.asked.map((a) => a.prompt),
+      ['choose'],
+      'one question, and no key list',
+    );
+    assert.equal(f.keys.length, 0);
+    const dismissed = await ensureAccountKey({ api: f.api, home, prompts: { choose: async () => undefined, pickKey: async () => undefined } });
+    assert.equal(dismissed.outcome, 'cancelled');
 
-  const created = await ensureAccountKey({
-    api: f.api,
-    home,
-    prompts: { choose: async (_m, local) => (assert.equal(local.length, 0), 'create'), pickKey: async () => undefined },
-    instances: () => [inst(1, 'running'), inst(2, 'stopped')],
-  });
-  assert.equal(created.outcome, 'created');
-  assert.equal(f.keys.length, 1);
-  assert.deepEqual(f.attached.map(([id]) => id), [1]);
-  assert.ok(created.outcome === 'created' && created.key.privatePath.endsWith('gpu-rental_ed25519'));
-  // registering the same key again adds nothing and attaches nothing
-  const again = await registerKey({ api: f.api, instances: () => [inst(1, 'running')] }, (created as { key: { line: string; fingerprint: string } }).key);
-  assert.equal(again.record.id, f.keys[0]!.id);
-  assert.equal(f.keys.length, 1);
-  assert.equal(f.attached.length, 1);
-}));
+    const created = await ensureAccountKey({
+      api: f.api,
+      home,
+      prompts: { choose: async (_m, local) => (assert.equal(local.length, 0), 'create'), pickKey: async () => undefined },
+      instances: () => [inst(1, 'running'), inst(2, 'stopped')],
+    });
+    assert.equal(created.outcome, 'created');
+    assert.equal(f.keys.length, 1);
+    assert.deepEqual(
+      f.attached.map(([id]) => id),
+      [1],
+    );
+    assert.ok(created.outcome === 'created' && created.key.privatePath.endsWith('gpu-rental_ed25519'));
+    // registering the same key again adds nothing and attaches nothing
+    const again = await registerKey({ api: f.api, instances: () => [inst(1, 'running')] }, (created as { key: { line: string; fingerprint: string } }).key);
+    assert.equal(again.record.id, f.keys[0]!.id);
+    assert.equal(f.keys.length, 1);
+    assert.equal(f.attached.length, 1);
+  }),
+);
 
-test('ensure: register offers the local keys with fingerprints and registers the picked one', withHome(async (home) => {
-  put(home, 'id_ed25519.pub', ED);
-  put(home, 'id_ed25519', 'x');
-  put(home, 'id_ecdsa.pub', ED2); // a wrong name does not matter: the line decides
-  put(home, 'id_ecdsa', 'x');
-  const f = fakeApi();
-  const r = await ensureAccountKey({
-    api: f.api,
-    home,
-    prompts: { choose: async () => 'register', pickKey: async (keys) => (assert.equal(keys.length, 2), keys[1]) },
-  });
-  assert.equal(r.outcome, 'registered');
-  assert.equal(f.keys[0]!.public_key, ED2);
-}));
+test(
+  'ensure: register offers the local keys with fingerprints and registers the picked one',
+  withHome(async (home) => {
+    put(home, 'id_ed25519.pub', ED);
+    put(home, 'id_ed25519', 'x');
+    put(home, 'id_ecdsa.pub', ED2); // a wrong name does not matter: the line decides
+    put(home, 'id_ecdsa', 'x');
+    const f = fakeApi();
+    const r = await ensureAccountKey({
+      api: f.api,
+      home,
+      prompts: { choose: async () => 'register', pickKey: async (keys) => (assert.equal(keys.length, 2), keys[1]) },
+    });
+    assert.equal(r.outcome, 'registered');
+    assert.equal(f.keys[0]!.public_key, ED2);
+  }),
+);

@@ -119,7 +119,11 @@ test('without a registered key the login is refused, and the key check explains 
   assert.equal(ok.stdout.trim(), String(inst.id));
 
   // the check is quiet once the account holds the key
-  const second = await ensureAccountKey({ api: fx.api, home: fx.home, prompts: { choose: async () => assert.fail('asked again'), pickKey: async () => undefined } });
+  const second = await ensureAccountKey({
+    api: fx.api,
+    home: fx.home,
+    prompts: { choose: async () => assert.fail('asked again'), pickKey: async () => undefined },
+  });
   assert.equal(second.outcome, 'ok');
 
   await destroy(inst);
@@ -164,7 +168,20 @@ test('ssh -L reaches a port inside the instance (127.0.0.1 only)', { skip }, asy
     await new Promise<void>((r) => probe.close(() => r()));
     const child = spawn(
       'ssh',
-      ['-F', fx.writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-o', 'ExitOnForwardFailure=yes', '-N', '-L', `${localPort}:127.0.0.1:${insidePort}`, alias],
+      [
+        '-F',
+        fx.writer.configPath,
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'IdentityAgent=none',
+        '-o',
+        'ExitOnForwardFailure=yes',
+        '-N',
+        '-L',
+        `${localPort}:127.0.0.1:${insidePort}`,
+        alias,
+      ],
       { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: fx.home }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     child.stderr!.on('data', (d) => (stderr += String(d)));
@@ -208,7 +225,11 @@ test('a stopped or destroyed instance stops listening; a re-rent on the same por
 
   await fx.api.destroyInstance(first.id);
   await fx.writer.reconcile((await fx.api.listInstances()).instances);
-  assert.equal(existsSync(fx.writer.knownHostsPath) && readFileSync(fx.writer.knownHostsPath, 'utf8').includes(hostKeyAlias(first.id, '127.0.0.1')), false, 'the old pin was dropped');
+  assert.equal(
+    existsSync(fx.writer.knownHostsPath) && readFileSync(fx.writer.knownHostsPath, 'utf8').includes(hostKeyAlias(first.id, '127.0.0.1')),
+    false,
+    'the old pin was dropped',
+  );
 
   const second = await rent('ssh_proxy', 'second');
   assert.equal(second.ssh_port, port, 'the proxy reused the port');
@@ -220,33 +241,46 @@ test('a stopped or destroyed instance stops listening; a re-rent on the same por
   await destroy(second);
 });
 
-test('host keys are pinned per instance: two instances on the same address and port with different host keys both connect, the first pin never dropped (a recycled port), and a changed key of one instance is still refused', { skip }, async () => {
-  const first = await rent('ssh_proxy', 'recycled-a');
-  const alias1 = await writeEntry(first);
-  assert.equal((await ssh([alias1, 'true'])).code, 0);
-  // Gone on the service, but its entry and pin stay here (VS Code was closed, or "not found" is no proof yet).
-  await fx.api.destroyInstance(first.id);
-  const second = await rent('ssh_proxy', 'recycled-b');
-  assert.equal(`${second.ssh_host}:${second.ssh_port}`, `${first.ssh_host}:${first.ssh_port}`, 'the service gave the second machine the first one\'s address and port');
-  const alias2 = await writeEntry(second);
-  const r = await ssh([alias2, 'echo $CONTAINER_ID']);
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout.trim(), String(second.id));
-  assert.doesNotMatch(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/);
-  const keys = readFileSync(fx.writer.knownHostsPath, 'utf8');
-  assert.ok(keys.includes(hostKeyAlias(first.id, '127.0.0.1')), 'the first pin is still there');
-  // The pin still protects each instance: the second's name with the first's key is refused.
-  const firstKey = keys.split('\n').find((l) => l.startsWith(hostKeyAlias(first.id, '127.0.0.1') + ' '))!;
-  const swapped = firstKey.replace(hostKeyAlias(first.id, '127.0.0.1'), hostKeyAlias(second.id, '127.0.0.1'));
-  writeFileSync(fx.writer.knownHostsPath, `${swapped}\n`, { mode: 0o600 });
-  const refused = await ssh([alias2, 'true']);
-  assert.notEqual(refused.code, 0);
-  assert.match(refused.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/);
-  await destroy(second);
-});
+test(
+  'host keys are pinned per instance: two instances on the same address and port with different host keys both connect, the first pin never dropped (a recycled port), and a changed key of one instance is still refused',
+  { skip },
+  async () => {
+    const first = await rent('ssh_proxy', 'recycled-a');
+    const alias1 = await writeEntry(first);
+    assert.equal((await ssh([alias1, 'true'])).code, 0);
+    // Gone on the service, but its entry and pin stay here (VS Code was closed, or "not found" is no proof yet).
+    await fx.api.destroyInstance(first.id);
+    const second = await rent('ssh_proxy', 'recycled-b');
+    assert.equal(
+      `${second.ssh_host}:${second.ssh_port}`,
+      `${first.ssh_host}:${first.ssh_port}`,
+      "the service gave the second machine the first one's address and port",
+    );
+    const alias2 = await writeEntry(second);
+    const r = await ssh([alias2, 'echo $CONTAINER_ID']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), String(second.id));
+    assert.doesNotMatch(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/);
+    const keys = readFileSync(fx.writer.knownHostsPath, 'utf8');
+    assert.ok(keys.includes(hostKeyAlias(first.id, '127.0.0.1')), 'the first pin is still there');
+    // The pin still protects each instance: the second's name with the first's key is refused.
+    const firstKey = keys.split('\n').find((l) => l.startsWith(hostKeyAlias(first.id, '127.0.0.1') + ' '))!;
+    const swapped = firstKey.replace(hostKeyAlias(first.id, '127.0.0.1'), hostKeyAlias(second.id, '127.0.0.1'));
+    writeFileSync(fx.writer.knownHostsPath, `${swapped}\n`, { mode: 0o600 });
+    const refused = await ssh([alias2, 'true']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/);
+    await destroy(second);
+  },
+);
 
 /** `ssh -tt <alias>` (a terminal session, as Connect's terminal runs it) with the output collected. */
-function terminalSession(alias: string): { child: ReturnType<typeof spawn>; output(): string; waitFor(text: string): Promise<void>; closed: Promise<number | null> } {
+function terminalSession(alias: string): {
+  child: ReturnType<typeof spawn>;
+  output(): string;
+  waitFor(text: string): Promise<void>;
+  closed: Promise<number | null>;
+} {
   const child = spawn('ssh', ['-F', fx.writer.configPath, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-tt', alias], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: fx.home },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -307,7 +341,9 @@ test('the built simulator (dist/sim.js, minified) survives clients that vanish w
   // connection dies: the simulator crashed when a terminal closed at the wrong moment.
   const script = join(repoRoot(), 'dist', 'sim.js');
   assert.ok(existsSync(script), 'dist/sim.js is missing: run node scripts/build.mjs first');
-  const proc = spawn(process.execPath, [script, '--port', '0', '--test-control', '--rate-limit', '1000', '--invisible-seconds', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [script, '--port', '0', '--test-control', '--rate-limit', '1000', '--invisible-seconds', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += String(d)));
   try {
@@ -340,7 +376,14 @@ test('the built simulator (dist/sim.js, minified) survives clients that vanish w
       });
     }
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(proc.exitCode, null, `the simulator died: ${stderr.split('\n').filter((l) => /Error/.test(l) && l.length < 300).join(' | ')}`);
+    assert.equal(
+      proc.exitCode,
+      null,
+      `the simulator died: ${stderr
+        .split('\n')
+        .filter((l) => /Error/.test(l) && l.length < 300)
+        .join(' | ')}`,
+    );
     assert.equal((await client.showInstance(id)).id, id);
   } finally {
     proc.kill();

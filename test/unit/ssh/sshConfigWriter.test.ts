@@ -57,8 +57,14 @@ test('fresh HOME: entry written with the expected directives, file 0600 and dir 
 test('values from the service are validated: no directive injection through ssh_host', async () => {
   await inTempHome(async (home) => {
     const w = new SshConfigWriter({ home });
-    await assert.rejects(w.writeEntry(inst(5, { ssh_host: 'evil.net\n  ProxyCommand touch /tmp/x' }), {}), (e: unknown) => e instanceof SshConfigError && e.code === 'invalid-value');
-    await assert.rejects(w.writeEntry(inst(6, { ssh_port: 0, state: 'stopped' }), {}), (e: unknown) => e instanceof SshConfigError && /no SSH address yet.*Wait until it is running/.test(e.message));
+    await assert.rejects(
+      w.writeEntry(inst(5, { ssh_host: 'evil.net\n  ProxyCommand touch /tmp/x' }), {}),
+      (e: unknown) => e instanceof SshConfigError && e.code === 'invalid-value',
+    );
+    await assert.rejects(
+      w.writeEntry(inst(6, { ssh_port: 0, state: 'stopped' }), {}),
+      (e: unknown) => e instanceof SshConfigError && /no SSH address yet.*Wait until it is running/.test(e.message),
+    );
     await assert.rejects(w.writeEntry(inst(7), { user: 'root\nHost *' }), SshConfigError);
     assert.deepEqual(await w.entries(), []);
   });
@@ -85,7 +91,10 @@ test('Include: an existing config (CRLF, no final newline, comments, Host * firs
   await inTempHome(async (home) => {
     mkdirSync(join(home, '.ssh'), { mode: 0o700 });
     const user = join(home, '.ssh', 'config');
-    const original = Buffer.from('# my config\r\nHost *\r\n  ServerAliveInterval 60\r\n  IdentityFile ~/.ssh/id_ed25519\r\n\r\nHost box\r\n  HostName 10.0.0.2 # trailing', 'utf8');
+    const original = Buffer.from(
+      '# my config\r\nHost *\r\n  ServerAliveInterval 60\r\n  IdentityFile ~/.ssh/id_ed25519\r\n\r\nHost box\r\n  HostName 10.0.0.2 # trailing',
+      'utf8',
+    );
     writeFileSync(user, original, { mode: 0o644 });
     const w = new SshConfigWriter({ home, userConfigFile: '~/.ssh/config' });
     assert.equal((await w.addInclude()).state, 'present');
@@ -120,13 +129,28 @@ test('Include: a line the user added by hand counts as present; remote.SSH.confi
 });
 
 const refusals: Array<[string, (user: string, w: SshConfigWriter) => void, string]> = [
-  ['symlinked', (user) => { writeFileSync(user + '.real', 'Host a\n'); symlinkSync(user + '.real', user); }, 'symlink'],
+  [
+    'symlinked',
+    (user) => {
+      writeFileSync(user + '.real', 'Host a\n');
+      symlinkSync(user + '.real', user);
+    },
+    'symlink',
+  ],
   ['malformed marker (no Include after it)', (user) => writeFileSync(user, `Host a\n${INCLUDE_MARKER}\nHost b\n`), 'malformed-marker'],
   ['duplicated marker', (user, w) => writeFileSync(user, `${INCLUDE_MARKER}\n${w.includeLine()}\n${INCLUDE_MARKER}\n${w.includeLine()}\n`), 'malformed-marker'],
   ['unparsable (unbalanced quote)', (user) => writeFileSync(user, 'Host a\n  IdentityFile "/x y\n'), 'unparsable'],
   ['unparsable (not UTF-8)', (user) => writeFileSync(user, Buffer.from([0x48, 0x6f, 0xff, 0xfe, 0x0a])), 'unparsable'],
 ];
-if (isPosix) refusals.push(['read-only', (user) => { writeFileSync(user, 'Host a\n'); chmodSync(user, 0o444); }, 'readonly']);
+if (isPosix)
+  refusals.push([
+    'read-only',
+    (user) => {
+      writeFileSync(user, 'Host a\n');
+      chmodSync(user, 0o444);
+    },
+    'readonly',
+  ]);
 for (const [name, setup, reason] of refusals) {
   test(`Include: a ${name} config is never rewritten; the one line to add is returned`, async () => {
     await inTempHome(async (home) => {
@@ -156,12 +180,13 @@ test('host/port change rewrites the entry (same alias) and drops the old known_h
   await inTempHome(async (home) => {
     const w = new SshConfigWriter({ home });
     await w.writeEntry(inst(3), { user: 'ubuntu', localForwards: [{ localPort: 6006, remotePort: 6006 }] });
-    const kh = [
-      `[ssh5.example.net]:40003 ssh-ed25519 AAAAold`,
-      `${hashed('[ssh5.example.net]:40003')} ecdsa-sha2-nistp256 AAAAoldhashed`,
-      `[ssh5.example.net]:40004 ssh-ed25519 AAAAother`,
-      `# comment`,
-    ].join('\n') + '\n';
+    const kh =
+      [
+        `[ssh5.example.net]:40003 ssh-ed25519 AAAAold`,
+        `${hashed('[ssh5.example.net]:40003')} ecdsa-sha2-nistp256 AAAAoldhashed`,
+        `[ssh5.example.net]:40004 ssh-ed25519 AAAAother`,
+        `# comment`,
+      ].join('\n') + '\n';
     writeFileSync(w.knownHostsPath, kh);
     const moved = inst(3, { ssh_host: 'ssh9.example.net', ssh_port: 41234 });
     const r = await w.reconcile([moved, inst(4)]);
@@ -183,7 +208,10 @@ test('host/port change rewrites the entry (same alias) and drops the old known_h
     const quiet = new SshConfigWriter({ home, log });
     assert.deepEqual(await quiet.reconcile([inst(3, { state: 'stopped', actual_status: 'exited', ssh_port: 0 })]), { added: [], updated: [], removed: [] });
     assert.equal((await w.findEntry(3))?.port, 41234);
-    assert.deepEqual(log.lines.filter((l) => !l.startsWith('debug')), []);
+    assert.deepEqual(
+      log.lines.filter((l) => !l.startsWith('debug')),
+      [],
+    );
   });
 });
 
@@ -193,14 +221,26 @@ test('destroy removes the entry and its known_hosts lines; reconcile removes ent
     await w.writeEntry(inst(10), {});
     await w.writeEntry(inst(11), {});
     await w.writeEntry(inst(12), {});
-    writeFileSync(w.knownHostsPath, `[ssh5.example.net]:40010 ssh-ed25519 AAAA10\n${hashed('[ssh5.example.net]:40011')} ssh-ed25519 AAAA11\n[ssh5.example.net]:40012 ssh-ed25519 AAAA12\n`);
+    writeFileSync(
+      w.knownHostsPath,
+      `[ssh5.example.net]:40010 ssh-ed25519 AAAA10\n${hashed('[ssh5.example.net]:40011')} ssh-ed25519 AAAA11\n[ssh5.example.net]:40012 ssh-ed25519 AAAA12\n`,
+    );
     assert.equal(await w.removeEntry(10), true);
     assert.equal(await w.removeEntry(10), false);
-    assert.deepEqual((await w.entries()).map((e) => e.id), [11, 12]);
-    assert.equal(readFileSync(w.knownHostsPath, 'utf8'), `${hashed('[ssh5.example.net]:40011')} ssh-ed25519 AAAA11\n[ssh5.example.net]:40012 ssh-ed25519 AAAA12\n`);
+    assert.deepEqual(
+      (await w.entries()).map((e) => e.id),
+      [11, 12],
+    );
+    assert.equal(
+      readFileSync(w.knownHostsPath, 'utf8'),
+      `${hashed('[ssh5.example.net]:40011')} ssh-ed25519 AAAA11\n[ssh5.example.net]:40012 ssh-ed25519 AAAA12\n`,
+    );
     const r = await w.reconcile([inst(12)]);
     assert.deepEqual(r.removed, [11]);
-    assert.deepEqual((await w.entries()).map((e) => e.id), [12]);
+    assert.deepEqual(
+      (await w.entries()).map((e) => e.id),
+      [12],
+    );
     assert.equal(readFileSync(w.knownHostsPath, 'utf8'), `[ssh5.example.net]:40012 ssh-ed25519 AAAA12\n`);
   });
 });
@@ -215,7 +255,10 @@ test('reconcile adds running instances the create flow registered, and leaves ot
     assert.equal((await w.findEntry(20))?.user, 'ubuntu');
     assert.equal(await w.findEntry(22), undefined, 'unregistered instances get no entry');
     await w.reconcile([]);
-    assert.deepEqual((await w.entries()).map((e) => e.id), [99]);
+    assert.deepEqual(
+      (await w.entries()).map((e) => e.id),
+      [99],
+    );
   });
 });
 
@@ -225,10 +268,17 @@ test('ssh -G resolves the alias through the Include to the entry host and port',
     const user = join(home, '.ssh', 'config');
     writeFileSync(user, 'Host other\n  HostName 10.1.1.1\n', { mode: 0o600 });
     const w = new SshConfigWriter({ home });
-    const alias = await w.writeEntry(inst(77, { ssh_host: 'ssh7.example.net', ssh_port: 23456 }), { user: 'ubuntu', localForwards: [{ localPort: 8080, remotePort: 80 }] });
+    const alias = await w.writeEntry(inst(77, { ssh_host: 'ssh7.example.net', ssh_port: 23456 }), {
+      user: 'ubuntu',
+      localForwards: [{ localPort: 8080, remotePort: 80 }],
+    });
     assert.equal((await w.addInclude()).state, 'present');
     const out = execFileSync('ssh', ['-G', alias, '-F', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const get = (k: string) => out.split('\n').find((l) => l.startsWith(k + ' '))?.slice(k.length + 1);
+    const get = (k: string) =>
+      out
+        .split('\n')
+        .find((l) => l.startsWith(k + ' '))
+        ?.slice(k.length + 1);
     assert.equal(get('hostname'), 'ssh7.example.net');
     assert.equal(get('port'), '23456');
     assert.equal(get('user'), 'ubuntu');
@@ -271,31 +321,45 @@ test('log lines only for what changed: a write, a removal, a reconcile (with wha
     assert.equal(log.lines.filter((l) => l.includes('wrote host entry')).length, 2, log.text());
     assert.equal(await w.removeEntry(99), false);
     assert.equal(await w.removeEntry(32), true);
-    assert.deepEqual(log.lines.filter((l) => l.includes('removed host entry')), ['info ssh: removed host entry of instance 32']);
+    assert.deepEqual(
+      log.lines.filter((l) => l.includes('removed host entry')),
+      ['info ssh: removed host entry of instance 32'],
+    );
     assert.deepEqual(await w.reconcile([inst(31)]), { added: [], updated: [], removed: [] });
     assert.equal(log.lines.filter((l) => l.includes('reconciled')).length, 0, 'nothing changed: nothing logged');
     await w.reconcile([inst(33)], { '33': {} });
     assert.equal(log.lines.at(-1), 'info ssh: reconciled entries (added 33, updated -, removed 31)');
     await w.reconcile([inst(33, { ssh_port: 40099 })]);
     assert.equal(log.lines.at(-1), 'info ssh: reconciled entries (added -, updated 33, removed -)');
-    assert.deepEqual((await w.entries()).map((e) => [e.id, e.port]), [[33, 40099]]);
+    assert.deepEqual(
+      (await w.entries()).map((e) => [e.id, e.port]),
+      [[33, 40099]],
+    );
   });
 });
 
 test('reconcile notices every kind of move: host, port, proxy host, proxy port', async () => {
   await inTempHome(async (home) => {
     const w = new SshConfigWriter({ home });
-    const direct = (over: Partial<Parameters<typeof inst>[1]> = {}) => inst(41, { public_ipaddr: '203.0.113.9', ports: [{ container: '22/tcp', hostPort: 41022 }], ...over });
+    const direct = (over: Partial<Parameters<typeof inst>[1]> = {}) =>
+      inst(41, { public_ipaddr: '203.0.113.9', ports: [{ container: '22/tcp', hostPort: 41022 }], ...over });
     await w.writeEntry(direct(), {});
     for (const [what, moved] of [
       ['host', direct({ public_ipaddr: '203.0.113.10' })],
       ['port', direct({ public_ipaddr: '203.0.113.10', ports: [{ container: '22/tcp', hostPort: 41023 }] })],
       ['proxy host', direct({ public_ipaddr: '203.0.113.10', ports: [{ container: '22/tcp', hostPort: 41023 }], ssh_host: 'ssh7.example.net' })],
-      ['proxy port', direct({ public_ipaddr: '203.0.113.10', ports: [{ container: '22/tcp', hostPort: 41023 }], ssh_host: 'ssh7.example.net', ssh_port: 40999 })],
+      [
+        'proxy port',
+        direct({ public_ipaddr: '203.0.113.10', ports: [{ container: '22/tcp', hostPort: 41023 }], ssh_host: 'ssh7.example.net', ssh_port: 40999 }),
+      ],
     ] as const) {
       assert.deepEqual((await w.reconcile([moved])).updated, [41], what);
       const e = (await w.findEntry(41))!;
-      assert.deepEqual([e.hostName, e.port, e.proxy?.hostName, e.proxy?.port], [moved.public_ipaddr, moved.ports![0]!.hostPort, moved.ssh_host, moved.ssh_port], what);
+      assert.deepEqual(
+        [e.hostName, e.port, e.proxy?.hostName, e.proxy?.port],
+        [moved.public_ipaddr, moved.ports![0]!.hostPort, moved.ssh_host, moved.ssh_port],
+        what,
+      );
       assert.deepEqual((await w.reconcile([moved])).updated, [], `${what}: then nothing more`);
     }
   });
@@ -304,9 +368,22 @@ test('reconcile notices every kind of move: host, port, proxy host, proxy port',
 test('what the writer refuses: an id that is not a positive whole number, forwards with a bad port or host', async () => {
   await inTempHome(async (home) => {
     const w = new SshConfigWriter({ home });
-    for (const id of [0, -3, 1.5]) await assert.rejects(w.writeEntry(inst(id), {}), (e: SshConfigError) => e.code === 'invalid-value' && /instance id \(.*\) that is not a positive whole number/.test(e.message), String(id));
-    for (const f of [{ localPort: 0, remotePort: 80 }, { localPort: 80, remotePort: 70000 }, { localPort: 80, remotePort: 80, remoteHost: 'a b' }]) {
-      await assert.rejects(w.writeEntry(inst(51), { localForwards: [f] }), (e: SshConfigError) => e.code === 'invalid-value' && /port forward .* is not valid/.test(e.message), JSON.stringify(f));
+    for (const id of [0, -3, 1.5])
+      await assert.rejects(
+        w.writeEntry(inst(id), {}),
+        (e: SshConfigError) => e.code === 'invalid-value' && /instance id \(.*\) that is not a positive whole number/.test(e.message),
+        String(id),
+      );
+    for (const f of [
+      { localPort: 0, remotePort: 80 },
+      { localPort: 80, remotePort: 70000 },
+      { localPort: 80, remotePort: 80, remoteHost: 'a b' },
+    ]) {
+      await assert.rejects(
+        w.writeEntry(inst(51), { localForwards: [f] }),
+        (e: SshConfigError) => e.code === 'invalid-value' && /port forward .* is not valid/.test(e.message),
+        JSON.stringify(f),
+      );
     }
     assert.equal(existsSync(w.configPath) ? readFileSync(w.configPath, 'utf8').includes('Host ') : false, false, 'nothing written');
   });
@@ -377,11 +454,17 @@ test('a block of the managed file that is no entry (its Port edited by hand) is 
     writeFileSync(w.configPath, readFileSync(w.configPath, 'utf8').replace(/Port 4000[57]\n/g, 'Port none\n'));
     const kh = '[ssh5.example.net]:40005 ssh-ed25519 AAAA5\n[ssh5.example.net]:40006 ssh-ed25519 AAAA6\n';
     writeFileSync(w.knownHostsPath, kh);
-    assert.deepEqual((await w.entries()).map((e) => e.id), [6]);
+    assert.deepEqual(
+      (await w.entries()).map((e) => e.id),
+      [6],
+    );
     assert.equal(await w.removeEntry(5), true);
     assert.deepEqual(await w.reconcile([inst(6)]), { added: [], updated: [], removed: [7] });
     assert.doesNotMatch(readFileSync(w.configPath, 'utf8'), /id=[57]|Port none/);
-    assert.deepEqual((await w.entries()).map((e) => e.id), [6]);
+    assert.deepEqual(
+      (await w.entries()).map((e) => e.id),
+      [6],
+    );
     assert.equal(readFileSync(w.knownHostsPath, 'utf8'), kh, 'a block without an address names no host key');
   });
 });
@@ -409,7 +492,10 @@ test('known_hosts is read only when a host key is to be dropped: one that cannot
     await w.writeEntry(inst(8), {});
     await w.writeEntry(inst(8), { user: 'ubuntu' });
     assert.deepEqual(await w.reconcile([inst(8)], { '9': {} }), { added: [], updated: [], removed: [] });
-    assert.deepEqual((await w.entries()).map((e) => [e.id, e.user]), [[8, 'ubuntu']]);
+    assert.deepEqual(
+      (await w.entries()).map((e) => [e.id, e.user]),
+      [[8, 'ubuntu']],
+    );
     await assert.rejects(w.removeEntry(8), /EISDIR/, 'a key to drop: the folder is read');
   });
 });
@@ -449,14 +535,21 @@ test('reconcile: an instance whose entry cannot be built (a recorded key path Op
       const w = new SshConfigWriter({ home, ...(log ? { log } : {}) });
       for (const id of [1, 2, 3]) await w.writeEntry(inst(id), {});
       const bad = { identityFile: '/keys/a"b' };
-      const r = await w.reconcile([inst(1), inst(2, { ssh_host: 'evil.example;touch' }), inst(3, { ssh_port: 40103 }), inst(4), inst(5)], { '1': bad, '4': bad, '5': {} });
+      const r = await w.reconcile([inst(1), inst(2, { ssh_host: 'evil.example;touch' }), inst(3, { ssh_port: 40103 }), inst(4), inst(5)], {
+        '1': bad,
+        '4': bad,
+        '5': {},
+      });
       assert.deepEqual(r, { added: [5], updated: [3], removed: [] });
-      assert.deepEqual((await w.entries()).map((e) => [e.id, e.hostName, e.port, e.identityFile]), [
-        [1, 'ssh5.example.net', 40001, undefined],
-        [2, 'ssh5.example.net', 40002, undefined],
-        [3, 'ssh5.example.net', 40103, undefined],
-        [5, 'ssh5.example.net', 40005, undefined],
-      ]);
+      assert.deepEqual(
+        (await w.entries()).map((e) => [e.id, e.hostName, e.port, e.identityFile]),
+        [
+          [1, 'ssh5.example.net', 40001, undefined],
+          [2, 'ssh5.example.net', 40002, undefined],
+          [3, 'ssh5.example.net', 40103, undefined],
+          [5, 'ssh5.example.net', 40005, undefined],
+        ],
+      );
       if (!log) return;
       const warns = log.lines.filter((l) => l.startsWith('warn'));
       assert.equal(warns.length, 3, log.text());
@@ -492,7 +585,11 @@ test('a user config that starts with a BOM: the agreed write removes those 3 byt
     assert.deepEqual(await there.includeStatus(), { state: 'absent', userConfig: there.userConfigPath, bom: true, includeThere: true });
     assert.equal((await there.addInclude()).state, 'present');
     assert.deepEqual(readFileSync(there.userConfigPath), body, 'only the 3 bytes removed, no second Include');
-    assert.deepEqual(thereLog.lines, [`info ssh: removed the byte-order mark at the start of ${there.userConfigPath} (OpenSSH refuses a config that starts with one)`], 'no Include line added, none logged');
+    assert.deepEqual(
+      thereLog.lines,
+      [`info ssh: removed the byte-order mark at the start of ${there.userConfigPath} (OpenSSH refuses a config that starts with one)`],
+      'no Include line added, none logged',
+    );
 
     // read-only: refused, and the message names the BOM as well
     const ro = new SshConfigWriter({ home, userConfigFile: join(home, 'ro-config') });
@@ -528,7 +625,9 @@ test('host keys are pinned per instance (HostKeyAlias, no CheckHostIP): removing
     assert.equal(hostKeyAlias(31, 'Bad Host!:8080', true), 'gpu-rental-bad-host-8080-31-proxy');
     assert.ok(text.includes('  HostKeyAlias gpu-rental-console.vast.ai-31\n  CheckHostIP no\n'), text);
     const mine = (a: string) => `${a} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0s${a.length}\n`;
-    writeFileSync(w.knownHostsPath, mine('gpu-rental-console.vast.ai-31') + mine('[ssh5.example.net]:40031') + mine('gpu-rental-console.vast.ai-32'), { mode: 0o600 });
+    writeFileSync(w.knownHostsPath, mine('gpu-rental-console.vast.ai-31') + mine('[ssh5.example.net]:40031') + mine('gpu-rental-console.vast.ai-32'), {
+      mode: 0o600,
+    });
     assert.equal(await w.removeEntry(31), true);
     assert.equal(readFileSync(w.knownHostsPath, 'utf8'), mine('gpu-rental-console.vast.ai-32'));
   });

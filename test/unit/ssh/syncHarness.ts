@@ -29,5 +29,13 @@ export function syncHarness(o: Omit<SshConfigWriterOptions, 'home'> = {}, home =
     store.instances = list;
     changed.fire(list);
   };
-  return { home, store, state, sync, set, writer: new SshConfigWriter({ home, ...o }), done: () => (sync.dispose(), rmSync(home, { recursive: true, force: true })) };
+  return {
+    home,
+    store,
+    state,
+    sync,
+    set,
+    writer: new SshConfigWriter({ home, ...o }),
+    done: () => (sync.dispose(), rmSync(home, { recursive: true, force: true })),
+  };
 }

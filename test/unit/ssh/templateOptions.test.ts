@@ -11,9 +11,17 @@ import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { inTempDir } from '../../kit/temp';
 import { templateSsh } from './templateEntry';
 
-const inst: Instance = { id: 31, state: 'running', actual_status: 'running', label: 'train', image_runtype: 'ssh ssh_proxy', ssh_host: 'ssh5.example.net', ssh_port: 40031 };
+const inst: Instance = {
+  id: 31,
+  state: 'running',
+  actual_status: 'running',
+  label: 'train',
+  image_runtype: 'ssh ssh_proxy',
+  ssh_host: 'ssh5.example.net',
+  ssh_port: 40031,
+};
 
-test('with the recorded options gone, the template\'s user comes from the managed entry; without an entry it is root; remoteFolder is none', () =>
+test("with the recorded options gone, the template's user comes from the managed entry; without an entry it is root; remoteFolder is none", () =>
   inTempDir('gpu-ssh-topts-', async (home) => {
     mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
     const w = new SshConfigWriter({ home, identityFile: '~/.ssh/setting_ed25519' });
@@ -22,7 +30,13 @@ test('with the recorded options gone, the template\'s user comes from the manage
     const lost = await w.templateOptions(inst.id, undefined);
     assert.equal(lost.user, 'ubuntu', "the entry's User");
     assert.equal(lost.identityFile, join(home, '.ssh', 'template_ed25519'), "the entry's template key");
-    assert.deepEqual(lost.localForwards?.map((f) => [f.localPort, f.remotePort]), [[8888, 8888], [6006, 16006]]);
+    assert.deepEqual(
+      lost.localForwards?.map((f) => [f.localPort, f.remotePort]),
+      [
+        [8888, 8888],
+        [6006, 16006],
+      ],
+    );
     assert.equal(lost.remoteFolder, undefined, 'no remote folder: an empty window');
     // Recorded options win over whatever the entry says.
     assert.deepEqual(await w.templateOptions(inst.id, { user: 'alice', remoteFolder: '/data' }), { user: 'alice', remoteFolder: '/data' });

@@ -45,7 +45,10 @@ if (process.env.GPU_SSH_CHILD_HOME) {
     await inTempHome(async (home) => {
       const run = (base: number) =>
         new Promise<number | null>((resolve) => {
-          const c = spawn(process.execPath, [__filename], { env: { ...process.env, GPU_SSH_CHILD_HOME: home, GPU_SSH_CHILD_BASE: String(base) }, stdio: 'ignore' });
+          const c = spawn(process.execPath, [__filename], {
+            env: { ...process.env, GPU_SSH_CHILD_HOME: home, GPU_SSH_CHILD_BASE: String(base) },
+            stdio: 'ignore',
+          });
           c.on('exit', resolve);
         });
       assert.deepEqual(await Promise.all([run(500), run(600)]), [0, 0]);

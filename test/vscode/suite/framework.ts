@@ -342,7 +342,13 @@ export async function runRegistered(): Promise<void> {
     const durationMs = Math.round(performance.now() - t0);
     if (error === undefined) passed++;
     else failed++;
-    report({ type: 'test', name: c.name, status: error === undefined ? 'passed' : 'failed', durationMs, ...(error !== undefined ? { error: errorText(error) } : {}) });
+    report({
+      type: 'test',
+      name: c.name,
+      status: error === undefined ? 'passed' : 'failed',
+      durationMs,
+      ...(error !== undefined ? { error: errorText(error) } : {}),
+    });
   }
   report({ type: 'end', passed, failed, skipped, summary: `${passed} passed, ${failed} failed` });
   if (failed) throw new Error(`${failed} integration test(s) failed`);

@@ -19,10 +19,19 @@ interface GroupNode {
   id?: number;
 }
 interface Ui {
-  instances: { getChildren(n?: GroupNode): Promise<GroupNode[] | undefined> | GroupNode[] | undefined; getTreeItem(n: GroupNode): vscode.TreeItem | Promise<vscode.TreeItem> };
+  instances: {
+    getChildren(n?: GroupNode): Promise<GroupNode[] | undefined> | GroupNode[] | undefined;
+    getTreeItem(n: GroupNode): vscode.TreeItem | Promise<vscode.TreeItem>;
+  };
 }
 
-const TEMPLATE = JSON.stringify({ name: 'group it', count: 2, offer: { gpuNames: ['RTX 4090'], numGpus: 1 }, instance: { image: 'sim/base:1', runtype: 'ssh_direct', disk: 10 }, guard: false });
+const TEMPLATE = JSON.stringify({
+  name: 'group it',
+  count: 2,
+  offer: { gpuNames: ['RTX 4090'], numGpus: 1 },
+  instance: { image: 'sim/base:1', runtype: 'ssh_direct', disk: 10 },
+  guard: false,
+});
 
 describe('groups', () => {
   afterEach(async () => {
@@ -32,57 +41,73 @@ describe('groups', () => {
     home = undefined;
   });
 
-  it('creates a group of 2 from the UI, shows its row, runs a command on every member, and destroys it', async () => {
-    const { services } = await getExtensionApi();
-    home = (await signedInWithSshHome(services, 'gpu-rental-groups-it-')).home;
-    await writeWorkspaceTemplate('group-it.json', TEMPLATE);
-    answer('showQuickPick', 'Cluster');
-    answer('showWarningMessage', (msg: string) => (assert.match(msg, /^Rent 2 machines for "group it" at \$\d+\.\d\d\/h in total\?/), 'Rent Group'));
-    answer('showInformationMessage', (msg: string) => (assert.match(msg, /is ready: 2 machines/), undefined));
-    const created = vscode.commands.executeCommand<{ outcome: string; group?: { name: string }; message: string }>('gpuRental.createFromTemplate', { template: '.gpu/group-it.json', pollIntervalMs: 500 });
-    // The machines boot on the simulator's clock: move it on while the group waits.
-    let done = false;
-    void created.then(() => (done = true), () => (done = true));
-    while (!done) {
-      await simControl().advance(20);
-      await sleep(300);
-    }
-    const r = await created;
-    assert.equal(r.outcome, 'ready', r.message);
-    const name = r.group!.name;
+  it(
+    'creates a group of 2 from the UI, shows its row, runs a command on every member, and destroys it',
+    async () => {
+      const { services } = await getExtensionApi();
+      home = (await signedInWithSshHome(services, 'gpu-rental-groups-it-')).home;
+      await writeWorkspaceTemplate('group-it.json', TEMPLATE);
+      answer('showQuickPick', 'Cluster');
+      answer('showWarningMessage', (msg: string) => (assert.match(msg, /^Rent 2 machines for "group it" at \$\d+\.\d\d\/h in total\?/), 'Rent Group'));
+      answer('showInformationMessage', (msg: string) => (assert.match(msg, /is ready: 2 machines/), undefined));
+      const created = vscode.commands.executeCommand<{ outcome: string; group?: { name: string }; message: string }>('gpuRental.createFromTemplate', {
+        template: '.gpu/group-it.json',
+        pollIntervalMs: 500,
+      });
+      // The machines boot on the simulator's clock: move it on while the group waits.
+      let done = false;
+      void created.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      while (!done) {
+        await simControl().advance(20);
+        await sleep(300);
+      }
+      const r = await created;
+      assert.equal(r.outcome, 'ready', r.message);
+      const name = r.group!.name;
 
-    // One row for the group, its two members under it.
-    await services.instances.refresh();
-    const u = (await sessionUi<Ui>()).ui;
-    const roots = (await u.instances.getChildren()) ?? [];
-    const row = roots.find((n) => n.kind === 'group' && n.name === name);
-    assert.ok(row, `no group row among ${JSON.stringify(roots)}`);
-    let item = await u.instances.getTreeItem(row);
-    // The cost ledger takes each list after it loads (its own bundle): a few more lists, never a wait for time.
-    for (let k = 0; k < 20 && !/so far$/.test(String(item.description)); k++) {
+      // One row for the group, its two members under it.
       await services.instances.refresh();
-      item = await u.instances.getTreeItem(row);
-    }
-    assert.equal(item.label, `Group ${name}`);
-    assert.match(String(item.description), /^2\/2 running · \$\d+\.\d\d\/h in total · (≈ )?\$\d+\.\d\d so far$/);
-    assert.match(String(item.tooltip), /Cost so far: (≈ )?\$\d+\.\d\d/);
-    assert.equal(((await u.instances.getChildren(row)) ?? []).length, 2);
-    assert.ok(!roots.some((n) => n.kind === 'instance' && row.ids!.includes(n.id!)), 'a member is also a row of its own');
+      const u = (await sessionUi<Ui>()).ui;
+      const roots = (await u.instances.getChildren()) ?? [];
+      const row = roots.find((n) => n.kind === 'group' && n.name === name);
+      assert.ok(row, `no group row among ${JSON.stringify(roots)}`);
+      let item = await u.instances.getTreeItem(row);
+      // The cost ledger takes each list after it loads (its own bundle): a few more lists, never a wait for time.
+      for (let k = 0; k < 20 && !/so far$/.test(String(item.description)); k++) {
+        await services.instances.refresh();
+        item = await u.instances.getTreeItem(row);
+      }
+      assert.equal(item.label, `Group ${name}`);
+      assert.match(String(item.description), /^2\/2 running · \$\d+\.\d\d\/h in total · (≈ )?\$\d+\.\d\d so far$/);
+      assert.match(String(item.tooltip), /Cost so far: (≈ )?\$\d+\.\d\d/);
+      assert.equal(((await u.instances.getChildren(row)) ?? []).length, 2);
+      assert.ok(!roots.some((n) => n.kind === 'instance' && row.ids!.includes(n.id!)), 'a member is also a row of its own');
 
-    const ran = (await vscode.commands.executeCommand('gpuRental.runOnGroup', { group: name, command: 'echo rank=$NODE_RANK of=$NNODES master=$MASTER_ADDR nccl=$NCCL_SOCKET_IFNAME' })) as { runs: Array<{ code: number }>; lines: string[] };
-    assert.deepEqual(ran.runs.map((x) => x.code), [0, 0]);
-    const master = /master=(\S+)/.exec(ran.lines[0] ?? '')?.[1];
-    assert.match(master ?? '', /^127\.\d+\.\d+\.\d+$/);
-    assert.deepEqual([...ran.lines].sort(), [`[0] rank=0 of=2 master=${master} nccl=eth0`, `[1] rank=1 of=2 master=${master} nccl=eth0`]);
-    await vscode.commands.executeCommand('notifications.clearAll');
-    await sleep(500);
-    assert.equal(await uiCheckpoint('group-run'), 'ok');
+      const ran = (await vscode.commands.executeCommand('gpuRental.runOnGroup', {
+        group: name,
+        command: 'echo rank=$NODE_RANK of=$NNODES master=$MASTER_ADDR nccl=$NCCL_SOCKET_IFNAME',
+      })) as { runs: Array<{ code: number }>; lines: string[] };
+      assert.deepEqual(
+        ran.runs.map((x) => x.code),
+        [0, 0],
+      );
+      const master = /master=(\S+)/.exec(ran.lines[0] ?? '')?.[1];
+      assert.match(master ?? '', /^127\.\d+\.\d+\.\d+$/);
+      assert.deepEqual([...ran.lines].sort(), [`[0] rank=0 of=2 master=${master} nccl=eth0`, `[1] rank=1 of=2 master=${master} nccl=eth0`]);
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await sleep(500);
+      assert.equal(await uiCheckpoint('group-run'), 'ok');
 
-    answer('showWarningMessage', (msg: string) => (assert.match(msg, /^Destroy group ".*": all 2 machines/), 'Destroy Group'));
-    answer('showInformationMessage', (msg: string) => (assert.match(msg, /was destroyed \(2 machines\)/), undefined));
-    const d = (await vscode.commands.executeCommand('gpuRental.destroyGroup', { group: name })) as { destroyed: number[]; kept: number[] };
-    assert.equal(d.destroyed.length, 2);
-    assert.deepEqual(d.kept, []);
-    await waitFor(async () => (await (await services.api()).listInstances()).instances.length === 0, 10_000, 'every member gone');
-  }, { timeoutMs: 120_000 });
+      answer('showWarningMessage', (msg: string) => (assert.match(msg, /^Destroy group ".*": all 2 machines/), 'Destroy Group'));
+      answer('showInformationMessage', (msg: string) => (assert.match(msg, /was destroyed \(2 machines\)/), undefined));
+      const d = (await vscode.commands.executeCommand('gpuRental.destroyGroup', { group: name })) as { destroyed: number[]; kept: number[] };
+      assert.equal(d.destroyed.length, 2);
+      assert.deepEqual(d.kept, []);
+      await waitFor(async () => (await (await services.api()).listInstances()).instances.length === 0, 10_000, 'every member gone');
+    },
+    { timeoutMs: 120_000 },
+  );
 });

@@ -66,23 +66,27 @@ describe('idle guard', () => {
     home = templateFile = demoParent = undefined;
   });
 
-  it("a newcomer's walk in the demo: watching → Set Demo GPU Load idle → warning, Keep Running → guard log → stopped by its own key, the reason on the row (screenshots)", async () => {
-    const t0 = Date.now();
-    const { services } = await getExtensionApi();
-    home = tempSshHome('gpu-rental-guard-it-').home;
-    demoParent = mkdtempSync(join(tmpdir(), 'gpu-rental-guard-demo-'));
-    process.env.GPU_RENTAL_DEMO_DIR = demoParent;
-    // A demo on the runner's simulator (test control on: the clock, the onstart runner's knobs).
-    await services.setDemo({ url: simUrl(), apiKey: 'sim-api-key' });
-    try {
-      await walk(services, t0);
-    } finally {
-      // Before the other files' hooks run (Clear API Key in a demo would wait for an answer).
-      await (await services.api()).destroyInstance(createdId ?? 0).catch(() => undefined);
-      createdId = undefined;
-      await vscode.commands.executeCommand('gpuRental.exitDemoMode');
-    }
-  }, { timeoutMs: 120_000 });
+  it(
+    "a newcomer's walk in the demo: watching → Set Demo GPU Load idle → warning, Keep Running → guard log → stopped by its own key, the reason on the row (screenshots)",
+    async () => {
+      const t0 = Date.now();
+      const { services } = await getExtensionApi();
+      home = tempSshHome('gpu-rental-guard-it-').home;
+      demoParent = mkdtempSync(join(tmpdir(), 'gpu-rental-guard-demo-'));
+      process.env.GPU_RENTAL_DEMO_DIR = demoParent;
+      // A demo on the runner's simulator (test control on: the clock, the onstart runner's knobs).
+      await services.setDemo({ url: simUrl(), apiKey: 'sim-api-key' });
+      try {
+        await walk(services, t0);
+      } finally {
+        // Before the other files' hooks run (Clear API Key in a demo would wait for an answer).
+        await (await services.api()).destroyInstance(createdId ?? 0).catch(() => undefined);
+        createdId = undefined;
+        await vscode.commands.executeCommand('gpuRental.exitDemoMode');
+      }
+    },
+    { timeoutMs: 120_000 },
+  );
 });
 
 async function walk(services: Services, t0: number): Promise<void> {
@@ -110,7 +114,12 @@ async function walk(services: Services, t0: number): Promise<void> {
 
   capture('showInformationMessage', 'showErrorMessage');
   const before = new Set(services.instances.instances.map((i) => i.id));
-  const pending = vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createFromTemplate', { template: TEMPLATE, offerId: offers[0]!.id, confirm: false, pollIntervalMs: 250 });
+  const pending = vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createFromTemplate', {
+    template: TEMPLATE,
+    offerId: offers[0]!.id,
+    confirm: false,
+    pollIntervalMs: 250,
+  });
   const row = await waitFor(() => services.instances.instances.find((i) => !before.has(i.id) && /^guarded-it/.test(i.label ?? '')), 8000, 'the new row');
   createdId = row.id;
   // A job keeps its GPU busy while it boots (the command as scripts call it).
@@ -124,12 +133,22 @@ async function walk(services: Services, t0: number): Promise<void> {
   const description = async () => String((await tree.getTreeItem({ kind: 'instance', id: inst.id })).description);
 
   // 1. The row: the watchdog on the instance reports (over SSH) that it is watching a busy GPU.
-  await waitFor(async () => {
-    await services.instances.refresh();
-    return services.guard.status(inst.id)?.text === 'guard: watching · busy (GPU at 90 %)';
-  }, 25_000, 'the row saying the guard watches a busy GPU').catch(async (e: Error) => {
-    const direct = await services.guard.readLog(inst.id).then((x) => `log ${JSON.stringify(x)}`, (x: Error) => `error ${x.message}`);
-    throw new Error(`direct read: ${direct}; ` + `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id))}; the rent said ${JSON.stringify({ ...r, instance: undefined })}`);
+  await waitFor(
+    async () => {
+      await services.instances.refresh();
+      return services.guard.status(inst.id)?.text === 'guard: watching · busy (GPU at 90 %)';
+    },
+    25_000,
+    'the row saying the guard watches a busy GPU',
+  ).catch(async (e: Error) => {
+    const direct = await services.guard.readLog(inst.id).then(
+      (x) => `log ${JSON.stringify(x)}`,
+      (x: Error) => `error ${x.message}`,
+    );
+    throw new Error(
+      `direct read: ${direct}; ` +
+        `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id))}; the rent said ${JSON.stringify({ ...r, instance: undefined })}`,
+    );
   });
   assert.match(await description(), /guard: watching · busy \(GPU at 90 %\)/);
   await vscode.commands.executeCommand('workbench.action.closeAllEditors'); // the sidebar and the notifications are what the pictures show
@@ -156,7 +175,9 @@ async function walk(services: Services, t0: number): Promise<void> {
   const sshBusy = /^guard: watching · busy \((SSH session|ssh \d+)\)$/;
   await waitFor(() => sshBusy.test(services.guard.status(inst.id)?.text ?? ''), 20_000, 'the guard counting the open terminal').catch((e: Error) => {
     const terms = vscode.window.terminals.map((x) => `${x.name} exit ${JSON.stringify(x.exitStatus)}`);
-    throw new Error(`${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`);
+    throw new Error(
+      `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`,
+    );
   });
   const busySince = Date.now();
   const early: GuardWarning[] = [];
@@ -183,7 +204,7 @@ async function walk(services: Services, t0: number): Promise<void> {
   const withdrawSub = services.guard.onWithdraw((w) => withdrawn.push(w));
   try {
     log(`guard-set-idle at ${Math.round((Date.now() - t0) / 1000)} s`);
-  assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
+    assert.equal(await uiCheckpoint('guard-set-idle'), 'ok');
     await waitFor(async () => (await api.showInstance(inst.id)).gpu_util === 0, 5000, 'the fake GPU reporting 0 %');
     // 5. The warning (a real notification; the runner screenshots it and checks its links).
     const first = await waitFor(() => warnings[0], 45_000, 'the idle warning');
@@ -195,21 +216,34 @@ async function walk(services: Services, t0: number): Promise<void> {
     // idle again: a new idle stretch, a new warning.
     await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 90 });
     await waitFor(() => withdrawn.length > 0, 45_000, 'the warning withdrawn once the GPU is busy');
-    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[first.key, 'busy']]);
+    assert.deepEqual(
+      withdrawn.map((x) => [x.key, x.why]),
+      [[first.key, 'busy']],
+    );
     assert.equal(await uiCheckpoint('guard-warning-withdrawn'), 'ok');
     await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
     const w = await waitFor(() => warnings[1], 45_000, 'the warning of the new idle stretch');
     assert.notEqual(w.key, first.key);
     // Keep Running 1 h, clicked in it by the runner.
     assert.equal(await uiCheckpoint('guard-keep-running'), 'ok');
-    await waitFor(() => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'), 10_000, 'the snooze written over SSH (through the recycled address)');
+    await waitFor(
+      () => services.guard.status(inst.id)?.text.startsWith('guard: watching · kept running until'),
+      10_000,
+      'the snooze written over SSH (through the recycled address)',
+    );
     // Kept running: the warning is withdrawn, so its notification closes (the runner checks it is gone from the page).
-    assert.deepEqual(withdrawn.map((x) => [x.key, x.why]), [[first.key, 'busy'], [w.key, 'snoozed']]);
+    assert.deepEqual(
+      withdrawn.map((x) => [x.key, x.why]),
+      [
+        [first.key, 'busy'],
+        [w.key, 'snoozed'],
+      ],
+    );
     // Past the moment the watchdog would have acted, the instance still runs.
     await sleep(Math.max(0, w.actAt + 3000 - Date.now()));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'Keep Running postponed the stop');
     log(`guard-kept-running at ${Math.round((Date.now() - t0) / 1000)} s`);
-  assert.equal(await uiCheckpoint('guard-kept-running'), 'ok');
+    assert.equal(await uiCheckpoint('guard-kept-running'), 'ok');
   } finally {
     sub.dispose();
     withdrawSub.dispose();
@@ -246,17 +280,28 @@ async function walk(services: Services, t0: number): Promise<void> {
   assert.equal(acted.length, 1, 'one notice');
   assert.equal(told.action, 'stop');
   assert.equal(told.reason, 'idle');
-  assert.match(actedText(told), new RegExp(`^The idle guard stopped guarded-it\\S* at \\d\\d:\\d\\d( [AP]M)?: it was idle for ${IDLE_SECONDS} s\\. That saves \\$\\d+\\.\\d\\d/h`));
+  assert.match(
+    actedText(told),
+    new RegExp(`^The idle guard stopped guarded-it\\S* at \\d\\d:\\d\\d( [AP]M)?: it was idle for ${IDLE_SECONDS} s\\. That saves \\$\\d+\\.\\d\\d/h`),
+  );
   // The notice is on screen now (a notification with buttons hides itself after some seconds).
   log(`guard-stopped at ${Math.round((Date.now() - t0) / 1000)} s`);
   assert.equal(await uiCheckpoint('guard-stopped'), 'ok');
   // Its guard log stays readable once stopped: the last lines read while it ran.
   const stoppedLog = await vscode.commands.executeCommand<ShowGuardLogResult | undefined>('gpuRental.showGuardLog', inst.id);
   assert.equal(stoppedLog?.read, 'log', JSON.stringify(stoppedLog && { ...stoppedLog, document: undefined }));
-  assert.match(stoppedLog!.document!.getText(), /^Idle guard log of guarded-it\S* \(#\d+\)\nThe last lines read while it ran/, `state ${services.instances.get(inst.id)?.state}`);
+  assert.match(
+    stoppedLog!.document!.getText(),
+    /^Idle guard log of guarded-it\S* \(#\d+\)\nThe last lines read while it ran/,
+    `state ${services.instances.get(inst.id)?.state}`,
+  );
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   const puts = (await control.requests()).filter((q) => q.method === 'PUT' && q.path === `/api/v0/instances/${inst.id}/`);
-  assert.deepEqual(puts.map((q) => q.status), [200], 'one stop, by the watchdog on the instance (VS Code sent none)');
+  assert.deepEqual(
+    puts.map((q) => q.status),
+    [200],
+    'one stop, by the watchdog on the instance (VS Code sent none)',
+  );
   const walkSeconds = Math.round((Date.now() - t0) / 1000);
   assert.ok(walkSeconds <= 85, `the walk took ${walkSeconds} s (budget 85 s)`);
 }

@@ -16,15 +16,23 @@ export function simControl(): SimControl {
  * Rents the first offer `search` finds (signed in already), ends its boot on the simulator and
  * waits until the Instances store shows it running with an SSH address.
  */
-export async function runningInstance(services: Services, label: string, { image = 'pytorch/pytorch', search = { limit: 5 } }: { image?: string; search?: OfferQuery } = {}): Promise<Instance> {
+export async function runningInstance(
+  services: Services,
+  label: string,
+  { image = 'pytorch/pytorch', search = { limit: 5 } }: { image?: string; search?: OfferQuery } = {},
+): Promise<Instance> {
   const api = await services.api();
   const [offer] = await api.searchOffers(search);
   assert.ok(offer, 'the simulator offered no machine');
   const created = await api.createInstance(offer.id, { image, label, disk: 10 });
   await simControl().finishBoot(created.new_contract);
-  return waitFor(async () => {
-    await services.instances.refresh();
-    const i = services.instances.get(created.new_contract);
-    return i?.state === 'running' && !!i.ssh_host && !!i.ssh_port ? i : undefined;
-  }, 10_000, 'the instance to run');
+  return waitFor(
+    async () => {
+      await services.instances.refresh();
+      const i = services.instances.get(created.new_contract);
+      return i?.state === 'running' && !!i.ssh_host && !!i.ssh_port ? i : undefined;
+    },
+    10_000,
+    'the instance to run',
+  );
 }

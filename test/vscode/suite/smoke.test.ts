@@ -48,25 +48,36 @@ describe('smoke', () => {
     for (const id of views) assert.ok(registered.has(`${id}.focus`), `VS Code did not load view ${id}`);
   });
 
-  it('shows the sign-in welcome in the sidebar when no API key is set (UI)', async () => {
-    const verdict = await uiCheckpoint('signed-out');
-    assert.ok(verdict === 'ok' || verdict === 'skipped', verdict);
-  }, { timeoutMs: 90_000 });
+  it(
+    'shows the sign-in welcome in the sidebar when no API key is set (UI)',
+    async () => {
+      const verdict = await uiCheckpoint('signed-out');
+      assert.ok(verdict === 'ok' || verdict === 'skipped', verdict);
+    },
+    { timeoutMs: 90_000 },
+  );
 
-  it('signs in with the simulator key through Set API Key and lists instances and offers (UI)', async () => {
-    const { services } = await getExtensionApi();
-    await simControl().seed({ instances: 2 });
-    answer('showInputBox', 'sim-api-key');
-    capture('setStatusBarMessage');
-    const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey');
-    assert.equal(ok, true, 'gpuRental.setApiKey did not save the simulator key');
-    assert.equal(services.connection().signedIn, true);
-    assert.ok(promptCalls.some((p) => p.kind === 'setStatusBarMessage' && /signed in/i.test(p.text)), 'no "signed in" confirmation in the status bar');
-    await services.instances.refresh();
-    await waitFor(() => services.instances.instances.length >= 2, 10_000, 'two instances in the store');
-    const verdict = await uiCheckpoint('signed-in');
-    assert.ok(verdict === 'ok' || verdict === 'skipped', verdict);
-  }, { timeoutMs: 90_000 });
+  it(
+    'signs in with the simulator key through Set API Key and lists instances and offers (UI)',
+    async () => {
+      const { services } = await getExtensionApi();
+      await simControl().seed({ instances: 2 });
+      answer('showInputBox', 'sim-api-key');
+      capture('setStatusBarMessage');
+      const ok = await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey');
+      assert.equal(ok, true, 'gpuRental.setApiKey did not save the simulator key');
+      assert.equal(services.connection().signedIn, true);
+      assert.ok(
+        promptCalls.some((p) => p.kind === 'setStatusBarMessage' && /signed in/i.test(p.text)),
+        'no "signed in" confirmation in the status bar',
+      );
+      await services.instances.refresh();
+      await waitFor(() => services.instances.instances.length >= 2, 10_000, 'two instances in the store');
+      const verdict = await uiCheckpoint('signed-in');
+      assert.ok(verdict === 'ok' || verdict === 'skipped', verdict);
+    },
+    { timeoutMs: 90_000 },
+  );
 
   it('signs out again with Clear API Key', async () => {
     const { services } = await getExtensionApi();

@@ -8,17 +8,17 @@ export async function importCliKey(services: Pick<Services, 'apiKey' | 'connecti
   const found = await findCliKey();
   if (!found) {
     const pick = await vscode.window.showWarningMessage(
-      'No CLI API key found (checked VAST_API_KEY, ~/.config/vastai/vast_api_key and ~/.vast_api_key). Set the key by hand instead?',
-      'Set API Key',
+      vscode.l10n.t('No CLI API key found (checked VAST_API_KEY, ~/.config/vastai/vast_api_key and ~/.vast_api_key). Set the key by hand instead?'),
+      vscode.l10n.t('Set API Key'),
     );
     if (pick) return (await vscode.commands.executeCommand<boolean>('gpuRental.setApiKey')) === true;
     return false;
   }
   const ok = await vscode.window.showInformationMessage(
-    `Import the API key from ${found.source}? It is checked with the service, then kept in VS Code secret storage.`,
+    vscode.l10n.t('Import the API key from {0}? It is checked with the service, then kept in VS Code secret storage.', found.source),
     { modal: true },
-    'Import',
+    vscode.l10n.t('Import'),
   );
-  if (ok !== 'Import') return false;
+  if (ok !== vscode.l10n.t('Import')) return false;
   return saveKeyWithFeedback(services, found.key, false);
 }

@@ -6,11 +6,11 @@ import { saveKeyWithFeedback } from '../saveApiKey';
 export async function setApiKey(services: Pick<Services, 'apiKey' | 'connectionState' | 'log'>, arg?: unknown): Promise<boolean> {
   if (typeof arg === 'string') return saveKeyWithFeedback(services, arg, true);
   const key = await vscode.window.showInputBox({
-    title: 'GPU Rental: Set API Key',
-    prompt: 'Paste an API key from your account page. It is checked with the service, then kept in VS Code secret storage (never in settings).',
+    title: vscode.l10n.t('GPU Rental: Set API Key'),
+    prompt: vscode.l10n.t('Paste an API key from your account page. It is checked with the service, then kept in VS Code secret storage (never in settings).'),
     password: true,
     ignoreFocusOut: true,
-    placeHolder: 'API key',
+    placeHolder: vscode.l10n.t('API key'),
     validateInput: (v) => (v.trim() ? undefined : 'Paste your API key.'),
   });
   if (key === undefined) return false;

@@ -39,7 +39,10 @@ async function demoFolders(services: Pick<Services, 'onDidChangeConnection' | 't
 
 /** Runs one flow; the result is returned for scripts and tests. */
 async function runFlow<T>(
-  services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>,
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
   arg: TfaCommandArg,
   fn: (flows: TfaFlows, target: TfaMethod | undefined) => Promise<FlowResult<T>>,
 ): Promise<FlowResult<T>> {
@@ -55,7 +58,10 @@ async function runFlow<T>(
   const demo = services.connection().demo;
   const flows = new TfaFlows({
     api,
-    prompts: scriptedPrompts(script, createVscodePrompts(services.extensionUri, demo ? { totpCode: demoTotpCode, folders: await demoFolders(services) } : undefined)),
+    prompts: scriptedPrompts(
+      script,
+      createVscodePrompts(services.extensionUri, demo ? { totpCode: demoTotpCode, folders: await demoFolders(services) } : undefined),
+    ),
     // The demo has no real e-mail or phone: its codes come from the simulator's inbox.
     ...(demo ? { inbox: simulatorInbox(services.connection().baseUrl, () => services.connectionState.token()) } : {}),
     state: services.globalState,
@@ -77,32 +83,80 @@ async function runFlow<T>(
 }
 
 /** gpuRental.tfa.addTotp: add an authenticator app. Scripted: `{ code: (secret) => string, label? }`. */
-export const addTotp = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.addTotp());
+export const addTotp = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) => runFlow(services, arg, (f) => f.addTotp());
 
 /** gpuRental.tfa.addSms: add an SMS method. Scripted: `{ phone, code, label? }`. */
-export const addSms = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.addSms());
+export const addSms = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) => runFlow(services, arg, (f) => f.addSms());
 
 /** gpuRental.tfa.regenerateBackupCodes: verified by a method, e-mail or backup code; shows the codes once. */
-export const regenerateBackupCodes = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.regenerateBackupCodes());
+export const regenerateBackupCodes = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) => runFlow(services, arg, (f) => f.regenerateBackupCodes());
 
 /** gpuRental.tfa.signIn: CLI-flow 2FA login; the session key becomes the bearer token. */
-export const signIn = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f) => f.signIn());
+export const signIn = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) => runFlow(services, arg, (f) => f.signIn());
 
 /** gpuRental.tfa.signOut: drop the 2FA session key; the API key is used again. */
-export const signOut = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) =>
+export const signOut = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) =>
   runFlow(services, arg, async (f) => {
     await f.signOut();
     return { ok: true as const, value: undefined };
   });
 
 /** gpuRental.tfa.renameMethod: from a method's context menu or the palette. Scripted: `{ method, label }`. */
-export const renameMethod = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.rename(target));
+export const renameMethod = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) => runFlow(services, arg, (f, target) => f.rename(target));
 
 /** gpuRental.tfa.makePrimary: from a method's context menu or the palette. Scripted: `{ method }`. */
-export const makePrimary = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.makePrimary(target));
+export const makePrimary = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) => runFlow(services, arg, (f, target) => f.makePrimary(target));
 
 /**
  * gpuRental.tfa.removeMethod: verified by the method's code, an e-mail code or a backup code.
  * Scripted: `{ method, verify, code | backupCode, confirm: true }`.
  */
-export const removeMethod = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'>, arg?: TfaCommandArg) => runFlow(services, arg, (f, target) => f.removeMethod(target));
+export const removeMethod = (
+  services: Pick<
+    Services,
+    'api' | 'connection' | 'connectionState' | 'extensionUri' | 'globalState' | 'log' | 'onDidChangeConnection' | 'refreshAccount' | 'setSessionKey' | 'track'
+  >,
+  arg?: TfaCommandArg,
+) => runFlow(services, arg, (f, target) => f.removeMethod(target));

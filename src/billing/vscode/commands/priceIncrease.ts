@@ -19,11 +19,16 @@ const prompts: DecisionPrompts = {
     (
       await vscode.window.showQuickPick(
         choices.map((c) => ({ label: c.name, description: `#${c.increase.contract_id}`, detail: c.headline, c })),
-        { title: `GPU Rental: ${TITLE[verb]} Price Increase`, placeHolder: 'Which pending price increase? Its figures are shown before anything is decided.' },
+        {
+          title: vscode.l10n.t('GPU Rental: {0} Price Increase', TITLE[verb]),
+          placeHolder: vscode.l10n.t('Which pending price increase? Its figures are shown before anything is decided.'),
+        },
       )
     )?.c,
   confirm: async (shown, offer) => {
-    const head = shown.changed ? `The price increase for ${shown.name} changed since it was shown: these are the new figures.` : `Price increase for ${shown.name}`;
+    const head = shown.changed
+      ? `The price increase for ${shown.name} changed since it was shown: these are the new figures.`
+      : `Price increase for ${shown.name}`;
     const a = await vscode.window.showWarningMessage(head, { modal: true, detail: shown.details.join('\n') }, DECIDE_LATER, ...offer.map((d) => BUTTON[d]));
     return offer.find((d) => BUTTON[d] === a);
   },
@@ -36,7 +41,25 @@ const prompts: DecisionPrompts = {
   },
 };
 
-function decide(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
+function decide(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+  arg: unknown,
+  verb: DecisionVerb,
+): Promise<DecisionResult> {
   if (!ensureSignedIn(services)) return Promise.resolve('failed');
   const session = billingSession(services);
   return decideIncrease(
@@ -66,8 +89,59 @@ function decide(services: Pick<Services, 'api' | 'connection' | 'connectionState
 }
 
 /** gpuRental.acceptPriceIncrease(id | increase | instance row): shows the figures, then Accept. */
-export const acceptPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'accept');
+export const acceptPriceIncrease = (
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+  arg?: unknown,
+): Promise<DecisionResult> => decide(services, arg, 'accept');
 /** gpuRental.rejectPriceIncrease(id | increase | instance row): shows the figures, then Reject. */
-export const rejectPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'reject');
+export const rejectPriceIncrease = (
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+  arg?: unknown,
+): Promise<DecisionResult> => decide(services, arg, 'reject');
 /** gpuRental.reviewPriceIncrease(id | increase | instance row): every figure, then Accept or Reject. */
-export const reviewPriceIncrease = (services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'review');
+export const reviewPriceIncrease = (
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+  arg?: unknown,
+): Promise<DecisionResult> => decide(services, arg, 'review');

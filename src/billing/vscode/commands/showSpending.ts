@@ -17,7 +17,23 @@ let panel: vscode.WebviewPanel | undefined;
 const OPEN = 'Open';
 const REVEAL = 'Reveal in File Explorer';
 
-async function readSpending(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<Spending | undefined> {
+async function readSpending(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+): Promise<Spending | undefined> {
   const store = billingSession(services).spending;
   const s = await store.refresh();
   if (!s) chargesUnread(store.error ?? 'no answer');
@@ -25,12 +41,14 @@ async function readSpending(services: Pick<Services, 'api' | 'connection' | 'con
 }
 
 const chargesUnread = (why: string): void => {
-  vscode.window.showErrorMessage(`Could not read the service's charges: ${why}`);
+  vscode.window.showErrorMessage(vscode.l10n.t("Could not read the service's charges: {0}", why));
 };
 
 export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s: Spending, names: (id: number) => string | undefined): string {
   const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'billing', 'spending.css'));
-  const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, "img-src 'none'", "script-src 'none'", "connect-src 'none'", "form-action 'none'"].join('; ');
+  const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, "img-src 'none'", "script-src 'none'", "connect-src 'none'", "form-action 'none'"].join(
+    '; ',
+  );
   const fig = (what: string, v: number) => `<div class="figure"><div class="value">${esc(formatMoney(v))}</div><div class="what">${esc(what)}</div></div>`;
   const byInstance = [...s.byInstance.entries()].sort((a, b) => b[1] - a[1]);
   const rows = byInstance.map(([id, v]) => `<tr><td>${esc(names(id) ?? `#${id}`)}</td><td class="num">${esc(formatMoney(v))}</td></tr>`).join('');
@@ -52,7 +70,24 @@ ${spendingDaysTable(s)}
 }
 
 /** gpuRental.showSpending: the webview (one panel, refreshed when shown again). */
-export async function showSpending(services: Pick<Services, 'api' | 'connection' | 'connectionState' | 'credit' | 'extensionUri' | 'globalState' | 'instanceGone' | 'instances' | 'log' | 'marks' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<boolean> {
+export async function showSpending(
+  services: Pick<
+    Services,
+    | 'api'
+    | 'connection'
+    | 'connectionState'
+    | 'credit'
+    | 'extensionUri'
+    | 'globalState'
+    | 'instanceGone'
+    | 'instances'
+    | 'log'
+    | 'marks'
+    | 'onDidChangeConnection'
+    | 'settings'
+    | 'track'
+  >,
+): Promise<boolean> {
   if (!ensureSignedIn(services)) return false;
   const s = await readSpending(services);
   if (!s) return false;
@@ -92,19 +127,28 @@ export async function exportSpending(services: Pick<Services, 'api' | 'connectio
       ? target
       : typeof target === 'string'
         ? vscode.Uri.file(target)
-        : await vscode.window.showSaveDialog({ title: 'GPU Rental: Export Spending', saveLabel: 'Export', filters: { CSV: ['csv'] }, defaultUri: vscode.Uri.file(`gpu-rental-charges-${day}.csv`) });
+        : await vscode.window.showSaveDialog({
+            title: vscode.l10n.t('GPU Rental: Export Spending'),
+            saveLabel: 'Export',
+            filters: { CSV: ['csv'] },
+            defaultUri: vscode.Uri.file(`gpu-rental-charges-${day}.csv`),
+          });
   if (!uri) return undefined;
   try {
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(charges)));
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not write ${uri.fsPath}: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not write {0}: {1}', uri.fsPath, describeError(e)));
     return undefined;
   }
   // The file is the point of the command: a toast whose buttons open it or show where it is.
-  background(vscode.window.showInformationMessage(`Exported ${charges.length} charge rows to ${uri.fsPath}.`, OPEN, REVEAL).then((a) => {
-    if (a === OPEN) return vscode.commands.executeCommand('vscode.open', uri);
-    if (a === REVEAL) return vscode.commands.executeCommand('revealFileInOS', uri);
-    return undefined;
-  }), services.log, 'the export notice');
+  background(
+    vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} charge rows to {1}.', charges.length, uri.fsPath), OPEN, REVEAL).then((a) => {
+      if (a === OPEN) return vscode.commands.executeCommand('vscode.open', uri);
+      if (a === REVEAL) return vscode.commands.executeCommand('revealFileInOS', uri);
+      return undefined;
+    }),
+    services.log,
+    'the export notice',
+  );
   return uri.fsPath;
 }

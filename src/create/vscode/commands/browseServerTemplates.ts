@@ -34,7 +34,7 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
   qp.busy = true;
-  const lookupItem = { label: '$(search) Look up by exact name or hash id…', alwaysShow: true, lookup: true as const };
+  const lookupItem = { label: vscode.l10n.t('$(search) Look up by exact name or hash id…'), alwaysShow: true, lookup: true as const };
   qp.items = [lookupItem];
   qp.show();
   const load = (async () => {
@@ -43,7 +43,7 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
       list.forEach((t) => services.serverTemplates.set(t.hash_id, t));
       qp.items = [
         lookupItem,
-        { label: 'Recommended by the service', kind: vscode.QuickPickItemKind.Separator },
+        { label: vscode.l10n.t('Recommended by the service'), kind: vscode.QuickPickItemKind.Separator },
         ...list.map((t) => ({ label: t.name, description: t.desc ?? undefined, detail: templateFacts(t), t })),
       ];
       qp.placeholder = `${list.length} recommended template${list.length === 1 ? '' : 's'}: type to filter`;
@@ -61,17 +61,27 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
   await load;
   if (!picked) return undefined;
   if (picked.t) return picked.t;
-  const text = await vscode.window.showInputBox({ title: TITLE, prompt: "A template's exact name or its hash id (from the console or `vastai search templates`)", placeHolder: 'e.g. PyTorch (cuDNN Devel)', validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.') });
+  const text = await vscode.window.showInputBox({
+    title: TITLE,
+    prompt: vscode.l10n.t("A template's exact name or its hash id (from the console or `vastai search templates`)"),
+    placeHolder: vscode.l10n.t('e.g. PyTorch (cuDNN Devel)'),
+    validateInput: (v) => (v.trim() ? undefined : 'Enter a name or a hash id.'),
+  });
   if (!text) return undefined;
   try {
     const found = sortTemplates(await lookUp(services, text));
     found.forEach((t) => services.serverTemplates.set(t.hash_id, t));
     if (!found.length) {
-      vscode.window.showInformationMessage(`No service template is named or has the hash id "${text.trim()}".`);
+      vscode.window.showInformationMessage(vscode.l10n.t('No service template is named or has the hash id "{0}".', text.trim()));
       return undefined;
     }
     if (found.length === 1) return found[0];
-    return (await vscode.window.showQuickPick(found.map((t) => ({ label: t.name, description: t.hash_id, detail: templateFacts(t), t })), { title: TITLE }))?.t;
+    return (
+      await vscode.window.showQuickPick(
+        found.map((t) => ({ label: t.name, description: t.hash_id, detail: templateFacts(t), t })),
+        { title: TITLE },
+      )
+    )?.t;
   } catch (e) {
     lookUpFailed(e);
     return undefined;
@@ -79,15 +89,23 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
 }
 
 const lookUpFailed = (e: unknown): void => {
-  vscode.window.showErrorMessage(`Could not look up the template: ${describeError(e)}`);
+  vscode.window.showErrorMessage(vscode.l10n.t('Could not look up the template: {0}', describeError(e)));
 };
 
 async function pickAction(t: ServerTemplate): Promise<Action | undefined> {
   const picked = await vscode.window.showQuickPick(
     [
-      { label: '$(rocket) Rent with This Template…', detail: `Searches offers and rents with template_hash_id ${t.hash_id}: ${templateFacts(t)}`, action: 'rent' as const },
-      { label: '$(save) Save as Workspace Template…', detail: 'Writes .gpu/<name>.json referencing it, to rent again or to add offer filters, SSH options and env.', action: 'save' as const },
-      { label: '$(json) Open', detail: 'The workspace template that rents it, read-only.', action: 'open' as const },
+      {
+        label: vscode.l10n.t('$(rocket) Rent with This Template…'),
+        detail: vscode.l10n.t('Searches offers and rents with template_hash_id {0}: {1}', t.hash_id, templateFacts(t)),
+        action: 'rent' as const,
+      },
+      {
+        label: vscode.l10n.t('$(save) Save as Workspace Template…'),
+        detail: vscode.l10n.t('Writes .gpu/<name>.json referencing it, to rent again or to add offer filters, SSH options and env.'),
+        action: 'save' as const,
+      },
+      { label: vscode.l10n.t('$(json) Open'), detail: vscode.l10n.t('The workspace template that rents it, read-only.'), action: 'open' as const },
     ],
     { title: `${TITLE}: ${t.name}`, placeHolder: t.desc || templateFacts(t) },
   );
@@ -101,10 +119,11 @@ function docUri(t: ServerTemplate): vscode.Uri {
 async function save(t: ServerTemplate): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (!folders.length) {
-    vscode.window.showErrorMessage('Open a folder first: workspace templates live in its .gpu/ folder.');
+    vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first: workspace templates live in its .gpu/ folder.'));
     return undefined;
   }
-  const folder = folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Save the template in which folder?' });
+  const folder =
+    folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Save the template in which folder?') });
   if (!folder) return undefined;
   const dir = vscode.Uri.joinPath(folder.uri, '.gpu');
   await vscode.workspace.fs.createDirectory(dir);
@@ -135,7 +154,7 @@ export async function browseServerTemplates(services: Pick<Services, 'api' | 'co
       return undefined;
     }
     if (!t) {
-      vscode.window.showErrorMessage(`No service template has the hash id "${a.hashId}".`);
+      vscode.window.showErrorMessage(vscode.l10n.t('No service template has the hash id "{0}".', a.hashId));
       return undefined;
     }
     services.serverTemplates.set(t.hash_id, t);

@@ -56,13 +56,22 @@ export function createFromTemplate(services: Services, arg?: CreateArgs | vscode
 }
 
 /** The template the user meant, loaded and valid; undefined when there is none (already said why). */
-async function loadChosenTemplate(services: Pick<Services, 'api' | 'connection' | 'log' | 'secrets'>, args: CreateArgs, preselected?: Offer | number): Promise<{ uri: vscode.Uri; rel: string; loaded: LoadedTemplate & { template: Template } } | undefined> {
+async function loadChosenTemplate(
+  services: Pick<Services, 'api' | 'connection' | 'log' | 'secrets'>,
+  args: CreateArgs,
+  preselected?: Offer | number,
+): Promise<{ uri: vscode.Uri; rel: string; loaded: LoadedTemplate & { template: Template } } | undefined> {
   let uri: vscode.Uri | undefined;
   if (await templatesRestricted()) return undefined; // Restricted Mode: no template is read, the user is told why
   if (args.template !== undefined) {
     uri = await resolveTemplateUri(args.template);
     if (!uri) {
-      vscode.window.showErrorMessage(`Template "${String(args.template)}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.`);
+      vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'Template "{0}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.',
+          String(args.template),
+        ),
+      );
       return undefined;
     }
   } else {
@@ -77,8 +86,15 @@ async function loadChosenTemplate(services: Pick<Services, 'api' | 'connection' 
     const errors = loaded.problems.filter((p) => p.severity === 'error');
     services.log.warn(`templates: ${rel} has ${errors.length} problem(s): ${errors.map((p) => `${p.where}: ${p.message}`).join(' | ')}`);
     const open = await vscode.window.showErrorMessage(
-      `Template ${rel} has ${errors.length} problem${errors.length === 1 ? '' : 's'} (first: ${errors[0]?.where}: ${errors[0]?.message}). Nothing was rented. Fix them (see the Problems panel) and try again.`,
-      'Open Template',
+      vscode.l10n.t(
+        'Template {0} has {1} problem{2} (first: {3}: {4}). Nothing was rented. Fix them (see the Problems panel) and try again.',
+        rel,
+        errors.length,
+        errors.length === 1 ? '' : 's',
+        errors[0]?.where ?? '',
+        errors[0]?.message ?? '',
+      ),
+      vscode.l10n.t('Open Template'),
     );
     if (open) await vscode.window.showTextDocument(uri);
     return undefined;
@@ -94,10 +110,21 @@ async function create(services: Services, asked: CreateArgs, preselected?: Offer
   if ((chosen.loaded.template.count ?? 1) > 1) {
     // A group of machines (src/groups/) picks its own cluster: it is its own command, run by id.
     if (preselected !== undefined || args.offerId !== undefined) {
-      vscode.window.showErrorMessage(`Template ${chosen.rel} rents a group of ${chosen.loaded.template.count} machines, which picks its own physical cluster: it cannot rent one offer. Use Create Instance from Template, or set "count": 1.`);
+      vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'Template {0} rents a group of {1} machines, which picks its own physical cluster: it cannot rent one offer. Use Create Instance from Template, or set "count": 1.',
+          chosen.rel,
+          String(chosen.loaded.template.count),
+        ),
+      );
       return undefined;
     }
-    return vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createGroup', { template: chosen.uri, ...(args.confirm === false ? { confirm: false } : {}), ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}), ...(args.signal ? { signal: args.signal } : {}) });
+    return vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createGroup', {
+      template: chosen.uri,
+      ...(args.confirm === false ? { confirm: false } : {}),
+      ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),
+      ...(args.signal ? { signal: args.signal } : {}),
+    });
   }
   // One rental at a time per offer (or per template without one): a second click says so and rents nothing.
   const offer = preselected ?? args.offerId;
@@ -107,7 +134,12 @@ async function create(services: Services, asked: CreateArgs, preselected?: Offer
   return oneAtATime(services, key, 'Rent', name, undefined, () => rent(services, args, chosen, offer));
 }
 
-async function rent(services: Services, args: CreateArgs, chosen: { rel: string; loaded: LoadedTemplate & { template: Template } }, offer: Offer | number | undefined): Promise<CreateFlowResult | undefined> {
+async function rent(
+  services: Services,
+  args: CreateArgs,
+  chosen: { rel: string; loaded: LoadedTemplate & { template: Template } },
+  offer: Offer | number | undefined,
+): Promise<CreateFlowResult | undefined> {
   const { rel, loaded } = chosen;
   const template = loaded.template;
   const setup = await rentSetup(services, loaded);
@@ -133,61 +165,79 @@ async function rent(services: Services, args: CreateArgs, chosen: { rel: string;
 type FlowRunner = (ports: Omit<Parameters<typeof runCreateFlow>[0], 'api'>, signal: AbortSignal) => Promise<CreateFlowResult>;
 
 /** Runs the flow behind a cancellable progress notification: stage n of 6, message, attempt, elapsed time. */
-function withProgress(services: Pick<Services, 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, args: CreateArgs, template: Template, guard: GuardRequest | undefined, runFlow: FlowRunner): Thenable<CreateFlowResult> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: "${template.name}"`, cancellable: true }, async (progress, token) => {
-    const ac = new AbortController();
-    token.onCancellationRequested(() => ac.abort());
-    if (args.signal?.aborted) ac.abort();
-    else args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
-    let last: ProgressUpdate | undefined;
-    let reported = 0;
-    const show = () => {
-      if (!last) return;
-      const n = Math.max(0, STAGES.indexOf(last.stage));
-      const step = last.stage === 'done' ? STAGES.length : n + 1;
-      const target = Math.round((step / STAGES.length) * 100);
-      const attempt = last.attempt > 1 ? ` · attempt ${last.attempt}/${last.maxAttempts}` : '';
-      // No clock while the confirmation waits for the user: that time is not the creation's.
-      const time = last.stage === 'confirming' || last.stage === 'searching' ? '' : ` · ${elapsed(last.elapsedMs)}`;
-      progress.report({ message: `(${step}/${STAGES.length}) ${STAGE_TEXT[last.stage]}: ${last.message}${attempt}${time}`, increment: Math.max(0, target - reported) });
-      reported = Math.max(reported, target);
-    };
-    // The flow's elapsed time starts at the click on Rent; between its updates it advances here.
-    let clockFrom = Date.now();
-    const ticker = setInterval(() => {
-      if (last && last.stage !== 'confirming') {
-        last = { ...last, elapsedMs: Date.now() - clockFrom };
-        show();
-      }
-    }, 1000);
-    try {
-      return await runFlow(
-        {
-          log: services.log,
-          prompts: vscodePrompts(args, guard),
-          progress: (u) => {
-            last = u;
-            clockFrom = Date.now() - u.elapsedMs;
-            show();
+function withProgress(
+  services: Pick<Services, 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>,
+  args: CreateArgs,
+  template: Template,
+  guard: GuardRequest | undefined,
+  runFlow: FlowRunner,
+): Thenable<CreateFlowResult> {
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GPU Rental: "{0}"', template.name), cancellable: true },
+    async (progress, token) => {
+      const ac = new AbortController();
+      token.onCancellationRequested(() => ac.abort());
+      if (args.signal?.aborted) ac.abort();
+      else args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+      let last: ProgressUpdate | undefined;
+      let reported = 0;
+      const show = () => {
+        if (!last) return;
+        const n = Math.max(0, STAGES.indexOf(last.stage));
+        const step = last.stage === 'done' ? STAGES.length : n + 1;
+        const target = Math.round((step / STAGES.length) * 100);
+        const attempt = last.attempt > 1 ? ` · attempt ${last.attempt}/${last.maxAttempts}` : '';
+        // No clock while the confirmation waits for the user: that time is not the creation's.
+        const time = last.stage === 'confirming' || last.stage === 'searching' ? '' : ` · ${elapsed(last.elapsedMs)}`;
+        progress.report({
+          message: `(${step}/${STAGES.length}) ${STAGE_TEXT[last.stage]}: ${last.message}${attempt}${time}`,
+          increment: Math.max(0, target - reported),
+        });
+        reported = Math.max(reported, target);
+      };
+      // The flow's elapsed time starts at the click on Rent; between its updates it advances here.
+      let clockFrom = Date.now();
+      const ticker = setInterval(() => {
+        if (last && last.stage !== 'confirming') {
+          last = { ...last, elapsedMs: Date.now() - clockFrom };
+          show();
+        }
+      }, 1000);
+      try {
+        return await runFlow(
+          {
+            log: services.log,
+            prompts: vscodePrompts(args, guard),
+            progress: (u) => {
+              last = u;
+              clockFrom = Date.now() - u.elapsedMs;
+              show();
+            },
+            clock: realClock,
+            ssh: sshEntryWriterFor(services),
+            instances: services.instances,
+            state: services.globalState,
           },
-          clock: realClock,
-          ssh: sshEntryWriterFor(services),
-          instances: services.instances,
-          state: services.globalState,
-        },
-        ac.signal,
-      );
-    } finally {
-      clearInterval(ticker);
-    }
-  });
+          ac.signal,
+        );
+      } finally {
+        clearInterval(ticker);
+      }
+    },
+  );
 }
 
 /** Tells the user how it ended, and keeps watching whatever is still in flight. */
-function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>, result: CreateFlowResult, template: Template, rel: string): void {
+function report(
+  services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>,
+  result: CreateFlowResult,
+  template: Template,
+  rel: string,
+): void {
   // A rental the flow stopped waiting for (its fate unknown; the user may have rented another
   // instead) is watched from now on, whatever this click came to, and adopted if it appears.
-  for (const r of readInflight(services.globalState)) if (r.late) background(keepWatching(services, r.instanceId ?? r.label), services.log, 'watching a rental of unknown fate');
+  for (const r of readInflight(services.globalState))
+    if (r.late) background(keepWatching(services, r.instanceId ?? r.label), services.log, 'watching a rental of unknown fate');
   switch (result.outcome) {
     case 'running': {
       const where = result.alias ? ` (ssh ${result.alias})` : '';
@@ -196,11 +246,22 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
       if (!result.sshError && result.alias) services.guard.readSoon(result.instance.id);
       // One notification: running, or (as a warning, which says it runs) what went wrong with its SSH entry.
       const shown = result.sshError
-        ? vscode.window.showWarningMessage(`Instance ${result.instance.id} from "${template.name}": ${result.sshError}`, 'Connect')
-        : vscode.window.showInformationMessage(`Instance ${result.instance.id} from "${template.name}" is running${where}.`, 'Connect');
-      background(shown.then((c) => {
-        if (c === 'Connect') background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
-      }), services.log, 'the running notice');
+        ? vscode.window.showWarningMessage(
+            vscode.l10n.t('Instance {0} from "{1}": {2}', result.instance.id, template.name, result.sshError),
+            vscode.l10n.t('Connect'),
+          )
+        : vscode.window.showInformationMessage(
+            vscode.l10n.t('Instance {0} from "{1}" is running{2}.', result.instance.id, template.name, where),
+            vscode.l10n.t('Connect'),
+          );
+      background(
+        shown.then((c) => {
+          if (c === vscode.l10n.t('Connect'))
+            background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
+        }),
+        services.log,
+        'the running notice',
+      );
       break;
     }
     case 'stopped': {
@@ -220,19 +281,32 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
       break;
     case 'kept':
       background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
-      background(vscode.window.showWarningMessage(result.message, 'Show Output Log').then((c) => {
-        if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
-      }), services.log, 'the kept notice');
+      background(
+        vscode.window.showWarningMessage(result.message, vscode.l10n.t('Show Output Log')).then((c) => {
+          if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
+        }),
+        services.log,
+        'the kept notice',
+      );
       break;
     case 'failed': {
       if (result.keptId !== undefined) background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
       // An instance that ended exited/unknown/offline: its log says why (requested before it was destroyed).
       const failedLog = result.logs?.[result.logs.length - 1];
       const actions = failedLog ? ['Show Instance Logs', 'Show Output Log'] : ['Show Output Log'];
-      background(vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
-        if (c === 'Show Instance Logs' && failedLog) background(vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }), services.log, 'opening the instance logs');
-        else if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
-      }), services.log, 'the failure notice');
+      background(
+        vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
+          if (c === 'Show Instance Logs' && failedLog)
+            background(
+              vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }),
+              services.log,
+              'opening the instance logs',
+            );
+          else if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
+        }),
+        services.log,
+        'the failure notice',
+      );
       break;
     }
   }
@@ -242,7 +316,12 @@ function report(services: Pick<Services, 'api' | 'connection' | 'globalState' | 
 export async function rentOffer(services: Services, arg?: unknown, extra: CreateArgs = {}): Promise<CreateFlowResult | undefined> {
   let offer = offerRefOf<Offer>(arg);
   if (offer === undefined) {
-    const v = await vscode.window.showInputBox({ title: 'Rent offer', prompt: 'Offer id (from the Offers view or a search)', placeHolder: 'e.g. 12345678', validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.') });
+    const v = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Rent offer'),
+      prompt: vscode.l10n.t('Offer id (from the Offers view or a search)'),
+      placeHolder: vscode.l10n.t('e.g. 12345678'),
+      validateInput: (s) => (offerRefOf(s) !== undefined ? undefined : 'Enter the numeric offer id.'),
+    });
     if (!v) return undefined;
     offer = offerRefOf<Offer>(v);
     if (offer === undefined) return undefined;

@@ -6,16 +6,17 @@ import { exampleTemplate } from '../../templateExample';
 export async function newTemplate(_services: Pick<Services, never>): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length === 0) {
-    vscode.window.showErrorMessage('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.');
+    vscode.window.showErrorMessage(vscode.l10n.t('Templates live in a workspace folder, and none is open. Open a folder, then run "New Template" again.'));
     return undefined;
   }
-  const folder = folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder to create the template in' });
+  const folder =
+    folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Folder to create the template in') });
   if (!folder) return undefined;
   const name = await vscode.window.showInputBox({
-    title: 'New GPU Rental template',
-    prompt: 'File name in .gpu/',
+    title: vscode.l10n.t('New GPU Rental template'),
+    prompt: vscode.l10n.t('File name in .gpu/'),
     value: 'my-gpu-box',
-    placeHolder: 'e.g. my-gpu-box',
+    placeHolder: vscode.l10n.t('e.g. my-gpu-box'),
     validateInput: (v) => (/^[A-Za-z0-9._-]+$/.test(v.replace(/\.json$/, '')) ? undefined : 'Use letters, digits, ".", "_" and "-".'),
   });
   if (!name) return undefined;
@@ -23,7 +24,7 @@ export async function newTemplate(_services: Pick<Services, never>): Promise<vsc
   const uri = vscode.Uri.joinPath(folder.uri, '.gpu', `${stem}.json`);
   try {
     await vscode.workspace.fs.stat(uri);
-    vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(uri)} already exists. Choose another name, or open the existing file.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('{0} already exists. Choose another name, or open the existing file.', vscode.workspace.asRelativePath(uri)));
     return undefined;
   } catch {
     // does not exist: good

@@ -8,22 +8,22 @@ export async function setTemplateSecret(services: Pick<Services, 'log' | 'secret
   const name =
     arg?.name ??
     (await vscode.window.showInputBox({
-      title: 'Set template secret',
-      prompt: 'Name used in templates as ${secret:NAME}',
-      placeHolder: 'HF_TOKEN',
+      title: vscode.l10n.t('Set template secret'),
+      prompt: vscode.l10n.t('Name used in templates as ${secret:NAME}'),
+      placeHolder: vscode.l10n.t('HF_TOKEN'),
       validateInput: (v) => (SECRET_NAME.test(v) ? undefined : 'Use letters, digits, "_", "-" and "."; start with a letter or "_".'),
     }));
   if (!name) return false;
   if (!SECRET_NAME.test(name)) {
-    vscode.window.showErrorMessage(`"${name}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.', name));
     return false;
   }
   const value =
     arg?.value ??
     (await vscode.window.showInputBox({
       title: `Value of \${secret:${name}}`,
-      prompt: 'Stored in VS Code SecretStorage (your OS keychain); leave empty to delete it.',
-      placeHolder: 'the secret value (hidden as you type)',
+      prompt: vscode.l10n.t('Stored in VS Code SecretStorage (your OS keychain); leave empty to delete it.'),
+      placeHolder: vscode.l10n.t('the secret value (hidden as you type)'),
       password: true,
       ignoreFocusOut: true,
     }));

@@ -36,7 +36,7 @@ export async function tryDemoMode(services: Pick<Services, 'connection' | 'conne
     tellDone(`${DEMO_MESSAGE} Exit Demo Mode (in the views' toolbar) leaves it.`);
     return true;
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not start demo mode: ${describeError(e)}. Check the "GPU Rental" output channel and try again.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not start demo mode: {0}. Check the "GPU Rental" output channel and try again.', describeError(e)));
     return false;
   }
 }

@@ -20,14 +20,17 @@ export interface DemoGpuLoadResult {
 async function askLoad(name: string): Promise<number | undefined> {
   const pick = await vscode.window.showQuickPick(
     LOAD_CHOICES.map((c) => ({ label: c.label, description: c.description, util: c.util })),
-    { title: `GPU Rental: Set Demo GPU Load of ${name}`, placeHolder: 'What should its GPU report? (the idle guard reads it with nvidia-smi)' },
+    {
+      title: vscode.l10n.t('GPU Rental: Set Demo GPU Load of {0}', name),
+      placeHolder: vscode.l10n.t('What should its GPU report? (the idle guard reads it with nvidia-smi)'),
+    },
   );
   if (!pick) return undefined;
   if (pick.util !== undefined) return pick.util;
   const typed = await vscode.window.showInputBox({
-    title: `GPU Rental: Set Demo GPU Load of ${name}`,
-    prompt: 'GPU utilisation in percent (0 to 100)',
-    placeHolder: 'e.g. 3 (idle) or 85 (busy)',
+    title: vscode.l10n.t('GPU Rental: Set Demo GPU Load of {0}', name),
+    prompt: vscode.l10n.t('GPU utilisation in percent (0 to 100)'),
+    placeHolder: vscode.l10n.t('e.g. 3 (idle) or 85 (busy)'),
     validateInput: (text) => {
       const r = parseLoad(text);
       return 'problem' in r ? r.problem : undefined;
@@ -38,19 +41,26 @@ async function askLoad(name: string): Promise<number | undefined> {
   return 'util' in r ? r.util : undefined;
 }
 
-export async function setDemoGpuLoad(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>, arg?: unknown): Promise<DemoGpuLoadResult | undefined> {
+export async function setDemoGpuLoad(
+  services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>,
+  arg?: unknown,
+): Promise<DemoGpuLoadResult | undefined> {
   if (!services.connection().demo) {
-    vscode.window.showInformationMessage('Set Demo GPU Load works in demo mode only: a real instance reports its real GPU. Run "GPU Rental: Try Demo Mode" to try the idle guard on a simulated machine.');
+    vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'Set Demo GPU Load works in demo mode only: a real instance reports its real GPU. Run "GPU Rental: Try Demo Mode" to try the idle guard on a simulated machine.',
+      ),
+    );
     return undefined;
   }
   const given = arg && typeof arg === 'object' ? (arg as { util?: unknown }).util : undefined;
   if (given !== undefined && gpuLoadProblem(given)) {
-    vscode.window.showErrorMessage(`Set Demo GPU Load needs "util" as ${gpuLoadProblem(given)}.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Set Demo GPU Load needs "util" as {0}.', String(gpuLoadProblem(given))));
     return undefined;
   }
   const inst = await resolveInstance(services, arg, (i) => i.state === 'running', {
     verb: 'Set Demo GPU Load',
-    none: 'No running demo instance: rent one first (Create Instance from Template… or an offer\'s Rent), then set its GPU load.',
+    none: "No running demo instance: rent one first (Create Instance from Template… or an offer's Rent), then set its GPU load.",
   });
   if (!inst) return undefined;
   const name = instanceName(inst);
@@ -59,7 +69,7 @@ export async function setDemoGpuLoad(services: Pick<Services, 'api' | 'connectio
   try {
     await (await services.api()).setDemoGpuLoad(inst.id, util);
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not set the demo GPU load of ${name}: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not set the demo GPU load of {0}: {1}', name, describeError(e)));
     return undefined;
   }
   services.log.info(`demo: the GPU of instance ${inst.id} reports ${util} % now`);

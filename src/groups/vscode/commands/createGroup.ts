@@ -38,52 +38,64 @@ export async function createGroup(services: Services, asked: CreateGroupArgs = {
   if (await templatesRestricted()) return undefined;
   const uri = args.template !== undefined ? await resolveTemplateUri(args.template) : undefined;
   if (!uri) {
-    vscode.window.showErrorMessage(`Template "${String(args.template ?? '')}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.`);
+    vscode.window.showErrorMessage(
+      vscode.l10n.t(
+        'Template "{0}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.',
+        String(args.template ?? ''),
+      ),
+    );
     return undefined;
   }
   const rel = vscode.workspace.asRelativePath(uri, false);
   const loaded = await loadTemplateUri(services, uri);
   const t = loaded.template;
   if (!t) {
-    vscode.window.showErrorMessage(`Template ${rel} has problems (see the Problems panel). Nothing was rented. Fix them and try again.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Template {0} has problems (see the Problems panel). Nothing was rented. Fix them and try again.', rel));
     return undefined;
   }
   const setup = await rentSetup(services, { ...loaded, template: t });
   if (!setup) return undefined;
   const { api, guard, onstart } = setup;
   const shell = sshShell({ configPath: createWriter(services).configPath });
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `GPU Rental: group "${t.name}" (${t.count} machines)`, cancellable: true }, (progress, token) => {
-    const ac = new AbortController();
-    token.onCancellationRequested(() => ac.abort());
-    args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
-    return runGroupFlow(
-      {
-        api,
-        log: services.log,
-        prompts: vscodeGroupPrompts(),
-        progress: (u) => progress.report({ message: u.message }),
-        clock: realClock,
-        ssh: sshEntryWriterFor(services),
-        instances: services.instances,
-        state: services.globalState,
-        prepare: (g, inst) => {
-          progress.report({ message: 'every machine runs; reading rank 0\'s address and writing each rank\'s environment…' });
-          return prepareGroup(shell, realClock, g, inst);
+  const result = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('GPU Rental: group "{0}" ({1} machines)', t.name, String(t.count)),
+      cancellable: true,
+    },
+    (progress, token) => {
+      const ac = new AbortController();
+      token.onCancellationRequested(() => ac.abort());
+      args.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+      return runGroupFlow(
+        {
+          api,
+          log: services.log,
+          prompts: vscodeGroupPrompts(),
+          progress: (u) => progress.report({ message: u.message }),
+          clock: realClock,
+          ssh: sshEntryWriterFor(services),
+          instances: services.instances,
+          state: services.globalState,
+          prepare: (g, inst) => {
+            progress.report({ message: vscode.l10n.t("every machine runs; reading rank 0's address and writing each rank's environment…") });
+            return prepareGroup(shell, realClock, g, inst);
+          },
         },
-      },
-      {
-        template: t,
-        templatePath: rel,
-        secrets: loaded.secrets,
-        ...(onstart !== undefined ? { onstart } : {}),
-        ...(guard ? { guard } : {}),
-        ...(args.confirm === false ? { confirm: false } : {}),
-        ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),
-        ...(args.maxWaitMs ? { maxWaitMs: args.maxWaitMs } : {}),
-        signal: ac.signal,
-      },
-    );
-  });
+        {
+          template: t,
+          templatePath: rel,
+          secrets: loaded.secrets,
+          ...(onstart !== undefined ? { onstart } : {}),
+          ...(guard ? { guard } : {}),
+          ...(args.confirm === false ? { confirm: false } : {}),
+          ...(args.pollIntervalMs ? { pollIntervalMs: args.pollIntervalMs } : {}),
+          ...(args.maxWaitMs ? { maxWaitMs: args.maxWaitMs } : {}),
+          signal: ac.signal,
+        },
+      );
+    },
+  );
   await report(services, result, uri);
   return result;
 }
@@ -97,14 +109,24 @@ async function report(services: Services, r: GroupResult, templateUri: vscode.Ur
   const folder = vscode.Uri.joinPath(templateUri, '..');
   const file = vscode.Uri.joinPath(folder, `${g.name}.hostfile`);
   try {
-    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(hostfile(g.members.map((m) => `gpu-${g.name}-${m.rank}`), g.gpusPerNode)));
+    await vscode.workspace.fs.writeFile(
+      file,
+      new TextEncoder().encode(
+        hostfile(
+          g.members.map((m) => `gpu-${g.name}-${m.rank}`),
+          g.gpusPerNode,
+        ),
+      ),
+    );
   } catch (e) {
     services.log.warn(`group ${g.name}: writing the workspace hostfile failed: ${describeError(e)}`);
   }
   background(
-    vscode.window.showInformationMessage(`${r.message} Hostfile: ${vscode.workspace.asRelativePath(file, false)}.`, 'Run on Group…').then((c) => {
-      if (c) background(vscode.commands.executeCommand('gpuRental.runOnGroup', { group: g.name }), services.log, 'opening Run on Group');
-    }),
+    vscode.window
+      .showInformationMessage(vscode.l10n.t('{0} Hostfile: {1}.', r.message, vscode.workspace.asRelativePath(file, false)), vscode.l10n.t('Run on Group…'))
+      .then((c) => {
+        if (c) background(vscode.commands.executeCommand('gpuRental.runOnGroup', { group: g.name }), services.log, 'opening Run on Group');
+      }),
     services.log,
     'the group ready notice',
   );
@@ -132,17 +154,32 @@ export async function resumeInterruptedGroups(services: Services): Promise<void>
       prepare: (g, inst) => prepareGroup(shell, realClock, g, inst),
       confirmUnwind: async (g: GroupRecord, ids: readonly number[], problem: string) =>
         (await vscode.window.showWarningMessage(
-          `Group "${g.name}": ${problem}. Destroy its ${ids.length} machine(s) (${formatRate(groupTotal(g), 2)} in total)?`,
-          { modal: true, detail: `The group was being rented when VS Code reloaded; all or none was agreed, so it cannot be used as it is. Instances ${ids.join(', ')} are billing until destroyed. "Keep" leaves them in the Instances view, under the group (Destroy Group there).` },
-          'Destroy Group',
-          'Keep',
-        )) === 'Destroy Group',
+          vscode.l10n.t('Group "{0}": {1}. Destroy its {2} machine(s) ({3} in total)?', g.name, problem, ids.length, formatRate(groupTotal(g), 2)),
+          {
+            modal: true,
+            detail: vscode.l10n.t(
+              'The group was being rented when VS Code reloaded; all or none was agreed, so it cannot be used as it is. Instances {0} are billing until destroyed. "Keep" leaves them in the Instances view, under the group (Destroy Group there).',
+              ids.join(', '),
+            ),
+          },
+          vscode.l10n.t('Destroy Group'),
+          vscode.l10n.t('Keep'),
+        )) === vscode.l10n.t('Destroy Group'),
     },
     { signal: ac.signal },
   );
   for (const r of out) {
-    if (r.outcome === 'ready') vscode.window.showInformationMessage(`Group "${r.name}" is ready after the reload: every machine runs. Rank 0 is gpu-${r.name}-0.`);
-    else if (r.outcome === 'destroyed' && r.kept.length) vscode.window.showErrorMessage(`Group "${r.name}": ${r.kept.map((id) => `instance ${id}`).join(', ')} could not be destroyed and still bill. Destroy them from the Instances view.`);
-    else if (r.outcome === 'destroyed') vscode.window.showInformationMessage(`Group "${r.name}" was destroyed (${r.destroyed.length} machines); nothing of it bills.`);
+    if (r.outcome === 'ready')
+      vscode.window.showInformationMessage(vscode.l10n.t('Group "{0}" is ready after the reload: every machine runs. Rank 0 is gpu-{1}-0.', r.name, r.name));
+    else if (r.outcome === 'destroyed' && r.kept.length)
+      vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'Group "{0}": {1} could not be destroyed and still bill. Destroy them from the Instances view.',
+          r.name,
+          r.kept.map((id) => `instance ${id}`).join(', '),
+        ),
+      );
+    else if (r.outcome === 'destroyed')
+      vscode.window.showInformationMessage(vscode.l10n.t('Group "{0}" was destroyed ({1} machines); nothing of it bills.', r.name, r.destroyed.length));
   }
 }

@@ -48,12 +48,30 @@ export async function destroyGroup(services: Services, arg?: unknown): Promise<{
   const g = await pickGroup(services, args.group, 'Destroy which group?');
   if (!g) return undefined;
   const total = formatRate(groupTotal(g), 2);
-  if (!(await confirmed(g, `Destroy group "${g.name}": all ${g.members.length} machines (${total} in total)?`, `Instances ${ids(g)} and their disks are deleted, with everything on them, and the group's private network. This cannot be undone.`, 'Destroy Group', args))) return undefined;
+  if (
+    !(await confirmed(
+      g,
+      `Destroy group "${g.name}": all ${g.members.length} machines (${total} in total)?`,
+      `Instances ${ids(g)} and their disks are deleted, with everything on them, and the group's private network. This cannot be undone.`,
+      'Destroy Group',
+      args,
+    ))
+  )
+    return undefined;
   const p = await ports(services);
   if (!p) return undefined;
   const r = await destroyAll(p, g);
-  if (r.kept.length) vscode.window.showErrorMessage(`Group "${g.name}": ${r.kept.map((id) => `instance ${id}`).join(', ')} could not be destroyed and ${r.kept.length === 1 ? 'is' : 'are'} still billing. Try Destroy Group again, or destroy ${r.kept.length === 1 ? 'it' : 'them'} from the Instances view.`);
-  else vscode.window.showInformationMessage(`Group "${g.name}" was destroyed (${r.destroyed.length} machines); billing for it has stopped.`);
+  if (r.kept.length)
+    vscode.window.showErrorMessage(
+      vscode.l10n.t(
+        'Group "{0}": {1} could not be destroyed and {2} still billing. Try Destroy Group again, or destroy {3} from the Instances view.',
+        g.name,
+        r.kept.map((id) => `instance ${id}`).join(', '),
+        r.kept.length === 1 ? 'is' : 'are',
+        r.kept.length === 1 ? 'it' : 'them',
+      ),
+    );
+  else vscode.window.showInformationMessage(vscode.l10n.t('Group "{0}" was destroyed ({1} machines); billing for it has stopped.', g.name, r.destroyed.length));
   return r;
 }
 
@@ -66,13 +84,33 @@ async function setState(services: Services, arg: unknown, state: 'running' | 'st
     state === 'stopped'
       ? `Instances ${ids(g)} stop: GPU billing ends, their disks are kept and still billed. A job running on them is interrupted.`
       : `Instances ${ids(g)} start again at ${formatRate(groupTotal(g), 2)} in total, if their machines are free (a stopped instance can lose its GPU to another renter).`;
-  if (!(await confirmed(g, `${verb} group "${g.name}": all ${g.members.length} machines (${formatRate(groupTotal(g), 2)} in total)?`, detail, `${verb} Group`, args))) return undefined;
+  if (
+    !(await confirmed(
+      g,
+      `${verb} group "${g.name}": all ${g.members.length} machines (${formatRate(groupTotal(g), 2)} in total)?`,
+      detail,
+      `${verb} Group`,
+      args,
+    ))
+  )
+    return undefined;
   const p = await ports(services);
   if (!p) return undefined;
   const failed = await setGroupState(p, g, state);
   background(services.instances.refresh(), services.log, 'refreshing the instances');
-  if (failed.length) vscode.window.showErrorMessage(`Group "${g.name}": ${failed.map((id) => `instance ${id}`).join(', ')} could not be ${state === 'stopped' ? 'stopped' : 'started'}. See the GPU Rental log, and try again.`);
-  else vscode.window.showInformationMessage(`Group "${g.name}": ${state === 'stopped' ? 'stopping' : 'starting'} all ${g.members.length} machines.`);
+  if (failed.length)
+    vscode.window.showErrorMessage(
+      vscode.l10n.t(
+        'Group "{0}": {1} could not be {2}. See the GPU Rental log, and try again.',
+        g.name,
+        failed.map((id) => `instance ${id}`).join(', '),
+        state === 'stopped' ? 'stopped' : 'started',
+      ),
+    );
+  else
+    vscode.window.showInformationMessage(
+      vscode.l10n.t('Group "{0}": {1} all {2} machines.', g.name, state === 'stopped' ? 'stopping' : 'starting', g.members.length),
+    );
   return { failed };
 }
 

@@ -23,15 +23,20 @@ export interface RunOnGroupResult {
 /** `{ group, command }` from scripts; the Instances view's group row passes itself (`{ name }`). */
 export async function runOnGroup(services: Services, arg?: unknown): Promise<RunOnGroupResult | undefined> {
   const a = (arg && typeof arg === 'object' ? arg : {}) as RunOnGroupArgs & { name?: unknown };
-  const args: RunOnGroupArgs = { ...(typeof a.group === 'string' ? { group: a.group } : typeof a.name === 'string' ? { group: a.name } : {}), ...(typeof a.command === 'string' ? { command: a.command } : {}) };
+  const args: RunOnGroupArgs = {
+    ...(typeof a.group === 'string' ? { group: a.group } : typeof a.name === 'string' ? { group: a.name } : {}),
+    ...(typeof a.command === 'string' ? { command: a.command } : {}),
+  };
   const g = await pickGroup(services, args.group, 'Run on which group?');
   if (!g) return undefined;
   const command =
     args.command ??
     (await vscode.window.showInputBox({
-      title: `Run on every machine of "${g.name}" (${g.count})`,
-      prompt: 'A shell command; each machine runs it with its MASTER_ADDR, MASTER_PORT, NODE_RANK, NNODES, WORLD_SIZE, GPUS_PER_NODE set. E.g. torchrun --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=$GPUS_PER_NODE --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT train.py',
-      placeHolder: 'e.g. nvidia-smi -L, or torchrun … train.py',
+      title: vscode.l10n.t('Run on every machine of "{0}" ({1})', g.name, g.count),
+      prompt: vscode.l10n.t(
+        'A shell command; each machine runs it with its MASTER_ADDR, MASTER_PORT, NODE_RANK, NNODES, WORLD_SIZE, GPUS_PER_NODE set. E.g. torchrun --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=$GPUS_PER_NODE --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT train.py',
+      ),
+      placeHolder: vscode.l10n.t('e.g. nvidia-smi -L, or torchrun … train.py'),
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : 'Enter a command.'),
     }));
@@ -59,15 +64,20 @@ function runInTerminal(services: Services, g: GroupRecord, command: string): Pro
             lines.push(text);
             write.fire(`${err ? '\x1b[31m' : ''}${text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '')}${err ? '\x1b[0m' : ''}\r\n`);
           },
-        }).then((runs) => {
-          const failed = runs.filter((r) => r.code !== 0);
-          write.fire(`\r\n${failed.length ? `Ended with errors on rank ${failed.map((r) => `${r.rank} (exit ${r.code})`).join(', ')}.` : 'Ended on every machine.'} Close this terminal when you are done.\r\n`);
-          services.log.info(`group ${g.name}: ran a command on ${g.count} machines (${failed.length} failed)`);
-          resolve({ group: g.name, runs, lines });
-        }, (e: unknown) => {
-          write.fire(`\r\nCould not run: ${e instanceof Error ? e.message : String(e)}\r\n`);
-          resolve({ group: g.name, runs: [], lines });
-        });
+        }).then(
+          (runs) => {
+            const failed = runs.filter((r) => r.code !== 0);
+            write.fire(
+              `\r\n${failed.length ? `Ended with errors on rank ${failed.map((r) => `${r.rank} (exit ${r.code})`).join(', ')}.` : 'Ended on every machine.'} Close this terminal when you are done.\r\n`,
+            );
+            services.log.info(`group ${g.name}: ran a command on ${g.count} machines (${failed.length} failed)`);
+            resolve({ group: g.name, runs, lines });
+          },
+          (e: unknown) => {
+            write.fire(`\r\nCould not run: ${e instanceof Error ? e.message : String(e)}\r\n`);
+            resolve({ group: g.name, runs: [], lines });
+          },
+        );
       },
       close: () => stop.abort(),
     };

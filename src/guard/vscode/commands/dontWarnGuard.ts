@@ -6,7 +6,10 @@ import type { Instance } from '../../../api/types';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { closeGuardWarning } from '../guardWarnings';
 
-export async function dontWarnGuard(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>, arg?: unknown): Promise<{ instanceId: number } | undefined> {
+export async function dontWarnGuard(
+  services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>,
+  arg?: unknown,
+): Promise<{ instanceId: number } | undefined> {
   const inst = await resolveInstance(services, arg, (i: Instance) => i.state === 'running', {
     verb: "Don't Warn Again (Idle Guard)",
     none: 'No running instance: idle guard warnings are about running instances.',

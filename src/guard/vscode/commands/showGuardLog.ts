@@ -42,7 +42,10 @@ export interface ShowGuardLogResult {
   document?: vscode.TextDocument;
 }
 
-export async function showGuardLog(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log' | 'track'>, arg?: unknown): Promise<ShowGuardLogResult | undefined> {
+export async function showGuardLog(
+  services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log' | 'track'>,
+  arg?: unknown,
+): Promise<ShowGuardLogResult | undefined> {
   // Stopped instances too: after the guard stopped one, its log says why (the last lines read while it ran).
   const inst: Instance | undefined = await resolveInstance(services, arg, (i) => i.state === 'running' || installedGuard(i.onstart) !== undefined, {
     verb: 'Show Idle Guard Log',
@@ -57,7 +60,13 @@ export async function showGuardLog(services: Pick<Services, 'api' | 'connection'
       services.log.warn(`guard: reading the guard log of instance ${inst.id} failed: ${r.reason}`);
     }
     // One notice either way, with what resolves it (G3 of the UX audit): a terminal on the instance.
-    background(vscode.window.showWarningMessage(problem, OPEN_TERMINAL).then((a) => (a === OPEN_TERMINAL ? vscode.commands.executeCommand('gpuRental.openTerminal', inst.id) : undefined)), services.log, 'the guard log notice');
+    background(
+      vscode.window
+        .showWarningMessage(problem, OPEN_TERMINAL)
+        .then((a) => (a === OPEN_TERMINAL ? vscode.commands.executeCommand('gpuRental.openTerminal', inst.id) : undefined)),
+      services.log,
+      'the guard log notice',
+    );
     return { instanceId: inst.id, read: r.kind };
   }
   const emitter = register(services);

@@ -10,12 +10,15 @@ import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';
 import { snoozeFailedText } from '../guardWarningText';
 
-export async function snoozeGuard(services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>, arg?: unknown): Promise<SnoozeResult | undefined> {
+export async function snoozeGuard(
+  services: Pick<Services, 'api' | 'connection' | 'guard' | 'instances' | 'log'>,
+  arg?: unknown,
+): Promise<SnoozeResult | undefined> {
   const raw = arg && typeof arg === 'object' ? (arg as { minutes?: unknown }).minutes : undefined;
   let minutes = 60;
   if (raw !== undefined) {
     if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10080) {
-      vscode.window.showErrorMessage('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).');
+      vscode.window.showErrorMessage(vscode.l10n.t('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).'));
       return undefined;
     }
     minutes = raw;
@@ -31,10 +34,14 @@ export async function snoozeGuard(services: Pick<Services, 'api' | 'connection' 
     // Told at once, with what to do, before the guard acts: never a silent failure.
     const msg = snoozeFailedText(inst.label ?? `#${inst.id}`, describeError(e), services.guard.plannedAct(inst.id));
     services.log.warn(`guard: ${msg}`);
-    background(vscode.window.showErrorMessage(msg, OPEN_TERMINAL, STOP_NOW).then(async (pick) => {
-      if (pick === OPEN_TERMINAL) await vscode.commands.executeCommand('gpuRental.openTerminal', inst.id);
-      else if (pick === STOP_NOW) await vscode.commands.executeCommand('gpuRental.stopInstance', inst.id);
-    }), services.log, 'the snooze failure');
+    background(
+      vscode.window.showErrorMessage(msg, OPEN_TERMINAL, STOP_NOW).then(async (pick) => {
+        if (pick === OPEN_TERMINAL) await vscode.commands.executeCommand('gpuRental.openTerminal', inst.id);
+        else if (pick === STOP_NOW) await vscode.commands.executeCommand('gpuRental.stopInstance', inst.id);
+      }),
+      services.log,
+      'the snooze failure',
+    );
     return undefined;
   }
 }

@@ -14,14 +14,17 @@ import { consentOf } from '../../../core/vscode/consent';
  * gpuRental.changeBid(node | id | { id, price }): with a price (scripts), sends it without asking
  * when the user allows unattended calls (gpuRental.scripting.allowUnattended); else it asks.
  */
-export async function changeBid(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
+export async function changeBid(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  arg?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, isInterruptible, {
     verb: 'Change Bid',
     none: 'No interruptible instance: only instances rented with a bid have one.',
   });
   if (!inst) return false;
   if (!isInterruptible(inst)) {
-    vscode.window.showErrorMessage(`"${instanceName(inst)}" is an on-demand instance: it has a fixed price and no bid.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is an on-demand instance: it has a fixed price and no bid.', instanceName(inst)));
     return false;
   }
   return guardedInstanceAction(services, inst, 'Change Bid', () => askAndChangeBid(services, inst, arg));
@@ -37,17 +40,23 @@ async function askAndChangeBid(services: Pick<Services, 'api' | 'instances' | 'l
   if (given !== undefined) {
     const r = parseBid(String(given), min);
     if (!r.ok) {
-      vscode.window.showErrorMessage(`Change Bid: ${r.message}`);
+      vscode.window.showErrorMessage(vscode.l10n.t('Change Bid: {0}', r.message));
       return false;
     }
     price = r.price;
   } else {
-    const facts = [cur !== undefined ? `current bid ${formatRate(cur, 3)}` : undefined, min !== undefined ? `minimum now ${formatRate(min, 3)}` : undefined].filter(Boolean).join(' · ');
+    const facts = [cur !== undefined ? `current bid ${formatRate(cur, 3)}` : undefined, min !== undefined ? `minimum now ${formatRate(min, 3)}` : undefined]
+      .filter(Boolean)
+      .join(' · ');
     const text = await vscode.window.showInputBox({
-      title: `GPU Rental: Change Bid of "${instanceName(fresh)}"`,
-      prompt: `${isOutbid(fresh) ? 'Outbid: the service stopped this instance because someone bid more. ' : ''}New bid in $/h (${facts || 'no price information'}). A higher bid keeps the machine longer.`,
-      value: String(min !== undefined && (cur === undefined || cur < min) ? min : cur ?? ''),
-      placeHolder: 'e.g. 0.35',
+      title: vscode.l10n.t('GPU Rental: Change Bid of "{0}"', instanceName(fresh)),
+      prompt: vscode.l10n.t(
+        '{0}New bid in $/h ({1}). A higher bid keeps the machine longer.',
+        isOutbid(fresh) ? 'Outbid: the service stopped this instance because someone bid more. ' : '',
+        facts || 'no price information',
+      ),
+      value: String(min !== undefined && (cur === undefined || cur < min) ? min : (cur ?? '')),
+      placeHolder: vscode.l10n.t('e.g. 0.35'),
       validateInput: (v) => {
         const r = parseBid(v, min);
         return r.ok ? undefined : r.message;

@@ -13,7 +13,10 @@ import { consentOf } from '../../../core/vscode/consent';
  * may pass `{ id, skipConfirmation: true }` to skip the prompt, honoured only when the user allows
  * unattended calls (gpuRental.scripting.allowUnattended).
  */
-export async function destroyInstance(services: Pick<Services, 'api' | 'connection' | 'costs' | 'instanceGone' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
+export async function destroyInstance(
+  services: Pick<Services, 'api' | 'connection' | 'costs' | 'instanceGone' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  arg?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, () => true, {
     verb: 'Destroy Instance',
     none: 'You have no instances to destroy.',
@@ -22,7 +25,11 @@ export async function destroyInstance(services: Pick<Services, 'api' | 'connecti
   return guardedInstanceAction(services, inst, 'Destroy', () => confirmAndDestroy(services, inst, arg));
 }
 
-async function confirmAndDestroy(services: Pick<Services, 'api' | 'costs' | 'instanceGone' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
+async function confirmAndDestroy(
+  services: Pick<Services, 'api' | 'costs' | 'instanceGone' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  inst: Instance,
+  arg: unknown,
+): Promise<boolean> {
   const skip = skipsConfirmation(consentOf(services), arg, 'Destroy');
   if (!skip) {
     const confirmed = await confirmDestructive({
@@ -32,9 +39,7 @@ async function confirmAndDestroy(services: Pick<Services, 'api' | 'costs' | 'ins
     });
     if (!confirmed) return false;
   }
-  const ok = await runInstanceAction(services, inst, 'Destroying…', 'Could not destroy', async () =>
-    (await services.api()).destroyInstance(inst.id),
-  );
+  const ok = await runInstanceAction(services, inst, 'Destroying…', 'Could not destroy', async () => (await services.api()).destroyInstance(inst.id));
   if (ok) {
     services.instances.remove(inst.id);
     background(services.instanceGone.destroyed(inst.id), services.log, 'forgetting the records of the destroyed instance');

@@ -17,7 +17,10 @@ export async function openJupyter(services: Pick<Services, 'api' | 'connection' 
   const url = jupyterUrl(inst);
   if (!url) {
     vscode.window.showErrorMessage(
-      `"${instanceName(inst)}" has no direct Jupyter address yet (needs a running jupyter_direct instance with port 8080 mapped). Wait until it is running, or copy the SSH command instead.`,
+      vscode.l10n.t(
+        '"{0}" has no direct Jupyter address yet (needs a running jupyter_direct instance with port 8080 mapped). Wait until it is running, or copy the SSH command instead.',
+        instanceName(inst),
+      ),
     );
     return false;
   }

@@ -22,35 +22,57 @@ export function canRecycle(i: Instance): boolean {
   return !isOutbid(i) && stateCategory(i) !== 'stopped' && i.state !== 'offline' && i.state !== 'unknown';
 }
 
-export async function rebootInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
+export async function rebootInstance(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  arg?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, canReboot, { verb: 'Reboot Instance', none: 'No running instance to reboot.' });
   if (!inst) return false;
   return guardedInstanceAction(services, inst, 'Reboot', () => confirmAndReboot(services, inst, arg));
 }
 
-async function confirmAndReboot(services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
+async function confirmAndReboot(
+  services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  inst: Instance,
+  arg: unknown,
+): Promise<boolean> {
   if (!skipped(services, arg, 'Reboot')) {
     const answer = await vscode.window.showWarningMessage(
-      `Reboot "${instanceName(inst)}" (${[`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')})?`,
-      { modal: true, detail: 'The container is stopped and started again on the same machine: running programs and SSH sessions end; the disk and the GPU are kept. Its SSH port may change.' },
-      'Reboot',
+      vscode.l10n.t('Reboot "{0}" ({1})?', instanceName(inst), [`#${inst.id}`, gpuText(inst)].filter(Boolean).join(', ')),
+      {
+        modal: true,
+        detail: vscode.l10n.t(
+          'The container is stopped and started again on the same machine: running programs and SSH sessions end; the disk and the GPU are kept. Its SSH port may change.',
+        ),
+      },
+      vscode.l10n.t('Reboot'),
     );
-    if (answer !== 'Reboot') return false;
+    if (answer !== vscode.l10n.t('Reboot')) return false;
   }
   return runInstanceAction(services, inst, 'Rebooting…', 'Could not reboot', async () => (await services.api()).rebootInstance(inst.id));
 }
 
-export async function recycleInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>, arg?: unknown): Promise<boolean> {
+export async function recycleInstance(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  arg?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, canRecycle, { verb: 'Recycle Instance', none: 'No instance to recycle.' });
   if (!inst) return false;
   return guardedInstanceAction(services, inst, 'Recycle', () => confirmAndRecycle(services, inst, arg));
 }
 
-async function confirmAndRecycle(services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>, inst: Instance, arg: unknown): Promise<boolean> {
+async function confirmAndRecycle(
+  services: Pick<Services, 'api' | 'instances' | 'log' | 'settings' | 'showLog'>,
+  inst: Instance,
+  arg: unknown,
+): Promise<boolean> {
   if (!skipped(services, arg, 'Recycle')) {
     const confirmed = await confirmDestructive({
       question: `Recycle "${instanceName(inst)}" (#${inst.id})? Everything on its disk is lost.`,
-      detail: `The container is destroyed and recreated in place from a fresh pull of ${inst.image_uuid ?? 'its image'}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.`,
+      detail: vscode.l10n.t(
+        'The container is destroyed and recreated in place from a fresh pull of {0}: all files written since it started (outside a mounted volume) are deleted, and the onstart script runs again. The machine and its GPU are kept. This cannot be undone.',
+        inst.image_uuid ?? 'its image',
+      ),
       action: 'Recycle and Lose Data',
     });
     if (!confirmed) return false;

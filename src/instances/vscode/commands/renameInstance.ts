@@ -6,7 +6,11 @@ import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanc
 const MAX_LABEL = 128;
 
 /** (instance node or id, optional new label): without a label, asks for one. */
-export async function renameInstance(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>, arg?: unknown, label?: unknown): Promise<boolean> {
+export async function renameInstance(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>,
+  arg?: unknown,
+  label?: unknown,
+): Promise<boolean> {
   const inst = await resolveInstance(services, arg, () => true, {
     verb: 'Rename Instance',
     none: 'You have no instances to rename.',
@@ -16,21 +20,19 @@ export async function renameInstance(services: Pick<Services, 'api' | 'connectio
   if (next === undefined) {
     next = (
       await vscode.window.showInputBox({
-        title: `Rename ${instanceName(inst)}`,
-        prompt: 'New label for the instance (shown in the GPU Rental view and on the marketplace).',
+        title: vscode.l10n.t('Rename {0}', instanceName(inst)),
+        prompt: vscode.l10n.t('New label for the instance (shown in the GPU Rental view and on the marketplace).'),
         value: inst.label ?? '',
-        placeHolder: 'e.g. llm-finetune',
+        placeHolder: vscode.l10n.t('e.g. llm-finetune'),
         validateInput: (v) => (v.trim().length > MAX_LABEL ? `At most ${MAX_LABEL} characters.` : undefined),
       })
     )?.trim();
     if (next === undefined) return false;
   }
   if (next.length > MAX_LABEL) {
-    vscode.window.showErrorMessage(`An instance label has at most ${MAX_LABEL} characters. Choose a shorter label.`);
+    vscode.window.showErrorMessage(vscode.l10n.t('An instance label has at most {0} characters. Choose a shorter label.', MAX_LABEL));
     return false;
   }
   const newLabel = next;
-  return runInstanceAction(services, inst, 'Renaming…', 'Could not rename', async () =>
-    (await services.api()).setInstanceLabel(inst.id, newLabel),
-  );
+  return runInstanceAction(services, inst, 'Renaming…', 'Could not rename', async () => (await services.api()).setInstanceLabel(inst.id, newLabel));
 }

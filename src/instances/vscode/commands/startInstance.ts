@@ -13,7 +13,12 @@ export function startInstance(services: Pick<Services, 'api' | 'connection' | 'i
       pending: 'Starting…',
       failure: 'Could not start',
       // Like Create, a start ends with "running again" and Connect (with Connect's bundle, dist/connect.js).
-      after: (id) => background(import('../../../ssh/vscode/connectOffer').then((m) => m.offerConnectWhenRunning(services, id)), services.log, 'offering Connect'),
+      after: (id) =>
+        background(
+          import('../../../ssh/vscode/connectOffer').then((m) => m.offerConnectWhenRunning(services, id)),
+          services.log,
+          'offering Connect',
+        ),
     },
     arg,
   );

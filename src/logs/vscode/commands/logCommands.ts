@@ -26,19 +26,34 @@ function isLogArgs(arg: unknown): arg is LogArgs {
 async function chooseLog(tail: number): Promise<Pick<LogKey, 'daemon' | 'filter'> | undefined> {
   const picked = await vscode.window.showQuickPick(
     [
-      { label: '$(output) Container log', description: `last ${tail} lines`, detail: 'What the container printed: start-up, the onstart script, your programs.', value: 'container' as const },
-      { label: '$(filter) Container log, matching lines only…', description: 'grep on the host', detail: 'Only lines matching a pattern, e.g. error|Traceback.', value: 'filter' as const },
-      { label: '$(server-process) Daemon log', description: `last ${tail} lines`, detail: "The host's side: image pull, container create, start and exit (why an instance failed to start).", value: 'daemon' as const },
+      {
+        label: vscode.l10n.t('$(output) Container log'),
+        description: vscode.l10n.t('last {0} lines', tail),
+        detail: vscode.l10n.t('What the container printed: start-up, the onstart script, your programs.'),
+        value: 'container' as const,
+      },
+      {
+        label: vscode.l10n.t('$(filter) Container log, matching lines only…'),
+        description: vscode.l10n.t('grep on the host'),
+        detail: vscode.l10n.t('Only lines matching a pattern, e.g. error|Traceback.'),
+        value: 'filter' as const,
+      },
+      {
+        label: vscode.l10n.t('$(server-process) Daemon log'),
+        description: vscode.l10n.t('last {0} lines', tail),
+        detail: vscode.l10n.t("The host's side: image pull, container create, start and exit (why an instance failed to start)."),
+        value: 'daemon' as const,
+      },
     ],
-    { title: 'GPU Rental: Show Instance Logs', placeHolder: 'Which log?' },
+    { title: vscode.l10n.t('GPU Rental: Show Instance Logs'), placeHolder: vscode.l10n.t('Which log?') },
   );
   if (!picked) return undefined;
   if (picked.value === 'daemon') return { daemon: true };
   if (picked.value === 'container') return { daemon: false };
   const filter = await vscode.window.showInputBox({
-    title: 'GPU Rental: Show Instance Logs',
-    prompt: 'Show only the lines matching this pattern (a regular expression, applied by the service)',
-    placeHolder: 'error|Traceback',
+    title: vscode.l10n.t('GPU Rental: Show Instance Logs'),
+    prompt: vscode.l10n.t('Show only the lines matching this pattern (a regular expression, applied by the service)'),
+    placeHolder: vscode.l10n.t('error|Traceback'),
     validateInput: (v) => (v.trim() ? undefined : 'Enter a pattern, or press Escape.'),
   });
   return filter ? { daemon: false, filter: filter.trim() } : undefined;
@@ -50,12 +65,20 @@ async function open(services: Pick<Services, 'log' | 'logs'>, key: LogKey, name:
   services.logs.open(key, name);
   const first = services.logs.refresh(key, name);
   const doc = await vscode.workspace.openTextDocument(uri);
-  const shown = await vscode.languages.setTextDocumentLanguage(doc, 'log').then((d) => d, () => doc);
+  const shown = await vscode.languages.setTextDocumentLanguage(doc, 'log').then(
+    (d) => d,
+    () => doc,
+  );
   await vscode.window.showTextDocument(shown, { preview: false });
   const e = await first;
-  if (e.error) background(vscode.window.showWarningMessage(`Could not fetch the log of "${name}": ${e.error}`, 'Refresh').then((a) => {
-    if (a) background(vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri), services.log, 'refreshing the instance log');
-  }), services.log, 'the log notice');
+  if (e.error)
+    background(
+      vscode.window.showWarningMessage(vscode.l10n.t('Could not fetch the log of "{0}": {1}', name, e.error), vscode.l10n.t('Refresh')).then((a) => {
+        if (a) background(vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri), services.log, 'refreshing the instance log');
+      }),
+      services.log,
+      'the log notice',
+    );
   return shown;
 }
 
@@ -64,12 +87,15 @@ async function open(services: Pick<Services, 'log' | 'logs'>, key: LogKey, name:
  * log (unless given), requests it and opens it read-only; resolves the document once the first
  * text is in.
  */
-export async function showInstanceLogs(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'logs' | 'settings'>, arg?: unknown): Promise<vscode.TextDocument | undefined> {
+export async function showInstanceLogs(
+  services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'logs' | 'settings'>,
+  arg?: unknown,
+): Promise<vscode.TextDocument | undefined> {
   const tail = services.settings().logs.tail;
   if (isLogArgs(arg)) {
     const id = instanceIdOf(arg);
     if (id === undefined) {
-      vscode.window.showErrorMessage('"Show Instance Logs" needs an instance id, e.g. { id: 123, daemon: true }.');
+      vscode.window.showErrorMessage(vscode.l10n.t('"Show Instance Logs" needs an instance id, e.g. { id: 123, daemon: true }.'));
       return undefined;
     }
     const t = positiveId(arg.tail);
@@ -92,7 +118,7 @@ function keyFrom(arg: unknown): LogKey | undefined {
 }
 
 const noLogOpen = (): void => {
-  vscode.window.showInformationMessage('Open an instance log first (Show Instance Logs… on an instance).');
+  vscode.window.showInformationMessage(vscode.l10n.t('Open an instance log first (Show Instance Logs… on an instance).'));
 };
 
 /** gpuRental.refreshInstanceLogs(uri?): fetches the (active) log document again; resolves its text. */
@@ -103,7 +129,7 @@ export async function refreshInstanceLogs(services: Pick<Services, 'logs'>, arg?
     return undefined;
   }
   const e = await services.logs.refresh(key, services.logs.get(key)?.name);
-  if (e.error) vscode.window.showWarningMessage(`Could not fetch the log: ${e.error}`);
+  if (e.error) vscode.window.showWarningMessage(vscode.l10n.t('Could not fetch the log: {0}', e.error));
   return e.text;
 }
 

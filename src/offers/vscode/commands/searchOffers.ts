@@ -35,13 +35,17 @@ function typedGpuName(text: string): Typed<string> {
 
 type NumberKey = 'minGpuRamGb' | 'minDirectPorts' | 'maxDphTotal' | 'limit';
 
-function numberFilter(label: string, key: NumberKey, o: { prompt: string; example: string; unit?: (n: number) => string; int?: boolean; min: number; max: number; none?: string }): Filter {
+function numberFilter(
+  label: string,
+  key: NumberKey,
+  o: { prompt: string; example: string; unit?: (n: number) => string; int?: boolean; min: number; max: number; none?: string },
+): Filter {
   return {
     label,
     shown: (q) => (q[key] === undefined ? (o.none ?? ANY) : (o.unit?.(q[key]) ?? String(q[key]))),
     edit: async (q, title) => {
       const r = await inputValue(title, {
-        prompt: `${o.prompt} Leave empty for ${o.none ?? ANY}.`,
+        prompt: vscode.l10n.t('{0} Leave empty for {1}.', o.prompt, o.none ?? ANY),
         placeholder: `${o.none ?? ANY} (e.g. ${o.example})`,
         value: q[key] === undefined ? '' : String(q[key]),
         validate: (v) => {
@@ -67,14 +71,26 @@ function yesNoFilter(label: string, key: 'verified' | 'rentable', yes: string, n
     shown: (q) => ((q[key] ?? true) ? yes : no),
     edit: async (q, title) => {
       const cur = q[key] ?? true;
-      const r = await pickValues(title, [{ label: yes, value: true, picked: cur }, { label: no, value: false, picked: !cur }], { placeholder: label });
+      const r = await pickValues(
+        title,
+        [
+          { label: yes, value: true, picked: cur },
+          { label: no, value: false, picked: !cur },
+        ],
+        { placeholder: label },
+      );
       return r === undefined ? undefined : { ...q, [key]: r[0] ?? cur };
     },
   };
 }
 
 /** A single-choice filter over fixed choices (the current one preselected). */
-function choiceFilter<T>(label: string, choices: (q: OfferQuery) => Array<Item<T>>, apply: (q: OfferQuery, v: T) => OfferQuery, opts: { placeholder: string; typed?: (text: string) => Typed<T> }): Filter {
+function choiceFilter<T>(
+  label: string,
+  choices: (q: OfferQuery) => Array<Item<T>>,
+  apply: (q: OfferQuery, v: T) => OfferQuery,
+  opts: { placeholder: string; typed?: (text: string) => Typed<T> },
+): Filter {
   return {
     label,
     shown: (q) => choices(q).find((c) => c.picked)?.label ?? 'custom',
@@ -88,55 +104,97 @@ function choiceFilter<T>(label: string, choices: (q: OfferQuery) => Array<Item<T
 const pct = (f: number) => `${Math.round(f * 1000) / 10}%`;
 
 /** Every filter of the list, in the order it shows them. */
-function offerFilters(gpuNames: readonly string[]): Filter[] {
-  const reliability: Array<[string, number | undefined]> = [['Any reliability', undefined], ['≥ 90%', 0.9], ['≥ 95%', 0.95], ['≥ 98%', 0.98], ['≥ 99%', 0.99]];
-  return [
-    {
-      label: 'GPU models',
-      shown: (q) => q.gpuNames?.join(', ') || ANY,
-      edit: async (q, title) => {
-        const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
-        const chosen = new Set(q.gpuNames ?? []);
-        const r = await pickValues(title, names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })), {
+/** GPU models: a multi-pick of the models seen, the common ones and any typed. */
+function gpuModelsFilter(gpuNames: readonly string[]): Filter {
+  return {
+    label: vscode.l10n.t('GPU models'),
+    shown: (q) => q.gpuNames?.join(', ') || ANY,
+    edit: async (q, title) => {
+      const names = [...new Set([...gpuNames, ...COMMON_GPUS, ...(q.gpuNames ?? [])])].sort((a, b) => a.localeCompare(b));
+      const chosen = new Set(q.gpuNames ?? []);
+      const r = await pickValues(
+        title,
+        names.map((n) => ({ label: n, value: n, picked: chosen.has(n) })),
+        {
           many: true,
           placeholder: 'GPU models (none selected = any model; type a model that is not listed to add it)',
           typed: typedGpuName,
-        });
-        if (r === undefined) return undefined;
-        const next = { ...q };
-        if (r.length) next.gpuNames = r;
-        else delete next.gpuNames;
-        return next;
-      },
+        },
+      );
+      if (r === undefined) return undefined;
+      const next = { ...q };
+      if (r.length) next.gpuNames = r;
+      else delete next.gpuNames;
+      return next;
     },
-    {
-      label: 'Number of GPUs',
-      shown: (q) => (q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `≥ ${q.minNumGpus}` : ANY),
-      edit: async (q, title) => {
-        const r = await inputValue(title, {
-          prompt: 'Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.',
-          placeholder: 'any (e.g. 2 or >=2)',
-          value: q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '',
-          validate: (v) => (!v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.'),
-        });
-        if (r === undefined) return undefined;
-        const next = { ...q };
-        delete next.numGpus;
-        delete next.minNumGpus;
-        const m = /^(>=\s*)?(\d+)$/.exec(r);
-        if (m?.[2]) {
-          if (m[1]) next.minNumGpus = Number(m[2]);
-          else next.numGpus = Number(m[2]);
-        }
-        return next;
-      },
+  };
+}
+
+/** Number of GPUs: exactly N or at least N. */
+function gpuCountFilter(): Filter {
+  return {
+    label: vscode.l10n.t('Number of GPUs'),
+    shown: (q) => (q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `≥ ${q.minNumGpus}` : ANY),
+    edit: async (q, title) => {
+      const r = await inputValue(title, {
+        prompt: vscode.l10n.t('Number of GPUs: exactly N (e.g. 2) or at least N (e.g. >=2). Leave empty for any.'),
+        placeholder: 'any (e.g. 2 or >=2)',
+        value: q.numGpus !== undefined ? `${q.numGpus}` : q.minNumGpus !== undefined ? `>=${q.minNumGpus}` : '',
+        validate: (v) => (!v.trim() || /^(>=\s*)?\d{1,2}$/.test(v.trim()) ? undefined : 'Enter a number such as 2, or >=2.'),
+      });
+      if (r === undefined) return undefined;
+      const next = { ...q };
+      delete next.numGpus;
+      delete next.minNumGpus;
+      const m = /^(>=\s*)?(\d+)$/.exec(r);
+      if (m?.[2]) {
+        if (m[1]) next.minNumGpus = Number(m[2]);
+        else next.numGpus = Number(m[2]);
+      }
+      return next;
     },
-    numberFilter('Minimum GPU RAM', 'minGpuRamGb', { prompt: 'Minimum GPU RAM in GB.', example: '24', unit: (n) => `${n} GB`, min: 0, max: 10_000 }),
-    numberFilter('Maximum price', 'maxDphTotal', { prompt: 'Maximum price in $ per hour (the whole machine, disk included).', example: '1.5', unit: (n) => `$${n}/h`, min: 0, max: 10_000 }),
+  };
+}
+
+function offerFilters(gpuNames: readonly string[]): Filter[] {
+  const reliability: Array<[string, number | undefined]> = [
+    ['Any reliability', undefined],
+    ['≥ 90%', 0.9],
+    ['≥ 95%', 0.95],
+    ['≥ 98%', 0.98],
+    ['≥ 99%', 0.99],
+  ];
+  return [
+    gpuModelsFilter(gpuNames),
+    gpuCountFilter(),
+    numberFilter('Minimum GPU RAM', 'minGpuRamGb', {
+      prompt: vscode.l10n.t('Minimum GPU RAM in GB.'),
+      example: '24',
+      unit: (n) => `${n} GB`,
+      min: 0,
+      max: 10_000,
+    }),
+    numberFilter('Maximum price', 'maxDphTotal', {
+      prompt: vscode.l10n.t('Maximum price in $ per hour (the whole machine, disk included).'),
+      example: '1.5',
+      unit: (n) => `$${n}/h`,
+      min: 0,
+      max: 10_000,
+    }),
     choiceFilter(
       'Minimum host reliability',
-      (q) => reliability.map(([label, v]) => ({ label: v === undefined ? label : `≥ ${pct(v)}`, value: v, picked: v === q.minReliability || (v === undefined && q.minReliability === undefined) }))
-        .concat(q.minReliability !== undefined && !reliability.some(([, v]) => v === q.minReliability) ? [{ label: `≥ ${pct(q.minReliability)}`, value: q.minReliability, picked: true }] : []),
+      (q) =>
+        reliability
+          .map(([label, v]) => ({
+            label: v === undefined ? label : `≥ ${pct(v)}`,
+            value: v,
+            picked: v === q.minReliability || (v === undefined && q.minReliability === undefined),
+          }))
+          .concat(
+            q.minReliability !== undefined && !reliability.some(([, v]) => v === q.minReliability)
+              ? [{ label: `≥ ${pct(q.minReliability)}`, value: q.minReliability, picked: true }]
+              : [],
+          ),
       (q, v) => {
         const next = { ...q };
         if (v === undefined) delete next.minReliability;
@@ -147,23 +205,47 @@ function offerFilters(gpuNames: readonly string[]): Filter[] {
     ),
     yesNoFilter('Verified hosts', 'verified', 'Verified hosts only', 'Include unverified hosts'),
     yesNoFilter('Rentable now', 'rentable', 'Rentable now only', 'Include machines not rentable now'),
-    numberFilter('Minimum direct ports', 'minDirectPorts', { prompt: 'Minimum number of direct ports (needed for direct SSH/Jupyter).', example: '1', int: true, min: 0, max: 65_535 }),
+    numberFilter('Minimum direct ports', 'minDirectPorts', {
+      prompt: vscode.l10n.t('Minimum number of direct ports (needed for direct SSH/Jupyter).'),
+      example: '1',
+      int: true,
+      min: 0,
+      max: 65_535,
+    }),
     choiceFilter(
       'Pricing type',
       (q) => [
-        { label: 'On-demand', description: 'fixed price, never interrupted', value: 'on-demand' as const, picked: q.type !== 'bid' },
-        { label: 'Interruptible (bid)', description: 'cheaper, may be stopped when outbid', value: 'bid' as const, picked: q.type === 'bid' },
+        {
+          label: vscode.l10n.t('On-demand'),
+          description: vscode.l10n.t('fixed price, never interrupted'),
+          value: 'on-demand' as const,
+          picked: q.type !== 'bid',
+        },
+        {
+          label: vscode.l10n.t('Interruptible (bid)'),
+          description: vscode.l10n.t('cheaper, may be stopped when outbid'),
+          value: 'bid' as const,
+          picked: q.type === 'bid',
+        },
       ],
       (q, type) => ({ ...q, type }),
       { placeholder: 'Pricing type' },
     ),
     choiceFilter(
       'Sort order',
-      (q) => SORT_CHOICES.map((s) => ({ label: s.label, value: s.order, picked: JSON.stringify(s.order) === JSON.stringify(q.order ?? SORT_CHOICES[0]?.order) })),
+      (q) =>
+        SORT_CHOICES.map((s) => ({ label: s.label, value: s.order, picked: JSON.stringify(s.order) === JSON.stringify(q.order ?? SORT_CHOICES[0]?.order) })),
       (q, order) => ({ ...q, order: order as OfferQuery['order'] }),
       { placeholder: 'Sort order' },
     ),
-    numberFilter('Maximum offers shown', 'limit', { prompt: 'Maximum number of offers to show (1-1000).', example: '64', int: true, min: 1, max: 1000, none: 'the service default (64)' }),
+    numberFilter('Maximum offers shown', 'limit', {
+      prompt: vscode.l10n.t('Maximum number of offers to show (1-1000).'),
+      example: '64',
+      int: true,
+      min: 1,
+      max: 1000,
+      none: 'the service default (64)',
+    }),
   ];
 }
 
@@ -173,12 +255,12 @@ type Row = vscode.QuickPickItem & { filter?: Filter };
 function pickRow(q: OfferQuery, filters: Filter[], active: Filter | undefined): Promise<Row | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<Row>();
-    const search: Row = { label: '$(search) Search', description: 'with the filters below' };
+    const search: Row = { label: vscode.l10n.t('$(search) Search'), description: vscode.l10n.t('with the filters below') };
     const rows: Row[] = filters.map((f) => ({ label: f.label, description: f.shown(q), filter: f }));
     qp.title = TITLE;
     qp.placeholder = 'Pick a filter to change it, or Search (Escape cancels)';
     qp.ignoreFocusOut = true;
-    qp.items = [search, { label: 'Filters', kind: vscode.QuickPickItemKind.Separator }, ...rows];
+    qp.items = [search, { label: vscode.l10n.t('Filters'), kind: vscode.QuickPickItemKind.Separator }, ...rows];
     qp.activeItems = [rows.find((r) => r.filter === active) ?? search];
     let done = false;
     const finish = (r: Row | undefined): void => {
@@ -238,7 +320,7 @@ async function searchAndShow(services: Pick<Services, 'log' | 'offers'>, query: 
     background(vscode.commands.executeCommand('gpuRental.offers.focus'), services.log, 'showing the Offers view');
     return result;
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not search offers: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not search offers: {0}', describeError(e)));
     return undefined;
   }
 }
@@ -254,7 +336,7 @@ export async function searchOffersQuery(services: Pick<Services, 'connection' | 
   if (typed === undefined) return undefined;
   const parsed = parseQueryText(typed);
   if (!parsed.ok) {
-    vscode.window.showErrorMessage(`Search Offers: ${parsed.message}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Search Offers: {0}', parsed.message));
     return undefined;
   }
   return searchAndShow(services, parsed.query);
@@ -264,9 +346,11 @@ export async function searchOffersQuery(services: Pick<Services, 'connection' | 
 async function askQueryText(services: Pick<Services, 'offers'>): Promise<string | undefined> {
   const shown = await services.offers.savedQuery();
   return vscode.window.showInputBox({
-    title: 'GPU Rental: Search Offers with a Query',
-    prompt: "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
-    placeHolder: 'num_gpus>=2 gpu_name=RTX_4090 dph<1.5',
+    title: vscode.l10n.t('GPU Rental: Search Offers with a Query'),
+    prompt: vscode.l10n.t(
+      "The CLI's query language: field op value … (e.g. num_gpus>=2 gpu_name=RTX_4090 reliability>0.98 dph<1.5; -o dph sorts by price). Defaults: verified=true rentable=true external=false.",
+    ),
+    placeHolder: vscode.l10n.t('num_gpus>=2 gpu_name=RTX_4090 dph<1.5'),
     value: shown.text ?? '',
     ignoreFocusOut: true,
     validateInput: (v) => {

@@ -16,12 +16,12 @@ export async function copySshCommand(services: Services, arg?: unknown): Promise
   // Host, port and paths are checked and quoted in src/ssh/sshValues.ts, never pasted unchecked.
   const r = await (await import('../sshConnect')).commandToCopy(services, inst);
   if ('problem' in r) {
-    vscode.window.showErrorMessage(`No SSH command was copied for "${instanceName(inst)}". ${r.problem}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('No SSH command was copied for "{0}". {1}', instanceName(inst), r.problem));
     return undefined;
   }
   await vscode.env.clipboard.writeText(r.command);
   // The command itself is on the clipboard: a short confirmation, the note (if any) in a toast.
-  if (r.note) vscode.window.showInformationMessage(`SSH command copied. ${r.note}`);
+  if (r.note) vscode.window.showInformationMessage(vscode.l10n.t('SSH command copied. {0}', r.note));
   else tellDone('SSH command copied.');
   return r.command;
 }

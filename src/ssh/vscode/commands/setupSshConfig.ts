@@ -4,7 +4,9 @@ import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 import type { IncludeStatus } from '../../userConfig';
 
-export async function setupSshConfig(services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>): Promise<IncludeStatus> {
+export async function setupSshConfig(
+  services: Pick<Services, 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'track'>,
+): Promise<IncludeStatus> {
   const { createWriter, ensureInclude } = await import('../sshHost');
   const status = await ensureInclude(services, createWriter(services), true, true);
   if (status.state === 'present') {

@@ -31,8 +31,12 @@ import { consentOf } from '../../../core/vscode/consent';
  */
 async function callerKeyAllowed(services: Pick<Services, 'log' | 'settings'>, key: LocalKey, question: string, detail: string): Promise<boolean> {
   if (unattendedAllowed(consentOf(services), 'SSH key from a caller')) return true;
-  const ok = await vscode.window.showWarningMessage(question, { modal: true, detail: `${key.fingerprint} (${key.comment || 'no comment'})\n${key.publicPath}\n${detail}` }, 'Allow');
-  return ok === 'Allow';
+  const ok = await vscode.window.showWarningMessage(
+    question,
+    { modal: true, detail: `${key.fingerprint} (${key.comment || 'no comment'})\n${key.publicPath}\n${detail}` },
+    vscode.l10n.t('Allow'),
+  );
+  return ok === vscode.l10n.t('Allow');
 }
 
 /** Arguments of gpuRental.addSshKey. */
@@ -54,14 +58,29 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
       key = await readLocalKey(path, sshHome(services), false);
       const ids = running(services)().map((i) => i.id);
       const where = ids.length ? ` and attach it to running instance${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` : '';
-      if (!(await callerKeyAllowed(services, key, `Add this SSH key to your account${where}?`, 'Whoever holds its private key can then log in to your instances.'))) return undefined;
+      if (
+        !(await callerKeyAllowed(
+          services,
+          key,
+          `Add this SSH key to your account${where}?`,
+          'Whoever holds its private key can then log in to your instances.',
+        ))
+      )
+        return undefined;
     } else {
       key = await pickOrCreate(services);
       if (!key) return undefined;
     }
     const api = await services.api();
     const { record, attached } = await registerKey({ api, instances: running(services), log: services.log }, key);
-    if (key.privatePath && (await readLocalKey(key.privatePath, sshHome(services)).then(() => true, () => false))) await remember(services, key);
+    if (
+      key.privatePath &&
+      (await readLocalKey(key.privatePath, sshHome(services)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await remember(services, key);
     services.refreshAccount();
     if (!path) {
       tellKeyAdded(services, key.fingerprint, attached);
@@ -76,7 +95,9 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
 const CREATE_ITEM = '$(add) Create a new key pair for GPU Rental';
 const BROWSE_ITEM = '$(folder-opened) Choose a public key file…';
 
-async function pickOrCreate(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>): Promise<LocalKey | undefined> {
+async function pickOrCreate(
+  services: Pick<Services, 'api' | 'connection' | 'globalState' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>,
+): Promise<LocalKey | undefined> {
   const local = await findLocalKeys(sshHome(services), preferred(services));
   let onAccount = new Set<string>();
   try {
@@ -86,15 +107,19 @@ async function pickOrCreate(services: Pick<Services, 'api' | 'connection' | 'glo
   }
   const items: Array<vscode.QuickPickItem & { key?: LocalKey; action?: 'create' | 'browse' }> = [
     ...local.map((k) => keyItem(sshHome(services), k, onAccount.has(k.fingerprint))),
-    { label: CREATE_ITEM, detail: '~/.ssh/gpu-rental_ed25519 (ed25519; nothing existing is overwritten)', action: 'create' },
+    { label: CREATE_ITEM, detail: vscode.l10n.t('~/.ssh/gpu-rental_ed25519 (ed25519; nothing existing is overwritten)'), action: 'create' },
     { label: BROWSE_ITEM, action: 'browse' },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: 'GPU Rental: Add SSH Key to your account', placeHolder: 'Only the public key is sent', matchOnDetail: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('GPU Rental: Add SSH Key to your account'),
+    placeHolder: vscode.l10n.t('Only the public key is sent'),
+    matchOnDetail: true,
+  });
   if (!pick) return undefined;
   if (pick.key) return pick.key;
   if (pick.action === 'create') return createKeyPair({ home: sshHome(services), log: services.log });
   const uris = await vscode.window.showOpenDialog({
-    title: 'Public key to add (.pub)',
+    title: vscode.l10n.t('Public key to add (.pub)'),
     canSelectMany: false,
     defaultUri: vscode.Uri.file(`${sshHome(services)}/.ssh`),
     filters: { 'Public keys': ['pub'], 'All files': ['*'] },
@@ -121,7 +146,7 @@ function keyLabel(k: AccountSshKey): string {
 async function pickAccountKey(services: Pick<Services, 'api'>, title: string): Promise<AccountSshKey | undefined> {
   const keys = await (await services.api()).listSshKeys();
   if (!keys.length) {
-    vscode.window.showInformationMessage('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".');
+    vscode.window.showInformationMessage(vscode.l10n.t('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".'));
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -135,30 +160,42 @@ async function pickAccountKey(services: Pick<Services, 'api'>, title: string): P
 }
 
 /** gpuRental.removeSshKey(row | id | { id, skipConfirmation }?): removes a key from the account after confirming. */
-export async function removeSshKey(services: Pick<Services, 'api' | 'log' | 'refreshAccount' | 'settings'>, arg?: unknown): Promise<{ removed: number } | undefined> {
+export async function removeSshKey(
+  services: Pick<Services, 'api' | 'log' | 'refreshAccount' | 'settings'>,
+  arg?: unknown,
+): Promise<{ removed: number } | undefined> {
   try {
     const api = await services.api();
     const id = keyIdOf(arg);
     const skip = skipsConfirmation(consentOf(services), arg, 'Remove SSH Key');
-    const key = id === undefined ? await pickAccountKey(services, 'GPU Rental: Remove which SSH key from your account?') : (await api.listSshKeys()).find((k) => k.id === id);
+    const key =
+      id === undefined
+        ? await pickAccountKey(services, 'GPU Rental: Remove which SSH key from your account?')
+        : (await api.listSshKeys()).find((k) => k.id === id);
     if (!key) {
-      if (id !== undefined) vscode.window.showErrorMessage(`Your account has no SSH key ${id} (it may have been removed already). Refresh the Account view.`);
+      if (id !== undefined)
+        vscode.window.showErrorMessage(vscode.l10n.t('Your account has no SSH key {0} (it may have been removed already). Refresh the Account view.', id));
       return undefined;
     }
     if (!skip) {
       const ok = await vscode.window.showWarningMessage(
-        `Remove SSH key ${keyLabel(key)} from your account?`,
-        { modal: true, detail: 'Instances created from now on will not accept it. Running instances keep the keys they have. The key files on this machine are not touched.' },
-        'Remove',
+        vscode.l10n.t('Remove SSH key {0} from your account?', keyLabel(key)),
+        {
+          modal: true,
+          detail: vscode.l10n.t(
+            'Instances created from now on will not accept it. Running instances keep the keys they have. The key files on this machine are not touched.',
+          ),
+        },
+        vscode.l10n.t('Remove'),
       );
-      if (ok !== 'Remove') return undefined;
+      if (ok !== vscode.l10n.t('Remove')) return undefined;
     }
     await api.deleteSshKey(key.id);
     services.log.info(`ssh: removed account key ${key.id}`);
     services.refreshAccount();
     return { removed: key.id };
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not remove the SSH key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not remove the SSH key: {0}', describeError(e)));
     return undefined;
   }
 }
@@ -173,7 +210,10 @@ export interface AttachSshKeyArgs {
  * gpuRental.attachSshKey({ instanceId, publicKeyPath }?): lets one more key into a running
  * instance (it accepts only the account keys of its creation). Resolves what was attached.
  */
-export async function attachSshKey(services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>, arg?: unknown): Promise<{ instanceId: number; fingerprint: string } | undefined> {
+export async function attachSshKey(
+  services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'settings' | 'track'>,
+  arg?: unknown,
+): Promise<{ instanceId: number; fingerprint: string } | undefined> {
   const a = (arg && typeof arg === 'object' ? arg : {}) as AttachSshKeyArgs;
   try {
     const inst: Instance | undefined = await resolveInstance(services, instanceIdOf(a.instanceId ?? arg) ?? undefined, (i) => i.state === 'running', {
@@ -184,14 +224,23 @@ export async function attachSshKey(services: Pick<Services, 'api' | 'connection'
     let key: LocalKey | undefined;
     if (typeof a.publicKeyPath === 'string') {
       key = await readLocalKey(a.publicKeyPath, sshHome(services), false);
-      if (!(await callerKeyAllowed(services, key, `Attach this SSH key to instance ${inst.id}?`, 'Whoever holds its private key can then log in to it.'))) return undefined;
+      if (!(await callerKeyAllowed(services, key, `Attach this SSH key to instance ${inst.id}?`, 'Whoever holds its private key can then log in to it.')))
+        return undefined;
     } else {
       const local = await findLocalKeys(sshHome(services), preferred(services));
       if (!local.length) {
-        vscode.window.showInformationMessage('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.');
+        vscode.window.showInformationMessage(vscode.l10n.t('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.'));
         return undefined;
       }
-      key = local.length === 1 ? local[0] : (await vscode.window.showQuickPick(local.map((k) => keyItem(sshHome(services), k)), { title: `GPU Rental: Attach which key to instance ${inst.id}?`, matchOnDetail: true }))?.key;
+      key =
+        local.length === 1
+          ? local[0]
+          : (
+              await vscode.window.showQuickPick(
+                local.map((k) => keyItem(sshHome(services), k)),
+                { title: vscode.l10n.t('GPU Rental: Attach which key to instance {0}?', inst.id), matchOnDetail: true },
+              )
+            )?.key;
     }
     if (!key) return undefined;
     await (await services.api()).attachSshKey(inst.id, key.line);
@@ -208,13 +257,17 @@ export async function copySshPublicKey(services: Pick<Services, 'api'>, arg?: un
   try {
     const id = keyIdOf(arg);
     const fromRow = arg && typeof arg === 'object' ? (arg as { sshKey?: AccountSshKey }).sshKey : undefined;
-    const key = fromRow ?? (id === undefined ? await pickAccountKey(services, 'GPU Rental: Copy which public key?') : (await (await services.api()).listSshKeys()).find((k) => k.id === id));
+    const key =
+      fromRow ??
+      (id === undefined
+        ? await pickAccountKey(services, 'GPU Rental: Copy which public key?')
+        : (await (await services.api()).listSshKeys()).find((k) => k.id === id));
     if (!key) return undefined;
     await vscode.env.clipboard.writeText(key.public_key);
     tellDone('Public key copied.');
     return key.public_key;
   } catch (e) {
-    vscode.window.showErrorMessage(`Could not copy the public key: ${describeError(e)}`);
+    vscode.window.showErrorMessage(vscode.l10n.t('Could not copy the public key: {0}', describeError(e)));
     return undefined;
   }
 }
