@@ -42,24 +42,25 @@ export interface BillingSession {
 /** The one owner of each window's billing session (the lint lets no other file keep one). */
 const sessions = new WeakMap<object, BillingSession>();
 
+/** What the billing session reads and writes: the slice every caller that may start it passes. */
+export type BillingServices = Pick<
+  Services,
+  | 'api'
+  | 'connection'
+  | 'connectionState'
+  | 'credit'
+  | 'globalState'
+  | 'instanceGone'
+  | 'instances'
+  | 'log'
+  | 'marks'
+  | 'onDidChangeConnection'
+  | 'settings'
+  | 'track'
+>;
+
 /** The window's billing session, started by the first caller (the first instance list, or a billing command). */
-export function billingSession(
-  services: Pick<
-    Services,
-    | 'api'
-    | 'connection'
-    | 'connectionState'
-    | 'credit'
-    | 'globalState'
-    | 'instanceGone'
-    | 'instances'
-    | 'log'
-    | 'marks'
-    | 'onDidChangeConnection'
-    | 'settings'
-    | 'track'
-  >,
-): BillingSession {
+export function billingSession(services: BillingServices): BillingSession {
   return sessions.get(services) ?? startBilling(services);
 }
 
@@ -68,23 +69,7 @@ export function runningBilling(services: Pick<Services, never>): BillingSession 
   return sessions.get(services);
 }
 
-function startBilling(
-  services: Pick<
-    Services,
-    | 'api'
-    | 'connection'
-    | 'connectionState'
-    | 'credit'
-    | 'globalState'
-    | 'instanceGone'
-    | 'instances'
-    | 'log'
-    | 'marks'
-    | 'onDidChangeConnection'
-    | 'settings'
-    | 'track'
-  >,
-): BillingSession {
+function startBilling(services: BillingServices): BillingSession {
   const increases = new PriceIncreaseWatcher({
     api: () => services.api(),
     onDidListInstances: (l) =>

@@ -2,11 +2,10 @@
 // src/billing/priceDecision.ts (every decision shown with its figures in one modal whose default
 // button decides nothing; exactly {"pending_price_increase_id": N} sent for the id shown).
 import * as vscode from 'vscode';
-import type { Services } from '../../../core/vscode/services';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
 import { instanceName } from '../../../core/instanceWords';
 import { decideIncrease, decisionTarget, type Decision, type DecisionPrompts, type DecisionResult, type DecisionVerb } from '../../priceDecision';
-import { billingSession } from '../billingSession';
+import { billingSession, type BillingServices } from '../billingSession';
 import { tellDone } from '../../../core/vscode/statusMessage';
 
 /** The modal's first (default) button: decides nothing, as Escape. */
@@ -41,25 +40,7 @@ const prompts: DecisionPrompts = {
   },
 };
 
-function decide(
-  services: Pick<
-    Services,
-    | 'api'
-    | 'connection'
-    | 'connectionState'
-    | 'credit'
-    | 'globalState'
-    | 'instanceGone'
-    | 'instances'
-    | 'log'
-    | 'marks'
-    | 'onDidChangeConnection'
-    | 'settings'
-    | 'track'
-  >,
-  arg: unknown,
-  verb: DecisionVerb,
-): Promise<DecisionResult> {
+function decide(services: BillingServices, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
   if (!ensureSignedIn(services)) return Promise.resolve('failed');
   const session = billingSession(services);
   return decideIncrease(
@@ -89,59 +70,8 @@ function decide(
 }
 
 /** gpuRental.acceptPriceIncrease(id | increase | instance row): shows the figures, then Accept. */
-export const acceptPriceIncrease = (
-  services: Pick<
-    Services,
-    | 'api'
-    | 'connection'
-    | 'connectionState'
-    | 'credit'
-    | 'globalState'
-    | 'instanceGone'
-    | 'instances'
-    | 'log'
-    | 'marks'
-    | 'onDidChangeConnection'
-    | 'settings'
-    | 'track'
-  >,
-  arg?: unknown,
-): Promise<DecisionResult> => decide(services, arg, 'accept');
+export const acceptPriceIncrease = (services: BillingServices, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'accept');
 /** gpuRental.rejectPriceIncrease(id | increase | instance row): shows the figures, then Reject. */
-export const rejectPriceIncrease = (
-  services: Pick<
-    Services,
-    | 'api'
-    | 'connection'
-    | 'connectionState'
-    | 'credit'
-    | 'globalState'
-    | 'instanceGone'
-    | 'instances'
-    | 'log'
-    | 'marks'
-    | 'onDidChangeConnection'
-    | 'settings'
-    | 'track'
-  >,
-  arg?: unknown,
-): Promise<DecisionResult> => decide(services, arg, 'reject');
+export const rejectPriceIncrease = (services: BillingServices, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'reject');
 /** gpuRental.reviewPriceIncrease(id | increase | instance row): every figure, then Accept or Reject. */
-export const reviewPriceIncrease = (
-  services: Pick<
-    Services,
-    | 'api'
-    | 'connection'
-    | 'connectionState'
-    | 'credit'
-    | 'globalState'
-    | 'instanceGone'
-    | 'instances'
-    | 'log'
-    | 'marks'
-    | 'onDidChangeConnection'
-    | 'settings'
-    | 'track'
-  >,
-  arg?: unknown,
-): Promise<DecisionResult> => decide(services, arg, 'review');
+export const reviewPriceIncrease = (services: BillingServices, arg?: unknown): Promise<DecisionResult> => decide(services, arg, 'review');

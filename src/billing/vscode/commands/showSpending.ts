@@ -9,7 +9,7 @@ import { chargesCsv, windowStart, type Spending } from '../../spending';
 import type { Charge } from '../../../api/types';
 import { spendingDaysTable, spendingSvg } from '../../spendingChart';
 import { panelIcon } from '../../../core/vscode/webviewPage';
-import { billingSession } from '../billingSession';
+import { billingSession, type BillingServices } from '../billingSession';
 import { background } from '../../../core/background';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -17,23 +17,7 @@ let panel: vscode.WebviewPanel | undefined;
 const OPEN = 'Open';
 const REVEAL = 'Reveal in File Explorer';
 
-async function readSpending(
-  services: Pick<
-    Services,
-    | 'api'
-    | 'connection'
-    | 'connectionState'
-    | 'credit'
-    | 'globalState'
-    | 'instanceGone'
-    | 'instances'
-    | 'log'
-    | 'marks'
-    | 'onDidChangeConnection'
-    | 'settings'
-    | 'track'
-  >,
-): Promise<Spending | undefined> {
+async function readSpending(services: BillingServices): Promise<Spending | undefined> {
   const store = billingSession(services).spending;
   const s = await store.refresh();
   if (!s) chargesUnread(store.error ?? 'no answer');
