@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SimFault, WireFaultKind } from '../../../src/sim/control';
+import { WIRE_FAULTS } from '../../kit/wireFaults';
 import { readInflight } from '../../../src/create/createFlow';
 import { invokeTool } from '../../../src/agent/toolCatalogue';
 import { flowSim, puts, useFlowSim } from '../create/flowHarness';
@@ -13,18 +14,7 @@ import { agentHarness, quoteIdOf, type AgentHarness } from './agentHarness';
 useFlowSim();
 
 const CREATE = '/api/v0/asks/';
-const FAULTS: Record<WireFaultKind, (path: string) => SimFault> = {
-  http_error: (path) => ({ kind: 'http_error', status: 503, path }),
-  slow: (path) => ({ kind: 'slow', ms: 700, path }), // longer than the client's 300 ms: a timeout
-  malformed: (path) => ({ kind: 'malformed', path }),
-  truncated: (path) => ({ kind: 'truncated', path }),
-  wrong_shape: (path) => ({ kind: 'wrong_shape', path }),
-  huge: (path) => ({ kind: 'huge', bytes: 9 * 1024 * 1024, path }),
-  reset: (path) => ({ kind: 'reset', path }),
-  hidden: () => ({ kind: 'hidden', seconds: 45 }),
-  unfiltered: () => ({ kind: 'unfiltered' }),
-  refused: (path) => ({ kind: 'refused', msg: 'Refused: not carried out.', path }),
-};
+const FAULTS = WIRE_FAULTS;
 const TARGETS: Array<[string, { path: string; exact?: boolean }]> = [
   ['create', { path: CREATE }],
   ['show', { path: '/api/v0/instances/2' }],

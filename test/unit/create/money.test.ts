@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SimFault, WireFaultKind } from '../../../src/sim/control';
+import { WIRE_FAULTS } from '../../kit/wireFaults';
 import type { Offer } from '../../../src/api/types';
 import { readInflight, runCreateFlow, type CreateFlowResult } from '../../../src/create/createFlow';
 import { SERVICE_THRESHOLDS_MS } from '../../../src/api/pacing';
@@ -285,19 +286,7 @@ test('an ambiguous create found late (visible after 30 s) is reconciled by askin
 
 // ---- the invariant over every fault the simulator can inject ------------------------
 
-/** One case per wire fault kind; a new kind in SimFault fails the typecheck until it is listed here. */
-const FAULTS: Record<WireFaultKind, (path: string) => SimFault> = {
-  http_error: (path) => ({ kind: 'http_error', status: 503, path }),
-  slow: (path) => ({ kind: 'slow', ms: 700, path }), // longer than the client's 300 ms: a timeout
-  malformed: (path) => ({ kind: 'malformed', path }),
-  truncated: (path) => ({ kind: 'truncated', path }),
-  wrong_shape: (path) => ({ kind: 'wrong_shape', path }),
-  huge: (path) => ({ kind: 'huge', bytes: 9 * 1024 * 1024, path }),
-  reset: (path) => ({ kind: 'reset', path }),
-  hidden: () => ({ kind: 'hidden', seconds: 45 }),
-  unfiltered: () => ({ kind: 'unfiltered' }), // the v1 list answers every row, whatever the filter
-  refused: (path) => ({ kind: 'refused', msg: 'Refused: not carried out.', path }), // 200 {"success": false, "msg"}
-};
+const FAULTS = WIRE_FAULTS;
 const STATUSES = [404, 410, 429, 500, 502];
 const TARGETS: Array<[string, { path: string; exact?: boolean }]> = [
   ['create', { path: CREATE }],
