@@ -190,19 +190,18 @@ export function resumeCreations(services: Services): void {
   if (!inflight()) return;
   const sub = services.instances.onDidChange(() => {
     sub.dispose();
-    if (inflight())
-      background(
-        load.createFlow().then((t) => t.keepWatching(services)),
-        services.log,
-        'watching an interrupted creation',
-      );
+    if (!inflight()) return;
+    background(
+      load.createFlow().then((t) => t.keepWatching(services)),
+      services.log,
+      'watching an interrupted creation',
+    );
     // Members of a group being rented resume as their group (the watcher above leaves them alone).
-    if (inflight())
-      background(
-        load.createGroup().then((t) => t.resumeInterruptedGroups(services)),
-        services.log,
-        'resuming an interrupted group',
-      );
+    background(
+      load.createGroup().then((t) => t.resumeInterruptedGroups(services)),
+      services.log,
+      'resuming an interrupted group',
+    );
   });
   services.track(sub);
 }
