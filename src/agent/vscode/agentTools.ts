@@ -88,7 +88,7 @@ function testPollMs(): number | undefined {
 let windowPorts: Omit<AgentPorts, 'maxAttempts' | 'pollIntervalMs'> | undefined;
 
 /** The agents' caps in this window: gpuRental.agent.maxPricePerHour and gpuRental.budget.monthly (0: none). */
-export function agentCaps(services: Pick<Services, 'settings'>): AgentCaps {
+function agentCaps(services: Pick<Services, 'settings'>): AgentCaps {
   const { agent, budget } = services.settings();
   return {
     ...(agent.maxPricePerHour > 0 ? { maxDphTotal: agent.maxPricePerHour, maxDphFrom: 'the setting gpuRental.agent.maxPricePerHour' } : {}),

@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invokeTool } from '../../../src/agent/toolCatalogue';
 import { readInflight } from '../../../src/create/createFlow';
-import { puts, simInstances, useFlowSim } from '../create/flowHarness';
+import { flowSim, puts, simInstances, useFlowSim } from '../create/flowHarness';
+import { WIRE_FAULTS } from '../../kit/wireFaults';
+import type { SimFault } from '../../../src/sim/control';
 import { agentHarness, quoteIdOf, type AgentHarness } from './agentHarness';
 
 useFlowSim();
@@ -53,6 +55,37 @@ test('cancelled after the create request: the answer stops waiting, the flow goe
     (await simInstances()).map((i) => i.id),
     [id],
   );
+});
+
+test('cancelled as the create request goes out, under the faults that leave its fate unclear: the flow goes on, and every machine is running with its SSH entry or tracked in flight', async () => {
+  for (const kind of ['reset', 'truncated', 'refused', 'slow'] as const) {
+    await flowSim.control.reset();
+    await flowSim.control.fault({ ...WIRE_FAULTS[kind]('/api/v0/asks/'), count: 1 } as SimFault);
+    const cancel = new AbortController();
+    const h = agentHarness({
+      timeoutMs: 300,
+      wrap: (api) => ({
+        ...api,
+        createInstance: (offer, req, o) => {
+          cancel.abort();
+          return api.createInstance(offer, req, o);
+        },
+      }),
+    });
+    h.ports.maxWaitMs = 20 * 60_000;
+    const quote = await quoted(h);
+    const ended = rentEnded(h);
+    const r = await invokeTool({ ...h.ports, signal: cancel.signal }, 'rent', { ...RENT, quote_id: quote });
+    assert.match(r.text, /^The wait was cancelled, not the rent: the rent request was sent .* Do not rent again/, `${kind}: ${r.text}`);
+    await ended;
+    const ids = (await (await fetch(`${flowSim.sim.url}/_sim/state`)).json()) as { instances: Array<{ id: number }> };
+    assert.ok(ids.instances.length <= 1, `${kind}: ${ids.instances.length} machines for one quote`);
+    for (const { id } of ids.instances) {
+      const tracked = readInflight(h.state).some((c) => c.instanceId === id || c.late === true);
+      assert.ok(h.sshWrites.includes(id) || tracked, `${kind}: instance ${id} is neither running with its SSH entry nor tracked`);
+    }
+    assert.equal(await puts(), 1, `${kind}: one create request`);
+  }
 });
 
 test('cancelled while the flow still searches (before any create request): nothing is rented, and the answer says so', async () => {
