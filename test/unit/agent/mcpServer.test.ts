@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { TOOLS, toolJsonSchema } from '../../../src/agent/toolCatalogue';
 import { useTestSim } from '../../kit/simPerFile';
 import { quoteIdOf } from './agentHarness';
+import { waitFor } from '../../kit/wait';
 import { repoRoot } from '../repoRoot';
 import { SIM_KEY, accountHoldsKey, held, listed, rentsSent, startMcp, type McpRun } from './mcpHarness';
 
@@ -159,4 +160,22 @@ test('no key of this machine on the account: the rent is refused with how to add
   } finally {
     await m.close();
   }
+});
+
+test('a client that cancels a rent as the machine boots: the server stops waiting, the rent goes on to running and its SSH entry', async () => {
+  await withMcp(async (m) => {
+    await started.current.ctl.fault({ kind: 'boot', mode: 'slow', seconds: 600 });
+    const q = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+    const cancel = new AbortController();
+    const call = m.client.callTool({ name: 'rent', arguments: { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q.text) } }, undefined, {
+      signal: cancel.signal,
+    });
+    const inst = await waitFor(async () => (await simInstances())[0], 10_000, 'the rented machine');
+    cancel.abort();
+    await assert.rejects(call, /abort/i);
+    await started.current.ctl.finishBoot(inst.id);
+    await waitFor(() => m.stderr().includes(`agent: the rent of instance ${inst.id} ended: running`), 10_000, 'the rent to go on to running');
+    assert.match((await m.call('ssh_info', { instance_id: inst.id })).text, /ssh alias: /, 'its SSH entry is written');
+    assert.equal(await puts(), 1);
+  });
 });
