@@ -283,7 +283,7 @@ export const rent: AgentTool<typeof rentInput> = {
   name: 'rent',
   title: 'Rent a GPU machine',
   modelDescription:
-    "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template's price cap, the per-hour cap or the budget would be broken.",
+    "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template's price cap, the per-hour cap or the budget would be broken, or when the account holds none of this machine's SSH keys.",
   input: rentInput,
   effect: 'spends',
   async consent(ports, input) {
