@@ -135,7 +135,7 @@ async function observe(g: GuardRun, id: number): Promise<Outcome> {
     // Kept: busy well past the idle limit, with no action due (a cap) or being retried (a 429 on a busy machine).
     const due = (s?.capAt !== null && s?.capAt !== undefined && s.updatedAt >= s.capAt) || (s?.failures ?? 0) > 0;
     if (s?.busyReason && !due && s.updatedAt - s.startedAt >= IDLE + 3) return s.gpuProblem || s.cannotAct ? 'cannot judge' : 'keeps running';
-    if (Date.now() - t0 > 60_000) throw new Error(`no outcome in 60 s: ${JSON.stringify(s)}\n${g.log()}`);
+    if (Date.now() - t0 > 150_000) throw new Error(`no outcome in 150 s: ${JSON.stringify(s)}\n${g.log()}`);
     await sleep(150);
   }
 }
