@@ -9,6 +9,7 @@ import { invokeTool } from '../../../src/agent/toolCatalogue';
 import { readInflight } from '../../../src/create/createFlow';
 import { flowSim, puts, simInstances, useFlowSim } from '../create/flowHarness';
 import { WIRE_FAULTS } from '../../kit/wireFaults';
+import { waitFor } from '../../kit/wait';
 import type { SimFault } from '../../../src/sim/control';
 import { agentHarness, quoteIdOf, type AgentHarness } from './agentHarness';
 
@@ -78,6 +79,8 @@ test('cancelled as the create request goes out, under the faults that leave its 
     const r = await invokeTool({ ...h.ports, signal: cancel.signal }, 'rent', { ...RENT, quote_id: quote });
     assert.match(r.text, /^The wait was cancelled, not the rent: the rent request was sent .* Do not rent again/, `${kind}: ${r.text}`);
     await ended;
+    // A slow answer is logged by the simulator once it is sent, which can be after the flow ended: wait for it.
+    await waitFor(async () => (await puts()) === 1, 5000, `${kind}: the create request in the simulator's log`);
     const ids = (await (await fetch(`${flowSim.sim.url}/_sim/state`)).json()) as { instances: Array<{ id: number }> };
     assert.ok(ids.instances.length <= 1, `${kind}: ${ids.instances.length} machines for one quote`);
     for (const { id } of ids.instances) {
