@@ -24,6 +24,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { INFLIGHT_STATE_KEY } from '../core/stateKeys';
+import { readGroupIndex } from '../core/groupIndex';
 import { setApiKey } from '../account/vscode/commands/setApiKey';
 import { clearApiKey } from '../account/vscode/commands/clearApiKey';
 import { importCliKey } from '../account/vscode/commands/importCliKey';
@@ -183,22 +184,25 @@ export function registerCommands(services: Services): void {
 /**
  * Creations interrupted by a restart resume after the first instance list arrived (signed in,
  * service reachable). keepWatching reads and checks the records itself; this only avoids
- * loading the create flow for nothing. One of the watchers (src/app/watchers.ts).
+ * loading the create flow for nothing, and the groups' bundle unless a group is recorded (only a
+ * group's members resume as a group). One of the watchers (src/app/watchers.ts).
+ * `loaders`: the bundles it may load (a test counts them).
  */
-export function resumeCreations(services: Services): void {
+export function resumeCreations(services: Services, loaders: Pick<typeof load, 'createFlow' | 'createGroup'> = load): void {
   const inflight = () => (services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0;
   if (!inflight()) return;
   const sub = services.instances.onDidChange(() => {
     sub.dispose();
     if (!inflight()) return;
     background(
-      load.createFlow().then((t) => t.keepWatching(services)),
+      loaders.createFlow().then((t) => t.keepWatching(services)),
       services.log,
       'watching an interrupted creation',
     );
-    // Members of a group being rented resume as their group (the watcher above leaves them alone).
+    // Members of a group being rented (or given up) resume with their group (the watcher above leaves them alone).
+    if (!readGroupIndex(services.globalState).length) return;
     background(
-      load.createGroup().then((t) => t.resumeInterruptedGroups(services)),
+      loaders.createGroup().then((t) => t.resumeInterruptedGroups(services)),
       services.log,
       'resuming an interrupted group',
     );
