@@ -104,3 +104,26 @@ test('the user says yes: every member and the network are destroyed', async () =
   assert.equal((await simInstances()).length, 0);
   assert.deepEqual(readGroups(state), []);
 });
+
+test('a member that settled just before the reload (its record gone, its id not yet in the group) is found by its label, never rented again', async () => {
+  const state = await interrupted();
+  const [first] = readInflight(state);
+  const g = readGroups(state)[0]!;
+  const rank = g.members.find((m) => m.label === first!.label)?.rank;
+  assert.notEqual(rank, undefined, "the member's creation carries the member's own label");
+  assert.ok(
+    g.members.every((m) => m.sent && m.instanceId === undefined),
+    'every member was sent; no id reached the group yet',
+  );
+  // As the create flow's settle does: the in-flight record goes once the member runs (the reload came before the group heard).
+  const { removeInflight } = await import('../../../src/create/createFlow');
+  await removeInflight(state, first!.instanceId!);
+  const { ports, asked } = session(state, true);
+  const [r] = await resumeGroups(ports, { intervalMs: 5000, maxWaitMs: 10 * 60_000 });
+  assert.equal(r?.outcome, 'ready', JSON.stringify(r));
+  assert.equal(asked.length, 0);
+  const after = readGroups(state)[0]!;
+  assert.equal(after.members[rank!]!.instanceId, first!.instanceId);
+  assert.equal((await simInstances()).length, 3, 'no fourth machine');
+  assert.deepEqual(readInflight(state), []);
+});
