@@ -20,7 +20,7 @@ import { clusterChoices, type ClusterChoice } from './clusterPick';
 import { putGroup, removeGroup, updateGroup, updateMember, type GroupRecord } from './groupRecords';
 import type { GroupFlowInput, GroupFlowPorts, GroupResult } from './groupTypes';
 import { createNetwork, deleteNetwork } from './overlayNetwork';
-import { destroyMember } from './groupActions';
+import { destroyMember, dropGone } from './groupActions';
 
 export const DEFAULT_MASTER_PORT = 29500;
 /** A group waits this long for all of its members by default (each member's own limit). */
@@ -245,7 +245,8 @@ async function unwind(
     }),
   );
   await deleteNetwork(ports, { overlayId, name: group.overlayName });
-  if (!kept.length && !unknown.length) await removeGroup(ports.state, group.name);
+  // A member with no answer stays under the group, which stays unwinding: if it appears, it is destroyed too (src/groups/groupLate.ts).
+  await dropGone(ports.state, group.name, destroyed);
   const left = [
     kept.length ? `Could not destroy ${kept.map((id) => `instance ${id}`).join(', ')}: still billing; destroy it from the Instances view.` : '',
     unknown.length ? `No clear answer for ${unknown.join(', ')}: it is watched and shown in the Instances view if it appears; destroy it there.` : '',
