@@ -116,6 +116,11 @@ async function runningMembers(ports: GroupResumePorts, members: GroupRecord['mem
     if (m.instanceId === undefined) continue;
     const r = byLabel.get(m.label);
     if (r && r.outcome !== 'ready') continue;
+    // Just read running by the watch (a show costs 2 s of the key's pace): not read again.
+    if (r?.instance) {
+      out.push(r.instance);
+      continue;
+    }
     try {
       const inst = await ports.api.showInstance(m.instanceId);
       if ((inst.actual_status ?? inst.state) === 'running') out.push(inst);
