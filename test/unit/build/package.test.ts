@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { findLazyModules, programs } from '../../../scripts/bundles.mjs';
+import { findLazyModules, programs, sharedPackages } from '../../../scripts/bundles.mjs';
 import { repoRoot, manifest } from '../repoRoot';
 
 const root = repoRoot();
@@ -109,7 +109,7 @@ test('the .vsix holds every file the extension reads at run time, and nothing el
   const files = await packedFiles();
   const pkg = manifest();
   const lazy = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
-  const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs)])].map((n) => `dist/${n}.js`);
+  const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs), ...Object.keys(sharedPackages)])].map((n) => `dist/${n}.js`);
   const code = readdirSync(join(root, 'dist'))
     .filter((f) => f.endsWith('.js'))
     .map((f) => readFileSync(join(root, 'dist', f), 'utf8'));
