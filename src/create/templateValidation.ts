@@ -10,7 +10,7 @@ import { TemplateSchema, type Template } from './templateSchema';
 import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './templateVariables';
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
-import { DEFAULT_GUARD, GuardSetupError, NEEDS_TOOLS_WARNING, composeOnstart, guardRequestFor, scriptOf, type ServerTemplateOnstart } from '../guard/plan';
+import { DEFAULT_GUARD, GuardSetupError, needsToolsWarning, composeOnstart, guardRequestFor, scriptOf, type ServerTemplateOnstart } from '../guard/plan';
 import { sshPathProblem } from '../ssh/sshValues';
 
 export interface TemplateProblem {
@@ -336,7 +336,7 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
     const plan = guardRequestFor(explicit ? t.guard : undefined, t.instance.runtype, DEFAULT_GUARD, 'https://console.vast.ai')?.plan;
     const c = composeOnstart(onstart ?? t.instance.onstart, plan, { apiUrl: 'https://console.vast.ai', dphTotal: 1 });
     const at: JsonPath = t.instance.onstartFile !== undefined ? ['instance', 'onstartFile'] : ['instance', 'onstart'];
-    return c.form === 'all-compressed' ? [{ path: at, message: NEEDS_TOOLS_WARNING, severity: 'warning' }] : [];
+    return c.form === 'all-compressed' ? [{ path: at, message: needsToolsWarning(), severity: 'warning' }] : [];
   } catch (e) {
     if (!(e instanceof GuardSetupError)) return [];
     const inst = t.instance;
