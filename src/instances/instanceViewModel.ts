@@ -19,6 +19,7 @@ import { md, pct } from '../core/textFormat';
 import { describeSshAddress, sshAddress } from '../ssh/address';
 import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from '../core/rates';
 import { currentBid } from './bid';
+import * as l10n from '@vscode/l10n';
 
 const ICONS: Record<StateCategory, { icon: string; color: string | undefined }> = {
   running: { icon: 'vm-running', color: 'testing.iconPassed' },
@@ -74,7 +75,11 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
   if (isOutbid(i)) {
     const bid = currentBid(i);
     lines.push(
-      `Outbid: the service stopped this interruptible instance because someone bid more${bid !== undefined ? ` than ${md(formatRate(bid, 3))}` : ''}${typeof i.min_bid === 'number' ? `; the minimum is now ${md(formatRate(i.min_bid, 3))}` : ''}. Storage keeps billing. Use Change Bid… to run it again.`,
+      l10n.t(
+        'Outbid: the service stopped this interruptible instance because someone bid more{0}{1}. Storage keeps billing. Use Change Bid… to run it again.',
+        bid !== undefined ? l10n.t(' than {0}', md(formatRate(bid, 3))) : '',
+        typeof i.min_bid === 'number' ? l10n.t('; the minimum is now {0}', md(formatRate(i.min_bid, 3))) : '',
+      ),
       '',
     );
   } else if (isInterruptible(i)) {
@@ -82,7 +87,7 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
     if (bid !== undefined) add('Bid', `${formatRate(bid, 3)} (interruptible)`);
   }
   if (i.status_msg) add('Status', i.status_msg);
-  add('GPU RAM', perGpu(i.gpu_ram ?? i.gpu_totalram));
+  add(l10n.t('GPU RAM'), perGpu(i.gpu_ram ?? i.gpu_totalram));
   add(
     'CPU',
     [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') ||
@@ -98,8 +103,8 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
   const compute = computeRate(i);
   const storage = storageRate(i);
   lines.push(
-    `- Cost: compute ${formatRate(compute)}, storage ${formatRate(storage)}, total ${formatRate(currentRate(i))}` +
-      (isBilledForCompute(i) ? '' : ' (stopped: storage only)'),
+    l10n.t('- Cost: compute {0}, storage {1}, total {2}', formatRate(compute), formatRate(storage), formatRate(currentRate(i))) +
+      (isBilledForCompute(i) ? '' : l10n.t(' (stopped: storage only)')),
   );
   if (spent) lines.push(`- ${md(spent)}`);
   for (const d of guard?.details ?? []) lines.push(`- ${md(d)}`);
@@ -276,7 +281,7 @@ export function instanceDetails(i: Instance): DetailModel[] {
     const v = i[key];
     if (v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
     if (key === 'jupyter_token') {
-      out.push({ key, label: key, value: '•••••••• (use Copy)', secret: true });
+      out.push({ key, label: key, value: l10n.t('•••••••• (use Copy)'), secret: true });
       continue;
     }
     out.push({ key, label: key, value: fmtValue(key, v) });
