@@ -11,6 +11,7 @@ import { readGroups, updateGroup, type GroupRecord } from './groupRecords';
 import { destroyGroup } from './groupActions';
 import { GROUP_WAIT_MS } from './groupFlow';
 import { isMemberLabel } from '../core/groupIndex';
+import * as l10n from '@vscode/l10n';
 
 export interface GroupResumePorts extends Pick<CreateFlowPorts, 'api' | 'log' | 'clock' | 'ssh' | 'state' | 'instances' | 'reconcile'> {
   /** The group did not come up whole: destroy these machines (and the network)? Only a yes destroys. */
@@ -70,11 +71,11 @@ async function resumeGroup(ports: GroupResumePorts, g: GroupRecord, opts: GroupR
       return { name: g.name, outcome: 'ready', ids };
     } catch (e) {
       ports.log.warn(`group ${g.name}: preparing the members failed: ${logText(e)}`);
-      return failed(ports, { ...g, members }, ids, 'every machine runs, but the group could not be made ready');
+      return failed(ports, { ...g, members }, ids, l10n.t('every machine runs, but the group could not be made ready'));
     }
   }
   const missing = members.filter((m) => !running.some((i) => i.id === m.instanceId)).map((m) => `rank ${m.rank}`);
-  return failed(ports, { ...g, members }, ids, `not all ${g.count} machines started after the reload (${missing.join(', ')})`);
+  return failed(ports, { ...g, members }, ids, l10n.t('not all {0} machines started after the reload ({1})', g.count, missing.join(', ')));
 }
 
 /** The members that run now, rank order; a member whose flow had settled before the reload is read from the service. */
