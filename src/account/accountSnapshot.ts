@@ -88,7 +88,7 @@ export function accountRows(
   const st = snap.status;
   if (st) {
     if (st.methods.length) {
-      rows.push({ id: 'methods', label: 'Methods', icon: 'list-unordered', children: st.methods.map((m) => methodRow(m, o.nowMs, o.fmt)) });
+      rows.push({ id: 'methods', label: l10n.t('Methods'), icon: 'list-unordered', children: st.methods.map((m) => methodRow(m, o.nowMs, o.fmt)) });
     } else if (state !== 'legacy') {
       rows.push({ id: 'add', label: l10n.t('Add an authenticator app…'), icon: 'add', command: 'gpuRental.tfa.addTotp' });
     }

@@ -119,11 +119,11 @@ function guardSection(guard: { details: string[]; log?: string } | undefined, se
 /** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */
 export function offerPickDetail(o: Offer): string {
   return [
-    pct(o.reliability) && `${pct(o.reliability)} reliable`,
+    pct(o.reliability) && l10n.t('{0} reliable', pct(o.reliability)!),
     o.geolocation ?? undefined,
     perGpu(o.gpu_ram ?? o.gpu_totalram),
     typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
-    `offer ${o.id}`,
+    l10n.t('offer {0}', o.id),
   ]
     .filter(Boolean)
     .join(' · ');

@@ -84,22 +84,23 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
     );
   } else if (isInterruptible(i)) {
     const bid = currentBid(i);
-    if (bid !== undefined) add('Bid', `${formatRate(bid, 3)} (interruptible)`);
+    if (bid !== undefined) add(l10n.t('Bid'), l10n.t('{0} (interruptible)', formatRate(bid, 3)));
   }
-  if (i.status_msg) add('Status', i.status_msg);
+  if (i.status_msg) add(l10n.t('Status'), i.status_msg);
   add(l10n.t('GPU RAM'), perGpu(i.gpu_ram ?? i.gpu_totalram));
   add(
     'CPU',
-    [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') ||
-      undefined,
+    [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? l10n.t('{0} cores', i.cpu_cores_effective) : undefined, gb(i.cpu_ram)]
+      .filter(Boolean)
+      .join(', ') || undefined,
   );
-  add('Disk', typeof i.disk_space === 'number' ? `${i.disk_space.toFixed(0)} GB` : undefined);
-  add('Location', i.geolocation ?? undefined);
-  add('Reliability', pct(i.reliability2));
-  add('Uptime', i.state === 'running' ? uptime(i.uptime_mins) : undefined);
+  add(l10n.t('Disk'), typeof i.disk_space === 'number' ? `${i.disk_space.toFixed(0)} GB` : undefined);
+  add(l10n.t('Location'), i.geolocation ?? undefined);
+  add(l10n.t('Reliability'), pct(i.reliability2));
+  add(l10n.t('Uptime'), i.state === 'running' ? uptime(i.uptime_mins) : undefined);
   const ssh = sshAddress(i);
   add('SSH', ssh ? describeSshAddress(ssh) : undefined);
-  add('Image', i.image_uuid ?? undefined);
+  add(l10n.t('Image'), i.image_uuid ?? undefined);
   const compute = computeRate(i);
   const storage = storageRate(i);
   lines.push(

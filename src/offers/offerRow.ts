@@ -19,12 +19,12 @@ export function offerRow(o: Offer): RowModel {
     ...(
       [
         [l10n.t('GPU RAM'), perGpu(o.gpu_ram ?? o.gpu_totalram)],
-        ['Reliability', rel],
-        ['Location', o.geolocation ?? undefined],
-        ['Verified', verified ? 'yes' : 'no'],
+        [l10n.t('Reliability'), rel],
+        [l10n.t('Location'), o.geolocation ?? undefined],
+        [l10n.t('Verified'), verified ? l10n.t('yes') : l10n.t('no')],
         [l10n.t('DLPerf per $/h'), perDollar],
         ['CPU', o.cpu_name ?? undefined],
-        ['Disk', typeof o.disk_space === 'number' ? `${o.disk_space.toFixed(0)} GB` : undefined],
+        [l10n.t('Disk'), typeof o.disk_space === 'number' ? `${o.disk_space.toFixed(0)} GB` : undefined],
         [l10n.t('Direct ports'), typeof o.direct_port_count === 'number' ? String(o.direct_port_count) : undefined],
         [l10n.t('Offer id'), String(o.id)],
       ] as Array<[string, string | undefined]>
