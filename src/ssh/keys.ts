@@ -235,8 +235,11 @@ export type EnsureKeyResult =
   | { outcome: 'continued' | 'cancelled'; message: string };
 
 /** Why the one prompt appears: what happens without a key, in the words ssh will use. */
-export const NO_KEY_MESSAGE =
-  'Your account has no SSH public key whose private key is on this machine, so instances will refuse every SSH login ("Permission denied (publickey)"). Register one of your keys, create a new key pair for GPU Rental, or continue without SSH access.';
+export function noKeyMessage(): string {
+  return l10n.t(
+    'Your account has no SSH public key whose private key is on this machine, so instances will refuse every SSH login ("Permission denied (publickey)"). Register one of your keys, create a new key pair for GPU Rental, or continue without SSH access.',
+  );
+}
 
 /**
  * Makes sure the account holds a public key whose private half is here; asks once when it
@@ -247,12 +250,13 @@ export async function ensureAccountKey(d: EnsureKeyDeps): Promise<EnsureKeyResul
   const [account, local] = await Promise.all([d.api.listSshKeys(), findLocalKeys(d.home, d.preferred ?? [])]);
   const found = usableKey(local, account);
   if (found) return { outcome: 'ok', ...found, attached: [] };
-  const choice = await d.prompts.choose(NO_KEY_MESSAGE, local);
-  if (choice === 'continue') return { outcome: 'continued', message: NO_KEY_MESSAGE };
+  const message = noKeyMessage();
+  const choice = await d.prompts.choose(message, local);
+  if (choice === 'continue') return { outcome: 'continued', message };
   let key: LocalKey | undefined;
   if (choice === 'register') key = local.length === 1 ? local[0] : await d.prompts.pickKey(local);
   else if (choice === 'create') key = await createKeyPair({ home: d.home, ...(d.log ? { log: d.log } : {}) });
-  if (!key) return { outcome: 'cancelled', message: NO_KEY_MESSAGE };
+  if (!key) return { outcome: 'cancelled', message };
   const { record, attached } = await registerKey(d, key);
   return { outcome: choice === 'create' ? 'created' : 'registered', key, record, attached };
 }
