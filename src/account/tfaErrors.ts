@@ -106,7 +106,11 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
         : ` ${checkHint(ctx)}`;
       return {
         code,
-        message: l10n.t('{0} was not accepted{1}.{2}', capitalize(codeName(ctx)), n ? ` (${n} failed attempt${n === 1 ? '' : 's'})` : '', tail),
+        message: !n
+          ? l10n.t('{0} was not accepted.{1}', capitalize(codeName(ctx)), tail)
+          : n === 1
+            ? l10n.t('{0} was not accepted (1 failed attempt).{1}', capitalize(codeName(ctx)), tail)
+            : l10n.t('{0} was not accepted ({1} failed attempts).{2}', capitalize(codeName(ctx)), n, tail),
         actions: err?.lockedUntil ? [] : ['tryAgain'],
       };
     }
