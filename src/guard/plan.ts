@@ -49,6 +49,11 @@ export interface GuardPlan {
   destroyAfterStoppedDays?: number;
   /** Watch Jupyter (connections to its port, busy kernels): jupyter runtypes. */
   jupyter?: boolean;
+  /**
+   * A member of a group (src/groups): it stops only when every member has been idle (it shares its
+   * verdict with its peers over the group's network), and its maxSpend counts the group's total $/h.
+   */
+  group?: { dphTotal: number };
 }
 
 /**
@@ -80,11 +85,15 @@ function stoppedDaysOf(plan: GuardPlan): number | undefined {
   return d !== undefined && Number.isInteger(d) && d >= 1 && d <= STOPPED_DAYS_MAX ? d : undefined;
 }
 
-/** The hard cap in seconds of running time, and which limit sets it; undefined when none is set. */
+/**
+ * The hard cap in seconds of running time, and which limit sets it; undefined when none is set.
+ * A group member's maxSpend is the group's: every member runs as long, at the group's total $/h.
+ */
 export function capOf(plan: GuardPlan, dphTotal: number): { seconds: number; why: 'maxHours' | 'maxSpend' } | undefined {
   const caps: Array<{ seconds: number; why: 'maxHours' | 'maxSpend' }> = [];
+  const rate = plan.group?.dphTotal ?? dphTotal;
   if (plan.maxHours !== undefined) caps.push({ seconds: plan.maxHours * 3600, why: 'maxHours' });
-  if (plan.maxSpend !== undefined && dphTotal > 0) caps.push({ seconds: (plan.maxSpend / dphTotal) * 3600, why: 'maxSpend' });
+  if (plan.maxSpend !== undefined && rate > 0) caps.push({ seconds: (plan.maxSpend / rate) * 3600, why: 'maxSpend' });
   if (!caps.length) return undefined;
   const c = caps.reduce((a, b) => (b.seconds < a.seconds ? b : a));
   return { seconds: Math.max(60, Math.floor(c.seconds)), why: c.why };
@@ -150,13 +159,22 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
 }
 
 /** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): it stays small. */
-export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop';
-export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop'];
+export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop' | 'group';
+export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop', 'group'];
 
 export function partsOf(plan: GuardPlan): WatchdogPart[] {
-  return ALL_PARTS.filter((p) =>
-    p === 'jupyter' ? plan.jupyter : p === 'busyWhile' ? plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)) : !!plan.beforeStop,
-  );
+  const wanted: Record<WatchdogPart, boolean> = {
+    jupyter: !!plan.jupyter,
+    busyWhile: !!plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)),
+    beforeStop: !!plan.beforeStop,
+    group: !!plan.group,
+  };
+  return ALL_PARTS.filter((p) => wanted[p]);
+}
+
+/** The guard of one member of a group whose members cost `groupDph` $/h in total (src/groups/groupFlow.ts). */
+export function groupGuard(guard: GuardRequest, groupDph: number): GuardRequest {
+  return { ...guard, plan: { ...guard.plan, group: { dphTotal: groupDph } } };
 }
 
 /**
@@ -189,8 +207,8 @@ export function minifiedWatchdog(script: string = WATCHDOG, parts: readonly Watc
   return text;
 }
 
-/** Names the watchdog reads from its environment (never renamed). */
-const KEPT_NAMES = /^(GPU_GUARD_|CONTAINER_|VAST_|JUPYTER_|TMPDIR$|IFS$|PATH$)/;
+/** Names the watchdog reads from its environment or the group.env it parses (never renamed). */
+const KEPT_NAMES = /^(GPU_GUARD_|CONTAINER_|VAST_|JUPYTER_|TMPDIR$|IFS$|PATH$|NODE_RANK$)/;
 const BEFORE_STOP = 'GPU_GUARD_BEFORE_STOP';
 
 /** @internal test */
@@ -378,9 +396,15 @@ export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, 
   const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
   const cap = capOf(p, dphTotal);
   const days = stoppedDaysOf(p);
+  const verb = p.action === 'destroy' ? 'destroys' : 'stops';
+  const when = `(GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed`;
   return (
-    `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
-    (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
+    (p.group
+      ? `Idle guard: ${verb} the group when every member has been idle for ${p.idleMinutes} minutes ${when}`
+      : `Idle guard: ${verb} it after ${p.idleMinutes} idle minutes ${when}`) +
+    (caps.length && cap
+      ? `; caps ${caps.join(' / ')}${p.group ? ' for the whole group' : ''} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)`
+      : '') +
     '.' +
     (days
       ? ` Destroyed after ${days} day${days === 1 ? '' : 's'} stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).`

@@ -61,6 +61,9 @@ export function activity(r: Reading & { state: WatchdogState }, now: number): st
     return `${s.lastError}, retrying ${wait > 0 ? `in ${wait} min` : 'now'}`;
   }
   if (s.snoozedUntil !== null) return `watching · kept running until ${clock(local(s.snoozedUntil))}`;
+  // A group member idle itself, kept running by the group: says which member and why.
+  if (s.idleSince !== null && s.busyReason?.startsWith('group: '))
+    return `watching · idle here ${idleProgress(now - local(s.idleSince), s.idleLimitSeconds)} · the group keeps running (${s.busyReason.slice(7)})`;
   if (s.idleSince !== null && s.actAt !== null)
     return `watching · idle ${idleProgress(now - local(s.idleSince), s.idleLimitSeconds)} · acts at ${clock(local(s.actAt))}`;
   return `watching · busy (${s.busyReason ?? 'active'})`;
@@ -72,7 +75,12 @@ export function readings(r: Reading & { state: WatchdogState }, now: number): st
   const gpu = s.gpuUtil !== null ? `GPU ${s.gpuUtil} %` : s.gpu === 'none' ? 'no GPU tool (judged by SSH and heartbeat)' : 'GPU not readable';
   const ssh = `${s.sshSessions} SSH session${s.sshSessions === 1 ? '' : 's'}`;
   const hb = s.heartbeatAgeSeconds !== null ? ` · heartbeat ${ago(s.heartbeatAgeSeconds * 1000)}` : '';
-  return `${gpu} · ${ssh}${hb} · reported ${ago(now - localTime(r)(s.updatedAt))}`;
+  const group = s.group
+    ? s.group.startsWith('rank ')
+      ? ` · group ${s.group}, stops when every member is idle`
+      : ` · group: ${s.group}, so it watches this member alone`
+    : '';
+  return `${gpu} · ${ssh}${hb}${group} · reported ${ago(now - localTime(r)(s.updatedAt))}`;
 }
 
 /** Row text and tooltip lines for a watchdog that is not reporting (stale state, or none yet). */
