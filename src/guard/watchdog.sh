@@ -234,6 +234,7 @@ judge() {
 group() {
   HOLD=
   if [ -z "$ME" ]; then
+    [ -f "$G/hostfile" ] || return
     R=$(sed -n 's/^export NODE_RANK=\([0-9]\{1,2\}\)$/\1/p' "$G/group.env" 2>/dev/null)
     # "rank:address" in rank order, dotted quads only: one other line and none is believed.
     L=$(awk '{ if (split($1, a, ".") != 4) exit 1; for (k = 1; k < 5; k++) if (a[k] !~ /^[0-9]+$/ || a[k] > 255) exit 1; print NR - 1 ":" $1 }' "$G/hostfile" 2>/dev/null) || L=

@@ -82,39 +82,40 @@ for (const shell of SHELLS) {
       return { addrs, port, insts, runs, stop: () => Promise.all(runs.map((r) => r.stop())) };
     }
 
-    test('A idle while B is busy: neither stops, A says B keeps it; B idle too: both stop', async () => {
-      const m = await members([{ gpu: 50 }, { gpu: 50 }]);
-      const [a, b] = m.runs as [GuardRun, GuardRun];
+    test('A and B idle while C is busy: none stops, A and B say C keeps them; C idle too: all three stop', async () => {
+      const m = await members([{ gpu: 50 }, { gpu: 50 }, { gpu: 50 }]);
+      const [a, b, c] = m.runs as [GuardRun, GuardRun, GuardRun];
       try {
-        // Both serve their verdict before A goes idle (no silence counts against either).
+        // Every member serves its verdict before any goes idle (no silence counts against one).
         for (const addr of m.addrs) await until(`${addr} serves its verdict`, async () => (await verdict(addr, m.port)) === 'busy\n');
         a.setGpu(0);
-        await until("A idle for its limit, held by B's busy", () => heldLongEnough(a.state(), 'rank 1 busy'));
-        assert.equal(intended(m.insts[0]!.id), 'running');
-        assert.equal(intended(m.insts[1]!.id), 'running');
-        assert.equal(a.state()!.group, 'rank 0 of 2');
-        assert.equal(b.state()!.busyReason, 'GPU at 50 %');
-        assert.match(a.log(), /group: rank 0 of 2, at 127\.[\d.]+[\s\S]*group: rank 1 busy/);
         b.setGpu(0);
-        assert.equal(await a.exited, 0);
-        assert.equal(await b.exited, 0);
-        assert.equal(intended(m.insts[0]!.id), 'stopped');
-        assert.equal(intended(m.insts[1]!.id), 'stopped');
-        for (const g of [a, b]) assert.match(g.log(), /group idle: every member idle for 2 s\n.* stop now \(idle\)/);
-        // Its verdict's server ended with it.
-        await until(
-          'the servers are gone',
-          async () => (await verdict(m.addrs[0]!, m.port)) === undefined && (await verdict(m.addrs[1]!, m.port)) === undefined,
+        await until("A idle for its limit, held by C's busy", () => heldLongEnough(a.state(), 'rank 2 busy'));
+        await until("B idle for its limit, held by C's busy", () => heldLongEnough(b.state(), 'rank 2 busy'));
+        for (const i of m.insts) assert.equal(intended(i.id), 'running');
+        assert.deepEqual(
+          m.runs.map((r) => r.state()!.group),
+          ['rank 0 of 3', 'rank 1 of 3', 'rank 2 of 3'],
         );
+        assert.equal(c.state()!.busyReason, 'GPU at 50 %');
+        assert.match(a.log(), /group: rank 0 of 3, at 127\.[\d.]+[\s\S]*group: rank 2 busy/);
+        c.setGpu(0);
+        for (const r of m.runs) assert.equal(await r.exited, 0);
+        for (const i of m.insts) assert.equal(intended(i.id), 'stopped');
+        for (const r of m.runs) assert.match(r.log(), /group idle: every member idle for 2 s\n.* stop now \(idle\)/);
+        // Each verdict's server ended with its guard.
+        for (const addr of m.addrs) await until(`${addr} serves no more`, async () => (await verdict(addr, m.port)) === undefined);
       } finally {
         await m.stop();
       }
     });
 
     test('a peer that goes silent (its guard killed) holds the group only until it has been silent for the idle limit', async () => {
-      const m = await members([{}, { gpu: 50 }], 5);
+      const m = await members([{ gpu: 50 }, { gpu: 50 }], 5);
       const [a, b] = m.runs as [GuardRun, GuardRun];
       try {
+        for (const addr of m.addrs) await until(`${addr} serves its verdict`, async () => (await verdict(addr, m.port)) === 'busy\n');
+        a.setGpu(0);
         await until("A idle for its limit, held by B's busy", () => heldLongEnough(a.state(), 'rank 1 busy'), 30_000);
         b.child.kill('SIGKILL');
         await b.exited;
