@@ -47,7 +47,10 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   if (!Array.isArray(found)) return found;
   const choice = input.confirm === false ? found[0] : await ports.prompts.pickCluster(found, t);
   if (!choice || input.signal?.aborted) return nothing('Cancelled. Nothing was rented.');
-  if (input.confirm !== false && !(await ports.prompts.confirmGroup(choice, t, maxWaitMs, guardSummary(memberGuard(input, choice), choice.totalDph))))
+  if (
+    input.confirm !== false &&
+    !(await ports.prompts.confirmGroup(choice, t, maxWaitMs, input.guard ? guardSummary(memberGuard(input, choice), choice.totalDph) : NO_GROUP_GUARD))
+  )
     return nothing('Cancelled. Nothing was rented.');
   if (input.signal?.aborted) return nothing('Cancelled. Nothing was rented.');
 
@@ -177,6 +180,8 @@ async function rentMembers(
     input.signal?.removeEventListener('abort', onAbort);
   }
 }
+
+const NO_GROUP_GUARD = 'Idle guard: none (nothing stops these machines when they are idle; stop or destroy the group yourself).';
 
 /** Each member's idle guard: it stops when the whole group is idle, and its maxSpend counts the group's total $/h. */
 function memberGuard(input: GroupFlowInput, choice: ClusterChoice) {

@@ -106,7 +106,7 @@ trap 'bye; exit 0' TERM INT HUP
 START=$(date +%s)
 NOW=$START
 FAILS=0 NEXT=0 SSH=0 JUP=0 PREV=0
-unset IDLE_SINCE ERR GPU GPU_NOTE HB_AGE SNOOZED BUSY WAS DONE_AT SRV ME HOLD GRP
+unset IDLE_SINCE ERR GPU GPU_NOTE HB_AGE SNOOZED BUSY WAS DONE_AT SRV ME HOLD GRP GF
 
 write_state() {
   # Positional, "" for none (src/guard/watchdogState.ts names the fields): it must fit in onstart.
@@ -226,15 +226,21 @@ judge() {
 }
 
 #@group
-# The group (its files re-read each tick until they are there): this member serves its own
+# The group (its files read again whenever they change: a group made ready again after a start
+# may have new addresses): this member serves its own
 # verdict, "busy" or "idle <since>", on its overlay address, and reads every peer's. HOLD names
 # the first peer that keeps the group running: busy, idle for less than IDLE_S, an answer other
 # than those two (never stop a machine in use), or silent with no idle word before. A peer silent
 # for IDLE_S in a row (stopped, gone) holds nothing. Without python3 it cannot serve: it watches alone.
 group() {
   HOLD=
-  if [ -z "$ME" ]; then
-    [ -f "$G/hostfile" ] || return
+  f=$(cat "$G/group.env" "$G/hostfile" 2>/dev/null)
+  if [ "$f" != "$GF" ]; then
+    GF=$f
+    ME=
+    GRP=
+    [ -z "$SRV" ] || kill "$SRV" 2>/dev/null
+    SRV=
     R=$(sed -n 's/^export NODE_RANK=\([0-9]\{1,2\}\)$/\1/p' "$G/group.env" 2>/dev/null)
     # "rank:address" in rank order, dotted quads only: one other line and none is believed.
     L=$(awk '{ if (split($1, a, ".") != 4) exit 1; for (k = 1; k < 5; k++) if (a[k] !~ /^[0-9]+$/ || a[k] > 255) exit 1; print NR - 1 ":" $1 }' "$G/hostfile" 2>/dev/null) || L=
@@ -244,12 +250,13 @@ group() {
       ME=
       return
     fi
+    # Silence counts from here.
     GT=$NOW
     GRP="rank $R of $(echo "$L" | wc -l | tr -d ' ')"
     command -v python3 >/dev/null 2>&1 || GRP="cannot share its state (no python3)"
     log "group: $GRP, at $ME"
   fi
-  [ "${GRP%% *}" = rank ] || return
+  [ -n "$ME" ] && [ "${GRP%% *}" = rank ] || return
   mkdir -p "$D/peer"
   if [ -n "$BUSY" ]; then echo busy; else echo "idle $IDLE_SINCE"; fi >"$D/peer/w" && mv -f "$D/peer/w" "$D/peer/v"
   if [ -z "$SRV" ] || ! kill -0 "$SRV" 2>/dev/null; then
@@ -257,7 +264,7 @@ group() {
     SRV=$!
     # The server ends with this guard, however it ends: a stale word must not outlive it.
     (
-      while kill -0 $$; do sleep "$TICK"; done
+      while kill -0 $$ && kill -0 "$SRV"; do sleep "$TICK"; done
       kill "$SRV"
     ) >/dev/null 2>&1 &
   fi

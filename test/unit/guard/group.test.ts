@@ -151,6 +151,23 @@ for (const shell of SHELLS) {
       }
     });
 
+    test('group files written again (new addresses after a start) are read again: it serves on its new address only', async () => {
+      const inst = await instance();
+      const port = await freePort();
+      const a = runGuard(gsim.c, inst, { shell: shell.argv, gpu: 50, env: { GPU_GUARD_PEER_PORT: String(port) } });
+      const [before, after] = [addresses(2), addresses(2)] as [string[], string[]];
+      try {
+        writeGroupFiles(a.dir, 0, before);
+        await until('it serves on its first address', async () => (await verdict(before[0]!, port)) === 'busy\n');
+        writeGroupFiles(a.dir, 1, after);
+        await until('it serves on its new address', async () => (await verdict(after[1]!, port)) === 'busy\n');
+        await until('and no more on the old one', async () => (await verdict(before[0]!, port)) === undefined);
+        assert.equal(a.state()!.group, 'rank 1 of 2');
+      } finally {
+        await a.stop();
+      }
+    });
+
     test('without python3 a member says it cannot share its state, and watches alone', async () => {
       const inst = await instance();
       const a = runGuard(gsim.c, inst, { shell: shell.argv, without: ['python3'], gpu: 50 });
