@@ -16,6 +16,7 @@ import { baseLabel, buildOfferQuery, uniqueLabel } from '../create/requestBuilde
 import { logText, userMessageOf } from '../create/flowTypes';
 import type { Template } from '../create/templateSchema';
 import { formatRate } from '../core/rates';
+import { groupGuard, guardSummary } from '../guard/plan';
 import { clusterChoices, type ClusterChoice } from './clusterPick';
 import { putGroup, removeGroup, updateGroup, updateMember, type GroupRecord } from './groupRecords';
 import type { GroupFlowInput, GroupFlowPorts, GroupResult } from './groupTypes';
@@ -47,7 +48,11 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   if (!Array.isArray(found)) return found;
   const choice = input.confirm === false ? found[0] : await ports.prompts.pickCluster(found, t);
   if (!choice || input.signal?.aborted) return nothing(l10n.t('Cancelled. Nothing was rented.'));
-  if (input.confirm !== false && !(await ports.prompts.confirmGroup(choice, t, maxWaitMs))) return nothing(l10n.t('Cancelled. Nothing was rented.'));
+  if (
+    input.confirm !== false &&
+    !(await ports.prompts.confirmGroup(choice, t, maxWaitMs, input.guard ? guardSummary(memberGuard(input, choice), choice.totalDph) : noGroupGuard()))
+  )
+    return nothing(l10n.t('Cancelled. Nothing was rented.'));
   if (input.signal?.aborted) return nothing(l10n.t('Cancelled. Nothing was rented.'));
 
   const name = groupName(uniqueLabel(baseLabel(t).slice(0, 40), ports.random));
@@ -173,6 +178,7 @@ async function rentMembers(
             maxWaitMs,
             signal: stop.signal,
             sshAliases: memberAliases(group.name, rank),
+            ...(input.guard ? { guard: memberGuard(input, choice) } : {}),
           },
         );
         const id = memberId(r);
@@ -184,6 +190,13 @@ async function rentMembers(
   } finally {
     input.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+const noGroupGuard = () => l10n.t('Idle guard: none (nothing stops these machines when they are idle; stop or destroy the group yourself).');
+
+/** Each member's idle guard: it stops when the whole group is idle, and its maxSpend counts the group's total $/h. */
+function memberGuard(input: GroupFlowInput, choice: ClusterChoice) {
+  return input.guard && groupGuard(input.guard, choice.totalDph);
 }
 
 /** The machine a member's result says exists (or may: an unknown one with an id). */

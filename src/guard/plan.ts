@@ -50,6 +50,11 @@ export interface GuardPlan {
   destroyAfterStoppedDays?: number;
   /** Watch Jupyter (connections to its port, busy kernels): jupyter runtypes. */
   jupyter?: boolean;
+  /**
+   * A member of a group (src/groups): it stops only when every member has been idle (it shares its
+   * verdict with its peers over the group's network), and its maxSpend counts the group's total $/h.
+   */
+  group?: { dphTotal: number };
 }
 
 /**
@@ -81,11 +86,15 @@ function stoppedDaysOf(plan: GuardPlan): number | undefined {
   return d !== undefined && Number.isInteger(d) && d >= 1 && d <= STOPPED_DAYS_MAX ? d : undefined;
 }
 
-/** The hard cap in seconds of running time, and which limit sets it; undefined when none is set. */
+/**
+ * The hard cap in seconds of running time, and which limit sets it; undefined when none is set.
+ * A group member's maxSpend is the group's: every member runs as long, at the group's total $/h.
+ */
 export function capOf(plan: GuardPlan, dphTotal: number): { seconds: number; why: 'maxHours' | 'maxSpend' } | undefined {
   const caps: Array<{ seconds: number; why: 'maxHours' | 'maxSpend' }> = [];
+  const rate = plan.group?.dphTotal ?? dphTotal;
   if (plan.maxHours !== undefined) caps.push({ seconds: plan.maxHours * 3600, why: 'maxHours' });
-  if (plan.maxSpend !== undefined && dphTotal > 0) caps.push({ seconds: (plan.maxSpend / dphTotal) * 3600, why: 'maxSpend' });
+  if (plan.maxSpend !== undefined && rate > 0) caps.push({ seconds: (plan.maxSpend / rate) * 3600, why: 'maxSpend' });
   if (!caps.length) return undefined;
   const c = caps.reduce((a, b) => (b.seconds < a.seconds ? b : a));
   return { seconds: Math.max(60, Math.floor(c.seconds)), why: c.why };
@@ -153,13 +162,22 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
 }
 
 /** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): it stays small. */
-export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop';
-export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop'];
+export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop' | 'group';
+export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop', 'group'];
 
 export function partsOf(plan: GuardPlan): WatchdogPart[] {
-  return ALL_PARTS.filter((p) =>
-    p === 'jupyter' ? plan.jupyter : p === 'busyWhile' ? plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)) : !!plan.beforeStop,
-  );
+  const wanted: Record<WatchdogPart, boolean> = {
+    jupyter: !!plan.jupyter,
+    busyWhile: !!plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)),
+    beforeStop: !!plan.beforeStop,
+    group: !!plan.group,
+  };
+  return ALL_PARTS.filter((p) => wanted[p]);
+}
+
+/** The guard of one member of a group whose members cost `groupDph` $/h in total (src/groups/groupFlow.ts). */
+export function groupGuard(guard: GuardRequest, groupDph: number): GuardRequest {
+  return { ...guard, plan: { ...guard.plan, group: { dphTotal: groupDph } } };
 }
 
 /**
@@ -192,8 +210,8 @@ export function minifiedWatchdog(script: string = WATCHDOG, parts: readonly Watc
   return text;
 }
 
-/** Names the watchdog reads from its environment (never renamed). */
-const KEPT_NAMES = /^(GPU_GUARD_|CONTAINER_|VAST_|JUPYTER_|TMPDIR$|IFS$|PATH$)/;
+/** Names the watchdog reads from its environment or the group.env it parses (never renamed). */
+const KEPT_NAMES = /^(GPU_GUARD_|CONTAINER_|VAST_|JUPYTER_|TMPDIR$|IFS$|PATH$|NODE_RANK$)/;
 const BEFORE_STOP = 'GPU_GUARD_BEFORE_STOP';
 
 /** @internal test */
@@ -392,11 +410,30 @@ export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, 
   const cap = capOf(p, dphTotal);
   const days = stoppedDaysOf(p);
   const ssh = p.keepWhileSsh ? l10n.t(', no SSH session') : '';
-  return (
-    (p.action === 'destroy'
+  const head = p.group
+    ? p.action === 'destroy'
+      ? l10n.t(
+          'Idle guard: destroys the group when every member has been idle for {0} minutes (GPUs below {1} %{2}), even with VS Code closed',
+          p.idleMinutes,
+          p.gpuUtilBelow,
+          ssh,
+        )
+      : l10n.t(
+          'Idle guard: stops the group when every member has been idle for {0} minutes (GPUs below {1} %{2}), even with VS Code closed',
+          p.idleMinutes,
+          p.gpuUtilBelow,
+          ssh,
+        )
+    : p.action === 'destroy'
       ? l10n.t('Idle guard: destroys it after {0} idle minutes (GPUs below {1} %{2}), even with VS Code closed', p.idleMinutes, p.gpuUtilBelow, ssh)
-      : l10n.t('Idle guard: stops it after {0} idle minutes (GPUs below {1} %{2}), even with VS Code closed', p.idleMinutes, p.gpuUtilBelow, ssh)) +
-    (caps.length && cap ? l10n.t('; caps {0} (at the latest after {1} h)', caps.join(' / '), (cap.seconds / 3600).toFixed(1)) : '') +
+      : l10n.t('Idle guard: stops it after {0} idle minutes (GPUs below {1} %{2}), even with VS Code closed', p.idleMinutes, p.gpuUtilBelow, ssh);
+  return (
+    head +
+    (caps.length && cap
+      ? p.group
+        ? l10n.t('; caps {0} for the whole group (at the latest after {1} h)', caps.join(' / '), (cap.seconds / 3600).toFixed(1))
+        : l10n.t('; caps {0} (at the latest after {1} h)', caps.join(' / '), (cap.seconds / 3600).toFixed(1))
+      : '') +
     '.' +
     (days
       ? days === 1

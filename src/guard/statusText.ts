@@ -65,6 +65,13 @@ export function activity(r: Reading & { state: WatchdogState }, now: number): st
     return wait > 0 ? l10n.t('{0}, retrying in {1} min', s.lastError, wait) : l10n.t('{0}, retrying now', s.lastError);
   }
   if (s.snoozedUntil !== null) return l10n.t('watching · kept running until {0}', clock(local(s.snoozedUntil)));
+  // A group member idle itself, kept running by the group: says which member and why.
+  if (s.idleSince !== null && s.busyReason?.startsWith('group: '))
+    return l10n.t(
+      'watching · idle here {0} · the group keeps running ({1})',
+      idleProgress(now - local(s.idleSince), s.idleLimitSeconds),
+      s.busyReason.slice(7),
+    );
   if (s.idleSince !== null && s.actAt !== null)
     return l10n.t('watching · idle {0} · acts at {1}', idleProgress(now - local(s.idleSince), s.idleLimitSeconds), clock(local(s.actAt)));
   return l10n.t('watching · busy ({0})', s.busyReason ?? l10n.t('active'));
@@ -77,7 +84,12 @@ export function readings(r: Reading & { state: WatchdogState }, now: number): st
     s.gpuUtil !== null ? l10n.t('GPU {0} %', s.gpuUtil) : s.gpu === 'none' ? l10n.t('no GPU tool (judged by SSH and heartbeat)') : l10n.t('GPU not readable');
   const ssh = s.sshSessions === 1 ? l10n.t('1 SSH session') : l10n.t('{0} SSH sessions', s.sshSessions);
   const hb = s.heartbeatAgeSeconds !== null ? [l10n.t('heartbeat {0}', ago(s.heartbeatAgeSeconds * 1000))] : [];
-  return [gpu, ssh, ...hb, l10n.t('reported {0}', ago(now - localTime(r)(s.updatedAt)))].join(' · ');
+  const group = s.group
+    ? s.group.startsWith('rank ')
+      ? [l10n.t('group {0}, stops when every member is idle', s.group)]
+      : [l10n.t('group: {0}, so it watches this member alone', s.group)]
+    : [];
+  return [gpu, ssh, ...hb, ...group, l10n.t('reported {0}', ago(now - localTime(r)(s.updatedAt)))].join(' · ');
 }
 
 /** Row text and tooltip lines for a watchdog that is not reporting (stale state, or none yet). */

@@ -38,6 +38,8 @@ export const WatchdogStateSchema = z.object({
   gpuProblem: z.optional(maybeStr),
   /** Version 2 on: "cannot act: no curl, awk" when the image lacks what the guard needs (it then never acts on idleness). */
   cannotAct: z.optional(maybeStr),
+  /** A group member's: "rank 1 of 3" (it shares its state with the group), or why it cannot ("cannot share its state (no python3)"). */
+  group: z.optional(maybeStr),
 });
 
 export type WatchdogState = z.infer<typeof WatchdogStateSchema>;
@@ -45,8 +47,9 @@ export type WatchdogState = z.infer<typeof WatchdogStateSchema>;
 /**
  * Version 2 is positional (it must fit in onstart): [2, pid, startedAt, updatedAt, action,
  * idleLimitSeconds, gpu, gpuUtil, ssh, jupyter, heartbeatAge, snoozedUntil, busyReason,
- * idleSince, capSeconds, capReason, failures, nextRetryAt, lastError, missingTools, doneAt, tick];
- * "" is none. Version 3, [3, at, action], is what onstart writes when the watchdog could not even
+ * idleSince, capSeconds, capReason, failures, nextRetryAt, lastError, missingTools, doneAt, tick],
+ * and a group member's adds its group word last; "" is none. A busy reason with an idle time is a
+ * group member idle itself and held by the group ("group: rank 2 busy"): it does not act then. Version 3, [3, at, action], is what onstart writes when the watchdog could not even
  * be unpacked (no base64 or gzip).
  */
 function fromArray(a: unknown[]): unknown {
@@ -78,7 +81,7 @@ function fromArray(a: unknown[]): unknown {
       gpuProblem: null,
     };
   }
-  if (a[0] !== 2 || a.length !== 22) return undefined;
+  if (a[0] !== 2 || (a.length !== 22 && a.length !== 23)) return undefined;
   const [
     ,
     pid,
@@ -102,6 +105,7 @@ function fromArray(a: unknown[]): unknown {
     missing,
     doneAt,
     tick,
+    group,
   ] = a;
   const note = str(gpu);
   return {
@@ -119,7 +123,7 @@ function fromArray(a: unknown[]): unknown {
     snoozedUntil: snoozed,
     busyReason: str(busy),
     idleSince,
-    actAt: typeof idleSince === 'number' && typeof idleLimitSeconds === 'number' ? idleSince + idleLimitSeconds : null,
+    actAt: typeof idleSince === 'number' && typeof idleLimitSeconds === 'number' && !str(busy) ? idleSince + idleLimitSeconds : null,
     capAt: typeof capS === 'number' && capS > 0 && typeof startedAt === 'number' ? startedAt + capS : null,
     capReason: str(capWhy),
     failures,
@@ -129,6 +133,7 @@ function fromArray(a: unknown[]): unknown {
     gpuProblem: note === 'missing' || note === 'failing' || note === 'hanging' ? l10n.t('cannot see the GPU (nvidia-smi {0})', String(note)) : null,
     doneAt,
     tickSeconds: tick,
+    group: group === undefined ? null : str(group),
   };
 }
 
