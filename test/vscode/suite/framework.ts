@@ -324,6 +324,7 @@ export async function runRegistered(): Promise<void> {
     }
     const stubProblem = restorePrompts();
     error ??= stubProblem;
+    const hooksAt = performance.now();
     for (const h of afterEachHooks) {
       let hookTimer: NodeJS.Timeout | undefined;
       try {
@@ -347,6 +348,8 @@ export async function runRegistered(): Promise<void> {
       name: c.name,
       status: error === undefined ? 'passed' : 'failed',
       durationMs,
+      // Of durationMs, the afterEach hooks (every file's, after every test): where the tier's time goes.
+      hooksMs: Math.round(performance.now() - hooksAt),
       ...(error !== undefined ? { error: errorText(error) } : {}),
     });
   }

@@ -32,6 +32,8 @@ import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 const TEMPLATE = '.gpu/guard-it.json';
 const IDLE_SECONDS = 12;
+/** The row while an open terminal keeps the instance busy: "SSH session", or with the count ("ssh 1"). */
+const sshBusy = /^guard: watching · busy \((SSH session|ssh \d+)\)$/;
 let home: string | undefined;
 let templateFile: string | undefined;
 let createdId: number | undefined;
@@ -170,21 +172,22 @@ async function walk(services: Services, t0: number): Promise<void> {
   const term = await waitFor(() => vscode.window.terminals.find((x) => x.name.startsWith('SSH ')), 10_000, 'the terminal');
   term.sendText(`echo ok > '${marker}'`);
   await waitFor(() => existsSync(marker), 30_000, "the terminal's SSH session running its shell");
-  await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
-  // The watchdog's words for it: "SSH session", or with the count ("ssh 1").
-  const sshBusy = /^guard: watching · busy \((SSH session|ssh \d+)\)$/;
-  await waitFor(() => sshBusy.test(services.guard.status(inst.id)?.text ?? ''), 20_000, 'the guard counting the open terminal').catch((e: Error) => {
-    const terms = vscode.window.terminals.map((x) => `${x.name} exit ${JSON.stringify(x.exitStatus)}`);
-    throw new Error(
-      `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`,
-    );
-  });
-  const busySince = Date.now();
   const early: GuardWarning[] = [];
   const earlySub = services.guard.onWarn((w) => early.push(w));
   try {
+    await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
+    // The GPU idle from here (the watchdog reads it at its next tick, within a second): the idle limit
+    // counts from now, also while the row catches up with the session below.
+    const gpuIdleSince = Date.now();
+    // The watchdog's words for it: "SSH session", or with the count ("ssh 1").
+    await waitFor(() => sshBusy.test(services.guard.status(inst.id)?.text ?? ''), 20_000, 'the guard counting the open terminal').catch((e: Error) => {
+      const terms = vscode.window.terminals.map((x) => `${x.name} exit ${JSON.stringify(x.exitStatus)}`);
+      throw new Error(
+        `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`,
+      );
+    });
     // Past its idle limit with the GPU at 0 %: still running, never warned.
-    await sleep(IDLE_SECONDS * 1000 + 3000 - (Date.now() - busySince));
+    await sleep(IDLE_SECONDS * 1000 + 3000 - (Date.now() - gpuIdleSince));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'an open terminal keeps the instance running');
     assert.match(services.guard.status(inst.id)?.text ?? '', sshBusy);
     assert.deepEqual(early, [], 'no warning while a terminal is open');
