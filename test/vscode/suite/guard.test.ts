@@ -16,7 +16,21 @@ import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, waitFor, capture, sleep, simUrl, uiCheckpoint, log, restorePrompts } from './framework';
+import {
+  describe,
+  it,
+  afterEach,
+  getExtensionApi,
+  waitFor,
+  capture,
+  sleep,
+  simUrl,
+  uiCheckpoint,
+  log,
+  restorePrompts,
+  forget,
+  setUserSetting,
+} from './framework';
 import { simControl } from './sim';
 
 import { createKeyPair } from '../../../src/ssh/keys';
@@ -57,10 +71,10 @@ describe('idle guard', () => {
     createdId = undefined;
     await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
-    await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
-    await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('remote').update('autoForwardPorts', undefined, vscode.ConfigurationTarget.Global);
+    await forget(services.globalState, INFLIGHT_STATE_KEY);
+    await forget(services.globalState, SSH_OPTIONS_STATE_KEY);
+    await setUserSetting('gpuRental', 'ssh.identityFile', undefined);
+    await setUserSetting('remote', 'autoForwardPorts', undefined);
     await signOutAndDropSshHome(services, home);
     if (templateFile) rmSync(templateFile, { force: true });
     if (demoParent) rmSync(demoParent, { recursive: true, force: true });
