@@ -248,6 +248,8 @@ async function walk(services: Services, t0: number): Promise<void> {
       10_000,
       'the snooze written over SSH (through the recycled address)',
     );
+    // What the idle limit leaves to spare once the snooze is read (a shorter IDLE_SECONDS must keep this well above 0).
+    log(`kept running ${Math.round((w.actAt - Date.now()) / 100) / 10} s before the watchdog would act`);
     // Kept running: the warning is withdrawn, so its notification closes (the runner checks it is gone from the page).
     assert.deepEqual(
       withdrawn.map((x) => [x.key, x.why]),
