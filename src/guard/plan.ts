@@ -15,6 +15,7 @@ import {
   type GuardAction,
   type GuardDefaults,
 } from './installed';
+import * as l10n from '@vscode/l10n';
 
 export { DEFAULT_GUARD, ONSTART_LIMIT, installedGuard, type GuardAction, type GuardDefaults, type InstalledGuard } from './installed';
 
@@ -105,12 +106,14 @@ function checkedUrl(raw: string): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new GuardSetupError(`The API base URL "${raw.slice(0, 80)}" is not a valid URL, so the idle guard cannot reach the service from the instance.`);
+    throw new GuardSetupError(
+      l10n.t('The API base URL "{0}" is not a valid URL, so the idle guard cannot reach the service from the instance.', raw.slice(0, 80)),
+    );
   }
   const s = u.href.replace(/\/+$/, '');
   if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password || !/^[A-Za-z0-9:/._~%[\]-]+$/.test(s)) {
     throw new GuardSetupError(
-      `The API base URL "${raw.slice(0, 80)}" cannot be given to the idle guard (only plain http(s) URLs without credentials or special characters).`,
+      l10n.t('The API base URL "{0}" cannot be given to the idle guard (only plain http(s) URLs without credentials or special characters).', raw.slice(0, 80)),
     );
   }
   return s;
@@ -141,7 +144,7 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
   // Last: the one value that is the user's own text (installed.ts reads only what comes before it).
   if (plan.beforeStop) {
     if (!BEFORE_STOP_PATTERN.test(plan.beforeStop))
-      throw new GuardSetupError('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").');
+      throw new GuardSetupError(l10n.t('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").'));
     const limit = String(Math.max(1, Math.min(3600, Math.round(plan.beforeStopSeconds ?? 300))));
     if (limit !== '300') env.push(['GPU_GUARD_BEFORE_STOP_SECONDS', limit]);
     env.push([BEFORE_STOP, plan.beforeStop]);
@@ -202,8 +205,11 @@ const DEFAULT_API = 'https://console.vast.ai';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
 export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
 /** The warning templates get before renting when their onstart needs the all-compressed form. */
-export const NEEDS_TOOLS_WARNING =
-  'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.';
+export function needsToolsWarning(): string {
+  return l10n.t(
+    'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.',
+  );
+}
 
 function packed(text: string): string {
   return gzipSync(Buffer.from(text, 'utf8'), { level: 9 }).toString('base64');
@@ -308,8 +314,8 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
     `else echo "${NO_TOOLS}" >&2; ${noTools(`${DIR}/`)}; fi\n`;
   if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed', env };
   throw new GuardSetupError(
-    `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +
-      'Shorten the onstart script (move setup into the image or a file it downloads), or turn the guard off for this template with "guard": false.',
+    l10n.t('The onstart script with the idle guard would be {0} characters even compressed; the service allows {1}. ', all.length, ONSTART_LIMIT) +
+      l10n.t('Shorten the onstart script (move setup into the image or a file it downloads), or turn the guard off for this template with "guard": false.'),
   );
 }
 
@@ -344,10 +350,17 @@ async function serverOnstart(hashId: string, lookUp: (hashId: string) => Promise
     t = await lookUp(hashId);
   } catch (e) {
     throw new GuardSetupError(
-      `The start script of the service's template ${hashId} could not be read (${e instanceof Error ? e.message : 'unknown error'}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.`,
+      l10n.t(
+        'The start script of the service\'s template {0} could not be read ({1}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.',
+        hashId,
+        e instanceof Error ? e.message : 'unknown error',
+      ),
     );
   }
-  if (!t) throw new GuardSetupError(`The service has no template ${hashId}, so its start script cannot be kept with the idle guard. Check template_hash_id.`);
+  if (!t)
+    throw new GuardSetupError(
+      l10n.t('The service has no template {0}, so its start script cannot be kept with the idle guard. Check template_hash_id.', hashId),
+    );
   return scriptOf(t);
 }
 
@@ -363,7 +376,7 @@ export function scriptOf(t: ServerTemplateOnstart): string | undefined {
  * not promised, and one the template asked for says the rent will fail.
  */
 export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, onstart: string | undefined = guard?.onstart): string {
-  const none = 'Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).';
+  const none = l10n.t('Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).');
   if (!guard) return none;
   let form: OnstartForm;
   try {
@@ -371,20 +384,30 @@ export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, 
   } catch (e) {
     if (!(e instanceof GuardSetupError)) throw e;
     return guard.explicit
-      ? `Idle guard: cannot be installed, so nothing will be rented: ${e.message}`
-      : `${none} The onstart script leaves no room for the default guard: ${e.message}`;
+      ? l10n.t('Idle guard: cannot be installed, so nothing will be rented: {0}', e.message)
+      : l10n.t('{0} The onstart script leaves no room for the default guard: {1}', none, e.message);
   }
   const p = guard.plan;
   const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
   const cap = capOf(p, dphTotal);
   const days = stoppedDaysOf(p);
+  const ssh = p.keepWhileSsh ? l10n.t(', no SSH session') : '';
   return (
-    `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
-    (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
+    (p.action === 'destroy'
+      ? l10n.t('Idle guard: destroys it after {0} idle minutes (GPUs below {1} %{2}), even with VS Code closed', p.idleMinutes, p.gpuUtilBelow, ssh)
+      : l10n.t('Idle guard: stops it after {0} idle minutes (GPUs below {1} %{2}), even with VS Code closed', p.idleMinutes, p.gpuUtilBelow, ssh)) +
+    (caps.length && cap ? l10n.t('; caps {0} (at the latest after {1} h)', caps.join(' / '), (cap.seconds / 3600).toFixed(1)) : '') +
     '.' +
     (days
-      ? ` Destroyed after ${days} day${days === 1 ? '' : 's'} stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).`
+      ? days === 1
+        ? l10n.t(
+            " Destroyed after 1 day stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).",
+          )
+        : l10n.t(
+            " Destroyed after {0} days stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).",
+            days,
+          )
       : '') +
-    (form === 'all-compressed' ? ' The image must have base64 and gzip (most do), or neither the guard nor the onstart script runs.' : '')
+    (form === 'all-compressed' ? l10n.t(' The image must have base64 and gzip (most do), or neither the guard nor the onstart script runs.') : '')
   );
 }

@@ -1,6 +1,7 @@
 // The watchdog's state.json as VS Code reads it (over SSH, src/guard/remote.ts). Loaded on the
 // first read (dist/watchdogState.js), so zod stays out of the activation bundle for it.
 import * as z from 'zod/mini';
+import * as l10n from '@vscode/l10n';
 
 const num = z.number();
 const maybeNum = z.nullable(z.number());
@@ -73,7 +74,7 @@ function fromArray(a: unknown[]): unknown {
       nextRetryAt: null,
       lastError: null,
       doneAt: null,
-      cannotAct: 'cannot act: no base64 or gzip on this image (the guard could not be unpacked)',
+      cannotAct: l10n.t('cannot act: no base64 or gzip on this image (the guard could not be unpacked)'),
       gpuProblem: null,
     };
   }
@@ -124,8 +125,8 @@ function fromArray(a: unknown[]): unknown {
     failures,
     nextRetryAt: typeof failures === 'number' && failures > 0 ? next : null,
     lastError: str(err),
-    cannotAct: typeof missing === 'string' && missing ? `cannot act: no ${missing}` : null,
-    gpuProblem: note === 'missing' || note === 'failing' || note === 'hanging' ? `cannot see the GPU (nvidia-smi ${String(note)})` : null,
+    cannotAct: typeof missing === 'string' && missing ? l10n.t('cannot act: no {0}', missing) : null,
+    gpuProblem: note === 'missing' || note === 'failing' || note === 'hanging' ? l10n.t('cannot see the GPU (nvidia-smi {0})', String(note)) : null,
     doneAt,
     tickSeconds: tick,
   };

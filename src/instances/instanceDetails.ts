@@ -6,6 +6,7 @@ import { redactLog } from '../api/logs';
 import { instanceDetails } from './instanceViewModel';
 import { instanceName, perGpu, stateText } from '../core/instanceWords';
 import { md, pct } from '../core/textFormat';
+import * as l10n from '@vscode/l10n';
 
 /** The Show Instance Details document's URI scheme (a read-only virtual document). */
 export const DETAILS_SCHEME = 'gpu-rental-instance';
@@ -32,7 +33,7 @@ const BLOB_RE = /[A-Za-z0-9+/]{100,}={0,2}/g;
 
 /** A long value as the folded section shows it: base64 runs shortened to their length. */
 export function foldBlobs(v: string): string {
-  return v.replace(BLOB_RE, (b) => `${b.slice(0, 12)}…[${b.length.toLocaleString('en-US')} base64 characters]`);
+  return v.replace(BLOB_RE, (b) => l10n.t('{0}…[{1} base64 characters]', b.slice(0, 12), b.length.toLocaleString('en-US')));
 }
 
 // Secrets a value may carry in clear: an expanded ${secret:NAME} of a template (known values),
@@ -63,12 +64,22 @@ export function instanceDetailsMarkdown(
   const details = instanceDetails(i).map((d) => ({ ...d, value: maskSecrets(d.value, secrets) }));
   const long = details.filter((d) => d.value.length > LONG_VALUE_CHARS);
   const rows = details.map(
-    (d) => `| ${d.label} | ${long.includes(d) ? `${d.value.length.toLocaleString('en-US')} characters, folded below` : cell(d.value)} |`,
+    (d) => `| ${d.label} | ${long.includes(d) ? l10n.t('{0} characters, folded below', d.value.length.toLocaleString('en-US')) : cell(d.value)} |`,
   );
   const folded = long.flatMap((d) => {
     const text = foldBlobs(d.value);
     const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-    return ['<details>', `<summary>${d.label} (${d.value.length.toLocaleString('en-US')} characters)</summary>`, '', fence, text, fence, '', '</details>', ''];
+    return [
+      '<details>',
+      l10n.t('<summary>{0} ({1} characters)</summary>', d.label, d.value.length.toLocaleString('en-US')),
+      '',
+      fence,
+      text,
+      fence,
+      '',
+      '</details>',
+      '',
+    ];
   });
   return [
     `# ${md(instanceName(i))} (#${i.id})`,
@@ -76,7 +87,7 @@ export function instanceDetailsMarkdown(
     [md(stateText(i) ?? ''), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
     '',
     ...guardSection(guard, secrets),
-    '| Field | Value |',
+    l10n.t('| Field | Value |'),
     '|---|---|',
     ...rows,
     '',
@@ -88,12 +99,19 @@ export function instanceDetailsMarkdown(
 function guardSection(guard: { details: string[]; log?: string } | undefined, secrets: ReadonlyArray<string | undefined>): string[] {
   if (!guard || !guard.details.length) return [];
   return [
-    '## Idle guard',
+    l10n.t('## Idle guard'),
     '',
     ...guard.details.map((l) => `- ${md(maskSecrets(l, secrets))}`),
     '',
     ...(guard.log
-      ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', maskSecrets(guard.log, secrets).replace(/`/g, "'"), '```', '']
+      ? [
+          l10n.t('Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):'),
+          '',
+          '```text',
+          maskSecrets(guard.log, secrets).replace(/`/g, "'"),
+          '```',
+          '',
+        ]
       : []),
   ];
 }
@@ -101,11 +119,11 @@ function guardSection(guard: { details: string[]; log?: string } | undefined, se
 /** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */
 export function offerPickDetail(o: Offer): string {
   return [
-    pct(o.reliability) && `${pct(o.reliability)} reliable`,
+    pct(o.reliability) && l10n.t('{0} reliable', pct(o.reliability)!),
     o.geolocation ?? undefined,
     perGpu(o.gpu_ram ?? o.gpu_totalram),
     typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
-    `offer ${o.id}`,
+    l10n.t('offer {0}', o.id),
   ]
     .filter(Boolean)
     .join(' · ');
