@@ -10,7 +10,7 @@
 // UI steps: a test calls uiCheckpoint(name) (suite/framework.ts); this runner then runs
 // uiSteps[name] with Playwright on the real workbench, counts it as a test, and writes
 // `<results>.<name>.done` so the suite continues.
-import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync, mkdtempSync, rmSync, openSync, fstatSync, readSync, closeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { root, startCodeServer, launchChromium, workbenchUrl, runCleanups } from '../../scripts/code-server.mjs';
@@ -82,12 +82,16 @@ const openSidebar = () => openViewContainer(ui.page, containerTitle(), 20_000);
 async function openWalkthroughPage() {
   const steps = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]');
   await steps.first().waitFor({ state: 'attached', timeout: 30_000 });
-  // The Welcome page may show its start slide: open the walkthrough from its tile.
-  await ui.page
-    .locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' })
+  // The Welcome page may show its start slide: open the walkthrough from its tile. Whichever shows
+  // first decides (a blind click on a tile that is not there waited out its 5 s timeout each time).
+  const tile = ui.page.locator('.getting-started-category:visible, button:visible', { hasText: 'Get Started with GPU Rental' }).first();
+  const shown = ui.page.locator('button.getting-started-step[data-step-id*="gettingStarted"]:visible').first();
+  await shown
+    .or(tile)
     .first()
-    .click({ timeout: 5_000 })
+    .waitFor({ state: 'visible', timeout: 10_000 })
     .catch(() => undefined);
+  if (!(await shown.isVisible())) await tile.click({ timeout: 5_000 }).catch(() => undefined);
   await ui.page.waitForTimeout(500);
 }
 
@@ -633,6 +637,32 @@ async function runUiStep(name, resultsFile) {
 
 // ---------------------------------------------------------------- main
 
+/** The complete lines appended to `file` since the last read ('' while it does not exist); reads only the new bytes. */
+function followLines(file) {
+  let fd;
+  let offset = 0;
+  return {
+    read() {
+      try {
+        fd ??= openSync(file, 'r');
+      } catch {
+        return ''; // not yet
+      }
+      const size = fstatSync(fd).size;
+      if (size <= offset) return '';
+      const bytes = Buffer.alloc(size - offset);
+      const n = readSync(fd, bytes, 0, bytes.length, offset);
+      const end = bytes.subarray(0, n).lastIndexOf(0x0a) + 1;
+      offset += end;
+      return bytes.subarray(0, end).toString('utf8');
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
+
 async function main() {
   const t0 = Date.now();
   const testsIndex = process.env.GPU_RENTAL_TEST_BUNDLE ? resolve(process.env.GPU_RENTAL_TEST_BUNDLE) : join(root, 'out', 'vscode', 'index.js');
@@ -685,7 +715,8 @@ async function main() {
   await page.goto(url, { waitUntil: 'domcontentloaded' });
 
   // Follow the results file.
-  let offset = 0;
+  const results = followLines(resultsFile);
+  cleanups.push(() => results.close());
   let started = false;
   let end;
   const tests = [];
@@ -697,15 +728,7 @@ async function main() {
   const afterEachBudget = hooks + QUIET_MS;
   while (!end) {
     if (finished) return;
-    let text = '';
-    try {
-      text = readFileSync(resultsFile, 'utf8');
-    } catch {
-      /* not yet */
-    }
-    const complete = text.slice(offset, text.lastIndexOf('\n') + 1);
-    offset += complete.length;
-    for (const rec of parseLines(complete)) {
+    for (const rec of parseLines(results.read())) {
       // A suite that stops writing (extension host crashed, a hook hung) fails fast instead of
       // waiting for the overall timeout: each test announces its own timeout in 'begin'.
       if (rec.type === 'begin') testDeadline = Date.now() + rec.timeoutMs + afterEachBudget;
@@ -730,7 +753,8 @@ async function main() {
           `code-server log tail:\n${log}\nbrowser console errors:\n${consoleLines.slice(-10).join('\n')}`,
       );
     }
-    if (!end) await new Promise((r) => setTimeout(r, 200));
+    // Each checkpoint waits for this loop: a short poll (reading only what was appended) keeps the hand-overs quick.
+    if (!end) await new Promise((r) => setTimeout(r, 50));
   }
 
   await openSidebar().catch(() => {}); // the final picture shows the extension's sidebar

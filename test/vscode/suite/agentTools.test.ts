@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { describe, it, afterEach, getExtensionApi, waitFor, uiCheckpoint, simUrl } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, uiCheckpoint, simUrl, setUserSetting } from './framework';
 import { simControl } from './sim';
 import { dropRentalsAndSshHome, signedInWithSshHome } from './testKey';
 import { readInflight } from '../../../src/create/createFlow';
@@ -78,8 +78,8 @@ async function setGlobal(key: string, value: unknown): Promise<void> {
 describe('agent tools', () => {
   afterEach(async () => {
     delete process.env.GPU_RENTAL_TEST_AGENT_POLL_MS;
-    await setGlobal('budget.monthly', undefined);
-    await setGlobal('agent.maxPricePerHour', undefined);
+    await setUserSetting('gpuRental', 'budget.monthly', undefined);
+    await setUserSetting('gpuRental', 'agent.maxPricePerHour', undefined);
     await dropRentalsAndSshHome((await getExtensionApi()).services, LABEL, home);
     home = undefined;
   });

@@ -7,8 +7,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync }
 import { homedir, tmpdir } from 'node:os';
 import { totp } from '../../../src/sim/totp';
 import { dirname, join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, uiCheckpoint, sleep, simUrl } from './framework';
 import { writeWorkspaceTemplate } from './session';
+import { simControl } from './sim';
 import type { FlowResult } from '../../../src/account/tfaPorts';
 
 let home: string | undefined;
@@ -33,6 +34,8 @@ describe('demo', () => {
     await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     for (const t of vscode.window.terminals) if (t.name.startsWith('SSH ')) t.dispose();
     delete process.env.GPU_RENTAL_SSH_HOME;
+    delete process.env.GPU_RENTAL_TEST_DEMO_BOOT_S;
+    delete process.env.GPU_RENTAL_TEST_DEMO_GUARD_TICK_S;
     if (home) rmSync(home, { recursive: true, force: true });
     home = undefined;
   });
@@ -119,6 +122,10 @@ describe('demo', () => {
   it(
     "a newcomer's path in the demo: search, rent, connect in a terminal that logs in, stop, destroy",
     async () => {
+      // The rent boots in 2 s and the guard looks every second (the tier's knobs for Try Demo Mode, CONTRIBUTING):
+      // the path as a newcomer walks it, without waiting out the demo's 20 s boot and 10 s guard tick.
+      process.env.GPU_RENTAL_TEST_DEMO_BOOT_S = '2';
+      process.env.GPU_RENTAL_TEST_DEMO_GUARD_TICK_S = '1';
       const services = await demo();
       try {
         const proof = join(home!, 'demo-connect-proof.txt'); // a path the test owns; the instance shell writes it
@@ -296,7 +303,15 @@ describe('demo', () => {
   it(
     'README pictures: Create from Template in progress, then the running instance with its tooltip (screenshots)',
     async () => {
-      const services = await demo();
+      // A demo on the runner's simulator, seeded as Try Demo Mode's (two instances): its clock holds the
+      // new machine loading for the first picture and then ends the boot, instead of the demo's 20 s in real time.
+      const { services } = await getExtensionApi();
+      const control = simControl();
+      await control.seed({ instances: 2 });
+      home = mkdtempSync(join(tmpdir(), 'gpu-rental-demo-home-'));
+      process.env.GPU_RENTAL_SSH_HOME = home;
+      await services.setDemo({ url: simUrl(), apiKey: 'sim-api-key' });
+      await waitFor(() => services.connection().demo && services.instances.instances.length >= 2, 15_000, 'the demo rows');
       const uri = await writeWorkspaceTemplate(
         'it-readme.json',
         JSON.stringify({
@@ -317,13 +332,13 @@ describe('demo', () => {
           confirm: false,
           pollIntervalMs: 1000,
         });
-        await waitFor(
-          () => services.instances.instances.find((i) => /^pytorch-[0-9a-z]{4}$/.test(i.label ?? '') && i.state === 'loading'),
-          30_000,
-          'the new row loading',
-        );
-        await sleep(2500);
+        const mine = () => services.instances.instances.find((i) => /^pytorch-[0-9a-z]{4}$/.test(i.label ?? ''));
+        await waitFor(mine, 30_000, 'the new row');
+        await control.advance(10); // past the first tenth of its boot: loading (the simulator's boot is 60 s)
+        await waitFor(() => mine()?.state === 'loading', 30_000, 'the new row loading');
+        await sleep(2500); // the notification's clock moves on (the picture shows it counting)
         assert.equal(await uiCheckpoint('readme-create-progress'), 'ok');
+        await control.advance(120);
         const r = await pending;
         assert.equal(r?.outcome, 'running');
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');

@@ -2,7 +2,7 @@
 // filling the Offers view, reboot/recycle/bid on rows.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint } from './framework';
+import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint, setUserSetting } from './framework';
 import { simControl } from './sim';
 import { rowOf, signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';
 
@@ -190,9 +190,7 @@ describe("renters' tools", () => {
 });
 
 describe('server templates and followed logs', () => {
-  signOutAfterEach('workbench.action.closeAllEditors', () =>
-    vscode.workspace.getConfiguration('gpuRental').update('logs.followIntervalSeconds', undefined, vscode.ConfigurationTarget.Global),
-  );
+  signOutAfterEach('workbench.action.closeAllEditors', () => setUserSetting('gpuRental', 'logs.followIntervalSeconds', undefined));
 
   it(
     'Browse Server Templates: the pick list shows recommended ones with image and ports; save writes a .gpu template; rent creates with template_hash_id',

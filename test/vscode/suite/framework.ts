@@ -128,6 +128,21 @@ export function simUrl(): string {
 // Waiting is the test kit's (test/kit/wait.ts), shared with the unit tier.
 export { sleep, waitFor };
 
+// Cleanups and sign-ins run after and in nearly every test: a write that changes nothing (each one a
+// round trip through the settings file or the state store) is skipped, what is left is the same.
+
+/** Sets a user setting (ConfigurationTarget.Global) unless it already holds exactly `value` (undefined: removes it). */
+export async function setUserSetting(section: string, key: string, value: string | number | boolean | undefined): Promise<void> {
+  const config = vscode.workspace.getConfiguration(section);
+  if (config.inspect(key)?.globalValue === value) return;
+  await config.update(key, value, vscode.ConfigurationTarget.Global);
+}
+
+/** Removes `key` from a state store (globalState) unless it holds nothing there. */
+export async function forget(store: { get(key: string): unknown; update(key: string, value: undefined): Thenable<void> }, key: string): Promise<void> {
+  if (store.get(key) !== undefined) await store.update(key, undefined);
+}
+
 // ---------------------------------------------------------------- prompt stubs
 
 export type PromptKind =
@@ -324,6 +339,7 @@ export async function runRegistered(): Promise<void> {
     }
     const stubProblem = restorePrompts();
     error ??= stubProblem;
+    const hooksAt = performance.now();
     for (const h of afterEachHooks) {
       let hookTimer: NodeJS.Timeout | undefined;
       try {
@@ -347,6 +363,8 @@ export async function runRegistered(): Promise<void> {
       name: c.name,
       status: error === undefined ? 'passed' : 'failed',
       durationMs,
+      // Of durationMs, the afterEach hooks (every file's, after every test): where the tier's time goes.
+      hooksMs: Math.round(performance.now() - hooksAt),
       ...(error !== undefined ? { error: errorText(error) } : {}),
     });
   }

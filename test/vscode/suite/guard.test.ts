@@ -16,7 +16,21 @@ import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, afterEach, getExtensionApi, waitFor, capture, sleep, simUrl, uiCheckpoint, log, restorePrompts } from './framework';
+import {
+  describe,
+  it,
+  afterEach,
+  getExtensionApi,
+  waitFor,
+  capture,
+  sleep,
+  simUrl,
+  uiCheckpoint,
+  log,
+  restorePrompts,
+  forget,
+  setUserSetting,
+} from './framework';
 import { simControl } from './sim';
 
 import { createKeyPair } from '../../../src/ssh/keys';
@@ -32,6 +46,8 @@ import { SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 
 const TEMPLATE = '.gpu/guard-it.json';
 const IDLE_SECONDS = 12;
+/** The row while an open terminal keeps the instance busy: "SSH session", or with the count ("ssh 1"). */
+const sshBusy = /^guard: watching · busy \((SSH session|ssh \d+)\)$/;
 let home: string | undefined;
 let templateFile: string | undefined;
 let createdId: number | undefined;
@@ -55,10 +71,10 @@ describe('idle guard', () => {
     createdId = undefined;
     await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
-    await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
-    await vscode.workspace.getConfiguration('gpuRental').update('ssh.identityFile', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration('remote').update('autoForwardPorts', undefined, vscode.ConfigurationTarget.Global);
+    await forget(services.globalState, INFLIGHT_STATE_KEY);
+    await forget(services.globalState, SSH_OPTIONS_STATE_KEY);
+    await setUserSetting('gpuRental', 'ssh.identityFile', undefined);
+    await setUserSetting('remote', 'autoForwardPorts', undefined);
     await signOutAndDropSshHome(services, home);
     if (templateFile) rmSync(templateFile, { force: true });
     if (demoParent) rmSync(demoParent, { recursive: true, force: true });
@@ -170,21 +186,22 @@ async function walk(services: Services, t0: number): Promise<void> {
   const term = await waitFor(() => vscode.window.terminals.find((x) => x.name.startsWith('SSH ')), 10_000, 'the terminal');
   term.sendText(`echo ok > '${marker}'`);
   await waitFor(() => existsSync(marker), 30_000, "the terminal's SSH session running its shell");
-  await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
-  // The watchdog's words for it: "SSH session", or with the count ("ssh 1").
-  const sshBusy = /^guard: watching · busy \((SSH session|ssh \d+)\)$/;
-  await waitFor(() => sshBusy.test(services.guard.status(inst.id)?.text ?? ''), 20_000, 'the guard counting the open terminal').catch((e: Error) => {
-    const terms = vscode.window.terminals.map((x) => `${x.name} exit ${JSON.stringify(x.exitStatus)}`);
-    throw new Error(
-      `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`,
-    );
-  });
-  const busySince = Date.now();
   const early: GuardWarning[] = [];
   const earlySub = services.guard.onWarn((w) => early.push(w));
   try {
+    await vscode.commands.executeCommand('gpuRental.setDemoGpuLoad', { instanceId: inst.id, util: 0 });
+    // The GPU idle from here (the watchdog reads it at its next tick, within a second): the idle limit
+    // counts from now, also while the row catches up with the session below.
+    const gpuIdleSince = Date.now();
+    // The watchdog's words for it: "SSH session", or with the count ("ssh 1").
+    await waitFor(() => sshBusy.test(services.guard.status(inst.id)?.text ?? ''), 20_000, 'the guard counting the open terminal').catch((e: Error) => {
+      const terms = vscode.window.terminals.map((x) => `${x.name} exit ${JSON.stringify(x.exitStatus)}`);
+      throw new Error(
+        `${e.message}; the row says ${JSON.stringify(services.guard.status(inst.id)?.text)}; terminals ${JSON.stringify(terms)}; opened ${JSON.stringify(opened)}`,
+      );
+    });
     // Past its idle limit with the GPU at 0 %: still running, never warned.
-    await sleep(IDLE_SECONDS * 1000 + 3000 - (Date.now() - busySince));
+    await sleep(IDLE_SECONDS * 1000 + 3000 - (Date.now() - gpuIdleSince));
     assert.equal((await api.showInstance(inst.id)).state, 'running', 'an open terminal keeps the instance running');
     assert.match(services.guard.status(inst.id)?.text ?? '', sshBusy);
     assert.deepEqual(early, [], 'no warning while a terminal is open');
@@ -231,6 +248,8 @@ async function walk(services: Services, t0: number): Promise<void> {
       10_000,
       'the snooze written over SSH (through the recycled address)',
     );
+    // What the idle limit leaves to spare once the snooze is read (a shorter IDLE_SECONDS must keep this well above 0).
+    log(`kept running ${Math.round((w.actAt - Date.now()) / 100) / 10} s before the watchdog would act`);
     // Kept running: the warning is withdrawn, so its notification closes (the runner checks it is gone from the page).
     assert.deepEqual(
       withdrawn.map((x) => [x.key, x.why]),

@@ -12,7 +12,7 @@ import { SshConfigWriter } from '../../../src/ssh/sshConfigWriter';
 import { PICKED_SSH_KEY_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '../../../src/core/stateKeys';
 import { INFLIGHT_STATE_KEY } from '../../../src/create/createFlow';
 
-import { waitFor } from './framework';
+import { forget, waitFor } from './framework';
 
 export async function registerTestKey(home: string): Promise<{ id: number; privatePath: string }> {
   const privatePath = join(home, '.ssh', 'id_ed25519');
@@ -24,7 +24,7 @@ export async function registerTestKey(home: string): Promise<{ id: number; priva
 
 /** The end of a test that used a temporary SSH home: key choice forgotten, signed out, home removed. */
 export async function signOutAndDropSshHome(services: Services, home: string | undefined): Promise<void> {
-  await services.globalState.update(PICKED_SSH_KEY_STATE_KEY, undefined);
+  await forget(services.globalState, PICKED_SSH_KEY_STATE_KEY);
   await services.secrets.delete('apiKey');
   await waitFor(() => !services.connection().signedIn, 5000, 'sign-out');
   delete process.env.GPU_RENTAL_SSH_HOME;
@@ -42,8 +42,8 @@ export async function dropRentalsAndSshHome(services: Services, labels: RegExp, 
   } catch {
     // signed out already
   }
-  await services.globalState.update(INFLIGHT_STATE_KEY, undefined);
-  await services.globalState.update(SSH_OPTIONS_STATE_KEY, undefined);
+  await forget(services.globalState, INFLIGHT_STATE_KEY);
+  await forget(services.globalState, SSH_OPTIONS_STATE_KEY);
   await signOutAndDropSshHome(services, home);
 }
 

@@ -12,6 +12,15 @@ import { tellDone } from '../../../core/vscode/statusMessage';
 /** As in `npm run demo`: each instance's onstart runs (the idle guard with it), and the guard looks every 10 s. */
 const DEMO_GUARD_TICK_SECONDS = 10;
 
+/**
+ * The VS Code tier's knobs (CONTRIBUTING, test section): a rent's boot and the guard's tick in the demo, in
+ * seconds, from the extension host's environment, so a test's rent runs without waiting out 20 s. Unset: the demo's own.
+ */
+function testSeconds(name: 'GPU_RENTAL_TEST_DEMO_BOOT_S' | 'GPU_RENTAL_TEST_DEMO_GUARD_TICK_S'): number | undefined {
+  const s = Number(process.env[name]);
+  return Number.isInteger(s) && s > 0 ? s : undefined;
+}
+
 export async function tryDemoMode(services: Pick<Services, 'connection' | 'connectionState' | 'log' | 'setDemo'>): Promise<boolean> {
   if (services.connectionState.isDemo()) {
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
@@ -27,7 +36,10 @@ export async function tryDemoMode(services: Pick<Services, 'connection' | 'conne
     // onstart only the idle guard runs, as this copy of the watchdog (another local process
     // cannot use the demo to run code as you).
     const apiKey = sim.randomKey();
-    const running = await sim.startSimulator(sim.demoSimOptions({ apiKey, guardScript: minifiedWatchdog(), guardTick: DEMO_GUARD_TICK_SECONDS }));
+    const guardTick = testSeconds('GPU_RENTAL_TEST_DEMO_GUARD_TICK_S') ?? DEMO_GUARD_TICK_SECONDS;
+    const bootSeconds = testSeconds('GPU_RENTAL_TEST_DEMO_BOOT_S');
+    const options = sim.demoSimOptions({ apiKey, guardScript: minifiedWatchdog(), guardTick });
+    const running = await sim.startSimulator(bootSeconds ? { ...options, bootSeconds } : options);
     await services.setDemo({ url: running.url, apiKey }, () => running.close());
     services.log.info(`Demo mode on (simulator at ${running.url}).`);
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
