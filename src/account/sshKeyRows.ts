@@ -25,20 +25,23 @@ export function sshKeyRows(keys: readonly AccountSshKey[], local: readonly strin
       sshKey: k,
     };
   });
-  if (!children.length) {
-    children.push({
-      id: 'sshKeys:add',
-      label: 'Add an SSH key…',
-      tooltip: 'Without a public key on your account, instances refuse every SSH login ("Permission denied (publickey)").',
-      icon: 'add',
-      command: 'gpuRental.addSshKey',
-    });
-  }
   const anyHere = children.some((c) => c.contextValue === 'sshKeyLocal');
+  if (!children.length) {
+    // No key: the node itself says why it matters, and its inline + (Add SSH Key…) is the way (no row that is a button).
+    return {
+      id: 'sshKeys',
+      label: 'SSH Keys',
+      description: 'none: add one with +',
+      tooltip:
+        'No public key on your account: instances refuse every SSH login ("Permission denied (publickey)"). Add SSH Key… (the + on this row) registers this machine\'s key.',
+      icon: 'key',
+      contextValue: 'sshKeys.none',
+    };
+  }
   return {
     id: 'sshKeys',
     label: 'SSH Keys',
-    description: keys.length ? `${keys.length} on your account${anyHere ? '' : ' · none from this machine'}` : 'none',
+    description: `${keys.length} on your account${anyHere ? '' : ' · none from this machine'}`,
     icon: 'key',
     contextValue: 'sshKeys',
     children,
