@@ -161,6 +161,9 @@ test('detail values mask what this window knows is secret and secret flags: what
   assert.match(d.find((x) => x.key === 'onstart')?.value ?? '', /^docker login -p \*\*\* ghcr\.io; echo \*\*\*; echo \*\*\*$/);
   const token = d.find((x) => x.key === 'jupyter_token')!;
   assert.deepEqual([token.label, token.secret], ['Jupyter token', true]);
+  // Only the spec's fields are rows: a record that carries the create answer's instance_api_key shows none of it.
+  const withKey = instanceDetails({ ...make({ gpu_name: 'A100' }), instance_api_key: 'iak-secret-1234567890' } as Instance);
+  assert.ok(!JSON.stringify(withKey).includes('iak-secret'), JSON.stringify(withKey));
 });
 
 test('ssh command and jupyter url', () => {
