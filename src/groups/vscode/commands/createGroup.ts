@@ -20,6 +20,8 @@ import { hostfile, prepareGroup } from '../../groupLaunch';
 import { sshShell } from '../../sshShell';
 import type { GroupResult } from '../../groupTypes';
 import { vscodeGroupPrompts } from '../groupPrompts';
+import { lateMembers } from '../../groupLate';
+import { watchLateGroupMembers } from '../lateMembers';
 
 export interface CreateGroupArgs {
   /** Workspace-relative path, URI string or vscode.Uri of the template. */
@@ -97,11 +99,12 @@ export async function createGroup(services: Services, asked: CreateGroupArgs = {
     },
   );
   await report(services, result, uri);
+  // A member with no answer is its group's: watched, and destroyed with the group if it appears (all or none).
+  if (result.outcome === 'failed' && result.unknown.length) background(watchLateGroupMembers(services, api), services.log, "watching a group's late member");
   return result;
 }
 
 async function report(services: Services, r: GroupResult, templateUri: vscode.Uri): Promise<void> {
-  // A member whose fate is unknown stays watched (the command table hands it to the create flow's watcher).
   if (r.outcome === 'nothing') return void vscode.window.showInformationMessage(r.message);
   if (r.outcome === 'failed') return void vscode.window.showErrorMessage(r.message);
   const g = r.group;
@@ -138,7 +141,7 @@ async function report(services: Services, r: GroupResult, templateUri: vscode.Ur
  * shown as its group in the Instances view.
  */
 export async function resumeInterruptedGroups(services: Services): Promise<void> {
-  if (!readGroups(services.globalState).some((g) => g.status === 'renting')) return;
+  if (!readGroups(services.globalState).some((g) => g.status === 'renting') && !lateMembers(services.globalState).length) return;
   const api = await services.api();
   const shell = sshShell({ configPath: createWriter(services).configPath });
   const ac = new AbortController();
@@ -168,6 +171,8 @@ export async function resumeInterruptedGroups(services: Services): Promise<void>
     },
     { signal: ac.signal },
   );
+  // What is still in flight of a given-up group (this one, or one of an earlier session) is watched as its late members.
+  background(watchLateGroupMembers(services, api), services.log, "watching a group's late members");
   for (const r of out) {
     if (r.outcome === 'ready')
       vscode.window.showInformationMessage(vscode.l10n.t('Group "{0}" is ready after the reload: every machine runs. Rank 0 is gpu-{1}-0.', r.name, r.name));
