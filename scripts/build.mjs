@@ -6,7 +6,7 @@
 // switches keep code that esbuild would otherwise drop, so a module can land in bundles it is not in, and the
 // check that no module with state is in two bundles would refuse the build for the copy only.
 import * as esbuild from 'esbuild';
-import { findLazyModules, programs, statefulCopies } from './bundles.mjs';
+import { findLazyModules, programs, sharedPackages, statefulCopies } from './bundles.mjs';
 import { readdirSync, readFileSync, statSync, existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,16 @@ const lazyExternal = (self) => ({
     });
   },
 });
+
+/** Rewrites imports of a shared package (scripts/bundles.mjs) to `./<name>.js` next to the bundle. */
+const sharedExternal = {
+  name: 'shared-external',
+  setup(build) {
+    for (const [name, pkg] of Object.entries(sharedPackages)) {
+      build.onResolve({ filter: new RegExp(`^${pkg.replace(/[/.]/g, '\\$&')}$`) }, () => ({ path: `./${name}.js`, external: true, sideEffects: false }));
+    }
+  },
+};
 
 const common = {
   bundle: true,
@@ -95,8 +105,15 @@ const builds = [
     external: [...common.external, 'vscode'],
     minify: true,
     metafile: true,
-    plugins: [lazyExternal(undefined)],
+    plugins: [lazyExternal(undefined), sharedExternal],
   },
+  ...Object.entries(sharedPackages).map(([name, pkg]) => ({
+    ...common,
+    entryPoints: { [name]: pkg },
+    outdir: 'dist',
+    minify: true,
+    metafile: true,
+  })),
   ...Object.entries(lazyEntries).map(([name, file]) => ({
     ...common,
     ...bundledPackages,
@@ -109,7 +126,7 @@ const builds = [
     // vanished while a session opened.
     keepNames: name === 'sim' || name === 'keygen',
     metafile: true,
-    plugins: [lazyExternal(join(root, file)), ...(name === 'mcp' ? [withoutAjv] : [])],
+    plugins: [lazyExternal(join(root, file)), ...(name in programs ? [] : [sharedExternal]), ...(name === 'mcp' ? [withoutAjv] : [])],
     // The MCP server tells its clients the extension's version.
     ...(name === 'mcp' ? { define: { GPU_RENTAL_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) } } : {}),
   })),

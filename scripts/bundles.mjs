@@ -14,6 +14,14 @@ import { join, relative } from 'node:path';
  */
 export const programs = { sim: 'src/sim/index.ts', sshTerminal: 'src/ssh/sshTerminalMain.ts', mcp: 'src/agent/mcpMain.ts' };
 
+/**
+ * Packages with module state that the extension host must load once: every bundle of the extension
+ * requires dist/<name>.js for them instead of keeping a copy. @vscode/l10n holds the translations
+ * activation configures (src/app/coreL10n.ts); a copy inside a lazily loaded bundle would stay English.
+ * The programs (separate processes) keep their own copy.
+ */
+export const sharedPackages = { l10n: '@vscode/l10n' };
+
 /** dist/<name>.js for a src/ module: its file name, or its folder's for an index.ts. */
 export function bundleName(root, file) {
   const rel = relative(join(root, 'src'), file).split('\\').join('/').replace(/\.ts$/, '');

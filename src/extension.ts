@@ -4,6 +4,7 @@
 // else lives here (CONTRIBUTING.md "Architecture" has the feature map and the import rules).
 import type * as vscode from 'vscode';
 import { createServices } from './app/createServices';
+import { configureCoreL10n } from './app/coreL10n';
 import type { Services } from './core/vscode/services';
 import { registerViews, type ViewsUi } from './app/registerViews';
 import { registerCommands, resumeInterrupted } from './app/commandTable';
@@ -33,6 +34,7 @@ declare const __gpuRentalLoadEnd: number | undefined;
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const t0 = performance.now();
+  configureCoreL10n();
   const { services, billing } = createServices(context);
   const ui = registerViews(services);
   registerCommands(services);

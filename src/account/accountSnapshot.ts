@@ -3,6 +3,7 @@
 import type { ServiceApi, TfaMethod, TfaStatus, User } from '../api/types';
 import type { AccountRow } from '../core/accountRow';
 import { describeTfaError } from './tfaErrors';
+import * as l10n from '@vscode/l10n';
 
 export interface AccountSnapshot {
   user?: User;
@@ -17,8 +18,8 @@ export interface AccountSnapshot {
 export async function loadAccount(api: ServiceApi, o: { signal?: AbortSignal; user?: () => Promise<User> } = {}): Promise<AccountSnapshot> {
   const [u, s] = await Promise.allSettled([o.user ? o.user() : api.currentUser(o), api.tfaStatus(o)]);
   const errors: string[] = [];
-  if (u.status === 'rejected') errors.push(`Could not load your account: ${describeTfaError(u.reason).message}`);
-  if (s.status === 'rejected') errors.push(`Could not load the 2FA status: ${describeTfaError(s.reason).message}`);
+  if (u.status === 'rejected') errors.push(l10n.t('Could not load your account: {0}', describeTfaError(u.reason).message));
+  if (s.status === 'rejected') errors.push(l10n.t('Could not load the 2FA status: {0}', describeTfaError(s.reason).message));
   return { user: u.status === 'fulfilled' ? u.value : undefined, status: s.status === 'fulfilled' ? s.value : undefined, errors };
 }
 
@@ -30,18 +31,21 @@ export function tfaState(user: User | undefined, status: TfaStatus | undefined):
 }
 
 export function methodRow(m: TfaMethod, nowMs: number, fmt: (ms: number) => string): AccountRow {
-  const kind = m.method === 'totp' ? 'Authenticator app' : 'SMS';
+  const kind = m.method === 'totp' ? l10n.t('Authenticator app') : 'SMS';
   const locked = !!m.locked_until && m.locked_until * 1000 > nowMs;
   const parts = [m.method === 'sms' && m.phone_number ? `${kind} ${m.phone_number}` : kind];
   if (m.is_primary) parts.push('primary');
   if (m.fail_count) parts.push(`${m.fail_count} failed`);
-  if (locked) parts.push(`locked until ${fmt(m.locked_until! * 1000)}`);
+  if (locked) parts.push(l10n.t('locked until {0}', fmt(m.locked_until! * 1000)));
   return {
     id: `method:${m.id}`,
     label: m.label || kind,
     description: parts.join(' · '),
     tooltip: locked
-      ? `Locked after too many wrong codes until ${fmt(m.locked_until! * 1000)}. Verify with another method, an e-mail code or a backup code meanwhile.`
+      ? l10n.t(
+          'Locked after too many wrong codes until {0}. Verify with another method, an e-mail code or a backup code meanwhile.',
+          fmt(m.locked_until! * 1000),
+        )
       : undefined,
     icon: locked ? 'lock' : m.method === 'totp' ? 'key' : 'device-mobile',
     contextValue: `tfaMethod${m.is_primary ? 'Primary' : ''}`,
@@ -65,16 +69,18 @@ export function accountRows(
     });
   }
   const state = tfaState(u, snap.status);
-  const stateText = { enabled: 'on', disabled: 'off', legacy: 'on (legacy)', unknown: 'unknown' }[state];
+  const stateText = { enabled: () => l10n.t('on'), disabled: () => l10n.t('off'), legacy: () => l10n.t('on (legacy)'), unknown: () => l10n.t('unknown') }[
+    state
+  ]();
   rows.push({
     id: 'tfa',
-    label: `Two-factor authentication: ${stateText}`,
-    description: o.session ? '2FA session in use' : undefined,
+    label: l10n.t('Two-factor authentication: {0}', stateText),
+    description: o.session ? l10n.t('2FA session in use') : undefined,
     tooltip:
       state === 'legacy'
-        ? 'Your account uses legacy 2FA. Regenerate backup codes to move it to the current system.'
+        ? l10n.t('Your account uses legacy 2FA. Regenerate backup codes to move it to the current system.')
         : state === 'disabled'
-          ? "Add an authenticator app (the shield in this view's title bar) or SMS (under its …) to turn 2FA on."
+          ? l10n.t("Add an authenticator app (the shield in this view's title bar) or SMS (under its …) to turn 2FA on.")
           : undefined,
     icon: state === 'disabled' ? 'unlock' : 'shield',
     contextValue: `tfaState-${state}`,
@@ -83,12 +89,12 @@ export function accountRows(
   if (st) {
     // No method yet: the 2FA row says how to add one; the title bar's shield adds it (no row that is a button).
     if (st.methods.length) {
-      rows.push({ id: 'methods', label: 'Methods', icon: 'list-unordered', children: st.methods.map((m) => methodRow(m, o.nowMs, o.fmt)) });
+      rows.push({ id: 'methods', label: l10n.t('Methods'), icon: 'list-unordered', children: st.methods.map((m) => methodRow(m, o.nowMs, o.fmt)) });
     }
     if (st.tfa_enabled || st.methods.length) {
       rows.push({
         id: 'backup',
-        label: `Backup codes: ${st.backup_codes_remaining} remaining`,
+        label: l10n.t('Backup codes: {0} remaining', st.backup_codes_remaining),
         icon: st.backup_codes_remaining <= 2 ? 'warning' : 'shield',
         contextValue: 'tfaBackupCodes',
       });
@@ -96,8 +102,10 @@ export function accountRows(
     const until = st.new_method_authorized ? o.authorizedUntil : undefined;
     rows.push({
       id: 'authorized',
-      label: st.new_method_authorized ? `Adding a method: authorized${until ? ` until ${o.fmt(until)}` : ''}` : 'Adding a method: needs authorization',
-      tooltip: 'Adding a method needs a verification that stays valid for 30 minutes. The Add commands ask for it when needed.',
+      label: st.new_method_authorized
+        ? l10n.t('Adding a method: authorized{0}', until ? ` until ${o.fmt(until)}` : '')
+        : l10n.t('Adding a method: needs authorization'),
+      tooltip: l10n.t('Adding a method needs a verification that stays valid for 30 minutes. The Add commands ask for it when needed.'),
       icon: st.new_method_authorized ? 'pass' : 'circle-outline',
     });
   }

@@ -9,6 +9,7 @@ import type { User } from '../api/types';
 import type { ApiKeyPort, ApiKeySaveResult, SecretStore } from '../core/ports';
 import type { ConnectionState } from '../core/connection';
 import { describeError, errorKind } from '../core/describeError';
+import * as l10n from '@vscode/l10n';
 
 const API_KEY_SECRET = 'apiKey';
 
@@ -22,9 +23,9 @@ export function normalizeApiKey(raw: string | undefined): string | undefined {
 
 /** A reason the text cannot be an API key (without echoing it), or undefined. */
 export function apiKeyProblem(key: string): string | undefined {
-  if (/\s/.test(key)) return 'An API key has no spaces or line breaks. Copy the key again from your account page.';
-  if (key.length < 8) return 'That is too short to be an API key. Copy the whole key from your account page.';
-  if (key.length > 512) return 'That is too long to be an API key. Copy only the key from your account page.';
+  if (/\s/.test(key)) return l10n.t('An API key has no spaces or line breaks. Copy the key again from your account page.');
+  if (key.length < 8) return l10n.t('That is too short to be an API key. Copy the whole key from your account page.');
+  if (key.length > 512) return l10n.t('That is too long to be an API key. Copy only the key from your account page.');
   return undefined;
 }
 
@@ -33,9 +34,9 @@ export type KeyValidator = (key: string) => Promise<User>;
 /** Validates first; stores the key only when the service accepted it. */
 async function validateAndStore(raw: string | undefined, secrets: SecretStore, validate: KeyValidator): Promise<ApiKeySaveResult> {
   const key = normalizeApiKey(raw);
-  if (!key) return { ok: false, rejected: false, message: 'No API key was given, so nothing was saved. Paste the key from your account page.' };
+  if (!key) return { ok: false, rejected: false, message: l10n.t('No API key was given, so nothing was saved. Paste the key from your account page.') };
   const problem = apiKeyProblem(key);
-  if (problem) return { ok: false, rejected: true, message: `${problem} Nothing was saved.` };
+  if (problem) return { ok: false, rejected: true, message: l10n.t('{0} Nothing was saved.', problem) };
   let user: User;
   try {
     user = await validate(key);
@@ -44,11 +45,12 @@ async function validateAndStore(raw: string | undefined, secrets: SecretStore, v
       return {
         ok: false,
         rejected: true,
-        message:
+        message: l10n.t(
           'The service rejected this API key (it is wrong, revoked or expired), so it was not saved. Create or copy a key on your account page and try again.',
+        ),
       };
     }
-    return { ok: false, rejected: false, message: `Could not check the API key, so it was not saved: ${describeError(e)}` };
+    return { ok: false, rejected: false, message: l10n.t('Could not check the API key, so it was not saved: {0}', describeError(e)) };
   }
   await secrets.store(API_KEY_SECRET, key);
   return { ok: true, user };
@@ -102,7 +104,7 @@ export async function findCliKey(opts: CliKeyEnv = {}): Promise<CliKeyFound | un
   const home = opts.home ?? homedir();
   const readText = opts.readText ?? ((p: string) => readFile(p, 'utf8'));
   const fromEnv = normalizeApiKey(env.VAST_API_KEY);
-  if (fromEnv) return { key: fromEnv, source: 'the VAST_API_KEY environment variable' };
+  if (fromEnv) return { key: fromEnv, source: l10n.t('the VAST_API_KEY environment variable') };
   for (const p of cliKeyPaths(env, home)) {
     let text: string;
     try {

@@ -4,6 +4,7 @@ import { parsePublicKeyLine, publicKeyFingerprint } from '../api/sshKeyFormat';
 import type { AccountSshKey, ServiceApi } from '../api/types';
 import type { AccountRow } from '../core/accountRow';
 import { describeTfaError } from './tfaErrors';
+import * as l10n from '@vscode/l10n';
 
 /** The "SSH Keys" node: each account key with type, fingerprint, comment, date, and whether its private half is here. */
 export function sshKeyRows(keys: readonly AccountSshKey[], local: readonly string[], fmtDate: (ms: number) => string): AccountRow {
@@ -16,10 +17,10 @@ export function sshKeyRows(keys: readonly AccountSshKey[], local: readonly strin
     return {
       id: `sshKey:${k.id}`,
       label: d?.comment || d?.type || `Key ${k.id}`,
-      description: [d?.type, d?.fingerprint, added, isHere ? 'private key on this machine' : undefined].filter(Boolean).join(' · '),
+      description: [d?.type, d?.fingerprint, added, isHere ? l10n.t('private key on this machine') : undefined].filter(Boolean).join(' · '),
       tooltip: d
-        ? `${d.type} ${d.fingerprint}${d.comment ? ` (${d.comment})` : ''}${added ? `, ${added}` : ''}. ${isHere ? 'Its private key is on this machine: SSH logins from here use it.' : 'Its private key is not on this machine (or not where GPU Rental looks).'}`
-        : 'The service holds a key GPU Rental cannot read.',
+        ? `${d.type} ${d.fingerprint}${d.comment ? ` (${d.comment})` : ''}${added ? `, ${added}` : ''}. ${isHere ? l10n.t('Its private key is on this machine: SSH logins from here use it.') : l10n.t('Its private key is not on this machine (or not where GPU Rental looks).')}`
+        : l10n.t('The service holds a key GPU Rental cannot read.'),
       icon: isHere ? 'pass-filled' : 'key',
       contextValue: isHere ? 'sshKeyLocal' : 'sshKey',
       sshKey: k,
@@ -30,18 +31,19 @@ export function sshKeyRows(keys: readonly AccountSshKey[], local: readonly strin
     // No key: the node itself says why it matters, and its inline + (Add SSH Key…) is the way (no row that is a button).
     return {
       id: 'sshKeys',
-      label: 'SSH Keys',
-      description: 'none: add one with +',
-      tooltip:
+      label: l10n.t('SSH Keys'),
+      description: l10n.t('none: add one with +'),
+      tooltip: l10n.t(
         'No public key on your account: instances refuse every SSH login ("Permission denied (publickey)"). Add SSH Key… (the + on this row) registers this machine\'s key.',
+      ),
       icon: 'key',
       contextValue: 'sshKeys.none',
     };
   }
   return {
     id: 'sshKeys',
-    label: 'SSH Keys',
-    description: `${keys.length} on your account${anyHere ? '' : ' · none from this machine'}`,
+    label: l10n.t('SSH Keys'),
+    description: l10n.t('{0} on your account{1}', keys.length, anyHere ? '' : ' · none from this machine'),
     icon: 'key',
     contextValue: 'sshKeys',
     children,
@@ -55,6 +57,6 @@ export async function loadSshKeyNode(
   fmtDate: (ms: number) => string,
 ): Promise<{ node?: AccountRow; error?: string }> {
   const [k, l] = await Promise.allSettled([api.listSshKeys(), localFingerprints()]);
-  if (k.status === 'rejected') return { error: `Could not load your SSH keys: ${describeTfaError(k.reason).message}` };
+  if (k.status === 'rejected') return { error: l10n.t('Could not load your SSH keys: {0}', describeTfaError(k.reason).message) };
   return { node: sshKeyRows(k.value, l.status === 'fulfilled' ? l.value : [], fmtDate) };
 }

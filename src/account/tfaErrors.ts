@@ -4,6 +4,7 @@
 // flow knows which method was locked and can name it.
 import type { TfaMethod } from '../api/types';
 import { apiErrorOf } from '../core/describeError';
+import * as l10n from '@vscode/l10n';
 
 /** What a flow can offer after an error. */
 export type TfaErrorAction = 'retry' | 'newCode' | 'resend' | 'tryAgain';
@@ -26,28 +27,29 @@ export interface TfaErrorContext {
 }
 
 export function methodName(m: TfaMethod | undefined): string {
-  if (!m) return 'this method';
-  const kind = m.method === 'totp' ? 'authenticator app' : m.method === 'sms' ? `SMS${m.phone_number ? ` to ${m.phone_number}` : ''}` : m.method;
+  if (!m) return l10n.t('this method');
+  const kind = m.method === 'totp' ? l10n.t('authenticator app') : m.method === 'sms' ? `SMS${m.phone_number ? ` to ${m.phone_number}` : ''}` : m.method;
   return m.label ? `"${m.label}" (${kind})` : kind;
 }
 
 /** "the e-mail code", "the code from "Laptop" (authenticator app)": what the user typed. */
 function codeName(ctx: TfaErrorContext): string {
-  if (ctx.via === 'email') return 'the e-mail code';
-  if (ctx.via === 'backup') return 'the backup code';
+  if (ctx.via === 'email') return l10n.t('the e-mail code');
+  if (ctx.via === 'backup') return l10n.t('the backup code');
   const m = ctx.method;
-  if (m?.method === 'totp') return m.label ? `the code from ${methodName(m)}` : 'the authenticator app code';
-  if (m?.method === 'sms') return m.label ? `the SMS code for "${m.label}"` : `the SMS code${m.phone_number ? ` sent to ${m.phone_number}` : ''}`;
-  return `the code for ${methodName(m)}`;
+  if (m?.method === 'totp') return m.label ? l10n.t('the code from {0}', methodName(m)) : l10n.t('the authenticator app code');
+  if (m?.method === 'sms')
+    return m.label ? l10n.t('the SMS code for "{0}"', m.label) : l10n.t('the SMS code{0}', m.phone_number ? ` sent to ${m.phone_number}` : '');
+  return l10n.t('the code for {0}', methodName(m));
 }
 
 /** What to check, worded for where the code came from. */
 function checkHint(ctx: TfaErrorContext): string {
-  if (ctx.via === 'email') return 'Check the code in the newest e-mail (an older one no longer works) and try again, or send a new code.';
-  if (ctx.via === 'backup') return 'Check it against your saved list (each backup code works once, format XXXX-XXXX-XXXX) and try again.';
-  if (ctx.method?.method === 'totp') return 'Check the code (authenticator codes change every 30 seconds) and try again.';
-  if (ctx.method?.method === 'sms') return 'Check the code in the newest SMS and try again, or send a new code.';
-  return 'Check the code and try again.';
+  if (ctx.via === 'email') return l10n.t('Check the code in the newest e-mail (an older one no longer works) and try again, or send a new code.');
+  if (ctx.via === 'backup') return l10n.t('Check it against your saved list (each backup code works once, format XXXX-XXXX-XXXX) and try again.');
+  if (ctx.method?.method === 'totp') return l10n.t('Check the code (authenticator codes change every 30 seconds) and try again.');
+  if (ctx.method?.method === 'sms') return l10n.t('Check the code in the newest SMS and try again, or send a new code.');
+  return l10n.t('Check the code and try again.');
 }
 
 function capitalize(s: string): string {
@@ -86,33 +88,37 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
   const fmt = ctx.formatTime ?? formatLocal;
   const now = ctx.now ?? Date.now();
   const code = err?.code;
-  const who = ctx.via === 'email' ? 'e-mail code' : ctx.via === 'backup' ? 'backup code' : methodName(ctx.method);
+  const who = ctx.via === 'email' ? l10n.t('e-mail code') : ctx.via === 'backup' ? l10n.t('backup code') : methodName(ctx.method);
   switch (code) {
     case 'tfa_locked': {
       const until = err?.lockedUntil ?? ctx.method?.locked_until ?? undefined;
-      const end = until ? ` until ${fmt(until * 1000)}` : ' for 15 minutes';
+      const end = until ? ` until ${fmt(until * 1000)}` : l10n.t(' for 15 minutes');
       return {
         code,
-        message: `Too many wrong codes: ${who} is locked${end}. Wait until then, or verify with another method, an e-mail code or a backup code.`,
+        message: l10n.t('Too many wrong codes: {0} is locked{1}. Wait until then, or verify with another method, an e-mail code or a backup code.', who, end),
         actions: [],
       };
     }
     case '2fa_verification_failed': {
       const n = err?.failCount;
       const tail = err?.lockedUntil
-        ? ` ${capitalize(who)} is now locked until ${fmt(err.lockedUntil * 1000)}; use another method meanwhile.`
+        ? l10n.t(' {0} is now locked until {1}; use another method meanwhile.', capitalize(who), fmt(err.lockedUntil * 1000))
         : ` ${checkHint(ctx)}`;
       return {
         code,
-        message: `${capitalize(codeName(ctx))} was not accepted${n ? ` (${n} failed attempt${n === 1 ? '' : 's'})` : ''}.${tail}`,
+        message: !n
+          ? l10n.t('{0} was not accepted.{1}', capitalize(codeName(ctx)), tail)
+          : n === 1
+            ? l10n.t('{0} was not accepted (1 failed attempt).{1}', capitalize(codeName(ctx)), tail)
+            : l10n.t('{0} was not accepted ({1} failed attempts).{2}', capitalize(codeName(ctx)), n, tail),
         actions: err?.lockedUntil ? [] : ['tryAgain'],
       };
     }
     case 'sms_rate_limited':
     case 'sms_provider_rate_limited': {
-      const when = err?.retryAfterSec ? `after ${fmt(now + err.retryAfterSec * 1000)}` : 'in about 10 minutes';
-      const what = code === 'sms_rate_limited' ? 'Too many SMS codes were requested' : 'The SMS provider is limiting requests right now';
-      return { code, message: `${what}. Try again ${when}, or use an authenticator app, e-mail or backup code.`, actions: [] };
+      const when = err?.retryAfterSec ? `after ${fmt(now + err.retryAfterSec * 1000)}` : l10n.t('in about 10 minutes');
+      const what = code === 'sms_rate_limited' ? l10n.t('Too many SMS codes were requested') : l10n.t('The SMS provider is limiting requests right now');
+      return { code, message: l10n.t('{0}. Try again {1}, or use an authenticator app, e-mail or backup code.', what, when), actions: [] };
     }
   }
   if (err) {
@@ -125,7 +131,19 @@ export function describeTfaError(e: unknown, ctx: TfaErrorContext = {}): TfaErro
   }
   return {
     code,
-    message: 'The 2FA request failed unexpectedly. Retry, and if it fails again open the log (GPU Rental: Show Output Log) for details.',
+    message: l10n.t('The 2FA request failed unexpectedly. Retry, and if it fails again open the log (GPU Rental: Show Output Log) for details.'),
     actions: ['retry'],
   };
+}
+
+/** What Sign In with 2FA says about the backup codes left (one sentence each for one and for several). */
+export function backupCodesRemain(n: number): string {
+  return n === 1 ? l10n.t('1 backup code remains; regenerate them when you run low.') : l10n.t('{0} backup codes remain; regenerate them when you run low.', n);
+}
+
+/** Why backup codes cannot be regenerated on an account without 2FA. */
+export function noBackupCodesWithoutTfa(): string {
+  return l10n.t(
+    '2FA is not enabled on this account, so there are no backup codes. Add an authenticator app or SMS method first; you get backup codes with it.',
+  );
 }

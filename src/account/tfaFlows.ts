@@ -9,7 +9,7 @@
 // step is silently skipped and nothing is left half done.
 import type { ServiceApi, TfaLoginResult, TfaMethod, TfaStatus, TfaVerification } from '../api/types';
 import { errorCode } from '../core/describeError';
-import { describeTfaError, formatLocal, methodName, type TfaErrorInfo } from './tfaErrors';
+import { backupCodesRemain, describeTfaError, formatLocal, methodName, noBackupCodesWithoutTfa, type TfaErrorInfo } from './tfaErrors';
 import { inboxHint, newestCode } from '../demo/demoInbox';
 import { normalizeBackupCode, normalizeOtp, normalizePhone, validateBackupCode, validateLabel, validateOtp, validatePhone } from './tfaValidation';
 import { AUTHORIZED_UNTIL_KEY } from '../core/stateKeys';
@@ -26,6 +26,7 @@ import {
   type TfaPrompts,
   type Verifier,
 } from './tfaPorts';
+import * as l10n from '@vscode/l10n';
 
 export const AUTHORIZATION_WINDOW_MS = 30 * 60 * 1000;
 export { AUTHORIZED_UNTIL_KEY };
@@ -83,7 +84,7 @@ export class TfaFlows {
       return this.clock.now() + AUTHORIZATION_WINDOW_MS;
     }
     await this.rememberWindow(undefined);
-    const title = 'Authorize adding a 2FA method';
+    const title = l10n.t('Authorize adding a 2FA method');
     let verifier: Verifier | undefined;
     if (status.methods.length === 0) {
       // The service forces e-mail for a user with no methods.
@@ -302,7 +303,7 @@ export class TfaFlows {
           done = true;
           return undefined;
         } catch (e) {
-          if (e instanceof Stop) return e.result.message ?? 'Authorization was cancelled. Authorize, then enter the code again.';
+          if (e instanceof Stop) return e.result.message ?? l10n.t('Authorization was cancelled. Authorize, then enter the code again.');
           return describeTfaError(e, { now: this.clock.now(), formatTime: (ms) => this.fmt(ms) }).message;
         }
       };
@@ -314,7 +315,7 @@ export class TfaFlows {
       this.deps.log?.info('tfa: authenticator app added');
       this.deps.changed?.();
       this.prompts.info('Authenticator app added. 2FA is on for your account.');
-      if (codes?.length) await this.prompts.backupCodes(codes, 'Your 2FA backup codes');
+      if (codes?.length) await this.prompts.backupCodes(codes, l10n.t('Your 2FA backup codes'));
       return { ok: true, value: { backupCodes: !!codes?.length } };
     } catch (e) {
       return this.stopped(e);
@@ -342,20 +343,20 @@ export class TfaFlows {
       await this.ensureAuthorized(status, false);
       let phone: string | undefined;
       for (;;) {
-        phone = await this.prompts.phone('Add SMS: phone number');
+        phone = await this.prompts.phone(l10n.t('Add SMS: phone number'));
         if (phone === undefined) return cancelled;
         const bad = validatePhone(phone);
         if (!bad) break;
         this.prompts.info(bad);
       }
       const number = normalizePhone(phone);
-      const label = await this.prompts.label('Add SMS: label (optional, up to 30 characters)');
+      const label = await this.prompts.label(l10n.t('Add SMS: label (optional, up to 30 characters)'));
       if (label === undefined) return cancelled;
       const bad = validateLabel(label);
       if (bad) return this.fail(bad);
       const method: TfaMethod = { id: 0, method: 'sms', phone_number: number, label };
       const r = await this.codeLoop({
-        title: 'Add SMS',
+        title: l10n.t('Add SMS'),
         verifier: { kind: 'method', method },
         start: async () => (await this.sendSms({ phone_number: number })).secret,
         complete: (code, secret) =>
@@ -366,7 +367,7 @@ export class TfaFlows {
       this.deps.log?.info('tfa: SMS method added');
       this.deps.changed?.();
       this.prompts.info('SMS method added. 2FA is on for your account.');
-      if (r.backup_codes?.length) await this.prompts.backupCodes(r.backup_codes, 'Your 2FA backup codes');
+      if (r.backup_codes?.length) await this.prompts.backupCodes(r.backup_codes, l10n.t('Your 2FA backup codes'));
       return { ok: true, value: { backupCodes: !!r.backup_codes?.length } };
     } catch (e) {
       return this.stopped(e);
@@ -378,19 +379,16 @@ export class TfaFlows {
     try {
       const status = await this.call(() => this.api.tfaStatus());
       const legacy = status.tfa_enabled && status.methods.length === 0;
-      if (!status.tfa_enabled && status.methods.length === 0)
-        return this.fail(
-          '2FA is not enabled on this account, so there are no backup codes. Add an authenticator app or SMS method first; you get backup codes with it.',
-        );
+      if (!status.tfa_enabled && status.methods.length === 0) return this.fail(noBackupCodesWithoutTfa());
       const r = await this.verified(
-        'Regenerate backup codes',
+        l10n.t('Regenerate backup codes'),
         { methods: status.methods, email: true, backup: !legacy, phoneOnFile: legacy },
         (v) => this.api.tfaRegenBackupCodes(v),
         preset,
       );
       this.deps.log?.info('tfa: backup codes regenerated');
       this.deps.changed?.();
-      await this.prompts.backupCodes(r.backup_codes, 'Your new 2FA backup codes');
+      await this.prompts.backupCodes(r.backup_codes, l10n.t('Your new 2FA backup codes'));
       return { ok: true, value: r.backup_codes.length };
     } catch (e) {
       return this.stopped(e);
@@ -401,13 +399,15 @@ export class TfaFlows {
   async removeMethod(target?: TfaMethod, preset?: Verifier): Promise<FlowResult<{ remaining?: number; disabled: boolean }>> {
     try {
       const status = await this.call(() => this.api.tfaStatus());
-      const t = target ? (status.methods.find((m) => m.id === target.id) ?? target) : await this.prompts.pickMethod('Remove which 2FA method?', status.methods);
+      const t = target
+        ? (status.methods.find((m) => m.id === target.id) ?? target)
+        : await this.prompts.pickMethod(l10n.t('Remove which 2FA method?'), status.methods);
       if (!t) return cancelled;
       const last = status.methods.length <= 1;
       const warning = last
-        ? `${methodName(t)} is your last 2FA method. Removing it turns two-factor authentication off and deletes all your backup codes. Remove it?`
-        : `Remove ${methodName(t)} from your 2FA methods?`;
-      if (!(await this.prompts.confirm(warning, last ? 'Remove and Turn Off 2FA' : 'Remove'))) return cancelled;
+        ? l10n.t('{0} is your last 2FA method. Removing it turns two-factor authentication off and deletes all your backup codes. Remove it?', methodName(t))
+        : l10n.t('Remove {0} from your 2FA methods?', methodName(t));
+      if (!(await this.prompts.confirm(warning, last ? l10n.t('Remove and Turn Off 2FA') : l10n.t('Remove')))) return cancelled;
       const r = await this.verified(
         `Remove ${methodName(t)}`,
         { methods: [t], email: true, backup: true },
@@ -430,9 +430,9 @@ export class TfaFlows {
 
   async rename(target?: TfaMethod, newLabel?: string): Promise<FlowResult<string>> {
     try {
-      const t = target ?? (await this.prompts.pickMethod('Rename which 2FA method?', (await this.call(() => this.api.tfaStatus())).methods));
+      const t = target ?? (await this.prompts.pickMethod(l10n.t('Rename which 2FA method?'), (await this.call(() => this.api.tfaStatus())).methods));
       if (!t) return cancelled;
-      const label = newLabel ?? (await this.prompts.label(`Rename ${methodName(t)} (up to 30 characters)`, t.label ?? ''));
+      const label = newLabel ?? (await this.prompts.label(l10n.t('Rename {0} (up to 30 characters)', methodName(t)), t.label ?? ''));
       if (label === undefined) return cancelled;
       const bad = validateLabel(label);
       if (bad) return this.fail(bad);
@@ -446,7 +446,7 @@ export class TfaFlows {
 
   async makePrimary(target?: TfaMethod): Promise<FlowResult> {
     try {
-      const t = target ?? (await this.prompts.pickMethod('Make which 2FA method primary?', (await this.call(() => this.api.tfaStatus())).methods));
+      const t = target ?? (await this.prompts.pickMethod(l10n.t('Make which 2FA method primary?'), (await this.call(() => this.api.tfaStatus())).methods));
       if (!t) return cancelled;
       await this.call(() => this.api.tfaUpdate({ tfa_method_id: t.id, is_primary: true }));
       this.prompts.info(`${methodName(t)} is now your primary 2FA method.`);
@@ -462,10 +462,10 @@ export class TfaFlows {
       const [status, user] = await Promise.all([this.call(() => this.api.tfaStatus()), this.call(() => this.api.currentUser())]);
       const legacy = user.tfa_status === 'legacy';
       if (!status.tfa_enabled && status.methods.length === 0 && !legacy) {
-        return this.fail('2FA is not enabled on this account, so there is no 2FA session to sign in to. Add an authenticator app or SMS method first.');
+        return this.fail(l10n.t('2FA is not enabled on this account, so there is no 2FA session to sign in to. Add an authenticator app or SMS method first.'));
       }
       const r: TfaLoginResult = await this.verified(
-        'Sign in with 2FA',
+        l10n.t('Sign in with 2FA'),
         { methods: status.methods, email: true, backup: true, phoneOnFile: legacy && status.methods.length === 0 },
         (v) => this.api.tfaLogin(v),
         preset,
@@ -473,14 +473,13 @@ export class TfaFlows {
       const key = r.session_key;
       if (!key)
         return this.fail(
-          'The service verified the code but returned no session key. Your API key stays in use; try signing in again, and report this if it repeats.',
+          l10n.t('The service verified the code but returned no session key. Your API key stays in use; try signing in again, and report this if it repeats.'),
         );
       await this.deps.setSessionKey?.(key);
       this.deps.log?.info('tfa: signed in with 2FA, session key stored');
-      const notes = ['Signed in with 2FA: requests now use the 2FA session.'];
-      if (r.backup_codes_remaining !== undefined)
-        notes.push(`${r.backup_codes_remaining} backup code${r.backup_codes_remaining === 1 ? '' : 's'} remain; regenerate them when you run low.`);
-      if (r.legacy_tfa_user) notes.push('Your account uses legacy 2FA: regenerate backup codes to move it to the current 2FA system.');
+      const notes = [l10n.t('Signed in with 2FA: requests now use the 2FA session.')];
+      if (r.backup_codes_remaining !== undefined) notes.push(backupCodesRemain(r.backup_codes_remaining));
+      if (r.legacy_tfa_user) notes.push(l10n.t('Your account uses legacy 2FA: regenerate backup codes to move it to the current 2FA system.'));
       this.prompts.info(notes.join(' '));
       return { ok: true, value: { backupCodesRemaining: r.backup_codes_remaining, legacy: !!r.legacy_tfa_user } };
     } catch (e) {

@@ -5,6 +5,7 @@ import type { KeyValueStore } from '../core/ports';
 import type { Logger, ServiceApi, TfaMethod, TfaVerification, TotpSetupResult } from '../api/types';
 import type { TfaErrorAction, TfaErrorInfo } from './tfaErrors';
 import type { DemoInbox } from '../demo/demoInbox';
+import * as l10n from '@vscode/l10n';
 
 /** How the user proves it is them for one step. */
 export type Verifier =
@@ -93,15 +94,15 @@ export class Stop extends Error {
 export function codePrompt(v: Verifier): string {
   switch (v.kind) {
     case 'email':
-      return 'Enter the 6-digit code sent to your account e-mail';
+      return l10n.t('Enter the 6-digit code sent to your account e-mail');
     case 'backup':
-      return 'Enter an unused backup code (XXXX-XXXX-XXXX)';
+      return l10n.t('Enter an unused backup code (XXXX-XXXX-XXXX)');
     case 'phoneOnFile':
-      return 'Enter the 6-digit code sent by SMS to the phone number on file';
+      return l10n.t('Enter the 6-digit code sent by SMS to the phone number on file');
     case 'method':
       return v.method.method === 'totp'
-        ? `Enter the current 6-digit code from your authenticator app${v.method.label ? ` (${v.method.label})` : ''}`
-        : `Enter the 6-digit code sent by SMS${v.method.phone_number ? ` to ${v.method.phone_number}` : ''}`;
+        ? l10n.t('Enter the current 6-digit code from your authenticator app{0}', v.method.label ? ` (${v.method.label})` : '')
+        : l10n.t('Enter the 6-digit code sent by SMS{0}', v.method.phone_number ? ` to ${v.method.phone_number}` : '');
   }
 }
 

@@ -8,20 +8,21 @@ import { increaseFigures, increaseHeadline } from '../billing/priceIncreases';
 import { removeInflight } from '../create/inflight';
 import { checkCaps, capsLine, rate, spendingForCaps } from './caps';
 import { findInstance } from './readTools';
-import { NO_GUARD, guardText, instanceLine, plain } from './resultText';
+import { installedGuard } from '../guard/installed';
+import { guardText, instanceLine, plain } from './resultText';
 import type { AgentPorts, AgentTool } from './toolTypes';
 import { ToolError } from './toolTypes';
 import { decideIncreaseInput, destroyInput, instanceInput, startInput } from './toolInputs';
+import * as l10n from '@vscode/l10n';
 
 /** The quote id of a confirm (invokeTool quotes the calls without one). */
 export function quoteIdOf(input: { quote_id?: string | undefined }): string {
-  if (input.quote_id === undefined) throw new ToolError('A quote id is needed: call the tool without quote_id for a quote first. Nothing was sent.');
+  if (input.quote_id === undefined) throw new ToolError(l10n.t('A quote id is needed: call the tool without quote_id for a quote first. Nothing was sent.'));
   return input.quote_id;
 }
 
 function guardNote(onstart: string | null | undefined): string {
-  const g = guardText(onstart);
-  return g === NO_GUARD ? 'Idle guard: none (nothing stops it when idle).' : `Idle ${g}.`;
+  return installedGuard(onstart) ? l10n.t('Idle {0}.', guardText(onstart)) : l10n.t('Idle guard: none (nothing stops it when idle).');
 }
 
 interface StartPlan {
@@ -32,12 +33,19 @@ interface StartPlan {
 async function startCheck(ports: AgentPorts, instanceId: number): Promise<{ summary: string; plan: StartPlan }> {
   const inst = await findInstance(ports, instanceId);
   if (inst.state === 'running' || inst.state === 'loading' || inst.state === 'provisioning')
-    throw new ToolError(`Instance ${inst.id} is ${inst.state} already; nothing was sent.`);
+    throw new ToolError(l10n.t('Instance {0} is {1} already; nothing was sent.', inst.id, inst.state));
   const perHour = typeof inst.dph_total === 'number' ? inst.dph_total : NaN;
   const caps = ports.caps();
   const s = await spendingForCaps(ports, caps);
   checkCaps({ perHour, caps, ...(s ? { spending: s } : {}) });
-  const summary = `Start instance ${inst.id}: it bills ${rate(perHour)} while running (now ${rate(currentRate(inst))}, its disk). ${guardNote(inst.onstart)} ${capsLine(caps, s)}`;
+  const summary = l10n.t(
+    'Start instance {0}: it bills {1} while running (now {2}, its disk). {3} {4}',
+    inst.id,
+    rate(perHour),
+    rate(currentRate(inst)),
+    guardNote(inst.onstart),
+    capsLine(caps, s),
+  );
   return { summary, plan: { instanceId: inst.id, perHour } };
 }
 
@@ -50,19 +58,26 @@ export const startInstance: AgentTool<typeof startInput> = {
   effect: 'spends',
   async consent(ports, input) {
     const c = await startCheck(ports, input.instance_id);
-    return { title: `Start instance ${input.instance_id}?`, message: c.summary, quote: { kind: 'start', plan: c.plan } };
+    return { title: l10n.t('Start instance {0}?', input.instance_id), message: c.summary, quote: { kind: 'start', plan: c.plan } };
   },
   handler(ports, input) {
     return ports.quotes.confirm<StartPlan>(quoteIdOf(input), 'start', async (q) => {
       if (q.plan.instanceId !== input.instance_id)
-        throw new ToolError(`Quote ${q.id} is for instance ${q.plan.instanceId}, not ${input.instance_id}. Nothing was sent.`);
+        throw new ToolError(l10n.t('Quote {0} is for instance {1}, not {2}. Nothing was sent.', q.id, q.plan.instanceId, input.instance_id));
       const now = await startCheck(ports, q.plan.instanceId);
       if (now.plan.perHour > q.plan.perHour + 1e-9)
         throw new ToolError(
-          `Instance ${q.plan.instanceId} now bills ${rate(now.plan.perHour)}, more than the quoted ${rate(q.plan.perHour)}. Nothing was sent. Ask for a new quote.`,
+          l10n.t(
+            'Instance {0} now bills {1}, more than the quoted {2}. Nothing was sent. Ask for a new quote.',
+            q.plan.instanceId,
+            rate(now.plan.perHour),
+            rate(q.plan.perHour),
+          ),
         );
       await (await ports.api()).setInstanceState(q.plan.instanceId, 'running');
-      return { text: `Start of instance ${q.plan.instanceId} sent; it bills ${rate(now.plan.perHour)} while running. Check it with instance_details.` };
+      return {
+        text: l10n.t('Start of instance {0} sent; it bills {1} while running. Check it with instance_details.', q.plan.instanceId, rate(now.plan.perHour)),
+      };
     });
   },
 };
@@ -76,10 +91,14 @@ export const stopInstance: AgentTool<typeof instanceInput> = {
   effect: 'stops',
   async handler(ports, input) {
     const inst = await findInstance(ports, input.instance_id);
-    if (inst.state === 'stopped') return { text: `Instance ${inst.id} is stopped already; nothing was sent.` };
+    if (inst.state === 'stopped') return { text: l10n.t('Instance {0} is stopped already; nothing was sent.', inst.id) };
     await (await ports.api()).setInstanceState(inst.id, 'stopped');
     return {
-      text: `Stop of instance ${inst.id} sent; GPU billing ends once it has stopped (its disk still bills ${rate(inst.storage_cost ?? 0)}). Destroy it to stop all billing.`,
+      text: l10n.t(
+        'Stop of instance {0} sent; GPU billing ends once it has stopped (its disk still bills {1}). Destroy it to stop all billing.',
+        inst.id,
+        rate(inst.storage_cost ?? 0),
+      ),
     };
   },
 };
@@ -100,20 +119,28 @@ export const destroyInstance: AgentTool<typeof destroyInput> = {
   async consent(ports, input) {
     const inst = await findInstance(ports, input.instance_id);
     return {
-      title: `Destroy instance ${inst.id}?`,
-      message: `Destroy ${instanceLine(inst, ports.clock.now())}. Its disk and all data on it are deleted for good; billing stops.`,
+      title: l10n.t('Destroy instance {0}?', inst.id),
+      message: l10n.t('Destroy {0}. Its disk and all data on it are deleted for good; billing stops.', instanceLine(inst, ports.clock.now())),
     };
   },
   async handler(ports, input) {
     const inst = await findInstance(ports, input.instance_id);
     if (!echoes(inst, input.confirm))
       throw new ToolError(
-        `To destroy instance ${inst.id}, confirm must repeat its label${inst.label ? ` ("${plain(inst.label, [], 64)}")` : ''} or its id (${inst.id}), as the user agreed. Nothing was sent.`,
+        l10n.t(
+          'To destroy instance {0}, confirm must repeat its label{1} or its id ({2}), as the user agreed. Nothing was sent.',
+          inst.id,
+          inst.label ? ` ("${plain(inst.label, [], 64)}")` : '',
+          inst.id,
+        ),
       );
     await (await ports.api()).destroyInstance(inst.id);
     await removeInflight(ports.state, inst.id, true);
     return {
-      text: `Destroy of instance ${inst.id} sent; billing stops and its data is deleted. list_instances shows it gone within a minute (a lagging list may show it a little longer).`,
+      text: l10n.t(
+        'Destroy of instance {0} sent; billing stops and its data is deleted. list_instances shows it gone within a minute (a lagging list may show it a little longer).',
+        inst.id,
+      ),
     };
   },
 };
@@ -130,7 +157,7 @@ async function pendingIncrease(ports: AgentPorts, increaseId: number): Promise<{
   const p = pending.pending_price_increases.find((x) => x.pending_price_increase_id === increaseId);
   if (!p)
     throw new ToolError(
-      `Price increase ${increaseId} is not pending (decided already, expired, or never this account's). Nothing was sent. See price_increases.`,
+      l10n.t("Price increase {0} is not pending (decided already, expired, or never this account's). Nothing was sent. See price_increases.", increaseId),
     );
   const inst = list.instances.find((i) => i.id === p.contract_id);
   return { p, headline: increaseHeadline(p, `#${p.contract_id}`, inst), newPerHour: increaseFigures(p, inst).newPerHour };
@@ -140,11 +167,17 @@ async function priceCheck(ports: AgentPorts, increaseId: number, decision: 'acce
   const { headline, newPerHour } = await pendingIncrease(ports, increaseId);
   const plan = { increaseId, decision, newPerHour };
   if (decision === 'reject')
-    return { plan, summary: `Reject price increase ${increaseId}. ${headline} Rejecting keeps the old price; the host may end the contract at its end date.` };
+    return {
+      plan,
+      summary: l10n.t('Reject price increase {0}. {1} Rejecting keeps the old price; the host may end the contract at its end date.', increaseId, headline),
+    };
   const caps = ports.caps();
   const s = await spendingForCaps(ports, caps);
   checkCaps({ perHour: newPerHour, caps, ...(s ? { spending: s } : {}) });
-  return { plan, summary: `Accept price increase ${increaseId}: the instance then bills ${rate(newPerHour)}. ${headline} ${capsLine(caps, s)}` };
+  return {
+    plan,
+    summary: l10n.t('Accept price increase {0}: the instance then bills {1}. {2} {3}', increaseId, rate(newPerHour), headline, capsLine(caps, s)),
+  };
 }
 
 export const decidePriceIncrease: AgentTool<typeof decideIncreaseInput> = {
@@ -157,7 +190,7 @@ export const decidePriceIncrease: AgentTool<typeof decideIncreaseInput> = {
   async consent(ports, input) {
     const c = await priceCheck(ports, input.increase_id, input.decision);
     return {
-      title: `${input.decision === 'accept' ? 'Accept' : 'Reject'} price increase ${input.increase_id}?`,
+      title: input.decision === 'accept' ? l10n.t('Accept price increase {0}?', input.increase_id) : l10n.t('Reject price increase {0}?', input.increase_id),
       message: c.summary,
       quote: { kind: 'price', plan: c.plan },
     };
@@ -166,17 +199,31 @@ export const decidePriceIncrease: AgentTool<typeof decideIncreaseInput> = {
     return ports.quotes.confirm<PricePlan>(quoteIdOf(input), 'price', async (q) => {
       if (q.plan.increaseId !== input.increase_id || q.plan.decision !== input.decision)
         throw new ToolError(
-          `Quote ${q.id} is to ${q.plan.decision} increase ${q.plan.increaseId}, not to ${input.decision} ${input.increase_id}. Nothing was sent.`,
+          l10n.t(
+            'Quote {0} is to {1} increase {2}, not to {3} {4}. Nothing was sent.',
+            q.id,
+            q.plan.decision,
+            q.plan.increaseId,
+            input.decision,
+            input.increase_id,
+          ),
         );
       const now = await priceCheck(ports, q.plan.increaseId, q.plan.decision);
       if (now.plan.newPerHour > q.plan.newPerHour + 1e-9)
         throw new ToolError(
-          `The figures of increase ${q.plan.increaseId} changed since the quote (now ${rate(now.plan.newPerHour)}). Nothing was sent. Ask for a new quote.`,
+          l10n.t(
+            'The figures of increase {0} changed since the quote (now {1}). Nothing was sent. Ask for a new quote.',
+            q.plan.increaseId,
+            rate(now.plan.newPerHour),
+          ),
         );
       const api = await ports.api();
       if (q.plan.decision === 'accept') await api.acceptPriceIncrease(q.plan.increaseId);
       else await api.rejectPriceIncrease(q.plan.increaseId);
-      return { text: `Price increase ${q.plan.increaseId} ${q.plan.decision === 'accept' ? 'accepted' : 'rejected'}.` };
+      return {
+        text:
+          q.plan.decision === 'accept' ? l10n.t('Price increase {0} accepted.', q.plan.increaseId) : l10n.t('Price increase {0} rejected.', q.plan.increaseId),
+      };
     });
   },
 };

@@ -9,6 +9,7 @@ import { SpendingSum, monthStart } from '../billing/spending';
 import { describeError } from '../core/describeError';
 import type { AgentCaps, AgentPorts, SpendingNow } from './toolTypes';
 import { ToolError } from './toolTypes';
+import * as l10n from '@vscode/l10n';
 
 /** A rate with enough decimals to tell two caps apart ("$0.412/h"). */
 export const rate = (perHour: number): string => formatRate(perHour, perHour < 1 ? 3 : 2);
@@ -30,7 +31,11 @@ export async function spendingForCaps(ports: AgentPorts, caps: AgentCaps): Promi
     return ports.spending ? await ports.spending() : await readSpending(await ports.api(), ports.clock.now());
   } catch (e) {
     throw new ToolError(
-      `Nothing was sent: the monthly budget (${formatMoney(caps.monthlyBudget)}) cannot be checked because this month's charges could not be read (${describeError(e)}). Try again in a minute.`,
+      l10n.t(
+        "Nothing was sent: the monthly budget ({0}) cannot be checked because this month's charges could not be read ({1}). Try again in a minute.",
+        formatMoney(caps.monthlyBudget),
+        describeError(e),
+      ),
     );
   }
 }
@@ -46,18 +51,39 @@ export interface CapCheck {
 
 /** Why the action would break a cap (a sentence that says what to do), or undefined when it fits. */
 export function capProblem(c: CapCheck): string | undefined {
-  if (!Number.isFinite(c.perHour) || c.perHour < 0) return `The price (${String(c.perHour)}) is not a valid rate, so nothing was sent.`;
+  if (!Number.isFinite(c.perHour) || c.perHour < 0) return l10n.t('The price ({0}) is not a valid rate, so nothing was sent.', String(c.perHour));
   if (c.templateCap !== undefined && c.perHour > c.templateCap + 1e-9)
-    return `${rate(c.perHour)} is above the template's price cap (offer.maxDphTotal ${rate(c.templateCap)}). Nothing was sent. Pick a cheaper offer or raise the template's cap.`;
-  const { maxDphTotal, monthlyBudget } = c.caps;
+    return l10n.t(
+      "{0} is above the template's price cap (offer.maxDphTotal {1}). Nothing was sent. Pick a cheaper offer or raise the template's cap.",
+      rate(c.perHour),
+      rate(c.templateCap),
+    );
+  const { maxDphTotal, monthlyBudget, maxDphFrom } = c.caps;
   if (maxDphTotal !== undefined && c.perHour > maxDphTotal + 1e-9)
-    return `${rate(c.perHour)} is above the per-hour cap for agents (${rate(maxDphTotal)}). Nothing was sent. Pick a cheaper offer, or ask the user to raise the cap.`;
+    return maxDphFrom
+      ? l10n.t(
+          '{0} is above the per-hour cap for agents ({1}, set by {2}). Nothing was sent. Pick a cheaper offer, or ask the user to raise {2}.',
+          rate(c.perHour),
+          rate(maxDphTotal),
+          maxDphFrom,
+        )
+      : l10n.t(
+          '{0} is above the per-hour cap for agents ({1}). Nothing was sent. Pick a cheaper offer, or ask the user to raise the cap.',
+          rate(c.perHour),
+          rate(maxDphTotal),
+        );
   if (monthlyBudget !== undefined) {
     const s = c.spending;
-    if (!s) return `The monthly budget (${formatMoney(monthlyBudget)}) could not be checked, so nothing was sent.`;
+    if (!s) return l10n.t('The monthly budget ({0}) could not be checked, so nothing was sent.', formatMoney(monthlyBudget));
     const hour = s.spentThisMonth + Math.max(0, s.ratePerHour) + c.perHour;
     if (hour > monthlyBudget + 1e-9)
-      return `This would break the monthly budget: ${formatMoney(s.spentThisMonth)} spent this month, ${rate(Math.max(0, s.ratePerHour))} already running, and ${rate(c.perHour)} more would pass ${formatMoney(monthlyBudget)} within the hour. Nothing was sent. Stop or destroy something first, or ask the user to raise the budget.`;
+      return l10n.t(
+        'This would break the monthly budget: {0} spent this month, {1} already running, and {2} more would pass {3} within the hour. Nothing was sent. Stop or destroy something first, or ask the user to raise the budget.',
+        formatMoney(s.spentThisMonth),
+        rate(Math.max(0, s.ratePerHour)),
+        rate(c.perHour),
+        formatMoney(monthlyBudget),
+      );
   }
   return undefined;
 }
@@ -73,9 +99,15 @@ export function capsLine(caps: AgentCaps, spending: SpendingNow | undefined): st
   const parts: string[] = [];
   if (caps.monthlyBudget !== undefined && spending)
     parts.push(
-      `Budget: ${formatMoney(Math.max(0, caps.monthlyBudget - spending.spentThisMonth))} left of ${formatMoney(caps.monthlyBudget)} this month (${formatMoney(spending.spentThisMonth)} spent, ${rate(Math.max(0, spending.ratePerHour))} running).`,
+      l10n.t(
+        'Budget: {0} left of {1} this month ({2} spent, {3} running).',
+        formatMoney(Math.max(0, caps.monthlyBudget - spending.spentThisMonth)),
+        formatMoney(caps.monthlyBudget),
+        formatMoney(spending.spentThisMonth),
+        rate(Math.max(0, spending.ratePerHour)),
+      ),
     );
-  else parts.push('Budget: none set.');
-  parts.push(caps.maxDphTotal !== undefined ? `Per-hour cap: ${rate(caps.maxDphTotal)}.` : 'Per-hour cap: none set.');
+  else parts.push(l10n.t('Budget: none set.'));
+  parts.push(caps.maxDphTotal !== undefined ? l10n.t('Per-hour cap: {0}.', rate(caps.maxDphTotal)) : l10n.t('Per-hour cap: none set.'));
   return parts.join(' ');
 }

@@ -4,6 +4,7 @@
 // or concurrent confirm can never send a second request: it gets the first one's result.
 import type { ToolResult } from './toolTypes';
 import { ToolError } from './toolTypes';
+import * as l10n from '@vscode/l10n';
 
 /** How long a quote may be confirmed: prices move, and the consent was for this price. */
 export const QUOTE_TTL_MS = 5 * 60_000;
@@ -54,15 +55,23 @@ export class QuoteStore {
     if (!e || e.quote.kind !== kind)
       return Promise.reject(
         new ToolError(
-          `Quote "${clip(id)}" is not a ${kind} quote this server gave (or it was forgotten after a restart). Nothing was done. Call the tool again without quote_id for a new quote.`,
+          l10n.t(
+            'Quote "{0}" is not a {1} quote this server gave (or it was forgotten after a restart). Nothing was done. Call the tool again without quote_id for a new quote.',
+            clip(id),
+            kind,
+          ),
         ),
       );
-    if (e.result) return e.result.then((r) => ({ ...r, text: `Quote ${id} was already confirmed; nothing was sent again. ${r.text}` }));
+    if (e.result) return e.result.then((r) => ({ ...r, text: l10n.t('Quote {0} was already confirmed; nothing was sent again. {1}', id, r.text) }));
     if (this.now() > e.quote.expiresAt) {
       this.quotes.delete(id);
       return Promise.reject(
         new ToolError(
-          `Quote ${id} expired (quotes are valid ${Math.round(this.ttlMs / 60_000)} minutes: prices move). Nothing was done. Call the tool again without quote_id for a new quote.`,
+          l10n.t(
+            'Quote {0} expired (quotes are valid {1} minutes: prices move). Nothing was done. Call the tool again without quote_id for a new quote.',
+            id,
+            Math.round(this.ttlMs / 60_000),
+          ),
         ),
       );
     }

@@ -15,6 +15,7 @@ import type { AgentPorts, AgentTool, ToolResult } from './toolTypes';
 import { ToolError } from './toolTypes';
 import { instanceInput, logsInput, noInput, searchOffersInput } from './toolInputs';
 import type * as z from 'zod/mini';
+import * as l10n from '@vscode/l10n';
 
 const ok = (lines: readonly string[]): ToolResult => ({ text: lines.join('\n') });
 
@@ -35,7 +36,10 @@ export async function findInstance(ports: AgentPorts, id: number): Promise<Insta
   const inst = list.instances.find((i) => i.id === id);
   if (!inst)
     throw new ToolError(
-      `Instance ${id} is not in this account's instance list right now. Check the id with list_instances (a new instance can take a minute to appear).`,
+      l10n.t(
+        "Instance {0} is not in this account's instance list right now. Check the id with list_instances (a new instance can take a minute to appear).",
+        id,
+      ),
     );
   return inst;
 }
@@ -44,7 +48,7 @@ function offerQueryOf(input: z.infer<typeof searchOffersInput>): OfferQuery {
   const disk = input.disk_gb ?? 8;
   if (input.query !== undefined) {
     const q = parseQueryText(input.query);
-    if (!q.ok) throw new ToolError(`The query is not valid: ${plain(q.message, [], 200)}. Example: num_gpus>=2 gpu_name=RTX_4090 dph<1.5.`);
+    if (!q.ok) throw new ToolError(l10n.t('The query is not valid: {0}. Example: num_gpus>=2 gpu_name=RTX_4090 dph<1.5.', plain(q.message, [], 200)));
     return { ...q.query, allocatedStorage: q.query.allocatedStorage ?? disk };
   }
   const q = parseOfferQuery({
@@ -71,8 +75,11 @@ export const searchOffers: AgentTool<typeof searchOffersInput> = {
     const api = await ports.api();
     const limit = input.limit ?? 10;
     const found = rankOffers(await api.searchOffers({ ...query, limit: Math.max(limit, query.limit ?? 0) }), { rank: 'cheapest' }).slice(0, limit);
-    if (!found.length) return ok(['No offers match. Loosen the filters (price, GPU names, reliability) and search again.']);
-    return ok([`${found.length} offer(s), cheapest first (prices include ${query.allocatedStorage ?? 8} GB disk):`, ...found.map((o) => offerLine(o))]);
+    if (!found.length) return ok([l10n.t('No offers match. Loosen the filters (price, GPU names, reliability) and search again.')]);
+    return ok([
+      l10n.t('{0} offer(s), cheapest first (prices include {1} GB disk):', found.length, query.allocatedStorage ?? 8),
+      ...found.map((o) => offerLine(o)),
+    ]);
   },
 };
 
@@ -88,11 +95,15 @@ export const listInstances: AgentTool<typeof noInput> = {
     const { instances } = await api.listInstances();
     // Rentals sent whose machine the list does not show (yet): they may exist and bill.
     const unseen = readInflight(ports.state).filter((r) => r.instanceId === undefined || !instances.some((i) => i.id === r.instanceId));
-    const pending = unseen.map(
-      (r) =>
-        `rental "${plain(r.label, [], 64)}"${r.instanceId !== undefined ? ` (instance ${r.instanceId})` : ''}: sent, not in the list yet; it may still appear and bill, and is watched. Check again before renting more.`,
+    const pending = unseen.map((r) =>
+      l10n.t(
+        'rental "{0}"{1}: sent, not in the list yet; it may still appear and bill, and is watched. Check again before renting more.',
+        plain(r.label, [], 64),
+        r.instanceId !== undefined ? ` (instance ${r.instanceId})` : '',
+      ),
     );
-    if (!instances.length) return ok([pending.length ? 'No instances in the list.' : 'No instances: nothing is rented or billing.', ...pending]);
+    if (!instances.length)
+      return ok([pending.length ? l10n.t('No instances in the list.') : l10n.t('No instances: nothing is rented or billing.'), ...pending]);
     const now = ports.clock.now();
     const aliases = await aliasesOf(ports);
     return ok([`${instances.length} instance(s):`, ...instances.map((i) => instanceLine(i, now, aliases.get(i.id))), ...pending]);
@@ -113,8 +124,8 @@ export const instanceDetails: AgentTool<typeof instanceInput> = {
     const image = plain(i.image_uuid, secrets, 120);
     if (image) lines.push(`image: ${image}`);
     const msg = plain(i.status_msg, secrets, 200);
-    if (msg) lines.push(`status message (from the host, untrusted): ${msg}`);
-    if (typeof i.disk_space === 'number') lines.push(`disk: ${Math.round(i.disk_space)} GB`);
+    if (msg) lines.push(l10n.t('status message (from the host, untrusted): {0}', msg));
+    if (typeof i.disk_space === 'number') lines.push(l10n.t('disk: {0} GB', Math.round(i.disk_space)));
     return ok(lines);
   },
 };
@@ -129,7 +140,12 @@ export const spending: AgentTool<typeof noInput> = {
   async handler(ports) {
     const s = ports.spending ? await ports.spending() : await readSpending(await ports.api(), ports.clock.now());
     return ok([
-      `Spent this month: ${formatMoney(s.spentThisMonth)}. Burning now: ${rate(Math.max(0, s.ratePerHour))} (${formatMoney(Math.max(0, s.ratePerHour) * 24)} a day).`,
+      l10n.t(
+        'Spent this month: {0}. Burning now: {1} ({2} a day).',
+        formatMoney(s.spentThisMonth),
+        rate(Math.max(0, s.ratePerHour)),
+        formatMoney(Math.max(0, s.ratePerHour) * 24),
+      ),
       capsLine(ports.caps(), s),
     ]);
   },
@@ -146,15 +162,17 @@ export const instanceLogs: AgentTool<typeof logsInput> = {
     const i = await findInstance(ports, input.instance_id);
     const api = await ports.api();
     const tail = input.tail ?? 100;
-    const { result_url } = await api.requestLogs(i.id, { tail });
+    // A cancelled call stops waiting for the upload (the log request itself changes nothing).
+    const call = ports.signal ? { signal: ports.signal } : undefined;
+    const { result_url } = await api.requestLogs(i.id, { tail }, call);
     const secrets = [i.jupyter_token ?? undefined, ...(api.knownSecrets?.() ?? [])];
-    const text = redactLog(await api.fetchLogs(result_url), secrets);
+    const text = redactLog(await api.fetchLogs(result_url, call), secrets);
     const lines = text
       .split(/\r?\n/)
       .slice(-tail)
       .map((l) => plain(l, [], 300));
     while (lines.length && !lines[lines.length - 1]) lines.pop();
-    return ok([`Last ${lines.length} log line(s) of instance ${i.id} (machine output, untrusted):`, ...lines]);
+    return ok([l10n.t('Last {0} log line(s) of instance {1} (machine output, untrusted):', lines.length, i.id), ...lines]);
   },
 };
 
@@ -168,10 +186,10 @@ export const priceIncreases: AgentTool<typeof noInput> = {
   async handler(ports) {
     const api = await ports.api();
     const [pending, list] = await Promise.all([api.listPendingPriceIncreases(), api.listInstances()]);
-    if (!pending.pending_price_increases.length) return ok(['No pending price increases.']);
+    if (!pending.pending_price_increases.length) return ok([l10n.t('No pending price increases.')]);
     const byId = new Map(list.instances.map((i) => [i.id, i]));
     return ok([
-      `${pending.pending_price_increases.length} pending price increase(s):`,
+      l10n.t('{0} pending price increase(s):', pending.pending_price_increases.length),
       ...pending.pending_price_increases.map((p) => {
         const inst = byId.get(p.contract_id);
         return `increase ${p.pending_price_increase_id}: ${increaseHeadline(p, `#${p.contract_id}`, inst)}`;
@@ -192,9 +210,9 @@ export const sshInfo: AgentTool<typeof instanceInput> = {
     const alias = (await aliasesOf(ports)).get(i.id);
     const cmd = sshCommandFor(i);
     const lines = [`instance ${i.id}: ${i.state}`];
-    if (alias) lines.push(`ssh alias: ${alias} (run: ssh ${alias})`);
-    if ('command' in cmd) lines.push(`ssh command: ${cmd.command}`);
-    else lines.push(`no SSH address yet: ${plain(cmd.problem, [], 200)}`);
+    if (alias) lines.push(l10n.t('ssh alias: {0} (run: ssh {1})', alias, alias));
+    if ('command' in cmd) lines.push(l10n.t('ssh command: {0}', cmd.command));
+    else lines.push(l10n.t('no SSH address yet: {0}', plain(cmd.problem, [], 200)));
     return ok(lines);
   },
 };

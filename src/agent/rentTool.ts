@@ -10,7 +10,7 @@ import { buildOfferQuery } from '../create/requestBuilder';
 import { offerSatisfies } from '../create/offerFit';
 import { rankOffers } from '../create/ranking';
 import { TemplateSchema, type Template } from '../create/templateSchema';
-import { realClock, runCreateFlow, type CreateFlowResult, type FlowPrompts } from '../create/createFlow';
+import { realClock, runCreateFlow, type CreateFlowResult, type FlowPrompts, type Stage } from '../create/createFlow';
 import { GuardSetupError, baseOnstart, guardRequestFor, guardSummary, type GuardRequest } from '../guard/plan';
 import { checkCaps, capsLine, rate, spendingForCaps } from './caps';
 import { flowText, offerLine, plain } from './resultText';
@@ -19,6 +19,8 @@ import type { AgentPorts, AgentTool, RentTemplate, ToolResult } from './toolType
 import { ToolError } from './toolTypes';
 import { rentInput } from './toolInputs';
 import { background } from '../core/background';
+import { checkAccountKey } from './sshKeyGate';
+import * as l10n from '@vscode/l10n';
 
 type RentInput = z.infer<typeof rentInput>;
 
@@ -39,18 +41,19 @@ const IMAGE_ONLY = '(image)';
 /** A template from an image alone: the default idle guard, SSH, on-demand, the given disk. */
 export function imageTemplate(image: string, diskGb = 16): RentTemplate {
   if (!IMAGE.test(image))
-    throw new ToolError('The image name is not valid (letters, digits and . _ / : @ + - only, e.g. "pytorch/pytorch:latest"). Nothing was rented.');
+    throw new ToolError(l10n.t('The image name is not valid (letters, digits and . _ / : @ + - only, e.g. "pytorch/pytorch:latest"). Nothing was rented.'));
   const t = z.safeParse(TemplateSchema, { name: 'agent', instance: { image, disk: diskGb, runtype: 'ssh', label: 'agent' } });
-  if (!t.success) throw new ToolError('The image or disk is not valid. Nothing was rented.');
+  if (!t.success) throw new ToolError(l10n.t('The image or disk is not valid. Nothing was rented.'));
   return { template: t.data, templatePath: IMAGE_ONLY, secrets: [] };
 }
 
 async function templateOf(ports: AgentPorts, input: RentInput): Promise<RentTemplate> {
-  if (input.template !== undefined && input.image !== undefined) throw new ToolError('Give either a template or an image, not both. Nothing was rented.');
+  if (input.template !== undefined && input.image !== undefined)
+    throw new ToolError(l10n.t('Give either a template or an image, not both. Nothing was rented.'));
   if (input.template !== undefined) return ports.loadTemplate(input.template);
   if (input.image !== undefined) return imageTemplate(input.image, input.disk_gb);
   throw new ToolError(
-    'Say what to run: a workspace template (template: ".gpu/x.json") or a container image (image: "pytorch/pytorch:latest"). Nothing was rented.',
+    l10n.t('Say what to run: a workspace template (template: ".gpu/x.json") or a container image (image: "pytorch/pytorch:latest"). Nothing was rented.'),
   );
 }
 
@@ -68,16 +71,20 @@ async function offerFor(ports: AgentPorts, t: Template, offerId: number | undefi
       })
     ).find((o) => o.id === offerId);
     if (!found)
-      throw new ToolError(`Offer ${offerId} is not available (rented by someone else, withdrawn, or never listed). Nothing was rented. Search again.`);
+      throw new ToolError(
+        l10n.t('Offer {0} is not available (rented by someone else, withdrawn, or never listed). Nothing was rented. Search again.', offerId),
+      );
     const reasons = offerSatisfies(t, found);
     if (reasons.length)
-      throw new ToolError(`Offer ${offerId} does not fit the template: ${plain(reasons.join('; '), [], 300)}. Nothing was rented. Pick an offer that fits.`);
+      throw new ToolError(
+        l10n.t('Offer {0} does not fit the template: {1}. Nothing was rented. Pick an offer that fits.', offerId, plain(reasons.join('; '), [], 300)),
+      );
     return found;
   }
   const [first] = rankOffers(await api.searchOffers(query), { rank: t.offer?.rank ?? 'cheapest', maxDphTotal: t.offer?.maxDphTotal });
   if (!first)
     throw new ToolError(
-      `No offer fits template "${plain(t.name, [], 80)}" right now. Nothing was rented. Loosen its offer requirements or search with search_offers.`,
+      l10n.t('No offer fits template "{0}" right now. Nothing was rented. Loosen its offer requirements or search with search_offers.', plain(t.name, [], 80)),
     );
   return first;
 }
@@ -87,7 +94,10 @@ export async function prepareRent(ports: AgentPorts, input: RentInput): Promise<
   const rt = await templateOf(ports, input);
   const t = rt.template;
   if (t.offer?.type === 'bid')
-    throw new ToolError('Agents rent on-demand only; this template bids for an interruptible machine. Rent it from the editor instead. Nothing was rented.');
+    throw new ToolError(
+      l10n.t('Agents rent on-demand only; this template bids for an interruptible machine. Rent it from the editor instead. Nothing was rented.'),
+    );
+  await checkAccountKey(ports, t.ssh?.identityFile);
   const guard = guardRequestFor(t.guard, t.instance.runtype, ports.guardDefaults(), ports.apiUrl());
   let onstart: string | undefined;
   try {
@@ -99,7 +109,7 @@ export async function prepareRent(ports: AgentPorts, input: RentInput): Promise<
       async (h) => (await api.searchTemplates({ filters: { hash_id: { eq: h } } }))[0],
     );
   } catch (e) {
-    if (e instanceof GuardSetupError) throw new ToolError(`Nothing was rented. ${plain(e.message, rt.secrets, 300)}`);
+    if (e instanceof GuardSetupError) throw new ToolError(l10n.t('Nothing was rented. {0}', plain(e.message, rt.secrets, 300)));
     throw e;
   }
   const offer = await offerFor(ports, t, input.offer_id);
@@ -113,8 +123,16 @@ export async function prepareRent(ports: AgentPorts, input: RentInput): Promise<
   });
   const guardLine = guardSummary(guard, offer.dph_total, onstart);
   const what = plain(t.instance.image ?? t.instance.template_hash_id ?? '', [], 100);
-  const from = rt.templatePath === IMAGE_ONLY ? 'no template' : `template ${plain(rt.templatePath, [], 100)}`;
-  const summary = `Rent ${offerLine(offer, t.instance.disk ?? 8)}. ${what ? `Image ${what}, ` : ''}${from}. It bills ${rate(offer.dph_total)} until stopped or destroyed. ${guardLine} ${capsLine(caps, spending)}`;
+  const from = rt.templatePath === IMAGE_ONLY ? l10n.t('no template') : l10n.t('template {0}', plain(rt.templatePath, [], 100));
+  const summary = l10n.t(
+    'Rent {0}. {1}{2}. It bills {3} until stopped or destroyed. {4} {5}',
+    offerLine(offer, t.instance.disk ?? 8),
+    what ? l10n.t('Image {0}, ', what) : '',
+    from,
+    rate(offer.dph_total),
+    guardLine,
+    capsLine(caps, spending),
+  );
   return { plan: { offerId: offer.id, perHour: offer.dph_total, rt, ...(onstart !== undefined ? { onstart } : {}), ...(guard ? { guard } : {}) }, summary };
 }
 
@@ -135,23 +153,24 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
   const cap = Math.min(plan.perHour, t.offer?.maxDphTotal ?? Infinity, caps.maxDphTotal ?? Infinity);
   const template: Template = { ...t, offer: { ...(t.offer ?? {}), maxDphTotal: cap } };
   const api = await ports.api();
+  if (ports.signal?.aborted) throw new ToolError('The rent was cancelled before anything was sent. Nothing was rented.');
   // The instance the flow rented, as soon as it is known (the flow puts it in the store at once).
-  let rented: (id: number) => void = () => undefined;
-  const rentedId = new Promise<number>((resolve) => (rented = resolve));
+  let id: number | undefined;
   const instances = {
     upsert: (i: Parameters<NonNullable<AgentPorts['instances']>['upsert']>[0]) => {
-      rented(i.id);
+      id ??= i.id;
       ports.instances?.upsert(i);
     },
     watch: (id: number) => ports.instances?.watch(id),
     remove: (id: number) => ports.instances?.remove(id),
   };
+  const cancel = cancellation(ports.signal);
   const flow = runCreateFlow(
     {
       api,
       log: ports.log,
       prompts: unattended,
-      progress: () => undefined,
+      progress: (p) => cancel.stage(p.stage),
       clock: ports.clock ?? realClock,
       ssh: ports.ssh,
       state: ports.state,
@@ -169,35 +188,97 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
       maxAttempts: ports.maxAttempts ?? 3,
       ...(ports.pollIntervalMs ? { pollIntervalMs: ports.pollIntervalMs } : {}),
       ...(ports.maxWaitMs ? { maxWaitMs: ports.maxWaitMs } : {}),
+      ...(cancel.signal ? { signal: cancel.signal } : {}),
     },
   );
-  const answerWithin = ports.answerWithinMs;
-  if (answerWithin === undefined) return rentResult(await flow, plan.rt.secrets);
-  // A client gives up on a call after a while (often 60 s), and a machine can take minutes to
-  // boot, or an unclear answer a minute to check: the answer waits `answerWithin`, then says
-  // where the rent stands. The flow goes on (watched, SSH entry written, in-flight record kept).
-  let id: number | undefined;
-  rentedId.then(
-    (x) => (id = x),
-    () => undefined,
-  );
-  const done = flow.then((r) => ({ r }));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const later = new Promise<'later'>((resolve) => (timer = setTimeout(() => resolve('later'), answerWithin)));
-  const settled = await Promise.race([done, later]);
-  clearTimeout(timer);
-  if (settled !== 'later') return rentResult(settled.r, plan.rt.secrets);
+  const settled = await answerOrStop(flow, ports.answerWithinMs, cancel.stopped);
+  cancel.dispose();
+  if (typeof settled !== 'string') return rentResult(settled.r, plan.rt.secrets);
+  // A client gives up on a call after a while (often 60 s), a machine can take minutes to boot,
+  // and a chat request can be cancelled: the answer stops waiting and says where the rent stands.
+  // The flow goes on (watched, SSH entry written when it runs, in-flight record kept).
   background(
     flow.then((r) => ports.log.info(`agent: the rent${id !== undefined ? ` of instance ${id}` : ''} ended: ${r.outcome}`)),
     ports.log,
     'the rent that goes on',
   );
+  return goesOnText(settled, id, plan.perHour);
+}
+
+/**
+ * How the call's cancellation reaches a rent. While no create request has gone out, it aborts the
+ * flow's own signal (the flow rents nothing and ends 'cancelled', which is the answer). From the
+ * flow's first 'renting' stage on it never touches the flow (a cancelled wait must not end the
+ * tracking of a machine that may exist): it only ends the answer's wait.
+ */
+function cancellation(call: AbortSignal | undefined): {
+  signal?: AbortSignal;
+  stage(stage: Stage): void;
+  /** Resolves when the call is cancelled after a request may have been sent. */
+  stopped?: Promise<'cancelled'>;
+  dispose(): void;
+} {
+  if (!call) return { stage: () => undefined, dispose: () => undefined };
+  const own = new AbortController();
+  let sending = false;
+  let stop: (why: 'cancelled') => void = () => undefined;
+  const stopped = new Promise<'cancelled'>((resolve) => (stop = resolve));
+  const onAbort = () => (sending ? stop('cancelled') : own.abort());
+  call.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: own.signal,
+    stage: (stage) => {
+      if (stage === 'searching' || stage === 'confirming' || sending) return;
+      sending = true;
+      if (own.signal.aborted) stop('cancelled');
+    },
+    stopped,
+    dispose: () => call.removeEventListener('abort', onAbort),
+  };
+}
+
+/** The flow's result, or why the answer stopped waiting for it: the client's time ran out, or the call was cancelled. */
+async function answerOrStop(
+  flow: Promise<CreateFlowResult>,
+  withinMs: number | undefined,
+  cancelled: Promise<'cancelled'> | undefined,
+): Promise<{ r: CreateFlowResult } | 'later' | 'cancelled'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const later = withinMs === undefined ? [] : [new Promise<'later'>((resolve) => (timer = setTimeout(() => resolve('later'), withinMs)))];
+  try {
+    return await Promise.race([flow.then((r) => ({ r })), ...later, ...(cancelled ? [cancelled] : [])]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Where a rent stands when its answer stopped waiting (the flow goes on). */
+function goesOnText(why: 'later' | 'cancelled', id: number | undefined, perHour: number): ToolResult {
+  if (why === 'cancelled')
+    return {
+      text:
+        id !== undefined
+          ? l10n.t(
+              'The wait was cancelled, not the rent: instance {0} is rented at {1} or less and is still being created (it bills from now). It stays tracked as after a click. It shows in list_instances and the Instances view, and its SSH entry is written when it runs. Do not rent again; destroy it with destroy_instance if it is not wanted.',
+              id,
+              rate(perHour),
+            )
+          : l10n.t(
+              "The wait was cancelled, not the rent: the rent request was sent and the machine is still being created (or checked, if the service's answer was unclear). It stays tracked as after a click. It shows in list_instances and the Instances view, and its SSH entry is written when it runs. Do not rent again: check list_instances first.",
+            ),
+    };
   if (id !== undefined)
     return {
-      text: `Rented instance ${id} at ${rate(plan.perHour)} or less; it is provisioning and bills from now. It is watched until it runs, and its SSH entry is written then: check it with instance_details or list_instances.`,
+      text: l10n.t(
+        'Rented instance {0} at {1} or less; it is provisioning and bills from now. It is watched until it runs, and its SSH entry is written then: check it with instance_details or list_instances.',
+        id,
+        rate(perHour),
+      ),
     };
   return {
-    text: `The rent was sent, and the service's answer did not say whether a machine was created; it is being checked through the instance list and watched. Do not rent again: list_instances shows it as a rental not in the list yet, and then as an instance if it was created.`,
+    text: l10n.t(
+      "The rent was sent, and the service's answer did not say whether a machine was created; it is being checked through the instance list and watched. Do not rent again: list_instances shows it as a rental not in the list yet, and then as an instance if it was created.",
+    ),
   };
 }
 
@@ -207,19 +288,25 @@ export function rentResult(r: CreateFlowResult, secrets: readonly string[]): Too
   switch (r.outcome) {
     case 'running':
       return {
-        text: `Rented instance ${r.instance.id}: running, ${rate(r.instance.dph_total ?? 0)}${r.alias ? `, ssh ${r.alias}` : ''}.${r.sshError ? ` ${say(r.sshError)}` : ''} It bills until stopped or destroyed.`,
+        text: l10n.t(
+          'Rented instance {0}: running, {1}{2}.{3} It bills until stopped or destroyed.',
+          r.instance.id,
+          rate(r.instance.dph_total ?? 0),
+          r.alias ? `, ssh ${r.alias}` : '',
+          r.sshError ? ` ${say(r.sshError)}` : '',
+        ),
       };
     case 'stopped':
-      return { text: `Rented instance ${r.instance.id}: stopped (its disk bills). Start it with start_instance.` };
+      return { text: l10n.t('Rented instance {0}: stopped (its disk bills). Start it with start_instance.', r.instance.id) };
     case 'kept':
-      return { text: `Instance ${r.keptId} is rented and billing. ${say(r.message)}`, isError: true };
+      return { text: l10n.t('Instance {0} is rented and billing. {1}', r.keptId, say(r.message)), isError: true };
     case 'unknown':
-      return { text: `${say(r.message)}${r.instanceId !== undefined ? ` Instance id: ${r.instanceId}.` : ''}`, isError: true };
+      return { text: `${say(r.message)}${r.instanceId !== undefined ? l10n.t(' Instance id: {0}.', r.instanceId) : ''}`, isError: true };
     case 'cancelled':
       return { text: say(r.message), isError: r.keptId !== undefined };
     case 'failed':
       return {
-        text: `${say(r.message)}${r.keptId !== undefined ? ` Instance ${r.keptId} is kept (and bills): check it with instance_details.` : ''}`,
+        text: `${say(r.message)}${r.keptId !== undefined ? l10n.t(' Instance {0} is kept (and bills): check it with instance_details.', r.keptId) : ''}`,
         isError: true,
       };
   }
@@ -229,17 +316,17 @@ export const rent: AgentTool<typeof rentInput> = {
   name: 'rent',
   title: 'Rent a GPU machine',
   modelDescription:
-    "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template's price cap, the per-hour cap or the budget would be broken.",
+    "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template's price cap, the per-hour cap or the budget would be broken, or when the account holds none of this machine's SSH keys.",
   input: rentInput,
   effect: 'spends',
   async consent(ports, input) {
     const { plan, summary } = await prepareRent(ports, input);
-    return { title: 'Rent a GPU machine?', message: summary, quote: { kind: 'rent', plan } };
+    return { title: l10n.t('Rent a GPU machine?'), message: summary, quote: { kind: 'rent', plan } };
   },
   handler(ports, input) {
     return ports.quotes.confirm<RentPlan>(quoteIdOf(input), 'rent', (q) => {
       if (input.offer_id !== undefined && input.offer_id !== q.plan.offerId)
-        throw new ToolError(`Quote ${q.id} is for offer ${q.plan.offerId}, not ${input.offer_id}. Nothing was rented.`);
+        throw new ToolError(l10n.t('Quote {0} is for offer {1}, not {2}. Nothing was rented.', q.id, q.plan.offerId, input.offer_id));
       return confirmRent(ports, q.plan);
     });
   },

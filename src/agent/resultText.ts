@@ -8,6 +8,7 @@ import { currentRate, formatMoney } from '../core/rates';
 import { gpuText, stateText } from '../core/instanceWords';
 import { installedGuard } from '../guard/installed';
 import { rate } from './caps';
+import * as l10n from '@vscode/l10n';
 
 /**
  * Characters that make Markdown or HTML act where a client renders the text: links and images
@@ -42,13 +43,13 @@ function labelPart(label: string | null | undefined): string {
 }
 
 /** "stop after 30 idle min" from the guard the instance's onstart really starts; "no idle guard" otherwise. */
-export const NO_GUARD = 'no idle guard';
-
 export function guardText(onstart: string | null | undefined): string {
   const g = installedGuard(onstart);
-  if (!g) return NO_GUARD;
-  const cap = g.capSeconds !== undefined ? `, at the latest after ${(g.capSeconds / 3600).toFixed(1)} h` : '';
-  return `guard: ${g.action === 'destroy' ? 'destroys' : 'stops'} it after ${g.idleMinutes} idle min${cap}`;
+  if (!g) return l10n.t('no idle guard');
+  const cap = g.capSeconds !== undefined ? l10n.t(', at the latest after {0} h', (g.capSeconds / 3600).toFixed(1)) : '';
+  return g.action === 'destroy'
+    ? l10n.t('guard: destroys it after {0} idle min{1}', g.idleMinutes, cap)
+    : l10n.t('guard: stops it after {0} idle min{1}', g.idleMinutes, cap);
 }
 
 /** What the instance has cost since it started at its current rate (an estimate; the charges are exact). */
@@ -66,7 +67,7 @@ export function instanceLine(i: Instance, nowMs: number, alias?: string): string
     `#${i.id}${labelPart(i.label)} ${stateText(i)}`,
     gpu || undefined,
     rate(currentRate(i)),
-    cost !== undefined ? `≈${formatMoney(cost)} so far` : undefined,
+    cost !== undefined ? l10n.t('≈{0} so far', formatMoney(cost)) : undefined,
     guardText(i.onstart),
     alias ? `ssh ${alias}` : undefined,
   ]
@@ -80,7 +81,7 @@ export function offerLine(o: Offer, diskGb?: number): string {
   const where = plain(o.geolocation, [], 32);
   return [
     `offer ${o.id}: ${o.num_gpus}× ${plain(o.gpu_name, [], 40)}${ram}`,
-    `${rate(o.dph_total)} with ${diskGb !== undefined ? `${diskGb} GB ` : ''}disk`,
+    l10n.t('{0} with {1}disk', rate(o.dph_total), diskGb !== undefined ? `${diskGb} GB ` : ''),
     typeof o.reliability === 'number' ? `reliability ${(o.reliability * 100).toFixed(1)} %` : undefined,
     o.verified === false ? 'unverified' : o.verified ? 'verified' : undefined,
     where || undefined,

@@ -11,6 +11,7 @@ import { instanceDetails, instanceLogs, listInstances, priceIncreases, searchOff
 import { rent } from './rentTool';
 import type { AgentPorts, AgentTool, ToolResult } from './toolTypes';
 import { CONSENT_EFFECTS, ToolError } from './toolTypes';
+import * as l10n from '@vscode/l10n';
 
 export * from './toolTypes';
 export { QuoteStore, QUOTE_TTL_MS } from './quotes';
@@ -52,23 +53,29 @@ function inputProblem(tool: AgentTool, issues: readonly z.core.$ZodIssue[]): str
   const where = i?.path.length ? i.path.map(String).join('.') : 'input';
   const what =
     i?.code === 'unrecognized_keys'
-      ? `unknown field(s) ${i.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`
+      ? l10n.t('unknown field(s) {0}', i.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', '))
       : i?.code === 'too_small'
-        ? `must be at least ${String(i.minimum)}${i.origin === 'string' ? ' characters' : ''}`
+        ? l10n.t('must be at least {0}{1}', String(i.minimum), i.origin === 'string' ? ' characters' : '')
         : i?.code === 'too_big'
-          ? `must be at most ${String(i.maximum)}${i.origin === 'string' ? ' characters' : ''}`
+          ? l10n.t('must be at most {0}{1}', String(i.maximum), i.origin === 'string' ? ' characters' : '')
           : i?.code === 'invalid_type'
-            ? `must be ${i.expected === 'int' ? 'a whole number' : `a ${i.expected}`}`
+            ? l10n.t('must be {0}', i.expected === 'int' ? 'a whole number' : `a ${i.expected}`)
             : i?.code === 'invalid_value'
-              ? `must be one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`
-              : 'is not valid';
-  return `Invalid input for ${tool.name}: ${where} ${what}. Nothing was sent.`;
+              ? l10n.t('must be one of {0}', i.values.map((v) => JSON.stringify(v)).join(', '))
+              : l10n.t('is not valid');
+  return l10n.t('Invalid input for {0}: {1} {2}. Nothing was sent.', tool.name, where, what);
 }
 
 /** A quote's text: what it would do and how to go on. */
 function quoteText(c: Consent, nowMs: number): string {
   const min = Math.max(1, Math.round(((c.expiresAt ?? nowMs) - nowMs) / 60_000));
-  return `Quote ${c.quoteId}: ${c.message}\nNothing was sent yet. Ask the user; if they agree, call this tool again with the same arguments and quote_id "${c.quoteId}" (valid ${min} min).`;
+  return l10n.t(
+    'Quote {0}: {1}\nNothing was sent yet. Ask the user; if they agree, call this tool again with the same arguments and quote_id "{2}" (valid {3} min).',
+    String(c.quoteId),
+    c.message,
+    String(c.quoteId),
+    min,
+  );
 }
 
 /**
@@ -79,9 +86,13 @@ export async function invokeTool(ports: AgentPorts, name: string, raw: unknown):
   const tool = toolNamed(name);
   if (!tool)
     return {
-      text: `There is no tool "${String(name)
-        .slice(0, 60)
-        .replace(/[^\w-]/g, '?')}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`,
+      text: l10n.t(
+        'There is no tool "{0}". Tools: {1}.',
+        String(name)
+          .slice(0, 60)
+          .replace(/[^\w-]/g, '?'),
+        TOOLS.map((t) => t.name).join(', '),
+      ),
       isError: true,
     };
   const parsed = z.safeParse(tool.input, raw ?? {});
@@ -100,9 +111,10 @@ export async function invokeTool(ports: AgentPorts, name: string, raw: unknown):
 
 function errorText(ports: AgentPorts, tool: AgentTool, e: unknown): string {
   if (e instanceof ToolError) return e.message;
+  if (tool.effect === 'read' && ports.signal?.aborted) return `${tool.name} was cancelled; nothing was changed.`;
   ports.log.warn(`agent: ${tool.name} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : 'non-error thrown'}`);
   // What was sent is said by the handler; here only reads and single requests fail, so whether it happened is unknown.
-  const what = tool.effect === 'read' ? '' : ' Whether it took effect is not known: check with list_instances before trying again.';
+  const what = tool.effect === 'read' ? '' : l10n.t(' Whether it took effect is not known: check with list_instances before trying again.');
   return `${tool.name} failed: ${redact(describeError(e))}${what}`;
 }
 

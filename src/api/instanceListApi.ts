@@ -4,6 +4,7 @@ import type { CallOptions, Instance, InstanceFilter, InstanceList, ServiceApi } 
 import { ApiError, isApiError } from './errors';
 import { LIST_COLUMNS, v1ListPath } from './listing';
 import { invalid, positiveId, type Pipeline } from './pipeline';
+import * as l10n from '@vscode/l10n';
 
 /**
  * Which instance list each base URL speaks, learnt once per session: 'v0' only after the
@@ -93,14 +94,14 @@ async function walkV1(
 function findFilters(f: InstanceFilter): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (f.label !== undefined) {
-    if (typeof f.label !== 'string' || f.label === '') throw invalid('findInstances', ['label: must be a non-empty string']);
+    if (typeof f.label !== 'string' || f.label === '') throw invalid('findInstances', [l10n.t('label: must be a non-empty string')]);
     out.label = { eq: f.label };
   }
   if (f.id !== undefined) {
     positiveId(f.id, 'findInstances');
     out.id = { eq: f.id };
   }
-  if (!Object.keys(out).length) throw invalid('findInstances', ['give a label or an id to look for']);
+  if (!Object.keys(out).length) throw invalid('findInstances', [l10n.t('give a label or an id to look for')]);
   return out;
 }
 

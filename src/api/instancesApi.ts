@@ -5,6 +5,7 @@ import { ApiError, isApiError } from './errors';
 import { NOT_VISIBLE_WINDOW_MS } from './visibility';
 import { invalid, positiveId, type Pipeline } from './pipeline';
 import { INSTANCES_PATH as I, noteInstanceSecrets } from './instanceListApi';
+import * as l10n from '@vscode/l10n';
 
 type InstanceCalls = Pick<
   ServiceApi,
@@ -66,12 +67,12 @@ export function instancesApi(p: Pipeline, find: ServiceApi['findInstances']): In
     showInstance: (id, o) => showInstance(p, find, createdHere, id, o),
     async setInstanceState(id, state, o) {
       positiveId(id, 'setInstanceState');
-      if (state !== 'running' && state !== 'stopped') throw invalid('setInstanceState', ["state: must be 'running' or 'stopped'"]);
+      if (state !== 'running' && state !== 'stopped') throw invalid('setInstanceState', [l10n.t("state: must be 'running' or 'stopped'")]);
       return send({ method: 'PUT', path: `${I}${id}/`, body: { state }, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'update' }, o);
     },
     async setInstanceLabel(id, label, o) {
       positiveId(id, 'setInstanceLabel');
-      if (typeof label !== 'string') throw invalid('setInstanceLabel', ['label: must be a string']);
+      if (typeof label !== 'string') throw invalid('setInstanceLabel', [l10n.t('label: must be a string')]);
       return send({ method: 'PUT', path: `${I}${id}/`, body: { label }, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'update' }, o);
     },
     async destroyInstance(id, o) {
@@ -105,7 +106,7 @@ export function instancesApi(p: Pipeline, find: ServiceApi['findInstances']): In
     async changeBid(id, price, o) {
       positiveId(id, 'changeBid');
       if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0 || price > 1000)
-        throw invalid('changeBid', [`price: must be dollars per hour above 0 (at most 1000), got ${String(price)}`]);
+        throw invalid('changeBid', [l10n.t('price: must be dollars per hour above 0 (at most 1000), got {0}', String(price))]);
       return send({ method: 'PUT', path: `${I}bid_price/${id}/`, body: { client_id: 'me', price }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o);
     },
   };

@@ -1,6 +1,7 @@
 // Instance logs come from the host: the daemon log prints the container's environment and
 // onstart scripts echo whatever they like. Mask them harder than a log line of our own.
 import { redact } from './redact';
+import * as l10n from '@vscode/l10n';
 
 const MASK = '***';
 // NAME=value where the name says secret: CONTAINER_API_KEY=…, HF_TOKEN="…", DB_PASSWORD='…'
@@ -21,9 +22,10 @@ export function resultUrlProblem(raw: string): string | undefined {
   try {
     u = new URL(raw);
   } catch {
-    return 'the service gave a log address that is not a URL';
+    return l10n.t('the service gave a log address that is not a URL');
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return `the service gave a log address with the scheme ${u.protocol.replace(/:$/, '')}, not http(s)`;
-  if (u.username || u.password) return 'the service gave a log address with credentials in it';
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    return l10n.t('the service gave a log address with the scheme {0}, not http(s)', u.protocol.replace(/:$/, ''));
+  if (u.username || u.password) return l10n.t('the service gave a log address with credentials in it');
   return undefined;
 }

@@ -7,11 +7,12 @@ import { abortError, isTransportFailure } from './answers';
 import { invalid, positiveId, sleep, type Pipeline } from './pipeline';
 import { INSTANCES_PATH as I } from './instanceListApi';
 import { redactLog, resultUrlProblem } from './logs';
+import * as l10n from '@vscode/l10n';
 
 /** The uploaded log: a plain GET, never with the API key (the address is the service's storage). */
 async function fetchLogs(p: Pipeline, resultUrl: string, o: LogFetchOptions | undefined): Promise<string> {
   const problem = resultUrlProblem(resultUrl);
-  if (problem) throw new ApiError({ kind: 'malformed', method: 'GET', path: 'result_url', message: `Could not fetch the log: ${problem}.` });
+  if (problem) throw new ApiError({ kind: 'malformed', method: 'GET', path: 'result_url', message: l10n.t('Could not fetch the log: {0}.', problem) });
   const u = new URL(resultUrl);
   const where = `${u.origin}${u.pathname}`; // the query may carry a signature: never logged
   const attempts = Math.max(1, Math.floor(o?.attempts ?? 30));
@@ -41,7 +42,7 @@ async function fetchLogs(p: Pipeline, resultUrl: string, o: LogFetchOptions | un
           kind: 'too_large',
           method: 'GET',
           path: where,
-          message: `The log could not be read: ${f.message}. Ask for fewer lines (tail) or a filter.`,
+          message: l10n.t('The log could not be read: {0}. Ask for fewer lines (tail) or a filter.', f.message),
         });
       last = f ? f.message : String(e);
     }
@@ -66,7 +67,12 @@ async function fetchLogs(p: Pipeline, resultUrl: string, o: LogFetchOptions | un
     kind: 'timeout',
     method: 'GET',
     path: where,
-    message: `The log was not uploaded after ${attempts} tries over about ${Math.round((attempts * interval) / 1000)} s (last answer: ${last}). Try Refresh in a moment.`,
+    message: l10n.t(
+      'The log was not uploaded after {0} tries over about {1} s (last answer: {2}). Try Refresh in a moment.',
+      attempts,
+      Math.round((attempts * interval) / 1000),
+      last,
+    ),
   });
 }
 
@@ -76,8 +82,8 @@ export function logsApi(p: Pipeline): Pick<ServiceApi, 'requestLogs' | 'fetchLog
       positiveId(id, 'requestLogs');
       const problems: string[] = [];
       if (req.tail !== undefined && !(Number.isInteger(req.tail) && req.tail > 0 && req.tail <= 100_000))
-        problems.push('tail: must be a whole number of lines from 1 to 100000');
-      if (req.filter !== undefined && typeof req.filter !== 'string') problems.push('filter: must be text');
+        problems.push(l10n.t('tail: must be a whole number of lines from 1 to 100000'));
+      if (req.filter !== undefined && typeof req.filter !== 'string') problems.push(l10n.t('filter: must be text'));
       if (problems.length) throw invalid('requestLogs', problems);
       // The service takes every value as a string, as the official CLI sends them.
       const body: Record<string, string> = {};

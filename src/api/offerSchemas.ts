@@ -3,6 +3,7 @@
 import * as z from 'zod/mini';
 import type { Offer, OfferQuery } from './offerTypes';
 import { lbool, lnum, lstr, numberish, requiredInt } from './schemaBasics';
+import * as l10n from '@vscode/l10n';
 
 // ---------------------------------------------------------------- offers
 
@@ -116,7 +117,7 @@ function filterProblems(filters: unknown): string[] {
   const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
   for (const [field, spec] of Object.entries(filters as Record<string, unknown>)) {
     if (!FILTER_FIELD.test(field)) {
-      p.push(`filters.${field}: not a field name (lower-case letters, digits and _)`);
+      p.push(l10n.t('filters.{0}: not a field name (lower-case letters, digits and _)', field));
       continue;
     }
     if (!spec || typeof spec !== 'object' || Array.isArray(spec) || !Object.keys(spec).length) {
@@ -124,10 +125,10 @@ function filterProblems(filters: unknown): string[] {
       continue;
     }
     for (const [op, v] of Object.entries(spec as Record<string, unknown>)) {
-      if (!FILTER_OPS.has(op)) p.push(`filters.${field}.${op}: unknown operator (use eq, neq, gt, gte, lt, lte, in or notin)`);
+      if (!FILTER_OPS.has(op)) p.push(l10n.t('filters.{0}.{1}: unknown operator (use eq, neq, gt, gte, lt, lte, in or notin)', field, op));
       else if (op === 'in' || op === 'notin') {
-        if (!Array.isArray(v) || !v.length || !v.every(scalar)) p.push(`filters.${field}.${op}: must be a non-empty list of values`);
-      } else if (!scalar(v)) p.push(`filters.${field}.${op}: must be a number, string or true/false`);
+        if (!Array.isArray(v) || !v.length || !v.every(scalar)) p.push(l10n.t('filters.{0}.{1}: must be a non-empty list of values', field, op));
+      } else if (!scalar(v)) p.push(l10n.t('filters.{0}.{1}: must be a number, string or true/false', field, op));
     }
   }
   return p;
@@ -137,7 +138,7 @@ function filterProblems(filters: unknown): string[] {
 export function validateOfferQuery(q: OfferQuery): string[] {
   const p: string[] = [];
   const nonNeg = (v: unknown, name: string) => {
-    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) p.push(`${name}: must be a number of 0 or more`);
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) p.push(l10n.t('{0}: must be a number of 0 or more', name));
   };
   nonNeg(q.minGpuRamGb, 'minGpuRamGb');
   nonNeg(q.maxDphTotal, 'maxDphTotal');
@@ -149,17 +150,17 @@ export function validateOfferQuery(q: OfferQuery): string[] {
     ['limit', q.limit],
     ['offerId', q.offerId],
   ] as const)
-    if (v !== undefined && !(Number.isInteger(v) && v > 0)) p.push(`${k}: must be a positive whole number`);
+    if (v !== undefined && !(Number.isInteger(v) && v > 0)) p.push(l10n.t('{0}: must be a positive whole number', k));
   if (q.minReliability !== undefined && !(q.minReliability >= 0 && q.minReliability <= 1))
-    p.push('minReliability: must be a fraction between 0 and 1 (for example 0.98)');
-  if (q.type !== undefined && q.type !== 'on-demand' && q.type !== 'bid') p.push("type: must be 'on-demand' or 'bid'");
-  if (q.gpuNames && q.gpuNames.some((n) => typeof n !== 'string' || !n.trim())) p.push('gpuNames: names must be non-empty');
+    p.push(l10n.t('minReliability: must be a fraction between 0 and 1 (for example 0.98)'));
+  if (q.type !== undefined && q.type !== 'on-demand' && q.type !== 'bid') p.push(l10n.t("type: must be 'on-demand' or 'bid'"));
+  if (q.gpuNames && q.gpuNames.some((n) => typeof n !== 'string' || !n.trim())) p.push(l10n.t('gpuNames: names must be non-empty'));
   if (q.order && q.order.some((o) => !Array.isArray(o) || typeof o[0] !== 'string' || (o[1] !== 'asc' && o[1] !== 'desc')))
-    p.push("order: each entry must be [field, 'asc' | 'desc']");
+    p.push(l10n.t("order: each entry must be [field, 'asc' | 'desc']"));
   if (q.filters !== undefined) {
     p.push(...filterProblems(q.filters));
     const mixed = FRIENDLY_FILTER_KEYS.filter((k) => q[k] !== undefined);
-    if (mixed.length) p.push(`filters: cannot be combined with ${mixed.join(', ')}; put every condition in filters`);
+    if (mixed.length) p.push(l10n.t('filters: cannot be combined with {0}; put every condition in filters', mixed.join(', ')));
   }
   return p;
 }

@@ -7,6 +7,7 @@ import type { CallOptions, SimpleResult } from './types';
 import { invalid, type Pipeline } from './pipeline';
 import { INSTANCES_PATH } from './instanceListApi';
 import type { Overlay } from './overlaySchema';
+import * as l10n from '@vscode/l10n';
 
 export type { Overlay };
 
@@ -34,8 +35,8 @@ export function overlayApi(p: Pipeline): OverlayApi {
       p.send({ method: 'POST', path: PATH, body: { cluster_id: clusterId, name }, schema: (s) => s.simpleResultSchema, emptyOk: true }, o),
     async setInstancesState(ids, state, o) {
       const bad = ids.length === 0 || ids.length > BULK_IDS_MAX || ids.some((id) => !Number.isInteger(id) || id <= 0);
-      if (bad) throw invalid('setInstancesState', [`ids: 1 to ${BULK_IDS_MAX} positive integer ids`]);
-      if (state !== 'running' && state !== 'stopped') throw invalid('setInstancesState', ["state: must be 'running' or 'stopped'"]);
+      if (bad) throw invalid('setInstancesState', [l10n.t('ids: 1 to {0} positive integer ids', BULK_IDS_MAX)]);
+      if (state !== 'running' && state !== 'stopped') throw invalid('setInstancesState', [l10n.t("state: must be 'running' or 'stopped'")]);
       return p.send(
         { method: 'PUT', path: INSTANCES_PATH, body: { ids: [...ids], state }, schema: (s) => s.simpleResultSchema, emptyOk: true, pace: 'update' },
         o,

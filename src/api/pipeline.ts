@@ -11,6 +11,7 @@ import { NO_PACING_MS, Pacer, SERVICE_PACING_MS, type PacedEndpoint, type Pacing
 import { SecretRegistry, createRedactingLogger } from './redact';
 import { abortError, httpError, parseAnswer, transportToApiError } from './answers';
 import type * as Schemas from './schemas';
+import * as l10n from '@vscode/l10n';
 
 // The response schemas (and zod) load with the first request, not at activation: building
 // them is most of what requiring the activation bundle would otherwise cost.
@@ -146,7 +147,7 @@ export function invalid(endpoint: string, problems: string[]): ApiError {
 }
 
 export function positiveId(id: number, what: string): void {
-  if (!Number.isInteger(id) || id <= 0) throw invalid(what, [`id: must be a positive whole number, got ${String(id)}`]);
+  if (!Number.isInteger(id) || id <= 0) throw invalid(what, [l10n.t('id: must be a positive whole number, got {0}', String(id))]);
 }
 
 /** What an endpoint module gets: one way to send, the client's secrets and its redacting log. */

@@ -2,6 +2,7 @@
 // the wrong type read as absent) and the strict request checking every request schema uses.
 import * as z from 'zod/mini';
 import type { PricingDetails, SimpleResult } from './types';
+import * as l10n from '@vscode/l10n';
 
 // ---------------------------------------------------------------- tolerant primitives
 
@@ -64,7 +65,7 @@ export const simpleResultSchema = z.pipe(
 /** Formats zod issues as "path: message" strings. */
 export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: string[] }>): string[] {
   return issues.map((i) => {
-    if (i.code === 'unrecognized_keys' && i.keys) return `${i.keys.join(', ')}: not a field of this request`;
+    if (i.code === 'unrecognized_keys' && i.keys) return l10n.t('{0}: not a field of this request', i.keys.join(', '));
     const p = i.path.map(String).join('.');
     return p ? `${p}: ${i.message}` : i.message;
   });

@@ -7,7 +7,7 @@
 import { isLoopbackUrl } from '../api/loopback';
 import type { Credentials, Logger, ServiceApi, User } from '../api/types';
 import type { ProxySettings } from '../api/transport';
-import { NOT_SIGNED_IN } from '../api/errors';
+import { notSignedIn } from '../api/errors';
 import type { ConnectionState } from '../core/connection';
 import { describeProxy, readProxySettings } from '../core/vscode/settings';
 import type { ServiceBase } from './serviceBase';
@@ -56,7 +56,7 @@ export function createApiAccess(base: ServiceBase, clients: ApiClientFactory, re
     await ready();
     const b = conn.baseUrl();
     if (!b.ok) throw new Error(b.message);
-    if (conn.token() === undefined) throw new Error(NOT_SIGNED_IN);
+    if (conn.token() === undefined) throw new Error(notSignedIn());
     return clients(b.url, conn);
   };
 }

@@ -4,6 +4,7 @@ import type { Instance } from '../api/types';
 import { formatMoney, formatRate } from '../core/rates';
 import { installedGuard } from '../guard/installed';
 import { monthStart } from './spending';
+import * as l10n from '@vscode/l10n';
 
 export type BudgetLevel = 0 | 80 | 100;
 
@@ -52,8 +53,17 @@ export function levelToWarn(c: BudgetCheck, warned: BudgetWarned | undefined): 8
 
 /** The warning; `asOf` ("as of 15:42") says when the rate was read (the status bar's tooltip shows the same read). */
 export function budgetMessage(c: BudgetCheck, ratePerHour: number, asOf?: string): string {
-  const head = c.level >= 100 ? `You have reached your monthly budget` : `You have used ${Math.floor(c.percent)} % of your monthly budget`;
-  return `${head} (${formatMoney(c.spent)} of ${formatMoney(c.budget)} charged in ${c.month}). At the current ${formatRate(ratePerHour)}${asOf ? ` (${asOf})` : ''} the month ends at about ${formatMoney(c.projected)}.`;
+  const head = c.level >= 100 ? l10n.t('You have reached your monthly budget') : l10n.t('You have used {0} % of your monthly budget', Math.floor(c.percent));
+  return l10n.t(
+    '{0} ({1} of {2} charged in {3}). At the current {4}{5} the month ends at about {6}.',
+    head,
+    formatMoney(c.spent),
+    formatMoney(c.budget),
+    c.month,
+    formatRate(ratePerHour),
+    asOf ? ` (${asOf})` : '',
+    formatMoney(c.projected),
+  );
 }
 
 /** Running instances with an idle guard installed: the ones the budget action may stop. */

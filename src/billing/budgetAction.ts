@@ -7,12 +7,13 @@ import type { Instance } from '../api/types';
 import type { KeyValueStore } from '../core/ports';
 import { budgetMessage, checkBudget, guardedRunning, levelToWarn, type BudgetWarned } from './budget';
 import { BUDGET_WARNED_KEY } from '../core/stateKeys';
+import * as l10n from '@vscode/l10n';
 
 export type BudgetOutcome = { level: 80 | 100; action?: 'stopped' | 'declined' | 'spending' | 'none'; stopped?: number[] } | undefined;
 
-export const SHOW_SPENDING = 'Show Spending';
-export const STOP_ALL_RUNNING = 'Stop All Running…';
-export const stopGuardedLabel = (n: number): string => `Stop ${n} Guarded Instance${n === 1 ? '' : 's'}…`;
+export const showSpendingLabel = (): string => l10n.t('Show Spending');
+export const stopAllRunningLabel = (): string => l10n.t('Stop All Running…');
+export const stopGuardedLabel = (n: number): string => (n === 1 ? l10n.t('Stop 1 Guarded Instance…') : l10n.t('Stop {0} Guarded Instances…', n));
 
 export interface BudgetPrompts {
   /** The warning (a notification); the button chosen, or undefined. */
@@ -53,6 +54,8 @@ export async function budgetAction(d: BudgetDeps): Promise<BudgetOutcome> {
   // A list that repeats a row (a paging glitch) offers that instance once.
   const offered = level === 100 && d.onExceeded === 'stopGuarded' ? [...new Map(guardedRunning(d.instances()).map((i) => [i.id, i])).values()] : [];
   const stopLabel = stopGuardedLabel(offered.length);
+  const SHOW_SPENDING = showSpendingLabel();
+  const STOP_ALL_RUNNING = stopAllRunningLabel();
   const buttons = [...(offered.length ? [stopLabel] : []), SHOW_SPENDING, ...(level === 100 && !offered.length ? [STOP_ALL_RUNNING] : [])];
   const a = await d.prompts.warn(budgetMessage(c, d.ratePerHour, d.rateAsOf), buttons);
   if (a === SHOW_SPENDING) {

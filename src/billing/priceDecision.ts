@@ -8,6 +8,7 @@ import type { Instance, PendingPriceIncrease } from '../api/types';
 import { isApiError } from '../api/errors';
 import { describeError } from '../core/describeError';
 import { figuresKey, increaseDetails, increaseHeadline } from './priceIncreases';
+import * as l10n from '@vscode/l10n';
 
 export type DecisionResult = 'accepted' | 'rejected' | 'stale' | 'cancelled' | 'failed';
 export type Decision = 'accept' | 'reject';
@@ -96,7 +97,7 @@ async function read(deps: DecisionDeps): Promise<readonly PendingPriceIncrease[]
   try {
     return await deps.read();
   } catch (e) {
-    deps.prompts.error(`Could not read the pending price increases: ${describeError(e)}`);
+    deps.prompts.error(l10n.t('Could not read the pending price increases: {0}', describeError(e)));
     return undefined;
   }
 }
@@ -158,11 +159,15 @@ async function send(deps: DecisionDeps, how: Decision, shown: ShownIncrease): Pr
       await deps.read().catch(() => undefined);
       return noLongerPending(deps, shown.id);
     }
-    deps.prompts.error(`Could not ${how} price increase ${shown.id}: ${describeError(e)}`);
+    deps.prompts.error(
+      how === 'accept'
+        ? l10n.t('Could not accept price increase {0}: {1}', shown.id, describeError(e))
+        : l10n.t('Could not reject price increase {0}: {1}', shown.id, describeError(e)),
+    );
     return 'failed';
   }
   deps.log(`Price increase ${shown.id} ${how}ed.`);
-  deps.prompts.done(`${how === 'accept' ? 'Accepted' : 'Rejected'} the new price of ${shown.name}.`);
+  deps.prompts.done(how === 'accept' ? l10n.t('Accepted the new price of {0}.', shown.name) : l10n.t('Rejected the new price of {0}.', shown.name));
   await deps.read().catch(() => undefined);
   return how === 'accept' ? 'accepted' : 'rejected';
 }

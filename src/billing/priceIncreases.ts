@@ -4,6 +4,7 @@
 import type { Instance, PendingPriceIncrease, ServiceApi } from '../api/types';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import { formatMoney, formatRate, isBilledForCompute } from '../core/rates';
+import * as l10n from '@vscode/l10n';
 
 export interface PriceIncreaseDeps {
   api(): Promise<ServiceApi>;
@@ -116,9 +117,18 @@ export function increaseFigures(p: PendingPriceIncrease, inst: Instance | undefi
  * one is not), or undefined when it does not move. Never "+0 %": a rise under 0.05 % says "+<0.1 %".
  */
 export function changeText(oldV: number | null | undefined, newV: number | null | undefined): string | undefined {
+  return isNewCharge(oldV, newV) ? l10n.t('new charge') : percentChange(oldV, newV);
+}
+
+/** The old price is 0 or unknown and the new one is not: a value compared in code (its text is changeText's). */
+function isNewCharge(oldV: number | null | undefined, newV: number | null | undefined): boolean {
   const n = typeof newV === 'number' ? newV : oldV;
-  if (typeof n !== 'number') return undefined;
-  if (!(typeof oldV === 'number' && oldV > 0)) return n > 0 ? 'new charge' : undefined;
+  return typeof n === 'number' && !(typeof oldV === 'number' && oldV > 0) && n > 0;
+}
+
+function percentChange(oldV: number | null | undefined, newV: number | null | undefined): string | undefined {
+  const n = typeof newV === 'number' ? newV : oldV;
+  if (typeof n !== 'number' || !(typeof oldV === 'number' && oldV > 0)) return undefined;
   if (n === oldV) return undefined;
   const pct = ((n - oldV) / oldV) * 100;
   const abs = Math.abs(pct);
@@ -141,18 +151,19 @@ const plain = (v: number): string => String(Math.round(v * 1e6) / 1e6);
 function parts(p: PendingPriceIncrease): PricePart[] {
   return [
     { what: 'GPU', old: p.old_gpu_costpersec, new: p.new_gpu_costpersec, show: (v) => formatRate(v * 3600, 3) },
-    { what: 'disk and RAM', old: p.old_disk_ram_costpersec, new: p.new_disk_ram_costpersec, show: (v) => formatRate(v * 3600, 4) },
-    { what: 'upload bandwidth', old: p.old_bwu_cost, new: p.new_bwu_cost, show: perGb },
-    { what: 'download bandwidth', old: p.old_bwd_cost, new: p.new_bwd_cost, show: perGb },
-    { what: 'platform fee', old: p.old_platform_fee, new: p.new_platform_fee, show: plain },
+    { what: l10n.t('disk and RAM'), old: p.old_disk_ram_costpersec, new: p.new_disk_ram_costpersec, show: (v) => formatRate(v * 3600, 4) },
+    { what: l10n.t('upload bandwidth'), old: p.old_bwu_cost, new: p.new_bwu_cost, show: perGb },
+    { what: l10n.t('download bandwidth'), old: p.old_bwd_cost, new: p.new_bwd_cost, show: perGb },
+    { what: l10n.t('platform fee'), old: p.old_platform_fee, new: p.new_platform_fee, show: plain },
   ];
 }
 
 /** The parts that change, each as "GPU +25 %" / "platform fee: new charge". */
 export function changedParts(p: PendingPriceIncrease): string[] {
   return parts(p).flatMap((x) => {
-    const c = changeText(x.old, x.new);
-    return c === undefined ? [] : [c === 'new charge' ? `${x.what}: new charge` : `${x.what} ${c}`];
+    if (isNewCharge(x.old, x.new)) return [l10n.t('{0}: new charge', x.what)];
+    const c = percentChange(x.old, x.new);
+    return c === undefined ? [] : [`${x.what} ${c}`];
   });
 }
 
@@ -162,10 +173,11 @@ const date = (t: number | null | undefined): string | undefined =>
 /** The short mark on the instance row: "price +25 % pending", "price: new charge pending". */
 export function rowMark(p: PendingPriceIncrease, inst: Instance | undefined): string {
   const f = increaseFigures(p, inst);
-  const hourly = changeText(f.oldPerHour, f.newPerHour);
-  if (hourly) return hourly === 'new charge' ? 'price: new charge pending' : `price ${hourly} pending`;
+  if (isNewCharge(f.oldPerHour, f.newPerHour)) return l10n.t('price: new charge pending');
+  const hourly = percentChange(f.oldPerHour, f.newPerHour);
+  if (hourly) return l10n.t('price {0} pending', hourly);
   const [first] = changedParts(p);
-  return first ? `price change pending (${first})` : 'price change pending';
+  return first ? l10n.t('price change pending ({0})', first) : l10n.t('price change pending');
 }
 
 /** The one-line notification text: every part that changes (GPU, disk, bandwidth, platform fee). */
@@ -174,16 +186,25 @@ export function increaseHeadline(p: PendingPriceIncrease, name: string, inst: In
   const until = date(p.ask_end_date);
   const changed = changedParts(p);
   const hourly = f.newPerHour !== f.oldPerHour ? ` (${formatRate(f.oldPerHour, 3)} → ${formatRate(f.newPerHour, 3)})` : '';
-  return `The host of ${name} raises its price: ${changed.length ? changed.join(', ') : 'no figure changes'}${hourly}.${until ? ` Decide by ${until}.` : ''}`;
+  const what = changed.length ? changed.join(', ') : l10n.t('no figure changes');
+  return until
+    ? l10n.t('The host of {0} raises its price: {1}{2}. Decide by {3}.', name, what, hourly, until)
+    : l10n.t('The host of {0} raises its price: {1}{2}.', name, what, hourly);
 }
 
 /** Every figure of an increase, one line each (the Review modal), with what Accept and Reject do. */
 export function increaseDetails(p: PendingPriceIncrease, name: string, inst: Instance | undefined): string[] {
   const f = increaseFigures(p, inst);
   const lines = [
-    `Instance: ${name} (#${p.contract_id})`,
-    `Per hour: ${formatRate(f.oldPerHour, 3)} → ${formatRate(f.newPerHour, 3)}${fmtChange(f.oldPerHour, f.newPerHour)}`,
-    `Per month at current use (${f.running ? 'running' : 'stopped: storage only'}): ${formatMoney(f.oldPerMonth)} → ${formatMoney(f.newPerMonth)}${fmtChange(f.oldPerMonth, f.newPerMonth)}`,
+    l10n.t('Instance: {0} (#{1})', name, p.contract_id),
+    l10n.t('Per hour: {0} → {1}{2}', formatRate(f.oldPerHour, 3), formatRate(f.newPerHour, 3), fmtChange(f.oldPerHour, f.newPerHour)),
+    l10n.t(
+      'Per month at current use ({0}): {1} → {2}{3}',
+      f.running ? l10n.t('running') : l10n.t('stopped: storage only'),
+      formatMoney(f.oldPerMonth),
+      formatMoney(f.newPerMonth),
+      fmtChange(f.oldPerMonth, f.newPerMonth),
+    ),
   ];
   for (const x of parts(p)) {
     const n = newOr(x.new, x.old);
@@ -194,11 +215,15 @@ export function increaseDetails(p: PendingPriceIncrease, name: string, inst: Ins
   }
   const end = date(p.contract_end_date);
   const ask = date(p.ask_end_date);
-  if (end) lines.push(`Contract ends: ${end}`);
-  if (ask) lines.push(`New price offered until: ${ask}`);
-  lines.push('', `Accept: the rental is billed at the new prices from now on.`);
+  if (end) lines.push(l10n.t('Contract ends: {0}', end));
+  if (ask) lines.push(l10n.t('New price offered until: {0}', ask));
+  lines.push('', l10n.t('Accept: the rental is billed at the new prices from now on.'));
   lines.push(
-    `Reject: the rental keeps its current prices (${formatRate(f.oldPerHour, 3)}); rejecting stops or destroys nothing${end ? `, and the host's contract still ends ${end}` : ''}.`,
+    l10n.t(
+      'Reject: the rental keeps its current prices ({0}); rejecting stops or destroys nothing{1}.',
+      formatRate(f.oldPerHour, 3),
+      end ? `, and the host's contract still ends ${end}` : '',
+    ),
   );
   return lines;
 }

@@ -4,6 +4,7 @@
 import type { Charge, Instance, ServiceApi } from '../api/types';
 import { Emitter, type Disposable } from '../core/events';
 import { formatMoney, type GroupCost } from '../core/rates';
+import * as l10n from '@vscode/l10n';
 
 export const DAY = 86400;
 export const dayStart = (t: number): number => Math.floor(t / DAY) * DAY;
@@ -153,11 +154,11 @@ export function groupCost(s: Spending | undefined, members: readonly Instance[])
     if (v === undefined) return undefined;
     sum += v;
   }
-  return members.length ? { amount: sum, estimate: false, line: `Cost so far: ${formatMoney(sum)} (the service's charges)` } : undefined;
+  return members.length ? { amount: sum, estimate: false, line: l10n.t("Cost so far: {0} (the service's charges)", formatMoney(sum)) } : undefined;
 }
 
 export function spentLines(s: Spending): string[] {
-  return [`Spent today: ${formatMoney(s.today)}`, `This week: ${formatMoney(s.week)}`, `This month: ${formatMoney(s.month)}`];
+  return [l10n.t('Spent today: {0}', formatMoney(s.today)), l10n.t('This week: {0}', formatMoney(s.week)), l10n.t('This month: {0}', formatMoney(s.month))];
 }
 
 /** CSV of the charges (RFC 4180 quoting; cells a spreadsheet would run as a formula are prefixed with '). */

@@ -2,6 +2,7 @@
 // charge type, with the day's total in each bar's title (the tooltip).
 import type { Spending } from './spending';
 import { formatMoney } from '../core/rates';
+import * as l10n from '@vscode/l10n';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const TYPES = ['instance', 'volume', 'serverless'];
@@ -33,7 +34,7 @@ export function spendingSvg(s: Spending, width = 640, height = 200): string {
     if (i % 7 === 0 || i === s.days.length - 1)
       parts.push(`<text class="tick" x="${(x + bw / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${date.slice(5)}</text>`);
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="Spending per day, last 30 days">${parts.join('')}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(l10n.t('Spending per day, last 30 days'))}">${parts.join('')}</svg>`;
 }
 
 /** The chart's figures as a table (keyboard and screen readers reach them; the bars' colours are not needed): a row per day with a charge, by type. */
@@ -45,13 +46,13 @@ export function spendingDaysTable(s: Spending): string {
     ['total', (d) => d.total],
   ];
   const charged = s.days.filter((d) => d.total > 0);
-  const head = `<tr><th scope="col">Day (UTC)</th>${cols.map(([c]) => `<th scope="col" class="num">${esc(c)}</th>`).join('')}</tr>`;
+  const head = `<tr><th scope="col">${esc(l10n.t('Day (UTC)'))}</th>${cols.map(([c]) => `<th scope="col" class="num">${esc(c)}</th>`).join('')}</tr>`;
   const rows = charged
     .map(
       (d) =>
         `<tr><th scope="row">${new Date(d.day * 1000).toISOString().slice(0, 10)}</th>${cols.map(([, v]) => `<td class="num">${esc(formatMoney(v(d)))}</td>`).join('')}</tr>`,
     )
     .join('');
-  const body = charged.length ? rows : `<tr><td colspan="${cols.length + 1}">No charges in the last 30 days.</td></tr>`;
-  return `<details class="days"><summary>Spending per day (the chart as a table)</summary><table aria-label="Spending per day, last 30 days">${head}${body}</table></details>`;
+  const body = charged.length ? rows : `<tr><td colspan="${cols.length + 1}">${esc(l10n.t('No charges in the last 30 days.'))}</td></tr>`;
+  return `<details class="days"><summary>${esc(l10n.t('Spending per day (the chart as a table)'))}</summary><table aria-label="${esc(l10n.t('Spending per day, last 30 days'))}">${head}${body}</table></details>`;
 }

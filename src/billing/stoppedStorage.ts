@@ -4,6 +4,7 @@ import type { Instance } from '../api/types';
 import { formatMoney, formatRate, storageRate } from '../core/rates';
 import { isOutbid } from '../core/instanceWords';
 import { HOURS_PER_MONTH } from './priceIncreases';
+import * as l10n from '@vscode/l10n';
 
 export const WEEK_MS = 7 * 24 * 3600 * 1000;
 export const CONTRACT_END_WARN_S = 48 * 3600;
@@ -35,10 +36,16 @@ export function staleStopped(
 
 /** The row's mark: "stopped 5 d, storage $0.42 so far · $3.10/month". */
 export function staleMark(s: StaleStopped): { text: string; tooltip: string } {
-  const so = s.storageSoFar !== undefined ? `, ${formatMoney(s.storageSoFar)} so far` : '';
+  const so = s.storageSoFar !== undefined ? l10n.t(', {0} so far', formatMoney(s.storageSoFar)) : '';
   return {
-    text: `storage ${formatMoney(s.perMonth)}/month${so}`,
-    tooltip: `Stopped and created ${Math.floor(s.ageDays)} days ago: its disk still bills ${formatRate(storageRate(s.inst), 4)} (${formatMoney(s.perMonth)} a month)${s.storageSoFar !== undefined ? `, ${formatMoney(s.storageSoFar)} of storage so far` : ''}. Destroy it if you no longer need its data.`,
+    text: l10n.t('storage {0}/month{1}', formatMoney(s.perMonth), so),
+    tooltip: l10n.t(
+      'Stopped and created {0} days ago: its disk still bills {1} ({2} a month){3}. Destroy it if you no longer need its data.',
+      Math.floor(s.ageDays),
+      formatRate(storageRate(s.inst), 4),
+      formatMoney(s.perMonth),
+      s.storageSoFar !== undefined ? l10n.t(', {0} of storage so far', formatMoney(s.storageSoFar)) : '',
+    ),
   };
 }
 
@@ -59,5 +66,10 @@ export function contractsEndingSoon(instances: readonly Instance[], nowS: number
 
 export function contractEndMessage(name: string, endS: number, nowS: number): string {
   const date = new Date(endS * 1000).toISOString().slice(0, 16).replace('T', ' ');
-  return `The host's contract for ${name} ends ${date} UTC (in about ${Math.max(1, Math.round((endS - nowS) / 3600))} h). The machine is then taken back: save your work and data before then.`;
+  return l10n.t(
+    "The host's contract for {0} ends {1} UTC (in about {2} h). The machine is then taken back: save your work and data before then.",
+    name,
+    date,
+    Math.max(1, Math.round((endS - nowS) / 3600)),
+  );
 }

@@ -6,6 +6,7 @@ import { DEFAULT_BASE_URL } from '../api/defaults';
 import { Emitter } from './events';
 
 import { isLoopbackHost, isLoopbackUrl } from '../api/loopback';
+import * as l10n from '@vscode/l10n';
 
 export { isLoopbackUrl };
 
@@ -20,17 +21,20 @@ export function checkBaseUrl(raw: string | undefined): BaseUrlCheck {
   } catch {
     return {
       ok: false,
-      message: `The setting gpuRental.apiBaseUrl ("${text}") is not a valid URL. Fix it or reset it to ${DEFAULT_BASE_URL}.`,
+      message: l10n.t('The setting gpuRental.apiBaseUrl ("{0}") is not a valid URL. Fix it or reset it to {1}.', text, DEFAULT_BASE_URL),
     };
   }
   if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
     return {
       ok: false,
-      message: `The setting gpuRental.apiBaseUrl must use https (plain http is only allowed for 127.0.0.1, localhost or ::1), so your API key is not sent in clear text. Change it to an https URL such as ${DEFAULT_BASE_URL}.`,
+      message: l10n.t(
+        'The setting gpuRental.apiBaseUrl must use https (plain http is only allowed for 127.0.0.1, localhost or ::1), so your API key is not sent in clear text. Change it to an https URL such as {0}.',
+        DEFAULT_BASE_URL,
+      ),
     };
   }
   if (u.username || u.password) {
-    return { ok: false, message: 'The setting gpuRental.apiBaseUrl must not contain a user name or password. Remove them from the URL.' };
+    return { ok: false, message: l10n.t('The setting gpuRental.apiBaseUrl must not contain a user name or password. Remove them from the URL.') };
   }
   return { ok: true, url: u.origin + u.pathname.replace(/\/+$/, '') };
 }
@@ -169,4 +173,6 @@ export class ConnectionState implements Credentials {
 }
 
 /** Shown wherever demo mode is on (views, notifications). */
-export const DEMO_MESSAGE = 'Demo mode: simulated account, no real machines or money.';
+export function demoMessage(): string {
+  return l10n.t('Demo mode: simulated account, no real machines or money.');
+}

@@ -2,6 +2,7 @@
 // (what happened, what to do next). Built on api/errors.ts isApiError, which also recognises an
 // ApiError made by another bundle's copy of the class (dist/transport.js, dist/schemas.js).
 import { isApiError, type ApiError } from '../api/errors';
+import * as l10n from '@vscode/l10n';
 import { redact } from '../api/redact';
 
 /** The ApiError `e` is, if it is one. */
@@ -34,5 +35,5 @@ export function describeError(e: unknown): string {
     }
   }
   const msg = e instanceof Error ? e.message : String(e);
-  return redact(msg || 'Something went wrong. Check the "GPU Rental" output channel for details and try again.');
+  return redact(msg || l10n.t('Something went wrong. Check the "GPU Rental" output channel for details and try again.'));
 }

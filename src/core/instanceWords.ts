@@ -3,6 +3,7 @@
 // outbid. Low in the house (core), so SSH, costs, logs, the guard and billing name an instance
 // the same way without importing the Instances feature.
 import type { Instance } from '../api/types';
+import * as l10n from '@vscode/l10n';
 
 export type StateCategory = 'running' | 'loading' | 'stopped' | 'failed' | 'unknown';
 
@@ -34,21 +35,23 @@ export function isOutbid(i: Instance): boolean {
   return isInterruptible(i) && (i.intended_status ?? '').toLowerCase() === 'running' && i.state === 'stopped';
 }
 
-const STATE_TEXT: Record<string, string> = {
-  provisioning: 'provisioning',
-  loading: 'loading',
-  running: 'running',
-  stopped: 'stopped',
-  exited: 'failed (exited)',
-  unknown: 'failed (no heartbeat)',
-  offline: 'failed (host offline)',
-  frozen: 'frozen',
-  rebooting: 'rebooting',
+/** The state as a word for people (functions: each is translated when it is shown). */
+const STATE_TEXT: Record<string, () => string> = {
+  provisioning: () => l10n.t('provisioning'),
+  loading: () => l10n.t('loading'),
+  running: () => l10n.t('running'),
+  stopped: () => l10n.t('stopped'),
+  exited: () => l10n.t('failed (exited)'),
+  unknown: () => l10n.t('failed (no heartbeat)'),
+  offline: () => l10n.t('failed (host offline)'),
+  frozen: () => l10n.t('frozen'),
+  rebooting: () => l10n.t('rebooting'),
 };
 
+/** The state as a word for people: a display text, never compared in code (compare `i.state` or stateCategory). */
 export function stateText(i: Instance): string {
-  if (isOutbid(i)) return 'outbid';
-  return STATE_TEXT[i.state] ?? i.state;
+  if (isOutbid(i)) return l10n.t('outbid');
+  return STATE_TEXT[i.state]?.() ?? i.state;
 }
 
 export function isJupyter(i: Instance): boolean {
@@ -73,5 +76,5 @@ export function formatGpuRam(mb: number | null | undefined): string | undefined 
 
 export function perGpu(mb: number | null | undefined): string | undefined {
   const t = formatGpuRam(mb);
-  return t && `${t} per GPU`;
+  return t && l10n.t('{0} per GPU', t);
 }

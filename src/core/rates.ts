@@ -2,6 +2,7 @@
 // pickers, warnings, the create flow, billing), low in the house so none imports the costs feature
 // for them. Sums and credit (the status bar's) stay in src/costs/costs.ts.
 import type { Instance, InstanceState } from '../api/types';
+import * as l10n from '@vscode/l10n';
 
 /** States in which only storage is billed (stopped by the user, or failed). */
 const STORAGE_ONLY: ReadonlySet<InstanceState> = new Set(['stopped', 'exited', 'unknown', 'offline', 'frozen']);
@@ -49,7 +50,7 @@ export function formatMoney(amount: number): string {
 /** "as of 15:42": when a figure was read, in local hours and minutes. */
 export function asOfText(atMs: number): string {
   const d = new Date(atMs);
-  return `as of ${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  return l10n.t('as of {0}:{1}', String(d.getHours()).padStart(2, '0'), String(d.getMinutes()).padStart(2, '0'));
 }
 
 /** A group's cost so far (its members summed) and the sentence that says it, as an instance's "Cost so far: …". */

@@ -3,6 +3,7 @@
 // finished sentences through Services.costs and never import it.
 import type { Instance } from '../api/types';
 import { currentRate, formatMoney, type GroupCost } from '../core/rates';
+import * as l10n from '@vscode/l10n';
 
 function num(v: number | null | undefined): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
@@ -166,7 +167,9 @@ function spentInWindow(t: Track, from: number, to: number): { amount: number; es
 /** "$1.23", or "≈ $1.23 (estimate from the rates seen since 07:01)". */
 export function costSoFarText(c: CostSoFar, formatTime: (ms: number) => string): string {
   if (!c.estimate) return formatMoney(c.amount);
-  return `≈ ${formatMoney(c.amount)} (estimate from the rates seen${c.since !== undefined ? ` since ${formatTime(c.since)}` : ''})`;
+  return c.since !== undefined
+    ? l10n.t('≈ {0} (estimate from the rates seen since {1})', formatMoney(c.amount), formatTime(c.since))
+    : l10n.t('≈ {0} (estimate from the rates seen)', formatMoney(c.amount));
 }
 
 /** Local midnight before `now` (ms). */
@@ -183,12 +186,12 @@ function hhmm(ms: number): string {
 
 /** "Cost so far: $1.23" (the service's figure) or an estimate from the rates seen. */
 export function costSoFarLine(cost: CostSoFar | undefined, formatTime: (ms: number) => string = hhmm): string | undefined {
-  return cost ? `Cost so far: ${costSoFarText(cost, formatTime)}` : undefined;
+  return cost ? l10n.t('Cost so far: {0}', costSoFarText(cost, formatTime)) : undefined;
 }
 
 /** "Spent today: $4.10", or "Spent today: ≈ $4.10 (estimate from the rates seen)". */
 export function spentTodayLine(today: CostSoFar): string {
-  return `Spent today: ${today.estimate ? `≈ ${formatMoney(today.amount)} (estimate from the rates seen)` : formatMoney(today.amount)}`;
+  return l10n.t('Spent today: {0}', today.estimate ? l10n.t('≈ {0} (estimate from the rates seen)', formatMoney(today.amount)) : formatMoney(today.amount));
 }
 
 /** The ledger behind Services.costs: one poll in, finished sentences out. */

@@ -11,6 +11,7 @@ import { Emitter, type Event } from '../core/events';
 import type { BurnRate, CreditPort, CreditReading } from '../core/storePorts';
 import { formatRate } from '../core/rates';
 import { summarizeCosts } from './costs';
+import * as l10n from '@vscode/l10n';
 
 export const USER_CREDIT_REFRESH_MS = 5 * 60_000;
 export const SPEND_RATE_REFRESH_MS = 60_000;
@@ -26,9 +27,12 @@ export interface CreditStoreDeps {
 
 /** Where the total comes from, for the tooltip. */
 export function rateSourceText(r: BurnRate): string {
-  if (r.source === 'computed') return 'computed from the instance list: compute of running instances and the disks of stopped ones; volumes not included';
+  if (r.source === 'computed')
+    return l10n.t('computed from the instance list: compute of running instances and the disks of stopped ones; volumes not included');
   const v = r.service?.volumeStoragePerHour ?? 0;
-  return `the service's own figure, stopped disks${v > 0 ? ` and volumes (${formatRate(v)})` : ' and volumes'} included`;
+  return v > 0
+    ? l10n.t("the service's own figure, stopped disks and volumes ({0}) included", formatRate(v))
+    : l10n.t("the service's own figure, stopped disks and volumes included");
 }
 
 export class CreditStore implements CreditPort {
@@ -93,7 +97,7 @@ export class CreditStore implements CreditPort {
           this.changed.fire();
           return u;
         }
-        if (tries >= 2) throw new Error('The connection changed while the account was read. Choose Refresh to read it again.');
+        if (tries >= 2) throw new Error(l10n.t('The connection changed while the account was read. Choose Refresh to read it again.'));
       }
     })();
     this.inFlight = p;

@@ -3,6 +3,7 @@
 import type { Instance } from '../api/types';
 import type { GroupSummary } from '../core/groupIndex';
 import { currentRate, isBilledForCompute } from '../core/rates';
+import * as l10n from '@vscode/l10n';
 
 export interface CountedGroup {
   name: string;
@@ -54,7 +55,7 @@ export function runningText(items: CountedItems): string {
   const singles = items.singles.filter((i) => i.state === 'running').length;
   const g = items.activeGroups;
   const machines = g.reduce((s, x) => s + x.members.length, 0);
-  const groups = g.length === 0 ? '' : g.length === 1 ? `1 group of ${machines}` : `${g.length} groups (${machines} machines)`;
+  const groups = g.length === 0 ? '' : g.length === 1 ? l10n.t('1 group of {0}', machines) : l10n.t('{0} groups ({1} machines)', g.length, machines);
   if (!groups) return `${singles} running`;
   return singles ? `${singles} running · ${groups}` : groups;
 }

@@ -35,6 +35,7 @@ import { pollUntilReady, type PollOutcome } from './pollUntilReady';
 import { cancelledBeforeRent, searchAndPick } from './searchAndPick';
 import { rentOnce, unknownName, unknownResult, unknownWhy, type RentContext } from './rentOnce';
 import { destroyCreated, failedBoot, serverLine } from './failedBoot';
+import * as l10n from '@vscode/l10n';
 
 export * from './flowTypes';
 export { INFLIGHT_STATE_KEY, readInflight, removeInflight } from './inflight';
@@ -123,7 +124,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     } catch (e) {
       if (!(e instanceof GuardSetupError)) throw e;
       log.warn(`create: ${e.message}`);
-      return { outcome: 'failed', message: `Nothing was rented. ${e.message}`, attempts: run.attempt };
+      return { outcome: 'failed', message: l10n.t('Nothing was rented. {0}', e.message), attempts: run.attempt };
     }
     const req: CreateInstanceRequest = buildCreateRequest(t, label, guarded.onstart, guarded.env);
     run.progress('renting', `Renting ${describeOffer(offer)}${bidPrice !== undefined ? ` (bid $${bidPrice}/h)` : ''} (${run.attempt}/${maxAttempts})`);
@@ -142,7 +143,7 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     if (step.kind === 'result') return step.result;
     if (step.kind === 'offer-gone') {
       lastProblem = step.problem;
-      run.progress('renting', `${lastProblem} Trying the next match…`);
+      run.progress('renting', l10n.t('{0} Trying the next match…', lastProblem));
       continue;
     }
     if (step.kind === 'again' || step.kind === 'rent-again') {
@@ -161,7 +162,11 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
   }
   return {
     outcome: 'failed',
-    message: `${lastProblem ? `${lastProblem} ` : ''}No instance could be started after ${run.attempt} attempt(s). Try again later, or loosen the template's offer requirements.`,
+    message: l10n.t(
+      "{0}No instance could be started after {1} attempt(s). Try again later, or loosen the template's offer requirements.",
+      lastProblem ? `${lastProblem} ` : '',
+      run.attempt,
+    ),
     attempts: run.attempt,
     ...(run.failedLogs.length ? { logs: run.failedLogs } : {}),
   };
@@ -183,7 +188,7 @@ async function trackAndSettle(run: Run, record: InflightCreation & { instanceId:
     dph_total: offer.dph_total,
   });
   ports.instances?.watch(id);
-  run.progress('provisioning', `Instance ${id} rented; provisioning…`);
+  run.progress('provisioning', l10n.t('Instance {0} rented; provisioning…', id));
   const seen: { at?: number } = {};
   for (;;) {
     const outcome = await poll(run, id, record.label, seen);
@@ -217,9 +222,9 @@ function poll(run: Run, id: number, label: string, seen: { at?: number }): Promi
       run.ports.instances?.upsert(inst);
       background(markSeen(run.ports.state, id), run.ports.log, 'remembering that the instance was seen');
       if (inst.state === 'loading')
-        progress('loading', `Instance ${id}: loading image…${inst.status_msg ? ` ${serverLine(inst.status_msg, run.input.secrets) ?? ''}` : ''}`);
-      else if (inst.state === 'provisioning') progress('provisioning', `Instance ${id}: provisioning…`);
-      else if (inst.state === 'running') progress('running', `Instance ${id} is running; waiting for SSH details…`);
+        progress('loading', l10n.t('Instance {0}: loading image…{1}', id, inst.status_msg ? ` ${serverLine(inst.status_msg, run.input.secrets) ?? ''}` : ''));
+      else if (inst.state === 'provisioning') progress('provisioning', l10n.t('Instance {0}: provisioning…', id));
+      else if (inst.state === 'running') progress('running', l10n.t('Instance {0} is running; waiting for SSH details…', id));
     },
   });
 }
@@ -234,17 +239,20 @@ async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found
       return { result: { outcome: 'stopped', instance: outcome.instance, attempts } };
     case 'ready': {
       const inst = outcome.instance;
-      run.progress('writing-ssh', `Instance ${id} is running; writing the SSH entry…`);
+      run.progress('writing-ssh', l10n.t('Instance {0} is running; writing the SSH entry…', id));
       let alias: string | undefined;
       let sshError: string | undefined;
       try {
         alias = await ports.ssh.writeEntry(inst, run.ssh);
       } catch (e) {
         log.warn(`create: writing the SSH entry for ${id} failed: ${logText(e)}`);
-        sshError = `The instance is running, but its SSH entry could not be written (${e instanceof Error ? e.message : 'unknown error'}). Use "Copy SSH Command" instead, or fix the problem and reconnect.`;
+        sshError = l10n.t(
+          'The instance is running, but its SSH entry could not be written ({0}). Use "Copy SSH Command" instead, or fix the problem and reconnect.',
+          e instanceof Error ? e.message : 'unknown error',
+        );
       }
       await removeInflight(ports.state, id);
-      run.progress('done', `Instance ${id} is running${alias ? ` as ${alias}` : ''}.`);
+      run.progress('done', l10n.t('Instance {0} is running{1}.', id, alias ? ` as ${alias}` : ''));
       return { result: { outcome: 'running', instance: inst, attempts, ...(alias ? { alias } : {}), ...(sshError ? { sshError } : {}) } };
     }
     case 'terminal':
@@ -271,7 +279,11 @@ async function settle(run: Run, outcome: Exclude<PollOutcome, { kind: 'not-found
       return {
         result: {
           outcome: 'kept',
-          message: `${named(id, offer)} is rented and billing, but its status could not be read for a while (${userMessageOf(outcome.error)}). It stays in the Instances view, which keeps checking it; its SSH entry is written when it runs. Destroy it there if you do not need it.`,
+          message: l10n.t(
+            '{0} is rented and billing, but its status could not be read for a while ({1}). It stays in the Instances view, which keeps checking it; its SSH entry is written when it runs. Destroy it there if you do not need it.',
+            named(id, offer),
+            userMessageOf(outcome.error),
+          ),
           keptId: id,
           attempts,
         },
@@ -283,10 +295,10 @@ async function keepOrDestroy(run: Run, reason: 'cancelled' | 'timeout', id: numb
   const answer = await run.ports.prompts.keepOrDestroy(id, reason);
   if (answer === 'destroy') {
     if (await destroyCreated(run.ports, id))
-      return { outcome: 'cancelled', destroyedId: id, message: `Instance ${id} was destroyed; billing for it has stopped.` };
+      return { outcome: 'cancelled', destroyedId: id, message: l10n.t('Instance {0} was destroyed; billing for it has stopped.', id) };
     return {
       outcome: 'failed',
-      message: `Instance ${id} could not be destroyed and is still billing. Destroy it from the Instances view.`,
+      message: l10n.t('Instance {0} could not be destroyed and is still billing. Destroy it from the Instances view.', id),
       keptId: id,
       attempts: run.attempt,
     };
@@ -295,6 +307,6 @@ async function keepOrDestroy(run: Run, reason: 'cancelled' | 'timeout', id: numb
   return {
     outcome: 'cancelled',
     keptId: id,
-    message: `${named(id, offer)} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.`,
+    message: l10n.t('{0} is kept and still billing. It is in the Instances view; its SSH entry is written when it is running.', named(id, offer)),
   };
 }

@@ -9,6 +9,7 @@ import { currentRate, formatRate } from '../core/rates';
 import type { CreateFlowPorts, CreateFlowResult, FailedBootAnswer, FailedInstanceLog } from './flowTypes';
 import { logText, named } from './flowTypes';
 import { removeInflight } from './inflight';
+import * as l10n from '@vscode/l10n';
 
 /** What the failed-boot question needs to know of the run. */
 export interface FailedBootRun {
@@ -39,7 +40,7 @@ export function serverLine(text: string | null | undefined, secrets: readonly st
 export function keptCost(inst: Instance, offer: Offer): string {
   const rate = currentRate(inst);
   if (rate > 0) return formatRate(rate, rate < 1 ? 3 : 2);
-  return `its disk storage (up to ${formatRate(offer.dph_total, offer.dph_total < 1 ? 3 : 2)} while it holds the GPU)`;
+  return l10n.t('its disk storage (up to {0} while it holds the GPU)', formatRate(offer.dph_total, offer.dph_total < 1 ? 3 : 2));
 }
 
 /**
@@ -52,7 +53,7 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
   const id = inst.id;
   const status = serverLine(inst.actual_status ?? inst.state, run.secrets) ?? 'unknown';
   const statusMsg = serverLine(inst.status_msg, run.secrets);
-  const problem = `Instance ${id} on offer ${offer.id} became "${status}" while starting${statusMsg ? ` (${statusMsg})` : ''}.`;
+  const problem = l10n.t('Instance {0} on offer {1} became "{2}" while starting{3}.', id, offer.id, status, statusMsg ? ` (${statusMsg})` : '');
   // The log is asked for first: the upload outlives the instance, so "why did it fail?" stays answerable.
   try {
     const { result_url } = await api.requestLogs(id, { tail: 1000 }, run.signal ? { signal: run.signal } : undefined);
@@ -63,7 +64,7 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
   const cost = keptCost(inst, offer);
   const ask = run.confirm && !run.signal?.aborted ? ports.prompts.failedBoot : undefined;
   log.warn(`create: ${problem} ${ask ? 'Asking what to do with it' : 'Keeping it (nobody to ask): nothing is destroyed or rented'}.`);
-  run.progress(`${problem} ${ask ? 'Waiting for your decision…' : 'It is kept.'}`);
+  run.progress(`${problem} ${ask ? l10n.t('Waiting for your decision…') : l10n.t('It is kept.')}`);
   const answer: FailedBootAnswer = ask
     ? ((await ask({ instanceId: id, label, status, ...(statusMsg ? { statusMsg } : {}), keptCost: cost, ...(next ? { next } : {}) })) ?? 'keep')
     : 'keep';
@@ -75,7 +76,12 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
     return {
       result: {
         outcome: 'failed',
-        message: `${problem} ${named(id, offer)} is kept and still billing ${cost}; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Instance Logs). Destroy it there when you no longer need it.`,
+        message: l10n.t(
+          '{0} {1} is kept and still billing {2}; it is in the Instances view, which keeps watching it. Nothing else was rented. Its log says why it failed (Show Instance Logs). Destroy it there when you no longer need it.',
+          problem,
+          named(id, offer),
+          cost,
+        ),
         keptId: id,
         bootFailed: { instanceId: id, status, ...(statusMsg ? { statusMsg } : {}) },
         attempts: run.attempts,
@@ -83,12 +89,12 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
       },
     };
   }
-  run.progress(`${problem} Destroying it as you chose…`);
+  run.progress(l10n.t('{0} Destroying it as you chose…', problem));
   if (!(await destroyCreated(ports, id))) {
     return {
       result: {
         outcome: 'failed',
-        message: `${problem} It could not be destroyed and is still billing ${cost}. Nothing else was rented. Destroy it from the Instances view.`,
+        message: l10n.t('{0} It could not be destroyed and is still billing {1}. Nothing else was rented. Destroy it from the Instances view.', problem, cost),
         keptId: id,
         bootFailed: { instanceId: id, status, ...(statusMsg ? { statusMsg } : {}) },
         attempts: run.attempts,
@@ -103,7 +109,7 @@ export async function failedBoot(run: FailedBootRun, inst: Instance, offer: Offe
   return {
     result: {
       outcome: 'failed',
-      message: `${problem} It was destroyed as you chose; billing for it has stopped. Nothing else was rented.`,
+      message: l10n.t('{0} It was destroyed as you chose; billing for it has stopped. Nothing else was rented.', problem),
       destroyedId: id,
       bootFailed: { instanceId: id, status, ...(statusMsg ? { statusMsg } : {}) },
       attempts: run.attempts,

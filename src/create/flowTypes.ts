@@ -6,6 +6,7 @@ import type { Template } from './templateSchema';
 import type { GuardRequest } from '../guard/plan';
 import { apiErrorOf } from '../core/describeError';
 import { formatRate } from '../core/rates';
+import * as l10n from '@vscode/l10n';
 
 export type Stage = 'searching' | 'confirming' | 'renting' | 'provisioning' | 'loading' | 'running' | 'writing-ssh' | 'done';
 
@@ -199,7 +200,7 @@ export interface FailedInstanceLog {
 export function userMessageOf(e: unknown): string {
   const api = apiErrorOf(e);
   if (api) return api.userMessage();
-  return 'An unexpected error happened. Open the GPU Rental log for details and try again.';
+  return l10n.t('An unexpected error happened. Open the GPU Rental log for details and try again.');
 }
 
 export function logText(e: unknown): string {

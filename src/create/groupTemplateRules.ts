@@ -1,6 +1,7 @@
 // What a template with `count` of 2 or more (a group of machines, src/groups/) cannot also say:
 // each rule is one diagnostic on the field that conflicts, saying what to change.
 import type { JsonPath } from './jsonPath';
+import * as l10n from '@vscode/l10n';
 
 export interface GroupRuleProblem {
   path: JsonPath;
@@ -19,20 +20,22 @@ export function groupRuleProblems(raw: unknown): GroupRuleProblem[] {
   const inst = obj(t.instance);
   const offer = obj(t.offer);
   if (inst?.vm === true)
-    add(['instance', 'vm'], 'A group (count 2 or more) needs Docker instances: overlay networks do not take VMs. Remove "vm", or set "count": 1.');
+    add(['instance', 'vm'], l10n.t('A group (count 2 or more) needs Docker instances: overlay networks do not take VMs. Remove "vm", or set "count": 1.'));
   if (inst?.runtype === 'args')
     add(
       ['instance', 'runtype'],
-      'A group (count 2 or more) needs SSH on every machine (to read rank 0\'s address and write each rank\'s environment); runtype "args" has none. Use an ssh or jupyter runtype.',
+      l10n.t(
+        'A group (count 2 or more) needs SSH on every machine (to read rank 0\'s address and write each rank\'s environment); runtype "args" has none. Use an ssh or jupyter runtype.',
+      ),
     );
   if (inst?.target_state === 'stopped')
-    add(['instance', 'target_state'], 'A group (count 2 or more) is ready only when every machine runs. Remove "target_state": "stopped".');
+    add(['instance', 'target_state'], l10n.t('A group (count 2 or more) is ready only when every machine runs. Remove "target_state": "stopped".'));
   if (offer?.type === 'bid')
     add(
       ['offer', 'type'],
-      'A group (count 2 or more) rents on-demand only: an interruptible machine outbid mid-job would stall every other rank. Use "type": "on-demand".',
+      l10n.t('A group (count 2 or more) rents on-demand only: an interruptible machine outbid mid-job would stall every other rank. Use "type": "on-demand".'),
     );
   for (const key of Object.keys(obj(inst?.env) ?? {}))
-    if (key.trim().startsWith('-n ')) add(['instance', 'env', key], 'A group makes and joins its own private network; remove this "-n NETWORK" entry.');
+    if (key.trim().startsWith('-n ')) add(['instance', 'env', key], l10n.t('A group makes and joins its own private network; remove this "-n NETWORK" entry.'));
   return out;
 }

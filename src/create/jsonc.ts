@@ -7,6 +7,7 @@
 // stack.
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { pathKey, setOwn, type JsonPath } from './jsonPath';
+import * as l10n from '@vscode/l10n';
 
 export interface JsonLocation {
   /** Offset of the value. */
@@ -34,23 +35,23 @@ export interface JsoncResult {
 const MAX_DEPTH = 64;
 
 /** What each of jsonc-parser's error codes means, said so the reader knows what to fix. */
-const MESSAGES: Partial<Record<ReturnType<typeof printParseErrorCode>, string>> = {
-  InvalidSymbol: 'Unexpected character (property names and text go in "double quotes")',
-  InvalidNumberFormat: 'Invalid number',
-  PropertyNameExpected: 'Expected a property name in double quotes',
-  ValueExpected: 'Expected a value',
-  ColonExpected: 'Expected ":" after the property name',
-  CommaExpected: 'Expected "," between two entries',
-  CloseBraceExpected: 'Expected "}"',
-  CloseBracketExpected: 'Expected "]"',
-  EndOfFileExpected: 'Unexpected content after the end of the JSON value',
-  InvalidCommentToken: 'Invalid comment',
-  UnexpectedEndOfComment: 'Unterminated block comment',
-  UnexpectedEndOfString: 'Unterminated string',
-  UnexpectedEndOfNumber: 'Unexpected end of number',
-  InvalidUnicode: 'Invalid \\u escape in string',
-  InvalidEscapeCharacter: 'Invalid escape in string',
-  InvalidCharacter: 'Invalid character in string (a line break or control character: escape it)',
+const MESSAGES: Partial<Record<ReturnType<typeof printParseErrorCode>, () => string>> = {
+  InvalidSymbol: () => l10n.t('Unexpected character (property names and text go in "double quotes")'),
+  InvalidNumberFormat: () => l10n.t('Invalid number'),
+  PropertyNameExpected: () => l10n.t('Expected a property name in double quotes'),
+  ValueExpected: () => l10n.t('Expected a value'),
+  ColonExpected: () => l10n.t('Expected ":" after the property name'),
+  CommaExpected: () => l10n.t('Expected "," between two entries'),
+  CloseBraceExpected: () => l10n.t('Expected {0}', '"}"'),
+  CloseBracketExpected: () => l10n.t('Expected {0}', '"]"'),
+  EndOfFileExpected: () => l10n.t('Unexpected content after the end of the JSON value'),
+  InvalidCommentToken: () => l10n.t('Invalid comment'),
+  UnexpectedEndOfComment: () => l10n.t('Unterminated block comment'),
+  UnexpectedEndOfString: () => l10n.t('Unterminated string'),
+  UnexpectedEndOfNumber: () => l10n.t('Unexpected end of number'),
+  InvalidUnicode: () => l10n.t('Invalid \\u escape in string'),
+  InvalidEscapeCharacter: () => l10n.t('Invalid escape in string'),
+  InvalidCharacter: () => l10n.t('Invalid character in string (a line break or control character: escape it)'),
 };
 
 /**
@@ -102,14 +103,14 @@ export function parseJsonc(text: string): JsoncResult {
   // A byte order mark is not JSON, but editors write one; a space keeps every offset.
   const source = text.startsWith('\uFEFF') ? ` ${text.slice(1)}` : text;
   const deep = tooDeepAt(source);
-  if (deep !== undefined) return fail(`Nested too deeply (more than ${MAX_DEPTH} levels). Flatten the structure`, deep, 1);
+  if (deep !== undefined) return fail(l10n.t('Nested too deeply (more than {0} levels). Flatten the structure', MAX_DEPTH), deep, 1);
   const errors: ParseError[] = [];
   const root = parseTree(source, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   if (errors.length || !root) {
     const first = errors[0];
     return first
-      ? fail(MESSAGES[printParseErrorCode(first.error)] ?? 'Invalid JSON', first.offset, first.length)
-      : fail('Unexpected end of file', source.length, 1);
+      ? fail(MESSAGES[printParseErrorCode(first.error)]?.() ?? l10n.t('Invalid JSON'), first.offset, first.length)
+      : fail(l10n.t('Unexpected end of file'), source.length, 1);
   }
   return { value: valueOf(root, [], locations), errors: [], locations };
 }

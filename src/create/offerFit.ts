@@ -6,6 +6,7 @@ import type { Offer } from '../api/types';
 import { formatRate } from '../core/rates';
 import { formatGpuRam } from '../core/instanceWords';
 import type { Template } from './templateSchema';
+import * as l10n from '@vscode/l10n';
 
 /** Decimals (2 to 6) at which two rates read apart: "$0.504/h is above $0.500/h", not "$0.50/h is above $0.50/h". */
 function apart(a: number, b: number): number {
@@ -26,32 +27,33 @@ export function offerSatisfies(template: Template, offer: Offer): string[] {
   // The exact price against the exact cap: never a price rounded to cents ($0.504/h is above $0.50/h).
   if (f.maxDphTotal !== undefined && !(offer.dph_total <= f.maxDphTotal)) {
     const d = apart(offer.dph_total, f.maxDphTotal);
-    out.push(`price ${formatRate(offer.dph_total, d)} is above maxDphTotal ${formatRate(f.maxDphTotal, d)}`);
+    out.push(l10n.t('price {0} is above maxDphTotal {1}', formatRate(offer.dph_total, d), formatRate(f.maxDphTotal, d)));
   }
   if (f.type === 'bid' && f.bidPrice !== undefined && typeof offer.min_bid === 'number' && offer.min_bid > f.bidPrice)
-    out.push(`minimum bid ${formatRate(offer.min_bid)} is above bidPrice ${formatRate(f.bidPrice)}`);
+    out.push(l10n.t('minimum bid {0} is above bidPrice {1}', formatRate(offer.min_bid), formatRate(f.bidPrice)));
   if (f.gpuNames && f.gpuNames.length) {
     const want = f.gpuNames.map((n) => n.trim().toLowerCase());
-    if (!want.includes(offer.gpu_name.trim().toLowerCase())) out.push(`GPU ${offer.gpu_name} is not in gpuNames (${f.gpuNames.join(', ')})`);
+    if (!want.includes(offer.gpu_name.trim().toLowerCase())) out.push(l10n.t('GPU {0} is not in gpuNames ({1})', offer.gpu_name, f.gpuNames.join(', ')));
   }
-  if (f.numGpus !== undefined && offer.num_gpus !== f.numGpus) out.push(`${plural(offer.num_gpus, 'GPU')} instead of numGpus ${f.numGpus}`);
-  if (f.minNumGpus !== undefined && offer.num_gpus < f.minNumGpus) out.push(`${plural(offer.num_gpus, 'GPU')}, fewer than minNumGpus ${f.minNumGpus}`);
+  if (f.numGpus !== undefined && offer.num_gpus !== f.numGpus) out.push(l10n.t('{0} instead of numGpus {1}', plural(offer.num_gpus, 'GPU'), f.numGpus));
+  if (f.minNumGpus !== undefined && offer.num_gpus < f.minNumGpus)
+    out.push(l10n.t('{0}, fewer than minNumGpus {1}', plural(offer.num_gpus, 'GPU'), f.minNumGpus));
   if (f.minGpuRamGb !== undefined) {
-    if (typeof offer.gpu_ram !== 'number') out.push(`GPU memory is not known (minGpuRamGb ${f.minGpuRamGb})`);
+    if (typeof offer.gpu_ram !== 'number') out.push(l10n.t('GPU memory is not known (minGpuRamGb {0})', f.minGpuRamGb));
     else if (offer.gpu_ram < Math.round(f.minGpuRamGb * 1000))
-      out.push(`${formatGpuRam(offer.gpu_ram) ?? '0 GB'} per GPU is below minGpuRamGb ${f.minGpuRamGb}`);
+      out.push(l10n.t('{0} per GPU is below minGpuRamGb {1}', formatGpuRam(offer.gpu_ram) ?? '0 GB', f.minGpuRamGb));
   }
   if (f.minReliability !== undefined) {
-    if (typeof offer.reliability !== 'number') out.push(`reliability is not known (minReliability ${+(f.minReliability * 100).toFixed(2)}%)`);
+    if (typeof offer.reliability !== 'number') out.push(l10n.t('reliability is not known (minReliability {0}%)', +(f.minReliability * 100).toFixed(2)));
     else if (offer.reliability < f.minReliability)
-      out.push(`reliability ${(offer.reliability * 100).toFixed(1)}% is below minReliability ${+(f.minReliability * 100).toFixed(2)}%`);
+      out.push(l10n.t('reliability {0}% is below minReliability {1}%', (offer.reliability * 100).toFixed(1), +(f.minReliability * 100).toFixed(2)));
   }
-  if ((f.verified ?? true) && offer.verified === false) out.push('the host is not verified (the template accepts verified hosts only)');
-  if ((f.rentable ?? true) && offer.rentable === false) out.push('the offer is not rentable right now');
+  if ((f.verified ?? true) && offer.verified === false) out.push(l10n.t('the host is not verified (the template accepts verified hosts only)'));
+  if ((f.rentable ?? true) && offer.rentable === false) out.push(l10n.t('the offer is not rentable right now'));
   if (f.minDirectPorts !== undefined) {
     const n = offer.direct_port_count;
-    if (typeof n !== 'number') out.push(`the number of direct ports is not known (minDirectPorts ${f.minDirectPorts})`);
-    else if (n < f.minDirectPorts) out.push(`${plural(n, 'direct port')}, below minDirectPorts ${f.minDirectPorts}`);
+    if (typeof n !== 'number') out.push(l10n.t('the number of direct ports is not known (minDirectPorts {0})', f.minDirectPorts));
+    else if (n < f.minDirectPorts) out.push(l10n.t('{0}, below minDirectPorts {1}', plural(n, 'direct port'), f.minDirectPorts));
   }
   return out;
 }

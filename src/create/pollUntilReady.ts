@@ -8,6 +8,7 @@ import { locateCreation, reconcileCreation } from '../api/reconcile';
 import { errorKind, errorStatus } from '../core/describeError';
 import type { Clock, CreateFlowPorts } from './flowTypes';
 import { logText } from './flowTypes';
+import * as l10n from '@vscode/l10n';
 
 const TERMINAL = new Set(['exited', 'unknown', 'offline']);
 const MAX_BACKOFF_MS = 120_000;
@@ -99,7 +100,13 @@ export async function pollUntilReady(api: ServiceApi, id: number, clock: Clock, 
             if (verdict.instance.id === id) inst = verdict.instance;
             log.debug(`create: show-instance says ${id} does not exist, but the instance list shows it; still tracking`);
           } else if (verdict.state === 'gone' || verdict.state === 'not-found') {
-            const what = `the instance list shows neither instance ${id} nor the label "${o.label ?? '(none)'}" (${verdict.proof.listReads} reads in a row, ${Math.round(verdict.proof.sinceMs / 1000)} s after renting)`;
+            const what = l10n.t(
+              'the instance list shows neither instance {0} nor the label "{1}" ({2} reads in a row, {3} s after renting)',
+              id,
+              o.label ?? '(none)',
+              verdict.proof.listReads,
+              Math.round(verdict.proof.sinceMs / 1000),
+            );
             if (!o.untilTimeout) {
               if (verdict.state === 'gone') {
                 log.warn(`create: ${what}, after showing it before: destroyed elsewhere, or the list lags`);

@@ -11,6 +11,7 @@ import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, InflightCreati
 import { logText, userMessageOf } from './flowTypes';
 import { markLate, putInflight, removeInflightLabel } from './inflight';
 import { reconcileAmbiguous } from './pollUntilReady';
+import * as l10n from '@vscode/l10n';
 
 /** 429 answers to a creation that are waited out before the flow gives up (nothing was rented). */
 const MAX_CREATE_WAITS = 3;
@@ -40,19 +41,24 @@ export interface RentContext {
 /** "Instance 12 ("label", $0.80/h)": the rental as the user knows it. */
 export function unknownName(label: string, k: UnknownFate): string {
   const price = k.dphTotal !== undefined ? `, ${formatRate(k.dphTotal, k.dphTotal < 1 ? 3 : 2)}` : '';
-  return k.instanceId !== undefined ? `Instance ${k.instanceId} ("${label}"${price})` : `The rental labelled "${label}"${price ? ` (${price.slice(2)})` : ''}`;
+  return k.instanceId !== undefined
+    ? l10n.t('Instance {0} ("{1}"{2})', k.instanceId, label, price)
+    : l10n.t('The rental labelled "{0}"{1}', label, price ? ` (${price.slice(2)})` : '');
 }
 
 /** "was last seen 3 min ago and the list no longer shows it" / "was sent, but the list has not shown it". */
 export function unknownWhy(k: UnknownFate): string {
   if (k.lastSeenAgoMs !== undefined)
-    return `was last seen ${ago(k.lastSeenAgoMs)} and the instance list no longer shows it: it may have been destroyed elsewhere (for example in the web console), or the list is lagging`;
-  if (k.answer) return `was answered "${k.answer}", which does not prove that nothing was rented, and the instance list has not shown it`;
-  return 'was sent, but the instance list has not shown it yet. It may still appear (the service sometimes shows new machines minutes late)';
+    return l10n.t(
+      'was last seen {0} and the instance list no longer shows it: it may have been destroyed elsewhere (for example in the web console), or the list is lagging',
+      ago(k.lastSeenAgoMs),
+    );
+  if (k.answer) return l10n.t('was answered "{0}", which does not prove that nothing was rented, and the instance list has not shown it', k.answer);
+  return l10n.t('was sent, but the instance list has not shown it yet. It may still appear (the service sometimes shows new machines minutes late)');
 }
 
 function ago(ms: number): string {
-  return ms < 90_000 ? `${Math.max(1, Math.round(ms / 1000))} s ago` : `${Math.round(ms / 60_000)} min ago`;
+  return ms < 90_000 ? l10n.t('{0} s ago', Math.max(1, Math.round(ms / 1000))) : l10n.t('{0} min ago', Math.round(ms / 60_000));
 }
 
 /** The result for a rental whose fate is unknown: nothing else was rented; it stays watched and is adopted if it appears. */
@@ -62,7 +68,11 @@ export function unknownResult(label: string, attempts: number, k: UnknownFate = 
     ...(k.instanceId !== undefined ? { instanceId: k.instanceId } : {}),
     label,
     attempts,
-    message: `${unknownName(label, k)} ${unknownWhy(k)}, so nothing else was rented. It is watched: if it appears it is added to the Instances view with its SSH entry, and you are told. Check the Instances view before renting again.`,
+    message: l10n.t(
+      '{0} {1}, so nothing else was rented. It is watched: if it appears it is added to the Instances view with its SSH entry, and you are told. Check the Instances view before renting again.',
+      unknownName(label, k),
+      unknownWhy(k),
+    ),
   };
 }
 
@@ -84,7 +94,7 @@ export async function rentOnce(c: RentContext, offer: Offer, label: string, req:
     if (refusal?.then === 'next-offer') {
       await removeInflightLabel(state, label);
       log.info(`create: offer ${offer.id} is gone (${errorCode(e) ?? errorStatus(e)}: ${refusal.meaning}); trying the next match`);
-      return { kind: 'offer-gone', problem: `Offer ${offer.id} is not available (${refusal.meaning}).` };
+      return { kind: 'offer-gone', problem: l10n.t('Offer {0} is not available ({1}).', offer.id, refusal.meaning) };
     }
     if (refusal?.then === 'wait-and-resend' && c.createWaits.n < MAX_CREATE_WAITS) {
       // A 429 refuses the request before it is processed (nothing was rented): wait out the
@@ -93,15 +103,18 @@ export async function rentOnce(c: RentContext, offer: Offer, label: string, req:
       c.createWaits.n++;
       const waitMs = Math.max(SERVICE_PENALTY_MS.create, (apiErrorOf(e)?.retryAfterSec ?? 0) * 1000);
       log.info(`create: renting offer ${offer.id} was refused as too frequent (429); sending it again in ${Math.round(waitMs / 1000)} s`);
-      c.progress(`The service asks to slow down; trying again in ${Math.round(waitMs / 1000)} s…`);
+      c.progress(l10n.t('The service asks to slow down; trying again in {0} s…', Math.round(waitMs / 1000)));
       await clock.sleep(waitMs, signal);
-      if (signal?.aborted) return { kind: 'result', result: { outcome: 'cancelled', message: 'Cancelled. Nothing was rented.' } };
+      if (signal?.aborted) return { kind: 'result', result: { outcome: 'cancelled', message: l10n.t('Cancelled. Nothing was rented.') } };
       return { kind: 'again' };
     }
     if (refusal) {
       await removeInflightLabel(state, label);
       log.warn(`create: renting offer ${offer.id} was refused (${refusal.meaning}): ${logText(e)}`);
-      return { kind: 'result', result: { outcome: 'failed', message: `Renting failed; nothing was rented. ${userMessageOf(e)}`, attempts: c.attempt } };
+      return {
+        kind: 'result',
+        result: { outcome: 'failed', message: l10n.t('Renting failed; nothing was rented. {0}', userMessageOf(e)), attempts: c.attempt },
+      };
     }
     // Anything else proves nothing (src/api/rentAgain.ts): find out through the list.
     const answer =
@@ -111,7 +124,7 @@ export async function rentOnce(c: RentContext, offer: Offer, label: string, req:
     log.warn(
       `create: outcome of renting offer ${offer.id} is unknown (${errorKind(e) ?? 'error'}${e instanceof Error && 'causeKind' in e && e.causeKind ? `: ${String(e.causeKind)}` : ''}${apiErrorOf(e)?.status !== undefined ? ` ${apiErrorOf(e)!.status}` : ''}); checking the instance list for "${label}"`,
     );
-    c.progress('No clear answer from the service; checking whether the instance was created…');
+    c.progress(l10n.t('No clear answer from the service; checking whether the instance was created…'));
     return reconcileLost(c, offer, label, answer);
   }
 }
@@ -142,6 +155,9 @@ async function reconcileLost(c: RentContext, offer: Offer, label: string, answer
     await markLate(state, { label });
     if (choice === 'stop') return { kind: 'result', result: unknownResult(label, c.attempt, { dphTotal: offer.dph_total, ...(answer ? { answer } : {}) }) };
     log.info(`create: renting again as asked; "${label}" stays watched and is adopted if it appears`);
-    return { kind: 'rent-again', problem: `The service gave no clear answer when renting offer ${offer.id}, and the instance list did not show the instance.` };
+    return {
+      kind: 'rent-again',
+      problem: l10n.t('The service gave no clear answer when renting offer {0}, and the instance list did not show the instance.', offer.id),
+    };
   }
 }

@@ -7,6 +7,7 @@ import type { CreateFlowPorts, InflightCreation } from './flowTypes';
 import { logText } from './flowTypes';
 import { forgetInflight, markSeen, putInflight, readInflight, removeInflight } from './inflight';
 import { pollUntilReady, reconcileAmbiguous, type PollOutcome } from './pollUntilReady';
+import * as l10n from '@vscode/l10n';
 
 /**
  * A rental the list has not shown for this long after it was sent is let go (logged): the
@@ -100,7 +101,12 @@ async function resumeOne(ports: ResumePorts, opts: ResumeOptions, r: InflightCre
   } else if (out.kind === 'terminal') {
     await removeInflight(ports.state, id);
     const st = out.instance.actual_status ?? out.instance.state;
-    const msg = `Instance ${id} ("${r.label}") became "${st}" while starting and will not run. Destroy it from the Instances view so it stops billing for disk, then create it again.`;
+    const msg = l10n.t(
+      'Instance {0} ("{1}") became "{2}" while starting and will not run. Destroy it from the Instances view so it stops billing for disk, then create it again.',
+      id,
+      r.label,
+      st,
+    );
     ports.log.warn(`create: ${msg}`);
     opts.onFailed?.(record, msg);
   } else return expire(ports, record, res);

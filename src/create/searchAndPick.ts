@@ -9,8 +9,9 @@ import { formatRate } from '../core/rates';
 import { errorKind } from '../core/describeError';
 import type { CreateFlowInput, CreateFlowPorts, CreateFlowResult, Stage } from './flowTypes';
 import { logText, userMessageOf } from './flowTypes';
+import * as l10n from '@vscode/l10n';
 
-export const cancelledBeforeRent = (): CreateFlowResult => ({ outcome: 'cancelled', message: 'Cancelled. Nothing was rented.' });
+export const cancelledBeforeRent = (): CreateFlowResult => ({ outcome: 'cancelled', message: l10n.t('Cancelled. Nothing was rented.') });
 
 export interface Picked {
   /** The template, with the bid the user may have changed in the confirmation. */
@@ -32,7 +33,7 @@ async function search(ports: CreateFlowPorts, t: Template, bidPrice: number | un
   } catch (e) {
     if (signal?.aborted || errorKind(e) === 'aborted') return cancelledBeforeRent();
     ports.log.warn(`create: offer search failed: ${logText(e)}`);
-    return { outcome: 'failed', message: `Searching offers failed. ${userMessageOf(e)}`, attempts: 0 };
+    return { outcome: 'failed', message: l10n.t('Searching offers failed. {0}', userMessageOf(e)), attempts: 0 };
   }
 }
 
@@ -66,15 +67,22 @@ async function preselected(
   if (!first)
     return {
       outcome: 'failed',
-      message: `Offer ${wanted} is no longer available (rented by someone else, or withdrawn). Nothing was rented. Search again and pick another offer.`,
+      message: l10n.t(
+        'Offer {0} is no longer available (rented by someone else, or withdrawn). Nothing was rented. Search again and pick another offer.',
+        wanted,
+      ),
       attempts: 0,
     };
   const reasons = offerSatisfies(t, first);
   if (reasons.length) {
-    const why = `Offer ${wanted} (${describeOffer(first)}) does not fit template "${t.name}": ${reasons.join('; ')}.`;
+    const why = l10n.t('Offer {0} ({1}) does not fit template "{2}": {3}.', wanted, describeOffer(first), t.name, reasons.join('; '));
     log.info(`create: ${why}`);
     if (input.confirm === false || !ports.prompts.confirmOutsideTemplate)
-      return { outcome: 'failed', message: `${why} Nothing was rented. Pick an offer that fits, or change the template's offer filters.`, attempts: 0 };
+      return {
+        outcome: 'failed',
+        message: l10n.t("{0} Nothing was rented. Pick an offer that fits, or change the template's offer filters.", why),
+        attempts: 0,
+      };
     progress('confirming', why);
     if (!(await ports.prompts.confirmOutsideTemplate(first, t, reasons)) || signal?.aborted) return cancelledBeforeRent();
   }
@@ -87,7 +95,7 @@ export async function searchAndPick(ports: CreateFlowPorts, input: CreateFlowInp
   const signal = input.signal;
   let bidPrice = t.offer?.type === 'bid' ? t.offer.bidPrice : undefined;
 
-  progress('searching', `Searching offers for "${t.name}"…`);
+  progress('searching', l10n.t('Searching offers for "{0}"…', t.name));
   const ranked = await search(ports, t, bidPrice, signal);
   if (!Array.isArray(ranked)) return ranked;
   ports.log.info(`create: template "${t.name}": ${ranked.length} matching offer(s)`);
@@ -101,7 +109,10 @@ export async function searchAndPick(ports: CreateFlowPorts, input: CreateFlowInp
     if (ranked.length === 0)
       return {
         outcome: 'failed',
-        message: `No offers match template "${t.name}". Loosen its offer requirements (maxDphTotal, gpuNames, minReliability, minGpuRamGb) and try again.`,
+        message: l10n.t(
+          'No offers match template "{0}". Loosen its offer requirements (maxDphTotal, gpuNames, minReliability, minGpuRamGb) and try again.',
+          t.name,
+        ),
         attempts: 0,
       };
     first = await ports.prompts.pickOffer(ranked, t);

@@ -2,6 +2,7 @@
 // the workspace template that rents one by its template_hash_id (the service merges: fields
 // given in the request win, env is merged with the request's keys winning).
 import type { ServerTemplate } from '../api/types';
+import * as l10n from '@vscode/l10n';
 
 export const SERVER_TEMPLATE_SCHEME = 'gpu-rental-template';
 
@@ -63,7 +64,12 @@ export function workspaceTemplateFor(t: ServerTemplate): Record<string, unknown>
   if (typeof t.recommended_disk_space === 'number' && t.recommended_disk_space > 0) instance.disk = Math.ceil(t.recommended_disk_space);
   return {
     name: t.name.slice(0, 80) || t.hash_id,
-    description: `The service's template "${t.name}" (${t.hash_id})${facts ? `: ${facts}` : ''}. Fields added under "instance" override it; env is merged.`,
+    description: l10n.t(
+      'The service\'s template "{0}" ({1}){2}. Fields added under "instance" override it; env is merged.',
+      t.name,
+      t.hash_id,
+      facts ? `: ${facts}` : '',
+    ),
     offer: { rank: 'cheapest' },
     instance,
   };

@@ -2,17 +2,20 @@
 // script runs on a machine billed to the user, its secrets are read from secret storage), so in
 // Restricted Mode no workspace template is found, read or used. package.json declares this as
 // capabilities.untrustedWorkspaces "limited" (see docs/compatibility.md).
+import * as l10n from '@vscode/l10n';
 
 /** What the user is told wherever a template would have been read. */
-export const TEMPLATES_RESTRICTED = 'Templates are not read in Restricted Mode: trust this folder to use them.';
+export function templatesRestrictedText(): string {
+  return l10n.t('Templates are not read in Restricted Mode: trust this folder to use them.');
+}
 
 /** The button that opens VS Code's workspace trust editor, and the command behind it. */
-export const MANAGE_TRUST = { label: 'Manage Workspace Trust', command: 'workbench.trust.manage' } as const;
+export const MANAGE_TRUST = { label: () => l10n.t('Manage Workspace Trust'), command: 'workbench.trust.manage' } as const;
 
 /** Thrown where a template would be read in an untrusted workspace. */
 class TemplatesRestrictedError extends Error {
   constructor() {
-    super(TEMPLATES_RESTRICTED);
+    super(templatesRestrictedText());
     this.name = 'TemplatesRestrictedError';
   }
 }

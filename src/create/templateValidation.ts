@@ -10,8 +10,9 @@ import { TemplateSchema, type Template } from './templateSchema';
 import { expandValue, writtenPath, type KeyOrigins, type VariableContext, type VariableProblem } from './templateVariables';
 import { buildCreateRequest } from './requestBuilder';
 import { creationRuleProblems } from './creationRules';
-import { DEFAULT_GUARD, GuardSetupError, NEEDS_TOOLS_WARNING, composeOnstart, guardRequestFor, scriptOf, type ServerTemplateOnstart } from '../guard/plan';
+import { DEFAULT_GUARD, GuardSetupError, needsToolsWarning, composeOnstart, guardRequestFor, scriptOf, type ServerTemplateOnstart } from '../guard/plan';
 import { sshPathProblem } from '../ssh/sshValues';
+import * as l10n from '@vscode/l10n';
 
 export interface TemplateProblem {
   path: JsonPath;
@@ -50,25 +51,33 @@ export interface LoadedTemplate {
 function issueMessage(issue: z.core.$ZodIssue, actual: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
-      if (actual === undefined) return `Required: add this ${issue.expected === 'object' ? 'object' : `${issue.expected} value`}.`;
-      return `Must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, not ${actual === null ? 'null' : Array.isArray(actual) ? 'an array' : typeof actual}.`;
+      if (actual === undefined) return l10n.t('Required: add this {0}.', issue.expected === 'object' ? 'object' : `${issue.expected} value`);
+      return l10n.t(
+        'Must be {0}, not {1}.',
+        issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`,
+        actual === null ? 'null' : Array.isArray(actual) ? 'an array' : typeof actual,
+      );
     case 'too_small': {
       const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
-      return Number(issue.minimum) === 0 && !issue.inclusive ? 'Must be greater than 0.' : `Must be at least ${String(issue.minimum)}${what}.`;
+      return Number(issue.minimum) === 0 && !issue.inclusive
+        ? l10n.t('Must be greater than 0.')
+        : l10n.t('Must be at least {0}{1}.', String(issue.minimum), what);
     }
     case 'too_big': {
       const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
-      return `Must be at most ${String(issue.maximum)}${what}.`;
+      return l10n.t('Must be at most {0}{1}.', String(issue.maximum), what);
     }
     case 'invalid_value':
-      return `Must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;
+      return l10n.t('Must be one of {0}.', issue.values.map((v) => JSON.stringify(v)).join(', '));
     case 'unrecognized_keys':
-      return 'Unknown property. Remove it or check its spelling (hover a known property for its documentation).';
+      return l10n.t('Unknown property. Remove it or check its spelling (hover a known property for its documentation).');
     case 'invalid_format':
       // A pattern with its own words (the guard's busyWhile and beforeStop say what they accept).
-      return issue.format === 'regex' && !issue.message.startsWith('Invalid') ? issue.message : 'Invalid value. Check it against the template documentation.';
+      return issue.format === 'regex' && !issue.message.startsWith('Invalid')
+        ? issue.message
+        : l10n.t('Invalid value. Check it against the template documentation.');
     default:
-      return 'Invalid value. Check it against the template documentation.';
+      return l10n.t('Invalid value. Check it against the template documentation.');
   }
 }
 
@@ -126,7 +135,14 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
 
   if (parsed.errors.length) {
     for (const e of parsed.errors) {
-      problems.push({ path: [], where: '(syntax)', message: `${e.message}. Fix the JSON syntax.`, severity: 'error', offset: e.offset, length: e.length });
+      problems.push({
+        path: [],
+        where: '(syntax)',
+        message: l10n.t('{0}. Fix the JSON syntax.', e.message),
+        severity: 'error',
+        offset: e.offset,
+        length: e.length,
+      });
     }
     return { problems, secrets };
   }
@@ -158,7 +174,7 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
   const sshOpts = (expanded as Partial<Template> | undefined)?.ssh;
   if (sshOpts && typeof sshOpts === 'object' && typeof sshOpts.identityFile === 'string') {
     const why = sshPathProblem(sshOpts.identityFile);
-    if (why) add(['ssh', 'identityFile'], `This path cannot be written into an SSH config: ${why}. Use a path without it.`);
+    if (why) add(['ssh', 'identityFile'], l10n.t('This path cannot be written into an SSH config: {0}. Use a path without it.', why));
   }
 
   const rules = templateRuleProblems(raw);
@@ -170,10 +186,11 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
   if (inst && typeof inst === 'object' && typeof inst.onstartFile === 'string') {
     const rel = inst.onstartFile;
     if (/^([\\/]|[A-Za-z]:)/.test(rel) || rel.split(/[\\/]/).includes('..')) {
-      add(['instance', 'onstartFile'], `onstartFile must be a path inside the workspace (relative, without ".."): "${rel}".`);
+      add(['instance', 'onstartFile'], l10n.t('onstartFile must be a path inside the workspace (relative, without ".."): "{0}".', rel));
     } else {
       onstart = await ctx.readFile(rel);
-      if (onstart === undefined) add(['instance', 'onstartFile'], `onstartFile "${rel}" does not exist in the workspace. Create it or correct the path.`);
+      if (onstart === undefined)
+        add(['instance', 'onstartFile'], l10n.t('onstartFile "{0}" does not exist in the workspace. Create it or correct the path.', rel));
     }
   } else if (inst && typeof inst === 'object' && typeof inst.onstart === 'string') {
     onstart = inst.onstart;
@@ -185,7 +202,7 @@ export async function loadTemplate(text: string, template: TemplateContext): Pro
     for (const issue of parsedExpanded.error.issues) {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
       if (issue.code === 'unrecognized_keys') for (const k of issue.keys) addExpanded([...path, k], unknownProperty(k));
-      else addExpanded(path, `After expanding variables: ${issueMessage(issue, valueAt(expanded, path))}`);
+      else addExpanded(path, l10n.t('After expanding variables: {0}', issueMessage(issue, valueAt(expanded, path))));
     }
   }
   // The API layer's creation rules, on the request this template would send. Run even when
@@ -224,7 +241,7 @@ function maskSecrets(text: string, secrets: readonly string[]): string {
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 function unknownProperty(key: string): string {
-  return `Unknown property ${JSON.stringify(key)}. Remove it or check its spelling.`;
+  return l10n.t('Unknown property {0}. Remove it or check its spelling.', JSON.stringify(key));
 }
 
 /** Calls `fn` for every object key in a JSON value, with the key's path (depth is bounded by the parser). */
@@ -289,7 +306,11 @@ async function finalOnstart(
   } catch (e) {
     note(
       ['instance', 'template_hash_id'],
-      `The start script of the service's template ${hash} could not be read (${e instanceof Error ? e.message : 'unknown error'}), so whether the idle guard fits with it is checked when you rent.`,
+      l10n.t(
+        "The start script of the service's template {0} could not be read ({1}), so whether the idle guard fits with it is checked when you rent.",
+        hash,
+        e instanceof Error ? e.message : 'unknown error',
+      ),
     );
     return undefined;
   }
@@ -305,7 +326,7 @@ export function cachedServerOnstart(lookUp: (hashId: string) => Promise<ServerTe
     let p = cache.get(hashId);
     if (!p) {
       p = lookUp(hashId).then((t) => {
-        if (!t) throw new Error(`the service has no template ${hashId}`);
+        if (!t) throw new Error(l10n.t('the service has no template {0}', hashId));
         return scriptOf(t);
       });
       cache.set(hashId, p);
@@ -324,8 +345,9 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
       ? [
           {
             path: ['guard'],
-            message:
+            message: l10n.t(
               'Runtype "args" does not run onstart, so the idle guard cannot be installed and nothing would stop this instance when idle. Use an ssh or jupyter runtype, or set "guard": false.',
+            ),
             severity: 'error',
           },
         ]
@@ -336,7 +358,7 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
     const plan = guardRequestFor(explicit ? t.guard : undefined, t.instance.runtype, DEFAULT_GUARD, 'https://console.vast.ai')?.plan;
     const c = composeOnstart(onstart ?? t.instance.onstart, plan, { apiUrl: 'https://console.vast.ai', dphTotal: 1 });
     const at: JsonPath = t.instance.onstartFile !== undefined ? ['instance', 'onstartFile'] : ['instance', 'onstart'];
-    return c.form === 'all-compressed' ? [{ path: at, message: NEEDS_TOOLS_WARNING, severity: 'warning' }] : [];
+    return c.form === 'all-compressed' ? [{ path: at, message: needsToolsWarning(), severity: 'warning' }] : [];
   } catch (e) {
     if (!(e instanceof GuardSetupError)) return [];
     const inst = t.instance;
@@ -353,7 +375,7 @@ function guardProblems(t: Template, onstart: string | undefined): Array<{ path: 
       : [
           {
             path,
-            message: `${e.message} Without "guard": false, instances from this template are created without the default idle guard.`,
+            message: l10n.t('{0} Without "guard": false, instances from this template are created without the default idle guard.', e.message),
             severity: 'warning',
           },
         ];
@@ -369,17 +391,17 @@ export function templateRuleProblems(raw: unknown): Array<{ path: JsonPath; mess
   const inst = t.instance && typeof t.instance === 'object' ? t.instance : undefined;
   if (offer) {
     if (offer.numGpus !== undefined && offer.minNumGpus !== undefined)
-      out.push({ path: ['offer', 'minNumGpus'], message: 'Use numGpus (exact) or minNumGpus (at least), not both.', severity: 'error' });
+      out.push({ path: ['offer', 'minNumGpus'], message: l10n.t('Use numGpus (exact) or minNumGpus (at least), not both.'), severity: 'error' });
     if (typeof offer.bidPrice === 'number' && typeof offer.maxDphTotal === 'number' && offer.bidPrice > offer.maxDphTotal)
       out.push({
         path: ['offer', 'bidPrice'],
-        message: `bidPrice ($${offer.bidPrice}/h) is above maxDphTotal ($${offer.maxDphTotal}/h). Lower the bid or raise the cap.`,
+        message: l10n.t('bidPrice (${0}/h) is above maxDphTotal (${1}/h). Lower the bid or raise the cap.', offer.bidPrice, offer.maxDphTotal),
         severity: 'warning',
       });
   }
   if (inst) {
     if (inst.onstart !== undefined && inst.onstartFile !== undefined)
-      out.push({ path: ['instance', 'onstartFile'], message: 'Use onstart (inline) or onstartFile, not both.', severity: 'error' });
+      out.push({ path: ['instance', 'onstartFile'], message: l10n.t('Use onstart (inline) or onstartFile, not both.'), severity: 'error' });
   }
   return out;
 }

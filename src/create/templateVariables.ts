@@ -2,6 +2,7 @@
 // ${env:NAME} and ${secret:NAME}. Expanded values (secrets especially) never appear in
 // problem messages: only the variable names do.
 import { pathKey, setOwn, type JsonPath } from './jsonPath';
+import * as l10n from '@vscode/l10n';
 
 export interface VariableContext {
   /** File-system path of the workspace folder the template belongs to. */
@@ -62,12 +63,12 @@ async function resolveVariable(name: string, ctx: VariableContext, path: JsonPat
   if (name.startsWith('secret:')) {
     const key = name.slice(7);
     if (!SECRET_NAME.test(key)) {
-      problems.push({ path, message: `"${key}" is not a valid secret name. Use letters, digits, "_", "-" and ".".` });
+      problems.push({ path, message: l10n.t('"{0}" is not a valid secret name. Use letters, digits, "_", "-" and ".".', key) });
       return undefined;
     }
     const v = await ctx.secret(key);
     if (v === undefined) {
-      problems.push({ path, message: `Template secret ${key} is not set. Run "GPU Rental: Set Template Secret" and enter ${key}.` });
+      problems.push({ path, message: l10n.t('Template secret {0} is not set. Run "GPU Rental: Set Template Secret" and enter {1}.', key, key) });
     }
     return v;
   }

@@ -4,6 +4,7 @@
 // newest code as a hint where the user is looking: in the input box itself.
 import * as z from 'zod/mini';
 import { totp } from '../sim/totp';
+import * as l10n from '@vscode/l10n';
 
 /**
  * The code an authenticator app would show now for a demo account's TOTP secret: the demo plays
@@ -47,9 +48,9 @@ export function simulatorInbox(baseUrl: string, token: () => string | undefined,
         headers: { Accept: 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
         signal: AbortSignal.timeout(5000),
       });
-      if (!res.ok) throw new Error(`the demo inbox answered HTTP ${res.status}`);
+      if (!res.ok) throw new Error(l10n.t('the demo inbox answered HTTP {0}', res.status));
       const parsed = inboxSchema.safeParse(await res.json());
-      if (!parsed.success) throw new Error('the demo inbox sent an answer of an unexpected shape');
+      if (!parsed.success) throw new Error(l10n.t('the demo inbox sent an answer of an unexpected shape'));
       return parsed.data.messages;
     },
   };
@@ -62,6 +63,6 @@ export function newestCode(messages: readonly InboxMessage[], channel: InboxMess
 
 /** "Demo inbox: the e-mail to demo@example.com says 123456" */
 export function inboxHint(m: InboxMessage): string {
-  if (m.channel === 'app') return `Demo inbox: the authenticator app "${m.to}" shows ${m.code} now`;
-  return `Demo inbox: the ${m.channel === 'email' ? 'e-mail' : 'SMS'} to ${m.to} says ${m.code}`;
+  if (m.channel === 'app') return l10n.t('Demo inbox: the authenticator app "{0}" shows {1} now', m.to, m.code);
+  return l10n.t('Demo inbox: the {0} to {1} says {2}', m.channel === 'email' ? 'e-mail' : 'SMS', m.to, m.code);
 }

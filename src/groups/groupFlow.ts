@@ -16,11 +16,13 @@ import { baseLabel, buildOfferQuery, uniqueLabel } from '../create/requestBuilde
 import { logText, userMessageOf } from '../create/flowTypes';
 import type { Template } from '../create/templateSchema';
 import { formatRate } from '../core/rates';
+import { groupGuard, guardSummary } from '../guard/plan';
 import { clusterChoices, type ClusterChoice } from './clusterPick';
 import { putGroup, removeGroup, updateGroup, updateMember, type GroupRecord } from './groupRecords';
 import type { GroupFlowInput, GroupFlowPorts, GroupResult } from './groupTypes';
 import { createNetwork, deleteNetwork } from './overlayNetwork';
 import { destroyMember, dropGone } from './groupActions';
+import * as l10n from '@vscode/l10n';
 
 export const DEFAULT_MASTER_PORT = 29500;
 /** A group waits this long for all of its members by default (each member's own limit). */
@@ -45,9 +47,13 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   const found = await findClusters(ports, t, count, input.signal);
   if (!Array.isArray(found)) return found;
   const choice = input.confirm === false ? found[0] : await ports.prompts.pickCluster(found, t);
-  if (!choice || input.signal?.aborted) return nothing('Cancelled. Nothing was rented.');
-  if (input.confirm !== false && !(await ports.prompts.confirmGroup(choice, t, maxWaitMs))) return nothing('Cancelled. Nothing was rented.');
-  if (input.signal?.aborted) return nothing('Cancelled. Nothing was rented.');
+  if (!choice || input.signal?.aborted) return nothing(l10n.t('Cancelled. Nothing was rented.'));
+  if (
+    input.confirm !== false &&
+    !(await ports.prompts.confirmGroup(choice, t, maxWaitMs, input.guard ? guardSummary(memberGuard(input, choice), choice.totalDph) : noGroupGuard()))
+  )
+    return nothing(l10n.t('Cancelled. Nothing was rented.'));
+  if (input.signal?.aborted) return nothing(l10n.t('Cancelled. Nothing was rented.'));
 
   const name = groupName(uniqueLabel(baseLabel(t).slice(0, 40), ports.random));
   const group: GroupRecord = {
@@ -67,7 +73,7 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   const net = await createNetwork(ports, choice.clusterId, name, input.signal);
   if ('problem' in net) {
     await removeGroup(ports.state, name);
-    return nothing(`${net.problem} Nothing was rented.`);
+    return nothing(l10n.t('{0} Nothing was rented.', net.problem));
   }
   if (net.overlayId !== undefined) await updateGroup(ports.state, name, (g) => ({ ...g, overlayId: net.overlayId }));
   ports.log.info(`group ${name}: renting ${count} machines on cluster ${choice.clusterId} (${formatRate(choice.totalDph, 2)} in total)`);
@@ -86,7 +92,13 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
         outcome: 'ready',
         group: ready.group,
         instances,
-        message: `Group "${name}" is ready: ${count} machines on one private network, ${formatRate(choice.totalDph, 2)} in total. Rank 0 is gpu-${name}-0.`,
+        message: l10n.t(
+          'Group "{0}" is ready: {1} machines on one private network, {2} in total. Rank 0 is gpu-{3}-0.',
+          name,
+          count,
+          formatRate(choice.totalDph, 2),
+          name,
+        ),
       };
     }
     return unwind(ports, group, net.overlayId, results, ready.problem);
@@ -118,14 +130,16 @@ async function findClusters(ports: GroupFlowPorts, t: Template, count: number, s
   try {
     offers = await ports.api.searchOffers({ ...buildOfferQuery(t), clusterId: 'any', limit: t.offer?.limit ?? 256 }, signal ? { signal } : undefined);
   } catch (e) {
-    if (signal?.aborted) return nothing('Cancelled. Nothing was rented.');
+    if (signal?.aborted) return nothing(l10n.t('Cancelled. Nothing was rented.'));
     ports.log.warn(`group: offer search failed: ${logText(e)}`);
-    return nothing(`Searching offers failed. ${userMessageOf(e)}`);
+    return nothing(l10n.t('Searching offers failed. {0}', userMessageOf(e)));
   }
   const choices = clusterChoices(offers, count);
   ports.log.info(`group: template "${t.name}": ${offers.length} offer(s) in clusters, ${choices.length} cluster(s) fit ${count} machines`);
   if (!choices.length)
-    return nothing(`No physical cluster has ${count} machines matching template "${t.name}". Lower "count", or loosen the template's offer requirements.`);
+    return nothing(
+      l10n.t('No physical cluster has {0} machines matching template "{1}". Lower "count", or loosen the template\'s offer requirements.', count, t.name),
+    );
   return choices;
 }
 
@@ -164,6 +178,7 @@ async function rentMembers(
             maxWaitMs,
             signal: stop.signal,
             sshAliases: memberAliases(group.name, rank),
+            ...(input.guard ? { guard: memberGuard(input, choice) } : {}),
           },
         );
         const id = memberId(r);
@@ -175,6 +190,13 @@ async function rentMembers(
   } finally {
     input.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+const noGroupGuard = () => l10n.t('Idle guard: none (nothing stops these machines when they are idle; stop or destroy the group yourself).');
+
+/** Each member's idle guard: it stops when the whole group is idle, and its maxSpend counts the group's total $/h. */
+function memberGuard(input: GroupFlowInput, choice: ClusterChoice) {
+  return input.guard && groupGuard(input.guard, choice.totalDph);
 }
 
 /** The machine a member's result says exists (or may: an unknown one with an id). */
@@ -189,20 +211,20 @@ function firstProblem(results: readonly CreateFlowResult[]): string {
   const rank = results.findIndex((r) => r.outcome !== 'running' && r.outcome !== 'cancelled');
   const at = rank >= 0 ? rank : results.findIndex((r) => r.outcome !== 'running');
   const r = results[at];
-  if (!r) return 'not every machine started';
+  if (!r) return l10n.t('not every machine started');
   switch (r.outcome) {
     case 'failed':
       return r.bootFailed
-        ? `rank ${at}: instance ${r.bootFailed.instanceId} became "${r.bootFailed.status}" while starting`
+        ? l10n.t('rank {0}: instance {1} became "{2}" while starting', at, r.bootFailed.instanceId, r.bootFailed.status)
         : `rank ${at}: ${r.message.split('. ')[0]}`;
     case 'unknown':
-      return `rank ${at}: the service gave no clear answer to its rental`;
+      return l10n.t('rank {0}: the service gave no clear answer to its rental', at);
     case 'kept':
-      return `rank ${at}: its status could not be read`;
+      return l10n.t('rank {0}: its status could not be read', at);
     case 'stopped':
-      return `rank ${at}: it stopped instead of running`;
+      return l10n.t('rank {0}: it stopped instead of running', at);
     default:
-      return `rank ${at}: cancelled, or not running within the time limit`;
+      return l10n.t('rank {0}: cancelled, or not running within the time limit', at);
   }
 }
 
@@ -212,7 +234,7 @@ async function prepared(ports: GroupFlowPorts, group: GroupRecord, instances: In
     return { group: { ...(await ports.prepare(group, instances)), status: 'ready' } };
   } catch (e) {
     ports.log.warn(`group ${group.name}: preparing the members failed: ${logText(e)}`);
-    return { problem: `Every machine runs, but the group could not be made ready (${e instanceof Error ? e.message : 'unknown error'}).` };
+    return { problem: l10n.t('Every machine runs, but the group could not be made ready ({0}).', e instanceof Error ? e.message : 'unknown error') };
   }
 }
 
@@ -248,17 +270,17 @@ async function unwind(
   // A member with no answer stays under the group, which stays unwinding: if it appears, it is destroyed too (src/groups/groupLate.ts).
   await dropGone(ports.state, group.name, destroyed);
   const left = [
-    kept.length ? `Could not destroy ${kept.map((id) => `instance ${id}`).join(', ')}: still billing; destroy it from the Instances view.` : '',
-    unknown.length ? `No clear answer for ${unknown.join(', ')}: it is watched and shown in the Instances view if it appears; destroy it there.` : '',
+    kept.length ? l10n.t('Could not destroy {0}: still billing; destroy it from the Instances view.', kept.map((id) => `instance ${id}`).join(', ')) : '',
+    unknown.length ? l10n.t('No clear answer for {0}: it is watched and shown in the Instances view if it appears; destroy it there.', unknown.join(', ')) : '',
   ].filter(Boolean);
   const what = destroyed.length
-    ? `${destroyed.length} machine(s) of it were destroyed (${destroyed.map((id) => `instance ${id}`).join(', ')}).`
+    ? l10n.t('{0} machine(s) of it were destroyed ({1}).', destroyed.length, destroyed.map((id) => `instance ${id}`).join(', '))
     : left.length
       ? ''
-      : 'Nothing was left rented.';
+      : l10n.t('Nothing was left rented.');
   return {
     outcome: 'failed',
-    message: [`Group "${group.name}": not all ${group.count} machines started (${problem}).`, what, ...left].filter(Boolean).join(' '),
+    message: [l10n.t('Group "{0}": not all {1} machines started ({2}).', group.name, group.count, problem), what, ...left].filter(Boolean).join(' '),
     destroyed,
     kept,
     unknown,

@@ -13,6 +13,7 @@ import { GROUP_WAIT_MS, memberAliases } from './groupFlow';
 import { putInflight, sshOptionsOf } from '../create/inflight';
 import { reconcileAmbiguous } from '../create/pollUntilReady';
 import { isMemberLabel } from '../core/groupIndex';
+import * as l10n from '@vscode/l10n';
 
 export interface GroupResumePorts extends Pick<CreateFlowPorts, 'api' | 'log' | 'clock' | 'ssh' | 'state' | 'instances' | 'reconcile'> {
   /** The group did not come up whole: destroy these machines (and the network)? Only a yes destroys. */
@@ -64,11 +65,11 @@ async function resumeGroup(ports: GroupResumePorts, g: GroupRecord, opts: GroupR
       return { name: g.name, outcome: 'ready', ids };
     } catch (e) {
       ports.log.warn(`group ${g.name}: preparing the members failed: ${logText(e)}`);
-      return failed(ports, { ...g, members }, ids, 'every machine runs, but the group could not be made ready');
+      return failed(ports, { ...g, members }, ids, l10n.t('every machine runs, but the group could not be made ready'));
     }
   }
   const missing = members.filter((m) => !running.some((i) => i.id === m.instanceId)).map((m) => `rank ${m.rank}`);
-  return failed(ports, { ...g, members }, ids, `not all ${g.count} machines started after the reload (${missing.join(', ')})`);
+  return failed(ports, { ...g, members }, ids, l10n.t('not all {0} machines started after the reload ({1})', g.count, missing.join(', ')));
 }
 
 type Wait = { maxWaitMs: number; intervalMs?: number; signal?: AbortSignal };

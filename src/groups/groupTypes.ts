@@ -8,8 +8,8 @@ import type { GroupRecord } from './groupRecords';
 export interface GroupPrompts {
   /** Pick one of the clusters that fit (cheapest total first); undefined cancels (nothing was rented). */
   pickCluster(choices: readonly ClusterChoice[], template: Template): Promise<ClusterChoice | undefined>;
-  /** Rent these N machines at their total $/h, all or none within `maxWaitMs`? false cancels. */
-  confirmGroup(choice: ClusterChoice, template: Template, maxWaitMs: number): Promise<boolean>;
+  /** Rent these N machines at their total $/h, all or none within `maxWaitMs`? false cancels. `guard`: what the idle guard will do, in one line. */
+  confirmGroup(choice: ClusterChoice, template: Template, maxWaitMs: number, guard?: string): Promise<boolean>;
 }
 
 export interface GroupFlowPorts extends Omit<CreateFlowPorts, 'prompts'> {

@@ -4,6 +4,7 @@
 import { errorKind, errorStatus } from '../core/describeError';
 import { logText, userMessageOf } from '../create/flowTypes';
 import type { GroupFlowPorts } from './groupTypes';
+import * as l10n from '@vscode/l10n';
 
 type Ports = Pick<GroupFlowPorts, 'api' | 'log'>;
 
@@ -35,7 +36,7 @@ export async function createNetwork(
     if (found && found !== 'unreadable') return found;
     // Made or not, a network without machines costs nothing: delete it by name in case it was.
     if (!refused) await deleteNetwork(ports, { name });
-    return { problem: `The private network for the group could not be made. ${userMessageOf(e)}` };
+    return { problem: l10n.t('The private network for the group could not be made. {0}', userMessageOf(e)) };
   }
   const found = await findByName(ports, name);
   return found && found !== 'unreadable' ? found : {};

@@ -4,6 +4,7 @@
 import type { Instance } from '../api/types';
 import { installedGuard } from './installed';
 import type { GuardRemote } from './remote';
+import * as l10n from '@vscode/l10n';
 
 export type GuardLogRead =
   /** `earlier`: the instance is not running; these are the lines read while it ran. */
@@ -36,22 +37,35 @@ export async function readGuardLog(remote: Pick<GuardRemote, 'readLog'>, inst: I
 export function guardLogProblem(name: string, r: Exclude<GuardLogRead, { kind: 'log' }>): string {
   switch (r.kind) {
     case 'empty':
-      return `The idle guard of ${name} has written no log yet: it starts a few seconds after the instance runs (its onstart starts it). Try again in a minute; if it stays empty, restart the instance.`;
+      return l10n.t(
+        'The idle guard of {0} has written no log yet: it starts a few seconds after the instance runs (its onstart starts it). Try again in a minute; if it stays empty, restart the instance.',
+        name,
+      );
     case 'noGuard':
-      return `${name} has no idle guard (it was created elsewhere, or with "guard": false), so there is no guard log. VS Code only warns while it is idle.`;
+      return l10n.t(
+        '{0} has no idle guard (it was created elsewhere, or with "guard": false), so there is no guard log. VS Code only warns while it is idle.',
+        name,
+      );
     case 'notRunning':
-      return `${name} is not running, so its guard log cannot be read (it is on the instance's disk). Start the instance to read it.`;
+      return l10n.t("{0} is not running, so its guard log cannot be read (it is on the instance's disk). Start the instance to read it.", name);
     case 'noEntry':
-      return `The guard log of ${name} is read over SSH, and this machine has no SSH entry for it yet. Connect once (Connect with Remote-SSH or Open Terminal on Instance), then try again.`;
+      return l10n.t(
+        'The guard log of {0} is read over SSH, and this machine has no SSH entry for it yet. Connect once (Connect with Remote-SSH or Open Terminal on Instance), then try again.',
+        name,
+      );
     case 'unreachable':
-      return `Could not reach ${name} over SSH to read its guard log: ${r.reason}. Check that the instance runs and that its SSH key is on your account (Open Terminal on Instance shows why ssh fails), then try again.`;
+      return l10n.t(
+        'Could not reach {0} over SSH to read its guard log: {1}. Check that the instance runs and that its SSH key is on your account (Open Terminal on Instance shows why ssh fails), then try again.',
+        name,
+        r.reason,
+      );
   }
 }
 
 /** The document: where the lines come from, then the lines. */
 export function guardLogDocument(name: string, id: number, r: { text: string; earlier?: boolean }, readAt: Date): string {
   const source = r.earlier
-    ? 'The last lines read while it ran (it is not running now: start it to read the whole log).'
-    : `The last 200 lines of $TMPDIR/gpu-rental/guard.log, read over SSH at ${readAt.toLocaleTimeString()}.`;
-  return `Idle guard log of ${name} (#${id})\n${source} Secrets are masked.\nRun "Show Idle Guard Log" again to read it anew.\n\n${r.text}\n`;
+    ? l10n.t('The last lines read while it ran (it is not running now: start it to read the whole log).')
+    : l10n.t('The last 200 lines of $TMPDIR/gpu-rental/guard.log, read over SSH at {0}.', readAt.toLocaleTimeString());
+  return l10n.t('Idle guard log of {0} (#{1})\n{2} Secrets are masked.\nRun "Show Idle Guard Log" again to read it anew.\n\n{3}\n', name, id, source, r.text);
 }

@@ -15,6 +15,7 @@ import type { GuardRemote, WatchdogState } from './remote';
 import { activity, clock, durationWords, localTime, notReporting, readings, reporting, type Reading } from './statusText';
 import { background } from '../core/background';
 import { GUARD_NO_WARN_KEY } from '../core/stateKeys';
+import * as l10n from '@vscode/l10n';
 
 export interface GuardMonitorOptions {
   instances: { readonly instances: readonly Instance[]; readonly onDidChange: Event<readonly Instance[]> };
@@ -351,8 +352,13 @@ export class GuardMonitor implements GuardPort, Disposable {
     if (inst.state !== 'running') {
       const w = t.watchdog;
       if (!w?.state || w.state.doneAt === null) return undefined;
-      const done = `${w.state.action === 'destroy' ? 'destroyed' : 'stopped'} by its idle guard at ${clock(localTime(w)(w.state.doneAt))} (idle ${durationWords(w.state.idleLimitSeconds)})`;
-      return { text: done, details: [`Idle guard: ${done}, with the instance's own key.`], watchdog: true, ...(w.log ? { log: w.log } : {}) };
+      const at = clock(localTime(w)(w.state.doneAt));
+      const idle = durationWords(w.state.idleLimitSeconds);
+      const done =
+        w.state.action === 'destroy'
+          ? l10n.t('destroyed by its idle guard at {0} (idle {1})', at, idle)
+          : l10n.t('stopped by its idle guard at {0} (idle {1})', at, idle);
+      return { text: done, details: [l10n.t("Idle guard: {0}, with the instance's own key.", done)], watchdog: true, ...(w.log ? { log: w.log } : {}) };
     }
     const now = this.now();
     const g = installedGuard(inst.onstart);
@@ -360,24 +366,28 @@ export class GuardMonitor implements GuardPort, Disposable {
     if (!g) {
       const d = this.defaults();
       if (t.idleSince === undefined)
-        return { text: '', details: ['Idle guard: none on this instance (created elsewhere or with "guard": false)'], watchdog: false };
+        return { text: '', details: [l10n.t('Idle guard: none on this instance (created elsewhere or with "guard": false)')], watchdog: false };
       return {
-        text: `no guard · idle ${minutes(now - t.idleSince)} min`,
+        text: l10n.t('no guard · idle {0} min', minutes(now - t.idleSince)),
         details: [
-          `Idle guard: none on this instance; GPU below ${d.gpuUtilBelow} % for ${minutes(now - t.idleSince)} min (VS Code only warns, it never stops it)`,
+          l10n.t(
+            'Idle guard: none on this instance; GPU below {0} % for {1} min (VS Code only warns, it never stops it)',
+            d.gpuUtilBelow,
+            minutes(now - t.idleSince),
+          ),
         ],
         watchdog: false,
       };
     }
-    const verb = g.action === 'destroy' ? 'destroys' : 'stops';
-    let text = `guard: ${verb} after ${g.idleMinutes} idle min`;
+    const destroys = g.action === 'destroy';
+    let text = destroys ? l10n.t('guard: destroys after {0} idle min', g.idleMinutes) : l10n.t('guard: stops after {0} idle min', g.idleMinutes);
     const f = this.fresh(t, now);
     const startedMinutesAgo = typeof inst.uptime_mins === 'number' ? inst.uptime_mins : Infinity;
     if (f?.state && reporting(f)) {
       const r = { ...f, state: f.state };
       const doing = activity(r, now);
-      text = `guard: ${doing}`;
-      details.push(`Idle guard: ${doing} · ${readings(r, now)}`);
+      text = l10n.t('guard: {0}', doing);
+      details.push(l10n.t('Idle guard: {0} · {1}', doing, readings(r, now)));
     } else if (f && (f.state || startedMinutesAgo >= 3)) {
       const n = notReporting(f, g);
       text = n.text;
@@ -386,17 +396,24 @@ export class GuardMonitor implements GuardPort, Disposable {
       // No idle minutes from the list's gpu_util: only the guard knows what it counts (SSH sessions, heartbeat, its own GPU reading).
       details.push(
         t.readError
-          ? 'Idle guard: its state could not be read over SSH yet (the reason is in the GPU Rental log); its idle time and warnings come from its own state once read'
+          ? l10n.t(
+              'Idle guard: its state could not be read over SSH yet (the reason is in the GPU Rental log); its idle time and warnings come from its own state once read',
+            )
           : f
-            ? 'Idle guard: starting on the instance'
-            : 'Idle guard: its idle time and warnings come from its own state, read over SSH once the instance has an SSH entry here',
+            ? l10n.t('Idle guard: starting on the instance')
+            : l10n.t('Idle guard: its idle time and warnings come from its own state, read over SSH once the instance has an SSH entry here'),
       );
     }
+    const ssh = g.keepWhileSsh ? l10n.t(' and no SSH session') : '';
     details.push(
-      `Settings: ${verb} the instance after ${g.idleMinutes} min with GPUs below ${g.gpuUtilBelow} %, no heartbeat${g.keepWhileSsh ? ' and no SSH session' : ''}`,
+      destroys
+        ? l10n.t('Settings: destroy the instance after {0} min with GPUs below {1} %, no heartbeat{2}', g.idleMinutes, g.gpuUtilBelow, ssh)
+        : l10n.t('Settings: stop the instance after {0} min with GPUs below {1} %, no heartbeat{2}', g.idleMinutes, g.gpuUtilBelow, ssh),
     );
     if (g.capSeconds !== undefined)
-      details.push(`Hard cap (${g.capWhy}): after ${(g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)} h running, whatever the activity`);
+      details.push(
+        l10n.t('Hard cap ({0}): after {1} h running, whatever the activity', String(g.capWhy), (g.capSeconds / 3600).toFixed(g.capSeconds % 3600 ? 1 : 0)),
+      );
     // The log of the last read only while it is recent (a read that failed since leaves an old one).
     return { text, details, watchdog: true, ...(f?.log ? { log: f.log } : {}) };
   }
@@ -406,16 +423,16 @@ export class GuardMonitor implements GuardPort, Disposable {
    * window's warnings for the instance. `minutes` 0 ends a snooze.
    */
   async snooze(id: number, mins: number): Promise<SnoozeResult> {
-    if (!Number.isInteger(mins) || mins < 0 || mins > 7 * 24 * 60) throw new Error('minutes must be a whole number from 0 to 10080.');
+    if (!Number.isInteger(mins) || mins < 0 || mins > 7 * 24 * 60) throw new Error(l10n.t('minutes must be a whole number from 0 to 10080.'));
     const inst = this.o.instances.instances.find((i) => i.id === id);
-    if (!inst) throw new Error(`Instance ${id} is not in the list. Refresh the Instances view and try again.`);
+    if (!inst) throw new Error(l10n.t('Instance {0} is not in the list. Refresh the Instances view and try again.', id));
     const t = this.tracks.get(id) ?? {};
     this.tracks.set(id, t);
     const now = this.now();
     const g = installedGuard(inst.onstart);
     let result: SnoozeResult;
     if (g) {
-      if (!this.o.remote) throw new Error('The guard on this instance can only be snoozed over SSH, which is not available here.');
+      if (!this.o.remote) throw new Error(l10n.t('The guard on this instance can only be snoozed over SSH, which is not available here.'));
       const epoch = await this.o.remote.snooze(id, mins);
       const until = now + mins * 60_000;
       // Until the next regular read (the watchdog applies it on its next tick), the row says what was written.

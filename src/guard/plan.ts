@@ -15,6 +15,7 @@ import {
   type GuardAction,
   type GuardDefaults,
 } from './installed';
+import * as l10n from '@vscode/l10n';
 
 export { DEFAULT_GUARD, ONSTART_LIMIT, installedGuard, type GuardAction, type GuardDefaults, type InstalledGuard } from './installed';
 
@@ -49,6 +50,11 @@ export interface GuardPlan {
   destroyAfterStoppedDays?: number;
   /** Watch Jupyter (connections to its port, busy kernels): jupyter runtypes. */
   jupyter?: boolean;
+  /**
+   * A member of a group (src/groups): it stops only when every member has been idle (it shares its
+   * verdict with its peers over the group's network), and its maxSpend counts the group's total $/h.
+   */
+  group?: { dphTotal: number };
 }
 
 /**
@@ -80,11 +86,15 @@ function stoppedDaysOf(plan: GuardPlan): number | undefined {
   return d !== undefined && Number.isInteger(d) && d >= 1 && d <= STOPPED_DAYS_MAX ? d : undefined;
 }
 
-/** The hard cap in seconds of running time, and which limit sets it; undefined when none is set. */
+/**
+ * The hard cap in seconds of running time, and which limit sets it; undefined when none is set.
+ * A group member's maxSpend is the group's: every member runs as long, at the group's total $/h.
+ */
 export function capOf(plan: GuardPlan, dphTotal: number): { seconds: number; why: 'maxHours' | 'maxSpend' } | undefined {
   const caps: Array<{ seconds: number; why: 'maxHours' | 'maxSpend' }> = [];
+  const rate = plan.group?.dphTotal ?? dphTotal;
   if (plan.maxHours !== undefined) caps.push({ seconds: plan.maxHours * 3600, why: 'maxHours' });
-  if (plan.maxSpend !== undefined && dphTotal > 0) caps.push({ seconds: (plan.maxSpend / dphTotal) * 3600, why: 'maxSpend' });
+  if (plan.maxSpend !== undefined && rate > 0) caps.push({ seconds: (plan.maxSpend / rate) * 3600, why: 'maxSpend' });
   if (!caps.length) return undefined;
   const c = caps.reduce((a, b) => (b.seconds < a.seconds ? b : a));
   return { seconds: Math.max(60, Math.floor(c.seconds)), why: c.why };
@@ -105,12 +115,14 @@ function checkedUrl(raw: string): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new GuardSetupError(`The API base URL "${raw.slice(0, 80)}" is not a valid URL, so the idle guard cannot reach the service from the instance.`);
+    throw new GuardSetupError(
+      l10n.t('The API base URL "{0}" is not a valid URL, so the idle guard cannot reach the service from the instance.', raw.slice(0, 80)),
+    );
   }
   const s = u.href.replace(/\/+$/, '');
   if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password || !/^[A-Za-z0-9:/._~%[\]-]+$/.test(s)) {
     throw new GuardSetupError(
-      `The API base URL "${raw.slice(0, 80)}" cannot be given to the idle guard (only plain http(s) URLs without credentials or special characters).`,
+      l10n.t('The API base URL "{0}" cannot be given to the idle guard (only plain http(s) URLs without credentials or special characters).', raw.slice(0, 80)),
     );
   }
   return s;
@@ -141,7 +153,7 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
   // Last: the one value that is the user's own text (installed.ts reads only what comes before it).
   if (plan.beforeStop) {
     if (!BEFORE_STOP_PATTERN.test(plan.beforeStop))
-      throw new GuardSetupError('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").');
+      throw new GuardSetupError(l10n.t('guard.beforeStop must be one line of at most 500 characters (join commands with ";" or "&&").'));
     const limit = String(Math.max(1, Math.min(3600, Math.round(plan.beforeStopSeconds ?? 300))));
     if (limit !== '300') env.push(['GPU_GUARD_BEFORE_STOP_SECONDS', limit]);
     env.push([BEFORE_STOP, plan.beforeStop]);
@@ -150,13 +162,22 @@ export function guardEnv(plan: GuardPlan, ctx: GuardContext): Array<[string, str
 }
 
 /** Parts of the watchdog only a plan that uses them carries (`#@name` … `#@` in watchdog.sh): it stays small. */
-export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop';
-export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop'];
+export type WatchdogPart = 'jupyter' | 'busyWhile' | 'beforeStop' | 'group';
+export const ALL_PARTS: readonly WatchdogPart[] = ['jupyter', 'busyWhile', 'beforeStop', 'group'];
 
 export function partsOf(plan: GuardPlan): WatchdogPart[] {
-  return ALL_PARTS.filter((p) =>
-    p === 'jupyter' ? plan.jupyter : p === 'busyWhile' ? plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)) : !!plan.beforeStop,
-  );
+  const wanted: Record<WatchdogPart, boolean> = {
+    jupyter: !!plan.jupyter,
+    busyWhile: !!plan.busyWhile?.some((w) => BUSY_WHILE_PATTERN.test(w)),
+    beforeStop: !!plan.beforeStop,
+    group: !!plan.group,
+  };
+  return ALL_PARTS.filter((p) => wanted[p]);
+}
+
+/** The guard of one member of a group whose members cost `groupDph` $/h in total (src/groups/groupFlow.ts). */
+export function groupGuard(guard: GuardRequest, groupDph: number): GuardRequest {
+  return { ...guard, plan: { ...guard.plan, group: { dphTotal: groupDph } } };
 }
 
 /**
@@ -189,8 +210,8 @@ export function minifiedWatchdog(script: string = WATCHDOG, parts: readonly Watc
   return text;
 }
 
-/** Names the watchdog reads from its environment (never renamed). */
-const KEPT_NAMES = /^(GPU_GUARD_|CONTAINER_|VAST_|JUPYTER_|TMPDIR$|IFS$|PATH$)/;
+/** Names the watchdog reads from its environment or the group.env it parses (never renamed). */
+const KEPT_NAMES = /^(GPU_GUARD_|CONTAINER_|VAST_|JUPYTER_|TMPDIR$|IFS$|PATH$|NODE_RANK$)/;
 const BEFORE_STOP = 'GPU_GUARD_BEFORE_STOP';
 
 /** @internal test */
@@ -202,8 +223,11 @@ const DEFAULT_API = 'https://console.vast.ai';
 /** What an image without base64 or gzip prints for the all-compressed form (no quotes or $: it is in double quotes). */
 export const NO_TOOLS = 'gpu-rental: no base64 or gzip here: onstart not run';
 /** The warning templates get before renting when their onstart needs the all-compressed form. */
-export const NEEDS_TOOLS_WARNING =
-  'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.';
+export function needsToolsWarning(): string {
+  return l10n.t(
+    'With the idle guard this onstart only fits compressed: the image must have base64 and gzip (most do), or the script does not run. Shorten the onstart to keep it readable, or set "guard": false.',
+  );
+}
 
 function packed(text: string): string {
   return gzipSync(Buffer.from(text, 'utf8'), { level: 9 }).toString('base64');
@@ -308,8 +332,8 @@ export function composeOnstart(user: string | undefined, plan: GuardPlan | undef
     `else echo "${NO_TOOLS}" >&2; ${noTools(`${DIR}/`)}; fi\n`;
   if (all.length <= ONSTART_LIMIT) return { onstart: all, form: 'all-compressed', env };
   throw new GuardSetupError(
-    `The onstart script with the idle guard would be ${all.length} characters even compressed; the service allows ${ONSTART_LIMIT}. ` +
-      'Shorten the onstart script (move setup into the image or a file it downloads), or turn the guard off for this template with "guard": false.',
+    l10n.t('The onstart script with the idle guard would be {0} characters even compressed; the service allows {1}. ', all.length, ONSTART_LIMIT) +
+      l10n.t('Shorten the onstart script (move setup into the image or a file it downloads), or turn the guard off for this template with "guard": false.'),
   );
 }
 
@@ -344,10 +368,17 @@ async function serverOnstart(hashId: string, lookUp: (hashId: string) => Promise
     t = await lookUp(hashId);
   } catch (e) {
     throw new GuardSetupError(
-      `The start script of the service's template ${hashId} could not be read (${e instanceof Error ? e.message : 'unknown error'}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.`,
+      l10n.t(
+        'The start script of the service\'s template {0} could not be read ({1}), and the idle guard must be added to it, not replace it. Try again, or set "guard": false.',
+        hashId,
+        e instanceof Error ? e.message : 'unknown error',
+      ),
     );
   }
-  if (!t) throw new GuardSetupError(`The service has no template ${hashId}, so its start script cannot be kept with the idle guard. Check template_hash_id.`);
+  if (!t)
+    throw new GuardSetupError(
+      l10n.t('The service has no template {0}, so its start script cannot be kept with the idle guard. Check template_hash_id.', hashId),
+    );
   return scriptOf(t);
 }
 
@@ -363,7 +394,7 @@ export function scriptOf(t: ServerTemplateOnstart): string | undefined {
  * not promised, and one the template asked for says the rent will fail.
  */
 export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, onstart: string | undefined = guard?.onstart): string {
-  const none = 'Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).';
+  const none = l10n.t('Idle guard: none (nothing stops this instance when it is idle; stop or destroy it yourself).');
   if (!guard) return none;
   let form: OnstartForm;
   try {
@@ -371,20 +402,49 @@ export function guardSummary(guard: GuardRequest | undefined, dphTotal: number, 
   } catch (e) {
     if (!(e instanceof GuardSetupError)) throw e;
     return guard.explicit
-      ? `Idle guard: cannot be installed, so nothing will be rented: ${e.message}`
-      : `${none} The onstart script leaves no room for the default guard: ${e.message}`;
+      ? l10n.t('Idle guard: cannot be installed, so nothing will be rented: {0}', e.message)
+      : l10n.t('{0} The onstart script leaves no room for the default guard: {1}', none, e.message);
   }
   const p = guard.plan;
   const caps = [p.maxHours !== undefined ? `${p.maxHours} h` : '', p.maxSpend !== undefined ? `$${p.maxSpend}` : ''].filter(Boolean);
   const cap = capOf(p, dphTotal);
   const days = stoppedDaysOf(p);
+  const ssh = p.keepWhileSsh ? l10n.t(', no SSH session') : '';
+  const head = p.group
+    ? p.action === 'destroy'
+      ? l10n.t(
+          'Idle guard: destroys the group when every member has been idle for {0} minutes (GPUs below {1} %{2}), even with VS Code closed',
+          p.idleMinutes,
+          p.gpuUtilBelow,
+          ssh,
+        )
+      : l10n.t(
+          'Idle guard: stops the group when every member has been idle for {0} minutes (GPUs below {1} %{2}), even with VS Code closed',
+          p.idleMinutes,
+          p.gpuUtilBelow,
+          ssh,
+        )
+    : p.action === 'destroy'
+      ? l10n.t('Idle guard: destroys it after {0} idle minutes (GPUs below {1} %{2}), even with VS Code closed', p.idleMinutes, p.gpuUtilBelow, ssh)
+      : l10n.t('Idle guard: stops it after {0} idle minutes (GPUs below {1} %{2}), even with VS Code closed', p.idleMinutes, p.gpuUtilBelow, ssh);
   return (
-    `Idle guard: ${p.action === 'destroy' ? 'destroys' : 'stops'} it after ${p.idleMinutes} idle minutes (GPUs below ${p.gpuUtilBelow} %${p.keepWhileSsh ? ', no SSH session' : ''}), even with VS Code closed` +
-    (caps.length && cap ? `; caps ${caps.join(' / ')} (at the latest after ${(cap.seconds / 3600).toFixed(1)} h)` : '') +
+    head +
+    (caps.length && cap
+      ? p.group
+        ? l10n.t('; caps {0} for the whole group (at the latest after {1} h)', caps.join(' / '), (cap.seconds / 3600).toFixed(1))
+        : l10n.t('; caps {0} (at the latest after {1} h)', caps.join(' / '), (cap.seconds / 3600).toFixed(1))
+      : '') +
     '.' +
     (days
-      ? ` Destroyed after ${days} day${days === 1 ? '' : 's'} stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).`
+      ? days === 1
+        ? l10n.t(
+            " Destroyed after 1 day stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).",
+          )
+        : l10n.t(
+            " Destroyed after {0} days stopped, with its disk and all data (a warning with Keep comes a day before; this template's guard.destroyAfterStoppedDays, which renting agrees to).",
+            days,
+          )
       : '') +
-    (form === 'all-compressed' ? ' The image must have base64 and gzip (most do), or neither the guard nor the onstart script runs.' : '')
+    (form === 'all-compressed' ? l10n.t(' The image must have base64 and gzip (most do), or neither the guard nor the onstart script runs.') : '')
   );
 }

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import type { WatchdogState } from './watchdogState';
 import { redactLog } from '../api/logs';
+import * as l10n from '@vscode/l10n';
 
 export type { WatchdogState };
 
@@ -34,7 +35,7 @@ const LOG_MARK = '@@guard.log@@';
 export const READ_STATE_COMMAND = `date +%s; cat ${DIR}/state.json 2>/dev/null; echo; echo ${LOG_MARK}; tail -n 15 ${DIR}/guard.log 2>/dev/null; true`;
 export const READ_LOG_COMMAND = `tail -n 200 ${DIR}/guard.log 2>/dev/null; true`;
 export function snoozeCommand(minutes: number): string {
-  if (!Number.isInteger(minutes) || minutes < 0 || minutes > 7 * 24 * 60) throw new GuardRemoteError('minutes must be a whole number from 0 to 10080.');
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes > 7 * 24 * 60) throw new GuardRemoteError(l10n.t('minutes must be a whole number from 0 to 10080.'));
   return `d=${DIR}; mkdir -p "$d" && t=$(( $(date +%s) + ${minutes * 60} )) && echo "$t" >"$d/snooze-until" && echo "$t"`;
 }
 
@@ -70,7 +71,7 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
   const run = async (id: number, command: string): Promise<string | undefined> => {
     const t = await o.target(id);
     if (!t) return undefined;
-    if (!ALIAS.test(t.alias)) throw new GuardRemoteError(`The SSH entry of instance ${id} has an unexpected name.`);
+    if (!ALIAS.test(t.alias)) throw new GuardRemoteError(l10n.t('The SSH entry of instance {0} has an unexpected name.', id));
     const args = ['-F', t.configPath, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'ClearAllForwardings=yes', '-T', t.alias, command];
     return new Promise((resolve, reject) => {
       execFile(
@@ -80,7 +81,7 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
         (err, stdout, stderr) => {
           if (err) {
             const why = String(stderr).trim().split('\n').pop()?.slice(0, 200) || (err as NodeJS.ErrnoException).code || err.message;
-            reject(new GuardRemoteError(`ssh ${t.alias} failed: ${why}`));
+            reject(new GuardRemoteError(l10n.t('ssh {0} failed: {1}', t.alias, why)));
           } else resolve(String(stdout));
         },
       );
@@ -92,7 +93,7 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
       if (out === undefined) return undefined;
       const nl = out.indexOf('\n');
       const now = Number((nl < 0 ? out : out.slice(0, nl)).trim());
-      if (!Number.isInteger(now) || now <= 0) throw new GuardRemoteError(`Instance ${id} answered the guard state read in an unexpected way.`);
+      if (!Number.isInteger(now) || now <= 0) throw new GuardRemoteError(l10n.t('Instance {0} answered the guard state read in an unexpected way.', id));
       const body = nl < 0 ? '' : out.slice(nl + 1);
       const mark = body.indexOf(`${LOG_MARK}\n`);
       // Only our own log's words, as plain text (it is shown in a Markdown document).
@@ -109,7 +110,7 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
       }
       // The schema (and zod) load with the first state read, not with the extension.
       const state = (await import('./watchdogState')).readWatchdogState(json);
-      if (!state) throw new GuardRemoteError(`The guard state on instance ${id} has an unexpected shape.`);
+      if (!state) throw new GuardRemoteError(l10n.t('The guard state on instance {0} has an unexpected shape.', id));
       return { now, state, ...log };
     },
     async readLog(id) {
@@ -118,9 +119,9 @@ export function sshGuardRemote(o: SshGuardRemoteOptions): GuardRemote {
     },
     async snooze(id, minutes) {
       const out = await run(id, snoozeCommand(minutes));
-      if (out === undefined) throw new GuardRemoteError(`Instance ${id} has no SSH entry on this machine, so the guard on it cannot be reached.`);
+      if (out === undefined) throw new GuardRemoteError(l10n.t('Instance {0} has no SSH entry on this machine, so the guard on it cannot be reached.', id));
       const t = Number(out.trim());
-      if (!Number.isInteger(t)) throw new GuardRemoteError(`Writing the snooze file on instance ${id} gave an unexpected answer.`);
+      if (!Number.isInteger(t)) throw new GuardRemoteError(l10n.t('Writing the snooze file on instance {0} gave an unexpected answer.', id));
       return t;
     },
   };

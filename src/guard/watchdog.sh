@@ -11,6 +11,8 @@
 # holds one of GPU_GUARD_BUSY_WHILE (|-separated). Idle for IDLE_S in a row: beforeStop, then act.
 # Keep a job alive from a training loop:  touch /tmp/gpu-rental/busy  (every few minutes).
 # Snooze: an epoch time in /tmp/gpu-rental/snooze-until. State: state.json, log: guard.log.
+# A member of a group (the #@group part) stops only when every member has been idle that long:
+# it serves its own verdict to its peers and reads theirs (docs/idle-guard.md, "Groups").
 # Test knobs: GPU_GUARD_TICK (s), GPU_GUARD_IDLE_SECONDS, GPU_GUARD_SMI_SECONDS.
 # Shipped with comments and indentation stripped, gzip+base64, in the create request's env
 # (GPU_GUARD_SCRIPT; onstart only unpacks and starts it): keep it small.
@@ -38,6 +40,11 @@ GPUS=$(num "$GPU_GUARD_GPUS" 1)
 SMI_S=$(num "$GPU_GUARD_SMI_SECONDS" 20)
 #@jupyter
 JP=$(num "$GPU_GUARD_JUPYTER_PORT" 8080)
+#@
+#@group
+# The group's files (written on each member when the group is ready) and the port its verdict is served on.
+G=${HOME:-/root}/.gpu-rental
+PORT=$(num "$GPU_GUARD_PEER_PORT" 29498)
 #@
 ACTION=stop
 [ "$GPU_GUARD_ACTION" = destroy ] && ACTION=destroy
@@ -89,17 +96,23 @@ if alive "$old" "$oldboot"; then
 fi
 [ -n "$old" ] && log "restarted (guard $old is gone)"
 echo "$$ ${BOOT:--}" >"$PIDF"
-trap 'rm -f "$PIDF"; exit 0' TERM INT HUP
+# Leaving: its pid file goes, and so does the server of its verdict (a group's).
+bye() {
+  rm -f "$PIDF"
+  [ -z "$SRV" ] || kill "$SRV" 2>/dev/null
+}
+trap 'bye; exit 0' TERM INT HUP
 
 START=$(date +%s)
 NOW=$START
 FAILS=0 NEXT=0 SSH=0 JUP=0 PREV=0
-unset IDLE_SINCE ERR GPU GPU_NOTE HB_AGE SNOOZED BUSY WAS DONE_AT
+unset IDLE_SINCE ERR GPU GPU_NOTE HB_AGE SNOOZED BUSY WAS DONE_AT SRV ME HOLD GRP GF
 
 write_state() {
   # Positional, "" for none (src/guard/watchdogState.ts names the fields): it must fit in onstart.
-  printf '[2,%s,%s,%s,"%s",%s,"%s",%s,%s,%s,%s,%s,"%s",%s,%s,"%s",%s,%s,"%s","%s",%s,%s]\n' $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$GPU_NOTE" "${GPU:-null}" "$SSH" "$JUP" \
-    "${HB_AGE:-null}" "${SNOOZED:-null}" "$BUSY" "${IDLE_SINCE:-null}" "$CAP_S" "$CAP_WHY" "$FAILS" "$NEXT" "$ERR" "$NEED" "${DONE_AT:-null}" "$TICK" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
+  # A group member's adds its group's word last (a single machine's stays as older readers know it).
+  printf '[2,%s,%s,%s,"%s",%s,"%s",%s,%s,%s,%s,%s,"%s",%s,%s,"%s",%s,%s,"%s","%s",%s,%s%s]\n' $$ "$START" "$NOW" "$ACTION" "$IDLE_S" "$GPU_NOTE" "${GPU:-null}" "$SSH" "$JUP" \
+    "${HB_AGE:-null}" "${SNOOZED:-null}" "$BUSY" "${IDLE_SINCE:-null}" "$CAP_S" "$CAP_WHY" "$FAILS" "$NEXT" "$ERR" "$NEED" "${DONE_AT:-null}" "$TICK" "${GRP:+,\"$GRP\"}" >"$D/state.tmp" && mv -f "$D/state.tmp" "$D/state.json"
 }
 
 # The busiest GPU; GPU_NOTE: ok, none (no GPU rented, no nvidia-smi), missing, failing, hanging.
@@ -219,6 +232,74 @@ judge() {
   fi
 }
 
+#@group
+# The group (its files read again whenever they change: a group made ready again after a start
+# may have new addresses): this member serves its own
+# verdict, "busy" or "idle <since>", on its overlay address, and reads every peer's. HOLD names
+# the first peer that keeps the group running: busy, idle for less than IDLE_S, an answer other
+# than those two (never stop a machine in use), or silent with no idle word before. A peer silent
+# for IDLE_S in a row (stopped, gone) holds nothing. Without python3 it cannot serve: it watches alone.
+group() {
+  HOLD=
+  f=$(cat "$G/group.env" "$G/hostfile" 2>/dev/null)
+  if [ "$f" != "$GF" ]; then
+    GF=$f
+    ME=
+    GRP=
+    [ -z "$SRV" ] || kill "$SRV" 2>/dev/null
+    SRV=
+    R=$(sed -n 's/^export NODE_RANK=\([0-9]\{1,2\}\)$/\1/p' "$G/group.env" 2>/dev/null)
+    # "rank:address" in rank order, dotted quads only: one other line and none is believed.
+    L=$(awk '{ if (split($1, a, ".") != 4) exit 1; for (k = 1; k < 5; k++) if (a[k] !~ /^[0-9]+$/ || a[k] > 255) exit 1; print NR - 1 ":" $1 }' "$G/hostfile" 2>/dev/null) || L=
+    ME=$(echo "$L" | sed -n "s/^$R://p")
+    PEERS=$(echo "$L" | grep -v "^$R:")
+    if [ -z "$R" ] || [ -z "$ME" ] || [ -z "$PEERS" ]; then
+      ME=
+      return
+    fi
+    # Silence counts from here.
+    GT=$NOW
+    GRP="rank $R of $(echo "$L" | wc -l | tr -d ' ')"
+    command -v python3 >/dev/null 2>&1 || GRP="cannot share its state (no python3)"
+    log "group: $GRP, at $ME"
+  fi
+  [ -n "$ME" ] && [ "${GRP%% *}" = rank ] || return
+  mkdir -p "$D/peer"
+  if [ -n "$BUSY" ]; then echo busy; else echo "idle $IDLE_SINCE"; fi >"$D/peer/w" && mv -f "$D/peer/w" "$D/peer/v"
+  if [ -z "$SRV" ] || ! kill -0 "$SRV" 2>/dev/null; then
+    (cd "$D/peer" && exec python3 -m http.server --bind "$ME" "$PORT") >/dev/null 2>&1 &
+    SRV=$!
+    # The server ends with this guard, however it ends: a stale word must not outlive it.
+    (
+      while kill -0 $$ && kill -0 "$SRV"; do sleep "$TICK"; done
+      kill "$SRV"
+    ) >/dev/null 2>&1 &
+  fi
+  for p in $PEERS; do
+    r=${p%%:*}
+    # Straight to the peer (an image's http_proxy must not carry the group's private traffic).
+    if curl -s -m 3 --noproxy '*' -o "$D/peer.in" "http://${p#*:}:$PORT/v" 2>/dev/null; then
+      v=$(head -c 40 "$D/peer.in")
+      case $v in
+        busy) ;;
+        "idle "*) case ${v#idle } in '' | *[!0-9]* | ?????????????*) v=x ;; esac ;;
+        *) v=x ;;
+      esac
+      eval "V$r=\$v T$r=\$NOW"
+    fi
+    eval "v=\${V$r-} t=\${T$r-}"
+    t=${t:-$GT}
+    # Its last word holds while it is silent (a member that stopped when idle stays idle).
+    [ $(($NOW - t)) -ge "$IDLE_S" ] || [ -n "$HOLD" ] || case $t:$v in
+      *:"idle "*) [ $(($NOW - ${v#idle })) -ge "$IDLE_S" ] || HOLD="rank $r idle, not long enough" ;;
+      "$NOW":busy) HOLD="rank $r busy" ;;
+      "$NOW":x) HOLD="rank $r busy (answer not understood)" ;;
+      *) HOLD="rank $r not answering" ;;
+    esac
+  done
+}
+#@
+
 # One API call on this instance: $1 method, $2 JSON body (or empty). CODE is the HTTP status
 # (0: no answer), the answer is in api.out and in $o (no blanks), complaints in api.err.
 call() {
@@ -283,10 +364,18 @@ while :; do
     WAS=
     log "idle (GPU ${GPU:-$GPU_NOTE}, SSH $SSH)"
   fi
+  #@group
+  group
+  if [ -z "$BUSY" ] && [ "$HOLD" != "$WH" ]; then
+    log "group: ${HOLD:-no member keeps it running}"
+    WH=$HOLD
+  fi
+  [ -n "$BUSY" ] || BUSY=${HOLD:+"group: $HOLD"}
+  #@
   due=
   if [ "$CAP_S" -gt 0 ] && [ $(($NOW - $START)) -ge "$CAP_S" ]; then
     due=$CAP_WHY
-  elif [ -n "$IDLE_SINCE" ] && [ $(($NOW - $IDLE_SINCE)) -ge "$IDLE_S" ]; then
+  elif [ -n "$IDLE_SINCE" ] && [ -z "$HOLD" ] && [ $(($NOW - $IDLE_SINCE)) -ge "$IDLE_S" ]; then
     due=idle
   fi
   if [ -z "$due" ]; then
@@ -302,13 +391,20 @@ while :; do
       log "beforeStop exit $?"
     fi
     #@
+    #@group
+    if [ "$due" = idle ] && [ -n "$SRV" ]; then
+      m="$(($IDLE_S / 60)) min"
+      [ "$IDLE_S" -ge 60 ] || m="$IDLE_S s"
+      log "group idle: every member idle for $m"
+    fi
+    #@
     log "$ACTION now ($due)"
     if act; then
       DONE_AT=$NOW
       ERR=
       log "$ACTION accepted and confirmed"
       write_state
-      rm -f "$PIDF"
+      bye
       exit 0
     fi
     # Back off: tick, 2x, 4x ... at most 15 minutes; never a tight loop.

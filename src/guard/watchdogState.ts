@@ -1,6 +1,7 @@
 // The watchdog's state.json as VS Code reads it (over SSH, src/guard/remote.ts). Loaded on the
 // first read (dist/watchdogState.js), so zod stays out of the activation bundle for it.
 import * as z from 'zod/mini';
+import * as l10n from '@vscode/l10n';
 
 const num = z.number();
 const maybeNum = z.nullable(z.number());
@@ -37,6 +38,8 @@ export const WatchdogStateSchema = z.object({
   gpuProblem: z.optional(maybeStr),
   /** Version 2 on: "cannot act: no curl, awk" when the image lacks what the guard needs (it then never acts on idleness). */
   cannotAct: z.optional(maybeStr),
+  /** A group member's: "rank 1 of 3" (it shares its state with the group), or why it cannot ("cannot share its state (no python3)"). */
+  group: z.optional(maybeStr),
 });
 
 export type WatchdogState = z.infer<typeof WatchdogStateSchema>;
@@ -44,8 +47,9 @@ export type WatchdogState = z.infer<typeof WatchdogStateSchema>;
 /**
  * Version 2 is positional (it must fit in onstart): [2, pid, startedAt, updatedAt, action,
  * idleLimitSeconds, gpu, gpuUtil, ssh, jupyter, heartbeatAge, snoozedUntil, busyReason,
- * idleSince, capSeconds, capReason, failures, nextRetryAt, lastError, missingTools, doneAt, tick];
- * "" is none. Version 3, [3, at, action], is what onstart writes when the watchdog could not even
+ * idleSince, capSeconds, capReason, failures, nextRetryAt, lastError, missingTools, doneAt, tick],
+ * and a group member's adds its group word last; "" is none. A busy reason with an idle time is a
+ * group member idle itself and held by the group ("group: rank 2 busy"): it does not act then. Version 3, [3, at, action], is what onstart writes when the watchdog could not even
  * be unpacked (no base64 or gzip).
  */
 function fromArray(a: unknown[]): unknown {
@@ -73,11 +77,11 @@ function fromArray(a: unknown[]): unknown {
       nextRetryAt: null,
       lastError: null,
       doneAt: null,
-      cannotAct: 'cannot act: no base64 or gzip on this image (the guard could not be unpacked)',
+      cannotAct: l10n.t('cannot act: no base64 or gzip on this image (the guard could not be unpacked)'),
       gpuProblem: null,
     };
   }
-  if (a[0] !== 2 || a.length !== 22) return undefined;
+  if (a[0] !== 2 || (a.length !== 22 && a.length !== 23)) return undefined;
   const [
     ,
     pid,
@@ -101,6 +105,7 @@ function fromArray(a: unknown[]): unknown {
     missing,
     doneAt,
     tick,
+    group,
   ] = a;
   const note = str(gpu);
   return {
@@ -118,16 +123,17 @@ function fromArray(a: unknown[]): unknown {
     snoozedUntil: snoozed,
     busyReason: str(busy),
     idleSince,
-    actAt: typeof idleSince === 'number' && typeof idleLimitSeconds === 'number' ? idleSince + idleLimitSeconds : null,
+    actAt: typeof idleSince === 'number' && typeof idleLimitSeconds === 'number' && !str(busy) ? idleSince + idleLimitSeconds : null,
     capAt: typeof capS === 'number' && capS > 0 && typeof startedAt === 'number' ? startedAt + capS : null,
     capReason: str(capWhy),
     failures,
     nextRetryAt: typeof failures === 'number' && failures > 0 ? next : null,
     lastError: str(err),
-    cannotAct: typeof missing === 'string' && missing ? `cannot act: no ${missing}` : null,
-    gpuProblem: note === 'missing' || note === 'failing' || note === 'hanging' ? `cannot see the GPU (nvidia-smi ${String(note)})` : null,
+    cannotAct: typeof missing === 'string' && missing ? l10n.t('cannot act: no {0}', missing) : null,
+    gpuProblem: note === 'missing' || note === 'failing' || note === 'hanging' ? l10n.t('cannot see the GPU (nvidia-smi {0})', String(note)) : null,
     doneAt,
     tickSeconds: tick,
+    group: group === undefined ? null : str(group),
   };
 }
 

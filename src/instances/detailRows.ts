@@ -3,6 +3,7 @@
 // value formatted, and every secret it may carry masked. Plain data, unit-tested without VS Code.
 import type { Instance } from '../api/types';
 import { redactLog } from '../api/logs';
+import * as l10n from '@vscode/l10n';
 
 export interface DetailModel {
   /** The API's field name (`gpu_name`). */
@@ -221,7 +222,7 @@ export function instanceDetails(i: Instance, secrets: ReadonlyArray<string | und
     if (v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
     const label = detailLabel(key);
     if (key === 'jupyter_token') {
-      out.push({ key, label, value: '•••••••• (use Copy Jupyter Token)', secret: true });
+      out.push({ key, label, value: l10n.t('•••••••• (use Copy Jupyter Token)'), secret: true });
       continue;
     }
     out.push({ key, label, value: maskSecrets(fmtValue(key, v), [...secrets, i.jupyter_token ?? undefined]) });

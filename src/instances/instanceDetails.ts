@@ -5,6 +5,7 @@ import { currentRate, formatRate } from '../core/rates';
 import { instanceDetails, maskSecrets } from './detailRows';
 import { instanceName, perGpu, stateText } from '../core/instanceWords';
 import { md, pct } from '../core/textFormat';
+import * as l10n from '@vscode/l10n';
 
 /** The Show Instance Details document's URI scheme (a read-only virtual document). */
 export const DETAILS_SCHEME = 'gpu-rental-instance';
@@ -31,7 +32,7 @@ const BLOB_RE = /[A-Za-z0-9+/]{100,}={0,2}/g;
 
 /** A long value as the folded section shows it: base64 runs shortened to their length. */
 export function foldBlobs(v: string): string {
-  return v.replace(BLOB_RE, (b) => `${b.slice(0, 12)}…[${b.length.toLocaleString('en-US')} base64 characters]`);
+  return v.replace(BLOB_RE, (b) => l10n.t('{0}…[{1} base64 characters]', b.slice(0, 12), b.length.toLocaleString('en-US')));
 }
 
 /**
@@ -53,14 +54,15 @@ export function instanceDetailsMarkdown(
   const details = instanceDetails(i, secrets);
   const long = details.filter((d) => d.value.length > LONG_VALUE_CHARS);
   const rows = details.map(
-    (d) => `| ${d.label} | \`${d.key}\` | ${long.includes(d) ? `${d.value.length.toLocaleString('en-US')} characters, folded below` : cell(d.value)} |`,
+    (d) =>
+      `| ${d.label} | \`${d.key}\` | ${long.includes(d) ? l10n.t('{0} characters, folded below', d.value.length.toLocaleString('en-US')) : cell(d.value)} |`,
   );
   const folded = long.flatMap((d) => {
     const text = foldBlobs(d.value);
     const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
     return [
       '<details>',
-      `<summary>${d.label} (${d.key}, ${d.value.length.toLocaleString('en-US')} characters)</summary>`,
+      l10n.t('<summary>{0} ({1}, {2} characters)</summary>', d.label, d.key, d.value.length.toLocaleString('en-US')),
       '',
       fence,
       text,
@@ -76,7 +78,7 @@ export function instanceDetailsMarkdown(
     [md(stateText(i) ?? ''), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
     '',
     ...guardSection(guard, secrets),
-    '| Field | API name | Value |',
+    l10n.t('| Field | API name | Value |'),
     '|---|---|---|',
     ...rows,
     '',
@@ -88,12 +90,19 @@ export function instanceDetailsMarkdown(
 function guardSection(guard: { details: string[]; log?: string } | undefined, secrets: ReadonlyArray<string | undefined>): string[] {
   if (!guard || !guard.details.length) return [];
   return [
-    '## Idle guard',
+    l10n.t('## Idle guard'),
     '',
     ...guard.details.map((l) => `- ${md(maskSecrets(l, secrets))}`),
     '',
     ...(guard.log
-      ? ['Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):', '', '```text', maskSecrets(guard.log, secrets).replace(/`/g, "'"), '```', '']
+      ? [
+          l10n.t('Its log on the instance (`$TMPDIR/gpu-rental/guard.log`, last lines):'),
+          '',
+          '```text',
+          maskSecrets(guard.log, secrets).replace(/`/g, "'"),
+          '```',
+          '',
+        ]
       : []),
   ];
 }
@@ -101,11 +110,11 @@ function guardSection(guard: { details: string[]; log?: string } | undefined, se
 /** The detail line of an offer in a pick list (Create from Template, Rent This Offer). */
 export function offerPickDetail(o: Offer): string {
   return [
-    pct(o.reliability) && `${pct(o.reliability)} reliable`,
+    pct(o.reliability) && l10n.t('{0} reliable', pct(o.reliability)!),
     o.geolocation ?? undefined,
     perGpu(o.gpu_ram ?? o.gpu_totalram),
     typeof o.dlperf_per_dphtotal === 'number' ? `${o.dlperf_per_dphtotal.toFixed(0)} DLPerf/$` : undefined,
-    `offer ${o.id}`,
+    l10n.t('offer {0}', o.id),
   ]
     .filter(Boolean)
     .join(' · ');

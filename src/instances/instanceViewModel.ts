@@ -19,6 +19,7 @@ import { md, pct } from '../core/textFormat';
 import { describeSshAddress, sshAddress } from '../ssh/address';
 import { computeRate, currentRate, formatRate, isBilledForCompute, storageRate } from '../core/rates';
 import { currentBid } from './bid';
+import * as l10n from '@vscode/l10n';
 
 const ICONS: Record<StateCategory, { icon: string; color: string | undefined }> = {
   running: { icon: 'vm-running', color: 'testing.iconPassed' },
@@ -74,32 +75,37 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
   if (isOutbid(i)) {
     const bid = currentBid(i);
     lines.push(
-      `Outbid: the service stopped this interruptible instance because someone bid more${bid !== undefined ? ` than ${md(formatRate(bid, 3))}` : ''}${typeof i.min_bid === 'number' ? `; the minimum is now ${md(formatRate(i.min_bid, 3))}` : ''}. Storage keeps billing. Use Change Bid… to run it again.`,
+      l10n.t(
+        'Outbid: the service stopped this interruptible instance because someone bid more{0}{1}. Storage keeps billing. Use Change Bid… to run it again.',
+        bid !== undefined ? l10n.t(' than {0}', md(formatRate(bid, 3))) : '',
+        typeof i.min_bid === 'number' ? l10n.t('; the minimum is now {0}', md(formatRate(i.min_bid, 3))) : '',
+      ),
       '',
     );
   } else if (isInterruptible(i)) {
     const bid = currentBid(i);
-    if (bid !== undefined) add('Bid', `${formatRate(bid, 3)} (interruptible)`);
+    if (bid !== undefined) add(l10n.t('Bid'), l10n.t('{0} (interruptible)', formatRate(bid, 3)));
   }
-  if (i.status_msg) add('Status', i.status_msg);
-  add('GPU RAM', perGpu(i.gpu_ram ?? i.gpu_totalram));
+  if (i.status_msg) add(l10n.t('Status'), i.status_msg);
+  add(l10n.t('GPU RAM'), perGpu(i.gpu_ram ?? i.gpu_totalram));
   add(
     'CPU',
-    [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? `${i.cpu_cores_effective} cores` : undefined, gb(i.cpu_ram)].filter(Boolean).join(', ') ||
-      undefined,
+    [i.cpu_name, typeof i.cpu_cores_effective === 'number' ? l10n.t('{0} cores', i.cpu_cores_effective) : undefined, gb(i.cpu_ram)]
+      .filter(Boolean)
+      .join(', ') || undefined,
   );
-  add('Disk', typeof i.disk_space === 'number' ? `${i.disk_space.toFixed(0)} GB` : undefined);
-  add('Location', i.geolocation ?? undefined);
-  add('Reliability', pct(i.reliability2));
-  add('Uptime', i.state === 'running' ? uptime(i.uptime_mins) : undefined);
+  add(l10n.t('Disk'), typeof i.disk_space === 'number' ? `${i.disk_space.toFixed(0)} GB` : undefined);
+  add(l10n.t('Location'), i.geolocation ?? undefined);
+  add(l10n.t('Reliability'), pct(i.reliability2));
+  add(l10n.t('Uptime'), i.state === 'running' ? uptime(i.uptime_mins) : undefined);
   const ssh = sshAddress(i);
   add('SSH', ssh ? describeSshAddress(ssh) : undefined);
-  add('Image', i.image_uuid ?? undefined);
+  add(l10n.t('Image'), i.image_uuid ?? undefined);
   const compute = computeRate(i);
   const storage = storageRate(i);
   lines.push(
-    `- Cost: compute ${formatRate(compute)}, storage ${formatRate(storage)}, total ${formatRate(currentRate(i))}` +
-      (isBilledForCompute(i) ? '' : ' (stopped: storage only)'),
+    l10n.t('- Cost: compute {0}, storage {1}, total {2}', formatRate(compute), formatRate(storage), formatRate(currentRate(i))) +
+      (isBilledForCompute(i) ? '' : l10n.t(' (stopped: storage only)')),
   );
   if (spent) lines.push(`- ${md(spent)}`);
   for (const d of guard?.details ?? []) lines.push(`- ${md(d)}`);

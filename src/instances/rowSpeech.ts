@@ -7,6 +7,7 @@ import { currentRate } from '../core/rates';
 import { spoken, spokenRate } from '../core/spokenRow';
 import { gpuText, instanceName, stateText } from '../core/instanceWords';
 import type { GuardRowInfo } from './instanceViewModel';
+import * as l10n from '@vscode/l10n';
 
 /** An instance row: name, state (or the action under way), price, GPUs, guard, marks. */
 export function instanceRowSpeech(i: Instance, o: { pending?: string; guard?: GuardRowInfo; marks?: readonly string[] } = {}): string {
@@ -15,7 +16,7 @@ export function instanceRowSpeech(i: Instance, o: { pending?: string; guard?: Gu
     o.pending ?? stateText(i),
     spokenRate(currentRate(i)),
     gpuText(i),
-    o.guard?.text && `idle guard: ${o.guard.text}`,
+    o.guard?.text && l10n.t('idle guard: {0}', o.guard.text),
     ...(o.marks ?? []).map((m) => `warning: ${m}`),
   ]);
 }

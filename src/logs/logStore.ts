@@ -4,6 +4,7 @@
 import type { LogFetchOptions, ServiceApi } from '../api/types';
 import { Emitter, type Event } from '../core/events';
 import type { LogEntry, LogKey, LogsPort } from '../core/storePorts';
+import * as l10n from '@vscode/l10n';
 
 export const LOGS_SCHEME = 'gpu-rental-logs';
 export const DEFAULT_LOG_TAIL = 1000;
@@ -61,19 +62,20 @@ function stamp(d: Date): string {
 export function renderLog(e: LogEntry, followSeconds: number): string {
   const k = e.key;
   const what = [
-    k.daemon ? 'daemon log' : 'container log',
-    `last ${k.tail} lines`,
-    k.filter ? `lines matching "${k.filter}"` : undefined,
-    k.resultUrl ? 'captured when it failed' : undefined,
+    k.daemon ? l10n.t('daemon log') : l10n.t('container log'),
+    l10n.t('last {0} lines', k.tail),
+    k.filter ? l10n.t('lines matching "{0}"', k.filter) : undefined,
+    k.resultUrl ? l10n.t('captured when it failed') : undefined,
   ]
     .filter(Boolean)
     .join(' · ');
-  const when = e.loading && !e.fetchedAt ? 'fetching…' : e.fetchedAt ? `fetched ${stamp(e.fetchedAt)}` : 'not fetched yet';
-  const follow = e.following ? ` · following every ${followSeconds} s` : '';
+  const when = e.loading && !e.fetchedAt ? 'fetching…' : e.fetchedAt ? `fetched ${stamp(e.fetchedAt)}` : l10n.t('not fetched yet');
+  const follow = e.following ? l10n.t(' · following every {0} s', followSeconds) : '';
   const head = `# ${e.name} (#${k.instanceId}) · ${what} · ${when}${follow}`;
-  if (e.error) return `${head}\n# Could not fetch the log: ${e.error}\n# Use Refresh (the editor title) to try again.\n${e.text ? `\n${e.text}` : ''}`;
-  if (e.text === undefined) return `${head}\n# Waiting for the service to upload the log…\n`;
-  return `${head}\n${e.text.length ? e.text : '# (the log is empty)\n'}`;
+  if (e.error)
+    return l10n.t('{0}\n# Could not fetch the log: {1}\n# Use Refresh (the editor title) to try again.\n{2}', head, e.error, e.text ? `\n${e.text}` : '');
+  if (e.text === undefined) return l10n.t('{0}\n# Waiting for the service to upload the log…\n', head);
+  return `${head}\n${e.text.length ? e.text : l10n.t('# (the log is empty)\n')}`;
 }
 
 export interface InstanceLogStoreDeps {

@@ -4,6 +4,7 @@
 
 import type { FilterOp, FilterScalar, OfferFilters } from '../api/types';
 import { FIELDS, FIELD_ALIASES, MULTIPLIERS, offerField, suggestField, type FieldType } from './queryFields';
+import * as l10n from '@vscode/l10n';
 
 export { FIELD_ALIASES, offerField };
 
@@ -80,7 +81,7 @@ function quoted(s: Scanner): { value: string; start: number } {
   const q = s.text[s.pos]!;
   const start = s.pos;
   const close = s.text.indexOf(q, s.pos + 1);
-  if (close < 0) throw new QueryError(`Unclosed quote ${q} starting at column ${start + 1}: add the closing ${q}.`, start, s.text.length);
+  if (close < 0) throw new QueryError(l10n.t('Unclosed quote {0} starting at column {1}: add the closing {2}.', q, start + 1, q), start, s.text.length);
   s.pos = close + 1;
   return { value: s.text.slice(start + 1, close), start };
 }
@@ -100,7 +101,7 @@ function readList(s: Scanner): RawValue[] {
   for (;;) {
     skipSpace(s);
     const c = s.text[s.pos];
-    if (c === undefined) throw new QueryError(`The list starting at column ${open + 1} has no closing ]: add it, e.g. [TW,SE].`, open, s.text.length);
+    if (c === undefined) throw new QueryError(l10n.t('The list starting at column {0} has no closing ]: add it, e.g. [TW,SE].', open + 1), open, s.text.length);
     if (c === ']') {
       s.pos++;
       return out;
@@ -126,11 +127,11 @@ function convert(field: string, type: FieldType, raw: RawValue): FilterScalar {
   if (type === 'bool') {
     if (/^(true|1)$/i.test(t)) return true;
     if (/^(false|0)$/i.test(t)) return false;
-    throw new QueryError(`${field} takes true or false, not ${where}.`, raw.start, raw.end);
+    throw new QueryError(l10n.t('{0} takes true or false, not {1}.', field, where), raw.start, raw.end);
   }
   if (type === 'num') {
     const n = Number(t);
-    if (t.trim() === '' || !Number.isFinite(n)) throw new QueryError(`${field} takes a number, not ${where}.`, raw.start, raw.end);
+    if (t.trim() === '' || !Number.isFinite(n)) throw new QueryError(l10n.t('{0} takes a number, not {1}.', field, where), raw.start, raw.end);
     const m = MULTIPLIERS[field];
     return m ? Math.round(n * m * 1000) / 1000 : n;
   }
@@ -146,7 +147,7 @@ function readOp(s: Scanner): { op: FilterOp; start: number } | undefined {
       if (/[<>=!]/.test(s.text[s.pos] ?? '')) {
         let end = s.pos;
         while (/[<>=!]/.test(s.text[end] ?? '')) end++;
-        throw new QueryError(`Unknown operator '${s.text.slice(start, end)}' at column ${start + 1}: use one of ${OPERATOR_HELP}.`, start, end);
+        throw new QueryError(l10n.t("Unknown operator '{0}' at column {1}: use one of {2}.", s.text.slice(start, end), start + 1, OPERATOR_HELP), start, end);
       }
       return { op, start };
     }
@@ -169,20 +170,28 @@ function readFieldComparison(s: Scanner, out: OfferFilters, touched: Set<string>
   if (!m) {
     let end = s.pos;
     while (end < s.text.length && !isSpace(s.text[end])) end++;
-    throw new QueryError(`Expected a field name at column ${start + 1}, found '${s.text.slice(start, end)}'. A comparison looks like num_gpus>=2.`, start, end);
+    throw new QueryError(
+      l10n.t("Expected a field name at column {0}, found '{1}'. A comparison looks like num_gpus>=2.", start + 1, s.text.slice(start, end)),
+      start,
+      end,
+    );
   }
   const name = m[0];
   s.pos += name.length;
   const field = offerField(name);
-  if (!field) throw new QueryError(`Unknown field '${name}' at column ${start + 1}.${suggestField(name)}`, start, s.pos);
+  if (!field) throw new QueryError(l10n.t("Unknown field '{0}' at column {1}.{2}", name, start + 1, suggestField(name)), start, s.pos);
   skipSpace(s);
   const opAt = s.pos;
   const op = readOp(s);
   if (!op) {
     let end = s.pos;
     while (end < s.text.length && !isSpace(s.text[end])) end++;
-    const found = end > opAt ? `'${s.text.slice(opAt, end)}'` : 'the end of the query';
-    throw new QueryError(`After '${name}' expected an operator (${OPERATOR_HELP}), found ${found} at column ${opAt + 1}.`, opAt, Math.max(end, opAt + 1));
+    const found = end > opAt ? `'${s.text.slice(opAt, end)}'` : l10n.t('the end of the query');
+    throw new QueryError(
+      l10n.t("After '{0}' expected an operator ({1}), found {2} at column {3}.", name, OPERATOR_HELP, found, opAt + 1),
+      opAt,
+      Math.max(end, opAt + 1),
+    );
   }
   skipSpace(s);
   const valueAt = s.pos;
@@ -190,7 +199,11 @@ function readFieldComparison(s: Scanner, out: OfferFilters, touched: Set<string>
   let values: RawValue[];
   let list = false;
   if (c === undefined)
-    throw new QueryError(`'${s.text.slice(start, s.pos).trim()}' has no value: add one, e.g. ${name}>=2, ${name}=true or ${name}=any.`, start, s.pos);
+    throw new QueryError(
+      l10n.t("'{0}' has no value: add one, e.g. {1}>=2, {2}=true or {3}=any.", s.text.slice(start, s.pos).trim(), name, name, name),
+      start,
+      s.pos,
+    );
   if (c === '[') {
     values = readList(s);
     list = true;
@@ -210,12 +223,16 @@ function readFieldComparison(s: Scanner, out: OfferFilters, touched: Set<string>
   }
   const type = FIELDS[field]!;
   if (list && op.op !== 'in' && op.op !== 'notin') {
-    throw new QueryError(`A list needs 'in' or 'notin' (column ${op.start + 1}): write ${name} in [${values.map((v) => v.text).join(',')}].`, op.start, s.pos);
+    throw new QueryError(
+      l10n.t("A list needs 'in' or 'notin' (column {0}): write {1} in [{2}].", op.start + 1, name, values.map((v) => v.text).join(',')),
+      op.start,
+      s.pos,
+    );
   }
   if (type === 'bool' && op.op !== 'eq' && op.op !== 'neq') {
-    throw new QueryError(`${field} is true or false: compare it with = or != (column ${op.start + 1}).`, op.start, s.pos);
+    throw new QueryError(l10n.t('{0} is true or false: compare it with = or != (column {1}).', field, op.start + 1), op.start, s.pos);
   }
-  if (list && values.length === 0) throw new QueryError(`The list at column ${valueAt + 1} is empty: give at least one value.`, valueAt, s.pos);
+  if (list && values.length === 0) throw new QueryError(l10n.t('The list at column {0} is empty: give at least one value.', valueAt + 1), valueAt, s.pos);
   const converted = values.map((v) => convert(field, type, v));
   // A field the user names replaces its CLI default rather than adding to it.
   if (!touched.has(field)) {
@@ -240,10 +257,10 @@ function parseOrder(text: string, at: number): OrderPair[] {
     const desc = raw.endsWith('-');
     const name = raw.replace(/[-+]$/, '');
     const field = ORDERABLE.test(name) ? (offerField(name) ?? (name === 'score' ? 'score' : undefined)) : undefined;
-    if (!field) throw new QueryError(`Cannot sort by '${name}' (column ${start + 1}).${suggestField(name)}`, start, start + raw.length);
+    if (!field) throw new QueryError(l10n.t("Cannot sort by '{0}' (column {1}).{2}", name, start + 1, suggestField(name)), start, start + raw.length);
     out.push([field, desc ? 'desc' : 'asc']);
   }
-  if (!out.length) throw new QueryError(`The sort order at column ${at + 1} is empty: e.g. -o 'dph' or -o 'num_gpus-'.`, at, at + text.length);
+  if (!out.length) throw new QueryError(l10n.t("The sort order at column {0} is empty: e.g. -o 'dph' or -o 'num_gpus-'.", at + 1), at, at + text.length);
   return out;
 }
 
@@ -309,7 +326,12 @@ function readOption(s: Scanner, opts: Options): void {
     case '--type': {
       const v = readOptionValue(s, inline, name, inlineAt);
       const t = TYPE_WORDS[v.value.toLowerCase()];
-      if (!t) throw new QueryError(`--type is on-demand or bid (interruptible), not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+      if (!t)
+        throw new QueryError(
+          l10n.t("--type is on-demand or bid (interruptible), not '{0}' (column {1}).", v.value, v.start + 1),
+          v.start,
+          v.start + v.value.length,
+        );
       opts.type = t;
       return;
     }
@@ -327,7 +349,11 @@ function readOption(s: Scanner, opts: Options): void {
       const v = readOptionValue(s, inline, name, inlineAt);
       const n = Number(v.value);
       if (!Number.isInteger(n) || n < 1 || n > 1000)
-        throw new QueryError(`--limit takes a whole number from 1 to 1000, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+        throw new QueryError(
+          l10n.t("--limit takes a whole number from 1 to 1000, not '{0}' (column {1}).", v.value, v.start + 1),
+          v.start,
+          v.start + v.value.length,
+        );
       opts.limit = n;
       return;
     }
@@ -335,13 +361,13 @@ function readOption(s: Scanner, opts: Options): void {
       const v = readOptionValue(s, inline, name, inlineAt);
       const n = Number(v.value);
       if (!Number.isFinite(n) || n <= 0)
-        throw new QueryError(`--storage takes a number of GB, not '${v.value}' (column ${v.start + 1}).`, v.start, v.start + v.value.length);
+        throw new QueryError(l10n.t("--storage takes a number of GB, not '{0}' (column {1}).", v.value, v.start + 1), v.start, v.start + v.value.length);
       opts.storage = n;
       return;
     }
     default:
       throw new QueryError(
-        `Unknown option '${name}' at column ${start + 1}: the search takes -o/--order, --type, -n/--no-default, --limit and --storage.`,
+        l10n.t("Unknown option '{0}' at column {1}: the search takes -o/--order, --type, -n/--no-default, --limit and --storage.", name, start + 1),
         start,
         s.pos,
       );
@@ -355,7 +381,7 @@ const CLI_PREFIX = /^\s*(?:(?:\.\/)?vast(?:ai|\.py)?\s+)?search\s+offers\b/i;
  * (`vastai search offers 'reliability>0.99' -o 'num_gpus-'`). Throws QueryError pointing at the token.
  */
 export function parseCliQuery(input: string): CliQuery {
-  if (typeof input !== 'string') throw new QueryError('The query must be text, e.g. num_gpus>=2 gpu_name=RTX_4090.', 0, 0);
+  if (typeof input !== 'string') throw new QueryError(l10n.t('The query must be text, e.g. num_gpus>=2 gpu_name=RTX_4090.'), 0, 0);
   // Work on a copy where a pasted command prefix and the shell quotes around the whole query
   // are blanked out, so every offset still points into what the user typed.
   let text = input;

@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import type { FilterOp, FilterValue, OfferFilters, OfferQuery } from '../api/types';
 import { QueryError, parseCliQuery } from './cliQuery';
 import { DEFAULT_OFFER_QUERY } from './offerQueryText';
+import * as l10n from '@vscode/l10n';
 
 // Built when a search is checked (rarely), not when the module loads: constructing zod schemas is the
 // costly part of loading the activation bundle. Not cached, so the module keeps no state and the
@@ -71,7 +72,7 @@ export function parseOfferQuery(value: unknown): QueryCheck {
     const where = issue?.path.length ? issue.path.join('.') : 'filters';
     return {
       ok: false,
-      message: `The offer filters are not valid (${where}: ${issue?.message ?? 'unexpected value'}). Use the keys of OfferQuery described in the README, e.g. { "gpuNames": ["RTX 4090"], "numGpus": 1 }.`,
+      message: `The offer filters are not valid (${where}: ${issue?.message ?? l10n.t('unexpected value')}). Use the keys of OfferQuery described in the README, e.g. { "gpuNames": ["RTX 4090"], "numGpus": 1 }.`,
     };
   }
   const { rank, bidPrice: _bid, ...query } = r.data;
@@ -83,7 +84,7 @@ export function parseOfferQuery(value: unknown): QueryCheck {
 /** A CLI query string; the error names the token and its column. */
 export function parseQueryText(text: string): QueryCheck {
   const trimmed = text.trim();
-  if (!trimmed) return { ok: false, message: 'Type a query such as num_gpus>=2 gpu_name=RTX_4090 dph<1.5.', start: 0, end: 0 };
+  if (!trimmed) return { ok: false, message: l10n.t('Type a query such as num_gpus>=2 gpu_name=RTX_4090 dph<1.5.'), start: 0, end: 0 };
   try {
     const c = parseCliQuery(text);
     const q: OfferQuery = { filters: c.filters, order: c.order, text: trimmed };
@@ -138,7 +139,7 @@ function parseServiceFilters(obj: Record<string, unknown>): QueryCheck {
     if (raw === null || raw === undefined) continue; // the CLI sends unused fields as null
     if (key === 'order') {
       const pairs = Array.isArray(raw) && raw.length === 2 && typeof raw[0] === 'string' && !Array.isArray(raw[1]) ? [raw] : raw;
-      if (!Array.isArray(pairs) || !pairs.length) return bad('order', 'must be a list of [field, "asc" | "desc"] pairs');
+      if (!Array.isArray(pairs) || !pairs.length) return bad('order', l10n.t('must be a list of [field, "asc" | "desc"] pairs'));
       const order: Array<[string, 'asc' | 'desc']> = [];
       for (const pair of pairs as unknown[]) {
         if (
@@ -147,40 +148,40 @@ function parseServiceFilters(obj: Record<string, unknown>): QueryCheck {
           !SERVICE_FIELD.test(pair[0]) ||
           (pair[1] !== undefined && pair[1] !== 'asc' && pair[1] !== 'desc')
         )
-          return bad('order', 'must be a list of [field, "asc" | "desc"] pairs');
+          return bad('order', l10n.t('must be a list of [field, "asc" | "desc"] pairs'));
         order.push([pair[0], pair[1] === 'desc' ? 'desc' : 'asc']);
       }
       q.order = order;
     } else if (key === 'type') {
       if (raw === 'bid') q.type = 'bid';
       else if (raw === 'on-demand' || raw === 'ondemand') q.type = 'on-demand';
-      else return bad('type', 'must be "on-demand" or "bid"');
+      else return bad('type', l10n.t('must be "on-demand" or "bid"'));
     } else if (key === 'limit') {
       const n = typeof raw === 'string' ? Number(raw) : raw;
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 1000) return bad('limit', 'must be a whole number from 1 to 1000');
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 1000) return bad('limit', l10n.t('must be a whole number from 1 to 1000'));
       q.limit = n;
     } else if (key === 'allocated_storage') {
       const n = typeof raw === 'string' ? Number(raw) : raw;
-      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return bad('allocated_storage', 'must be a number of GB');
+      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return bad('allocated_storage', l10n.t('must be a number of GB'));
       q.allocatedStorage = n;
     } else {
       if (!SERVICE_FIELD.test(key))
-        return bad(key, DOCUMENTED_KEYS.has(key) ? 'a documented key cannot be mixed with service field names' : 'not a service field name');
+        return bad(key, DOCUMENTED_KEYS.has(key) ? l10n.t('a documented key cannot be mixed with service field names') : l10n.t('not a service field name'));
       if (scalarOk(raw)) filters[key] = { eq: raw };
       else if (Array.isArray(raw)) {
-        if (!raw.length || !raw.every(scalarOk)) return bad(key, 'a list must hold numbers, strings or true/false');
+        if (!raw.length || !raw.every(scalarOk)) return bad(key, l10n.t('a list must hold numbers, strings or true/false'));
         filters[key] = { in: raw };
       } else if (typeof raw === 'object' && Object.keys(raw).length) {
         const spec: Partial<Record<FilterOp, FilterValue>> = {};
         for (const [opName, v] of Object.entries(raw as Record<string, unknown>)) {
           const op = OP_NAMES[opName];
-          if (!op) return bad(`${key}.${opName}`, 'unknown operator; use eq, neq, gt, gte, lt, lte, in or notin');
+          if (!op) return bad(`${key}.${opName}`, l10n.t('unknown operator; use eq, neq, gt, gte, lt, lte, in or notin'));
           if (v === null || v === undefined) continue;
           if (op === 'in' || op === 'notin') {
-            if (!Array.isArray(v) || !v.length || !v.every(scalarOk)) return bad(`${key}.${opName}`, 'must be a non-empty list');
+            if (!Array.isArray(v) || !v.length || !v.every(scalarOk)) return bad(`${key}.${opName}`, l10n.t('must be a non-empty list'));
             spec[op] = v;
           } else if (scalarOk(v)) spec[op] = v;
-          else return bad(`${key}.${opName}`, 'must be a number, string or true/false');
+          else return bad(`${key}.${opName}`, l10n.t('must be a number, string or true/false'));
         }
         if (Object.keys(spec).length) filters[key] = spec;
       } else return bad(key, 'must be a value or an object such as {"gte": 2}');

@@ -5,6 +5,7 @@ import { formatGpuRam, formatGpuRam as gb, gpuText, perGpu } from '../core/insta
 import { md, pct } from '../core/textFormat';
 import { formatRate } from '../core/rates';
 import { spoken, spokenRate } from '../core/spokenRow';
+import * as l10n from '@vscode/l10n';
 
 export function offerRow(o: Offer): RowModel {
   const ramGb = gb(o.gpu_ram ?? o.gpu_totalram);
@@ -17,15 +18,15 @@ export function offerRow(o: Offer): RowModel {
     '',
     ...(
       [
-        ['GPU RAM', perGpu(o.gpu_ram ?? o.gpu_totalram)],
-        ['Reliability', rel],
-        ['Location', o.geolocation ?? undefined],
-        ['Verified', verified ? 'yes' : 'no'],
-        ['DLPerf per $/h', perDollar],
+        [l10n.t('GPU RAM'), perGpu(o.gpu_ram ?? o.gpu_totalram)],
+        [l10n.t('Reliability'), rel],
+        [l10n.t('Location'), o.geolocation ?? undefined],
+        [l10n.t('Verified'), verified ? l10n.t('yes') : l10n.t('no')],
+        [l10n.t('DLPerf per $/h'), perDollar],
         ['CPU', o.cpu_name ?? undefined],
-        ['Disk', typeof o.disk_space === 'number' ? `${o.disk_space.toFixed(0)} GB` : undefined],
-        ['Direct ports', typeof o.direct_port_count === 'number' ? String(o.direct_port_count) : undefined],
-        ['Offer id', String(o.id)],
+        [l10n.t('Disk'), typeof o.disk_space === 'number' ? `${o.disk_space.toFixed(0)} GB` : undefined],
+        [l10n.t('Direct ports'), typeof o.direct_port_count === 'number' ? String(o.direct_port_count) : undefined],
+        [l10n.t('Offer id'), String(o.id)],
       ] as Array<[string, string | undefined]>
     )
       .filter(([, v]) => v !== undefined)
@@ -50,10 +51,10 @@ export function offerRowSpeech(o: Offer): string {
   return spoken([
     gpuText(o) || 'Offer',
     typeof o.dph_total === 'number' && spokenRate(o.dph_total),
-    ram && `${ram} GPU RAM`,
+    ram && l10n.t('{0} GPU RAM', ram),
     rel && `reliability ${rel}`,
     o.geolocation ?? undefined,
-    verified ? 'verified' : 'not verified',
+    verified ? l10n.t('verified') : l10n.t('not verified'),
     `offer ${o.id}`,
   ]);
 }

@@ -1,6 +1,7 @@
 // The offer fields of the official CLI's query language: each field's value type, the aliases the
 // CLI accepts, the units it converts, and the "did you mean" for an unknown one. Read by
 // cliQuery.ts (the parser) and by whatever names a field to the user. Pure: no vscode.
+import * as l10n from '@vscode/l10n';
 
 export type FieldType = 'num' | 'bool' | 'str';
 
@@ -109,5 +110,5 @@ function distance(a: string, b: string): number {
 export function suggestField(name: string): string {
   const all = [...Object.keys(FIELDS), ...Object.keys(FIELD_ALIASES)];
   const best = all.map((f) => [f, distance(name.toLowerCase(), f)] as const).sort((x, y) => x[1] - y[1])[0];
-  return best && best[1] <= Math.max(2, Math.floor(name.length / 3)) ? ` Did you mean '${best[0]}'?` : '';
+  return best && best[1] <= Math.max(2, Math.floor(name.length / 3)) ? l10n.t(" Did you mean '{0}'?", best[0]) : '';
 }

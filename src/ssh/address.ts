@@ -3,6 +3,7 @@
 // Jupyter-proxy instance. User root. Every consumer (SSH entries and their sync, Copy SSH
 // Command, the terminal fallback, the tooltip, Connect) asks here.
 import type { Instance } from '../api/types';
+import * as l10n from '@vscode/l10n';
 
 export interface SshRoute {
   host: string;
@@ -42,6 +43,6 @@ export function sshAddress(i: AddressFields): SshAddress | undefined {
 
 /** "host:port (direct; proxy host:port)" for tooltips and details. */
 export function describeSshAddress(a: SshAddress): string {
-  const main = `${a.host}:${a.port} (${a.kind === 'direct' ? 'direct' : a.kind === 'jupyter-proxy' ? 'Jupyter proxy' : 'proxy'}`;
+  const main = `${a.host}:${a.port} (${a.kind === 'direct' ? 'direct' : a.kind === 'jupyter-proxy' ? l10n.t('Jupyter proxy') : 'proxy'}`;
   return a.fallback ? `${main}; proxy ${a.fallback.host}:${a.fallback.port})` : `${main})`;
 }

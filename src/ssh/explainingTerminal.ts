@@ -6,6 +6,7 @@
 // the wrapper adds one sentence of what to do and keeps the terminal open until a key press.
 // No `vscode` here: the commands layer opens the terminal (src/ssh/vscode/openSshTerminal.ts).
 import { spawn } from 'node:child_process';
+import * as l10n from '@vscode/l10n';
 
 export type SshFailureCause = 'refused' | 'publickey' | 'hostkey' | 'resolve' | 'timeout' | 'unreachable' | 'closed' | 'other';
 
@@ -22,47 +23,58 @@ const CAUSES: Array<[RegExp, SshFailureCause, string]> = [
   [
     /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed|host key for .* has changed/i,
     'hostkey',
-    'The host key differs from the one remembered for this address; rented addresses are reused, so this is usually a new machine on an old address: remove the old key with the ssh-keygen -R line printed above and connect again.',
+    l10n.t(
+      'The host key differs from the one remembered for this address; rented addresses are reused, so this is usually a new machine on an old address: remove the old key with the ssh-keygen -R line printed above and connect again.',
+    ),
   ],
   [
     /Permission denied \(publickey|Permission denied, please try again|Too many authentication failures/i,
     'publickey',
-    'The instance did not accept your SSH key: add your public key to your account on the service (it is copied to instances when they are created), or point gpuRental.ssh.identityFile at the matching private key, then connect again.',
+    l10n.t(
+      'The instance did not accept your SSH key: add your public key to your account on the service (it is copied to instances when they are created), or point gpuRental.ssh.identityFile at the matching private key, then connect again.',
+    ),
   ],
   [
     /Connection refused/i,
     'refused',
-    'Nothing accepts SSH connections at that address yet: the instance may still be starting, or its port changed after a restart; wait a minute, refresh the Instances view and connect again.',
+    l10n.t(
+      'Nothing accepts SSH connections at that address yet: the instance may still be starting, or its port changed after a restart; wait a minute, refresh the Instances view and connect again.',
+    ),
   ],
   [
     /Could not resolve hostname|Name or service not known|nodename nor servname/i,
     'resolve',
-    'The SSH host name could not be resolved: check your network connection and DNS, then refresh the Instances view and connect again.',
+    l10n.t('The SSH host name could not be resolved: check your network connection and DNS, then refresh the Instances view and connect again.'),
   ],
   [
     /Connection timed out|Operation timed out|timed out during banner exchange/i,
     'timeout',
-    'The instance did not answer in time: check that it is running and that your network or firewall allows outgoing SSH to that port, then connect again.',
+    l10n.t(
+      'The instance did not answer in time: check that it is running and that your network or firewall allows outgoing SSH to that port, then connect again.',
+    ),
   ],
   [
     /No route to host|Network is unreachable/i,
     'unreachable',
-    'The instance cannot be reached from this machine: check your network connection or VPN, then connect again.',
+    l10n.t('The instance cannot be reached from this machine: check your network connection or VPN, then connect again.'),
   ],
   [
     /Connection closed by|Connection reset by|kex_exchange_identification/i,
     'closed',
-    'The instance closed the connection before you were logged in: it may still be starting its SSH server; wait a minute and connect again.',
+    l10n.t('The instance closed the connection before you were logged in: it may still be starting its SSH server; wait a minute and connect again.'),
   ],
 ];
 
 /** Reads ssh's error output (the last lines matter most) and says what to do. */
 export function explainSshFailure(stderr: string, exitCode: number | null): SshFailure {
   for (const [re, cause, advice] of CAUSES) if (re.test(stderr)) return { cause, advice };
-  const code = exitCode === null ? 'was stopped' : `exited with code ${exitCode}`;
+  const code = exitCode === null ? l10n.t('was stopped') : l10n.t('exited with code {0}', exitCode);
   return {
     cause: 'other',
-    advice: `ssh ${code}: the lines above say why. Check that the instance is running (GPU Rental: Refresh Instances and Offers), then connect again.`,
+    advice: l10n.t(
+      'ssh {0}: the lines above say why. Check that the instance is running (GPU Rental: Refresh Instances and Offers), then connect again.',
+      code,
+    ),
   };
 }
 
@@ -99,7 +111,7 @@ export function runSsh(args: readonly string[], io: WrapperIo): Promise<number> 
       if (done) return;
       done = true;
       if (!failure) return resolve(code);
-      io.stderr.write(`\r\n\x1b[1;33m${failure.advice}\x1b[0m\r\n\r\nPress Enter to close this terminal.\r\n`);
+      io.stderr.write(`\r\n\x1b[1;33m${failure.advice}\x1b[0m\r\n\r\n${l10n.t('Press Enter to close this terminal.')}\r\n`);
       const stdin = io.stdin as NodeJS.ReadStream;
       if (stdin.isTTY && typeof stdin.setRawMode === 'function') stdin.setRawMode(true);
       stdin.once('data', () => resolve(code));
@@ -116,8 +128,10 @@ export function runSsh(args: readonly string[], io: WrapperIo): Promise<number> 
     child.on('error', (e: NodeJS.ErrnoException) => {
       const advice =
         e.code === 'ENOENT'
-          ? 'The ssh command (OpenSSH client) was not found: install OpenSSH (on Windows: Settings > Optional features > OpenSSH Client) and connect again.'
-          : `ssh could not be started (${e.message}): check that the OpenSSH client works in a terminal, then connect again.`;
+          ? l10n.t(
+              'The ssh command (OpenSSH client) was not found: install OpenSSH (on Windows: Settings > Optional features > OpenSSH Client) and connect again.',
+            )
+          : l10n.t('ssh could not be started ({0}): check that the OpenSSH client works in a terminal, then connect again.', e.message);
       finish(127, { cause: 'other', advice });
     });
     child.on('close', (code, signal) => {

@@ -3,6 +3,7 @@
 import * as nodeFs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, basename, join } from 'node:path';
+import * as l10n from '@vscode/l10n';
 
 export interface FileStat {
   isSymbolicLink(): boolean;
@@ -90,7 +91,9 @@ export interface HeldLock {
 
 export class LockTimeoutError extends Error {
   constructor(readonly lockPath: string) {
-    super(`Another VS Code window is still updating the GPU Rental SSH config (lock ${lockPath}). Try again; if this persists, delete that lock file.`);
+    super(
+      l10n.t('Another VS Code window is still updating the GPU Rental SSH config (lock {0}). Try again; if this persists, delete that lock file.', lockPath),
+    );
     this.name = 'LockTimeoutError';
   }
 }
@@ -137,7 +140,7 @@ export async function withFileLock<T>(fs: FsPort, lockPath: string, fn: (lock: H
     check: async () => {
       const now = await readIfExists(fs, lockPath);
       if (now?.toString('utf8') !== token)
-        throw new ConcurrentChangeError(`the lock ${lockPath} was taken over by another window while this one was still writing`);
+        throw new ConcurrentChangeError(l10n.t('the lock {0} was taken over by another window while this one was still writing', lockPath));
     },
   };
   try {

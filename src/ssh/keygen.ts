@@ -1,6 +1,7 @@
 // Key pair generation without ssh-keygen (e.g. Windows without OpenSSH): the ssh2 library
 // writes the OpenSSH private key format. Its own bundle, loaded only in that case.
 import { utils } from 'ssh2';
+import * as l10n from '@vscode/l10n';
 
 /**
  * ssh2's ed25519 generator drops the leading zero bytes of the public key (mscdex/ssh2#1513): about
@@ -15,7 +16,7 @@ export function generateEd25519(comment: string, generate = utils.generateKeyPai
     const pair = generate('ed25519', { comment });
     if (wholePair(pair)) return { private: pair.private, public: pair.public };
   }
-  throw new Error(`the SSH library made no usable ed25519 key pair in ${ATTEMPTS} attempts`);
+  throw new Error(l10n.t('the SSH library made no usable ed25519 key pair in {0} attempts', ATTEMPTS));
 }
 
 function wholePair(pair: { private: string; public: string }): boolean {

@@ -8,6 +8,7 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parsePublicKeyLine, publicKeyFingerprint } from '../api/sshKeyFormat';
 import type { AccountSshKey, Instance, Logger, ServiceApi } from '../api/types';
+import * as l10n from '@vscode/l10n';
 
 /** The key pair this extension creates when the user has none (never overwritten). */
 export const GENERATED_KEY_NAME = 'gpu-rental_ed25519';
@@ -73,10 +74,13 @@ export async function readLocalKey(path: string, home: string, needPrivate = tru
   try {
     text = await readFile(publicPath, 'utf8');
   } catch {
-    throw new SshKeyError('not-found', `There is no public key file ${publicPath}. Pick a .pub file (or create a key pair with ssh-keygen).`);
+    throw new SshKeyError('not-found', l10n.t('There is no public key file {0}. Pick a .pub file (or create a key pair with ssh-keygen).', publicPath));
   }
   if (/PRIVATE KEY/.test(text)) {
-    throw new SshKeyError('private-key', `${publicPath} holds a private key. Pick the public key (the .pub file); a private key never leaves this machine.`);
+    throw new SshKeyError(
+      'private-key',
+      l10n.t('{0} holds a private key. Pick the public key (the .pub file); a private key never leaves this machine.', publicPath),
+    );
   }
   const line =
     text
@@ -85,9 +89,12 @@ export async function readLocalKey(path: string, home: string, needPrivate = tru
       .find((l) => l.trim() && !l.trim().startsWith('#'))
       ?.trim() ?? '';
   const parsed = parsePublicKeyLine(line);
-  if (!parsed) throw new SshKeyError('not-public-key', `${publicPath} is not an OpenSSH public key (one line like "ssh-ed25519 AAAA… comment").`);
+  if (!parsed) throw new SshKeyError('not-public-key', l10n.t('{0} is not an OpenSSH public key (one line like "ssh-ed25519 AAAA… comment").', publicPath));
   if (needPrivate && !(await exists(privatePath))) {
-    throw new SshKeyError('no-private-half', `The private key ${privatePath} for ${publicPath} is not on this machine, so SSH could not log in with it.`);
+    throw new SshKeyError(
+      'no-private-half',
+      l10n.t('The private key {0} for {1} is not on this machine, so SSH could not log in with it.', privatePath, publicPath),
+    );
   }
   return { privatePath, publicPath, line, type: parsed.type, fingerprint: publicKeyFingerprint(parsed), comment: parsed.comment };
 }
@@ -161,7 +168,7 @@ export async function createKeyPair(o: CreateKeyOptions): Promise<LocalKey> {
   if (havePriv || havePub) {
     throw new SshKeyError(
       'exists',
-      `${havePriv ? privatePath : publicPath} exists without its other half; it was left untouched. Move it away or pick another key.`,
+      l10n.t('{0} exists without its other half; it was left untouched. Move it away or pick another key.', havePriv ? privatePath : publicPath),
     );
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -173,9 +180,12 @@ export async function createKeyPair(o: CreateKeyOptions): Promise<LocalKey> {
     done = r.code === 0;
     if (!done) {
       if (gen === 'ssh-keygen')
-        throw new SshKeyError('keygen-failed', `ssh-keygen could not create ${privatePath}: ${r.stderr.trim().slice(0, 200) || 'it is not installed'}.`);
+        throw new SshKeyError(
+          'keygen-failed',
+          l10n.t('ssh-keygen could not create {0}: {1}.', privatePath, r.stderr.trim().slice(0, 200) || 'it is not installed'),
+        );
       o.log?.info('ssh: ssh-keygen is not available; creating the key pair with the bundled SSH library');
-      if (await exists(privatePath)) throw new SshKeyError('exists', `${privatePath} appeared while creating it; it was left untouched.`);
+      if (await exists(privatePath)) throw new SshKeyError('exists', l10n.t('{0} appeared while creating it; it was left untouched.', privatePath));
     }
   }
   if (!done) {
@@ -184,7 +194,10 @@ export async function createKeyPair(o: CreateKeyOptions): Promise<LocalKey> {
     try {
       pair = generateEd25519(comment);
     } catch (e) {
-      throw new SshKeyError('keygen-failed', `Could not create ${privatePath}: ${(e as Error).message}. Install OpenSSH (ssh-keygen) and try again.`);
+      throw new SshKeyError(
+        'keygen-failed',
+        l10n.t('Could not create {0}: {1}. Install OpenSSH (ssh-keygen) and try again.', privatePath, (e as Error).message),
+      );
     }
     // 'wx': fail rather than overwrite a file that appeared meanwhile.
     await writeFile(privatePath, pair.private, { mode: 0o600, flag: 'wx' });
@@ -222,8 +235,20 @@ export type EnsureKeyResult =
   | { outcome: 'continued' | 'cancelled'; message: string };
 
 /** Why the one prompt appears: what happens without a key, in the words ssh will use. */
-export const NO_KEY_MESSAGE =
-  'Your account has no SSH public key whose private key is on this machine, so instances will refuse every SSH login ("Permission denied (publickey)"). Register one of your keys, create a new key pair for GPU Rental, or continue without SSH access.';
+export function noKeyMessage(): string {
+  return l10n.t(
+    'Your account has no SSH public key whose private key is on this machine, so instances will refuse every SSH login ("Permission denied (publickey)"). Register one of your keys, create a new key pair for GPU Rental, or continue without SSH access.',
+  );
+}
+
+/** The first of this machine's keys that the account holds (none: SSH would refuse every login), and the keys found here. */
+export async function accountKeyHere(
+  d: { api: Pick<ServiceApi, 'listSshKeys'> } & Pick<EnsureKeyDeps, 'home' | 'preferred'>,
+): Promise<{ found?: { key: LocalKey; record: AccountSshKey }; local: LocalKey[] }> {
+  const [account, local] = await Promise.all([d.api.listSshKeys(), findLocalKeys(d.home, d.preferred ?? [])]);
+  const found = usableKey(local, account);
+  return { ...(found ? { found } : {}), local };
+}
 
 /**
  * Makes sure the account holds a public key whose private half is here; asks once when it
@@ -231,15 +256,15 @@ export const NO_KEY_MESSAGE =
  * created before it and would not accept it otherwise).
  */
 export async function ensureAccountKey(d: EnsureKeyDeps): Promise<EnsureKeyResult> {
-  const [account, local] = await Promise.all([d.api.listSshKeys(), findLocalKeys(d.home, d.preferred ?? [])]);
-  const found = usableKey(local, account);
+  const { found, local } = await accountKeyHere(d);
   if (found) return { outcome: 'ok', ...found, attached: [] };
-  const choice = await d.prompts.choose(NO_KEY_MESSAGE, local);
-  if (choice === 'continue') return { outcome: 'continued', message: NO_KEY_MESSAGE };
+  const message = noKeyMessage();
+  const choice = await d.prompts.choose(message, local);
+  if (choice === 'continue') return { outcome: 'continued', message };
   let key: LocalKey | undefined;
   if (choice === 'register') key = local.length === 1 ? local[0] : await d.prompts.pickKey(local);
   else if (choice === 'create') key = await createKeyPair({ home: d.home, ...(d.log ? { log: d.log } : {}) });
-  if (!key) return { outcome: 'cancelled', message: NO_KEY_MESSAGE };
+  if (!key) return { outcome: 'cancelled', message };
   const { record, attached } = await registerKey(d, key);
   return { outcome: choice === 'create' ? 'created' : 'registered', key, record, attached };
 }

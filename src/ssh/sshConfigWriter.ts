@@ -21,6 +21,7 @@ import {
   type LocalForward,
   type SshEntry,
 } from './sshEntryFormat';
+import * as l10n from '@vscode/l10n';
 
 export interface SshConfigWriterOptions {
   /** The user's home directory (os.homedir() in the extension, a temp dir in tests). */
@@ -213,7 +214,7 @@ export class SshConfigWriter implements SshEntryWriter {
     if (!Number.isInteger(instance.id) || instance.id <= 0) {
       throw new SshConfigError(
         'invalid-value',
-        `The service reported an instance id (${String(instance.id)}) that is not a positive whole number, so no SSH entry was written.`,
+        l10n.t('The service reported an instance id ({0}) that is not a positive whole number, so no SSH entry was written.', String(instance.id)),
       );
     }
     // Where SSH listens by the service's rule (direct 22/tcp, proxy, Jupyter proxy + 1).
@@ -221,7 +222,7 @@ export class SshConfigWriter implements SshEntryWriter {
     if (!addr) {
       throw new SshConfigError(
         'no-ssh-address',
-        `Instance ${instance.id} has no SSH address yet (it is ${instance.state}). Wait until it is running, then connect again.`,
+        l10n.t('Instance {0} has no SSH address yet (it is {1}). Wait until it is running, then connect again.', instance.id, instance.state),
       );
     }
     // The template's options; when they are not known, what the entry got from the template.
@@ -238,14 +239,14 @@ export class SshConfigWriter implements SshEntryWriter {
     const rawIdentity =
       templateKey || key?.trim() || (existing?.templateIdentity ? undefined : existing?.identityFile) || this.o.identityFile?.trim() || undefined;
     const identityFile = rawIdentity ? this.expand(rawIdentity) : undefined;
-    if (identityFile) this.quoted(identityFile, 'The SSH identity file', true); // refuses what cannot be written
+    if (identityFile) this.quoted(identityFile, l10n.t('The SSH identity file'), true); // refuses what cannot be written
     const localForwards: LocalForward[] = [];
     for (const f of ssh.localForwards ?? []) {
       const remoteHost = f.remoteHost?.trim() || 'localhost';
       if (!validPort(f.localPort) || !validPort(f.remotePort) || !validHost(remoteHost)) {
         throw new SshConfigError(
           'invalid-value',
-          `The port forward ${f.localPort} -> ${remoteHost}:${f.remotePort} is not valid. Fix localForwards in the template's ssh section.`,
+          l10n.t("The port forward {0} -> {1}:{2} is not valid. Fix localForwards in the template's ssh section.", f.localPort, remoteHost, f.remotePort),
         );
       }
       localForwards.push({ localPort: f.localPort, remoteHost, remotePort: f.remotePort });
@@ -255,7 +256,10 @@ export class SshConfigWriter implements SshEntryWriter {
     if (badAlias !== undefined)
       throw new SshConfigError(
         'invalid-value',
-        `The group host name ${JSON.stringify(badAlias.slice(0, 80))} cannot be written into an SSH config (only gpu- followed by lowercase letters, digits and "-").`,
+        l10n.t(
+          'The group host name {0} cannot be written into an SSH config (only gpu- followed by lowercase letters, digits and "-").',
+          JSON.stringify(badAlias.slice(0, 80)),
+        ),
       );
     return {
       id: instance.id,
@@ -279,7 +283,7 @@ export class SshConfigWriter implements SshEntryWriter {
       return sshConfigPath(path, what, { percent });
     } catch (e) {
       if (!(e instanceof SshValueError)) throw e;
-      const fix = what.includes('identity') ? " Fix the template's ssh.identityFile or the gpuRental.ssh.identityFile setting." : '';
+      const fix = what.includes('identity') ? l10n.t(" Fix the template's ssh.identityFile or the gpuRental.ssh.identityFile setting.") : '';
       throw new SshConfigError('invalid-value', e.message + fix);
     }
   }
@@ -290,8 +294,8 @@ export class SshConfigWriter implements SshEntryWriter {
       `  HostName ${hostName}`,
       `  Port ${port}`,
       `  User ${e.user}`,
-      ...(e.identityFile ? [`  IdentityFile ${this.quoted(e.identityFile, 'The SSH identity file', true)}`, '  IdentitiesOnly yes'] : []),
-      `  UserKnownHostsFile ${this.quoted(this.knownHostsPath, 'The GPU Rental known_hosts path', true)}`,
+      ...(e.identityFile ? [`  IdentityFile ${this.quoted(e.identityFile, l10n.t('The SSH identity file'), true)}`, '  IdentitiesOnly yes'] : []),
+      `  UserKnownHostsFile ${this.quoted(this.knownHostsPath, l10n.t('The GPU Rental known_hosts path'), true)}`,
       // Pinned per instance, not per address (knownHosts.ts): a recycled address or port never blocks a new machine.
       `  HostKeyAlias ${hostKeyAlias(e.id, e.origin, proxy)}`,
       '  CheckHostIP no',
@@ -315,7 +319,7 @@ export class SshConfigWriter implements SshEntryWriter {
    */
   private async mutate(change: (blocks: Map<number, Block>, dropHosts: SshEntry[]) => boolean | void): Promise<boolean> {
     await ensurePrivateDir(this.fs, this.dir);
-    return retryOnConcurrentChange(this.o.log, 'the GPU Rental SSH config', () =>
+    return retryOnConcurrentChange(this.o.log, l10n.t('the GPU Rental SSH config'), () =>
       withFileLock(
         this.fs,
         this.lockPath,
@@ -359,7 +363,12 @@ export class SshConfigWriter implements SshEntryWriter {
       userConfig: this.userConfigPath,
       reason,
       line,
-      message: `GPU Rental did not change ${this.userConfigPath} because ${why}. To use its Remote-SSH hosts, add this line at the very top of that file yourself: ${line}`,
+      message: l10n.t(
+        'GPU Rental did not change {0} because {1}. To use its Remote-SSH hosts, add this line at the very top of that file yourself: {2}',
+        this.userConfigPath,
+        why,
+        line,
+      ),
     };
   }
 
@@ -380,7 +389,7 @@ export class SshConfigWriter implements SshEntryWriter {
           userConfig: p,
           reason: 'unwritable-path',
           line: '',
-          message: `GPU Rental cannot add its Remote-SSH hosts to ${p}: ${e.message}`,
+          message: l10n.t('GPU Rental cannot add its Remote-SSH hosts to {0}: {1}', p, e.message),
         },
       };
     }
@@ -391,8 +400,8 @@ export class SshConfigWriter implements SshEntryWriter {
       if (errCode(e) === 'ENOENT') return { status: { state: 'absent', userConfig: p }, eol: process.platform === 'win32' ? '\r\n' : '\n' };
       throw e;
     }
-    if (st.isSymbolicLink()) return { status: this.refused('symlink', 'it is a symbolic link (rewriting it would replace the link)') };
-    if (!st.isFile()) return { status: this.refused('not-a-file', 'it is not a regular file') };
+    if (st.isSymbolicLink()) return { status: this.refused('symlink', l10n.t('it is a symbolic link (rewriting it would replace the link)')) };
+    if (!st.isFile()) return { status: this.refused('not-a-file', l10n.t('it is not a regular file')) };
     const bytes = await this.fs.readFile(p);
     const a = analyseUserConfig(bytes, [this.configPath, `~/.ssh/${MANAGED_DIR}/config`]);
     if (!a.ok) return { status: this.refused(a.reason, a.detail) };
@@ -401,7 +410,7 @@ export class SshConfigWriter implements SshEntryWriter {
       return {
         status: this.refused(
           'readonly',
-          a.bom ? 'it is read-only (and starts with a byte-order mark, which OpenSSH refuses: remove it too)' : 'it is read-only',
+          a.bom ? l10n.t('it is read-only (and starts with a byte-order mark, which OpenSSH refuses: remove it too)') : l10n.t('it is read-only'),
         ),
       };
     const status: IncludeStatus = a.bom ? { state: 'absent', userConfig: p, bom: true, includeThere: a.present } : { state: 'absent', userConfig: p };
@@ -433,7 +442,7 @@ export class SshConfigWriter implements SshEntryWriter {
             await lock.check();
             const now = await readIfExists(this.fs, this.userConfigPath);
             if (!(now === undefined ? r.bytes === undefined : r.bytes !== undefined && now.equals(r.bytes)))
-              throw new ConcurrentChangeError(`${this.userConfigPath} was changed by another program while the Include line was being added`);
+              throw new ConcurrentChangeError(l10n.t('{0} was changed by another program while the Include line was being added', this.userConfigPath));
           };
           try {
             // Create a missing parent (0700 like ~/.ssh) but never change an existing one's mode.
@@ -442,7 +451,7 @@ export class SshConfigWriter implements SshEntryWriter {
           } catch (e) {
             if (e instanceof ConcurrentChangeError) throw e;
             this.o.log?.warn(`ssh: could not add the Include line: ${errCode(e) ?? (e as Error).message}`);
-            return this.refused('write-failed', `writing it failed (${errCode(e) ?? 'error'})`);
+            return this.refused('write-failed', l10n.t('writing it failed ({0})', errCode(e) ?? 'error'));
           }
           if (r.status.state === 'absent' && r.status.bom)
             this.o.log?.info(`ssh: removed the byte-order mark at the start of ${this.userConfigPath} (OpenSSH refuses a config that starts with one)`);

@@ -2,6 +2,7 @@
 // what a host, port and user may look like, and how a path is written for OpenSSH's tokenizer.
 // Server text (ssh_host, ssh_port) and template text (user, identityFile) pass through here
 // before the SSH writer, Copy SSH Command or the terminal fallback use them.
+import * as l10n from '@vscode/l10n';
 
 /** A DNS name or an IPv4/IPv6 address: no spaces, quotes, shell or ssh_config syntax, no leading '-'. */
 const HOST_RE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*)$/;
@@ -28,18 +29,25 @@ export type SshTarget = { ok: true; host: string; port: number; user: string } |
  */
 export function checkSshTarget(id: number, host: unknown, port: unknown, user = 'root'): SshTarget {
   if (host === undefined || host === null || host === '' || port === undefined || port === null)
-    return { ok: false, problem: `Instance ${id} has no SSH address yet. Wait until it is running, then try again.` };
+    return { ok: false, problem: l10n.t('Instance {0} has no SSH address yet. Wait until it is running, then try again.', id) };
   if (!validHost(host))
     return {
       ok: false,
-      problem: `The service reported an SSH host for instance ${id} that is not a valid host name, so no SSH command or entry was made from it. Refresh the instance list and try again; if it persists, report it.`,
+      problem: l10n.t(
+        'The service reported an SSH host for instance {0} that is not a valid host name, so no SSH command or entry was made from it. Refresh the instance list and try again; if it persists, report it.',
+        id,
+      ),
     };
   if (!validPort(port))
     return {
       ok: false,
-      problem: `The service reported an SSH port for instance ${id} that is not a valid port (1-65535), so no SSH command or entry was made from it. Refresh the instance list and try again.`,
+      problem: l10n.t(
+        'The service reported an SSH port for instance {0} that is not a valid port (1-65535), so no SSH command or entry was made from it. Refresh the instance list and try again.',
+        id,
+      ),
     };
-  if (!validUser(user)) return { ok: false, problem: `The SSH user "${printable(user)}" is not a valid user name. Fix "user" in the template's ssh section.` };
+  if (!validUser(user))
+    return { ok: false, problem: l10n.t('The SSH user "{0}" is not a valid user name. Fix "user" in the template\'s ssh section.', printable(user)) };
   return { ok: true, host, port, user };
 }
 
@@ -61,10 +69,10 @@ export function isDefaultIdentity(path: string, home: string, platform: NodeJS.P
  */
 export function shellWord(v: string, what: string, platform: NodeJS.Platform = process.platform): string {
   if (/[\u0000-\u001f\u007f]/.test(v))
-    throw new SshValueError(`${what} "${printable(v)}" cannot be put on a command line: it contains a control character (such as a line break).`);
+    throw new SshValueError(l10n.t('{0} "{1}" cannot be put on a command line: it contains a control character (such as a line break).', what, printable(v)));
   if (/^[A-Za-z0-9._/:@%+=,-]+$/.test(v) && !v.startsWith('-')) return v;
   if (platform === 'win32') {
-    if (v.includes('"')) throw new SshValueError(`${what} "${printable(v)}" cannot be put on a command line: it contains a double quote (").`);
+    if (v.includes('"')) throw new SshValueError(l10n.t('{0} "{1}" cannot be put on a command line: it contains a double quote (").', what, printable(v)));
     return `"${v}"`;
   }
   return `'${v.replace(/'/g, "'\\''")}'`;
@@ -95,8 +103,8 @@ export function sshCommandLine(t: { host: string; port: number; user: string }, 
 
 /** `ssh -F <config file> <alias>`: a host entry in a file plain ssh does not read (the demo's). */
 export function sshConfigCommandLine(configFile: string, alias: string, platform: NodeJS.Platform = process.platform): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(alias)) throw new SshValueError(`The host alias "${printable(alias)}" cannot be put on a command line.`);
-  return `ssh -F ${shellWord(sshPath(configFile, platform), 'The SSH config path', platform)} ${alias}`;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(alias)) throw new SshValueError(l10n.t('The host alias "{0}" cannot be put on a command line.', printable(alias)));
+  return `ssh -F ${shellWord(sshPath(configFile, platform), l10n.t('The SSH config path'), platform)} ${alias}`;
 }
 
 function printable(s: string): string {
@@ -105,9 +113,9 @@ function printable(s: string): string {
 
 /** Why a path cannot be written into an SSH config, or undefined when it can. */
 export function sshPathProblem(p: string, platform: NodeJS.Platform = process.platform): string | undefined {
-  if (/[\u0000-\u001f\u007f]/.test(p)) return 'it contains a control character (such as a line break or tab)';
-  if (p.includes('"')) return 'it contains a double quote (")';
-  if (platform !== 'win32' && p.includes('\\')) return 'it contains a backslash (\\)';
+  if (/[\u0000-\u001f\u007f]/.test(p)) return l10n.t('it contains a control character (such as a line break or tab)');
+  if (p.includes('"')) return l10n.t('it contains a double quote (")');
+  if (platform !== 'win32' && p.includes('\\')) return l10n.t('it contains a backslash (\\)');
   if (p.includes('${')) return 'it contains "${", which OpenSSH would read as an environment variable';
   return undefined;
 }
@@ -135,7 +143,7 @@ export class SshValueError extends Error {
 export function sshConfigPath(path: string, what: string, o: { percent: boolean }): string {
   const p = sshPath(path);
   const problem = sshPathProblem(p);
-  if (problem) throw new SshValueError(`${what} "${printable(path)}" cannot be written into an SSH config: ${problem}. Use a path without it.`);
+  if (problem) throw new SshValueError(l10n.t('{0} "{1}" cannot be written into an SSH config: {2}. Use a path without it.', what, printable(path), problem));
   const v = o.percent ? p.replace(/%/g, '%%') : p;
   return /^[A-Za-z0-9._/~:@+,-]+$/.test(v) ? v : `"${v}"`;
 }

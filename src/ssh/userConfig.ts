@@ -1,6 +1,7 @@
 // The one marked `Include` line that pulls the extension's own config file into the user's
 // SSH config. Pure functions over the file's bytes; the writer does the I/O.
 import { sshConfigPath, sshPath } from './sshValues';
+import * as l10n from '@vscode/l10n';
 
 /** The comment line directly above our Include line. Stable: it is how we find our line again. */
 export const INCLUDE_MARKER = '# gpu-rental: the GPU Rental extension keeps its Remote-SSH hosts in the file below (delete both lines to undo)';
@@ -34,7 +35,7 @@ export type IncludeStatus =
 
 /** The Include line for our managed file (throws SshValueError for a path OpenSSH cannot read back). */
 export function includeLineFor(managedConfigPath: string): string {
-  return `Include ${sshConfigPath(managedConfigPath, 'The GPU Rental SSH config path', { percent: false })}`;
+  return `Include ${sshConfigPath(managedConfigPath, l10n.t('The GPU Rental SSH config path'), { percent: false })}`;
 }
 
 /** Splits an ssh_config line into keyword and arguments (double quotes group). Undefined when the quotes do not balance. */
@@ -85,9 +86,9 @@ export function analyseUserConfig(bytes: Buffer, targets: string[]): ParsedUserC
     // ignoreBOM: keep a BOM in the text (a decoder drops it by default), so that it is seen (and removed on the next write).
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    return { ok: false, reason: 'unparsable', detail: 'it is not valid UTF-8 text' };
+    return { ok: false, reason: 'unparsable', detail: l10n.t('it is not valid UTF-8 text') };
   }
-  if (text.includes('\0')) return { ok: false, reason: 'unparsable', detail: 'it contains binary data' };
+  if (text.includes('\0')) return { ok: false, reason: 'unparsable', detail: l10n.t('it contains binary data') };
   const bom = text.startsWith('\uFEFF');
   if (bom) text = text.slice(1);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
@@ -104,16 +105,16 @@ export function analyseUserConfig(bytes: Buffer, targets: string[]): ParsedUserC
     if (MARKER_RE.test(line)) {
       markers++;
       if (!isOurInclude(lines[i + 1])) {
-        return { ok: false, reason: 'malformed-marker', detail: `the gpu-rental marker on line ${i + 1} is not followed by its Include line` };
+        return { ok: false, reason: 'malformed-marker', detail: l10n.t('the gpu-rental marker on line {0} is not followed by its Include line', i + 1) };
       }
       present = true;
       continue;
     }
     const t = tokenize(line.trim().startsWith('#') ? '' : line);
-    if (t === undefined) return { ok: false, reason: 'unparsable', detail: `line ${i + 1} has an unbalanced quote` };
+    if (t === undefined) return { ok: false, reason: 'unparsable', detail: l10n.t('line {0} has an unbalanced quote', i + 1) };
     if (isOurInclude(line)) present = true;
   }
-  if (markers > 1) return { ok: false, reason: 'malformed-marker', detail: `the gpu-rental marker appears ${markers} times` };
+  if (markers > 1) return { ok: false, reason: 'malformed-marker', detail: l10n.t('the gpu-rental marker appears {0} times', markers) };
   return { ok: true, bom, eol, present };
 }
 

@@ -16,14 +16,19 @@ const TOOLS = {
   shellcheck: { probe: ['--version'], pkg: 'shellcheck' },
   mpirun: { probe: ['--version'], pkg: 'openmpi-bin' },
   python3: { probe: ['--version'], pkg: 'python3-minimal' },
-} as const;
+  // A group member's idle guard serves its verdict with it (python3-minimal lacks it).
+  'python3 http.server': { cmd: 'python3', probe: ['-c', 'import http.server'], pkg: 'python3' },
+} as const satisfies Record<string, { cmd?: string; probe: readonly string[]; pkg: string }>;
 export type Tool = keyof typeof TOOLS;
 
 const known = new Map<Tool, boolean>();
 export function hasTool(tool: Tool): boolean {
   let v = known.get(tool);
   if (v === undefined) {
-    v = spawnSync(tool, [...TOOLS[tool].probe], { stdio: 'ignore' }).error === undefined;
+    const t = TOOLS[tool];
+    const cmd = 'cmd' in t ? t.cmd : undefined;
+    const r = spawnSync(cmd ?? tool, [...t.probe], { stdio: 'ignore' });
+    v = r.error === undefined && (cmd === undefined || r.status === 0);
     known.set(tool, v);
   }
   return v;

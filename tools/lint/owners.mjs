@@ -42,6 +42,21 @@ export const OWNERS = [
     message:
       'A message a user reads goes through vscode.l10n.t(\'… {0} …\', value) so it can be translated (CONTRIBUTING.md "Localization"; `npm run l10n` writes l10n/bundle.l10n.json).',
   },
+  {
+    // No file: a core's text translated when its module loads stays English, as @vscode/l10n gets
+    // VS Code's bundle at activation (src/app/coreL10n.ts), after the bundle has loaded.
+    owner: [],
+    selector: [
+      'VariableDeclarator > CallExpression',
+      'VariableDeclarator > ObjectExpression > Property > CallExpression',
+      'VariableDeclarator > ArrayExpression > ObjectExpression > Property > CallExpression',
+    ]
+      .flatMap((tail) => [`Program > VariableDeclaration > ${tail}`, `Program > ExportNamedDeclaration > VariableDeclaration > ${tail}`])
+      .map((s) => `${s}[callee.object.name='l10n'][callee.property.name='t']`)
+      .join(', '),
+    message:
+      'A module constant made with l10n.t is translated before activation configures @vscode/l10n, so it stays English: make it a function (or a getter) that calls l10n.t when the text is shown.',
+  },
 ];
 
 /**

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Services } from './services';
-import { NOT_SIGNED_IN } from '../../api/errors';
+import { notSignedIn } from '../../api/errors';
 import { background } from '../background';
 
 /** The buttons of the not-signed-in error, each with the command it runs. */
@@ -13,7 +13,7 @@ export const SIGN_IN_ACTIONS: ReadonlyArray<{ title: string; command: string }> 
 export function ensureSignedIn(services: Pick<Services, 'connection' | 'log'>): boolean {
   if (services.connection().signedIn) return true;
   background(
-    Promise.resolve(vscode.window.showErrorMessage(NOT_SIGNED_IN, ...SIGN_IN_ACTIONS.map((a) => a.title))).then(async (pick) => {
+    Promise.resolve(vscode.window.showErrorMessage(notSignedIn(), ...SIGN_IN_ACTIONS.map((a) => a.title))).then(async (pick) => {
       const action = SIGN_IN_ACTIONS.find((a) => a.title === pick);
       if (action) await vscode.commands.executeCommand(action.command);
     }),

@@ -8,7 +8,7 @@ import { templateSecretKey } from '../templateVariables';
 import { readTemplateGlob } from './templateGlobSetting';
 import type { Offer } from '../../api/types';
 import { offerSatisfies } from '../offerFit';
-import { assertTemplatesReadable, MANAGE_TRUST, TEMPLATES_RESTRICTED } from '../templateTrust';
+import { assertTemplatesReadable, MANAGE_TRUST, templatesRestrictedText } from '../templateTrust';
 
 /** The workspace's template files; none in Restricted Mode (templateTrust.ts). */
 export async function findTemplates(): Promise<TemplateFileInfo[]> {
@@ -101,8 +101,9 @@ export async function loadTemplateUri(services: Pick<Services, 'api' | 'connecti
  */
 export async function templatesRestricted(): Promise<boolean> {
   if (vscode.workspace.isTrusted) return false;
-  const choice = await vscode.window.showInformationMessage(TEMPLATES_RESTRICTED, MANAGE_TRUST.label);
-  if (choice === MANAGE_TRUST.label) await vscode.commands.executeCommand(MANAGE_TRUST.command);
+  const manage = MANAGE_TRUST.label();
+  const choice = await vscode.window.showInformationMessage(templatesRestrictedText(), manage);
+  if (choice === manage) await vscode.commands.executeCommand(MANAGE_TRUST.command);
   return true;
 }
 

@@ -2,7 +2,7 @@
 // kept off the activation path).
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import { DEMO_MESSAGE } from '../../core/connection';
+import { demoMessage } from '../../core/connection';
 import { background } from '../../core/background';
 
 const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs) to end it.';
@@ -24,6 +24,6 @@ export async function explainDemoKey(services: Pick<Services, 'connectionState'>
 
 /** `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse. */
 export function explainAlreadyInDemo(services: Pick<Services, 'log'>): void {
-  vscode.window.showInformationMessage(vscode.l10n.t('This window is already the demo (started by "npm run demo"). {0} {1}', DEMO_MESSAGE, END_NPM_DEMO));
+  vscode.window.showInformationMessage(vscode.l10n.t('This window is already the demo (started by "npm run demo"). {0} {1}', demoMessage(), END_NPM_DEMO));
   background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
 }

@@ -30,17 +30,18 @@ export function vscodeGroupPrompts(): GroupPrompts {
       );
       return pick?.choice;
     },
-    async confirmGroup(c: ClusterChoice, t: Template, maxWaitMs: number) {
+    async confirmGroup(c: ClusterChoice, t: Template, maxWaitMs: number, guard?: string) {
       const answer = await vscode.window.showWarningMessage(
         vscode.l10n.t('Rent {0} machines for "{1}" at {2} in total?', c.offers.length, t.name, formatRate(c.totalDph, 2)),
         {
           modal: true,
-          detail: vscode.l10n.t(
-            '{0}, on one private network.\nAll or none: if not all {1} run within {2} minutes, the ones rented are destroyed and nothing is left billing.\nBilling starts now and continues until you destroy the group (disks are billed while stopped).',
-            clusterLabel(c),
-            c.offers.length,
-            Math.round(maxWaitMs / 60_000),
-          ),
+          detail:
+            vscode.l10n.t(
+              '{0}, on one private network.\nAll or none: if not all {1} run within {2} minutes, the ones rented are destroyed and nothing is left billing.\nBilling starts now and continues until you destroy the group (disks are billed while stopped).',
+              clusterLabel(c),
+              c.offers.length,
+              Math.round(maxWaitMs / 60_000),
+            ) + (guard ? `\n${guard}` : ''),
         },
         RENT_GROUP,
       );

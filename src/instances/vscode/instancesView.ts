@@ -7,7 +7,7 @@ import { instanceRow } from '../instanceViewModel';
 import { instanceDetails } from '../detailRows';
 import { windowSecrets } from './windowSecrets';
 import { md } from '../../core/textFormat';
-import { DEMO_MESSAGE } from '../../core/connection';
+import { demoMessage } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 import { readGroupIndex } from '../../core/groupIndex';
@@ -33,7 +33,7 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
     const info = this.services.connection();
     const store = this.services.instances;
     const notes: string[] = [];
-    if (info.demo) notes.push(DEMO_MESSAGE);
+    if (info.demo) notes.push(demoMessage());
     if (info.signedIn && !store.loaded && !store.error) notes.push('Loading instances…');
     if (info.signedIn && store.loaded && store.instances.length === 0 && !store.error) {
       notes.push('No instances yet. Search the Offers view and rent one.');

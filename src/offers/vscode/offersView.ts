@@ -5,7 +5,7 @@ import type { Services } from '../../core/vscode/services';
 import { offerRow, offerRowSpeech } from '../offerRow';
 import { rowSpeech } from '../../core/spokenRow';
 import { describeOfferQuery } from '../offerQueryText';
-import { DEMO_MESSAGE } from '../../core/connection';
+import { demoMessage } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
 import { StoreTree, type ViewText } from '../../core/vscode/storeTree';
 import { background } from '../../core/background';
@@ -22,7 +22,7 @@ export class OffersTreeProvider extends StoreTree<OfferTreeNode> {
     const store = this.services.offers;
     const query = store.query; // undefined for the few microtasks until the saved search can be read
     return {
-      message: info.demo ? DEMO_MESSAGE : store.searching && !store.offers ? 'Searching offers…' : undefined,
+      message: info.demo ? demoMessage() : store.searching && !store.offers ? 'Searching offers…' : undefined,
       description: info.signedIn && query ? describeOfferQuery(query) + (info.demo ? ' · demo' : '') : undefined,
     };
   }

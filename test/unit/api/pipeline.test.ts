@@ -364,7 +364,7 @@ test(
     assert.ok(existsSync(join(dist, 'client.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
     await inTempDir('gpu-rental-transport-', (dir) =>
       withUserServer(async (baseUrl) => {
-        for (const f of ['client.js', 'schemas.js']) copyFileSync(join(dist, f), join(dir, f));
+        for (const f of ['client.js', 'schemas.js', 'l10n.js']) copyFileSync(join(dist, f), join(dir, f));
         const built = createRequire(__filename)(join(dir, 'client.js')) as typeof import('../../../src/api/client');
         const api = built.createApiClient({ baseUrl, credentials: keyCredentials(), log: captureLogger(), proxy: null, retry: { retries: 0 } });
         const e = await api.currentUser().then(

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manifest } from '../repoRoot';
 import { USER_ONLY_SETTINGS } from '../../../src/core/userOnlySettings';
-import { assertTemplatesReadable, MANAGE_TRUST, TEMPLATES_RESTRICTED } from '../../../src/create/templateTrust';
+import { assertTemplatesReadable, MANAGE_TRUST, templatesRestrictedText } from '../../../src/create/templateTrust';
 
 interface Manifest {
   extensionKind: string[];
@@ -67,8 +67,8 @@ test('reading a template is refused in an untrusted workspace with the reason an
   assert.doesNotThrow(() => assertTemplatesReadable(true));
   assert.throws(
     () => assertTemplatesReadable(false),
-    (e: Error) => e.message === TEMPLATES_RESTRICTED && e.name === 'TemplatesRestrictedError',
+    (e: Error) => e.message === templatesRestrictedText() && e.name === 'TemplatesRestrictedError',
   );
-  assert.match(TEMPLATES_RESTRICTED, /Restricted Mode.*trust this folder/);
+  assert.match(templatesRestrictedText(), /Restricted Mode.*trust this folder/);
   assert.equal(MANAGE_TRUST.command, 'workbench.trust.manage');
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/api/errors';
 import type { Instance, PendingPriceIncrease } from '../../../src/api/types';
 import { BUDGET_WARNED_KEY } from '../../../src/core/stateKeys';
-import { budgetAction, stopGuardedLabel, STOP_ALL_RUNNING, SHOW_SPENDING, type BudgetDeps } from '../../../src/billing/budgetAction';
+import { budgetAction, stopGuardedLabel, stopAllRunningLabel, showSpendingLabel, type BudgetDeps } from '../../../src/billing/budgetAction';
 import { decideIncrease, decisionTarget, type Decision, type DecisionDeps, type DecisionVerb, type ShownIncrease } from '../../../src/billing/priceDecision';
 import { composeOnstart, resolveGuardPlan } from '../../../src/guard/plan';
 import { MemoryState } from '../../kit/state';
@@ -189,10 +189,10 @@ function budget(button: (b: readonly string[]) => string | undefined, over: Part
 test('budget buttons: Show Spending, Stop All Running, a dismissed warning; the stop label counts', async () => {
   assert.equal(stopGuardedLabel(1), 'Stop 1 Guarded Instance…');
   assert.equal(stopGuardedLabel(2), 'Stop 2 Guarded Instances…');
-  const spending = budget(() => SHOW_SPENDING);
+  const spending = budget(() => showSpendingLabel());
   assert.deepEqual(await budgetAction(spending.d), { level: 100, action: 'spending' });
   assert.equal(spending.r.spending, 1);
-  const all = budget(() => STOP_ALL_RUNNING, { instances: () => [] });
+  const all = budget(() => stopAllRunningLabel(), { instances: () => [] });
   assert.deepEqual(await budgetAction(all.d), { level: 100, action: 'none' });
   assert.equal(all.r.stopAll, 1);
   const dismissed = budget(() => undefined);

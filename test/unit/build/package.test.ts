@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { findLazyModules, programs } from '../../../scripts/bundles.mjs';
+import { findLazyModules, programs, sharedPackages } from '../../../scripts/bundles.mjs';
 import { repoRoot, manifest } from '../repoRoot';
 
 const root = repoRoot();
@@ -91,6 +91,20 @@ test('every lazily loaded bundle loads: nothing in it requires a file the bundle
   );
 });
 
+test('the bundles of the extension share one @vscode/l10n (dist/l10n.js, the copy activation configures); only the separate processes keep their own', () => {
+  assert.ok(existsSync(join(root, 'dist/extension.js')), 'dist/ is not built: run `node scripts/build.mjs` first');
+  // A string of @vscode/l10n's own source (its file reader), which minifying keeps.
+  const marker = readFileSync(join(root, 'node_modules/@vscode/l10n/dist/main.js'), 'utf8').includes('Unsupported protocol')
+    ? 'Unsupported protocol'
+    : assert.fail('marker gone');
+  const copies = readdirSync(join(root, 'dist'))
+    .filter((f) => f.endsWith('.js') && readFileSync(join(root, 'dist', f), 'utf8').includes(marker))
+    .map((f) => f.slice(0, -3))
+    .sort();
+  assert.deepEqual(copies, [...Object.keys(sharedPackages), ...Object.keys(programs).filter((p) => p !== 'sim')].sort());
+  assert.match(readFileSync(join(root, 'dist/extension.js'), 'utf8'), /require\("\.\/l10n\.js"\)/);
+});
+
 test('manifestFiles reads the icons, walkthrough media and schema package.json names, not its links', () => {
   const m = {
     icon: 'media/icon.png',
@@ -109,7 +123,7 @@ test('the .vsix holds every file the extension reads at run time, and nothing el
   const files = await packedFiles();
   const pkg = manifest();
   const lazy = await findLazyModules(root, 'src/extension.ts', { external: ['vscode', 'cpu-features', '*.node'], loader: { '.sh': 'text' } });
-  const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs)])].map((n) => `dist/${n}.js`);
+  const bundles = [...new Set(['extension', ...lazy.keys(), ...Object.keys(programs), ...Object.keys(sharedPackages)])].map((n) => `dist/${n}.js`);
   const code = readdirSync(join(root, 'dist'))
     .filter((f) => f.endsWith('.js'))
     .map((f) => readFileSync(join(root, 'dist', f), 'utf8'));

@@ -117,6 +117,8 @@ export function runGuard(c: Ctx, inst: { id: number; key: string }, o: RunOption
   const env: Record<string, string> = {
     PATH: path,
     TMPDIR: tmp,
+    // Its own home: a group member's files are read from $HOME/.gpu-rental.
+    HOME: dir,
     CONTAINER_ID: String(inst.id),
     CONTAINER_API_KEY: inst.key,
     GPU_GUARD_API: c.sim.url,

@@ -17,7 +17,7 @@ import { needs } from '../tools';
 import { silentLogger } from '../../kit/log';
 import { useSshFixture, type SshFixture } from '../../kit/sshFixture';
 import { Client as Ssh2Client } from 'ssh2';
-import { createKeyPair, ensureAccountKey, NO_KEY_MESSAGE, type KeyChoice } from '../../../src/ssh/keys';
+import { createKeyPair, ensureAccountKey, noKeyMessage, type KeyChoice } from '../../../src/ssh/keys';
 import { generateEd25519 } from '../../../src/ssh/keygen';
 import { hostKeyAlias } from '../../../src/ssh/knownHosts';
 
@@ -109,7 +109,7 @@ test('without a registered key the login is refused, and the key check explains 
     instances: () => [inst],
   });
   assert.equal(asked.length, 1);
-  assert.equal(asked[0], NO_KEY_MESSAGE);
+  assert.equal(asked[0], noKeyMessage());
   assert.match(asked[0]!, /Permission denied \(publickey\)/);
   assert.equal(result.outcome, 'registered');
   assert.ok(result.outcome === 'registered' && result.attached.includes(inst.id), 'attached to the running instance created before the key');

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
-import { DEMO_MESSAGE } from '../../../core/connection';
+import { demoMessage } from '../../../core/connection';
 import { background } from '../../../core/background';
 import { tellDone } from '../../../core/vscode/statusMessage';
 
@@ -33,7 +33,7 @@ export async function tryDemoMode(services: Pick<Services, 'connection' | 'conne
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
     // No toast: the demo starts with a pending price increase, whose notification is the one that
     // needs attention; the views and the status bar say "demo", and their toolbar has Exit Demo Mode.
-    tellDone(`${DEMO_MESSAGE} Exit Demo Mode (in the views' toolbar) leaves it.`);
+    tellDone(`${demoMessage()} Exit Demo Mode (in the views' toolbar) leaves it.`);
     return true;
   } catch (e) {
     vscode.window.showErrorMessage(vscode.l10n.t('Could not start demo mode: {0}. Check the "GPU Rental" output channel and try again.', describeError(e)));

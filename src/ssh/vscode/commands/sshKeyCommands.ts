@@ -9,7 +9,7 @@ import { sshHome } from '../sshHost';
 import { describeError } from '../../../core/describeError';
 import { instanceIdOf } from '../../../core/instanceRef';
 import {
-  NO_KEY_MESSAGE,
+  noKeyMessage,
   SshKeyError,
   createKeyPair,
   describePublicKey,
@@ -272,4 +272,4 @@ export async function copySshPublicKey(services: Pick<Services, 'api'>, arg?: un
   }
 }
 
-export { NO_KEY_MESSAGE, type KeyChoice };
+export { noKeyMessage, type KeyChoice };
