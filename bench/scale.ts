@@ -3,7 +3,8 @@
 // --expose-gc) reports heap/rss growth of keeping one such build instead of timings.
 import { startSim } from '../test/kit/sim';
 import { instanceListSchema, offerListSchema, safeParse } from '../src/api/schemas';
-import { instanceDetails, instanceRow } from '../src/instances/instanceViewModel';
+import { instanceRow } from '../src/instances/instanceViewModel';
+import { instanceDetails } from '../src/instances/detailRows';
 import { offerRow } from '../src/offers/offerRow';
 
 const RUNS = 15;

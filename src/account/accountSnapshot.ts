@@ -80,17 +80,16 @@ export function accountRows(
       state === 'legacy'
         ? l10n.t('Your account uses legacy 2FA. Regenerate backup codes to move it to the current system.')
         : state === 'disabled'
-          ? l10n.t('Add an authenticator app or SMS to turn 2FA on.')
+          ? l10n.t("Add an authenticator app (the shield in this view's title bar) or SMS (under its …) to turn 2FA on.")
           : undefined,
     icon: state === 'disabled' ? 'unlock' : 'shield',
     contextValue: `tfaState-${state}`,
   });
   const st = snap.status;
   if (st) {
+    // No method yet: the 2FA row says how to add one; the title bar's shield adds it (no row that is a button).
     if (st.methods.length) {
       rows.push({ id: 'methods', label: l10n.t('Methods'), icon: 'list-unordered', children: st.methods.map((m) => methodRow(m, o.nowMs, o.fmt)) });
-    } else if (state !== 'legacy') {
-      rows.push({ id: 'add', label: l10n.t('Add an authenticator app…'), icon: 'add', command: 'gpuRental.tfa.addTotp' });
     }
     if (st.tfa_enabled || st.methods.length) {
       rows.push({

@@ -26,20 +26,24 @@ export function sshKeyRows(keys: readonly AccountSshKey[], local: readonly strin
       sshKey: k,
     };
   });
-  if (!children.length) {
-    children.push({
-      id: 'sshKeys:add',
-      label: l10n.t('Add an SSH key…'),
-      tooltip: l10n.t('Without a public key on your account, instances refuse every SSH login ("Permission denied (publickey)").'),
-      icon: 'add',
-      command: 'gpuRental.addSshKey',
-    });
-  }
   const anyHere = children.some((c) => c.contextValue === 'sshKeyLocal');
+  if (!children.length) {
+    // No key: the node itself says why it matters, and its inline + (Add SSH Key…) is the way (no row that is a button).
+    return {
+      id: 'sshKeys',
+      label: l10n.t('SSH Keys'),
+      description: l10n.t('none: add one with +'),
+      tooltip: l10n.t(
+        'No public key on your account: instances refuse every SSH login ("Permission denied (publickey)"). Add SSH Key… (the + on this row) registers this machine\'s key.',
+      ),
+      icon: 'key',
+      contextValue: 'sshKeys.none',
+    };
+  }
   return {
     id: 'sshKeys',
     label: l10n.t('SSH Keys'),
-    description: keys.length ? l10n.t('{0} on your account{1}', keys.length, anyHere ? '' : ' · none from this machine') : 'none',
+    description: l10n.t('{0} on your account{1}', keys.length, anyHere ? '' : ' · none from this machine'),
     icon: 'key',
     contextValue: 'sshKeys',
     children,

@@ -38,6 +38,7 @@ import { renameInstance } from '../instances/vscode/commands/renameInstance';
 import { copySshCommand } from '../ssh/vscode/commands/copySshCommand';
 import { openJupyter } from '../instances/vscode/commands/openJupyter';
 import { copyJupyterToken } from '../instances/vscode/commands/copyJupyterToken';
+import { copyDetailValue } from '../instances/vscode/commands/copyDetailValue';
 import { showLog } from '../core/vscode/commands/showLog';
 import { snoozeGuard } from '../guard/vscode/commands/snoozeGuard';
 import { dontWarnGuard } from '../guard/vscode/commands/dontWarnGuard';
@@ -134,6 +135,7 @@ export const commands = {
   'gpuRental.copySshCommand': copySshCommand,
   'gpuRental.openJupyter': openJupyter,
   'gpuRental.copyJupyterToken': copyJupyterToken,
+  'gpuRental.copyDetailValue': copyDetailValue,
   'gpuRental.showInstanceDetails': lazy(load.details, 'showInstanceDetails'),
   'gpuRental.showLog': showLog,
   'gpuRental.snoozeGuard': snoozeGuard,

@@ -2,8 +2,7 @@
 // document provider (not on the activation path).
 import type { Instance, Offer } from '../api/types';
 import { currentRate, formatRate } from '../core/rates';
-import { redactLog } from '../api/logs';
-import { instanceDetails } from './instanceViewModel';
+import { instanceDetails, maskSecrets } from './detailRows';
 import { instanceName, perGpu, stateText } from '../core/instanceWords';
 import { md, pct } from '../core/textFormat';
 import * as l10n from '@vscode/l10n';
@@ -36,18 +35,9 @@ export function foldBlobs(v: string): string {
   return v.replace(BLOB_RE, (b) => l10n.t('{0}…[{1} base64 characters]', b.slice(0, 12), b.length.toLocaleString('en-US')));
 }
 
-// Secrets a value may carry in clear: an expanded ${secret:NAME} of a template (known values),
-// NAME=value assignments and token shapes (redactLog), and command-line secret flags
-// (`-p TOKEN` of a registry login, `--token=…`, `--password …`).
-const FLAG_SECRET = /((?:^|\s)(?:-p|--(?:password|passwd|token|api[-_]?key|secret|access[-_]key)(?=[\s=]))[\s=]+)(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)/gi;
-
-/** A value with every secret it may carry masked: what Details shows of onstart and every other field. */
-export function maskSecrets(v: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  return redactLog(v, secrets).replace(FLAG_SECRET, '$1***');
-}
-
 /**
- * The Show Instance Details document: every set field (secrets masked) as a Markdown table,
+ * The Show Instance Details document: every set field (secrets masked) as a Markdown table (its
+ * words, the API's name, the value),
  * after what it has cost so far. Long values (the onstart script and its packed base64) are
  * folded below the table, so the table stays readable in the preview. Read-only, refreshed when
  * the instance changes. Every value comes from the service or the host: it is escaped (no
@@ -61,17 +51,18 @@ export function instanceDetailsMarkdown(
   secrets: ReadonlyArray<string | undefined> = [],
 ): string {
   const cell = (v: string) => md(v.replace(/\r?\n/g, ' '));
-  const details = instanceDetails(i).map((d) => ({ ...d, value: maskSecrets(d.value, secrets) }));
+  const details = instanceDetails(i, secrets);
   const long = details.filter((d) => d.value.length > LONG_VALUE_CHARS);
   const rows = details.map(
-    (d) => `| ${d.label} | ${long.includes(d) ? l10n.t('{0} characters, folded below', d.value.length.toLocaleString('en-US')) : cell(d.value)} |`,
+    (d) =>
+      `| ${d.label} | \`${d.key}\` | ${long.includes(d) ? l10n.t('{0} characters, folded below', d.value.length.toLocaleString('en-US')) : cell(d.value)} |`,
   );
   const folded = long.flatMap((d) => {
     const text = foldBlobs(d.value);
     const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
     return [
       '<details>',
-      l10n.t('<summary>{0} ({1} characters)</summary>', d.label, d.value.length.toLocaleString('en-US')),
+      l10n.t('<summary>{0} ({1}, {2} characters)</summary>', d.label, d.key, d.value.length.toLocaleString('en-US')),
       '',
       fence,
       text,
@@ -87,8 +78,8 @@ export function instanceDetailsMarkdown(
     [md(stateText(i) ?? ''), `${formatRate(currentRate(i))} now`, spent].filter(Boolean).join(' · '),
     '',
     ...guardSection(guard, secrets),
-    l10n.t('| Field | Value |'),
-    '|---|---|',
+    l10n.t('| Field | API name | Value |'),
+    '|---|---|---|',
     ...rows,
     '',
     ...folded,

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { root, startCodeServer, launchChromium, workbenchUrl, runCleanups } from '../../scripts/code-server.mjs';
 import { simArgs, startSimulatorProcess } from '../../scripts/sim-process.mjs';
 import { printRecord, printTest, parseLines, summarize } from './report.mjs';
-import { openViewContainer, expandPane, waitForRows, hoverText, terminalText } from '../../scripts/workbench-ui.mjs';
+import { openViewContainer, expandPane, pane, waitForRows, hoverText, terminalText } from '../../scripts/workbench-ui.mjs';
 import { inTempHome, tempHome } from '../../scripts/test-home.mjs';
 
 const OVERALL_MS = Number(process.env.GPU_RENTAL_TEST_TIMEOUT_S || 900) * 1000;
@@ -458,6 +458,19 @@ const uiSteps = {
     await frame.locator('table').first().waitFor({ state: 'visible', timeout: 20_000 });
     await ui.page.waitForTimeout(400);
     await shot('instance-details');
+  },
+  /** An instance expanded in the sidebar: its fields named in words (issue 35, audit V6; screenshot). */
+  'ux-details-words': async () => {
+    await openSidebar();
+    await expandPane(ui.page, 'Instances');
+    const rows = pane(ui.page, 'Instances').locator('.monaco-list-row');
+    const row = pane(ui.page, 'Instances').locator('.monaco-list-row[aria-expanded]').first();
+    await row.waitFor({ state: 'visible', timeout: 20_000 });
+    if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
+    await rows.filter({ hasText: 'Instance ID' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await ui.page.mouse.move(1100, 820); // no tooltip over the picture
+    await ui.page.waitForTimeout(300);
+    await shot('ux-details-words');
   },
   /** The backup codes view: Save to File… (the suite records where the dialog would open), then close it. */
   'backup-codes-save': async () => {

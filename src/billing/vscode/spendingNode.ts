@@ -35,12 +35,13 @@ export async function spendingNode(
       children: estimate ? [{ id: 'account:spending:estimate', label: estimate.includes('estimate') ? estimate : `${estimate} (estimate)`, icon: 'info' }] : [],
     };
   }
+  // Only the Spending row opens the chart on a click; a period's row has it in its context menu.
   const row = (key: string, label: string, v: number) => ({
     id: `account:spending:${key}`,
     label,
     description: formatMoney(v),
     icon: 'calendar',
-    command: 'gpuRental.showSpending',
+    contextValue: 'spendingPeriod',
   });
   return {
     ...base,

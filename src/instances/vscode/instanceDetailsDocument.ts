@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { Instance, ServiceApi } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
+import { windowSecrets } from './windowSecrets';
 import { DETAILS_SCHEME, detailsId, detailsPath, instanceDetailsMarkdown } from '../instanceDetails';
 
 /** The document of an instance. */
@@ -59,7 +60,7 @@ export class InstanceDetailsDocuments implements vscode.Disposable {
 
   /** Every secret value known in this window: the connection's keys and what the client has sent or seen. */
   private secrets(): Array<string | undefined> {
-    return [...this.services.connectionState.knownSecrets(), ...(this.api?.knownSecrets?.() ?? [])];
+    return windowSecrets(this.services, this.api);
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

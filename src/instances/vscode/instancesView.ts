@@ -3,7 +3,9 @@
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { fullRecord } from '../fullRecord';
-import { instanceDetails, instanceRow } from '../instanceViewModel';
+import { instanceRow } from '../instanceViewModel';
+import { instanceDetails } from '../detailRows';
+import { windowSecrets } from './windowSecrets';
 import { md } from '../../core/textFormat';
 import { demoMessage } from '../../core/connection';
 import { errorItem } from '../../core/vscode/errorItem';
@@ -48,7 +50,10 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
       const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
       item.id = `instance:${node.instanceId}:${node.key}`;
       item.description = node.value;
-      item.tooltip = node.secret ? 'Secret: use the Copy action to put it on the clipboard.' : `${node.label}: ${node.value}`;
+      // The API's name stays in the tooltip: what its documentation and the CLI call the field.
+      item.tooltip = node.secret
+        ? vscode.l10n.t('{0} ({1}): a secret. Copy Jupyter Token puts it on the clipboard.', node.label, node.key)
+        : `${node.label} (${node.key}): ${node.value}`;
       item.contextValue = node.secret && node.key === 'jupyter_token' ? 'instanceDetail.jupyterToken' : 'instanceDetail';
       item.accessibilityInformation = { label: rowSpeech(node.label, node.secret ? 'secret, hidden; the context menu copies it' : node.value) };
       return item;
@@ -102,7 +107,9 @@ export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
     if (!row) return [];
     // The list has only the view's columns: an expanded row shows the whole record.
     const inst = await fullRecord(() => this.services.api(), row, this.services.log);
-    return instanceDetails(inst).map((d) => ({
+    // Values masked as Show Instance Details masks them: what a row shows is what Copy Value copies.
+    const secrets = windowSecrets(this.services, await this.services.api().catch(() => undefined));
+    return instanceDetails(inst, secrets).map((d) => ({
       kind: 'detail' as const,
       instanceId: inst.id,
       key: d.key,

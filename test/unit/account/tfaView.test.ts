@@ -6,6 +6,11 @@ import { accountRows, loadAccount, methodRow, tfaState } from '../../../src/acco
 import { loadSshKeyNode } from '../../../src/account/sshKeyRows';
 import { useTfaHarness } from './tfaHelpers';
 import { totp } from '../../../src/sim/totp';
+import { manifest } from '../repoRoot';
+
+interface Menus {
+  contributes: { menus: Record<string, Array<{ command: string; when: string; group?: string }>> };
+}
 
 const t = useTfaHarness();
 beforeEach(async () => {
@@ -27,7 +32,7 @@ test('input formats are checked before sending', () => {
   assert.match(validateLabel('x'.repeat(31)) ?? '', /at most 30/);
 });
 
-test('Account rows: signed-in user, 2FA off, add-method hint', async () => {
+test('Account rows: signed-in user, 2FA off, add-method hint in words, no row that is a button', async () => {
   const snap = await loadAccount(t.h.api);
   assert.deepEqual(snap.errors, []);
   const rows = accountRows(snap, { nowMs: Date.now(), session: false, fmt });
@@ -35,7 +40,16 @@ test('Account rows: signed-in user, 2FA off, add-method hint', async () => {
   assert.match(rows[0]!.label, /@/);
   assert.match(rows[0]!.description ?? '', /credit/);
   assert.equal(rows[1]?.label, 'Two-factor authentication: off');
-  assert.ok(rows.some((r) => r.command === 'gpuRental.tfa.addTotp'));
+  // Adding a method is the title bar's shield (every signed-in user sees it); the 2FA row says where.
+  assert.deepEqual(
+    rows.filter((r) => r.command),
+    [],
+    'no click-only row',
+  );
+  assert.match(rows[1]?.tooltip ?? '', /shield in this view's title bar/);
+  const shield = manifest<Menus>().contributes.menus['view/title']!.find((m) => m.command === 'gpuRental.tfa.addTotp');
+  assert.equal(shield?.when, 'view == gpuRental.account && gpuRental.signedIn');
+  assert.match(shield?.group ?? '', /^navigation/, 'the shield is on the title bar, not under its …');
   assert.ok(rows.some((r) => r.label === 'Adding a method: needs authorization'));
 });
 
@@ -102,9 +116,25 @@ test('Account rows: SSH Keys node with type, fingerprint, comment, date, and the
   assert.match(a!.description ?? '', /^ssh-ed25519 · SHA256:.* · added .* · private key on this machine$/);
   assert.equal(b!.contextValue, 'sshKey');
   assert.doesNotMatch(b!.description ?? '', /private key on this machine/);
-  // none on the account: a row that adds one and says why it matters
+  // none on the account: the node says why it matters, and its inline + adds one (no row that is a button)
   for (const k of await t.h.api.listSshKeys()) await t.h.api.deleteSshKey(k.id);
   const empty = (await loadSshKeyNode(t.h.api, async () => [], fmt)).node!;
-  assert.equal(empty.children?.[0]?.command, 'gpuRental.addSshKey');
-  assert.match(empty.children?.[0]?.tooltip ?? '', /Permission denied \(publickey\)/);
+  assert.equal(empty.children, undefined, 'no child rows (and no "Add an SSH key…" button-row)');
+  assert.equal(empty.command, undefined);
+  assert.equal(empty.contextValue, 'sshKeys.none');
+  assert.match(empty.description ?? '', /none: add one with \+/);
+  assert.match(empty.tooltip ?? '', /Permission denied \(publickey\)/);
+  const items = manifest<Menus>().contributes.menus['view/item/context']!.filter((m) => m.command === 'gpuRental.addSshKey');
+  const inline = items.filter((m) => m.group?.startsWith('inline'));
+  assert.deepEqual(
+    inline.map((m) => m.when),
+    ['view == gpuRental.account && viewItem == sshKeys.none'],
+    'inline only while the account has no key',
+  );
+  for (const cv of ['sshKeys', 'sshKeys.none']) {
+    assert.ok(
+      items.some((m) => !m.group?.startsWith('inline') && m.when === `view == gpuRental.account && viewItem == ${cv}`),
+      `Add SSH Key… in the context menu of ${cv}`,
+    );
+  }
 });

@@ -21,11 +21,11 @@ test('a base64 onstart does not lead the table: it is folded below it, shortened
   const md = instanceDetailsMarkdown(inst, 'Cost so far: $0.10');
   const table = md.slice(0, md.indexOf('<details>'));
   assert.ok(!table.includes(blob.slice(0, 60)), 'the blob is not in the table');
-  assert.match(table, /^\| onstart \| [\d,]+ characters, folded below \|$/m);
-  assert.match(table, /^\| image_uuid \| pytorch\/pytorch \|$/m, 'short values stay in the table');
-  assert.ok(md.indexOf('| id | 42 |') < md.indexOf('<details>'));
+  assert.match(table, /^\| On-start script \| `onstart` \| [\d,]+ characters, folded below \|$/m);
+  assert.match(table, /^\| Image \| `image_uuid` \| pytorch\/pytorch \|$/m, 'short values stay in the table');
+  assert.ok(md.indexOf('| Instance ID | `id` | 42 |') < md.indexOf('<details>'));
   const folded = md.slice(md.indexOf('<details>'));
-  assert.match(folded, /<summary>onstart \([\d,]+ characters\)<\/summary>/);
+  assert.match(folded, /<summary>On-start script \(onstart, [\d,]+ characters\)<\/summary>/);
   assert.ok(folded.includes(`echo '${blob.slice(0, 12)}…[${blob.length.toLocaleString('en-US')} base64 characters]' | base64 -d`), folded.slice(0, 300));
   assert.ok(md.length < 2000, `the document is ${md.length} characters`);
 });
@@ -87,9 +87,9 @@ test('hostile service and host strings render as text: no image, link, HTML or c
     } as unknown as Instance;
     const md = instanceDetailsMarkdown(hostile, 'Cost so far: $0.10', { details: [`Idle guard: ${h}`], log: `${h}\n\`\`\`\n${h}` });
     assert.deepEqual(renders(md), [], `${h} rendered:\n${md}`);
-    const table = md.slice(md.indexOf('| Field | Value |'));
+    const table = md.slice(md.indexOf('| Field | API name | Value |'));
     for (const row of table.split('\n').filter((l) => l.startsWith('| ')))
-      assert.equal(row.replace(/\\\|/g, '').split('|').length, 4, `one cell per column: ${row}`);
+      assert.equal(row.replace(/\\\|/g, '').split('|').length, 5, `one cell per column: ${row}`);
   }
 });
 

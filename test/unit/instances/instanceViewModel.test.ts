@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Instance, Offer } from '../../../src/api/types';
-import { instanceContextValue, instanceDetails, instanceRow, jupyterUrl } from '../../../src/instances/instanceViewModel';
+import { instanceContextValue, instanceRow, jupyterUrl } from '../../../src/instances/instanceViewModel';
+import { detailLabel, instanceDetails } from '../../../src/instances/detailRows';
 import { formatGpuRam, stateCategory } from '../../../src/core/instanceWords';
 import { md } from '../../../src/core/textFormat';
 import { offerRow } from '../../../src/offers/offerRow';
@@ -100,6 +101,69 @@ test('details list every set field, never the jupyter token; env values are mask
   assert.ok(!text.includes('hf_secret_value'));
   assert.equal(d.find((x) => x.key === 'jupyter_token')?.secret, true);
   assert.equal(d.find((x) => x.key === 'start_date')?.value, '2023-11-14T22:13:20Z');
+});
+
+test('details are labelled in words, the API name kept as the key; a field without words keeps its name', () => {
+  const d = instanceDetails(
+    make({ gpu_name: 'RTX 4090', num_gpus: 2, dph_total: 0.8123, disk_space: 40, geolocation: 'Norway', gpu_mem_bw: 900, ssh_port: 41022 }),
+  );
+  const label = (key: string) => d.find((x) => x.key === key)?.label;
+  assert.equal(label('gpu_name'), 'GPU');
+  assert.equal(label('num_gpus'), 'GPUs');
+  assert.equal(label('dph_total'), 'Price per hour ($)');
+  assert.equal(label('disk_space'), 'Disk (GB)');
+  assert.equal(label('geolocation'), 'Location');
+  assert.equal(label('ssh_port'), 'SSH port');
+  assert.equal(label('id'), 'Instance ID');
+  assert.equal(label('gpu_mem_bw'), 'gpu_mem_bw', 'a rare field keeps the name its documentation uses');
+  assert.equal(d.find((x) => x.key === 'dph_total')?.value, '0.8123');
+  // Words for the fields people read most: every label is unique, none is a raw snake_case name.
+  const common = [
+    'id',
+    'actual_status',
+    'label',
+    'image_uuid',
+    'onstart',
+    'status_msg',
+    'ssh_host',
+    'ssh_port',
+    'start_date',
+    'end_date',
+    'cpu_name',
+    'cpu_ram',
+    'gpu_name',
+    'num_gpus',
+    'gpu_ram',
+    'gpu_util',
+    'disk_space',
+    'disk_usage',
+    'public_ipaddr',
+    'geolocation',
+    'reliability2',
+    'dph_total',
+    'dph_base',
+    'min_bid',
+    'is_bid',
+  ];
+  const words = common.map(detailLabel);
+  for (const [i, w] of words.entries()) assert.doesNotMatch(w, /_/, `${common[i]} has words`);
+  assert.equal(new Set(words).size, words.length, 'no two fields read the same');
+});
+
+test('detail values mask what this window knows is secret and secret flags: what Copy Value copies', () => {
+  const known = 'tmpl-secret-Value-123';
+  const d = instanceDetails(
+    make({ jupyter_token: TOKEN, onstart: `docker login -p s3cr3tPassw0rd ghcr.io; echo ${known}; echo ${TOKEN}`, image_args: ['--token', 'abc123456789'] }),
+    [known],
+  );
+  const text = JSON.stringify(d);
+  for (const secret of [known, TOKEN, 's3cr3tPassw0rd', 'abc123456789']) assert.ok(!text.includes(secret), `${secret} in ${text}`);
+  assert.match(d.find((x) => x.key === 'onstart')?.value ?? '', /^docker login -p \*\*\* ghcr\.io; echo \*\*\*; echo \*\*\*$/);
+  const token = d.find((x) => x.key === 'jupyter_token')!;
+  assert.deepEqual([token.label, token.secret], ['Jupyter token', true]);
+  // Only the spec's fields are rows: a record that carries the create answer's instance_api_key shows none of it.
+  const withKey = instanceDetails({ ...make({ gpu_name: 'A100' }), instance_api_key: 'iak-secret-1234567890' } as Instance);
+  assert.ok(!JSON.stringify(withKey).includes('iak-secret'), JSON.stringify(withKey));
 });
 
 test('ssh command and jupyter url', () => {

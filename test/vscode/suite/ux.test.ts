@@ -1,16 +1,19 @@
 // Issue 35 items 2 and 4 in a real VS Code against the simulator: the not-signed-in error offers
 // the buttons that fix it, the signed-out view toolbars show no action that would only fail (UI
-// step `ux-signed-out-toolbar`), rows carry a screen-reader label, and every context-menu entry
-// added for an inline-only action exists and runs from the row.
+// step `ux-signed-out-toolbar`), rows carry a screen-reader label, every context-menu entry
+// added for an inline-only action exists and runs from the row, instance details read in words
+// with Copy Value (UI step `ux-details-words`), and the Account view has no row that is only a button.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { describe, it, waitFor, answer, capture, promptCalls, uiCheckpoint, getExtensionApi, EXTENSION_ID } from './framework';
 import { simControl } from './sim';
 import { signIn, signInToSeeded, ui as sessionUi, type InstanceNode, type TreeLike, signOutAfterEach } from './session';
+import type { AccountRow } from '../../../src/core/accountRow';
 
 interface Ui {
   instances: TreeLike<InstanceNode & { key?: string; instanceId?: number; label?: string; value?: string; secret?: boolean }>;
   offers: TreeLike<{ kind: string }>;
+  account: TreeLike<AccountRow> & { setVisible(v: boolean): void; refresh(): void };
 }
 interface MenuEntry {
   command: string;
@@ -145,5 +148,68 @@ describe('ux', () => {
       await vscode.env.clipboard.writeText('');
     },
     { timeoutMs: 90_000 },
+  );
+
+  it(
+    'instance details read in words with the API name in the tooltip; Copy Value copies a row; no Account row is only a button',
+    async () => {
+      const { services, ui: u } = await ui();
+      await signInToSeeded(1);
+      const inst = services.instances.instances[0]!;
+      const node = { kind: 'instance', id: inst.id };
+      const details = (await u.instances.getChildren(node)) ?? [];
+      const gpu = details.find((d) => d.key === 'gpu_name');
+      assert.ok(gpu, `no gpu_name row in ${details.map((d) => d.key).join(', ')}`);
+      const item = await u.instances.getTreeItem(gpu);
+      assert.equal(item.label, 'GPU');
+      assert.equal(item.tooltip, `GPU (gpu_name): ${gpu.value}`);
+      assert.equal(item.accessibilityInformation?.label, `GPU, ${gpu.value}`);
+      assert.ok(details.some((d) => d.key === 'dph_total' && d.label === 'Price per hour ($)'));
+      assert.ok(contextEntry('gpuRental.copyDetailValue', String(item.contextValue)), `no Copy Value entry for ${item.contextValue}`);
+      assert.equal(contextEntry('gpuRental.copyDetailValue', 'instanceDetail.jupyterToken'), undefined, 'Copy Value is never offered on the token');
+      await vscode.env.clipboard.writeText('');
+      assert.equal(await vscode.commands.executeCommand('gpuRental.copyDetailValue', gpu), gpu.value);
+      assert.equal(await vscode.env.clipboard.readText(), gpu.value);
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand('gpuRental.copyDetailValue', { ...gpu, key: 'jupyter_token', secret: true })),
+        /never copies/,
+      );
+      await vscode.env.clipboard.writeText('');
+      await vscode.commands.executeCommand('gpuRental.instances.focus');
+      const shot = await uiCheckpoint('ux-details-words');
+      assert.ok(shot === 'ok' || shot === 'skipped', `details in words: ${shot}`);
+
+      // The Account view: no row runs a command on a click but Spending (its chart); an account
+      // without SSH keys gets the + on its SSH Keys row instead of an "Add an SSH key…" row.
+      const api = await services.api();
+      for (const k of await api.listSshKeys()) await api.deleteSshKey(k.id);
+      u.account.setVisible(true);
+      u.account.refresh();
+      const keys = await waitFor(async () => ((await u.account.getChildren()) ?? []).find((r) => r.id === 'sshKeys'), 15_000, 'the SSH Keys row');
+      assert.equal(keys.contextValue, 'sshKeys.none');
+      assert.ok(
+        menus()['view/item/context']!.some(
+          (m) => m.command === 'gpuRental.addSshKey' && m.group?.startsWith('inline') && m.when?.includes('viewItem == sshKeys.none'),
+        ),
+        'Add SSH Key… inline on the empty SSH Keys row',
+      );
+      const clicks: string[] = [];
+      const walk = async (rows: AccountRow[]): Promise<void> => {
+        for (const r of rows) {
+          const it = await u.account.getTreeItem(r);
+          assert.ok(it.accessibilityInformation?.label, `${r.id} has a screen-reader label`);
+          if (it.command) clicks.push(`${r.id} → ${it.command.command}`);
+          await walk((await u.account.getChildren(r)) ?? []);
+        }
+      };
+      const top = (await u.account.getChildren()) ?? [];
+      assert.ok(
+        top.some((r) => r.id === 'account:spending'),
+        `no Spending row in ${top.map((r) => r.id).join(', ')}`,
+      );
+      await walk(top);
+      assert.deepEqual(clicks, ['account:spending → gpuRental.showSpending']);
+    },
+    { timeoutMs: 60_000 },
   );
 });
