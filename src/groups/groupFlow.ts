@@ -45,9 +45,9 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   const found = await findClusters(ports, t, count, input.signal);
   if (!Array.isArray(found)) return found;
   const choice = input.confirm === false ? found[0] : await ports.prompts.pickCluster(found, t);
-  if (!choice || input.signal?.aborted) return nothing('Cancelled. Nothing was rented.');
-  if (input.confirm !== false && !(await ports.prompts.confirmGroup(choice, t, maxWaitMs))) return nothing('Cancelled. Nothing was rented.');
-  if (input.signal?.aborted) return nothing('Cancelled. Nothing was rented.');
+  if (!choice || input.signal?.aborted) return nothing(CANCELLED);
+  if (input.confirm !== false && !(await ports.prompts.confirmGroup(choice, t, maxWaitMs))) return nothing(CANCELLED);
+  if (input.signal?.aborted) return nothing(CANCELLED);
 
   const name = groupName(uniqueLabel(baseLabel(t).slice(0, 40), ports.random));
   const group: GroupRecord = {
@@ -109,6 +109,9 @@ export function memberAliases(group: string, rank: number): string[] {
   return rank === 0 ? [`gpu-${group}-0`, `gpu-${group}`] : [`gpu-${group}-${rank}`];
 }
 
+/** The 'nothing' of a user's cancel (the other 'nothing' results say what stood in the way). */
+export const CANCELLED = 'Cancelled. Nothing was rented.';
+
 function nothing(message: string): GroupResult {
   return { outcome: 'nothing', message };
 }
@@ -118,7 +121,7 @@ async function findClusters(ports: GroupFlowPorts, t: Template, count: number, s
   try {
     offers = await ports.api.searchOffers({ ...buildOfferQuery(t), clusterId: 'any', limit: t.offer?.limit ?? 256 }, signal ? { signal } : undefined);
   } catch (e) {
-    if (signal?.aborted) return nothing('Cancelled. Nothing was rented.');
+    if (signal?.aborted) return nothing(CANCELLED);
     ports.log.warn(`group: offer search failed: ${logText(e)}`);
     return nothing(`Searching offers failed. ${userMessageOf(e)}`);
   }

@@ -77,7 +77,7 @@ describe('demo', () => {
       const services = await demo();
       try {
         const inst = services.instances.instances.find((i) => i.state === 'running')!;
-        capture('showInformationMessage', 'showWarningMessage');
+        capture('setStatusBarMessage', 'showWarningMessage');
         const line = await vscode.commands.executeCommand<string>('gpuRental.copySshCommand', inst.id);
         const m = /^ssh -F (\S+) (\S+)$/.exec(line ?? '');
         assert.ok(m, `copied "${line}"`);
@@ -86,8 +86,9 @@ describe('demo', () => {
         assert.ok(readFileSync(file, 'utf8').includes(`Host ${m[2]}\n`), 'the alias is in that file');
         assert.match(readFileSync(file, 'utf8'), /IdentityFile .+\n\s+IdentitiesOnly yes/, 'the entry names the demo key');
         assert.equal(await vscode.env.clipboard.readText(), line);
-        const note = promptCalls.find((p) => p.kind === 'showInformationMessage' && p.text.startsWith('SSH command copied. '));
-        assert.ok(note && note.text.includes(file), 'the message says where the file is');
+        const note = promptCalls.find((p) => p.kind === 'setStatusBarMessage' && p.text.startsWith('$(check) SSH command copied. '));
+        assert.ok(note && note.text.includes(file), 'the status bar confirmation says where the file is');
+        assert.ok(!promptCalls.some((p) => p.kind === 'showWarningMessage'), 'no toast for a copy');
         assert.deepEqual(readdirSync(join(home!, '.ssh')), [], '~/.ssh untouched');
       } finally {
         await vscode.commands.executeCommand('gpuRental.exitDemoMode'); // before the other files' sign-out checks

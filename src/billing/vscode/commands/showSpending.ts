@@ -72,7 +72,7 @@ export async function showSpending(
     | 'track'
   >,
 ): Promise<boolean> {
-  if (!ensureSignedIn(services)) return false;
+  ensureSignedIn(services);
   const s = await readSpending(services);
   if (!s) return false;
   const root = vscode.Uri.joinPath(services.extensionUri, 'media', 'billing');
@@ -95,7 +95,7 @@ export async function showSpending(
 
 /** gpuRental.exportSpending(uri?): the charges of the window as CSV; returns the file written. */
 export async function exportSpending(services: Pick<Services, 'api' | 'connection' | 'log'>, target?: unknown): Promise<string | undefined> {
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   const now = Date.now() / 1000;
   let charges: Charge[];
   try {

@@ -291,7 +291,7 @@ async function editFilters(start: OfferQuery, gpuNames: readonly string[]): Prom
 
 /** gpuRental.searchOffers(search?): a search (object or CLI query string) runs at once; otherwise the filter list. */
 export async function searchOffers(services: Pick<Services, 'connection' | 'log' | 'offers'>, filters?: unknown): Promise<Offer[] | undefined> {
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   const offers = services.offers;
   let query: OfferQuery | undefined;
   // A documented object, the service's own filter object or a CLI query string (README).
@@ -331,7 +331,7 @@ async function searchAndShow(services: Pick<Services, 'log' | 'offers'>, query: 
  * With a string argument it searches without asking.
  */
 export async function searchOffersQuery(services: Pick<Services, 'connection' | 'log' | 'offers'>, text?: unknown): Promise<Offer[] | undefined> {
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   const typed = typeof text === 'string' ? text : await askQueryText(services);
   if (typed === undefined) return undefined;
   const parsed = parseQueryText(typed);
