@@ -26,7 +26,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { INFLIGHT_STATE_KEY } from '../core/stateKeys';
-import { failureIn, reportCommandError } from '../core/vscode/commandFailure';
+import { runReported } from '../core/vscode/commandFailure';
 import { setApiKey } from '../account/vscode/commands/setApiKey';
 import { clearApiKey } from '../account/vscode/commands/clearApiKey';
 import { importCliKey } from '../account/vscode/commands/importCliKey';
@@ -180,19 +180,7 @@ export const commands = {
 export function registerCommands(services: Services): void {
   for (const [id, handler] of Object.entries(commands) as Array<[string, Handler]>) {
     // A failing command throws; its one notice (with the buttons that fix it) is reportCommandError's.
-    services.track(
-      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-        try {
-          const result = await handler(services, ...args);
-          const failure = failureIn(result);
-          if (failure) reportCommandError(services, id, failure);
-          return result;
-        } catch (e) {
-          reportCommandError(services, id, e);
-          return undefined;
-        }
-      }),
-    );
+    services.track(vscode.commands.registerCommand(id, (...args: unknown[]) => runReported(services, id, () => handler(services, ...args))));
   }
 }
 

@@ -90,6 +90,22 @@ export function failureIn(result: unknown): CommandFailure | undefined {
   return typeof result === 'object' && result !== null ? ((result as { [FAILURE]?: CommandFailure })[FAILURE] ?? undefined) : undefined;
 }
 
+/**
+ * Runs a command's handler as registerCommands does: a thrown failure, or a result marked with
+ * failedWith, is reported (once); scripts get the result, or undefined after a throw.
+ */
+export async function runReported(services: Pick<Services, 'log'>, command: string, run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    const result = await run();
+    const failure = failureIn(result);
+    if (failure) reportCommandError(services, command, failure);
+    return result;
+  } catch (e) {
+    reportCommandError(services, command, e);
+    return undefined;
+  }
+}
+
 /** THE command-error notice: logs the failure and shows it once, with its fix buttons. */
 export function reportCommandError(services: Pick<Services, 'log'>, command: string, e: unknown): void {
   // A command run by another command is reported once, by the inner one.

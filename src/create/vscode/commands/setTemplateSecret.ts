@@ -1,5 +1,6 @@
 // gpuRental.setTemplateSecret: stores a value for ${secret:NAME} in SecretStorage.
 import * as vscode from 'vscode';
+import { CommandFailure } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 import { SECRET_NAME, templateSecretKey } from '../../templateVariables';
@@ -14,10 +15,8 @@ export async function setTemplateSecret(services: Pick<Services, 'log' | 'secret
       validateInput: (v) => (SECRET_NAME.test(v) ? undefined : 'Use letters, digits, "_", "-" and "."; start with a letter or "_".'),
     }));
   if (!name) return false;
-  if (!SECRET_NAME.test(name)) {
-    vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.', name));
-    return false;
-  }
+  if (!SECRET_NAME.test(name))
+    throw new CommandFailure(vscode.l10n.t('"{0}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.', name));
   const value =
     arg?.value ??
     (await vscode.window.showInputBox({

@@ -3,8 +3,8 @@
 // Like `npm run demo` it runs each instance's onstart, so the idle guard watches, warns and stops
 // (Set Demo GPU Load sets what the fake GPU reports). Nothing is persisted.
 import * as vscode from 'vscode';
+import { failedTo } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
-import { describeError } from '../../../core/describeError';
 import { DEMO_MESSAGE } from '../../../core/connection';
 import { background } from '../../../core/background';
 import { tellDone } from '../../../core/vscode/statusMessage';
@@ -36,8 +36,7 @@ export async function tryDemoMode(services: Pick<Services, 'connection' | 'conne
     tellDone(`${DEMO_MESSAGE} Exit Demo Mode (in the views' toolbar) leaves it.`);
     return true;
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Could not start demo mode: {0}. Check the "GPU Rental" output channel and try again.', describeError(e)));
-    return false;
+    throw failedTo(e, (why) => vscode.l10n.t('Could not start demo mode: {0}. Check the "GPU Rental" output channel and try again.', why));
   }
 }
 
