@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { diffFingerprints, homeFingerprint, tempHome } from './test-home.mjs';
 import { CODE_SERVER_VERSION, SMOKE_VERSIONS } from './code-server.mjs';
+import { failedTests, skippedTests } from './tapReport.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -59,14 +60,6 @@ function run(cmd, args, { env, timeoutS = 600, withStderr = false, held = false 
       res({ code: code ?? (signal ? 1 : 0), out });
     });
   });
-}
-
-/**
- * The tests a TAP report marks skipped, as `name (reason)`: a test whose tool is missing is
- * skipped locally (in CI it fails instead, test/unit/tools.ts), and the summary names it.
- */
-function skippedTests(tap) {
-  return [...tap.matchAll(/^\s*ok \d+ - (.*?) # SKIP\b ?(.*)$/gm)].map((m) => (m[2] ? `${m[1]} (${m[2]})` : m[1]));
 }
 
 const tiers = [];
@@ -141,7 +134,14 @@ if (ok) {
     const num = (k) => Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
     const passed = num('pass');
     const failed = num('fail') + num('cancelled');
-    return { ok: r.code === 0 && failed === 0 && passed > 0, passed, failed, empty: passed + failed === 0, skipped: skippedTests(text) };
+    return {
+      ok: r.code === 0 && failed === 0 && passed > 0,
+      passed,
+      failed,
+      empty: passed + failed === 0,
+      skipped: skippedTests(text),
+      failures: failedTests(text),
+    };
   });
 
   await step('lint (eslint + layer rules + folder cycles; ran beside the unit tier)', async () => {
@@ -230,6 +230,11 @@ const skipped = tiers.flatMap((t) => (t.skipped ?? []).map((name) => `${t.name}:
 if (skipped.length) {
   process.stdout.write(`  ${skipped.length} skipped (a tool is missing here; CI=true fails them instead):\n`);
   for (const s of skipped) process.stdout.write(`    - ${s}\n`);
+}
+const failures = tiers.flatMap((t) => (t.failures ?? []).map((f) => `${t.name}: ${f}`));
+if (failures.length) {
+  process.stdout.write(`  failed (from the TAP report):\n`);
+  for (const f of failures.slice(0, 20)) process.stdout.write(`    - ${f.slice(0, 600)}\n`);
 }
 const allOk = tiers.length === 9 + SMOKE_VERSIONS.length && tiers.every((t) => t.ok);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);

@@ -140,10 +140,17 @@ ssh_count() {
 }
 
 #@jupyter
-# A Jupyter kernel that is running code (Jupyter's REST API, its token from the environment).
+# A Jupyter kernel that is running code (Jupyter's REST API, its token from the environment). A
+# Jupyter that accepts and does not answer in time is unknown, and unknown is never idle (K says which).
 kernel() {
+  K="kernel busy"
   for s in https http; do
-    o=$(printf 'header = "Authorization: token %s"\n' "$JUPYTER_TOKEN" | curl -sk -m 3 -K - "$s://127.0.0.1:$JP/api/kernels" 2>/dev/null | tr -d ' \n') && [ -n "$o" ] && break
+    : >"$D/k.out"
+    printf 'header = "Authorization: token %s"\n' "$JUPYTER_TOKEN" | curl -sk -m 5 -K - -o "$D/k.out" "$s://127.0.0.1:$JP/api/kernels" 2>/dev/null
+    r=$?
+    o=$(tr -d ' \n' <"$D/k.out")
+    [ $r = 0 ] && [ -n "$o" ] && break
+    [ $r = 28 ] && K="not answering" && return 0
   done
   case $o in *'"execution_state":"busy"'*) return 0 ;; esac
   return 1
@@ -203,7 +210,7 @@ judge() {
   elif [ "$JUP" -gt 0 ] && [ "$PREV" -gt 0 ]; then
     BUSY="jupyter $JUP"
   elif kernel; then
-    BUSY="jupyter kernel busy"
+    BUSY="jupyter $K"
   #@
   #@busyWhile
   elif proc; then

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHELLS, guardSim, runGuard, sleep, type GuardRun, type RunOptions } from './harness';
+import { SHELLS, guardSim, runGuard, sleep, until, type GuardRun, type RunOptions } from './harness';
 import { CELLS, MATRIX_END, MATRIX_START, matrixTable, type Cell, type Outcome } from './matrixCells';
 import { fakeJupyter, fakeSshd, holdSshdLock, processWith, tcpServer } from './sessions';
 import { needs, type Tool } from '../tools';
@@ -22,7 +22,7 @@ const IDLE = 2;
 type Setup = () => Promise<{
   opts: Omit<RunOptions, 'shell'>;
   before?: (g: GuardRun) => void;
-  check?: (g: GuardRun) => void;
+  check?: (g: GuardRun) => void | Promise<void>;
   end?: () => Promise<void> | void;
 }>;
 
@@ -77,12 +77,21 @@ const SETUPS: Record<(typeof CELLS)[number]['situation'], Setup> = {
     j.setBusy(true);
     return {
       opts: { env: { GPU_GUARD_JUPYTER_PORT: String(j.port), JUPYTER_TOKEN: 'tok-matrix-1' } },
-      check: (g) => {
-        assert.equal(g.state()!.busyReason, 'jupyter kernel busy');
+      check: async (g) => {
+        // Read with its token once the test process answers: on a loaded machine a slow answer reads "not answering" (busy too).
+        await until('the kernel read as busy', () => g.state()?.busyReason === 'jupyter kernel busy', 60_000);
         assert.ok(j.authorised() > 0, 'read with its token');
         assert.ok(!g.log().includes('tok-matrix-1'), 'the token is never logged');
       },
       end: () => j.close(),
+    };
+  },
+  'the Jupyter API accepts and never answers (a hung server)': async () => {
+    const srv = await tcpServer();
+    return {
+      opts: { env: { GPU_GUARD_JUPYTER_PORT: String(srv.port), JUPYTER_TOKEN: 'tok-matrix-3' } },
+      check: (g) => assert.equal(g.state()!.busyReason, 'jupyter not answering'),
+      end: () => srv.close(),
     };
   },
   'every kernel idle, no connection': async () => {
@@ -135,7 +144,7 @@ async function observe(g: GuardRun, id: number): Promise<Outcome> {
     // Kept: busy well past the idle limit, with no action due (a cap) or being retried (a 429 on a busy machine).
     const due = (s?.capAt !== null && s?.capAt !== undefined && s.updatedAt >= s.capAt) || (s?.failures ?? 0) > 0;
     if (s?.busyReason && !due && s.updatedAt - s.startedAt >= IDLE + 3) return s.gpuProblem || s.cannotAct ? 'cannot judge' : 'keeps running';
-    if (Date.now() - t0 > 60_000) throw new Error(`no outcome in 60 s: ${JSON.stringify(s)}\n${g.log()}`);
+    if (Date.now() - t0 > 150_000) throw new Error(`no outcome in 150 s: ${JSON.stringify(s)}\n${g.log()}`);
     await sleep(150);
   }
 }
@@ -147,7 +156,7 @@ async function runCell(shell: string[], cell: Cell): Promise<void> {
   try {
     setup.before?.(g);
     assert.equal(await observe(g, inst.id), cell.outcome, g.log());
-    setup.check?.(g);
+    await setup.check?.(g);
     if (cell.outcome !== 'stops') assert.equal(gsim.intended(inst.id), 'running');
   } finally {
     await g.stop();

@@ -21,6 +21,7 @@ export const CELLS = [
   { signal: 'SSH', situation: 'sshd listening, no connection', outcome: 'stops' },
   { signal: 'SSH', situation: 'an open connection with keepWhileSsh false', outcome: 'stops' },
   { signal: 'Jupyter', situation: 'a kernel running code (Jupyter REST API, its token)', outcome: 'keeps running' },
+  { signal: 'Jupyter', situation: 'the Jupyter API accepts and never answers (a hung server)', outcome: 'keeps running' },
   { signal: 'Jupyter', situation: 'every kernel idle, no connection', outcome: 'stops' },
   { signal: 'Jupyter', situation: "an open connection to Jupyter's port (a browser tab)", outcome: 'keeps running' },
   { signal: 'Heartbeat', situation: 'the heartbeat file touched recently', outcome: 'keeps running' },

@@ -28,6 +28,7 @@ import { instanceHome } from '../../../src/sim/sandbox';
 import { cachedServerOnstart, loadTemplate } from '../../../src/create/templateValidation';
 import { start, type Ctx } from '../sim/helpers';
 import { sleep, until } from './harness';
+import { holdSshdLock } from './sessions';
 import { needs } from '../tools';
 
 const ctx = { apiUrl: 'https://console.vast.ai/', dphTotal: 0.5 };
@@ -313,6 +314,8 @@ describe('onstart composition', () => {
 
 describe('the composed onstart runs for real', () => {
   let c!: Ctx;
+  // Not while another run's scenario matrix holds a session to its fake sshd: these guards would count it.
+  holdSshdLock('shared');
   before(async () => {
     c = await start({ bootSeconds: 1 });
   });

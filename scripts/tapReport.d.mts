@@ -1,0 +1,2 @@
+export declare function skippedTests(tap: string): string[];
+export declare function failedTests(tap: string): string[];
