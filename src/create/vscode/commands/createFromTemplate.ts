@@ -220,8 +220,9 @@ function withProgress(
 /**
  * Tells the user how it ended, and keeps watching whatever is still in flight. One notice per
  * outcome: running (with Connect), a warning for what needs attention (an SSH entry problem, a
- * machine stopped or kept that bills, an unknown fate), a status bar line for what the user chose
- * (cancelled, nothing rented; stopped as asked); a failure is returned for the command's reporter.
+ * machine stopped unasked or kept after a failure, an unknown fate), a status bar line for what the
+ * user chose (cancelled: nothing rented, destroyed or kept; stopped as asked); a failure is returned
+ * for the command's reporter.
  */
 function report(
   services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>,
@@ -268,9 +269,8 @@ function report(
       break;
     }
     case 'cancelled':
-      // What the user chose: a confirmation, unless a machine was kept (it bills).
-      if (kept === undefined) tellDone(result.message);
-      else attention = { text: result.message };
+      // What the user chose (a kept machine after the modal that said it bills): a confirmation.
+      tellDone(result.message);
       break;
     case 'unknown':
       attention = { text: result.message };
