@@ -16,7 +16,8 @@ const built = await esbuild.build({
   format: 'esm',
   logLevel: 'warning',
   loader: { '.sh': 'text' },
-  external: ['vscode'],
+  // As the build: ssh2's optional native addon is never bundled (the key check reaches ssh2 through ssh/keys.ts).
+  external: ['vscode', 'cpu-features', '*.node'],
 });
 const { languageModelTools } = await import(`data:text/javascript;base64,${Buffer.from(built.outputFiles[0].text).toString('base64')}`);
 const file = join(root, 'package.json');

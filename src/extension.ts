@@ -6,7 +6,7 @@ import type * as vscode from 'vscode';
 import { createServices } from './app/createServices';
 import type { Services } from './core/vscode/services';
 import { registerViews, type ViewsUi } from './app/registerViews';
-import { registerCommands } from './app/commandTable';
+import { registerCommands, resumeInterrupted } from './app/commandTable';
 import { startWatchers } from './app/watchers';
 import { registerAgentSurfaces, type AgentToolsHandle } from './agent/vscode/agentEntry';
 
@@ -19,6 +19,8 @@ export interface ExtensionApi {
   readonly ui: ViewsUi;
   /** The language-model tools' confirmations, for integration tests; undefined where VS Code has no tool API. */
   readonly agentTools: AgentToolsHandle | undefined;
+  /** Resumes interrupted creations as a restart does once the first list arrived (integration tests cannot reload the window). */
+  resumeInterrupted(): Promise<void>;
   /** Duration of activate() itself in ms, for the performance bench (VS Code's total also counts loading the module). */
   readonly activateMs: number;
   /** performance.now() when the bundle started and finished evaluating (build banner/footer) and when activate() began. */
@@ -38,7 +40,15 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   startWatchers(services);
   const loadStart = typeof __gpuRentalLoadStart === 'number' ? __gpuRentalLoadStart : undefined;
   const loadEnd = typeof __gpuRentalLoadEnd === 'number' ? __gpuRentalLoadEnd : undefined;
-  return { services, billing, ui, agentTools, activateMs: performance.now() - t0, activationTimestamps: { loadStart, loadEnd, activateStart: t0 } };
+  return {
+    services,
+    billing,
+    ui,
+    agentTools,
+    resumeInterrupted: () => resumeInterrupted(services),
+    activateMs: performance.now() - t0,
+    activationTimestamps: { loadStart, loadEnd, activateStart: t0 },
+  };
 }
 
 export function deactivate(): void {

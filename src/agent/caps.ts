@@ -49,9 +49,9 @@ export function capProblem(c: CapCheck): string | undefined {
   if (!Number.isFinite(c.perHour) || c.perHour < 0) return `The price (${String(c.perHour)}) is not a valid rate, so nothing was sent.`;
   if (c.templateCap !== undefined && c.perHour > c.templateCap + 1e-9)
     return `${rate(c.perHour)} is above the template's price cap (offer.maxDphTotal ${rate(c.templateCap)}). Nothing was sent. Pick a cheaper offer or raise the template's cap.`;
-  const { maxDphTotal, monthlyBudget } = c.caps;
+  const { maxDphTotal, monthlyBudget, maxDphFrom } = c.caps;
   if (maxDphTotal !== undefined && c.perHour > maxDphTotal + 1e-9)
-    return `${rate(c.perHour)} is above the per-hour cap for agents (${rate(maxDphTotal)}). Nothing was sent. Pick a cheaper offer, or ask the user to raise the cap.`;
+    return `${rate(c.perHour)} is above the per-hour cap for agents (${rate(maxDphTotal)}${maxDphFrom ? `, set by ${maxDphFrom}` : ''}). Nothing was sent. Pick a cheaper offer, or ask the user to raise ${maxDphFrom ?? 'the cap'}.`;
   if (monthlyBudget !== undefined) {
     const s = c.spending;
     if (!s) return `The monthly budget (${formatMoney(monthlyBudget)}) could not be checked, so nothing was sent.`;

@@ -71,9 +71,13 @@ export async function readCaps(env: Env, dir: string): Promise<AgentCaps> {
       );
     fromFile = r.data;
   }
-  const maxDphTotal = envCap(env, 'GPU_RENTAL_MAX_DPH') ?? fromFile.maxDphTotal;
+  const envDph = envCap(env, 'GPU_RENTAL_MAX_DPH');
+  const maxDphTotal = envDph ?? fromFile.maxDphTotal;
   const monthlyBudget = envCap(env, 'GPU_RENTAL_MONTHLY_BUDGET') ?? fromFile.monthlyBudget;
-  return { ...(maxDphTotal !== undefined ? { maxDphTotal } : {}), ...(monthlyBudget !== undefined ? { monthlyBudget } : {}) };
+  return {
+    ...(maxDphTotal !== undefined ? { maxDphTotal, maxDphFrom: envDph !== undefined ? 'GPU_RENTAL_MAX_DPH' : `maxDphTotal in ${file}` } : {}),
+    ...(monthlyBudget !== undefined ? { monthlyBudget } : {}),
+  };
 }
 
 /**
@@ -142,6 +146,10 @@ function answerWithin(env: Env): number {
   return n;
 }
 
+/** How to put a key on the account from outside VS Code. */
+const NO_KEY_HOW_TO =
+  'Add your public key (the .pub file; create a pair with ssh-keygen -t ed25519 if you have none) to your account: on the SSH keys page of the service\'s website, or in VS Code with "GPU Rental: Add SSH Key…".';
+
 export interface McpEnvPorts {
   ports: AgentPorts;
   /** What the server runs against (for its start line): the URL and where the key came from. */
@@ -163,7 +171,8 @@ export async function mcpPorts(env: Env, o: { cwd: string; home?: string; write:
   const dir = configDir(env, home);
   const caps = await readCaps(env, dir);
   const state = await fileState(join(dir, 'mcp-state.json'));
-  const ssh = new SshConfigWriter({ home: env.GPU_RENTAL_SSH_HOME?.trim() || home, origin: new URL(url.url).host, log });
+  const sshHome = env.GPU_RENTAL_SSH_HOME?.trim() || home;
+  const ssh = new SshConfigWriter({ home: sshHome, origin: new URL(url.url).host, log });
   const loadRentTemplate = async (ref: string): Promise<RentTemplate> => {
     const file = await templateFile(o.cwd, ref);
     const loaded = await loadTemplate(await readFile(file, 'utf8'), {
@@ -196,6 +205,7 @@ export async function mcpPorts(env: Env, o: { cwd: string; home?: string; write:
     state,
     ssh,
     sshAliases: async () => new Map((await ssh.entries()).map((e) => [e.id, e.alias])),
+    sshKeys: async () => ({ home: sshHome, preferred: [], howToAdd: NO_KEY_HOW_TO }),
     caps: () => caps,
     guardDefaults: () => DEFAULT_GUARD,
     apiUrl: () => url.url,

@@ -37,8 +37,9 @@ export function createMcpServer(ports: AgentPorts, version: string): Server {
     annotations: { title: t.title, readOnlyHint: t.effect === 'read', destructiveHint: t.effect === 'destroys', openWorldHint: true },
   }));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const r = await invokeTool(ports, req.params.name, req.params.arguments ?? {});
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    // The client's cancellation (notifications/cancelled) ends the tool's wait, never a rent half-way (rentTool.ts).
+    const r = await invokeTool({ ...ports, signal: extra.signal }, req.params.name, req.params.arguments ?? {});
     // A rental the flow stopped waiting for stays watched by this process (adopted if it appears).
     if (req.params.name === 'rent') resumeMcpRentals(ports, 'late');
     return { content: [{ type: 'text' as const, text: r.text }], ...(r.isError ? { isError: true } : {}) };

@@ -146,9 +146,11 @@ export const instanceLogs: AgentTool<typeof logsInput> = {
     const i = await findInstance(ports, input.instance_id);
     const api = await ports.api();
     const tail = input.tail ?? 100;
-    const { result_url } = await api.requestLogs(i.id, { tail });
+    // A cancelled call stops waiting for the upload (the log request itself changes nothing).
+    const call = ports.signal ? { signal: ports.signal } : undefined;
+    const { result_url } = await api.requestLogs(i.id, { tail }, call);
     const secrets = [i.jupyter_token ?? undefined, ...(api.knownSecrets?.() ?? [])];
-    const text = redactLog(await api.fetchLogs(result_url), secrets);
+    const text = redactLog(await api.fetchLogs(result_url, call), secrets);
     const lines = text
       .split(/\r?\n/)
       .slice(-tail)

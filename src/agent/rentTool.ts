@@ -10,7 +10,7 @@ import { buildOfferQuery } from '../create/requestBuilder';
 import { offerSatisfies } from '../create/offerFit';
 import { rankOffers } from '../create/ranking';
 import { TemplateSchema, type Template } from '../create/templateSchema';
-import { realClock, runCreateFlow, type CreateFlowResult, type FlowPrompts } from '../create/createFlow';
+import { realClock, runCreateFlow, type CreateFlowResult, type FlowPrompts, type Stage } from '../create/createFlow';
 import { GuardSetupError, baseOnstart, guardRequestFor, guardSummary, type GuardRequest } from '../guard/plan';
 import { checkCaps, capsLine, rate, spendingForCaps } from './caps';
 import { flowText, offerLine, plain } from './resultText';
@@ -19,6 +19,7 @@ import type { AgentPorts, AgentTool, RentTemplate, ToolResult } from './toolType
 import { ToolError } from './toolTypes';
 import { rentInput } from './toolInputs';
 import { background } from '../core/background';
+import { checkAccountKey } from './sshKeyGate';
 
 type RentInput = z.infer<typeof rentInput>;
 
@@ -88,6 +89,7 @@ export async function prepareRent(ports: AgentPorts, input: RentInput): Promise<
   const t = rt.template;
   if (t.offer?.type === 'bid')
     throw new ToolError('Agents rent on-demand only; this template bids for an interruptible machine. Rent it from the editor instead. Nothing was rented.');
+  await checkAccountKey(ports, t.ssh?.identityFile);
   const guard = guardRequestFor(t.guard, t.instance.runtype, ports.guardDefaults(), ports.apiUrl());
   let onstart: string | undefined;
   try {
@@ -135,23 +137,24 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
   const cap = Math.min(plan.perHour, t.offer?.maxDphTotal ?? Infinity, caps.maxDphTotal ?? Infinity);
   const template: Template = { ...t, offer: { ...(t.offer ?? {}), maxDphTotal: cap } };
   const api = await ports.api();
+  if (ports.signal?.aborted) throw new ToolError('The rent was cancelled before anything was sent. Nothing was rented.');
   // The instance the flow rented, as soon as it is known (the flow puts it in the store at once).
-  let rented: (id: number) => void = () => undefined;
-  const rentedId = new Promise<number>((resolve) => (rented = resolve));
+  let id: number | undefined;
   const instances = {
     upsert: (i: Parameters<NonNullable<AgentPorts['instances']>['upsert']>[0]) => {
-      rented(i.id);
+      id ??= i.id;
       ports.instances?.upsert(i);
     },
     watch: (id: number) => ports.instances?.watch(id),
     remove: (id: number) => ports.instances?.remove(id),
   };
+  const cancel = cancellation(ports.signal);
   const flow = runCreateFlow(
     {
       api,
       log: ports.log,
       prompts: unattended,
-      progress: () => undefined,
+      progress: (p) => cancel.stage(p.stage),
       clock: ports.clock ?? realClock,
       ssh: ports.ssh,
       state: ports.state,
@@ -169,32 +172,83 @@ export async function confirmRent(ports: AgentPorts, plan: RentPlan): Promise<To
       maxAttempts: ports.maxAttempts ?? 3,
       ...(ports.pollIntervalMs ? { pollIntervalMs: ports.pollIntervalMs } : {}),
       ...(ports.maxWaitMs ? { maxWaitMs: ports.maxWaitMs } : {}),
+      ...(cancel.signal ? { signal: cancel.signal } : {}),
     },
   );
-  const answerWithin = ports.answerWithinMs;
-  if (answerWithin === undefined) return rentResult(await flow, plan.rt.secrets);
-  // A client gives up on a call after a while (often 60 s), and a machine can take minutes to
-  // boot, or an unclear answer a minute to check: the answer waits `answerWithin`, then says
-  // where the rent stands. The flow goes on (watched, SSH entry written, in-flight record kept).
-  let id: number | undefined;
-  rentedId.then(
-    (x) => (id = x),
-    () => undefined,
-  );
-  const done = flow.then((r) => ({ r }));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const later = new Promise<'later'>((resolve) => (timer = setTimeout(() => resolve('later'), answerWithin)));
-  const settled = await Promise.race([done, later]);
-  clearTimeout(timer);
-  if (settled !== 'later') return rentResult(settled.r, plan.rt.secrets);
+  const settled = await answerOrStop(flow, ports.answerWithinMs, cancel.stopped);
+  cancel.dispose();
+  if (typeof settled !== 'string') return rentResult(settled.r, plan.rt.secrets);
+  // A client gives up on a call after a while (often 60 s), a machine can take minutes to boot,
+  // and a chat request can be cancelled: the answer stops waiting and says where the rent stands.
+  // The flow goes on (watched, SSH entry written when it runs, in-flight record kept).
   background(
     flow.then((r) => ports.log.info(`agent: the rent${id !== undefined ? ` of instance ${id}` : ''} ended: ${r.outcome}`)),
     ports.log,
     'the rent that goes on',
   );
+  return goesOnText(settled, id, plan.perHour);
+}
+
+/**
+ * How the call's cancellation reaches a rent. While no create request has gone out, it aborts the
+ * flow's own signal (the flow rents nothing and ends 'cancelled', which is the answer). From the
+ * flow's first 'renting' stage on it never touches the flow (a cancelled wait must not end the
+ * tracking of a machine that may exist): it only ends the answer's wait.
+ */
+function cancellation(call: AbortSignal | undefined): {
+  signal?: AbortSignal;
+  stage(stage: Stage): void;
+  /** Resolves when the call is cancelled after a request may have been sent. */
+  stopped?: Promise<'cancelled'>;
+  dispose(): void;
+} {
+  if (!call) return { stage: () => undefined, dispose: () => undefined };
+  const own = new AbortController();
+  let sending = false;
+  let stop: (why: 'cancelled') => void = () => undefined;
+  const stopped = new Promise<'cancelled'>((resolve) => (stop = resolve));
+  const onAbort = () => (sending ? stop('cancelled') : own.abort());
+  call.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: own.signal,
+    stage: (stage) => {
+      if (stage === 'searching' || stage === 'confirming' || sending) return;
+      sending = true;
+      if (own.signal.aborted) stop('cancelled');
+    },
+    stopped,
+    dispose: () => call.removeEventListener('abort', onAbort),
+  };
+}
+
+/** The flow's result, or why the answer stopped waiting for it: the client's time ran out, or the call was cancelled. */
+async function answerOrStop(
+  flow: Promise<CreateFlowResult>,
+  withinMs: number | undefined,
+  cancelled: Promise<'cancelled'> | undefined,
+): Promise<{ r: CreateFlowResult } | 'later' | 'cancelled'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const later = withinMs === undefined ? [] : [new Promise<'later'>((resolve) => (timer = setTimeout(() => resolve('later'), withinMs)))];
+  try {
+    return await Promise.race([flow.then((r) => ({ r })), ...later, ...(cancelled ? [cancelled] : [])]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Where a rent stands when its answer stopped waiting (the flow goes on). */
+function goesOnText(why: 'later' | 'cancelled', id: number | undefined, perHour: number): ToolResult {
+  const watch = 'It shows in list_instances and the Instances view, and its SSH entry is written when it runs.';
+  if (why === 'cancelled')
+    return {
+      text:
+        id !== undefined
+          ? `The wait was cancelled, not the rent: instance ${id} is rented at ${rate(perHour)} or less and is still being created (it bills from now). It stays tracked as after a click. ${watch} Do not rent again; destroy it with destroy_instance if it is not wanted.`
+          : `The wait was cancelled, not the rent: the rent request was sent and the machine is still being created (or checked, if the service's answer was unclear). It stays tracked as after a click. ${watch} Do not rent again: check list_instances first.`,
+    };
   if (id !== undefined)
     return {
-      text: `Rented instance ${id} at ${rate(plan.perHour)} or less; it is provisioning and bills from now. It is watched until it runs, and its SSH entry is written then: check it with instance_details or list_instances.`,
+      text: `Rented instance ${id} at ${rate(perHour)} or less; it is provisioning and bills from now. It is watched until it runs, and its SSH entry is written then: check it with instance_details or list_instances.`,
     };
   return {
     text: `The rent was sent, and the service's answer did not say whether a machine was created; it is being checked through the instance list and watched. Do not rent again: list_instances shows it as a rental not in the list yet, and then as an instance if it was created.`,
@@ -229,7 +283,7 @@ export const rent: AgentTool<typeof rentInput> = {
   name: 'rent',
   title: 'Rent a GPU machine',
   modelDescription:
-    "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template's price cap, the per-hour cap or the budget would be broken.",
+    "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). Two steps: without quote_id it returns a quote (offer, $/h with disk, the idle guard that will stop it, the budget left) and rents nothing; after the user agrees, call again with the same arguments and that quote_id: it rents exactly one machine and waits until it runs (SSH alias in the answer). Refused when the template's price cap, the per-hour cap or the budget would be broken, or when the account holds none of this machine's SSH keys.",
   input: rentInput,
   effect: 'spends',
   async consent(ports, input) {

@@ -100,6 +100,7 @@ export async function invokeTool(ports: AgentPorts, name: string, raw: unknown):
 
 function errorText(ports: AgentPorts, tool: AgentTool, e: unknown): string {
   if (e instanceof ToolError) return e.message;
+  if (tool.effect === 'read' && ports.signal?.aborted) return `${tool.name} was cancelled; nothing was changed.`;
   ports.log.warn(`agent: ${tool.name} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : 'non-error thrown'}`);
   // What was sent is said by the handler; here only reads and single requests fail, so whether it happened is unknown.
   const what = tool.effect === 'read' ? '' : ' Whether it took effect is not known: check with list_instances before trying again.';

@@ -41,6 +41,18 @@ export interface AgentCaps {
   maxDphTotal?: number;
   /** Dollars per calendar month (UTC) that charges plus the next hour may not exceed. */
   monthlyBudget?: number;
+  /** Where the per-hour cap is set (a setting, a variable, a file), named in a refusal so the user knows what to change. */
+  maxDphFrom?: string;
+}
+
+/** Where this machine's SSH keys are looked for before a rent (ssh/keys.ts), and how the user adds one. */
+export interface AgentKeyPlace {
+  /** The home whose ~/.ssh holds the keys (the one the SSH entries are written for). */
+  home: string;
+  /** Key paths to look at first (a key picked before, a setting). */
+  preferred: readonly string[];
+  /** A sentence: how to put a key on the account from where the agent runs. */
+  howToAdd: string;
 }
 
 /** This month's charges and the account's running rate. */
@@ -65,6 +77,8 @@ export interface AgentPorts {
   /** In-flight rentals and per-instance SSH options (the create flow's records). */
   state: KeyValueStore;
   ssh: SshEntryWriter;
+  /** Where this machine's SSH keys are: a rent is refused when the account holds none of them (sshKeyGate.ts). */
+  sshKeys(): Promise<AgentKeyPlace>;
   /** The SSH aliases written so far, by instance id (rows say `ssh <alias>` only when one exists). */
   sshAliases?(): Promise<ReadonlyMap<number, string>>;
   instances?: Pick<InstanceStore, 'upsert' | 'watch' | 'remove'>;
@@ -87,6 +101,12 @@ export interface AgentPorts {
    * it, watched, its SSH entry written when it runs). Absent: the answer waits for the flow.
    */
   answerWithinMs?: number;
+  /**
+   * This call's cancellation (VS Code's CancellationToken, as a signal): it ends the tool's waits
+   * (a rent's wait for its machine, a log's upload), never a rent whose request may have been
+   * sent: that one goes on, tracked by the create flow as after a click.
+   */
+  signal?: AbortSignal;
 }
 
 /** What a call of a consent tool would do, as the user is asked it; `quote` is what its confirm runs. */

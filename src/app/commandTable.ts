@@ -27,6 +27,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { INFLIGHT_STATE_KEY } from '../core/stateKeys';
 import { runReported } from '../core/vscode/commandFailure';
+import { readGroupIndex } from '../core/groupIndex';
 import { setApiKey } from '../account/vscode/commands/setApiKey';
 import { clearApiKey } from '../account/vscode/commands/clearApiKey';
 import { importCliKey } from '../account/vscode/commands/importCliKey';
@@ -46,6 +47,7 @@ import { dontWarnGuard } from '../guard/vscode/commands/dontWarnGuard';
 import { setupSshConfig } from '../ssh/vscode/commands/setupSshConfig';
 import { setTemplateSecret } from '../create/vscode/commands/setTemplateSecret';
 import { background } from '../core/background';
+import { describeError } from '../core/describeError';
 
 /** The one handler shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types
@@ -186,26 +188,44 @@ export function registerCommands(services: Services): void {
 
 /**
  * Creations interrupted by a restart resume after the first instance list arrived (signed in,
- * service reachable). keepWatching reads and checks the records itself; this only avoids
- * loading the create flow for nothing. One of the watchers (src/app/watchers.ts).
+ * service reachable): resumeInterrupted. One of the watchers (src/app/watchers.ts).
+ * `loaders`: the bundles it may load (a test counts them).
  */
-export function resumeCreations(services: Services): void {
-  const inflight = () => (services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0;
-  if (!inflight()) return;
+export function resumeCreations(services: Services, loaders: ResumeLoaders = load): void {
+  if (!inflight(services)) return;
   const sub = services.instances.onDidChange(() => {
     sub.dispose();
-    if (!inflight()) return;
-    background(
-      load.createFlow().then((t) => t.keepWatching(services)),
-      services.log,
-      'watching an interrupted creation',
-    );
-    // Members of a group being rented resume as their group (the watcher above leaves them alone).
-    background(
-      load.createGroup().then((t) => t.resumeInterruptedGroups(services)),
-      services.log,
-      'resuming an interrupted group',
-    );
+    background(resumeInterrupted(services, loaders), services.log, 'resuming interrupted creations');
   });
   services.track(sub);
+}
+
+type ResumeLoaders = Pick<typeof load, 'createFlow' | 'createGroup'>;
+
+const inflight = (services: Services) => (services.globalState.get<unknown[]>(INFLIGHT_STATE_KEY)?.length ?? 0) > 0;
+
+/**
+ * What a restart resumes: keepWatching reads and checks the records itself; this only avoids
+ * loading the create flow for nothing, and the groups' bundle unless a group is recorded (only a
+ * group's members resume as a group, or as a given-up group's late members). The extension API's
+ * `resumeInterrupted` (integration tests cannot reload the window).
+ */
+export async function resumeInterrupted(services: Services, loaders: ResumeLoaders = load): Promise<void> {
+  if (!inflight(services)) return;
+  const logged = (work: Promise<unknown>, what: string) => work.then(undefined, (e: unknown) => services.log.warn(`${what} failed: ${describeError(e)}`));
+  const jobs = [
+    logged(
+      loaders.createFlow().then((t) => t.keepWatching(services)),
+      'watching an interrupted creation',
+    ),
+  ];
+  // Members of a group resume with their group (the watcher above leaves them alone).
+  if (readGroupIndex(services.globalState).length)
+    jobs.push(
+      logged(
+        loaders.createGroup().then((t) => t.resumeInterruptedGroups(services)),
+        'resuming an interrupted group',
+      ),
+    );
+  await Promise.all(jobs);
 }

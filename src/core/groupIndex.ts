@@ -27,15 +27,17 @@ export function isMemberLabel(member: string, creation: string): boolean {
 }
 
 /**
- * Whether this in-flight rental is a member of a group still being rented: after a reload the
- * groups resume such members as one group, and the plain in-flight watcher leaves them alone.
+ * Whether this in-flight rental is a member of a group being rented or given up (unwinding,
+ * failed): the groups resume such members as one group, or watch them as late members of the
+ * given-up group (src/groups/groupLate.ts); the plain in-flight watcher leaves them alone, so none
+ * is adopted as a machine of its own.
  */
-export function isRentingMember(state: Pick<KeyValueStore, 'get'>, creationLabel: string): boolean {
+export function groupOwnsRental(state: Pick<KeyValueStore, 'get'>, creationLabel: string): boolean {
   const raw = state.get<unknown[]>(GROUPS_STATE_KEY);
   if (!Array.isArray(raw)) return false;
   return raw.some((g) => {
     const x = g as { status?: unknown; members?: unknown };
-    if (!x || x.status !== 'renting' || !Array.isArray(x.members)) return false;
+    if (!x || x.status === 'ready' || !Array.isArray(x.members)) return false;
     return (x.members as Array<{ label?: unknown }>).some((m) => m && typeof m.label === 'string' && isMemberLabel(m.label, creationLabel));
   });
 }

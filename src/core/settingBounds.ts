@@ -28,6 +28,7 @@ export const SETTING_BOUNDS = {
   'logs.tail': { default: 1000, min: 1, max: 100_000, integer: true },
   'logs.followIntervalSeconds': { default: 10, min: 3, max: 3600 },
   'budget.monthly': { default: 0, min: 0, max: 1_000_000 },
+  'agent.maxPricePerHour': { default: 0, min: 0, max: 1_000_000 },
 } as const satisfies Record<string, Bounds>;
 
 export type BoundedSetting = keyof typeof SETTING_BOUNDS;

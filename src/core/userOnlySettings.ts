@@ -5,7 +5,7 @@
 // userOnly() as well, so a workspace value never counts even where a scope is not enforced.
 
 /** The settings read only from the user's own settings. */
-// The budget too: a repository must not raise it (or switch off its action) for the user; nor
+// The budget and the agents' per-hour cap too: a repository must not raise them (or switch off the budget's action) for the user; nor
 // allow other extensions to spend or destroy without asking (scripting.allowUnattended).
 /** @internal test */
 export const USER_ONLY_SETTINGS = [
@@ -14,6 +14,7 @@ export const USER_ONLY_SETTINGS = [
   'gpuRental.ssh.manageConfig',
   'gpuRental.budget.monthly',
   'gpuRental.budget.onExceeded',
+  'gpuRental.agent.maxPricePerHour',
   'gpuRental.scripting.allowUnattended',
 ] as const;
 

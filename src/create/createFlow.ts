@@ -112,7 +112,8 @@ export async function runCreateFlow(ports: CreateFlowPorts, input: CreateFlowInp
     run.attempt++;
     if (offer.machine_id != null) triedMachines.add(offer.machine_id);
 
-    const label = uniqueLabel(base, ports.random);
+    // A group member's label is unique already (its group's name and rank): sent as it is, a reload finds it by that label.
+    const label = input.exactLabel && run.attempt === 1 ? base : uniqueLabel(base, ports.random);
     let guarded: { onstart?: string; env?: Record<string, string> };
     try {
       // The offer's GPU count: a CPU-only machine (0) is judged without expecting nvidia-smi.

@@ -151,6 +151,8 @@ export interface CreateFlowInput {
   secrets?: readonly string[];
   /** More SSH host names for the instance's entry (a group member's, src/groups/). */
   sshAliases?: string[];
+  /** The template's label is unique already (a group member's): the first attempt sends it as it is, without a suffix. */
+  exactLabel?: boolean;
   /** Rent attempts in total (offer taken, failed boot the user chose to replace). Default 3. */
   maxAttempts?: number;
   /** Default 10 s: the spec's recommended poll interval. */

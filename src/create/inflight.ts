@@ -1,7 +1,7 @@
 // The persisted in-flight rentals (globalState gpuRental.templates.inflight): written before the
 // create request goes out, kept until the list has shown the instance settle or the user decided.
 import type { KeyValueStore } from '../core/ports';
-import type { SshOptionsByInstance } from '../ssh/sshTypes';
+import type { SshOptions, SshOptionsByInstance } from '../ssh/sshTypes';
 import { INFLIGHT_STATE_KEY, SSH_OPTIONS_STATE_KEY } from '../core/stateKeys';
 import { writeSerially } from '../core/serialWrites';
 import type { InflightCreation } from './flowTypes';
@@ -37,6 +37,11 @@ export function putInflight(state: KeyValueStore, r: InflightCreation): Promise<
     ssh[String(r.instanceId)] = r.ssh;
     await state.update(SSH_OPTIONS_STATE_KEY, ssh);
   });
+}
+
+/** The SSH options recorded with this instance's rental (they stay after its record settles). */
+export function sshOptionsOf(state: KeyValueStore, id: number): SshOptions | undefined {
+  return state.get<SshOptionsByInstance>(SSH_OPTIONS_STATE_KEY)?.[String(id)];
 }
 
 /** Marks the rental as one the flow stopped waiting for: announced as late when it appears. */

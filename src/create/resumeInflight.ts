@@ -19,6 +19,8 @@ export interface ResumeResult {
   label: string;
   outcome: PollOutcome['kind'];
   alias?: string;
+  /** What the last read showed, once it settled (ready or stopped). */
+  instance?: Instance;
   /** It was announced as late: the flow had stopped waiting for it. */
   adopted?: boolean;
 }
@@ -81,6 +83,7 @@ async function resumeOne(ports: ResumePorts, opts: ResumeOptions, r: InflightCre
   });
   const res: ResumeResult = { instanceId: id, label: r.label, outcome: out.kind };
   if (out.kind === 'ready' || out.kind === 'stopped') {
+    res.instance = out.instance;
     if (out.kind === 'ready') {
       try {
         res.alias = await ports.ssh.writeEntry(out.instance, r.ssh);

@@ -5,7 +5,10 @@ import type { Logger, ServiceApi } from '../api/types';
 import type { InstanceStore, KeyValueStore } from '../core/ports';
 import { logText } from '../create/flowTypes';
 import { destroyCreated } from '../create/failedBoot';
-import { removeGroup, updateGroup, type GroupRecord } from './groupRecords';
+import { readGroups, removeGroup, updateGroup, type GroupMember, type GroupRecord } from './groupRecords';
+import { readInflight } from '../create/inflight';
+import type { InflightCreation } from '../create/flowTypes';
+import { isMemberLabel } from '../core/groupIndex';
 import { deleteNetwork } from './overlayNetwork';
 import { BULK_IDS_MAX } from '../api/overlayApi';
 import { isApiError } from '../api/errors';
@@ -30,9 +33,27 @@ export async function destroyGroup(p: GroupActionPorts, g: GroupRecord): Promise
   const destroyed = ids.filter((_, i) => done[i]);
   const kept = ids.filter((_, i) => !done[i]);
   await deleteNetwork(p, { ...(g.overlayId !== undefined ? { overlayId: g.overlayId } : {}), name: g.overlayName });
-  if (!kept.length) await removeGroup(p.state, g.name);
-  else await updateGroup(p.state, g.name, (x) => ({ ...x, members: x.members.filter((m) => m.instanceId === undefined || kept.includes(m.instanceId)) }));
+  await dropGone(p.state, g.name, destroyed);
   return { destroyed, kept };
+}
+
+/** A member without an id whose rental is still in flight (its create had no answer): it may still appear. */
+export function inFlight(m: GroupMember, records: readonly InflightCreation[]): boolean {
+  return m.instanceId === undefined && records.some((r) => isMemberLabel(m.label, r.label));
+}
+
+/**
+ * After destroying: the group keeps the members that still exist or may (an id not in `gone`, a
+ * rental in flight: src/groups/groupLate.ts puts it under the group when it appears), and goes
+ * with the last of them.
+ */
+export async function dropGone(state: KeyValueStore, name: string, gone: readonly number[]): Promise<void> {
+  const records = readInflight(state);
+  await updateGroup(state, name, (x) => ({
+    ...x,
+    members: x.members.filter((m) => (m.instanceId !== undefined ? !gone.includes(m.instanceId) : inFlight(m, records))),
+  }));
+  if (!readGroups(state).find((x) => x.name === name)?.members.length) await removeGroup(state, name);
 }
 
 /**

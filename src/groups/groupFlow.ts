@@ -17,10 +17,10 @@ import { logText, userMessageOf } from '../create/flowTypes';
 import type { Template } from '../create/templateSchema';
 import { formatRate } from '../core/rates';
 import { clusterChoices, type ClusterChoice } from './clusterPick';
-import { putGroup, removeGroup, updateGroup, type GroupRecord } from './groupRecords';
+import { putGroup, removeGroup, updateGroup, updateMember, type GroupRecord } from './groupRecords';
 import type { GroupFlowInput, GroupFlowPorts, GroupResult } from './groupTypes';
 import { createNetwork, deleteNetwork } from './overlayNetwork';
-import { destroyMember } from './groupActions';
+import { destroyMember, dropGone } from './groupActions';
 
 export const DEFAULT_MASTER_PORT = 29500;
 /** A group waits this long for all of its members by default (each member's own limit). */
@@ -153,13 +153,24 @@ async function rentMembers(
           count: 1,
           instance: { ...t.instance, label: member.label, env: { ...(t.instance.env ?? {}), [`-n ${group.overlayName}`]: '1' } },
         };
+        // Marked before its flow starts (the create's in-flight record comes later and goes once it settles).
+        await updateMember(ports.state, group.name, rank, (m) => ({ ...m, sent: true }));
         const r = await runCreateFlow(
           { ...ports, prompts: MEMBER_PROMPTS, progress: (u) => ports.progress({ ...u, message: `rank ${rank}: ${u.message}` }) },
-          { ...input, template, offer, confirm: false, maxAttempts: 1, maxWaitMs, signal: stop.signal, sshAliases: memberAliases(group.name, rank) },
+          {
+            ...input,
+            template,
+            offer,
+            confirm: false,
+            maxAttempts: 1,
+            exactLabel: true,
+            maxWaitMs,
+            signal: stop.signal,
+            sshAliases: memberAliases(group.name, rank),
+          },
         );
         const id = memberId(r);
-        if (id !== undefined)
-          await updateGroup(ports.state, group.name, (g) => ({ ...g, members: g.members.map((m) => (m.rank === rank ? { ...m, instanceId: id } : m)) }));
+        if (id !== undefined) await updateMember(ports.state, group.name, rank, (m) => ({ ...m, instanceId: id }));
         if (r.outcome !== 'running') stop.abort();
         return r;
       }),
@@ -237,7 +248,8 @@ async function unwind(
     }),
   );
   await deleteNetwork(ports, { overlayId, name: group.overlayName });
-  if (!kept.length && !unknown.length) await removeGroup(ports.state, group.name);
+  // A member with no answer stays under the group, which stays unwinding: if it appears, it is destroyed too (src/groups/groupLate.ts).
+  await dropGone(ports.state, group.name, destroyed);
   const left = [
     kept.length ? `Could not destroy ${kept.map((id) => `instance ${id}`).join(', ')}: still billing; destroy it from the Instances view.` : '',
     unknown.length ? `No clear answer for ${unknown.join(', ')}: it is watched and shown in the Instances view if it appears; destroy it there.` : '',

@@ -10,6 +10,8 @@ export interface GroupMember {
   /** The creation's unique label (the in-flight record finds the rental by it until it has an id). */
   label: string;
   instanceId?: number;
+  /** Its create may have gone out (set before the member's flow starts): a reload looks for it by its label. */
+  sent?: boolean;
   dphTotal: number;
   /** Rank 0's address on the overlay, read on the machine (members' rows: their own). */
   overlayAddress?: string;
@@ -55,6 +57,11 @@ export function updateGroup(state: KeyValueStore, name: string, change: (g: Grou
       readGroups(state).map((g) => (g.name === name ? change(g) : g)),
     ),
   );
+}
+
+/** Changes one member of the named group, if both are still recorded. */
+export function updateMember(state: KeyValueStore, name: string, rank: number, change: (m: GroupMember) => GroupMember): Promise<void> {
+  return updateGroup(state, name, (g) => ({ ...g, members: g.members.map((m) => (m.rank === rank ? change(m) : m)) }));
 }
 
 export function removeGroup(state: KeyValueStore, name: string): Promise<void> {

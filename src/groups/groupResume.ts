@@ -7,9 +7,11 @@
 import type { Instance } from '../api/types';
 import { readInflight, resumeInflight, type ResumeResult } from '../create/createFlow';
 import { logText, type CreateFlowPorts } from '../create/flowTypes';
-import { readGroups, updateGroup, type GroupRecord } from './groupRecords';
+import { readGroups, updateGroup, type GroupMember, type GroupRecord } from './groupRecords';
 import { destroyGroup } from './groupActions';
-import { GROUP_WAIT_MS } from './groupFlow';
+import { GROUP_WAIT_MS, memberAliases } from './groupFlow';
+import { putInflight, sshOptionsOf } from '../create/inflight';
+import { reconcileAmbiguous } from '../create/pollUntilReady';
 import { isMemberLabel } from '../core/groupIndex';
 
 export interface GroupResumePorts extends Pick<CreateFlowPorts, 'api' | 'log' | 'clock' | 'ssh' | 'state' | 'instances' | 'reconcile'> {
@@ -41,17 +43,9 @@ export async function resumeGroups(ports: GroupResumePorts, opts: GroupResumeOpt
 async function resumeGroup(ports: GroupResumePorts, g: GroupRecord, opts: GroupResumeOptions): Promise<GroupResumeOutcome> {
   const maxWaitMs = opts.maxWaitMs ?? Math.max(60_000, g.createdAt + GROUP_WAIT_MS - Date.now());
   ports.log.info(`group ${g.name}: resuming its ${g.count} members after a reload`);
-  // The create flow makes each member's label unique ("<group>-<rank>-<suffix>"): its in-flight record carries that.
-  const records = readInflight(ports.state).filter((r) => g.members.some((m) => isMemberLabel(m.label, r.label)));
-  const results = await resumeInflight(ports, {
-    only: records.map((r) => r.label),
-    maxWaitMs,
-    ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
-  const byLabel = new Map<string, ResumeResult>(
-    g.members.flatMap((m) => results.filter((r) => isMemberLabel(m.label, r.label)).map((r) => [m.label, r] as const)),
-  );
+  const wait = { maxWaitMs, ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}), ...(opts.signal ? { signal: opts.signal } : {}) };
+  const results = await Promise.all(g.members.map((m) => resumeMember(ports, g, m, wait)));
+  const byLabel = new Map<string, ResumeResult>(g.members.flatMap((m, i) => (results[i] ? [[m.label, results[i]] as const] : [])));
   // Every id known now goes into the group record at once: the members show under the group.
   const members = g.members.map((m) => ({ ...m, instanceId: m.instanceId ?? byLabel.get(m.label)?.instanceId }));
   const idOf = new Map(members.map((m) => [m.rank, m.instanceId]));
@@ -77,6 +71,44 @@ async function resumeGroup(ports: GroupResumePorts, g: GroupRecord, opts: GroupR
   return failed(ports, { ...g, members }, ids, `not all ${g.count} machines started after the reload (${missing.join(', ')})`);
 }
 
+type Wait = { maxWaitMs: number; intervalMs?: number; signal?: AbortSignal };
+
+/**
+ * One member watched again through its in-flight record (its label is the member's, or the member's
+ * with a suffix in records of older versions). A member the flow had sent whose record is gone (it
+ * ran or was created just before the reload, and its id had not reached the group record) is found
+ * by its label first, as a lost create is: it is never rented again.
+ */
+async function resumeMember(ports: GroupResumePorts, g: GroupRecord, m: GroupMember, wait: Wait): Promise<ResumeResult | undefined> {
+  let records = readInflight(ports.state).filter((r) => isMemberLabel(m.label, r.label));
+  if (!records.length && m.instanceId === undefined && m.sent) {
+    const found = await findSent(ports, g, m, wait);
+    if (!found) return { label: m.label, outcome: 'timeout' };
+    records = readInflight(ports.state).filter((r) => r.label === m.label);
+  }
+  if (!records.length) return undefined;
+  return (await resumeInflight(ports, { ...wait, only: records.map((r) => r.label) })).at(-1);
+}
+
+/** Looks for a sent member by its label; its record goes back in flight either way (with its id once found: never untracked). */
+async function findSent(ports: GroupResumePorts, g: GroupRecord, m: GroupMember, wait: Wait): Promise<boolean> {
+  ports.log.info(`group ${g.name}: rank ${m.rank} was sent before the reload and has no record left; looking for "${m.label}"`);
+  const rec = await reconcileAmbiguous(ports, m.label, wait.intervalMs ?? 10_000, {
+    maxWaitMs: wait.maxWaitMs,
+    ...(wait.signal ? { signal: wait.signal } : {}),
+  });
+  const id = 'found' in rec ? rec.found.id : undefined;
+  await putInflight(ports.state, {
+    ...(id !== undefined ? { instanceId: id } : { late: true }),
+    label: m.label,
+    templatePath: g.templatePath,
+    ssh: (id !== undefined ? sshOptionsOf(ports.state, id) : undefined) ?? { groupAliases: memberAliases(g.name, m.rank) },
+    targetState: 'running',
+    startedAt: g.createdAt,
+  });
+  return id !== undefined;
+}
+
 /** The members that run now, rank order; a member whose flow had settled before the reload is read from the service. */
 async function runningMembers(ports: GroupResumePorts, members: GroupRecord['members'], byLabel: Map<string, ResumeResult>): Promise<Instance[]> {
   const out: Instance[] = [];
@@ -84,6 +116,11 @@ async function runningMembers(ports: GroupResumePorts, members: GroupRecord['mem
     if (m.instanceId === undefined) continue;
     const r = byLabel.get(m.label);
     if (r && r.outcome !== 'ready') continue;
+    // Just read running by the watch (a show costs 2 s of the key's pace): not read again.
+    if (r?.instance) {
+      out.push(r.instance);
+      continue;
+    }
     try {
       const inst = await ports.api.showInstance(m.instanceId);
       if ((inst.actual_status ?? inst.state) === 'running') out.push(inst);

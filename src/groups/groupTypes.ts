@@ -22,7 +22,7 @@ export interface GroupFlowPorts extends Omit<CreateFlowPorts, 'prompts'> {
   prepare?(group: GroupRecord, members: readonly Instance[]): Promise<GroupRecord>;
 }
 
-export type GroupFlowInput = Omit<CreateFlowInput, 'offer' | 'maxAttempts'>;
+export type GroupFlowInput = Omit<CreateFlowInput, 'offer' | 'maxAttempts' | 'exactLabel'>;
 
 export type GroupResult =
   | { outcome: 'ready'; group: GroupRecord; instances: Instance[]; message: string }

@@ -225,14 +225,22 @@ export type EnsureKeyResult =
 export const NO_KEY_MESSAGE =
   'Your account has no SSH public key whose private key is on this machine, so instances will refuse every SSH login ("Permission denied (publickey)"). Register one of your keys, create a new key pair for GPU Rental, or continue without SSH access.';
 
+/** The first of this machine's keys that the account holds (none: SSH would refuse every login), and the keys found here. */
+export async function accountKeyHere(
+  d: { api: Pick<ServiceApi, 'listSshKeys'> } & Pick<EnsureKeyDeps, 'home' | 'preferred'>,
+): Promise<{ found?: { key: LocalKey; record: AccountSshKey }; local: LocalKey[] }> {
+  const [account, local] = await Promise.all([d.api.listSshKeys(), findLocalKeys(d.home, d.preferred ?? [])]);
+  const found = usableKey(local, account);
+  return { ...(found ? { found } : {}), local };
+}
+
 /**
  * Makes sure the account holds a public key whose private half is here; asks once when it
  * does not. A key added here is also attached to the user's running instances (which were
  * created before it and would not accept it otherwise).
  */
 export async function ensureAccountKey(d: EnsureKeyDeps): Promise<EnsureKeyResult> {
-  const [account, local] = await Promise.all([d.api.listSshKeys(), findLocalKeys(d.home, d.preferred ?? [])]);
-  const found = usableKey(local, account);
+  const { found, local } = await accountKeyHere(d);
   if (found) return { outcome: 'ok', ...found, attached: [] };
   const choice = await d.prompts.choose(NO_KEY_MESSAGE, local);
   if (choice === 'continue') return { outcome: 'continued', message: NO_KEY_MESSAGE };

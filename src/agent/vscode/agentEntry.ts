@@ -26,6 +26,8 @@ interface Manifest {
  */
 export interface AgentToolsHandle {
   prepare(name: string, input: unknown): Promise<{ invocationMessage?: unknown; confirmationMessages?: { title: string; message: unknown } }>;
+  /** invoke() as VS Code calls it after prepare(), with a token the test cancels (lm.invokeTool rejects at once on a cancel, hiding the answer). */
+  invoke(name: string, input: unknown, token: vscode.CancellationToken): Promise<{ content: readonly unknown[] }>;
   /** The MCP server definition as listed to VS Code and as resolved to start it (undefined: none offered). */
   mcpServer(): ReturnType<typeof import('./mcpDefinition').definitionForTests>;
 }
@@ -41,6 +43,7 @@ export function registerAgentSurfaces(services: Services, context: Pick<vscode.E
   const version = manifest.version ?? '0';
   const handle: AgentToolsHandle = {
     prepare: async (name, input) => (await tools()).prepareTool(services, name, input),
+    invoke: async (name, input, token) => (await tools()).invokeTool(services, name, input, token),
     mcpServer: async () => (await mcp()).definitionForTests(services, version),
   };
   for (const { name } of manifest.contributes?.languageModelTools ?? []) {

@@ -12,9 +12,19 @@
 // instance list, the guard settings and the monthly budget setting.
 import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
-import { QuoteStore, ToolError, describeConsent, invokeTool as runTool, needsConsent, toolNamed, type AgentPorts, type RentTemplate } from '../toolCatalogue';
+import {
+  QuoteStore,
+  ToolError,
+  describeConsent,
+  invokeTool as runTool,
+  needsConsent,
+  toolNamed,
+  type AgentCaps,
+  type AgentPorts,
+  type RentTemplate,
+} from '../toolCatalogue';
 import { readInflight, realClock } from '../../create/createFlow';
-import { createWriter, sshEntryWriterFor } from '../../ssh/vscode/sshHost';
+import { createWriter, sshEntryWriterFor, sshHome } from '../../ssh/vscode/sshHost';
 import { loadTemplateUri, resolveTemplateUri, templatesRestricted } from '../../create/vscode/templateFiles';
 import { background } from '../../core/background';
 import { md } from '../../core/textFormat';
@@ -77,8 +87,26 @@ function testPollMs(): number | undefined {
 /** The parts that live as long as the window: above all the quote store, which links a confirmation to its invoke. */
 let windowPorts: Omit<AgentPorts, 'maxAttempts' | 'pollIntervalMs'> | undefined;
 
-/** This window's ports, with the settings as they are at this call. */
-function portsFor(services: Services): AgentPorts {
+/** The agents' caps in this window: gpuRental.agent.maxPricePerHour and gpuRental.budget.monthly (0: none). */
+function agentCaps(services: Pick<Services, 'settings'>): AgentCaps {
+  const { agent, budget } = services.settings();
+  return {
+    ...(agent.maxPricePerHour > 0 ? { maxDphTotal: agent.maxPricePerHour, maxDphFrom: 'the setting gpuRental.agent.maxPricePerHour' } : {}),
+    ...(budget.monthly > 0 ? { monthlyBudget: budget.monthly } : {}),
+  };
+}
+
+/** VS Code's cancellation of a call as the signal the core takes (dispose when the call ends). */
+function signalOf(token: vscode.CancellationToken | undefined): { signal?: AbortSignal; dispose(): void } {
+  if (!token) return { dispose: () => undefined };
+  const c = new AbortController();
+  if (token.isCancellationRequested) c.abort();
+  const sub = token.onCancellationRequested(() => c.abort());
+  return { signal: c.signal, dispose: () => sub.dispose() };
+}
+
+/** This window's ports, with the settings as they are at this call (and the call's cancellation). */
+function portsFor(services: Services, signal?: AbortSignal): AgentPorts {
   windowPorts ??= {
     api: () => services.api(),
     log: services.log,
@@ -87,9 +115,17 @@ function portsFor(services: Services): AgentPorts {
     ssh: sshEntryWriterFor(services),
     sshAliases: async () => new Map((await createWriter(services).entries()).map((e) => [e.id, e.alias])),
     instances: services.instances,
-    caps: () => {
-      const monthly = services.settings().budget.monthly;
-      return monthly > 0 ? { monthlyBudget: monthly } : {};
+    caps: () => agentCaps(services),
+    sshKeys: async () => {
+      const keyCheck = await import('../../ssh/vscode/sshKeyCheck');
+      // The demo's account is simulated: a key pair is made and registered there without a question, as for a click.
+      if (services.connection().demo) await keyCheck.checkSshKey(services, { once: true });
+      return {
+        home: sshHome(services),
+        preferred: keyCheck.preferred(services),
+        howToAdd:
+          'Run "GPU Rental: Add SSH Key…" from the Command Palette (it registers a key of this machine, or creates one), or set gpuRental.ssh.identityFile to the private key whose public half your account holds.',
+      };
     },
     guardDefaults: readGuardSettings,
     apiUrl: () => services.connection().baseUrl,
@@ -97,16 +133,22 @@ function portsFor(services: Services): AgentPorts {
     quotes: new QuoteStore(() => Date.now()),
   };
   const poll = testPollMs();
-  return { ...windowPorts, maxAttempts: services.settings().templates.maxAttempts, ...(poll ? { pollIntervalMs: poll } : {}) };
+  return { ...windowPorts, maxAttempts: services.settings().templates.maxAttempts, ...(poll ? { pollIntervalMs: poll } : {}), ...(signal ? { signal } : {}) };
 }
 
 /** VS Code's prepareInvocation: the confirmation of a tool that needs consent, else only a progress message. */
-export async function prepareTool(services: Services, name: string, input: unknown, _token?: vscode.CancellationToken): Promise<PreparedToolInvocation> {
+export async function prepareTool(services: Services, name: string, input: unknown, token?: vscode.CancellationToken): Promise<PreparedToolInvocation> {
   const tool = toolNamed(coreToolName(name));
   if (!tool) throw new Error(`GPU Rental has no tool "${name.slice(0, 60)}".`);
   const invocationMessage = `GPU Rental: ${tool.title}`;
   if (!needsConsent(tool)) return { invocationMessage };
-  const consent = await describeConsent(portsFor(services), tool.name, withoutQuote(input));
+  const call = signalOf(token);
+  let consent: Awaited<ReturnType<typeof describeConsent>>;
+  try {
+    consent = await describeConsent(portsFor(services, call.signal), tool.name, withoutQuote(input));
+  } finally {
+    call.dispose();
+  }
   if (!consent) return { invocationMessage };
   if (consent.quoteId) confirmed.set(callKey(tool.name, input), consent.quoteId);
   const message = new vscode.MarkdownString(`${md(consent.message)}\n\nNothing is sent until you continue.`);
@@ -114,7 +156,7 @@ export async function prepareTool(services: Services, name: string, input: unkno
 }
 
 /** VS Code's invoke: the tool's short text, or a thrown error a model reads (a refusal, a failure). */
-export async function invokeTool(services: Services, name: string, input: unknown, _token?: vscode.CancellationToken): Promise<ToolResult> {
+export async function invokeTool(services: Services, name: string, input: unknown, token?: vscode.CancellationToken): Promise<ToolResult> {
   const tool = toolNamed(coreToolName(name));
   if (!tool) throw new Error(`GPU Rental has no tool "${name.slice(0, 60)}".`);
   let raw = withoutQuote(input);
@@ -125,7 +167,13 @@ export async function invokeTool(services: Services, name: string, input: unknow
     if (quote) raw = { ...(raw as object), quote_id: quote };
     else if (tool.effect !== 'destroys') throw new Error(`${tool.name} was not confirmed by the user in this window, so nothing was sent. Call it again.`);
   }
-  const result = await runTool(portsFor(services), tool.name, raw);
+  const call = signalOf(token);
+  let result: Awaited<ReturnType<typeof runTool>>;
+  try {
+    result = await runTool(portsFor(services, call.signal), tool.name, raw);
+  } finally {
+    call.dispose();
+  }
   // A rental whose fate the flow stopped waiting for is watched from now on, as after a click.
   // (The watcher is its own bundle, dist/inflightWatcher.js: its set of watched rentals exists once per window.)
   const late = readInflight(services.globalState).filter((r) => r.late);

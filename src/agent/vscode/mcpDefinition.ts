@@ -26,15 +26,16 @@ export function mcpScript(services: Pick<Services, 'extensionUri'>): string {
 /**
  * What the server process is given besides the key: Node mode for Electron, the service this
  * window uses (the simulator in demo mode), the home whose SSH config this window manages (the
- * demo's temporary one in demo mode), and the user's monthly budget setting as the agents' budget.
+ * demo's temporary one in demo mode), and the user's monthly budget and agents' per-hour cap settings as its caps.
  */
 export function mcpEnv(services: Services): Record<string, string> {
-  const budget = services.settings().budget.monthly;
+  const { budget, agent } = services.settings();
   return {
     ELECTRON_RUN_AS_NODE: '1',
     VAST_URL: services.connection().baseUrl,
     GPU_RENTAL_SSH_HOME: sshHome(services),
-    ...(budget > 0 ? { GPU_RENTAL_MONTHLY_BUDGET: String(budget) } : {}),
+    ...(budget.monthly > 0 ? { GPU_RENTAL_MONTHLY_BUDGET: String(budget.monthly) } : {}),
+    ...(agent.maxPricePerHour > 0 ? { GPU_RENTAL_MAX_DPH: String(agent.maxPricePerHour) } : {}),
   };
 }
 

@@ -20,9 +20,9 @@ export function coreToolName(name: string): string {
 
 /** modelDescription in VS Code for the tools whose catalogue text explains the MCP server's quote step. */
 export const EDITOR_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  rent: "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). VS Code shows the user the price per hour with disk, the idle guard that will stop it and the budget left, and rents exactly one machine only if they agree; the answer gives the instance id, its state and its SSH alias once it runs. Refused (nothing rented) when the template's price cap or the budget would be broken.",
+  rent: "Rent a GPU machine (it bills by the hour until stopped or destroyed), from an offer id (search_offers) with a workspace template or a container image, or from a template alone (its cheapest fitting offer). VS Code shows the user the price per hour with disk, the idle guard that will stop it and the budget left, and rents exactly one machine only if they agree; the answer gives the instance id, its state and its SSH alias once it runs. Refused (nothing rented) when the template's price cap, the per-hour cap for agents (gpuRental.agent.maxPricePerHour) or the budget would be broken, or when the account holds none of this machine's SSH keys.",
   start_instance:
-    'Start a stopped instance again (it bills its hourly price from then on). VS Code shows the user the price, the idle guard and the budget left first, and starts it only if they agree. Refused when the budget would be broken.',
+    'Start a stopped instance again (it bills its hourly price from then on). VS Code shows the user the price, the idle guard and the budget left first, and starts it only if they agree. Refused when the per-hour cap for agents or the budget would be broken.',
   decide_price_increase:
     "Accept or reject a host's pending price increase (from price_increases). VS Code shows the user the old and new price first and decides only if they agree.",
 };

@@ -27,6 +27,11 @@ export interface Settings {
     /** At 100 %: only warn, or offer to stop the instances with an idle guard. User settings only. */
     onExceeded: 'warn' | 'stopGuarded';
   };
+  /** What agents (the language-model tools) may rent. User settings only. */
+  agent: {
+    /** $/h (disk included) above which an agent's rent, start or accepted price increase is refused; 0: no cap. */
+    maxPricePerHour: number;
+  };
   /** A stopped instance older than this many days is flagged for the storage it still bills. */
   stoppedStorageDays: number;
   /** Calls by other extensions and scripts (src/core/unattended.ts). User settings only. */
@@ -86,6 +91,9 @@ export function readSettings(): Settings {
     budget: {
       monthly: clampSetting('budget.monthly', userOnly(c.inspect<number>('budget.monthly'))),
       onExceeded: userOnly(c.inspect<string>('budget.onExceeded')) === 'stopGuarded' ? 'stopGuarded' : 'warn',
+    },
+    agent: {
+      maxPricePerHour: clampSetting('agent.maxPricePerHour', userOnly(c.inspect<number>('agent.maxPricePerHour'))),
     },
     stoppedStorageDays: tightenOnly('stoppedStorageDays', c.inspect('stoppedStorageDays'), 'smaller'),
     scripting: {

@@ -6,7 +6,7 @@ import type { Services } from '../../core/vscode/services';
 import { readInflight, realClock, resumeInflight } from '../createFlow';
 import { sshEntryWriterFor } from '../../ssh/vscode/sshHost';
 import { background } from '../../core/background';
-import { isRentingMember } from '../../core/groupIndex';
+import { groupOwnsRental } from '../../core/groupIndex';
 
 /** One watcher per in-flight rental (by id, or label while its id is unknown), however often this is called. */
 const watching = new Set<number | string>();
@@ -15,9 +15,9 @@ export async function keepWatching(
   services: Pick<Services, 'api' | 'connection' | 'globalState' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>,
   ref?: number | string,
 ): Promise<void> {
-  // A member of a group still being rented is resumed with its group (src/groups/groupResume.ts).
+  // A member of a group being rented, or given up, is its group's (src/groups/groupResume.ts, groupLate.ts).
   const keys = readInflight(services.globalState)
-    .filter((r) => !isRentingMember(services.globalState, r.label))
+    .filter((r) => !groupOwnsRental(services.globalState, r.label))
     .map((r) => r.instanceId ?? r.label)
     .filter((x) => (ref === undefined || x === ref) && !watching.has(x));
   if (!keys.length) return;

@@ -77,8 +77,8 @@ test('the MCP server caps: env over the config file; a bad value is an error, ne
   try {
     assert.deepEqual(await readCaps({}, dir), {});
     writeFileSync(join(dir, 'agent.json'), JSON.stringify({ maxDphTotal: 2, monthlyBudget: 100 }));
-    assert.deepEqual(await readCaps({}, dir), { maxDphTotal: 2, monthlyBudget: 100 });
-    assert.deepEqual(await readCaps({ GPU_RENTAL_MAX_DPH: '0.5' }, dir), { maxDphTotal: 0.5, monthlyBudget: 100 });
+    assert.deepEqual(await readCaps({}, dir), { maxDphTotal: 2, maxDphFrom: `maxDphTotal in ${join(dir, 'agent.json')}`, monthlyBudget: 100 });
+    assert.deepEqual(await readCaps({ GPU_RENTAL_MAX_DPH: '0.5' }, dir), { maxDphTotal: 0.5, maxDphFrom: 'GPU_RENTAL_MAX_DPH', monthlyBudget: 100 });
     await assert.rejects(readCaps({ GPU_RENTAL_MONTHLY_BUDGET: '-3' }, dir), /GPU_RENTAL_MONTHLY_BUDGET must be a positive number/);
     writeFileSync(join(dir, 'agent.json'), JSON.stringify({ maxDph: 2 }));
     await assert.rejects(readCaps({}, dir), /only maxDphTotal and monthlyBudget are known/);

@@ -1,6 +1,10 @@
 // The agent tools' test harness: the create flow's simulator and clock (../create/flowHarness.ts)
 // behind AgentPorts, with the caps and the spending a test sets.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApiClient } from '../../../src/api/client';
+import { generateEd25519 } from '../../../src/ssh/keygen';
 import type { ServiceApi } from '../../../src/api/types';
 import { DEFAULT_GUARD } from '../../../src/guard/plan';
 import { MemoryState } from '../../kit/state';
@@ -20,7 +24,24 @@ export interface AgentHarness {
   spending?: SpendingNow;
 }
 
-export function agentHarness(o: { caps?: AgentCaps; wrap?: (api: ServiceApi) => ServiceApi; timeoutMs?: number } = {}): AgentHarness {
+/** One SSH home per test process with a key pair (the agent's key check looks there); removed when the process ends. */
+let keyHome: { home: string; line: string } | undefined;
+export function testKeyHome(): { home: string; line: string } {
+  if (keyHome) return keyHome;
+  const home = mkdtempSync(join(tmpdir(), 'gpu-agent-keys-'));
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  const pair = generateEd25519('agent-unit-test');
+  writeFileSync(join(home, '.ssh', 'id_ed25519'), pair.private, { mode: 0o600 });
+  writeFileSync(join(home, '.ssh', 'id_ed25519.pub'), `${pair.public.trim()}\n`);
+  process.once('exit', () => rmSync(home, { recursive: true, force: true }));
+  return (keyHome = { home, line: pair.public.trim() });
+}
+
+/**
+ * `accountKey` (default true): the account holds the test home's key, registered (by a client
+ * without faults) before the first key check, as a user who added it once; false: it holds none.
+ */
+export function agentHarness(o: { caps?: AgentCaps; wrap?: (api: ServiceApi) => ServiceApi; timeoutMs?: number; accountKey?: boolean } = {}): AgentHarness {
   const log = memoryLog();
   const raw = createApiClient({
     baseUrl: flowSim.sim.url,
@@ -31,6 +52,7 @@ export function agentHarness(o: { caps?: AgentCaps; wrap?: (api: ServiceApi) => 
     pacing: 'off',
   });
   const api = o.wrap ? o.wrap(raw) : raw;
+  let registered: Promise<unknown> | undefined;
   const clock = simClock();
   const state = new MemoryState();
   const h: AgentHarness = {
@@ -53,6 +75,11 @@ export function agentHarness(o: { caps?: AgentCaps; wrap?: (api: ServiceApi) => 
       },
     },
     sshAliases: async () => new Map(h.sshWrites.map((id) => [id, `gpu-${id}`])),
+    sshKeys: async () => {
+      const { home, line } = testKeyHome();
+      if (o.accountKey !== false) await (registered ??= raw.addSshKey(line));
+      return { home, preferred: [], howToAdd: 'Add one with the test kit.' };
+    },
     caps: () => h.caps,
     ...({ spending: async () => h.spending ?? (await import('../../../src/agent/caps')).readSpending(api, clock.now()) } satisfies Pick<
       AgentPorts,

@@ -1,6 +1,6 @@
 // Starts the built MCP server (dist/mcp.js, as a client would: `node dist/mcp.js` over stdio)
 // against this file's simulator and drives it with the official SDK's client.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +10,7 @@ import { memoryLog, template } from '../create/flowHarness';
 import { createApiClient } from '../../../src/api/client';
 import type { StartedSim } from '../../kit/sim';
 import type { Instance } from '../../../src/api/types';
+import { testKeyHome } from './agentHarness';
 
 export interface McpRun {
   client: Client;
@@ -24,11 +25,14 @@ export interface McpRun {
 export const SIM_KEY = 'sim-api-key';
 
 /** The server as an MCP client starts it, with `env` over the test defaults; `server` defaults to dist/mcp.js of this checkout. */
-export async function startMcp(sim: StartedSim, o: { env?: Record<string, string>; server?: string } = {}): Promise<McpRun> {
+export async function startMcp(sim: StartedSim, o: { env?: Record<string, string>; server?: string; accountKey?: boolean } = {}): Promise<McpRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gpu-mcp-'));
   mkdirSync(join(dir, 'workspace/.gpu'), { recursive: true });
-  mkdirSync(join(dir, 'home'), { recursive: true });
+  mkdirSync(join(dir, 'home/.ssh'), { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'workspace/.gpu/test.json'), JSON.stringify(template));
+  // The user's key pair in the server's home, on the account unless `accountKey` is false (a rent is refused then).
+  for (const f of ['id_ed25519', 'id_ed25519.pub']) copyFileSync(join(testKeyHome().home, '.ssh', f), join(dir, 'home/.ssh', f));
+  if (o.accountKey !== false) await accountHoldsKey(sim);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [o.server ?? join(repoRoot(), 'dist/mcp.js')],
@@ -60,6 +64,11 @@ export async function startMcp(sim: StartedSim, o: { env?: Record<string, string
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The test key pair registered on the simulator's account (again after a reset of the simulator). */
+export async function accountHoldsKey(sim: StartedSim): Promise<void> {
+  await createApiClient({ baseUrl: sim.url, credentials: { token: () => SIM_KEY }, log: memoryLog(), pacing: 'off' }).addSshKey(testKeyHome().line);
 }
 
 /** Create requests the simulator received. */

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { TOOLS, toolJsonSchema } from '../../../src/agent/toolCatalogue';
 import { useTestSim } from '../../kit/simPerFile';
 import { quoteIdOf } from './agentHarness';
+import { waitFor } from '../../kit/wait';
 import { repoRoot } from '../repoRoot';
-import { SIM_KEY, held, listed, rentsSent, startMcp, type McpRun } from './mcpHarness';
+import { SIM_KEY, accountHoldsKey, held, listed, rentsSent, startMcp, type McpRun } from './mcpHarness';
 
 // A machine boots at once here: the server's clock is real, and the create flow reads before it waits.
 const started = useTestSim({ era: 'today', invisibleSeconds: 0, bootSeconds: 0 });
@@ -84,6 +85,7 @@ test('faults on the create request (the connection reset after it took effect, a
     async (m) => {
       for (const fault of [{ kind: 'reset' }, { kind: 'truncated' }, { kind: 'refused', msg: 'Refused: not carried out.' }] as const) {
         await started.current.ctl.reset();
+        await accountHoldsKey(started.current);
         await started.current.ctl.fault({ ...fault, path: '/api/v0/asks/', count: 1 });
         const q = await m.call('rent', { image: 'pytorch/pytorch:latest' });
         const r = await m.call('rent', { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q.text) });
@@ -141,9 +143,39 @@ test('a per-hour cap from the environment refuses the quote; a bad cap stops the
     async (m) => {
       const r = await m.call('rent', { image: 'pytorch/pytorch:latest' });
       assert.equal(r.isError, true);
-      assert.match(r.text, /above the per-hour cap for agents \(\$0\.001\/h\)/);
+      assert.match(r.text, /above the per-hour cap for agents \(\$0\.001\/h, set by GPU_RENTAL_MAX_DPH\)\. Nothing was sent\. .*raise GPU_RENTAL_MAX_DPH/);
     },
     { GPU_RENTAL_MAX_DPH: '0.001' },
   );
   await assert.rejects(startMcp(started.current, { env: { GPU_RENTAL_MAX_DPH: 'lots' } }));
+});
+
+test('no key of this machine on the account: the rent is refused with how to add one, and nothing is sent', async () => {
+  const m = await startMcp(started.current, { accountKey: false });
+  try {
+    const r = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+    assert.equal(r.isError, true);
+    assert.match(r.text, /^Nothing was rented: your account has no SSH public key whose private key is on this machine, .*SSH keys page .*Then rent again\.$/s);
+    assert.equal(await puts(), 0);
+  } finally {
+    await m.close();
+  }
+});
+
+test('a client that cancels a rent as the machine boots: the server stops waiting, the rent goes on to running and its SSH entry', async () => {
+  await withMcp(async (m) => {
+    await started.current.ctl.fault({ kind: 'boot', mode: 'slow', seconds: 600 });
+    const q = await m.call('rent', { image: 'pytorch/pytorch:latest' });
+    const cancel = new AbortController();
+    const call = m.client.callTool({ name: 'rent', arguments: { image: 'pytorch/pytorch:latest', quote_id: quoteIdOf(q.text) } }, undefined, {
+      signal: cancel.signal,
+    });
+    const inst = await waitFor(async () => (await simInstances())[0], 10_000, 'the rented machine');
+    cancel.abort();
+    await assert.rejects(call, /abort/i);
+    await started.current.ctl.finishBoot(inst.id);
+    await waitFor(() => m.stderr().includes(`agent: the rent of instance ${inst.id} ended: running`), 10_000, 'the rent to go on to running');
+    assert.match((await m.call('ssh_info', { instance_id: inst.id })).text, /ssh alias: /, 'its SSH entry is written');
+    assert.equal(await puts(), 1);
+  });
 });

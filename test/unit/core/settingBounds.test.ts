@@ -124,6 +124,10 @@ test('the settings reader bounds every number and reads the money reminders thro
   const src = readFileSync(join(repoRoot(), 'src', 'core', 'vscode', 'settings.ts'), 'utf8');
   assert.doesNotMatch(src, /\.get<number>/, 'a number read with get() escapes the bounds');
   for (const key of ['lowCreditWarningHours', 'stoppedStorageDays']) assert.match(src, new RegExp(`tightenOnly\\('${key}', c\\.inspect\\('${key}'\\)`), key);
-  for (const key of Object.keys(SETTING_BOUNDS).filter((k) => !['lowCreditWarningHours', 'stoppedStorageDays', 'budget.monthly'].includes(k)))
+  // The user-only money numbers (the budget, the agents' per-hour cap): bounded, from the user's value only.
+  const userOnlyNumbers = ['budget.monthly', 'agent.maxPricePerHour'];
+  for (const key of userOnlyNumbers)
+    assert.match(src, new RegExp(`clampSetting\\('${key.replace('.', '\\.')}', userOnly\\(c\\.inspect<number>\\('${key.replace('.', '\\.')}'\\)\\)\\)`), key);
+  for (const key of Object.keys(SETTING_BOUNDS).filter((k) => !['lowCreditWarningHours', 'stoppedStorageDays', ...userOnlyNumbers].includes(k)))
     assert.match(src, new RegExp(`num\\('${key.replace('.', '\\.')}'\\)`), key);
 });

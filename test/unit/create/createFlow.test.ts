@@ -252,7 +252,10 @@ test('cancel after renting asks; "destroy" destroys, "keep" keeps it tracked and
       const h2 = harness({ state: h.state });
       const readLabel = inflight[0]!.label;
       const res = await resumeInflight(h2.ports, {});
-      assert.deepEqual(res, [{ instanceId: asked[0]!, label: readLabel, outcome: 'ready', alias: `gpu-${asked[0]}` }]);
+      assert.deepEqual(
+        res.map(({ instance, ...r }) => ({ ...r, id: instance?.id })),
+        [{ instanceId: asked[0]!, label: readLabel, outcome: 'ready', alias: `gpu-${asked[0]}`, id: asked[0]! }],
+      );
       assert.equal(h2.sshWrites[0]!.id, asked[0]);
       assert.deepEqual(h2.sshWrites[0]!.ssh, template.ssh);
       assert.deepEqual(h.state.get(INFLIGHT_STATE_KEY), []);

@@ -9,17 +9,10 @@ import { runGroupFlow } from '../../../src/groups/groupFlow';
 import { readGroups } from '../../../src/groups/groupRecords';
 import { destroyGroup } from '../../../src/groups/groupActions';
 import { readInflight } from '../../../src/create/createFlow';
-import type { Template } from '../../../src/create/templateSchema';
+
+import { template, prompts, overlays } from './groupKit';
 
 useFlowSim();
-
-const template: Template = {
-  name: 'ddp',
-  count: 3,
-  offer: { gpuNames: ['RTX 4090'], numGpus: 1 },
-  instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 },
-};
-const prompts = { pickCluster: async <T>(c: readonly T[]) => c[0], confirmGroup: async () => true };
 
 function run(over: Partial<Parameters<typeof runGroupFlow>[1]> = {}) {
   const h = harness();
@@ -28,12 +21,6 @@ function run(over: Partial<Parameters<typeof runGroupFlow>[1]> = {}) {
     result: runGroupFlow({ ...h.ports, prompts }, { template, templatePath: '.gpu/ddp.json', pollIntervalMs: 5000, maxWaitMs: 10 * 60_000, ...over }),
   };
 }
-
-const overlays = async () =>
-  (await (await fetch(`${flowSim.sim.url}/api/v0/overlay/`, { headers: { authorization: 'Bearer sim-api-key' } })).json()) as Array<{
-    name: string;
-    instances: number[];
-  }>;
 
 test('three members run on one overlay in one cluster; the group is recorded with every id; Destroy Group leaves nothing', async () => {
   const { h, result } = run();

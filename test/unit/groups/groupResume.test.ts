@@ -9,20 +9,15 @@ import { flowSim, harness, simClock, useFlowSim, simInstances, virtualClock } fr
 import { runGroupFlow } from '../../../src/groups/groupFlow';
 import { readGroups } from '../../../src/groups/groupRecords';
 import { resumeGroups } from '../../../src/groups/groupResume';
-import { isRentingMember } from '../../../src/core/groupIndex';
+import { watchLateMembers } from '../../../src/groups/groupLate';
+import { destroyGroup } from '../../../src/groups/groupActions';
+import { groupOwnsRental } from '../../../src/core/groupIndex';
 import { readInflight } from '../../../src/create/createFlow';
-import type { Template } from '../../../src/create/templateSchema';
 import { MemoryState } from '../../kit/state';
 
-useFlowSim();
+import { template, prompts } from './groupKit';
 
-const template: Template = {
-  name: 'ddp',
-  count: 3,
-  offer: { gpuNames: ['RTX 4090'], numGpus: 1 },
-  instance: { image: 'pytorch/pytorch:latest', runtype: 'ssh_direct', disk: 10 },
-};
-const prompts = { pickCluster: async <T>(c: readonly T[]) => c[0], confirmGroup: async () => true };
+useFlowSim();
 
 /** Runs the group flow until each of its 3 members first waits, then drops it (the reload); the state it left. */
 async function interrupted(): Promise<MemoryState> {
@@ -52,10 +47,10 @@ function session(state: MemoryState, answer: boolean) {
 test('every member runs after the reload: the group is ready, each member in it, nothing left in flight', async () => {
   const state = await interrupted();
   assert.ok(
-    readInflight(state).every((r) => isRentingMember(state, r.label)),
+    readInflight(state).every((r) => groupOwnsRental(state, r.label)),
     'the plain watcher leaves these to the group',
   );
-  assert.equal(isRentingMember(state, 'some-other-rental'), false);
+  assert.equal(groupOwnsRental(state, 'some-other-rental'), false);
   const { ports, asked } = session(state, true);
   const [r] = await resumeGroups(ports, { intervalMs: 5000, maxWaitMs: 10 * 60_000 });
   assert.equal(r?.outcome, 'ready', JSON.stringify(r));
@@ -86,7 +81,6 @@ test('a member never starts: the group is failed and kept as one until the user 
   assert.deepEqual(g.members.map((m) => m.instanceId).sort(), [...ids].sort(), 'every machine shown under the failed group');
   // A failed group is not resumed again by itself; the user's yes (Destroy Group, or the question again) destroys.
   assert.deepEqual(await resumeGroups(no.ports), []);
-  const { destroyGroup } = await import('../../../src/groups/groupActions');
   const d = await destroyGroup({ api: no.h.api, log: no.h.log, state }, g);
   assert.equal(d.destroyed.length, 3);
   assert.equal((await simInstances()).length, 0);
@@ -103,4 +97,51 @@ test('the user says yes: every member and the network are destroyed', async () =
   assert.deepEqual([...yes.asked[0]!.ids].sort(), [...ids].sort());
   assert.equal((await simInstances()).length, 0);
   assert.deepEqual(readGroups(state), []);
+});
+
+test('a member that settled just before the reload (its record gone, its id not yet in the group) is found by its label, never rented again', async () => {
+  const state = await interrupted();
+  const [first] = readInflight(state);
+  const g = readGroups(state)[0]!;
+  const rank = g.members.find((m) => m.label === first!.label)?.rank;
+  assert.notEqual(rank, undefined, "the member's creation carries the member's own label");
+  assert.ok(
+    g.members.every((m) => m.sent && m.instanceId === undefined),
+    'every member was sent; no id reached the group yet',
+  );
+  // As the create flow's settle does: the in-flight record goes once the member runs (the reload came before the group heard).
+  const { removeInflight } = await import('../../../src/create/createFlow');
+  await removeInflight(state, first!.instanceId!);
+  const { ports, asked } = session(state, true);
+  const [r] = await resumeGroups(ports, { intervalMs: 5000, maxWaitMs: 10 * 60_000 });
+  assert.equal(r?.outcome, 'ready', JSON.stringify(r));
+  assert.equal(asked.length, 0);
+  const after = readGroups(state)[0]!;
+  assert.equal(after.members[rank!]!.instanceId, first!.instanceId);
+  assert.equal((await simInstances()).length, 3, 'no fourth machine');
+  assert.deepEqual(readInflight(state), []);
+});
+
+test('a rental with no answer appears after the resumed group failed and was kept: it shows under the group, kept with it until the user destroys the group', async () => {
+  // One create's answer is lost and its machine stays invisible for 15 minutes: the resume gives up on it first.
+  await flowSim.control.fault({ kind: 'reset', path: '/api/v0/asks/', count: 1 });
+  await flowSim.control.fault({ kind: 'hidden', seconds: 900, count: 1 });
+  const state = await interrupted();
+  const lost = readInflight(state).find((r) => r.instanceId === undefined)!;
+  const no = session(state, false);
+  const [r] = await resumeGroups(no.ports, { intervalMs: 5000, maxWaitMs: 2 * 60_000 });
+  assert.equal(r?.outcome, 'failed', JSON.stringify(r));
+  assert.equal(no.asked[0]?.ids.length, 2);
+  assert.equal(readGroups(state)[0]?.status, 'failed');
+  assert.ok(groupOwnsRental(state, lost.label), 'the plain in-flight watcher leaves it to its group');
+  const out = await watchLateMembers(no.ports, { intervalMs: 30_000, maxWaitMs: 30 * 60_000 });
+  assert.equal(out[0]?.outcome, 'kept', JSON.stringify(out));
+  const g = readGroups(state)[0]!;
+  const live = (await simInstances()).map((i) => i.id).sort();
+  assert.equal(live.length, 3, 'nothing destroyed without a yes');
+  assert.deepEqual(g.members.map((m) => m.instanceId).sort(), live, 'every machine under the group');
+  assert.deepEqual(readInflight(state), []);
+  const d = await destroyGroup({ api: no.h.api, log: no.h.log, state }, g);
+  assert.equal(d.destroyed.length, 3);
+  assert.equal((await simInstances()).length, 0);
 });

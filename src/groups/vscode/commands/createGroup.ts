@@ -22,6 +22,8 @@ import { hostfile, prepareGroup } from '../../groupLaunch';
 import { sshShell } from '../../sshShell';
 import type { GroupResult } from '../../groupTypes';
 import { vscodeGroupPrompts } from '../groupPrompts';
+import { lateMembers } from '../../groupLate';
+import { watchLateGroupMembers } from '../lateMembers';
 
 export interface CreateGroupArgs {
   /** Workspace-relative path, URI string or vscode.Uri of the template. */
@@ -89,6 +91,8 @@ export async function createGroup(services: Services, asked: CreateGroupArgs = {
       );
     },
   );
+  // A member with no answer is its group's: watched, and destroyed with the group if it appears (all or none).
+  if (result.outcome === 'failed' && result.unknown.length) background(watchLateGroupMembers(services, api), services.log, "watching a group's late member");
   // A failure goes to the command's reporter, with the result for scripts.
   if (result.outcome === 'failed' || (result.outcome === 'nothing' && result.message !== CANCELLED))
     return failedWith(result, new CommandFailure(result.message, result.outcome === 'failed' ? [SHOW_OUTPUT_LOG()] : []));
@@ -98,7 +102,6 @@ export async function createGroup(services: Services, asked: CreateGroupArgs = {
 
 /** A ready group: its hostfile and one notification with Run on Group…; cancelled: a status bar line. */
 async function report(services: Services, r: GroupResult, templateUri: vscode.Uri): Promise<void> {
-  // A member whose fate is unknown stays watched (the command table hands it to the create flow's watcher).
   if (r.outcome === 'nothing') return tellDone(r.message);
   if (r.outcome === 'failed') return;
   const g = r.group;
@@ -135,7 +138,7 @@ async function report(services: Services, r: GroupResult, templateUri: vscode.Ur
  * shown as its group in the Instances view.
  */
 export async function resumeInterruptedGroups(services: Services): Promise<void> {
-  if (!readGroups(services.globalState).some((g) => g.status === 'renting')) return;
+  if (!readGroups(services.globalState).some((g) => g.status === 'renting') && !lateMembers(services.globalState).length) return;
   const api = await services.api();
   const shell = sshShell({ configPath: createWriter(services).configPath });
   const ac = new AbortController();
@@ -165,6 +168,8 @@ export async function resumeInterruptedGroups(services: Services): Promise<void>
     },
     { signal: ac.signal },
   );
+  // What is still in flight of a given-up group (this one, or one of an earlier session) is watched as its late members.
+  background(watchLateGroupMembers(services, api), services.log, "watching a group's late members");
   // Resumed groups show in the Instances view: a status bar line each; only machines that still bill after a failed unwind get a notification.
   for (const r of out) {
     if (r.outcome === 'ready') tellDone(vscode.l10n.t('Group "{0}" is ready after the reload: every machine runs. Rank 0 is gpu-{1}-0.', r.name, r.name));
