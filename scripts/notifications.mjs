@@ -1,9 +1,12 @@
 // `node scripts/notifications.mjs`: counts the places in src/ (the simulator excluded) that can
 // raise a notification, for CONTRIBUTING's UX section: every call of VS Code's
 // showInformationMessage / showWarningMessage / showErrorMessage (by type, and how many are
-// modal), plus the calls of the two shared helpers that raise one (showReviewNotice: one toast for
-// a kind; ensureSignedIn's error), and the status bar confirmations (tellDone,
-// setStatusBarMessage) that replaced routine success toasts. `--list` prints each site.
+// modal), plus the calls of the shared helper that raises one for others (showReviewNotice: one
+// toast for a kind), and the status bar confirmations (tellDone, tellNothing, setStatusBarMessage)
+// that replaced routine success toasts. A failing command throws (or returns a failedWith result)
+// and THE command-error reporter (reportCommandError, src/core/vscode/commandFailure.ts, called
+// only by registerCommands) shows it: its one showErrorMessage is counted once, and the failures
+// handed to it (new CommandFailure, failedTo) are listed apart. `--list` prints each site.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +32,7 @@ function args(text, open) {
   return text.slice(open);
 }
 
-const counts = { information: 0, warning: 0, error: 0, modal: 0, reviewNotice: 0, statusBar: 0 };
+const counts = { information: 0, warning: 0, error: 0, modal: 0, reviewNotice: 0, statusBar: 0, failures: 0 };
 const sites = [];
 for (const f of files(src)) {
   const text = readFileSync(f, 'utf8');
@@ -46,9 +49,14 @@ for (const f of files(src)) {
       counts.reviewNotice++;
       sites.push(`${relative(root, f)}:${line(m.index)} review notice (warning)`);
     }
-  counts.statusBar += [...text.matchAll(/\b(tellDone|setStatusBarMessage)\(/g)].filter(
-    (m) => !/function tellDone/.test(text.slice(Math.max(0, m.index - 9), m.index + 10)),
+  counts.statusBar += [...text.matchAll(/\b(tellDone|tellNothing|setStatusBarMessage)\(/g)].filter(
+    (m) => !/function tell(Done|Nothing)/.test(text.slice(Math.max(0, m.index - 9), m.index + 12)),
   ).length;
+  for (const m of text.matchAll(/\bnew CommandFailure\(|\bfailedTo\(/g))
+    if (!/function failedTo/.test(text.slice(Math.max(0, m.index - 9), m.index + 12))) {
+      counts.failures++;
+      sites.push(`${relative(root, f)}:${line(m.index)} failure for the command-error reporter`);
+    }
 }
 const direct = counts.information + counts.warning + counts.error;
 if (process.argv.includes('--list')) for (const s of sites) console.log(s);
@@ -56,3 +64,4 @@ console.log(
   `notification call sites: ${direct + counts.reviewNotice} (VS Code calls ${direct}: information ${counts.information}, warning ${counts.warning}, error ${counts.error}; modal ${counts.modal}; one-per-kind review notices ${counts.reviewNotice})`,
 );
 console.log(`status bar confirmations instead: ${counts.statusBar}`);
+console.log(`failures handed to the one command-error reporter (not notification call sites): ${counts.failures}`);

@@ -8,7 +8,9 @@
 //      accept plain values (ids, option objects) so scripts keep working, and return a result
 //      scripts and tests can check. A command on an instance finds it with resolveInstance
 //      (src/core/vscode/instanceTarget.ts: the one id parser and picker rule of src/core/instanceRef.ts);
-//      "not signed in" is ensureSignedIn (src/core/vscode/signedIn.ts); errors are worded by describeError.
+//      "not signed in" is ensureSignedIn (src/core/vscode/signedIn.ts). A command that fails THROWS
+//      (a CommandFailure with its fix buttons, or any error): registerCommands below reports it, the
+//      one failure notice (src/core/vscode/commandFailure.ts); the handler shows no error itself.
 //   2. One row in `commands` below: `'gpuRental.doIt': doIt` (a static import: the handler is in
 //      dist/extension.js), or `'gpuRental.doIt': lazy(load.feature, 'doIt')` to keep it out of the
 //      activation bundle.
@@ -24,6 +26,7 @@
 import * as vscode from 'vscode';
 import type { Services } from '../core/vscode/services';
 import { INFLIGHT_STATE_KEY } from '../core/stateKeys';
+import { runReported } from '../core/vscode/commandFailure';
 import { readGroupIndex } from '../core/groupIndex';
 import { setApiKey } from '../account/vscode/commands/setApiKey';
 import { clearApiKey } from '../account/vscode/commands/clearApiKey';
@@ -180,7 +183,8 @@ export const commands = {
 
 export function registerCommands(services: Services): void {
   for (const [id, handler] of Object.entries(commands) as Array<[string, Handler]>) {
-    services.track(vscode.commands.registerCommand(id, (...args: unknown[]) => handler(services, ...args)));
+    // A failing command throws; its one notice (with the buttons that fix it) is reportCommandError's.
+    services.track(vscode.commands.registerCommand(id, (...args: unknown[]) => runReported(services, id, () => handler(services, ...args))));
   }
 }
 

@@ -38,7 +38,8 @@ export const OWNERS = [
   {
     // No file: a message a user reads is never a bare string, so it can be translated.
     owner: [],
-    selector: 'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]',
+    selector:
+      'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/][arguments.0.type=/^(Literal|TemplateLiteral)$/], CallExpression[callee.name=/^(tellDone|tellNothing)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]',
     message:
       'A message a user reads goes through vscode.l10n.t(\'… {0} …\', value) so it can be translated (CONTRIBUTING.md "Localization"; `npm run l10n` writes l10n/bundle.l10n.json).',
   },

@@ -30,7 +30,7 @@ export async function saveKeyWithFeedback(
   }
   services.log.info(`API key saved (account #${result.user.id}).`);
   if (!quiet) {
-    tellDone(`Signed in${result.user.email ? ` as ${result.user.email}` : ''}.`);
+    tellDone(result.user.email ? vscode.l10n.t('Signed in as {0}.', result.user.email) : vscode.l10n.t('Signed in.'));
   }
   return true;
 }

@@ -9,10 +9,10 @@ import { gpuText, instanceName, stateText } from '../instanceWords';
 import { ensureSignedIn } from './signedIn';
 import { instanceIdOf, pickRule } from '../instanceRef';
 import { instanceKey } from '../actionGuard';
-import { background } from '../background';
-import { tellDone } from './statusMessage';
+import { tellDone, tellNothing } from './statusMessage';
+import { CommandFailure, SHOW_OUTPUT_LOG, failureOf } from './commandFailure';
 
-/** The instance for `arg`, or undefined after telling the user why (or when they cancelled). */
+/** The instance for `arg`, or undefined when the user cancelled; throws (for the command's reporter) when there is none. */
 export async function resolveInstance(
   services: Pick<Services, 'api' | 'connection' | 'instances' | 'log'>,
   arg: unknown,
@@ -21,10 +21,9 @@ export async function resolveInstance(
 ): Promise<Instance | undefined> {
   const id = instanceIdOf(arg);
   if (arg !== undefined && arg !== null && id === undefined) {
-    vscode.window.showErrorMessage(
+    throw new CommandFailure(
       vscode.l10n.t('"{0}" needs an instance id (a number) or an instance row. Pick the instance in the GPU Rental view and try again.', what.verb),
     );
-    return undefined;
   }
   if (id !== undefined) {
     let inst = services.instances.get(id);
@@ -32,17 +31,17 @@ export async function resolveInstance(
       try {
         inst = await (await services.api()).showInstance(id);
       } catch (e) {
-        vscode.window.showErrorMessage(vscode.l10n.t('Could not find instance #{0}: {1}', id, describeError(e)));
-        return undefined;
+        throw new CommandFailure(vscode.l10n.t('Could not find instance #{0}: {1}', id, describeError(e)), failureOf(e).fixes);
       }
     }
     return inst;
   }
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   if (!services.instances.loaded) await services.instances.refresh();
   const rule = pickRule(services.instances.instances, allowed, what.takeOnly);
+  // Nothing to act on: said in the status bar (the view shows the instances), not a notification.
   if (rule.kind === 'none') {
-    vscode.window.showInformationMessage(what.none);
+    tellNothing(what.none);
     return undefined;
   }
   if (rule.kind === 'one') return rule.instance;
@@ -58,35 +57,31 @@ export async function resolveInstance(
   return picked?.instance;
 }
 
-/** Runs one action with "Stopping…" on the row, then polls fast until the state settles. */
+/**
+ * Runs one action with "Stopping…" on the row, then polls fast until the state settles. A failure
+ * is thrown as '<failure> "<name>": <why>' (with Show Output Log) for the command's reporter.
+ */
 export async function runInstanceAction(
   services: Pick<Services, 'instances' | 'log' | 'showLog'>,
   inst: Instance,
   pending: string,
   failure: string,
   action: () => Promise<unknown>,
-): Promise<boolean> {
+): Promise<true> {
   const store = services.instances;
   store.setPending(inst.id, pending);
   try {
     await action();
     services.log.info(`${pending.replace('…', '')} instance #${inst.id}: accepted`);
     // A short confirmation (the row shows the state as it settles): not a toast.
-    tellDone(`${pending.replace('…', '')} "${instanceName(inst)}": the service accepted it.`);
+    tellDone(vscode.l10n.t('{0} "{1}": the service accepted it.', pending.replace('…', ''), instanceName(inst)));
     store.watch(inst.id);
     await store.refresh();
     return true;
   } catch (e) {
-    const msg = describeError(e);
-    services.log.error(`${failure} #${inst.id}: ${msg}`);
-    background(
-      vscode.window.showErrorMessage(vscode.l10n.t('{0} "{1}": {2}', failure, instanceName(inst), msg), vscode.l10n.t('Show Output Log')).then((a) => {
-        if (a) services.showLog(true);
-      }),
-      services.log,
-      'the failure notice',
-    );
-    return false;
+    const f = failureOf(e);
+    services.log.error(`${failure} #${inst.id}: ${f.message}`);
+    throw new CommandFailure(vscode.l10n.t('{0} "{1}": {2}', failure, instanceName(inst), f.message), [...f.fixes, SHOW_OUTPUT_LOG()]);
   } finally {
     store.setPending(inst.id, undefined);
   }
@@ -107,9 +102,8 @@ export async function oneAtATime<T>(
   const claim = services.instances.actions.claim(key, what);
   if (typeof claim !== 'function') {
     services.log.info(`${what} ${name}: refused, ${claim.busy} is still running there`);
-    vscode.window.showInformationMessage(
-      vscode.l10n.t('{0} of {1} is still in progress. Wait for it to finish; nothing was sent for this {2}.', claim.busy, name, what),
-    );
+    // The row shows the action in progress: a status bar line says why nothing was sent.
+    tellNothing(vscode.l10n.t('{0} of {1} is still in progress. Wait for it to finish; nothing was sent for this {2}.', claim.busy, name, what));
     return busy;
   }
   try {

@@ -9,3 +9,8 @@ const SHOWN_MS = 5000;
 export function tellDone(text: string): void {
   vscode.window.setStatusBarMessage(`$(check) ${text}`, SHOWN_MS);
 }
+
+/** "$(info) <text>" in the status bar: a command found nothing to do (the view shows why). */
+export function tellNothing(text: string): void {
+  vscode.window.setStatusBarMessage(`$(info) ${text}`, SHOWN_MS);
+}

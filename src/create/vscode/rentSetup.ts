@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { ServiceApi } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
-import { describeError } from '../../core/describeError';
+import { failedTo } from '../../core/vscode/commandFailure';
 import { baseOnstart, guardRequestFor, type GuardRequest } from '../../guard/plan';
 import type { Template } from '../templateSchema';
 import type { LoadedTemplate } from '../templateValidation';
@@ -16,16 +16,10 @@ export interface RentSetup {
   onstart?: string;
 }
 
-/** undefined when nothing is to be rented (the user was told why, or declined the key question). */
+/** undefined when the user declined the key question; throws (for the command's reporter) when nothing can be rented. */
 export async function rentSetup(services: Services, loaded: LoadedTemplate & { template: Template }): Promise<RentSetup | undefined> {
   const template = loaded.template;
-  let api: ServiceApi;
-  try {
-    api = await services.api();
-  } catch (e) {
-    vscode.window.showErrorMessage(describeError(e));
-    return undefined;
-  }
+  const api: ServiceApi = await services.api();
   // The first rent of a session checks that SSH will let the user in (one question when not).
   const keys = await (
     await import('../../ssh/vscode/sshKeyCheck')
@@ -43,7 +37,6 @@ export async function rentSetup(services: Services, loaded: LoadedTemplate & { t
     );
     return { api, ...(guard ? { guard } : {}), ...(onstart !== undefined ? { onstart } : {}) };
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Nothing was rented. {0}', describeError(e)));
-    return undefined;
+    throw failedTo(e, (why) => vscode.l10n.t('Nothing was rented. {0}', why));
   }
 }

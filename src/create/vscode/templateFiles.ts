@@ -9,6 +9,7 @@ import { readTemplateGlob } from './templateGlobSetting';
 import type { Offer } from '../../api/types';
 import { offerSatisfies } from '../offerFit';
 import { assertTemplatesReadable, MANAGE_TRUST, templatesRestrictedText } from '../templateTrust';
+import { CommandFailure, fixByCommand, type FixAction } from '../../core/vscode/commandFailure';
 
 /** The workspace's template files; none in Restricted Mode (templateTrust.ts). */
 export async function findTemplates(): Promise<TemplateFileInfo[]> {
@@ -95,6 +96,24 @@ export async function loadTemplateUri(services: Pick<Services, 'api' | 'connecti
   return loadTemplate(await readText(uri), templateContext(services, uri));
 }
 
+/** The template file `arg` names (Create from Template, Create Group); throws for the command's reporter when there is none. */
+export async function requireTemplateUri(arg: unknown): Promise<vscode.Uri> {
+  const uri = await resolveTemplateUri(arg);
+  if (!uri)
+    throw new CommandFailure(
+      vscode.l10n.t(
+        'Template "{0}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.',
+        String(arg ?? ''),
+      ),
+    );
+  return uri;
+}
+
+/** The fix button of a template with problems. */
+export function openTemplateFix(uri: vscode.Uri): FixAction {
+  return { title: vscode.l10n.t('Open Template'), run: () => vscode.window.showTextDocument(uri) };
+}
+
 /**
  * In Restricted Mode: tells the user templates are not read (with a way to trust the folder) and
  * answers true; in a trusted workspace answers false at once.
@@ -120,18 +139,16 @@ type TemplateItem = vscode.QuickPickItem & { uri?: vscode.Uri; order: number };
  * templates it fits first, then the others marked with why not, then the broken ones marked
  * broken (each group under its own separator).
  */
+// Throws (for the command's reporter, with New Template) when the workspace has no template.
 export async function pickTemplate(title: string, fit?: OfferFitContext): Promise<vscode.Uri | undefined> {
   if (await templatesRestricted()) return undefined;
   const active = vscode.window.activeTextEditor?.document.uri;
   const found = await findTemplates();
-  if (found.length === 0) {
-    const choice = await vscode.window.showInformationMessage(
+  if (found.length === 0)
+    throw new CommandFailure(
       vscode.l10n.t('No workspace templates found (looking for {0}). Create one with "GPU Rental: New Template…".', readTemplateGlob()),
-      vscode.l10n.t('New Template'),
+      [fixByCommand(vscode.l10n.t('New Template'), 'gpuRental.newTemplate')],
     );
-    if (choice === vscode.l10n.t('New Template')) await vscode.commands.executeCommand('gpuRental.newTemplate');
-    return undefined;
-  }
   const offer = fit && typeof fit.offer === 'object' ? fit.offer : undefined;
   const items: TemplateItem[] = await Promise.all(
     found.map(async (f): Promise<TemplateItem> => {

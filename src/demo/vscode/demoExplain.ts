@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../../core/vscode/services';
 import { demoMessage } from '../../core/connection';
 import { background } from '../../core/background';
+import { tellNothing } from '../../core/vscode/statusMessage';
 
 const END_NPM_DEMO = 'Close the window (or press Ctrl-C where npm run demo runs) to end it.';
 
@@ -17,13 +18,12 @@ export async function explainDemoKey(services: Pick<Services, 'connectionState'>
     if (pick) await vscode.commands.executeCommand('gpuRental.exitDemoMode');
     return;
   }
-  vscode.window.showInformationMessage(
-    vscode.l10n.t('This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. {0}', END_NPM_DEMO),
-  );
+  // Nothing to do, and no button that would help: a status bar line.
+  tellNothing(vscode.l10n.t('This window is the "npm run demo" demo: its simulated key is not stored, so there is nothing to clear. {0}', END_NPM_DEMO));
 }
 
 /** `npm run demo`: swapping in a second simulated world under the same "demo" label would only confuse. */
 export function explainAlreadyInDemo(services: Pick<Services, 'log'>): void {
-  vscode.window.showInformationMessage(vscode.l10n.t('This window is already the demo (started by "npm run demo"). {0} {1}', demoMessage(), END_NPM_DEMO));
+  tellNothing(vscode.l10n.t('This window is already the demo (started by "npm run demo"). {0} {1}', demoMessage(), END_NPM_DEMO));
   background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
 }

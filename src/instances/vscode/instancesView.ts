@@ -26,19 +26,22 @@ export type InstanceTreeNode =
 export class InstancesTreeProvider extends StoreTree<InstanceTreeNode> {
   constructor(private readonly services: Services) {
     const store = services.instances;
-    super([store.onDidChange, store.onDidChangeStatus, services.onDidChangeConnection, services.guard.onDidChange, services.marks.onDidChange]);
+    super([store.onDidChange, store.onDidChangeStatus, services.onDidChangeConnection, services.guard.onDidChange, services.marks.onDidChange], {
+      viewId: 'gpuRental.instances',
+      log: services.log,
+    });
   }
 
   protected describe(): ViewText {
     const info = this.services.connection();
     const store = this.services.instances;
-    const notes: string[] = [];
-    if (info.demo) notes.push(demoMessage());
-    if (info.signedIn && !store.loaded && !store.error) notes.push('Loading instances…');
-    if (info.signedIn && store.loaded && store.instances.length === 0 && !store.error) {
-      notes.push('No instances yet. Search the Offers view and rent one.');
-    }
-    return { message: notes.length ? notes.join(' ') : undefined, description: info.demo ? 'Demo' : undefined };
+    // The first load: the view's progress bar. No instances: the view's welcome content (gpuRental.noInstances), with its button.
+    return {
+      message: info.demo ? demoMessage() : undefined,
+      description: info.demo ? 'Demo' : undefined,
+      busy: info.signedIn && !store.loaded && !store.error,
+      context: { 'gpuRental.noInstances': info.signedIn && store.loaded && store.instances.length === 0 && !store.error },
+    };
   }
 
   getTreeItem(node: InstanceTreeNode): vscode.TreeItem {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Instance } from '../../api/types';
 import type { Services } from '../../core/vscode/services';
 import { tellDone } from '../../core/vscode/statusMessage';
+import { CommandFailure, failedWith } from '../../core/vscode/commandFailure';
 import type { SshConfigWriter } from '../sshConfigWriter';
 // SshConfigError through sshHost.ts: the class the writer in dist/sshHost.js throws, not a copy.
 import { SshConfigError, createWriter, ensureInclude, recordedSshOptions, sshHome, sshOptionsFor, templateKeyFor } from './sshHost';
@@ -51,9 +52,9 @@ function openTerminal(alias: string | undefined, args: string[]): ConnectResult 
   return { action: 'terminal', ...(alias ? { alias } : {}), args };
 }
 
+/** A failed Connect: the result for scripts, marked for the command's reporter (the one notice). */
 function fail(message: string): ConnectResult {
-  vscode.window.showErrorMessage(message);
-  return { action: 'failed', message };
+  return failedWith({ action: 'failed', message }, new CommandFailure(message));
 }
 
 /** Installs Remote-SSH from this host's marketplace; says plainly when there is none (or no network) and offers the terminal. */
@@ -73,7 +74,8 @@ async function installRemoteSsh(services: Pick<Services, 'log'>, ext: RemoteSshE
     );
     return open ? openTerm() : { action: 'failed', message: vscode.l10n.t('could not install {0}: {1}', ext.id, why) };
   }
-  vscode.window.showInformationMessage(vscode.l10n.t('{0} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.', ext.name));
+  // The Extensions view shows the installation: a confirmation, not a notification.
+  tellDone(vscode.l10n.t('{0} is being installed. When it is ready, run "GPU Rental: Connect with Remote-SSH" again.', ext.name));
   return { action: 'install', extension: ext.id };
 }
 
@@ -248,7 +250,10 @@ export async function connect(services: Services, target?: unknown, o: ConnectOp
   if (services.connection().demo) {
     // Simulated hosts stay out of the user's SSH config, so Remote-SSH cannot resolve them: a terminal with `ssh -F`.
     tellDone(
-      `Demo: instance ${inst.id} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.`,
+      vscode.l10n.t(
+        'Demo: instance {0} opens in a terminal (ssh -F with a temporary file), not in Remote-SSH, so your SSH config is never changed for simulated hosts.',
+        inst.id,
+      ),
     );
     return viaFile();
   }

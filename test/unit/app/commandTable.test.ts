@@ -154,9 +154,11 @@ test('the README table reader splits rows and skips the separator', () => {
 });
 
 test('every gpuRental.* name in README, docs/, CONTRIBUTING and the walkthrough is a command, a setting, a view or a secret of the extension', () => {
-  const p = pkg as typeof pkg & { contributes: { views: Record<string, Array<{ id: string }>> } };
+  const p = pkg as typeof pkg & { contributes: { views: Record<string, Array<{ id: string }>>; viewsWelcome: Array<{ when: string }> } };
   const known = new Set([
     ...Object.keys(commands),
+    // the context keys that choose welcome content (gpuRental.noInstances, …)
+    ...p.contributes.viewsWelcome.flatMap((w) => w.when.match(/gpuRental\.\w+/g) ?? []),
     ...Object.keys(p.contributes.configuration.properties),
     ...Object.values(p.contributes.views)
       .flat()

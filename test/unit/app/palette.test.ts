@@ -144,17 +144,27 @@ test('every inline row action is also in the row context menu, so the keyboard r
     );
 });
 
-test('welcome views wait for the stored key (gpuRental.ready) and only one has a primary button', () => {
+test('welcome views wait for the stored key (gpuRental.ready) and only one has a primary button per state', () => {
   const welcome = (pkg.contributes as unknown as { viewsWelcome: Array<{ view: string; contents: string; when: string }> }).viewsWelcome;
-  for (const w of welcome) assert.equal(w.when, 'gpuRental.ready && !gpuRental.signedIn', w.view);
   // A line that is only a link renders as a button.
-  const buttons = welcome.flatMap((w) =>
-    w.contents
-      .split('\n')
-      .filter((l) => /^\[[^\]]+\]\([^)]+\)$/.test(l.trim()))
-      .map(() => w.view),
+  const buttonsOf = (ws: typeof welcome) =>
+    ws.flatMap((w) =>
+      w.contents
+        .split('\n')
+        .filter((l) => /^\[[^\]]+\]\([^)]+\)$/.test(l.trim()))
+        .map(() => w.view),
+    );
+  // Signed out: every view waits for the stored key, and the sidebar has one primary button.
+  const signedOut = welcome.filter((w) => w.when.includes('!gpuRental.signedIn'));
+  for (const w of signedOut) assert.equal(w.when, 'gpuRental.ready && !gpuRental.signedIn', w.view);
+  assert.deepEqual(buttonsOf(signedOut), ['gpuRental.instances']);
+  // Signed in, an empty list (V5 of the UX audit): its own welcome content with one primary button.
+  const empty = welcome.filter((w) => !signedOut.includes(w));
+  assert.deepEqual(
+    empty.map((w) => w.when),
+    ['gpuRental.signedIn && gpuRental.noInstances', 'gpuRental.signedIn && gpuRental.noOffers'],
   );
-  assert.deepEqual(buttons, ['gpuRental.instances']);
+  for (const w of empty) assert.deepEqual(buttonsOf([w]), [w.view], w.view);
   const wiring = readFileSync(join(repoRoot(), 'src', 'app', 'connectionWiring.ts'), 'utf8');
   assert.match(wiring, /setContext', 'gpuRental\.ready', true/);
 });

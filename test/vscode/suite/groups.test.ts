@@ -105,9 +105,14 @@ describe('groups', () => {
       assert.equal(await uiCheckpoint('group-run'), 'ok');
 
       answer('showWarningMessage', (msg: string) => (assert.match(msg, /^Destroy group ".*": all 2 machines/), 'Destroy Group'));
-      answer('showInformationMessage', (msg: string) => (assert.match(msg, /was destroyed \(2 machines\)/), undefined));
+      capture('setStatusBarMessage');
       const d = (await vscode.commands.executeCommand('gpuRental.destroyGroup', { group: name })) as { destroyed: number[]; kept: number[] };
       assert.equal(d.destroyed.length, 2);
+      // A routine success: a status bar confirmation, not a notification (the view shows the group gone).
+      assert.ok(
+        promptCalls.some((p) => p.kind === 'setStatusBarMessage' && /was destroyed \(2 machines\)/.test(p.text)),
+        JSON.stringify(promptCalls),
+      );
       assert.deepEqual(d.kept, []);
       await waitFor(async () => (await (await services.api()).listInstances()).instances.length === 0, 10_000, 'every member gone');
     },

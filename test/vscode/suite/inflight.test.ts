@@ -18,12 +18,12 @@ describe('templates: in-flight guard and late machines', () => {
   });
 
   it(
-    'a double click on Recycle asks once and sends one recycle request; the second click says one is in progress',
+    'a double click on Recycle asks once and sends one recycle request; the second click says one is in progress (in the status bar)',
     async () => {
       const { services } = await getExtensionApi();
       home = (await signedInWithSshHome(services, 'gpu-rental-guard-it-', { register: false })).home;
       const inst = await runningInstance(services, 'guard-it-recycle');
-      capture('showInformationMessage');
+      capture('setStatusBarMessage');
       let release: (v: boolean) => void = () => undefined;
       const confirmed = new Promise<boolean>((r) => (release = r));
       // the first click's confirmation (a quick pick: Cancel first) stays open until released
@@ -35,7 +35,7 @@ describe('templates: in-flight guard and late machines', () => {
       const second = await vscode.commands.executeCommand<boolean>('gpuRental.recycleInstance', inst.id);
       assert.equal(second, false, 'the second click sends nothing');
       assert.ok(
-        promptCalls.some((p) => p.kind === 'showInformationMessage' && /Recycle of ".*" \(#\d+\) is still in progress/.test(p.text)),
+        promptCalls.some((p) => p.kind === 'setStatusBarMessage' && /Recycle of ".*" \(#\d+\) is still in progress/.test(p.text)),
         JSON.stringify(promptCalls),
       );
       assert.equal(promptCalls.filter((p) => p.kind === 'showQuickPick').length, 1, 'one confirmation only');

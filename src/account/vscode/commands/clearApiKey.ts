@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 
@@ -9,5 +10,5 @@ export async function clearApiKey(services: Pick<Services, 'apiKey' | 'connectio
   await services.apiKey.clear();
   await services.setSessionKey(undefined);
   services.log.info('API key cleared.');
-  tellDone('API key removed from this machine.');
+  tellDone(vscode.l10n.t('API key removed from this machine.'));
 }

@@ -9,7 +9,7 @@ import type { AccountRow } from '../../../core/accountRow';
 import { TfaFlows } from '../../tfaFlows';
 import type { FlowResult } from '../../tfaPorts';
 import { scriptedPrompts, type TfaScript } from '../../tfaScript';
-import { describeError } from '../../../core/describeError';
+import { CommandFailure, SHOW_OUTPUT_LOG, failedWith, failureOf } from '../../../core/vscode/commandFailure';
 import { createVscodePrompts } from '../tfaPrompts';
 import { demoTotpCode, simulatorInbox } from '../../../demo/demoInbox';
 import type { DemoFolders } from '../../backupCodesFile';
@@ -51,9 +51,9 @@ async function runFlow<T>(
   try {
     api = await services.api();
   } catch (e) {
-    const message = describeError(e);
-    vscode.window.showErrorMessage(message);
-    return { ok: false, reason: 'failed', message };
+    // Not signed in (or no client): the command's reporter says it, with the buttons that sign in.
+    const failure = failureOf(e);
+    return failedWith({ ok: false, reason: 'failed', message: failure.message }, failure);
   }
   const demo = services.connection().demo;
   const flows = new TfaFlows({
@@ -75,8 +75,7 @@ async function runFlow<T>(
   } catch (e) {
     services.log.error(`tfa: unexpected failure: ${(e as Error).message}`);
     const message = 'The 2FA step failed unexpectedly. Try again; if it repeats, open the log (GPU Rental: Show Output Log) and report it.';
-    vscode.window.showErrorMessage(message);
-    return { ok: false, reason: 'failed', message };
+    return failedWith({ ok: false, reason: 'failed', message }, new CommandFailure(message, [SHOW_OUTPUT_LOG()]));
   } finally {
     services.refreshAccount();
   }

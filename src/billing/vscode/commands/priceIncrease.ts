@@ -40,8 +40,8 @@ const prompts: DecisionPrompts = {
   },
 };
 
-function decide(services: BillingServices, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
-  if (!ensureSignedIn(services)) return Promise.resolve('failed');
+async function decide(services: BillingServices, arg: unknown, verb: DecisionVerb): Promise<DecisionResult> {
+  ensureSignedIn(services);
   const session = billingSession(services);
   return decideIncrease(
     {

@@ -1,9 +1,9 @@
 // Show Spending (a webview: the service's charges of the last 30 days as a chart and a table,
 // strict CSP, no script, no network) and Export Spending to CSV.
 import * as vscode from 'vscode';
+import { CommandFailure, failedTo } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
 import { ensureSignedIn } from '../../../core/vscode/signedIn';
-import { describeError } from '../../../core/describeError';
 import { formatMoney } from '../../../core/rates';
 import { chargesCsv, windowStart, type Spending } from '../../spending';
 import type { Charge } from '../../../api/types';
@@ -17,16 +17,15 @@ let panel: vscode.WebviewPanel | undefined;
 const OPEN = 'Open';
 const REVEAL = 'Reveal in File Explorer';
 
-async function readSpending(services: BillingServices): Promise<Spending | undefined> {
+/** The spending figures; throws (for the command's reporter) when the charges could not be read. */
+async function readSpending(services: BillingServices): Promise<Spending> {
   const store = billingSession(services).spending;
   const s = await store.refresh();
-  if (!s) chargesUnread(store.error ?? 'no answer');
+  if (!s) throw chargesUnread(new Error(store.error ?? 'no answer'));
   return s;
 }
 
-const chargesUnread = (why: string): void => {
-  vscode.window.showErrorMessage(vscode.l10n.t("Could not read the service's charges: {0}", why));
-};
+const chargesUnread = (e: unknown): CommandFailure => failedTo(e, (why) => vscode.l10n.t("Could not read the service's charges: {0}", why));
 
 export function spendingHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s: Spending, names: (id: number) => string | undefined): string {
   const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'billing', 'spending.css'));
@@ -72,9 +71,8 @@ export async function showSpending(
     | 'track'
   >,
 ): Promise<boolean> {
-  if (!ensureSignedIn(services)) return false;
+  ensureSignedIn(services);
   const s = await readSpending(services);
-  if (!s) return false;
   const root = vscode.Uri.joinPath(services.extensionUri, 'media', 'billing');
   if (!panel) {
     panel = vscode.window.createWebviewPanel('gpuRental.spending', 'GPU Rental: Spending', vscode.ViewColumn.Active, {
@@ -95,15 +93,14 @@ export async function showSpending(
 
 /** gpuRental.exportSpending(uri?): the charges of the window as CSV; returns the file written. */
 export async function exportSpending(services: Pick<Services, 'api' | 'connection' | 'log'>, target?: unknown): Promise<string | undefined> {
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   const now = Date.now() / 1000;
   let charges: Charge[];
   try {
     // The rows themselves, read for this export only: the summary kept by the store holds sums.
     charges = await (await services.api()).listCharges({ from: windowStart(now), to: now });
   } catch (e) {
-    chargesUnread(describeError(e));
-    return undefined;
+    throw chargesUnread(e);
   }
   const day = new Date(now * 1000).toISOString().slice(0, 10);
   const uri =
@@ -121,8 +118,7 @@ export async function exportSpending(services: Pick<Services, 'api' | 'connectio
   try {
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(chargesCsv(charges)));
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Could not write {0}: {1}', uri.fsPath, describeError(e)));
-    return undefined;
+    throw failedTo(e, (why) => vscode.l10n.t('Could not write {0}: {1}', uri.fsPath, why));
   }
   // The file is the point of the command: a toast whose buttons open it or show where it is.
   background(

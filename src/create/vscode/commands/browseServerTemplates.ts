@@ -2,6 +2,7 @@
 // image, runtype, ports and onstart; rent one by its template_hash_id, or save a workspace
 // template that references it.
 import * as vscode from 'vscode';
+import { CommandFailure, OPEN_FOLDER, failedTo } from '../../../core/vscode/commandFailure';
 import type { ServerTemplate } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { describeError } from '../../../core/describeError';
@@ -71,10 +72,7 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
   try {
     const found = sortTemplates(await lookUp(services, text));
     found.forEach((t) => services.serverTemplates.set(t.hash_id, t));
-    if (!found.length) {
-      vscode.window.showInformationMessage(vscode.l10n.t('No service template is named or has the hash id "{0}".', text.trim()));
-      return undefined;
-    }
+    if (!found.length) throw new CommandFailure(vscode.l10n.t('No service template is named or has the hash id "{0}".', text.trim()));
     if (found.length === 1) return found[0];
     return (
       await vscode.window.showQuickPick(
@@ -83,14 +81,11 @@ async function pickTemplate(services: Pick<Services, 'api' | 'serverTemplates'>)
       )
     )?.t;
   } catch (e) {
-    lookUpFailed(e);
-    return undefined;
+    throw lookUpFailed(e);
   }
 }
 
-const lookUpFailed = (e: unknown): void => {
-  vscode.window.showErrorMessage(vscode.l10n.t('Could not look up the template: {0}', describeError(e)));
-};
+const lookUpFailed = (e: unknown): CommandFailure => failedTo(e, (why) => vscode.l10n.t('Could not look up the template: {0}', why));
 
 async function pickAction(t: ServerTemplate): Promise<Action | undefined> {
   const picked = await vscode.window.showQuickPick(
@@ -118,10 +113,7 @@ function docUri(t: ServerTemplate): vscode.Uri {
 
 async function save(t: ServerTemplate): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
-  if (!folders.length) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first: workspace templates live in its .gpu/ folder.'));
-    return undefined;
-  }
+  if (!folders.length) throw new CommandFailure(vscode.l10n.t('Open a folder first: workspace templates live in its .gpu/ folder.'), [OPEN_FOLDER()]);
   const folder =
     folders.length === 1 ? folders[0]! : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Save the template in which folder?') });
   if (!folder) return undefined;
@@ -143,20 +135,16 @@ async function save(t: ServerTemplate): Promise<vscode.Uri | undefined> {
 
 /** gpuRental.browseServerTemplates(args?): resolves the saved or opened document's Uri, or the create flow's result. */
 export async function browseServerTemplates(services: Pick<Services, 'api' | 'connection' | 'log' | 'serverTemplates'>, arg?: unknown): Promise<unknown> {
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   const a = (typeof arg === 'object' && arg !== null ? arg : {}) as BrowseArgs;
   let t: ServerTemplate | undefined;
   if (typeof a.hashId === 'string') {
     try {
       t = (await lookUp(services, a.hashId))[0];
     } catch (e) {
-      lookUpFailed(e);
-      return undefined;
+      throw lookUpFailed(e);
     }
-    if (!t) {
-      vscode.window.showErrorMessage(vscode.l10n.t('No service template has the hash id "{0}".', a.hashId));
-      return undefined;
-    }
+    if (!t) throw new CommandFailure(vscode.l10n.t('No service template has the hash id "{0}".', a.hashId));
     services.serverTemplates.set(t.hash_id, t);
   } else t = await pickTemplate(services);
   if (!t) return undefined;

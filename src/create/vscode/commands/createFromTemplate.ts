@@ -10,7 +10,7 @@ import type { Template } from '../../templateSchema';
 import type { LoadedTemplate } from '../../templateValidation';
 import { sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
 import { offerRefOf } from '../../../core/instanceRef';
-import { loadTemplateUri, pickTemplate, resolveTemplateUri, templatesRestricted } from '../templateFiles';
+import { loadTemplateUri, openTemplateFix, pickTemplate, requireTemplateUri, templatesRestricted } from '../templateFiles';
 import type { GuardRequest } from '../../../guard/plan';
 import { oneAtATime } from '../../../core/vscode/instanceTarget';
 import { vscodePrompts, type PromptArgs } from '../createPrompts';
@@ -19,6 +19,8 @@ import { keepWatching } from '../inflightWatcher';
 import { background } from '../../../core/background';
 import { consentedCreateArgs } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
+import { tellDone } from '../../../core/vscode/statusMessage';
+import { CommandFailure, SHOW_OUTPUT_LOG, failedWith, fixByCommand } from '../../../core/vscode/commandFailure';
 
 export { vscodePrompts, keepWatching };
 
@@ -55,7 +57,7 @@ export function createFromTemplate(services: Services, arg?: CreateArgs | vscode
   return create(services, arg instanceof vscode.Uri ? { template: arg } : (arg ?? {}));
 }
 
-/** The template the user meant, loaded and valid; undefined when there is none (already said why). */
+/** The template the user meant, loaded and valid; undefined when the user cancelled (or Restricted Mode said why); throws when it is missing or invalid. */
 async function loadChosenTemplate(
   services: Pick<Services, 'api' | 'connection' | 'log' | 'secrets'>,
   args: CreateArgs,
@@ -64,16 +66,7 @@ async function loadChosenTemplate(
   let uri: vscode.Uri | undefined;
   if (await templatesRestricted()) return undefined; // Restricted Mode: no template is read, the user is told why
   if (args.template !== undefined) {
-    uri = await resolveTemplateUri(args.template);
-    if (!uri) {
-      vscode.window.showErrorMessage(
-        vscode.l10n.t(
-          'Template "{0}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.',
-          String(args.template),
-        ),
-      );
-      return undefined;
-    }
+    uri = await requireTemplateUri(args.template);
   } else {
     uri = await (preselected !== undefined
       ? pickTemplate('Rent this offer with which template?', { offer: preselected, load: (u) => loadTemplateUri(services, u) })
@@ -85,7 +78,7 @@ async function loadChosenTemplate(
   if (!loaded.template) {
     const errors = loaded.problems.filter((p) => p.severity === 'error');
     services.log.warn(`templates: ${rel} has ${errors.length} problem(s): ${errors.map((p) => `${p.where}: ${p.message}`).join(' | ')}`);
-    const open = await vscode.window.showErrorMessage(
+    throw new CommandFailure(
       vscode.l10n.t(
         'Template {0} has {1} problem{2} (first: {3}: {4}). Nothing was rented. Fix them (see the Problems panel) and try again.',
         rel,
@@ -94,10 +87,8 @@ async function loadChosenTemplate(
         errors[0]?.where ?? '',
         errors[0]?.message ?? '',
       ),
-      vscode.l10n.t('Open Template'),
+      [openTemplateFix(uri)],
     );
-    if (open) await vscode.window.showTextDocument(uri);
-    return undefined;
   }
   return { uri, rel, loaded: loaded as LoadedTemplate & { template: Template } };
 }
@@ -110,14 +101,13 @@ async function create(services: Services, asked: CreateArgs, preselected?: Offer
   if ((chosen.loaded.template.count ?? 1) > 1) {
     // A group of machines (src/groups/) picks its own cluster: it is its own command, run by id.
     if (preselected !== undefined || args.offerId !== undefined) {
-      vscode.window.showErrorMessage(
+      throw new CommandFailure(
         vscode.l10n.t(
           'Template {0} rents a group of {1} machines, which picks its own physical cluster: it cannot rent one offer. Use Create Instance from Template, or set "count": 1.',
           chosen.rel,
           String(chosen.loaded.template.count),
         ),
       );
-      return undefined;
     }
     return vscode.commands.executeCommand<CreateFlowResult | undefined>('gpuRental.createGroup', {
       template: chosen.uri,
@@ -158,8 +148,8 @@ async function rent(
     maxAttempts,
   };
   const result = await withProgress(services, args, template, guard, (ports, signal) => runCreateFlow({ api, ...ports }, { ...input, signal }));
-  report(services, result, template, rel);
-  return result;
+  const failure = report(services, result, template, rel);
+  return failure ? failedWith(result, failure) : result;
 }
 
 type FlowRunner = (ports: Omit<Parameters<typeof runCreateFlow>[0], 'api'>, signal: AbortSignal) => Promise<CreateFlowResult>;
@@ -227,89 +217,87 @@ function withProgress(
   );
 }
 
-/** Tells the user how it ended, and keeps watching whatever is still in flight. */
+/**
+ * Tells the user how it ended, and keeps watching whatever is still in flight. One notice per
+ * outcome: running (with Connect), a warning for what needs attention (an SSH entry problem, a
+ * machine stopped unasked or kept after a failure, an unknown fate), a status bar line for what the
+ * user chose (cancelled: nothing rented, destroyed or kept; stopped as asked); a failure is returned
+ * for the command's reporter.
+ */
 function report(
   services: Pick<Services, 'api' | 'connection' | 'globalState' | 'guard' | 'instances' | 'log' | 'onDidChangeConnection' | 'track'>,
   result: CreateFlowResult,
   template: Template,
   rel: string,
-): void {
+): CommandFailure | undefined {
   // A rental the flow stopped waiting for (its fate unknown; the user may have rented another
   // instead) is watched from now on, whatever this click came to, and adopted if it appears.
   for (const r of readInflight(services.globalState))
     if (r.late) background(keepWatching(services, r.instanceId ?? r.label), services.log, 'watching a rental of unknown fate');
+  const kept = 'keptId' in result ? result.keptId : undefined;
+  if (kept !== undefined) background(keepWatching(services, kept), services.log, 'watching the kept instance');
+  const CONNECT = vscode.l10n.t('Connect');
+  const SHOW_LOG = vscode.l10n.t('Show Output Log');
+  let attention: { text: string; button?: string } | undefined;
   switch (result.outcome) {
     case 'running': {
       const where = result.alias ? ` (ssh ${result.alias})` : '';
       services.log.info(`templates: instance ${result.instance.id} from ${rel} is running${where}`);
       // Its SSH entry exists now: the row shows what its idle guard reports in seconds, not in a minute.
       if (!result.sshError && result.alias) services.guard.readSoon(result.instance.id);
-      // One notification: running, or (as a warning, which says it runs) what went wrong with its SSH entry.
-      const shown = result.sshError
-        ? vscode.window.showWarningMessage(
-            vscode.l10n.t('Instance {0} from "{1}": {2}', result.instance.id, template.name, result.sshError),
-            vscode.l10n.t('Connect'),
-          )
-        : vscode.window.showInformationMessage(
-            vscode.l10n.t('Instance {0} from "{1}" is running{2}.', result.instance.id, template.name, where),
-            vscode.l10n.t('Connect'),
-          );
-      background(
-        shown.then((c) => {
-          if (c === vscode.l10n.t('Connect'))
-            background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
-        }),
-        services.log,
-        'the running notice',
-      );
+      // Running after minutes of work: one notification with Connect (a warning, which says it runs, when its SSH entry failed).
+      if (result.sshError)
+        attention = { text: vscode.l10n.t('Instance {0} from "{1}": {2}', result.instance.id, template.name, result.sshError), button: CONNECT };
+      else
+        background(
+          vscode.window
+            .showInformationMessage(vscode.l10n.t('Instance {0} from "{1}" is running{2}.', result.instance.id, template.name, where), CONNECT)
+            .then((c) =>
+              c ? background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect') : undefined,
+            ),
+          services.log,
+          'the running notice',
+        );
       break;
     }
     case 'stopped': {
       const asked = template.instance.target_state ?? 'running';
       const text = stoppedCreationMessage(result.instance, template.name, asked);
-      // Stopped without being asked: storage bills for a machine that is not running. Say so louder.
-      if (asked === 'stopped') vscode.window.showInformationMessage(text);
-      else vscode.window.showWarningMessage(text);
+      // Stopped as asked: a confirmation. Stopped without being asked: storage bills for a machine that is not running.
+      if (asked === 'stopped') tellDone(text);
+      else attention = { text };
       break;
     }
     case 'cancelled':
-      if (result.keptId !== undefined) background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
-      vscode.window.showInformationMessage(result.message);
+      // What the user chose (a kept machine after the modal that said it bills): a confirmation.
+      tellDone(result.message);
       break;
     case 'unknown':
-      vscode.window.showWarningMessage(result.message);
+      attention = { text: result.message };
       break;
     case 'kept':
-      background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
-      background(
-        vscode.window.showWarningMessage(result.message, vscode.l10n.t('Show Output Log')).then((c) => {
-          if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
-        }),
-        services.log,
-        'the kept notice',
-      );
+      attention = { text: result.message, button: SHOW_LOG };
       break;
     case 'failed': {
-      if (result.keptId !== undefined) background(keepWatching(services, result.keptId), services.log, 'watching the kept instance');
       // An instance that ended exited/unknown/offline: its log says why (requested before it was destroyed).
       const failedLog = result.logs?.[result.logs.length - 1];
-      const actions = failedLog ? ['Show Instance Logs', 'Show Output Log'] : ['Show Output Log'];
-      background(
-        vscode.window.showErrorMessage(result.message, ...actions).then((c) => {
-          if (c === 'Show Instance Logs' && failedLog)
-            background(
-              vscode.commands.executeCommand('gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl }),
-              services.log,
-              'opening the instance logs',
-            );
-          else if (c) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
-        }),
-        services.log,
-        'the failure notice',
-      );
-      break;
+      const showLogs = failedLog
+        ? [fixByCommand('Show Instance Logs', 'gpuRental.showInstanceLogs', { id: failedLog.instanceId, resultUrl: failedLog.resultUrl })]
+        : [];
+      return new CommandFailure(result.message, [...showLogs, SHOW_OUTPUT_LOG()]);
     }
   }
+  if (attention)
+    background(
+      vscode.window.showWarningMessage(attention.text, ...(attention.button ? [attention.button] : [])).then((c) => {
+        if (c === CONNECT && result.outcome === 'running')
+          background(vscode.commands.executeCommand('gpuRental.connect', result.instance.id), services.log, 'opening Connect');
+        else if (c === SHOW_LOG) background(vscode.commands.executeCommand('gpuRental.showLog'), services.log, 'opening the log');
+      }),
+      services.log,
+      'the rental notice',
+    );
+  return undefined;
 }
 
 /** gpuRental.rentOffer(offer?, args?): an offer row, an Offer or an offer id; without one, asks for the id. */

@@ -1,5 +1,6 @@
 // gpuRental.setTemplateSecret: stores a value for ${secret:NAME} in SecretStorage.
 import * as vscode from 'vscode';
+import { CommandFailure } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 import { SECRET_NAME, templateSecretKey } from '../../templateVariables';
@@ -14,10 +15,8 @@ export async function setTemplateSecret(services: Pick<Services, 'log' | 'secret
       validateInput: (v) => (SECRET_NAME.test(v) ? undefined : 'Use letters, digits, "_", "-" and "."; start with a letter or "_".'),
     }));
   if (!name) return false;
-  if (!SECRET_NAME.test(name)) {
-    vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.', name));
-    return false;
-  }
+  if (!SECRET_NAME.test(name))
+    throw new CommandFailure(vscode.l10n.t('"{0}" is not a valid secret name. Use letters, digits, "_", "-" and ".", then try again.', name));
   const value =
     arg?.value ??
     (await vscode.window.showInputBox({
@@ -30,10 +29,10 @@ export async function setTemplateSecret(services: Pick<Services, 'log' | 'secret
   if (value === undefined) return false;
   if (value === '') {
     await services.secrets.delete(templateSecretKey(name));
-    tellDone(`Template secret ${name} deleted.`);
+    tellDone(vscode.l10n.t('Template secret {0} deleted.', name));
   } else {
     await services.secrets.store(templateSecretKey(name), value);
-    tellDone(`Template secret ${name} saved: templates use it as \${secret:${name}}.`);
+    tellDone(vscode.l10n.t('Template secret {0} saved: templates use it as {1}.', name, `\${secret:${name}}`));
   }
   services.log.info(`templates: secret ${name} ${value === '' ? 'deleted' : 'stored'}`);
   return true;

@@ -3,8 +3,8 @@
 // Like `npm run demo` it runs each instance's onstart, so the idle guard watches, warns and stops
 // (Set Demo GPU Load sets what the fake GPU reports). Nothing is persisted.
 import * as vscode from 'vscode';
+import { failedTo } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
-import { describeError } from '../../../core/describeError';
 import { demoMessage } from '../../../core/connection';
 import { background } from '../../../core/background';
 import { tellDone } from '../../../core/vscode/statusMessage';
@@ -45,11 +45,10 @@ export async function tryDemoMode(services: Pick<Services, 'connection' | 'conne
     background(vscode.commands.executeCommand('gpuRental.instances.focus'), services.log, 'opening the Instances view');
     // No toast: the demo starts with a pending price increase, whose notification is the one that
     // needs attention; the views and the status bar say "demo", and their toolbar has Exit Demo Mode.
-    tellDone(`${demoMessage()} Exit Demo Mode (in the views' toolbar) leaves it.`);
+    tellDone(vscode.l10n.t("{0} Exit Demo Mode (in the views' toolbar) leaves it.", demoMessage()));
     return true;
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Could not start demo mode: {0}. Check the "GPU Rental" output channel and try again.', describeError(e)));
-    return false;
+    throw failedTo(e, (why) => vscode.l10n.t('Could not start demo mode: {0}. Check the "GPU Rental" output channel and try again.', why));
   }
 }
 

@@ -3,8 +3,8 @@
 // percentage), so a newcomer sees the idle guard watch a busy GPU, warn once it is idle and stop
 // the instance with its own key. A lazily loaded bundle.
 import * as vscode from 'vscode';
+import { CommandFailure, TRY_DEMO_MODE, failedTo } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
-import { describeError } from '../../../core/describeError';
 import { background } from '../../../core/background';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { instanceName } from '../../../core/instanceWords';
@@ -46,17 +46,16 @@ export async function setDemoGpuLoad(
   arg?: unknown,
 ): Promise<DemoGpuLoadResult | undefined> {
   if (!services.connection().demo) {
-    vscode.window.showInformationMessage(
+    throw new CommandFailure(
       vscode.l10n.t(
         'Set Demo GPU Load works in demo mode only: a real instance reports its real GPU. Run "GPU Rental: Try Demo Mode" to try the idle guard on a simulated machine.',
       ),
+      [TRY_DEMO_MODE()],
     );
-    return undefined;
   }
   const given = arg && typeof arg === 'object' ? (arg as { util?: unknown }).util : undefined;
   if (given !== undefined && gpuLoadProblem(given)) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Set Demo GPU Load needs "util" as {0}.', String(gpuLoadProblem(given))));
-    return undefined;
+    throw new CommandFailure(vscode.l10n.t('Set Demo GPU Load needs "util" as {0}.', String(gpuLoadProblem(given))));
   }
   const inst = await resolveInstance(services, arg, (i) => i.state === 'running', {
     verb: 'Set Demo GPU Load',
@@ -69,8 +68,7 @@ export async function setDemoGpuLoad(
   try {
     await (await services.api()).setDemoGpuLoad(inst.id, util);
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Could not set the demo GPU load of {0}: {1}', name, describeError(e)));
-    return undefined;
+    throw failedTo(e, (why) => vscode.l10n.t('Could not set the demo GPU load of {0}: {1}', name, why));
   }
   services.log.info(`demo: the GPU of instance ${inst.id} reports ${util} % now`);
   // The guard's next look sees it: read its view again then, not up to a minute later.

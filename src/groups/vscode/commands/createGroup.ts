@@ -9,9 +9,11 @@ import { realClock } from '../../../create/flowTypes';
 import { consentedCreateArgs } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
 import { rentSetup } from '../../../create/vscode/rentSetup';
-import { loadTemplateUri, resolveTemplateUri, templatesRestricted } from '../../../create/vscode/templateFiles';
+import { loadTemplateUri, openTemplateFix, requireTemplateUri, templatesRestricted } from '../../../create/vscode/templateFiles';
+import { CommandFailure, SHOW_OUTPUT_LOG, failedWith } from '../../../core/vscode/commandFailure';
+import { tellDone } from '../../../core/vscode/statusMessage';
 import { createWriter, sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
-import { runGroupFlow } from '../../groupFlow';
+import { cancelledText, runGroupFlow } from '../../groupFlow';
 import { resumeGroups } from '../../groupResume';
 import { readGroups, type GroupRecord } from '../../groupRecords';
 import { formatRate } from '../../../core/rates';
@@ -38,23 +40,14 @@ export async function createGroup(services: Services, asked: CreateGroupArgs = {
   // confirm: false (no cluster pick, no confirmation) only with the user's consent to unattended calls.
   const args = consentedCreateArgs(consentOf(services), asked);
   if (await templatesRestricted()) return undefined;
-  const uri = args.template !== undefined ? await resolveTemplateUri(args.template) : undefined;
-  if (!uri) {
-    vscode.window.showErrorMessage(
-      vscode.l10n.t(
-        'Template "{0}" was not found in the workspace. Check the path (relative to the workspace folder, e.g. .gpu/my.json) and try again.',
-        String(args.template ?? ''),
-      ),
-    );
-    return undefined;
-  }
+  const uri = await requireTemplateUri(args.template);
   const rel = vscode.workspace.asRelativePath(uri, false);
   const loaded = await loadTemplateUri(services, uri);
   const t = loaded.template;
-  if (!t) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Template {0} has problems (see the Problems panel). Nothing was rented. Fix them and try again.', rel));
-    return undefined;
-  }
+  if (!t)
+    throw new CommandFailure(vscode.l10n.t('Template {0} has problems (see the Problems panel). Nothing was rented. Fix them and try again.', rel), [
+      openTemplateFix(uri),
+    ]);
   const setup = await rentSetup(services, { ...loaded, template: t });
   if (!setup) return undefined;
   const { api, guard, onstart } = setup;
@@ -98,15 +91,19 @@ export async function createGroup(services: Services, asked: CreateGroupArgs = {
       );
     },
   );
-  await report(services, result, uri);
   // A member with no answer is its group's: watched, and destroyed with the group if it appears (all or none).
   if (result.outcome === 'failed' && result.unknown.length) background(watchLateGroupMembers(services, api), services.log, "watching a group's late member");
+  // A failure goes to the command's reporter, with the result for scripts.
+  if (result.outcome === 'failed' || (result.outcome === 'nothing' && result.message !== cancelledText()))
+    return failedWith(result, new CommandFailure(result.message, result.outcome === 'failed' ? [SHOW_OUTPUT_LOG()] : []));
+  await report(services, result, uri);
   return result;
 }
 
+/** A ready group: its hostfile and one notification with Run on Group…; cancelled: a status bar line. */
 async function report(services: Services, r: GroupResult, templateUri: vscode.Uri): Promise<void> {
-  if (r.outcome === 'nothing') return void vscode.window.showInformationMessage(r.message);
-  if (r.outcome === 'failed') return void vscode.window.showErrorMessage(r.message);
+  if (r.outcome === 'nothing') return tellDone(r.message);
+  if (r.outcome === 'failed') return;
   const g = r.group;
   // The workspace's hostfile names the SSH entries (mpirun and DeepSpeed launch from here over them).
   const folder = vscode.Uri.joinPath(templateUri, '..');
@@ -173,9 +170,9 @@ export async function resumeInterruptedGroups(services: Services): Promise<void>
   );
   // What is still in flight of a given-up group (this one, or one of an earlier session) is watched as its late members.
   background(watchLateGroupMembers(services, api), services.log, "watching a group's late members");
+  // Resumed groups show in the Instances view: a status bar line each; only machines that still bill after a failed unwind get a notification.
   for (const r of out) {
-    if (r.outcome === 'ready')
-      vscode.window.showInformationMessage(vscode.l10n.t('Group "{0}" is ready after the reload: every machine runs. Rank 0 is gpu-{1}-0.', r.name, r.name));
+    if (r.outcome === 'ready') tellDone(vscode.l10n.t('Group "{0}" is ready after the reload: every machine runs. Rank 0 is gpu-{1}-0.', r.name, r.name));
     else if (r.outcome === 'destroyed' && r.kept.length)
       vscode.window.showErrorMessage(
         vscode.l10n.t(
@@ -184,7 +181,6 @@ export async function resumeInterruptedGroups(services: Services): Promise<void>
           r.kept.map((id) => `instance ${id}`).join(', '),
         ),
       );
-    else if (r.outcome === 'destroyed')
-      vscode.window.showInformationMessage(vscode.l10n.t('Group "{0}" was destroyed ({1} machines); nothing of it bills.', r.name, r.destroyed.length));
+    else if (r.outcome === 'destroyed') tellDone(vscode.l10n.t('Group "{0}" was destroyed ({1} machines); nothing of it bills.', r.name, r.destroyed.length));
   }
 }

@@ -2,7 +2,8 @@
 // at once, after one confirmation that names the group, its machines and its total $/h.
 import * as vscode from 'vscode';
 import type { Services } from '../../../core/vscode/services';
-import { describeError } from '../../../core/describeError';
+import { CommandFailure, SHOW_OUTPUT_LOG, failedWith } from '../../../core/vscode/commandFailure';
+import { tellDone } from '../../../core/vscode/statusMessage';
 import { background } from '../../../core/background';
 import { skipsConfirmation } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
@@ -27,13 +28,9 @@ function argsOf(services: Services, arg: unknown, what: string): GroupCommandArg
   return typeof arg === 'string' ? { group: arg } : {};
 }
 
-async function ports(services: Services): Promise<GroupActionPorts | undefined> {
-  try {
-    return { api: await services.api(), log: services.log, state: services.globalState, instances: services.instances };
-  } catch (e) {
-    vscode.window.showErrorMessage(describeError(e));
-    return undefined;
-  }
+/** The group actions' ports; no API (not signed in, …) throws for the command's reporter. */
+async function ports(services: Services): Promise<GroupActionPorts> {
+  return { api: await services.api(), log: services.log, state: services.globalState, instances: services.instances };
 }
 
 async function confirmed(g: GroupRecord, question: string, detail: string, yes: string, args: GroupCommandArgs): Promise<boolean> {
@@ -58,20 +55,22 @@ export async function destroyGroup(services: Services, arg?: unknown): Promise<{
     ))
   )
     return undefined;
-  const p = await ports(services);
-  if (!p) return undefined;
-  const r = await destroyAll(p, g);
+  const r = await destroyAll(await ports(services), g);
+  // A failure goes to the command's reporter (with the result for scripts); a success is a status bar line (the view shows the group gone).
   if (r.kept.length)
-    vscode.window.showErrorMessage(
-      vscode.l10n.t(
-        'Group "{0}": {1} could not be destroyed and {2} still billing. Try Destroy Group again, or destroy {3} from the Instances view.',
-        g.name,
-        r.kept.map((id) => `instance ${id}`).join(', '),
-        r.kept.length === 1 ? 'is' : 'are',
-        r.kept.length === 1 ? 'it' : 'them',
+    return failedWith(
+      r,
+      new CommandFailure(
+        vscode.l10n.t(
+          'Group "{0}": {1} could not be destroyed and {2} still billing. Try Destroy Group again, or destroy {3} from the Instances view.',
+          g.name,
+          r.kept.map((id) => `instance ${id}`).join(', '),
+          r.kept.length === 1 ? 'is' : 'are',
+          r.kept.length === 1 ? 'it' : 'them',
+        ),
       ),
     );
-  else vscode.window.showInformationMessage(vscode.l10n.t('Group "{0}" was destroyed ({1} machines); billing for it has stopped.', g.name, r.destroyed.length));
+  tellDone(vscode.l10n.t('Group "{0}" was destroyed ({1} machines); billing for it has stopped.', g.name, r.destroyed.length));
   return r;
 }
 
@@ -94,23 +93,22 @@ async function setState(services: Services, arg: unknown, state: 'running' | 'st
     ))
   )
     return undefined;
-  const p = await ports(services);
-  if (!p) return undefined;
-  const failed = await setGroupState(p, g, state);
+  const failed = await setGroupState(await ports(services), g, state);
   background(services.instances.refresh(), services.log, 'refreshing the instances');
   if (failed.length)
-    vscode.window.showErrorMessage(
-      vscode.l10n.t(
-        'Group "{0}": {1} could not be {2}. See the GPU Rental log, and try again.',
-        g.name,
-        failed.map((id) => `instance ${id}`).join(', '),
-        state === 'stopped' ? 'stopped' : 'started',
+    return failedWith(
+      { failed },
+      new CommandFailure(
+        vscode.l10n.t(
+          'Group "{0}": {1} could not be {2}. See the GPU Rental log, and try again.',
+          g.name,
+          failed.map((id) => `instance ${id}`).join(', '),
+          state === 'stopped' ? 'stopped' : 'started',
+        ),
+        [SHOW_OUTPUT_LOG()],
       ),
     );
-  else
-    vscode.window.showInformationMessage(
-      vscode.l10n.t('Group "{0}": {1} all {2} machines.', g.name, state === 'stopped' ? 'stopping' : 'starting', g.members.length),
-    );
+  tellDone(vscode.l10n.t('Group "{0}": {1} all {2} machines.', g.name, state === 'stopped' ? 'stopping' : 'starting', g.members.length));
   return { failed };
 }
 

@@ -4,13 +4,13 @@
 // guard's own remote; "no log yet", "no SSH entry" and "not reachable" are said in words.
 // A lazily loaded bundle.
 import * as vscode from 'vscode';
+import { CommandFailure, failedWith, fixByCommand } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
 import type { Instance } from '../../../api/types';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { instanceName } from '../../../core/instanceWords';
 import { installedGuard } from '../../installed';
 import { guardLogDocument, guardLogProblem, readGuardLog, type GuardLogRead } from '../../guardLog';
-import { background } from '../../../core/background';
 
 const OPEN_TERMINAL = 'Open Terminal';
 
@@ -59,15 +59,8 @@ export async function showGuardLog(
     if (r.kind === 'unreachable') {
       services.log.warn(`guard: reading the guard log of instance ${inst.id} failed: ${r.reason}`);
     }
-    // One notice either way, with what resolves it (G3 of the UX audit): a terminal on the instance.
-    background(
-      vscode.window
-        .showWarningMessage(problem, OPEN_TERMINAL)
-        .then((a) => (a === OPEN_TERMINAL ? vscode.commands.executeCommand('gpuRental.openTerminal', inst.id) : undefined)),
-      services.log,
-      'the guard log notice',
-    );
-    return { instanceId: inst.id, read: r.kind };
+    // One notice either way (the command's reporter's), with what resolves it (G3 of the UX audit): a terminal on the instance.
+    return failedWith({ instanceId: inst.id, read: r.kind }, new CommandFailure(problem, [fixByCommand(OPEN_TERMINAL, 'gpuRental.openTerminal', inst.id)]));
   }
   const emitter = register(services);
   // A new document per read: an open one is refreshed only later, so reading it at once gave the old log.

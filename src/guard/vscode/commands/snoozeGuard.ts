@@ -7,7 +7,7 @@ import type { Instance } from '../../../api/types';
 import type { SnoozeResult } from '../../../core/guardPort';
 import { describeError } from '../../../core/describeError';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
-import { background } from '../../../core/background';
+import { CommandFailure, fixByCommand } from '../../../core/vscode/commandFailure';
 import { snoozeFailedText } from '../guardWarningText';
 
 export async function snoozeGuard(
@@ -17,10 +17,8 @@ export async function snoozeGuard(
   const raw = arg && typeof arg === 'object' ? (arg as { minutes?: unknown }).minutes : undefined;
   let minutes = 60;
   if (raw !== undefined) {
-    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10080) {
-      vscode.window.showErrorMessage(vscode.l10n.t('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).'));
-      return undefined;
-    }
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10080)
+      throw new CommandFailure(vscode.l10n.t('Keep Running needs "minutes" as a whole number from 0 (end the snooze) to 10080 (a week).'));
     minutes = raw;
   }
   const inst = await resolveInstance(services, arg, (i: Instance) => i.state === 'running', {
@@ -34,17 +32,9 @@ export async function snoozeGuard(
     // Told at once, with what to do, before the guard acts: never a silent failure.
     const msg = snoozeFailedText(inst.label ?? `#${inst.id}`, describeError(e), services.guard.plannedAct(inst.id));
     services.log.warn(`guard: ${msg}`);
-    background(
-      vscode.window.showErrorMessage(msg, OPEN_TERMINAL, STOP_NOW).then(async (pick) => {
-        if (pick === OPEN_TERMINAL) await vscode.commands.executeCommand('gpuRental.openTerminal', inst.id);
-        else if (pick === STOP_NOW) await vscode.commands.executeCommand('gpuRental.stopInstance', inst.id);
-      }),
-      services.log,
-      'the snooze failure',
-    );
-    return undefined;
+    throw new CommandFailure(msg, [
+      fixByCommand(vscode.l10n.t('Open Terminal'), 'gpuRental.openTerminal', inst.id),
+      fixByCommand(vscode.l10n.t('Stop Now'), 'gpuRental.stopInstance', inst.id),
+    ]);
   }
 }
-
-const OPEN_TERMINAL = 'Open Terminal';
-const STOP_NOW = 'Stop Now';

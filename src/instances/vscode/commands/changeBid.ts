@@ -1,6 +1,7 @@
 // Change Bid… of an interruptible instance: shows the current bid and the machine's minimum,
 // validates, sends. An outbid instance runs again once its bid reaches the minimum.
 import * as vscode from 'vscode';
+import { CommandFailure } from '../../../core/vscode/commandFailure';
 import type { Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { currentBid, parseBid } from '../../bid';
@@ -24,8 +25,7 @@ export async function changeBid(
   });
   if (!inst) return false;
   if (!isInterruptible(inst)) {
-    vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is an on-demand instance: it has a fixed price and no bid.', instanceName(inst)));
-    return false;
+    throw new CommandFailure(vscode.l10n.t('"{0}" is an on-demand instance: it has a fixed price and no bid.', instanceName(inst)));
   }
   return guardedInstanceAction(services, inst, 'Change Bid', () => askAndChangeBid(services, inst, arg));
 }
@@ -40,8 +40,7 @@ async function askAndChangeBid(services: Pick<Services, 'api' | 'instances' | 'l
   if (given !== undefined) {
     const r = parseBid(String(given), min);
     if (!r.ok) {
-      vscode.window.showErrorMessage(vscode.l10n.t('Change Bid: {0}', r.message));
-      return false;
+      throw new CommandFailure(vscode.l10n.t('Change Bid: {0}', r.message));
     }
     price = r.price;
   } else {

@@ -11,6 +11,6 @@ export async function copyJupyterToken(services: Pick<Services, 'api' | 'connect
   });
   if (!inst?.jupyter_token) return false;
   await vscode.env.clipboard.writeText(inst.jupyter_token);
-  tellDone('Jupyter token copied to the clipboard.');
+  tellDone(vscode.l10n.t('Jupyter token copied to the clipboard.'));
   return true;
 }

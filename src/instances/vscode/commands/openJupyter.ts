@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { CommandFailure } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
 import { instanceName, isJupyter, stateCategory } from '../../../core/instanceWords';
 import { jupyterUrl } from '../../instanceViewModel';
@@ -16,13 +17,12 @@ export async function openJupyter(services: Pick<Services, 'api' | 'connection' 
   const inst = await fullRecord(() => services.api(), row, services.log);
   const url = jupyterUrl(inst);
   if (!url) {
-    vscode.window.showErrorMessage(
+    throw new CommandFailure(
       vscode.l10n.t(
         '"{0}" has no direct Jupyter address yet (needs a running jupyter_direct instance with port 8080 mapped). Wait until it is running, or copy the SSH command instead.',
         instanceName(inst),
       ),
     );
-    return false;
   }
   services.log.info(`Opening Jupyter of instance #${inst.id}`);
   return vscode.env.openExternal(vscode.Uri.parse(url, true));

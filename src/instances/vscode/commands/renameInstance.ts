@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { CommandFailure } from '../../../core/vscode/commandFailure';
 import type { Services } from '../../../core/vscode/services';
 import { instanceName } from '../../../core/instanceWords';
 import { resolveInstance, runInstanceAction } from '../../../core/vscode/instanceTarget';
@@ -30,8 +31,7 @@ export async function renameInstance(
     if (next === undefined) return false;
   }
   if (next.length > MAX_LABEL) {
-    vscode.window.showErrorMessage(vscode.l10n.t('An instance label has at most {0} characters. Choose a shorter label.', MAX_LABEL));
-    return false;
+    throw new CommandFailure(vscode.l10n.t('An instance label has at most {0} characters. Choose a shorter label.', MAX_LABEL));
   }
   const newLabel = next;
   return runInstanceAction(services, inst, 'Renaming…', 'Could not rename', async () => (await services.api()).setInstanceLabel(inst.id, newLabel));

@@ -4,12 +4,14 @@ import type { Services } from '../../../core/vscode/services';
 import { currentRate, formatRate, isBilledForCompute } from '../../../core/rates';
 import { instanceName } from '../../../core/instanceWords';
 import { stopOneInstance } from '../setInstanceState';
+import { tellNothing } from '../../../core/vscode/statusMessage';
+import { CommandFailure, SHOW_OUTPUT_LOG, failureOf } from '../../../core/vscode/commandFailure';
 
 /** Stops every instance billed for compute, after one modal confirmation; resolves to how many stopped. */
 export async function stopAllRunning(services: Pick<Services, 'api' | 'connection' | 'instances' | 'log' | 'showLog'>): Promise<number> {
   const running = services.instances.instances.filter(isBilledForCompute);
   if (!running.length) {
-    vscode.window.showInformationMessage(vscode.l10n.t('Nothing is running.'));
+    tellNothing(vscode.l10n.t('Nothing is running.'));
     return 0;
   }
   const total = running.reduce((sum, i) => sum + currentRate(i), 0);
@@ -19,7 +21,16 @@ export async function stopAllRunning(services: Pick<Services, 'api' | 'connectio
     vscode.l10n.t('Stop All'),
   );
   if (ok !== vscode.l10n.t('Stop All')) return 0;
+  // Every stop is tried; the ones that failed are told in one notice (the reporter's), not one each.
   let stopped = 0;
-  for (const i of running) if (await stopOneInstance(services, i.id)) stopped++;
+  const failed: string[] = [];
+  for (const i of running) {
+    try {
+      if (await stopOneInstance(services, i.id)) stopped++;
+    } catch (e) {
+      failed.push(failureOf(e).message);
+    }
+  }
+  if (failed.length) throw new CommandFailure(failed.join(' '), [SHOW_OUTPUT_LOG()]);
   return stopped;
 }

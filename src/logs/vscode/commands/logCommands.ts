@@ -8,6 +8,7 @@ import { instanceName } from '../../../core/instanceWords';
 import { instanceIdOf, positiveId } from '../../../core/instanceRef';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { background } from '../../../core/background';
+import { CommandFailure, fixByCommand } from '../../../core/vscode/commandFailure';
 
 /** What scripts may pass instead of a node or id: `{ id, daemon?, tail?, filter?, resultUrl? }`. */
 interface LogArgs {
@@ -70,15 +71,9 @@ async function open(services: Pick<Services, 'log' | 'logs'>, key: LogKey, name:
     () => doc,
   );
   await vscode.window.showTextDocument(shown, { preview: false });
+  // A failed fetch is said in the document itself (its first lines, with "Use Refresh"): no notification.
   const e = await first;
-  if (e.error)
-    background(
-      vscode.window.showWarningMessage(vscode.l10n.t('Could not fetch the log of "{0}": {1}', name, e.error), vscode.l10n.t('Refresh')).then((a) => {
-        if (a) background(vscode.commands.executeCommand('gpuRental.refreshInstanceLogs', uri), services.log, 'refreshing the instance log');
-      }),
-      services.log,
-      'the log notice',
-    );
+  if (e.error) services.log.warn(`Could not fetch the log of "${name}": ${e.error}`);
   return shown;
 }
 
@@ -94,10 +89,7 @@ export async function showInstanceLogs(
   const tail = services.settings().logs.tail;
   if (isLogArgs(arg)) {
     const id = instanceIdOf(arg);
-    if (id === undefined) {
-      vscode.window.showErrorMessage(vscode.l10n.t('"Show Instance Logs" needs an instance id, e.g. { id: 123, daemon: true }.'));
-      return undefined;
-    }
+    if (id === undefined) throw new CommandFailure(vscode.l10n.t('"Show Instance Logs" needs an instance id, e.g. { id: 123, daemon: true }.'));
     const t = positiveId(arg.tail);
     const key: LogKey = { instanceId: id, daemon: arg.daemon === true, tail: t ?? tail };
     if (typeof arg.filter === 'string' && arg.filter.trim()) key.filter = arg.filter.trim();
@@ -117,28 +109,25 @@ function keyFrom(arg: unknown): LogKey | undefined {
   return logKeyOf(uri);
 }
 
-const noLogOpen = (): void => {
-  vscode.window.showInformationMessage(vscode.l10n.t('Open an instance log first (Show Instance Logs… on an instance).'));
-};
+/** A log command with no log open: the failure for the command's reporter, with the button that opens one. */
+const noLogOpen = (): CommandFailure =>
+  new CommandFailure(vscode.l10n.t('Open an instance log first (Show Instance Logs… on an instance).'), [
+    fixByCommand(vscode.l10n.t('Show Instance Logs…'), 'gpuRental.showInstanceLogs'),
+  ]);
 
 /** gpuRental.refreshInstanceLogs(uri?): fetches the (active) log document again; resolves its text. */
 export async function refreshInstanceLogs(services: Pick<Services, 'logs'>, arg?: unknown): Promise<string | undefined> {
   const key = keyFrom(arg);
-  if (!key) {
-    noLogOpen();
-    return undefined;
-  }
+  if (!key) throw noLogOpen();
   const e = await services.logs.refresh(key, services.logs.get(key)?.name);
-  if (e.error) vscode.window.showWarningMessage(vscode.l10n.t('Could not fetch the log: {0}', e.error));
+  // The document says it too (its first lines); the notice is the command's reporter's.
+  if (e.error) throw new CommandFailure(vscode.l10n.t('Could not fetch the log: {0}', e.error));
   return e.text;
 }
 
 async function setFollow(services: Pick<Services, 'log' | 'logs'>, arg: unknown, on: boolean): Promise<boolean> {
   const key = keyFrom(arg);
-  if (!key || !services.logs.get(key)) {
-    noLogOpen();
-    return false;
-  }
+  if (!key || !services.logs.get(key)) throw noLogOpen();
   services.logs.setFollowing(key, on);
   if (on) background(services.logs.refresh(key, services.logs.get(key)?.name), services.log, 'refreshing the instance log');
   return true;

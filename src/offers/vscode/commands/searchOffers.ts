@@ -4,9 +4,9 @@
 // comes back to the list; Escape on the list cancels. The start values are the last search's.
 import { background } from '../../../core/background';
 import * as vscode from 'vscode';
+import { CommandFailure, failedTo } from '../../../core/vscode/commandFailure';
 import type { Offer, OfferQuery } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
-import { describeError } from '../../../core/describeError';
 import { parseOfferQuery, parseQueryText, withDefaults } from '../../offerQuery';
 import { SORT_CHOICES } from '../../offerQueryText';
 import { typedReliability, type Typed } from '../../../core/steps';
@@ -291,16 +291,13 @@ async function editFilters(start: OfferQuery, gpuNames: readonly string[]): Prom
 
 /** gpuRental.searchOffers(search?): a search (object or CLI query string) runs at once; otherwise the filter list. */
 export async function searchOffers(services: Pick<Services, 'connection' | 'log' | 'offers'>, filters?: unknown): Promise<Offer[] | undefined> {
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   const offers = services.offers;
   let query: OfferQuery | undefined;
   // A documented object, the service's own filter object or a CLI query string (README).
   if (typeof filters === 'string' || (filters !== undefined && filters !== null && typeof filters === 'object' && !('kind' in filters))) {
     const parsed = parseOfferQuery(filters);
-    if (!parsed.ok) {
-      vscode.window.showErrorMessage(parsed.message);
-      return undefined;
-    }
+    if (!parsed.ok) throw new CommandFailure(parsed.message);
     query = parsed.query;
   } else {
     // The list edits the documented keys; a query in the CLI language starts it afresh.
@@ -312,7 +309,7 @@ export async function searchOffers(services: Pick<Services, 'connection' | 'log'
   return searchAndShow(services, query);
 }
 
-/** Runs the search into the Offers view and shows the view; a failure is said and resolves undefined. */
+/** Runs the search into the Offers view and shows the view; a failure is thrown for the command's reporter. */
 async function searchAndShow(services: Pick<Services, 'log' | 'offers'>, query: OfferQuery): Promise<Offer[] | undefined> {
   try {
     const result = await services.offers.search(query);
@@ -320,8 +317,7 @@ async function searchAndShow(services: Pick<Services, 'log' | 'offers'>, query: 
     background(vscode.commands.executeCommand('gpuRental.offers.focus'), services.log, 'showing the Offers view');
     return result;
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Could not search offers: {0}', describeError(e)));
-    return undefined;
+    throw failedTo(e, (why) => vscode.l10n.t('Could not search offers: {0}', why));
   }
 }
 
@@ -331,14 +327,11 @@ async function searchAndShow(services: Pick<Services, 'log' | 'offers'>, query: 
  * With a string argument it searches without asking.
  */
 export async function searchOffersQuery(services: Pick<Services, 'connection' | 'log' | 'offers'>, text?: unknown): Promise<Offer[] | undefined> {
-  if (!ensureSignedIn(services)) return undefined;
+  ensureSignedIn(services);
   const typed = typeof text === 'string' ? text : await askQueryText(services);
   if (typed === undefined) return undefined;
   const parsed = parseQueryText(typed);
-  if (!parsed.ok) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Search Offers: {0}', parsed.message));
-    return undefined;
-  }
+  if (!parsed.ok) throw new CommandFailure(vscode.l10n.t('Search Offers: {0}', parsed.message));
   return searchAndShow(services, parsed.query);
 }
 

@@ -6,6 +6,7 @@ import { instanceName, stateCategory } from '../../../core/instanceWords';
 import { sshAddress } from '../../address';
 import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { tellDone } from '../../../core/vscode/statusMessage';
+import { CommandFailure } from '../../../core/vscode/commandFailure';
 
 export async function copySshCommand(services: Services, arg?: unknown): Promise<string | undefined> {
   const inst = await resolveInstance(services, arg, (i) => stateCategory(i) === 'running' && sshAddress(i) !== undefined, {
@@ -16,12 +17,11 @@ export async function copySshCommand(services: Services, arg?: unknown): Promise
   // Host, port and paths are checked and quoted in src/ssh/sshValues.ts, never pasted unchecked.
   const r = await (await import('../sshConnect')).commandToCopy(services, inst);
   if ('problem' in r) {
-    vscode.window.showErrorMessage(vscode.l10n.t('No SSH command was copied for "{0}". {1}', instanceName(inst), r.problem));
-    return undefined;
+    throw new CommandFailure(vscode.l10n.t('No SSH command was copied for "{0}". {1}', instanceName(inst), r.problem));
   }
   await vscode.env.clipboard.writeText(r.command);
-  // The command itself is on the clipboard: a short confirmation, the note (if any) in a toast.
-  if (r.note) vscode.window.showInformationMessage(vscode.l10n.t('SSH command copied. {0}', r.note));
-  else tellDone('SSH command copied.');
+  // The command itself is on the clipboard: a short confirmation with the note (if any); the note is in the log too.
+  if (r.note) services.log.info(`Copy SSH Command: ${r.note}`);
+  tellDone(r.note ? vscode.l10n.t('SSH command copied. {0}', r.note) : 'SSH command copied.');
   return r.command;
 }

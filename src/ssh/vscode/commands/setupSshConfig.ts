@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 // gpuRental.setupSshConfig: asks (again, even after "Not Now") to add the Include line, so that
 // Remote-SSH lists GPU Rental's hosts.
 import type { Services } from '../../../core/vscode/services';
@@ -10,7 +11,7 @@ export async function setupSshConfig(
   const { createWriter, ensureInclude } = await import('../sshHost');
   const status = await ensureInclude(services, createWriter(services), true, true);
   if (status.state === 'present') {
-    tellDone(`Your SSH config (${status.userConfig}) includes GPU Rental's hosts; Remote-SSH lists them after their instances are running.`);
+    tellDone(vscode.l10n.t("Your SSH config ({0}) includes GPU Rental's hosts; Remote-SSH lists them after their instances are running.", status.userConfig));
   }
   return status;
 }

@@ -6,7 +6,7 @@ import type { AccountSshKey, Instance } from '../../../api/types';
 import type { Services } from '../../../core/vscode/services';
 import { tellDone } from '../../../core/vscode/statusMessage';
 import { sshHome } from '../sshHost';
-import { describeError } from '../../../core/describeError';
+import { CommandFailure, failedTo, fixByCommand } from '../../../core/vscode/commandFailure';
 import { instanceIdOf } from '../../../core/instanceRef';
 import {
   noKeyMessage,
@@ -23,6 +23,8 @@ import { resolveInstance } from '../../../core/vscode/instanceTarget';
 import { keyItem, preferred, remember, running, tellKeyAdded } from '../sshKeyCheck';
 import { skipsConfirmation, unattendedAllowed } from '../../../core/unattended';
 import { consentOf } from '../../../core/vscode/consent';
+
+const ADD_SSH_KEY = () => fixByCommand(vscode.l10n.t('Add SSH Key…'), 'gpuRental.addSshKey');
 
 /**
  * A key file the caller named (not one the user picked) goes onto the account or into an
@@ -87,8 +89,7 @@ export async function addSshKey(services: Services, arg?: unknown): Promise<Acco
     }
     return record;
   } catch (e) {
-    vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not add the SSH key: ${describeError(e)}`);
-    return undefined;
+    throw e instanceof SshKeyError ? new CommandFailure(e.message) : failedTo(e, (why) => vscode.l10n.t('Could not add the SSH key: {0}', why));
   }
 }
 
@@ -146,8 +147,7 @@ function keyLabel(k: AccountSshKey): string {
 async function pickAccountKey(services: Pick<Services, 'api'>, title: string): Promise<AccountSshKey | undefined> {
   const keys = await (await services.api()).listSshKeys();
   if (!keys.length) {
-    vscode.window.showInformationMessage(vscode.l10n.t('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".'));
-    return undefined;
+    throw new CommandFailure(vscode.l10n.t('Your account has no SSH keys. Add one with "GPU Rental: Add SSH Key…".'), [ADD_SSH_KEY()]);
   }
   const pick = await vscode.window.showQuickPick(
     keys.map((k) => {
@@ -174,7 +174,7 @@ export async function removeSshKey(
         : (await api.listSshKeys()).find((k) => k.id === id);
     if (!key) {
       if (id !== undefined)
-        vscode.window.showErrorMessage(vscode.l10n.t('Your account has no SSH key {0} (it may have been removed already). Refresh the Account view.', id));
+        throw new CommandFailure(vscode.l10n.t('Your account has no SSH key {0} (it may have been removed already). Refresh the Account view.', id));
       return undefined;
     }
     if (!skip) {
@@ -195,8 +195,7 @@ export async function removeSshKey(
     services.refreshAccount();
     return { removed: key.id };
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Could not remove the SSH key: {0}', describeError(e)));
-    return undefined;
+    throw failedTo(e, (why) => vscode.l10n.t('Could not remove the SSH key: {0}', why));
   }
 }
 
@@ -229,8 +228,7 @@ export async function attachSshKey(
     } else {
       const local = await findLocalKeys(sshHome(services), preferred(services));
       if (!local.length) {
-        vscode.window.showInformationMessage(vscode.l10n.t('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.'));
-        return undefined;
+        throw new CommandFailure(vscode.l10n.t('No SSH key pair was found on this machine. Add one with "GPU Rental: Add SSH Key…" first.'), [ADD_SSH_KEY()]);
       }
       key =
         local.length === 1
@@ -247,8 +245,7 @@ export async function attachSshKey(
     services.log.info(`ssh: attached key ${key.fingerprint} to instance ${inst.id}`);
     return { instanceId: inst.id, fingerprint: key.fingerprint };
   } catch (e) {
-    vscode.window.showErrorMessage(e instanceof SshKeyError ? e.message : `Could not attach the SSH key: ${describeError(e)}`);
-    return undefined;
+    throw e instanceof SshKeyError ? new CommandFailure(e.message) : failedTo(e, (why) => vscode.l10n.t('Could not attach the SSH key: {0}', why));
   }
 }
 
@@ -264,11 +261,10 @@ export async function copySshPublicKey(services: Pick<Services, 'api'>, arg?: un
         : (await (await services.api()).listSshKeys()).find((k) => k.id === id));
     if (!key) return undefined;
     await vscode.env.clipboard.writeText(key.public_key);
-    tellDone('Public key copied.');
+    tellDone(vscode.l10n.t('Public key copied.'));
     return key.public_key;
   } catch (e) {
-    vscode.window.showErrorMessage(vscode.l10n.t('Could not copy the public key: {0}', describeError(e)));
-    return undefined;
+    throw failedTo(e, (why) => vscode.l10n.t('Could not copy the public key: {0}', why));
   }
 }
 
