@@ -48,25 +48,45 @@ export interface LoadedTemplate {
   problems: TemplateProblem[];
 }
 
+/** A JSON type in words ("an integer"), whole so a translation can decline it. */
+function typeWords(type: string): string {
+  switch (type) {
+    case 'int':
+      return l10n.t('an integer');
+    case 'number':
+      return l10n.t('a number');
+    case 'string':
+      return l10n.t('a string');
+    case 'boolean':
+      return l10n.t('a boolean');
+    case 'object':
+      return l10n.t('an object');
+    case 'array':
+      return l10n.t('an array');
+    case 'null':
+      return l10n.t('null');
+    default:
+      return type;
+  }
+}
+
+/** The bound of a too_small / too_big issue as a whole sentence, counted in characters, items or plain. */
+function boundMessage(origin: unknown, least: boolean, n: string): string {
+  if (origin === 'string') return least ? l10n.t('Must be at least {0} characters.', n) : l10n.t('Must be at most {0} characters.', n);
+  if (origin === 'array') return least ? l10n.t('Must be at least {0} items.', n) : l10n.t('Must be at most {0} items.', n);
+  return least ? l10n.t('Must be at least {0}.', n) : l10n.t('Must be at most {0}.', n);
+}
+
 function issueMessage(issue: z.core.$ZodIssue, actual: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
-      if (actual === undefined) return l10n.t('Required: add this {0}.', issue.expected === 'object' ? 'object' : `${issue.expected} value`);
-      return l10n.t(
-        'Must be {0}, not {1}.',
-        issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`,
-        actual === null ? 'null' : Array.isArray(actual) ? 'an array' : typeof actual,
-      );
-    case 'too_small': {
-      const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
-      return Number(issue.minimum) === 0 && !issue.inclusive
-        ? l10n.t('Must be greater than 0.')
-        : l10n.t('Must be at least {0}{1}.', String(issue.minimum), what);
-    }
-    case 'too_big': {
-      const what = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : '';
-      return l10n.t('Must be at most {0}{1}.', String(issue.maximum), what);
-    }
+      if (actual === undefined)
+        return issue.expected === 'object' ? l10n.t('Required: add this object.') : l10n.t('Required: add this {0} value.', issue.expected);
+      return l10n.t('Must be {0}, not {1}.', typeWords(issue.expected), typeWords(actual === null ? 'null' : Array.isArray(actual) ? 'array' : typeof actual));
+    case 'too_small':
+      return Number(issue.minimum) === 0 && !issue.inclusive ? l10n.t('Must be greater than 0.') : boundMessage(issue.origin, true, String(issue.minimum));
+    case 'too_big':
+      return boundMessage(issue.origin, false, String(issue.maximum));
     case 'invalid_value':
       return l10n.t('Must be one of {0}.', issue.values.map((v) => JSON.stringify(v)).join(', '));
     case 'unrecognized_keys':

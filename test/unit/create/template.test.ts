@@ -272,6 +272,15 @@ test('template-only rules: bid needs bidPrice, onstartFile must exist and stay i
     r7.problems.map((p) => [p.where, p.message]),
     [['name', 'Required: add this string value.']],
   );
+  // Whole words for each JSON type, each side its own translatable text ("an array", not "a array"; "a number", not "number").
+  const r8 = await loadTemplate(JSON.stringify({ name: 5, instance: [] }), ctx());
+  assert.deepEqual(
+    r8.problems.slice(0, 2).map((p) => [p.where, p.message]),
+    [
+      ['name', 'Must be a string, not a number.'],
+      ['instance', 'Must be an object, not an array.'],
+    ],
+  );
 });
 
 test('API layer problem strings map onto request paths', () => {
