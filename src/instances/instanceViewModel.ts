@@ -74,14 +74,13 @@ export function instanceTooltip(i: Instance, guard?: GuardRowInfo, spent?: strin
   };
   if (isOutbid(i)) {
     const bid = currentBid(i);
-    lines.push(
-      l10n.t(
-        'Outbid: the service stopped this interruptible instance because someone bid more{0}{1}. Storage keeps billing. Use Change Bid… to run it again.',
-        bid !== undefined ? l10n.t(' than {0}', md(formatRate(bid, 3))) : '',
-        typeof i.min_bid === 'number' ? l10n.t('; the minimum is now {0}', md(formatRate(i.min_bid, 3))) : '',
-      ),
-      '',
-    );
+    const rate3 = (x: number) => md(formatRate(x, 3));
+    const why =
+      bid !== undefined
+        ? l10n.t('Outbid: the service stopped this interruptible instance because someone bid more than {0}.', rate3(bid))
+        : l10n.t('Outbid: the service stopped this interruptible instance because someone bid more.');
+    const min = typeof i.min_bid === 'number' ? ` ${l10n.t('The minimum bid is now {0}.', rate3(i.min_bid))}` : '';
+    lines.push(`${why}${min} ${l10n.t('Storage keeps billing. Use Change Bid… to run it again.')}`, '');
   } else if (isInterruptible(i)) {
     const bid = currentBid(i);
     if (bid !== undefined) add(l10n.t('Bid'), l10n.t('{0} (interruptible)', formatRate(bid, 3)));

@@ -46,7 +46,7 @@ test('rows: an outbid instance says so and offers Change Bid…; an interruptibl
   assert.match(row.description, /outbid/);
   assert.match(
     row.tooltip,
-    /Outbid: the service stopped this interruptible instance because someone bid more than \$0\\\.210\/h; the minimum is now \$0\\\.300\/h\. Storage keeps billing\. Use Change Bid/,
+    /Outbid: the service stopped this interruptible instance because someone bid more than \$0\\\.210\/h\. The minimum bid is now \$0\\\.300\/h\. Storage keeps billing\. Use Change Bid/,
   );
   assert.equal(instanceContextValue(inst({ is_bid: true, intended_status: 'running' })), 'instance.running.bid');
   assert.equal(instanceContextValue(inst({ is_bid: false })), 'instance.running');
