@@ -151,11 +151,12 @@ describe('groups', () => {
           msg.includes('keep') ? 'Keep' : 'Destroy Group'
         );
         answer('showWarningMessage', decide, decide);
-        capture('showInformationMessage');
+        capture('showInformationMessage', 'setStatusBarMessage');
         await ext.resumeInterrupted();
         assert.equal(promptCalls.filter((p) => p.kind === 'showWarningMessage').length, 2, 'one question per group');
         assert.ok(
-          promptCalls.some((p) => p.kind === 'showInformationMessage' && /Group "gr-it-gone" was destroyed \(1 machines\)/.test(p.text)),
+          // A done confirmation, not a toast: the status bar says it (CONTRIBUTING, Notifications).
+          promptCalls.some((p) => p.kind === 'setStatusBarMessage' && /Group "gr-it-gone" was destroyed \(1 machines\)/.test(p.text)),
           JSON.stringify(promptCalls),
         );
 
