@@ -47,13 +47,13 @@ export async function runGroupFlow(ports: GroupFlowPorts, input: GroupFlowInput)
   const found = await findClusters(ports, t, count, input.signal);
   if (!Array.isArray(found)) return found;
   const choice = input.confirm === false ? found[0] : await ports.prompts.pickCluster(found, t);
-  if (!choice || input.signal?.aborted) return nothing(cancelledText());
+  if (!choice || input.signal?.aborted) return cancelled();
   if (
     input.confirm !== false &&
     !(await ports.prompts.confirmGroup(choice, t, maxWaitMs, input.guard ? guardSummary(memberGuard(input, choice), choice.totalDph) : noGroupGuard()))
   )
-    return nothing(cancelledText());
-  if (input.signal?.aborted) return nothing(cancelledText());
+    return cancelled();
+  if (input.signal?.aborted) return cancelled();
 
   const name = groupName(uniqueLabel(baseLabel(t).slice(0, 40), ports.random));
   const group: GroupRecord = {
@@ -121,12 +121,13 @@ export function memberAliases(group: string, rank: number): string[] {
   return rank === 0 ? [`gpu-${group}-0`, `gpu-${group}`] : [`gpu-${group}-${rank}`];
 }
 
-/** The 'nothing' of a user's cancel (the other 'nothing' results say what stood in the way). */
-/** What a group rental that was cancelled before anything was rented says (the command tells it apart by this text). */
-export const cancelledText = (): string => l10n.t('Cancelled. Nothing was rented.');
-
 function nothing(message: string): GroupResult {
   return { outcome: 'nothing', message };
+}
+
+/** Stopped before any request went out: nothing rented, and nothing to report as a failure. */
+function cancelled(): GroupResult {
+  return { outcome: 'nothing', message: l10n.t('Cancelled. Nothing was rented.'), cancelled: true };
 }
 
 async function findClusters(ports: GroupFlowPorts, t: Template, count: number, signal: AbortSignal | undefined): Promise<ClusterChoice[] | GroupResult> {
@@ -134,7 +135,7 @@ async function findClusters(ports: GroupFlowPorts, t: Template, count: number, s
   try {
     offers = await ports.api.searchOffers({ ...buildOfferQuery(t), clusterId: 'any', limit: t.offer?.limit ?? 256 }, signal ? { signal } : undefined);
   } catch (e) {
-    if (signal?.aborted) return nothing(cancelledText());
+    if (signal?.aborted) return cancelled();
     ports.log.warn(`group: offer search failed: ${logText(e)}`);
     return nothing(l10n.t('Searching offers failed. {0}', userMessageOf(e)));
   }

@@ -27,7 +27,8 @@ export type GroupFlowInput = Omit<CreateFlowInput, 'offer' | 'maxAttempts' | 'ex
 export type GroupResult =
   | { outcome: 'ready'; group: GroupRecord; instances: Instance[]; message: string }
   /** Nothing was rented (cancelled, no cluster fits, the network could not be made). */
-  | { outcome: 'nothing'; message: string }
+  /** Nothing was rented; `cancelled` when the user (or the caller's signal) stopped it before any request. */
+  | { outcome: 'nothing'; message: string; cancelled?: true }
   /**
    * Not every member ran in time: what was rented was destroyed, except `kept` (the destroy
    * failed: still billing, in the Instances view) and `unknown` (the service gave no answer that

@@ -13,7 +13,7 @@ import { loadTemplateUri, openTemplateFix, requireTemplateUri, templatesRestrict
 import { CommandFailure, SHOW_OUTPUT_LOG, failedWith } from '../../../core/vscode/commandFailure';
 import { tellDone } from '../../../core/vscode/statusMessage';
 import { createWriter, sshEntryWriterFor } from '../../../ssh/vscode/sshHost';
-import { cancelledText, runGroupFlow } from '../../groupFlow';
+import { runGroupFlow } from '../../groupFlow';
 import { resumeGroups } from '../../groupResume';
 import { readGroups, type GroupRecord } from '../../groupRecords';
 import { formatRate } from '../../../core/rates';
@@ -94,7 +94,7 @@ export async function createGroup(services: Services, asked: CreateGroupArgs = {
   // A member with no answer is its group's: watched, and destroyed with the group if it appears (all or none).
   if (result.outcome === 'failed' && result.unknown.length) background(watchLateGroupMembers(services, api), services.log, "watching a group's late member");
   // A failure goes to the command's reporter, with the result for scripts.
-  if (result.outcome === 'failed' || (result.outcome === 'nothing' && result.message !== cancelledText()))
+  if (result.outcome === 'failed' || (result.outcome === 'nothing' && !result.cancelled))
     return failedWith(result, new CommandFailure(result.message, result.outcome === 'failed' ? [SHOW_OUTPUT_LOG()] : []));
   await report(services, result, uri);
   return result;
